@@ -1,0 +1,76 @@
+/**
+ * Every Kubernetes object name and label the inference component creates and the `verify` tool
+ * looks up, in one place, so the two can never disagree. Pure.
+ *
+ * Labels are the ones the Dynamo operator itself sets on the pods it creates (operator
+ * `internal/consts`); `app.kubernetes.io/part-of` is stripped by the operator and must never be
+ * used to select pods (field failure F7).
+ */
+
+/** The three services of the one DynamoGraphDeployment (F1: never split into several graphs). */
+export const GraphService = { Frontend: "Frontend", Prefill: "PrefillWorker", Decode: "DecodeWorker" } as const;
+export type GraphService = (typeof GraphService)[keyof typeof GraphService];
+
+/** Labels the operator puts on every pod of a graph. */
+export const OperatorLabel = {
+  /** Value: the DynamoGraphDeployment's name. */
+  GraphName: "nvidia.com/dynamo-graph-deployment-name",
+  /** Value: the service key inside the graph (e.g. `PrefillWorker`). */
+  Component: "nvidia.com/dynamo-component",
+  /** Value: `frontend` | `worker` | `planner`. */
+  ComponentType: "nvidia.com/dynamo-component-type",
+  /** Value: `prefill` | `decode`. */
+  SubComponentType: "nvidia.com/dynamo-sub-component-type",
+} as const;
+
+/** Ports the operator wires by default (frontend HTTP, worker system/health). */
+export const DynamoPort = { FrontendHttp: 8000, WorkerSystem: 9090 } as const;
+
+/** The names of everything one deployment creates in its namespace. */
+export interface GraphNames {
+  /** Kubernetes namespace holding the graph, its secret and its cache. */
+  readonly namespace: string;
+  /** DynamoGraphDeployment name; also the Dynamo namespace the operator derives. */
+  readonly graph: string;
+  /** Kubernetes Service the operator creates for the Frontend (`<graph>-frontend`). */
+  readonly frontendService: string;
+  /** Secret holding `HF_TOKEN` and `HUGGING_FACE_HUB_TOKEN` (F9). */
+  readonly hfSecret: string;
+  /** PersistentVolumeClaim for the shared model cache. */
+  readonly modelCachePvc: string;
+  /** Helm release of the Dynamo CRDs. */
+  readonly crdsRelease: string;
+  /** Helm release of the Dynamo operator platform. */
+  readonly platformRelease: string;
+}
+
+/** Kubernetes object name rules: lower-case RFC 1123 label, at most 63 characters. */
+export const K8S_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * Names for a graph called `graph` in `namespace`. The operator names a component's Service
+ * `<graph>-<lower-cased service key>`.
+ */
+export function graphNames(graph: string, namespace: string): GraphNames {
+  return {
+    namespace,
+    graph,
+    frontendService: componentServiceName(graph, GraphService.Frontend),
+    hfSecret: `${graph}-hf-token`,
+    modelCachePvc: `${graph}-model-cache`,
+    crdsRelease: "dynamo-crds",
+    platformRelease: "dynamo-platform",
+  };
+}
+
+/** The Service/Deployment name the operator gives a component of a graph. */
+export function componentServiceName(graph: string, service: GraphService): string {
+  return `${graph}-${service.toLowerCase()}`;
+}
+
+/** Label selector (`k=v,k=v`) for the pods of one service of a graph. */
+export function podSelector(graph: string, service?: GraphService): string {
+  const parts = [`${OperatorLabel.GraphName}=${graph}`];
+  if (service) parts.push(`${OperatorLabel.Component}=${service}`);
+  return parts.join(",");
+}

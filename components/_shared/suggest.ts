@@ -1,0 +1,47 @@
+/**
+ * "Did you mean ...?" for closed choices: instance types, arch tokens, enum values. Pure.
+ */
+
+/** Levenshtein edit distance (insert, delete, substitute all cost 1). */
+export function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = above;
+    }
+  }
+  return prev[b.length];
+}
+
+/**
+ * The known names nearest to `input` (case-insensitive): only those at the smallest edit distance
+ * found, and only when that distance is small for the input's length (1 edit per 4 characters, at
+ * least 1), so unrelated names are never offered. At most `max`, sorted by name.
+ */
+export function closest(input: string, known: readonly string[], max = 3): string[] {
+  const needle = input.toLowerCase();
+  const limit = Math.max(1, Math.floor((needle.length - 1) / 4));
+  const scored = known.map((name) => ({ name, d: editDistance(needle, name.toLowerCase()) })).filter((c) => c.d <= limit);
+  const best = Math.min(...scored.map((c) => c.d));
+  return scored
+    .filter((c) => c.d === best)
+    .map((c) => c.name)
+    .sort()
+    .slice(0, max);
+}
+
+/** `; did you mean "x"?` (or `"x" or "y"`), or "" when nothing is close. */
+export function didYouMean(input: string, known: readonly string[]): string {
+  const near = closest(input, known);
+  if (near.length === 0) return "";
+  return `; did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?`;
+}
+
+/** `one of "a", "b", "c"` for an error message. */
+export function oneOf(known: readonly string[]): string {
+  return `one of ${known.map((k) => JSON.stringify(k)).join(", ")}`;
+}

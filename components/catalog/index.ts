@@ -1,0 +1,2 @@
+export * from "./instances";
+export * from "./pool";

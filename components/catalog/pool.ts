@@ -1,0 +1,87 @@
+/**
+ * `GpuPoolFacts`: the plain-data description of one GPU node pool, known before any resource exists.
+ * `EfaCluster` outputs one per pool; `DisaggInference` validates and renders against it; the
+ * render tool prints it. Pure.
+ */
+import { CpuArch, efaPerGpu, GpuInstance, Tristate } from "./instances";
+
+/** Label the cluster puts on every node of a GPU pool (value: the pool name). */
+export const POOL_LABEL = "dynamo-efa/pool";
+/** Well-known node label with the EC2 instance type. */
+export const INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
+
+/** A Kubernetes node taint. */
+export interface Taint {
+  readonly key: string;
+  readonly value: string;
+  readonly effect: "NoSchedule" | "PreferNoSchedule" | "NoExecute";
+}
+
+/** The GPU taint every GPU pool carries, so only pods that tolerate it land on GPU nodes. */
+export const GPU_TAINT: Taint = { key: "nvidia.com/gpu", value: "true", effect: "NoSchedule" };
+
+/** Everything downstream needs to know about one GPU pool, as plain data. */
+export interface GpuPoolFacts {
+  /** Pool name (the key in the cluster's `gpuPools` map). */
+  readonly name: string;
+  /** EC2 instance type of every node. */
+  readonly instanceType: string;
+  /** Number of nodes. */
+  readonly nodes: number;
+  /** GPUs per node. */
+  readonly gpusPerNode: number;
+  /** EFA devices per node actually attached (0 when EFA is off for the pool). */
+  readonly efaPerNode: number;
+  /** EFA devices per GPU (may be fractional, e.g. 0.5 on p4d). */
+  readonly efaPerGpu: number;
+  /** 2 MiB hugepages available per node (pre-allocated by the EFA driver). */
+  readonly hugepages2MiPerNode: number;
+  /** CUDA SM architecture of the GPUs, e.g. `sm_90`. */
+  readonly smArch: string;
+  /** CPU architecture of the nodes. */
+  readonly cpuArch: CpuArch;
+  /** Availability zone the pool is pinned to (EFA pools live in one AZ). */
+  readonly availabilityZone?: string;
+  /** GPUDirect RDMA over EFA. */
+  readonly gpuDirectRdma: Tristate;
+  /** vCPUs per node. */
+  readonly vcpusPerNode: number;
+  /** Host memory per node, in GiB. */
+  readonly memoryGiBPerNode: number;
+  /** Node labels that select exactly this pool. */
+  readonly nodeSelector: Readonly<Record<string, string>>;
+  /** Taints on the pool's nodes. */
+  readonly taints: readonly Taint[];
+}
+
+/** Options that shape a pool's facts beyond the catalog row. */
+export interface PoolFactsOptions {
+  readonly name: string;
+  readonly nodes: number;
+  readonly efaEnabled: boolean;
+  readonly availabilityZone?: string;
+  /** Override for the catalog's pre-allocated hugepages (measured on your nodes). */
+  readonly hugepages2MiPerNode?: number;
+}
+
+/** Derives a pool's facts from its catalog row. */
+export function gpuPoolFacts(row: GpuInstance, o: PoolFactsOptions): GpuPoolFacts {
+  const efa = o.efaEnabled ? row.efaDevices : 0;
+  return {
+    name: o.name,
+    instanceType: row.name,
+    nodes: o.nodes,
+    gpusPerNode: row.gpuCount,
+    efaPerNode: efa,
+    efaPerGpu: o.efaEnabled ? efaPerGpu(row) : 0,
+    hugepages2MiPerNode: o.hugepages2MiPerNode ?? (o.efaEnabled ? row.efaHugepages2Mi : 0),
+    smArch: row.smArch,
+    cpuArch: row.cpuArch,
+    ...(o.availabilityZone !== undefined ? { availabilityZone: o.availabilityZone } : {}),
+    gpuDirectRdma: row.gpuDirectRdma,
+    vcpusPerNode: row.vcpus,
+    memoryGiBPerNode: row.memoryGiB,
+    nodeSelector: { [POOL_LABEL]: o.name, [INSTANCE_TYPE_LABEL]: row.name },
+    taints: [GPU_TAINT],
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Every version default in the package, in one dated place (STYLE.md rule 5). Each value is
+ * overridable from component args and stack config; none is buried in code elsewhere.
+ *
+ * Reviewed: 2026-11-29. When bumping, update the source note next to the value.
+ */
+
+/** Date these defaults were last reviewed against their sources. */
+export const VERSIONS_REVIEWED = "2026-11-29";
+
+/** Kubernetes / EKS. */
+export const kubernetes = {
+  /**
+   * Default EKS Kubernetes version: a standard-support release in Dec 2026.
+   * Source: FIELD-NOTES §3 (standard 1.34 until 2026-12-02, 1.35, 1.36; extended 1.32, 1.33).
+   */
+  defaultVersion: "1.35",
+  /** Versions EKS supports (standard + extended) in Dec 2026. Source: FIELD-NOTES §3. */
+  supportedVersions: ["1.32", "1.33", "1.34", "1.35", "1.36"],
+} as const;
+
+/** Helm charts installed into the cluster. */
+export const charts = {
+  /**
+   * AWS EFA device plugin (resource `vpc.amazonaws.com/efa`).
+   * Source: aws/eks-charts `stable/aws-efa-k8s-device-plugin` (repo https://aws.github.io/eks-charts).
+   */
+  efaDevicePlugin: { repo: "https://aws.github.io/eks-charts", chart: "aws-efa-k8s-device-plugin", version: "v0.5.8" },
+  /**
+   * NVIDIA device plugin. v0.19.0-0.19.2 enabled a MOFED mode that conflicts with the EFA plugin;
+   * 0.19.3 is the first release past it. Source: FIELD-NOTES §3; NVIDIA/k8s-device-plugin releases.
+   */
+  nvidiaDevicePlugin: { repo: "https://nvidia.github.io/k8s-device-plugin", chart: "nvidia-device-plugin", version: "0.19.3" },
+  /**
+   * Dynamo CRDs and operator platform; same minor as the runtime image. Source: FIELD-NOTES §4
+   * (charts published at helm.ngc.nvidia.com/nvidia/ai-dynamo; the field ran operator 1.0.1).
+   */
+  dynamoCrds: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts", chart: "dynamo-crds", version: "1.0.1" },
+  dynamoPlatform: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts", chart: "dynamo-platform", version: "1.0.1" },
+} as const;
+
+/**
+ * Components of the combined image: the defaults of the Dockerfile's version ARGs. A test asserts
+ * that `dockerfiles/Dockerfile.dynamo-combined-efa` declares exactly these defaults.
+ * Source: FIELD-NOTES §5 and UPSTREAM-IMAGE-AND-DGD.md §1.1 (the field's 7-stage build).
+ */
+export const image = {
+  cudaToolkit: "12.9",
+  rust: "1.93.1",
+  nats: "v2.10.28",
+  etcd: "v3.5.21",
+  ucx: "v1.20.x",
+  libfabric: "v2.3.0",
+  gdrcopy: "v2.5.1",
+  nixl: "0.10.1",
+  efaInstaller: "1.45.1",
+  ffmpeg: "7.1",
+  awsSdkCpp: "1.11.760",
+  pytorchImageTag: "25.12-py3",
+  tensorrtLlm: "1.3.0rc7",
+  vllm: "v0.17.1",
+  flashinfer: "v0.6.4",
+  lmcache: "0.4.1",
+} as const;

@@ -1,0 +1,29 @@
+import * as pulumi from "@pulumi/pulumi";
+
+/** Resolves an Output's value (rejects after `ms` so an unknown value cannot hang a test). */
+export function promiseOf<T>(o: pulumi.Output<T> | pulumi.Input<T>, ms = 5000): Promise<T> {
+  const out = pulumi.output(o) as pulumi.Output<T>;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`output did not resolve within ${ms} ms (unknown in preview?)`)), ms);
+    out.apply((v) => {
+      clearTimeout(timer);
+      resolve(v as T);
+      return v;
+    });
+  });
+}
+
+/** True when the Output is marked secret. */
+export async function isSecret(o: pulumi.Output<unknown>): Promise<boolean> {
+  return pulumi.isSecret(o);
+}
+
+/** Runs `fn` expecting it to throw; returns the error (fails the test when nothing is thrown). */
+export function thrown(fn: () => unknown): any {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  throw new Error("expected an error, but none was thrown");
+}
