@@ -1,0 +1,254 @@
+/**
+ * The stack config of the dynamo-efa program: the object keys `dynamo-efa:cluster`,
+ * `dynamo-efa:image`, `dynamo-efa:inference`, the secret `dynamo-efa:hfToken` and the scalars
+ * declared in Pulumi.yaml. `checkStackConfig` validates everything at once and maps it to component
+ * arguments; semantic rules are the components' own validators (inference) and the catalog's (instance
+ * types, CUDA archs and toolkits), with their paths rewritten to the user's config keys. Pure.
+ */
+import { INSTANCES, unknownInstanceReason } from "../components/catalog/instances";
+import { gpuPoolFacts, GpuPoolFacts } from "../components/catalog/pool";
+import { CUDA_TOOLKITS, CudaToolkit, DEFAULT_CUDA_TOOLKIT, parseCudaToolkit } from "../components/catalog/cuda-toolkits";
+import { formatArch } from "../components/catalog/arch-tokens";
+import { CUDA_ARCHS_KEYWORDS, resolveCudaArchs } from "../components/catalog/arch-lists";
+import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, InferenceSettings, Placement, resolveArgs } from "../components/inference/args";
+import { DIGEST_PINNED, validate as validateInference } from "../components/inference/validate";
+import { K8S_NAME } from "../components/_shared/names";
+import { Problem, show, ValidationError } from "../components/_shared/problems";
+import { kubernetes } from "../components/versions";
+import { check, Field, Spec } from "./schema";
+
+/** Config namespace (the Pulumi project name). */
+export const CONFIG_NAMESPACE = "dynamo-efa";
+/** The one GPU pool stack config describes; the program names it `gpu`. */
+export const GPU_POOL_NAME = "gpu";
+
+/** How the GPU nodes are bought. */
+export const CapacityType = { OnDemand: "on-demand", CapacityBlock: "capacity-block", Odcr: "odcr" } as const;
+export type CapacityType = (typeof CapacityType)[keyof typeof CapacityType];
+
+const values = <T extends Record<string, string>>(o: T): string[] => Object.values(o);
+const RESERVATION_ID = /^cr-[0-9a-f]{17}$/;
+const AZ = /^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/;
+const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
+const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
+
+const str = (extra: Partial<Extract<Spec, { kind: "string" }>> = {}): Spec => ({ kind: "string", ...extra });
+const int = (min: number, max: number): Spec => ({ kind: "integer", min, max });
+const role = (doc: string): Field => ({
+  doc,
+  spec: { kind: "object", fields: {
+    replicas: { spec: int(1, 64), default: 1, doc: "worker pods of this role (one engine process each)" },
+    gpusPerWorker: { spec: int(1, 8), default: 1, doc: "GPUs per worker (= tensor-parallel size); must divide the node's GPUs" },
+  } },
+});
+
+/** `dynamo-efa:cluster`. */
+export const CLUSTER_FIELDS: Readonly<Record<string, Field>> = {
+  kubernetesVersion: { spec: str({ enum: kubernetes.supportedVersions, numberAsString: (n) => n.toFixed(2) }), default: kubernetes.defaultVersion, doc: "EKS Kubernetes version" },
+  availabilityZone: { spec: str({ pattern: AZ, patternDoc: 'an availability zone name such as "us-east-2b"' }), required: true, doc: "the one AZ the GPU nodes live in (EFA needs one AZ); must be in aws:region and offer the instance type" },
+  publicAccessCidrs: { spec: { kind: "array", items: str({ example: "203.0.113.0/24" }) }, default: [], doc: "CIDRs allowed to reach the public API endpoint; empty = private endpoint only" },
+  gpuNodes: { required: true, doc: "the GPU node pool (named `gpu`)", spec: { kind: "object", fields: {
+    instanceType: { spec: str({ example: "p5en.48xlarge" }), required: true, doc: "EC2 GPU instance type (from the catalog)" },
+    count: { spec: int(1, 64), required: true, doc: "number of GPU nodes" },
+    capacity: { doc: "how the nodes are bought", spec: { kind: "object", fields: {
+      type: { spec: str({ enum: values(CapacityType) }), default: CapacityType.OnDemand, doc: "on-demand, a Capacity Block, or an On-Demand Capacity Reservation" },
+      reservationId: { spec: str({ pattern: RESERVATION_ID, patternDoc: 'a capacity reservation id "cr-" + 17 hex digits, e.g. "cr-0123456789abcdef0"' }), defaultDoc: "- (required for capacity-block and odcr)", doc: "the reservation to launch into" },
+    } } },
+    placementGroup: { spec: { kind: "boolean" }, default: true, doc: "launch into a `cluster` placement group (turn off for reserved capacity)" },
+  } } },
+};
+
+/** `dynamo-efa:image`. */
+export const IMAGE_FIELDS: Readonly<Record<string, Field>> = {
+  cudaArchs: { spec: { kind: "keywordOrList", keywords: CUDA_ARCHS_KEYWORDS, items: str() }, default: "fat", doc: '"fat" (broad default), "auto" (exactly the GPU pool\'s SM archs) or a list of arch tokens such as ["sm_90"]' },
+  cudaToolkit: { spec: str({ enum: CUDA_TOOLKITS, numberAsString: (n) => (Number.isInteger(n) ? n.toFixed(1) : String(n)) }), default: DEFAULT_CUDA_TOOLKIT, doc: "CUDA toolkit of the image's compile stages" },
+  ref: { spec: str({ pattern: DIGEST_PINNED, patternDoc: 'a digest-pinned image reference "<repository>@sha256:<64 hex digits>"' }), defaultDoc: "- (build the image)", doc: "use this prebuilt image instead of building; then list cudaArchs explicitly" },
+};
+
+/** `dynamo-efa:inference`. */
+export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
+  backend: { spec: str({ enum: values(Backend) }), default: INFERENCE_DEFAULTS.backend, doc: "inference engine" },
+  model: { spec: str({ example: "meta-llama/Llama-3.1-8B-Instruct" }), required: true, doc: "Hugging Face model id" },
+  servedModelName: { spec: str(), defaultDoc: "- the model id", doc: "name clients send in `model`" },
+  prefill: role("prefill workers"),
+  decode: role("decode workers"),
+  maxModelLen: { spec: int(1, 1 << 21), default: INFERENCE_DEFAULTS.maxModelLen, doc: "maximum tokens per sequence (prompt + output)" },
+  gpuMemoryUtilization: { spec: { kind: "number", minExclusive: 0, max: 1, example: 0.85 }, default: INFERENCE_DEFAULTS.gpuMemoryUtilization, doc: "fraction of GPU memory the engine may use" },
+  modelLoadBudgetSeconds: { spec: int(60, 86400), default: INFERENCE_DEFAULTS.modelLoadBudgetSeconds, doc: "seconds a worker may take to load its model; probes and `pulumi up`'s wait are sized from it" },
+  hfTokenSecretName: { spec: str({ pattern: K8S_NAME, patternDoc: "a Kubernetes Secret name (lower-case RFC 1123)" }), defaultDoc: "- (create one from dynamo-efa:hfToken)", doc: "existing Secret with HF_TOKEN and HUGGING_FACE_HUB_TOKEN, instead of the token" },
+  namespace: { spec: str(), default: INFERENCE_DEFAULTS.namespace, doc: "Kubernetes namespace of the graph" },
+  placement: { spec: str({ enum: values(Placement) }), defaultDoc: '- "separate-nodes" when the pool has >= 2 nodes, else "any"', doc: "keep prefill and decode on different nodes (KV over EFA)" },
+  frontend: { doc: "the OpenAI-compatible Frontend", spec: { kind: "object", fields: {
+    replicas: { spec: int(1, 16), default: 1, doc: "Frontend pods" },
+    serviceType: { spec: str({ enum: values(FrontendServiceType) }), default: FrontendServiceType.ClusterIP, doc: "in-cluster only, or an internal load balancer" },
+  } } },
+};
+
+/** Raw values as read from config (objects already parsed from JSON). */
+export interface RawStackConfig {
+  readonly region?: unknown;
+  readonly graphName?: unknown;
+  readonly cluster?: unknown;
+  readonly image?: unknown;
+  readonly inference?: unknown;
+  /** Whether `dynamo-efa:hfToken` is set (its value is never needed to validate). */
+  readonly hfTokenSet: boolean;
+}
+
+/** `dynamo-efa:cluster`, checked and defaulted. */
+export interface ClusterConfig {
+  readonly kubernetesVersion: string;
+  readonly availabilityZone: string;
+  readonly publicAccessCidrs: readonly string[];
+  readonly gpuNodes: {
+    readonly instanceType: string;
+    readonly count: number;
+    readonly capacity: { readonly type: CapacityType; readonly reservationId?: string };
+    readonly placementGroup: boolean;
+  };
+}
+
+/** `dynamo-efa:image`, checked, with the arch list resolved. */
+export interface ImageConfig {
+  readonly cudaArchs: "fat" | "auto" | readonly string[];
+  readonly cudaToolkit: CudaToolkit;
+  readonly ref?: string;
+  /** The canonical arch list `cudaArchs` resolves to for this pool (e.g. `["sm_90"]`). */
+  readonly resolvedCudaArchs: readonly string[];
+}
+
+/** The whole stack config, checked, defaulted and mapped to component arguments. */
+export interface StackConfig {
+  readonly region: string;
+  readonly graphName: string;
+  readonly cluster: ClusterConfig;
+  readonly image: ImageConfig;
+  /** Inference settings, ready for `DisaggInference` (plus image, provider, token). */
+  readonly inference: Omit<InferenceSettings, "gpuPool">;
+  /** The GPU pool's facts, as `EfaCluster` derives them from the catalog. */
+  readonly gpuPool: GpuPoolFacts;
+}
+
+/** Rewrites component argument paths to the config keys a user writes. */
+const PATH_MAP: readonly (readonly [from: string, to: string])[] = [
+  ["inference.hfToken", "hfToken"],
+  ["inference.gpuPool.cpuArch", "cluster.gpuNodes.instanceType"],
+  ["inference.gpuPool", "cluster.gpuNodes"],
+  ["inference.image", "image.ref"],
+];
+
+function remap(p: Problem): Problem {
+  for (const [from, to] of PATH_MAP) {
+    if (p.propertyPath === from || p.propertyPath.startsWith(`${from}.`)) return { ...p, propertyPath: to + p.propertyPath.slice(from.length) };
+  }
+  return p;
+}
+
+function caught(fn: () => void): Problem[] {
+  try {
+    fn();
+    return [];
+  } catch (e) {
+    if (e instanceof ValidationError) return [...e.problems];
+    throw e;
+  }
+}
+
+function cidrProblems(cidrs: readonly string[]): Problem[] {
+  return cidrs.flatMap((c, i) => {
+    const m = CIDR.exec(c);
+    const ok = m && m.slice(1, 5).every((o) => Number(o) <= 255) && Number(m[5]) <= 32;
+    return ok ? [] : [{ propertyPath: `cluster.publicAccessCidrs[${i}]`, reason: `must be an IPv4 CIDR such as "203.0.113.0/24"; got ${show(c)}` }];
+  });
+}
+
+function clusterProblems(c: Partial<ClusterConfig>, region: string | undefined): Problem[] {
+  const out: Problem[] = [...cidrProblems(c.publicAccessCidrs ?? [])];
+  const n = c.gpuNodes;
+  if (n?.instanceType !== undefined && !INSTANCES.has(n.instanceType)) out.push({ propertyPath: "cluster.gpuNodes.instanceType", reason: unknownInstanceReason(n.instanceType) });
+  const cap = n?.capacity;
+  if (cap && cap.type !== CapacityType.OnDemand && cap.reservationId === undefined) {
+    out.push({ propertyPath: "cluster.gpuNodes.capacity.reservationId", reason: `is required when capacity.type is ${show(cap.type)}: the id of the reservation to launch into ("cr-" + 17 hex digits)` });
+  }
+  if (cap && cap.type === CapacityType.OnDemand && cap.reservationId !== undefined) {
+    out.push({ propertyPath: "cluster.gpuNodes.capacity.reservationId", reason: `is only used with capacity.type "capacity-block" or "odcr"; set the type or remove the id (got ${show(cap.reservationId)})` });
+  }
+  if (c.availabilityZone && region && !c.availabilityZone.startsWith(region)) {
+    out.push({ propertyPath: "cluster.availabilityZone", reason: `${show(c.availabilityZone)} is not in aws:region ${show(region)}; use a zone such as "${region}a"` });
+  }
+  return out;
+}
+
+function imageProblems(raw: Partial<ImageConfig>, instanceType: string | undefined): { archs: string[]; problems: Problem[] } {
+  const problems: Problem[] = [];
+  let archs: string[] = [];
+  const toolkit = raw.cudaToolkit ?? DEFAULT_CUDA_TOOLKIT;
+  problems.push(...caught(() => parseCudaToolkit(toolkit, "image.cudaToolkit")));
+  if (raw.cudaArchs !== undefined && (instanceType === undefined || INSTANCES.has(instanceType) || raw.cudaArchs !== "auto")) {
+    problems.push(...caught(() => {
+      archs = resolveCudaArchs(raw.cudaArchs as string | string[], { toolkit, instanceTypes: instanceType ? [instanceType] : [] }, "image.cudaArchs").map(formatArch);
+    }));
+  }
+  if (raw.ref !== undefined && !Array.isArray(raw.cudaArchs)) {
+    problems.push({ propertyPath: "image.cudaArchs", reason: `must list the prebuilt image's arch tokens (e.g. ["sm_90"]) when image.ref is set, so the plan can check it covers the GPUs; got ${show(raw.cudaArchs)}` });
+  }
+  return { archs, problems };
+}
+
+/** Drops a semantic problem when a type problem already explains it (same path, parent or child). */
+function dedupe(typeProblems: readonly Problem[], semantic: readonly Problem[]): Problem[] {
+  const related = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || a.startsWith(`${b}[`) || b.startsWith(`${a}.`) || b.startsWith(`${a}[`);
+  const seen = new Set<string>();
+  const out: Problem[] = [...typeProblems];
+  for (const p of semantic) {
+    const key = `${p.propertyPath}\n${p.reason}`;
+    if (seen.has(key) || typeProblems.some((t) => related(t.propertyPath, p.propertyPath))) continue;
+    seen.add(key);
+    out.push(p);
+  }
+  return out;
+}
+
+/**
+ * Checks the whole stack config and maps it to component arguments. Returns every problem (key path,
+ * bad value, allowed values, fix); `config` is set only when there are none.
+ */
+export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; problems: Problem[] } {
+  const region = check("aws:region", raw.region ?? "", str({ pattern: REGION, patternDoc: 'an AWS region such as "us-east-2"' }));
+  const graphName = check("graphName", raw.graphName ?? "llm", str({ pattern: K8S_NAME, patternDoc: "a lower-case RFC 1123 name" }));
+  const cluster = check("cluster", raw.cluster ?? {}, { kind: "object", fields: CLUSTER_FIELDS });
+  const image = check("image", raw.image ?? {}, { kind: "object", fields: IMAGE_FIELDS });
+  const inference = check("inference", raw.inference ?? {}, { kind: "object", fields: INFERENCE_FIELDS });
+  const typeProblems = [region, graphName, cluster, image, inference].flatMap((c) => c.problems);
+
+  const c = (cluster.value ?? {}) as Partial<ClusterConfig>;
+  const im = (image.value ?? {}) as Partial<ImageConfig>;
+  const inf = (inference.value ?? {}) as Omit<InferenceSettings, "gpuPool">;
+  const semantic: Problem[] = [...clusterProblems(c, region.value as string | undefined)];
+  const instanceType = c.gpuNodes?.instanceType;
+  const resolved = imageProblems(im, instanceType);
+  semantic.push(...resolved.problems);
+
+  const row = instanceType ? INSTANCES.get(instanceType) : undefined;
+  const pool = row && c.gpuNodes?.count
+    ? gpuPoolFacts(row, { name: GPU_POOL_NAME, nodes: c.gpuNodes.count, efaEnabled: row.efaDevices > 0, ...(c.availabilityZone ? { availabilityZone: c.availabilityZone } : {}) })
+    : undefined;
+  if (pool && inference.value) {
+    const settings: InferenceSettings = { ...inf, gpuPool: pool, graphName: graphName.value as string | undefined };
+    const image = im.ref ?? `placeholder.invalid/dynamo@sha256:${"0".repeat(64)}`;
+    semantic.push(...validateInference(resolveArgs("llm", settings, image), raw.hfTokenSet || inf.hfTokenSecretName !== undefined, "inference").map(remap));
+  }
+  const problems = dedupe(typeProblems, semantic);
+  if (problems.length > 0 || !pool) return { problems };
+  return {
+    problems,
+    config: {
+      region: region.value as string,
+      graphName: graphName.value as string,
+      cluster: c as ClusterConfig,
+      image: { ...(im as Omit<ImageConfig, "resolvedCudaArchs">), resolvedCudaArchs: resolved.archs },
+      inference: { ...inf, graphName: graphName.value as string, imageCudaArchs: resolved.archs, imageCudaToolkit: (im.cudaToolkit ?? DEFAULT_CUDA_TOOLKIT) as string },
+      gpuPool: pool,
+    },
+  };
+}
