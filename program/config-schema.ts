@@ -5,8 +5,11 @@
  * arguments; semantic rules are the components' own validators (inference) and the catalog's (instance
  * types, CUDA archs and toolkits), with their paths rewritten to the user's config keys. Pure.
  */
-import { INSTANCES, unknownInstanceReason } from "../components/catalog/instances";
-import { gpuPoolFacts, GpuPoolFacts } from "../components/catalog/pool";
+import { INSTANCES } from "../components/catalog/instances";
+import type { GpuPoolFacts } from "../components/catalog/pool";
+import { CapacityType, EfaClusterArgs, resolvePool } from "../components/cluster/args";
+import { poolFacts } from "../components/cluster/derive";
+import { AZ_NAME, CAPACITY_RESERVATION_ID, validateClusterArgs } from "../components/cluster/validate";
 import { CUDA_TOOLKITS, CudaToolkit, DEFAULT_CUDA_TOOLKIT, parseCudaToolkit } from "../components/catalog/cuda-toolkits";
 import { formatArch } from "../components/catalog/arch-tokens";
 import { CUDA_ARCHS_KEYWORDS, resolveCudaArchs } from "../components/catalog/arch-lists";
@@ -22,15 +25,10 @@ export const CONFIG_NAMESPACE = "dynamo-efa";
 /** The one GPU pool stack config describes; the program names it `gpu`. */
 export const GPU_POOL_NAME = "gpu";
 
-/** How the GPU nodes are bought. */
-export const CapacityType = { OnDemand: "on-demand", CapacityBlock: "capacity-block", Odcr: "odcr" } as const;
-export type CapacityType = (typeof CapacityType)[keyof typeof CapacityType];
+export { CapacityType };
 
 const values = <T extends Record<string, string>>(o: T): string[] => Object.values(o);
-const RESERVATION_ID = /^cr-[0-9a-f]{17}$/;
-const AZ = /^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/;
 const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
-const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
 
 const str = (extra: Partial<Extract<Spec, { kind: "string" }>> = {}): Spec => ({ kind: "string", ...extra });
 const int = (min: number, max: number): Spec => ({ kind: "integer", min, max });
@@ -45,16 +43,17 @@ const role = (doc: string): Field => ({
 /** `dynamo-efa:cluster`. */
 export const CLUSTER_FIELDS: Readonly<Record<string, Field>> = {
   kubernetesVersion: { spec: str({ enum: kubernetes.supportedVersions, numberAsString: (n) => n.toFixed(2) }), default: kubernetes.defaultVersion, doc: "EKS Kubernetes version" },
-  availabilityZone: { spec: str({ pattern: AZ, patternDoc: 'an availability zone name such as "us-east-2b"' }), required: true, doc: "the one AZ the GPU nodes live in (EFA needs one AZ); must be in aws:region and offer the instance type" },
+  availabilityZone: { spec: str({ pattern: AZ_NAME, patternDoc: 'an availability zone name such as "us-east-2b"' }), required: true, doc: "the one AZ the GPU nodes live in (EFA needs one AZ); must be in aws:region and offer the instance type" },
+  availabilityZones: { spec: { kind: "array", items: str({ pattern: AZ_NAME, patternDoc: 'an availability zone name such as "us-east-2a"' }) }, defaultDoc: '- availabilityZone plus the region\'s "a" zone (or "b" when it is "a")', doc: "AZs of the VPC (EKS needs 2); must include availabilityZone" },
   publicAccessCidrs: { spec: { kind: "array", items: str({ example: "203.0.113.0/24" }) }, default: [], doc: "CIDRs allowed to reach the public API endpoint; empty = private endpoint only" },
   gpuNodes: { required: true, doc: "the GPU node pool (named `gpu`)", spec: { kind: "object", fields: {
     instanceType: { spec: str({ example: "p5en.48xlarge" }), required: true, doc: "EC2 GPU instance type (from the catalog)" },
     count: { spec: int(1, 64), required: true, doc: "number of GPU nodes" },
     capacity: { doc: "how the nodes are bought", spec: { kind: "object", fields: {
       type: { spec: str({ enum: values(CapacityType) }), default: CapacityType.OnDemand, doc: "on-demand, a Capacity Block, or an On-Demand Capacity Reservation" },
-      reservationId: { spec: str({ pattern: RESERVATION_ID, patternDoc: 'a capacity reservation id "cr-" + 17 hex digits, e.g. "cr-0123456789abcdef0"' }), defaultDoc: "- (required for capacity-block and odcr)", doc: "the reservation to launch into" },
+      reservationId: { spec: str({ pattern: CAPACITY_RESERVATION_ID, patternDoc: 'a capacity reservation id "cr-" + 17 hex digits, e.g. "cr-0123456789abcdef0"' }), defaultDoc: "- (required for capacity-block and odcr)", doc: "the reservation to launch into" },
     } } },
-    placementGroup: { spec: { kind: "boolean" }, default: true, doc: "launch into a `cluster` placement group (turn off for reserved capacity)" },
+    placementGroup: { spec: { kind: "boolean" }, defaultDoc: "- true for on-demand EFA pools, false for reserved capacity", doc: "launch into a `cluster` placement group" },
   } } },
 };
 
@@ -99,12 +98,13 @@ export interface RawStackConfig {
 export interface ClusterConfig {
   readonly kubernetesVersion: string;
   readonly availabilityZone: string;
+  readonly availabilityZones?: readonly string[];
   readonly publicAccessCidrs: readonly string[];
   readonly gpuNodes: {
     readonly instanceType: string;
     readonly count: number;
     readonly capacity: { readonly type: CapacityType; readonly reservationId?: string };
-    readonly placementGroup: boolean;
+    readonly placementGroup?: boolean;
   };
 }
 
@@ -122,6 +122,8 @@ export interface StackConfig {
   readonly region: string;
   readonly graphName: string;
   readonly cluster: ClusterConfig;
+  /** `EfaCluster` arguments the cluster config maps to (one pool, named `gpu`). */
+  readonly clusterArgs: EfaClusterArgs;
   readonly image: ImageConfig;
   /** Inference settings, ready for `DisaggInference` (plus image, provider, token). */
   readonly inference: Omit<InferenceSettings, "gpuPool">;
@@ -129,19 +131,28 @@ export interface StackConfig {
   readonly gpuPool: GpuPoolFacts;
 }
 
-/** Rewrites component argument paths to the config keys a user writes. */
+/** Rewrites component argument paths to the config keys a user writes (most specific first). */
 const PATH_MAP: readonly (readonly [from: string, to: string])[] = [
   ["inference.hfToken", "hfToken"],
   ["inference.gpuPool.cpuArch", "cluster.gpuNodes.instanceType"],
   ["inference.gpuPool", "cluster.gpuNodes"],
   ["inference.image", "image.ref"],
+  [`gpuPools.${GPU_POOL_NAME}.nodes`, "cluster.gpuNodes.count"],
+  [`gpuPools.${GPU_POOL_NAME}.capacityReservationId`, "cluster.gpuNodes.capacity.reservationId"],
+  [`gpuPools.${GPU_POOL_NAME}.capacity`, "cluster.gpuNodes.capacity.type"],
+  [`gpuPools.${GPU_POOL_NAME}.availabilityZone`, "cluster.availabilityZone"],
+  [`gpuPools.${GPU_POOL_NAME}.efa`, "cluster.gpuNodes.instanceType"],
+  [`gpuPools.${GPU_POOL_NAME}`, "cluster.gpuNodes"],
 ];
 
-function remap(p: Problem): Problem {
+/** A component's problem, at the config key the user wrote. `clusterArg` marks `EfaCluster` paths. */
+export function toConfigPath(p: Problem, clusterArg = false): Problem {
   for (const [from, to] of PATH_MAP) {
-    if (p.propertyPath === from || p.propertyPath.startsWith(`${from}.`)) return { ...p, propertyPath: to + p.propertyPath.slice(from.length) };
+    if (p.propertyPath === from || p.propertyPath.startsWith(`${from}.`) || p.propertyPath.startsWith(`${from}[`)) {
+      return { ...p, propertyPath: to + p.propertyPath.slice(from.length) };
+    }
   }
-  return p;
+  return clusterArg ? { ...p, propertyPath: `cluster.${p.propertyPath}` } : p;
 }
 
 function caught(fn: () => void): Problem[] {
@@ -154,25 +165,35 @@ function caught(fn: () => void): Problem[] {
   }
 }
 
-function cidrProblems(cidrs: readonly string[]): Problem[] {
-  return cidrs.flatMap((c, i) => {
-    const m = CIDR.exec(c);
-    const ok = m && m.slice(1, 5).every((o) => Number(o) <= 255) && Number(m[5]) <= 32;
-    return ok ? [] : [{ propertyPath: `cluster.publicAccessCidrs[${i}]`, reason: `must be an IPv4 CIDR such as "203.0.113.0/24"; got ${show(c)}` }];
-  });
+/** The VPC's AZs when the config lists none: the GPU AZ plus the region's "a" zone ("b" when it is "a"). */
+export function defaultVpcZones(az: string): string[] {
+  const region = az.slice(0, -1);
+  return [...new Set([az, az.endsWith("a") ? `${region}b` : `${region}a`])].sort();
+}
+
+/** `EfaCluster` arguments for the cluster config. */
+export function clusterArgsOf(c: Partial<ClusterConfig>): EfaClusterArgs {
+  const n = c.gpuNodes;
+  const cap = n?.capacity;
+  return {
+    gpuPools: {
+      [GPU_POOL_NAME]: {
+        instanceType: n?.instanceType as string,
+        nodes: n?.count as number,
+        ...(c.availabilityZone ? { availabilityZone: c.availabilityZone } : {}),
+        ...(cap?.type ? { capacity: cap.type } : {}),
+        ...(cap?.reservationId !== undefined ? { capacityReservationId: cap.reservationId } : {}),
+        ...(n?.placementGroup !== undefined ? { placementGroup: n.placementGroup } : {}),
+      },
+    },
+    ...(c.kubernetesVersion ? { kubernetesVersion: c.kubernetesVersion } : {}),
+    ...(c.availabilityZones ?? c.availabilityZone ? { availabilityZones: c.availabilityZones ?? defaultVpcZones(c.availabilityZone!) } : {}),
+    publicAccessCidrs: c.publicAccessCidrs ?? [],
+  };
 }
 
 function clusterProblems(c: Partial<ClusterConfig>, region: string | undefined): Problem[] {
-  const out: Problem[] = [...cidrProblems(c.publicAccessCidrs ?? [])];
-  const n = c.gpuNodes;
-  if (n?.instanceType !== undefined && !INSTANCES.has(n.instanceType)) out.push({ propertyPath: "cluster.gpuNodes.instanceType", reason: unknownInstanceReason(n.instanceType) });
-  const cap = n?.capacity;
-  if (cap && cap.type !== CapacityType.OnDemand && cap.reservationId === undefined) {
-    out.push({ propertyPath: "cluster.gpuNodes.capacity.reservationId", reason: `is required when capacity.type is ${show(cap.type)}: the id of the reservation to launch into ("cr-" + 17 hex digits)` });
-  }
-  if (cap && cap.type === CapacityType.OnDemand && cap.reservationId !== undefined) {
-    out.push({ propertyPath: "cluster.gpuNodes.capacity.reservationId", reason: `is only used with capacity.type "capacity-block" or "odcr"; set the type or remove the id (got ${show(cap.reservationId)})` });
-  }
+  const out = validateClusterArgs(clusterArgsOf(c)).map((p) => toConfigPath(p, true));
   if (c.availabilityZone && region && !c.availabilityZone.startsWith(region)) {
     out.push({ propertyPath: "cluster.availabilityZone", reason: `${show(c.availabilityZone)} is not in aws:region ${show(region)}; use a zone such as "${region}a"` });
   }
@@ -229,14 +250,15 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   const resolved = imageProblems(im, instanceType);
   semantic.push(...resolved.problems);
 
-  const row = instanceType ? INSTANCES.get(instanceType) : undefined;
-  const pool = row && c.gpuNodes?.count
-    ? gpuPoolFacts(row, { name: GPU_POOL_NAME, nodes: c.gpuNodes.count, efaEnabled: row.efaDevices > 0, ...(c.availabilityZone ? { availabilityZone: c.availabilityZone } : {}) })
+  const clusterArgs = clusterArgsOf(c);
+  const clusterOk = semantic.every((p) => !p.propertyPath.startsWith("cluster.gpuNodes"));
+  const pool = clusterOk && instanceType && INSTANCES.has(instanceType) && c.gpuNodes?.count
+    ? poolFacts(resolvePool(GPU_POOL_NAME, clusterArgs.gpuPools[GPU_POOL_NAME]))
     : undefined;
   if (pool && inference.value) {
     const settings: InferenceSettings = { ...inf, gpuPool: pool, graphName: graphName.value as string | undefined };
     const image = im.ref ?? `placeholder.invalid/dynamo@sha256:${"0".repeat(64)}`;
-    semantic.push(...validateInference(resolveArgs("llm", settings, image), raw.hfTokenSet || inf.hfTokenSecretName !== undefined, "inference").map(remap));
+    semantic.push(...validateInference(resolveArgs("llm", settings, image), raw.hfTokenSet || inf.hfTokenSecretName !== undefined, "inference").map((p) => toConfigPath(p)));
   }
   const problems = dedupe(typeProblems, semantic);
   if (problems.length > 0 || !pool) return { problems };
@@ -246,6 +268,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
       region: region.value as string,
       graphName: graphName.value as string,
       cluster: c as ClusterConfig,
+      clusterArgs,
       image: { ...(im as Omit<ImageConfig, "resolvedCudaArchs">), resolvedCudaArchs: resolved.archs },
       inference: { ...inf, graphName: graphName.value as string, imageCudaArchs: resolved.archs, imageCudaToolkit: (im.cudaToolkit ?? DEFAULT_CUDA_TOOLKIT) as string },
       gpuPool: pool,

@@ -48,6 +48,8 @@ export interface CapturedResource {
   readonly explicitDependsOn: readonly string[];
   /** Direct dependencies through `Output` values and resource references in the inputs (URNs, sorted). */
   readonly implicitDependsOn: readonly string[];
+  /** The implicit dependencies per top-level input property (what the engine gets as `propertyDependencies`). */
+  readonly propertyDependencies: Readonly<Record<string, readonly string[]>>;
   readonly protect: boolean;
   readonly retainOnDelete: boolean;
   /** Provider reference (`<urn>::<id>`) when one was set. */
@@ -197,10 +199,15 @@ async function describe(s: Seen, stack: pulumi.Resource, regs: Map<string, Regis
   const parentRes = s.opts.parent ?? stack;
   const parent = parentRes === stack ? undefined : await urnOf(parentRes);
   const explicit = await urnsOf(await dependsOnMod.gatherExplicitDependencies(s.opts.dependsOn), s.resource);
-  const found = new Set<pulumi.Resource>();
-  await implicitResources(s.props, found);
-  // A child always waits for its provider; that is not a dependency the user wrote.
-  const implicit = await urnsOf(found, s.resource);
+  const propertyDependencies: Record<string, string[]> = {};
+  const props = (s.props ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(props).sort()) {
+    const found = new Set<pulumi.Resource>();
+    await implicitResources(props[key], found);
+    const urns = await urnsOf(found, s.resource);
+    if (urns.length > 0) propertyDependencies[key] = urns;
+  }
+  const implicit = [...new Set(Object.values(propertyDependencies).flat())].sort();
   const reg = regs.get(urn);
   if (!reg) throw new Error(`internal: resource ${urn} was constructed but never registered with the monitor`);
   const { plain, redacted, secretPaths } = fromSerialized(reg.serialized);
@@ -214,6 +221,7 @@ async function describe(s: Seen, stack: pulumi.Resource, regs: Map<string, Regis
     dependsOn: [...new Set([...explicit, ...implicit])].sort(),
     explicitDependsOn: explicit,
     implicitDependsOn: implicit,
+    propertyDependencies,
     protect: (s.resource as any).__protect === true,
     retainOnDelete: s.opts.retainOnDelete === true,
     ...(reg.provider ? { provider: reg.provider } : {}),
