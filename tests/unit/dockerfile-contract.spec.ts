@@ -11,6 +11,7 @@ import { validate, ValidationSeverity } from "dockerfile-utils";
 import { image as imageVersions } from "../../components/versions";
 import { DOCKERFILE_STAGES, PASSABLE_BUILD_ARGS, VERSION_ARGS } from "../../components/image/build-args";
 import { declaredArgs, stageNames } from "../../components/image/dockerfile";
+import { DEFAULT_CUDA_TOOLKIT, fatArchs, flashinferCudaArchList, nvccGencode, torchCudaArchList } from "../../components/catalog";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");
 const TEXT = readFileSync(join(DIR, "Dockerfile.dynamo-combined-efa"), "utf8");
@@ -94,6 +95,21 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
     }
     const latest = LINES.map((l, i) => [l, i] as const).filter(([l]) => code(l) && /:latest\b/.test(expand(l)));
     assert.deepStrictEqual(latest.map(([, i]) => i + 1), []);
+  });
+
+  it("the three arch ARG defaults equal the catalog's fat derivation for the compile stages' CUDA toolkit", () => {
+    assert.strictEqual(imageVersions.cudaToolkit, DEFAULT_CUDA_TOOLKIT);
+    const fat = fatArchs(DEFAULT_CUDA_TOOLKIT);
+    const want: Record<string, string> = {
+      NVCC_GENCODE: nvccGencode(fat),
+      TORCH_CUDA_ARCH_LIST: torchCudaArchList(fat),
+      FLASHINFER_CUDA_ARCH_LIST: flashinferCudaArchList(fat),
+    };
+    for (const [name, value] of Object.entries(want)) {
+      const decls = args.filter((a) => a.name === name);
+      assert.ok(decls.length >= 2, `${name} is declared in the compile stage and in final`);
+      for (const d of decls) assert.strictEqual(d.value, value, `${d.stage} ARG ${name}`);
+    }
   });
 
   it("every build arg the component or image:args can pass is declared", () => {
