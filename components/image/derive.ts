@@ -6,6 +6,9 @@ import { createHash } from "crypto";
 import { ArchTarget, CudaToolkit, flashinferCudaArchList, formatArch, nvccGencode, torchCudaArchList } from "../catalog";
 import { ArchArg, DigestArg, DigestKey, OptionArg, VERSION_ARGS } from "./build-args";
 
+/** Code-point order (locale-independent, so tags are the same on every machine). */
+const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Everything the build args are derived from (already validated). */
 export interface BuildArgInputs {
   readonly toolkit: CudaToolkit;
@@ -44,7 +47,7 @@ export function deriveBuildArgs(i: BuildArgInputs): Record<string, string> {
     const d = i.imageDigests[key as DigestKey];
     if (d) out[arg] = `@${d}`;
   }
-  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(Object.entries(out).sort(byKey));
 }
 
 /** Canonical arch strings for outputs and plans ("sm_90", "sm_120+PTX"). */
@@ -79,8 +82,8 @@ export function sha256(data: string | Uint8Array): string {
  * same tag, so an IMMUTABLE repository is never asked to move a tag.
  */
 export function contentTag(t: TagInputs): string {
-  const files = [...t.contextFiles].sort((a, b) => a.path.localeCompare(b.path)).map((f) => [f.path, f.sha256]);
-  const args = Object.entries(t.buildArgs).sort(([a], [b]) => a.localeCompare(b));
+  const files = t.contextFiles.map((f) => [f.path, f.sha256] as [string, string]).sort(byKey);
+  const args = Object.entries(t.buildArgs).sort(byKey);
   const digest = sha256(JSON.stringify({ d: t.dockerfileSha256, files, args, target: t.target, platforms: [...t.platforms].sort() }));
   return `${t.target.replace(/_/g, "-")}-cu${t.toolkit.replace(".", "")}-${digest.slice(0, 16)}`;
 }
