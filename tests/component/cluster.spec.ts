@@ -36,16 +36,36 @@ describe("cluster: EfaCluster under mocks", function () {
   let c: EfaClusterT;
   let small: EfaClusterT;
 
-  before(async () => {
+  /** Every registration as a stack transformation saw it (MockResourceArgs carry no parent or provider). */
+  const seen: { type: string; name: string; opts: pulumi.ResourceOptions }[] = [];
+
+  before(async function () {
+    this.timeout(30000);
     rec = armMocks();
-    ({ EfaCluster } = await import("../../components/cluster"));
-    c = new EfaCluster("t", full);
-    small = new EfaCluster("s", {
-      existingVpc: { vpcId: "vpc-own", privateSubnetIds: { "us-west-2b": "subnet-b", "us-west-2a": "subnet-a" } },
-      gpuPools: { dev: { instanceType: "g6e.48xlarge", nodes: 1 } },
+    await pulumi.runtime.runInPulumiStack(async () => {
+      pulumi.runtime.registerStackTransformation((a) => { seen.push({ type: a.type, name: a.name, opts: a.opts }); return undefined; });
+      ({ EfaCluster } = await import("../../components/cluster"));
+      c = new EfaCluster("t", full);
+      small = new EfaCluster("s", {
+        existingVpc: { vpcId: "vpc-own", privateSubnetIds: { "us-west-2b": "subnet-b", "us-west-2a": "subnet-a" } },
+        gpuPools: { dev: { instanceType: "g6e.48xlarge", nodes: 1 } },
+      });
+      await Promise.all([promiseOf(c.kubeconfig), promiseOf(small.kubeconfig), promiseOf(c.nodeGroupNames.prefill), promiseOf(c.efsFileSystemId!)]);
+      await settled(rec);
+      return {};
     });
-    await Promise.all([promiseOf(c.kubeconfig), promiseOf(small.kubeconfig), promiseOf(c.nodeGroupNames.prefill), promiseOf(c.efsFileSystemId!)]);
-    await settled(rec);
+  });
+
+  it("every child is parented to its EfaCluster; every Kubernetes child uses the cluster's provider", () => {
+    const children = seen.filter((x) => x.name.startsWith("t-"));
+    const recordedChildren = rec.filter((r) => r.name.startsWith("t-")).map((r) => `${r.type}::${r.name}`).sort();
+    assert.deepEqual(children.map((x) => `${x.type}::${x.name}`).sort(), recordedChildren);
+    for (const x of children) assert.equal(x.opts.parent, c, `${x.type} ${x.name} has another parent`);
+    const k8sChildren = children.filter((x) => x.type.startsWith("kubernetes:"));
+    assert.deepEqual(k8sChildren.map((x) => x.name).sort(), ["t-efa-device-plugin", "t-efs", "t-gp3", "t-lbc", "t-nvidia-device-plugin"]);
+    for (const x of k8sChildren) assert.equal(x.opts.provider, c.k8sProvider, x.name);
+    const gpuNg = children.find((x) => x.name === "t-gpu-ng-prefill")!;
+    assert.ok(Array.isArray(gpuNg.opts.dependsOn) && gpuNg.opts.dependsOn.length === 3, "node group waits for the node role's policy attachments");
   });
 
   const lt = (pool: string) => one(rec, "aws:ec2/launchTemplate:LaunchTemplate", `t-gpu-lt-${pool}`).inputs;
