@@ -173,6 +173,8 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
     assert.ok((out.engineConfigMaps[0] as Obj).data["engine.yaml"].includes("cache_transceiver_config:\n  backend: NIXL"));
     assert.equal((out.modelCachePvc as Obj).spec.accessModes[0], "ReadWriteMany");
     assert.deepEqual([out.helm?.crds.chart, out.helm?.platform.chart], ["dynamo-crds", "dynamo-platform"]);
+    assert.deepEqual(out.helm?.platform.values, { "dynamo-operator": { namespaceRestriction: { enabled: false } } });
+    assert.equal(renderInference(resolved("p5en-1gpu", "vllm", { platform: { install: false } })).helm, undefined);
     assert.equal(out.frontendUrl, "http://llama-frontend.dynamo.svc.cluster.local:8000");
     assert.equal(out.graph.metadata.annotations["pulumi.com/waitFor"], "condition=Ready");
   });
