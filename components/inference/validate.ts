@@ -125,6 +125,9 @@ export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): 
   if (r.createHfSecret && !hasHfToken) {
     out.push({ propertyPath: at("hfToken"), reason: "is required unless hfTokenSecretName names an existing Secret with keys HF_TOKEN and HUGGING_FACE_HUB_TOKEN; pass it as a Pulumi secret (config --secret)" });
   }
+  if (!r.createHfSecret && hasHfToken) {
+    out.push({ propertyPath: at("hfTokenSecretName"), reason: `(${show(r.hfSecretName)}) and hfToken are both set; pass only one: the token (the component creates the Secret) or the name of an existing Secret` });
+  }
   if (r.image !== undefined) out.push(...validateImage(r.image, at("image")));
   return out;
 }

@@ -184,6 +184,9 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
     assert.equal(g.metadata.annotations[PlanAnnotation.ImageCudaArchs], "sm_90,sm_100");
     assert.equal(g.metadata.annotations[PlanAnnotation.ImageCudaToolkit], "12.9");
     assert.equal(g.metadata.annotations[PlanAnnotation.GpuPool], "gpu");
+    assert.equal(g.metadata.annotations[PlanAnnotation.Hugepages2MiPerNode], undefined, "catalog value: not recorded");
+    const measured = renderGraph(resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, true, { hugepages2MiPerNode: 4096 }) }), IMAGE);
+    assert.equal(measured.metadata.annotations[PlanAnnotation.Hugepages2MiPerNode], "4096");
   });
 
   it("security: privileged only on EFA workers; frontend and non-EFA workers non-root, no escalation, caps dropped", () => {

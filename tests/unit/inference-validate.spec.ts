@@ -42,6 +42,9 @@ const cases: Case[] = [
   ["HF token or an existing secret is required", () => resolved("p5en-1gpu"), [
     ["hfToken", "is required unless hfTokenSecretName names an existing Secret with keys HF_TOKEN and HUGGING_FACE_HUB_TOKEN; pass it as a Pulumi secret (config --secret)"],
   ], false],
+  ["HF token and an existing secret name are exclusive", over({ hfTokenSecretName: "mine" }), [
+    ["hfTokenSecretName", '("mine") and hfToken are both set; pass only one: the token (the component creates the Secret) or the name of an existing Secret'],
+  ]],
   ["arm64 pools are rejected", over({ gpuPool: pool("p5en.48xlarge", 1, true, { cpuArch: "arm64" }) }), [
     ["gpuPool.cpuArch", 'must be "x86_64" (the combined image is linux/amd64); got "arm64"'],
   ]],
