@@ -6,7 +6,7 @@
 import { strict as assert } from "assert";
 import * as pulumi from "@pulumi/pulumi";
 import { armMocks, ofType, one, Recorded } from "../helpers/mocks";
-import { promiseOf } from "../helpers/outputs";
+import { promiseOf, thrown as thrownBy } from "../helpers/outputs";
 import { IMAGE, MODEL, pool } from "../helpers/inference-fixtures";
 
 interface Seen { type: string; name: string; resource: pulumi.Resource; props: Record<string, any>; opts: pulumi.ResourceOptions }
@@ -128,5 +128,14 @@ describe("inference: DisaggInference component (mocks)", () => {
     assert.deepEqual(problemsOf(badError)!.map((p) => p.propertyPath), ["model", "prefill.gpusPerWorker", "hfToken", "image"]);
     // Only the component itself registered; no child.
     assert.deepEqual(seen.slice(countBeforeBad, countAfterBad).map((s) => s.type), ["dynamo-efa:inference:DisaggInference"]);
+  });
+
+  it("an image ref known only at deployment is validated when it resolves (checkedGraph)", async () => {
+    const { checkedGraph, resolveArgs } = await import("../../components/inference");
+    const r = resolveArgs("late", { model: MODEL, gpuPool: pool("p5en.48xlarge", 1) }, undefined);
+    const e = thrownBy(() => checkedGraph(r, "repo/x:latest"));
+    assert.ok(pulumi.InputPropertiesError.isInstance(e));
+    assert.deepEqual(e.errors.map((p: any) => p.propertyPath), ["image"]);
+    assert.equal(checkedGraph(r, IMAGE).metadata.name, "late");
   });
 });
