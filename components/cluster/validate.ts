@@ -7,8 +7,7 @@ import { checkInteger, joinPath, Problem, show } from "../_shared/problems";
 import { didYouMean, oneOf } from "../_shared/suggest";
 import { INSTANCES, supportsNixlOverEfa, unknownInstanceReason } from "../catalog/instances";
 import { K8S_NAME } from "../_shared/names";
-import { kubernetes } from "../versions";
-import { addons } from "../versions";
+import { addons, kubernetes } from "../versions";
 import { CapacityType, CLUSTER_LOG_TYPES, defaultAvailabilityZones, EfaClusterArgs, EfaLayout, GpuPoolArgs, NatGateways } from "./args";
 import { compareVersions, parseVersion } from "./render";
 

@@ -10,7 +10,7 @@ import { DisaggInferenceArgs, ResolvedInference, resolveArgs } from "./args";
 import { SERVING_ROLES, ServingRole } from "./derive";
 import { commandLine, engineFor } from "./engine";
 import { frontendUrl, WorkerPlanRow, workerPlan } from "./render";
-import { DGD_API_VERSION, DGD_KIND, renderGraph } from "./render-graph";
+import { DGD_API_VERSION, DGD_KIND, DgdObject, renderGraph } from "./render-graph";
 import {
   renderEngineConfigMaps, renderFrontendLoadBalancer, renderHfSecret, renderModelCachePvc, renderNamespace, renderPlatformReleases,
 } from "./render-k8s";
@@ -18,6 +18,16 @@ import { validate, validateImage } from "./validate";
 
 /** Pulumi type token. */
 export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
+
+/**
+ * The graph for an image ref that was only known at deployment: the ref is validated when it
+ * resolves (STYLE.md rule 6: the one fact that cannot be checked synchronously), with the same
+ * message and property path as the synchronous check.
+ */
+export function checkedGraph(r: ResolvedInference, image: string): DgdObject {
+  assertValid("DisaggInference", validateImage(image));
+  return renderGraph(r, image);
+}
 
 export class DisaggInference extends pulumi.ComponentResource {
   /** The DynamoGraphDeployment's name (also the Dynamo namespace the operator derives). */
@@ -54,10 +64,7 @@ export class DisaggInference extends pulumi.ComponentResource {
     this.platformRelease = this.platform(name, r, child);
     if (this.platformRelease) deps.push(this.platformRelease);
 
-    const graph = pulumi.output(args.image).apply((image) => {
-      assertValid("DisaggInference", validateImage(image));
-      return renderGraph(r, image);
-    });
+    const graph = pulumi.output(args.image).apply((image) => checkedGraph(r, image));
     this.graph = new k8s.apiextensions.CustomResource(
       `${name}-graph`,
       { apiVersion: DGD_API_VERSION, kind: DGD_KIND, metadata: graph.apply((g) => g.metadata), spec: graph.apply((g) => g.spec) },

@@ -77,6 +77,15 @@ export function renderFrontendLoadBalancer(r: ResolvedInference) {
   };
 }
 
+/**
+ * `dynamo-platform` values. The operator runs cluster-wide (`namespaceRestriction.enabled: false`,
+ * the chart's default, pinned here because the graph lives in another namespace than the operator
+ * and a namespace-restricted operator would never reconcile it). Everything else keeps the chart's
+ * defaults (discovery through the Kubernetes API). Source: ai-dynamo/dynamo
+ * `deploy/helm/charts/platform/values.yaml`.
+ */
+export const PLATFORM_VALUES = { "dynamo-operator": { namespaceRestriction: { enabled: false } } } as const;
+
 /** A Helm release as plain data (what `helm.v3.Release` receives). */
 export interface HelmReleaseSpec {
   readonly name: string;
@@ -97,8 +106,6 @@ export function renderPlatformReleases(r: ResolvedInference): { crds: HelmReleas
   const common = { namespace: r.platform.namespace, createNamespace: true, atomic: true, timeout: 600 };
   return {
     crds: { name: names.crdsRelease, chart: charts.dynamoCrds.chart, version: r.platform.crdsVersion, repositoryOpts: { repo: charts.dynamoCrds.repo }, ...common, values: {} },
-    // Chart defaults: the operator discovers workers through the Kubernetes API (its default
-    // discovery backend), so nothing needs overriding here.
-    platform: { name: names.platformRelease, chart: charts.dynamoPlatform.chart, version: r.platform.platformVersion, repositoryOpts: { repo: charts.dynamoPlatform.repo }, ...common, values: {} },
+    platform: { name: names.platformRelease, chart: charts.dynamoPlatform.chart, version: r.platform.platformVersion, repositoryOpts: { repo: charts.dynamoPlatform.repo }, ...common, values: PLATFORM_VALUES },
   };
 }

@@ -17,7 +17,7 @@ const choices = <T extends Record<string, string>>(o: T): string[] => Object.val
 /** Problems with the image ref (also used at deploy time when the ref is an Output). */
 export function validateImage(image: string, path = "image"): Problem[] {
   if (DIGEST_PINNED.test(image)) return [];
-  return [{ propertyPath: path, reason: `must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got ${show(image)}. Use DynamoImage.imageRef or append the digest from \`docker buildx imagetools inspect\`` }];
+  return [{ propertyPath: path, reason: `must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got ${show(image)}. Use the image component's imageRef or append the digest shown by \`docker buildx imagetools inspect\`` }];
 }
 
 function closedChoice(path: string, value: string, allowed: readonly string[]): Problem[] {
@@ -46,11 +46,17 @@ function validateRole(r: ResolvedInference, role: ServingRole, at: (k: string) =
   if (r.placement === Placement.SeparateNodes && a.replicas * a.gpusPerWorker > p.gpusPerNode) {
     out.push({ propertyPath: base, reason: `${a.replicas} x ${a.gpusPerWorker} GPU = ${a.replicas * a.gpusPerWorker} GPUs do not fit on one ${p.gpusPerNode}-GPU ${p.instanceType} node; placement "separate-nodes" keeps every ${role} worker on one node. Lower replicas or gpusPerWorker, or set placement "any"` });
   }
-  const shape = workerShape(r, role);
-  if (poolHasEfa(p) && p.hugepages2MiPerNode > 0 && shape.hugepages2MiPages < 1) {
-    out.push({ propertyPath: gpw, reason: `${p.hugepages2MiPerNode} 2 MiB hugepages per node leave none for each of ${shape.workersPerNode} workers per node; raise the pool's hugepages2MiPerNode or use more GPUs per worker` });
-  }
   return out;
+}
+
+/** The pool's pre-allocated hugepages must give every co-located worker at least one page (F14). */
+function validateHugepages(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const p = r.pool;
+  if (!poolHasEfa(p) || p.hugepages2MiPerNode === 0) return [];
+  const shapes = SERVING_ROLES.map((role) => workerShape(r, role));
+  const worst = shapes.reduce((a, b) => (b.workersPerNode > a.workersPerNode ? b : a));
+  if (worst.hugepages2MiPages >= 1) return [];
+  return [{ propertyPath: at("gpuPool.hugepages2MiPerNode"), reason: `(${p.hugepages2MiPerNode}) 2 MiB hugepages per node leave less than one page for each of ${worst.workersPerNode} workers per node; set the value measured on your nodes (HugePages_Total in /proc/meminfo), 0 to run without hugepages (FI_EFA_USE_HUGE_PAGE=0), or use more GPUs per worker` }];
 }
 
 function divisors(n: number): number[] {
@@ -111,9 +117,16 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
 export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): Problem[] {
   const at = (k: string) => (base ? `${base}.${k}` : k);
   const out = [...validateScalars(r, at), ...validatePool(r, at)];
-  if (r.pool) for (const role of SERVING_ROLES) out.push(...validateRole(r, role, at));
+  if (r.pool) {
+    const roleProblems = SERVING_ROLES.flatMap((role) => validateRole(r, role, at));
+    out.push(...roleProblems);
+    if (roleProblems.length === 0) out.push(...validateHugepages(r, at));
+  }
   if (r.createHfSecret && !hasHfToken) {
     out.push({ propertyPath: at("hfToken"), reason: "is required unless hfTokenSecretName names an existing Secret with keys HF_TOKEN and HUGGING_FACE_HUB_TOKEN; pass it as a Pulumi secret (config --secret)" });
+  }
+  if (!r.createHfSecret && hasHfToken) {
+    out.push({ propertyPath: at("hfTokenSecretName"), reason: `(${show(r.hfSecretName)}) and hfToken are both set; pass only one: the token (the component creates the Secret) or the name of an existing Secret` });
   }
   if (r.image !== undefined) out.push(...validateImage(r.image, at("image")));
   return out;

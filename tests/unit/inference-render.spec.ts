@@ -173,6 +173,8 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
     assert.ok((out.engineConfigMaps[0] as Obj).data["engine.yaml"].includes("cache_transceiver_config:\n  backend: NIXL"));
     assert.equal((out.modelCachePvc as Obj).spec.accessModes[0], "ReadWriteMany");
     assert.deepEqual([out.helm?.crds.chart, out.helm?.platform.chart], ["dynamo-crds", "dynamo-platform"]);
+    assert.deepEqual(out.helm?.platform.values, { "dynamo-operator": { namespaceRestriction: { enabled: false } } });
+    assert.equal(renderInference(resolved("p5en-1gpu", "vllm", { platform: { install: false } })).helm, undefined);
     assert.equal(out.frontendUrl, "http://llama-frontend.dynamo.svc.cluster.local:8000");
     assert.equal(out.graph.metadata.annotations["pulumi.com/waitFor"], "condition=Ready");
   });
@@ -182,6 +184,9 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
     assert.equal(g.metadata.annotations[PlanAnnotation.ImageCudaArchs], "sm_90,sm_100");
     assert.equal(g.metadata.annotations[PlanAnnotation.ImageCudaToolkit], "12.9");
     assert.equal(g.metadata.annotations[PlanAnnotation.GpuPool], "gpu");
+    assert.equal(g.metadata.annotations[PlanAnnotation.Hugepages2MiPerNode], undefined, "catalog value: not recorded");
+    const measured = renderGraph(resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, true, { hugepages2MiPerNode: 4096 }) }), IMAGE);
+    assert.equal(measured.metadata.annotations[PlanAnnotation.Hugepages2MiPerNode], "4096");
   });
 
   it("security: privileged only on EFA workers; frontend and non-EFA workers non-root, no escalation, caps dropped", () => {
