@@ -10,9 +10,10 @@ import type { GpuPoolFacts } from "../components/catalog/pool";
 import { CapacityType, EfaClusterArgs, resolvePool } from "../components/cluster/args";
 import { poolFacts } from "../components/cluster/derive";
 import { AZ_NAME, CAPACITY_RESERVATION_ID, validateClusterArgs } from "../components/cluster/validate";
-import { CUDA_TOOLKITS, CudaToolkit, DEFAULT_CUDA_TOOLKIT, parseCudaToolkit } from "../components/catalog/cuda-toolkits";
-import { formatArch } from "../components/catalog/arch-tokens";
-import { CUDA_ARCHS_KEYWORDS, resolveCudaArchs } from "../components/catalog/arch-lists";
+import { CUDA_TOOLKITS, CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda-toolkits";
+import { CUDA_ARCHS_KEYWORDS } from "../components/catalog/arch-lists";
+import type { DynamoImageArgs } from "../components/image/args";
+import { imagePlan } from "../components/image/plan";
 import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, InferenceSettings, Placement, resolveArgs } from "../components/inference/args";
 import { DIGEST_PINNED, validate as validateInference } from "../components/inference/validate";
 import { K8S_NAME } from "../components/_shared/names";
@@ -59,8 +60,9 @@ export const CLUSTER_FIELDS: Readonly<Record<string, Field>> = {
 
 /** `dynamo-efa:image`. */
 export const IMAGE_FIELDS: Readonly<Record<string, Field>> = {
-  cudaArchs: { spec: { kind: "keywordOrList", keywords: CUDA_ARCHS_KEYWORDS, items: str() }, default: "fat", doc: '"fat" (broad default), "auto" (exactly the GPU pool\'s SM archs) or a list of arch tokens such as ["sm_90"]' },
-  cudaToolkit: { spec: str({ enum: CUDA_TOOLKITS, numberAsString: (n) => (Number.isInteger(n) ? n.toFixed(1) : String(n)) }), default: DEFAULT_CUDA_TOOLKIT, doc: "CUDA toolkit of the image's compile stages" },
+  cudaArchs: { spec: { kind: "keywordOrList", keywords: CUDA_ARCHS_KEYWORDS, items: str() }, defaultDoc: '`"fat"` (state it explicitly with ref)', doc: '"fat" (broad default), "auto" (exactly the GPU pool\'s SM archs) or a list of arch tokens such as ["sm_90"]' },
+  cudaToolkit: { spec: str({ enum: CUDA_TOOLKITS, numberAsString: (n) => (Number.isInteger(n) ? n.toFixed(1) : String(n)) }), defaultDoc: `\`"${DEFAULT_CUDA_TOOLKIT}"\``, doc: "CUDA toolkit of the image's compile stages" },
+  versions: { spec: { kind: "map", keyDoc: "Dockerfile version keys (see dockerfiles/README.md)", values: str() }, defaultDoc: "- components/versions.ts", doc: "overrides of the image's component versions, e.g. { vllm: v0.17.1 }" },
   ref: { spec: str({ pattern: DIGEST_PINNED, patternDoc: 'a digest-pinned image reference "<repository>@sha256:<64 hex digits>"' }), defaultDoc: "- (build the image)", doc: "use this prebuilt image instead of building; then list cudaArchs explicitly" },
 };
 
@@ -110,9 +112,10 @@ export interface ClusterConfig {
 
 /** `dynamo-efa:image`, checked, with the arch list resolved. */
 export interface ImageConfig {
-  readonly cudaArchs: "fat" | "auto" | readonly string[];
-  readonly cudaToolkit: CudaToolkit;
+  readonly cudaArchs?: "fat" | "auto" | readonly string[];
+  readonly cudaToolkit?: CudaToolkit;
   readonly ref?: string;
+  readonly versions?: Readonly<Record<string, string>>;
   /** The canonical arch list `cudaArchs` resolves to for this pool (e.g. `["sm_90"]`). */
   readonly resolvedCudaArchs: readonly string[];
 }
@@ -125,6 +128,8 @@ export interface StackConfig {
   /** `EfaCluster` arguments the cluster config maps to (one pool, named `gpu`). */
   readonly clusterArgs: EfaClusterArgs;
   readonly image: ImageConfig;
+  /** `DynamoImage` arguments the image config maps to. */
+  readonly imageArgs: DynamoImageArgs;
   /** Inference settings, ready for `DisaggInference` (plus image, provider, token). */
   readonly inference: Omit<InferenceSettings, "gpuPool">;
   /** The GPU pool's facts, as `EfaCluster` derives them from the catalog. */
@@ -153,16 +158,6 @@ export function toConfigPath(p: Problem, clusterArg = false): Problem {
     }
   }
   return clusterArg ? { ...p, propertyPath: `cluster.${p.propertyPath}` } : p;
-}
-
-function caught(fn: () => void): Problem[] {
-  try {
-    fn();
-    return [];
-  } catch (e) {
-    if (e instanceof ValidationError) return [...e.problems];
-    throw e;
-  }
 }
 
 /** The VPC's AZs when the config lists none: the GPU AZ plus the region's "a" zone ("b" when it is "a"). */
@@ -200,20 +195,28 @@ function clusterProblems(c: Partial<ClusterConfig>, region: string | undefined):
   return out;
 }
 
-function imageProblems(raw: Partial<ImageConfig>, instanceType: string | undefined): { archs: string[]; problems: Problem[] } {
-  const problems: Problem[] = [];
-  let archs: string[] = [];
-  const toolkit = raw.cudaToolkit ?? DEFAULT_CUDA_TOOLKIT;
-  problems.push(...caught(() => parseCudaToolkit(toolkit, "image.cudaToolkit")));
-  if (raw.cudaArchs !== undefined && (instanceType === undefined || INSTANCES.has(instanceType) || raw.cudaArchs !== "auto")) {
-    problems.push(...caught(() => {
-      archs = resolveCudaArchs(raw.cudaArchs as string | string[], { toolkit, instanceTypes: instanceType ? [instanceType] : [] }, "image.cudaArchs").map(formatArch);
-    }));
+/** `DynamoImage` arguments for the image config (the pool's instance type feeds "auto"). */
+export function imageArgsOf(im: Partial<ImageConfig>, instanceType: string | undefined): DynamoImageArgs {
+  return {
+    ...(im.cudaArchs !== undefined ? { cudaArchs: im.cudaArchs } : {}),
+    ...(im.cudaToolkit !== undefined ? { cudaToolkit: im.cudaToolkit } : {}),
+    ...(im.ref !== undefined ? { ref: im.ref } : {}),
+    ...(im.versions !== undefined ? { versions: im.versions } : {}),
+    instanceTypes: instanceType ? [instanceType] : [],
+  };
+}
+
+/** The image's own validation (`imagePlan`), at config paths; and the arch list it resolves to. */
+function imageProblems(args: DynamoImageArgs): { archs: string[]; toolkit?: string; problems: Problem[] } {
+  try {
+    const plan = imagePlan(args);
+    return { archs: [...plan.cudaArchs], toolkit: plan.cudaToolkit, problems: [] };
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    const problems = e.problems.map((p) =>
+      p.propertyPath.startsWith("instanceTypes") ? { ...p, propertyPath: "cluster.gpuNodes.instanceType" } : { ...p, propertyPath: `image.${p.propertyPath}` });
+    return { archs: [], problems };
   }
-  if (raw.ref !== undefined && !Array.isArray(raw.cudaArchs)) {
-    problems.push({ propertyPath: "image.cudaArchs", reason: `must list the prebuilt image's arch tokens (e.g. ["sm_90"]) when image.ref is set, so the plan can check it covers the GPUs; got ${show(raw.cudaArchs)}` });
-  }
-  return { archs, problems };
 }
 
 /** Drops a semantic problem when a type problem already explains it (same path, parent or child). */
@@ -247,7 +250,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   const inf = (inference.value ?? {}) as Omit<InferenceSettings, "gpuPool">;
   const semantic: Problem[] = [...clusterProblems(c, region.value as string | undefined)];
   const instanceType = c.gpuNodes?.instanceType;
-  const resolved = imageProblems(im, instanceType);
+  const resolved = imageProblems(imageArgsOf(im, instanceType));
   semantic.push(...resolved.problems);
 
   const clusterArgs = clusterArgsOf(c);
@@ -270,7 +273,8 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
       cluster: c as ClusterConfig,
       clusterArgs,
       image: { ...(im as Omit<ImageConfig, "resolvedCudaArchs">), resolvedCudaArchs: resolved.archs },
-      inference: { ...inf, graphName: graphName.value as string, imageCudaArchs: resolved.archs, imageCudaToolkit: (im.cudaToolkit ?? DEFAULT_CUDA_TOOLKIT) as string },
+      imageArgs: imageArgsOf(im, instanceType),
+      inference: { ...inf, graphName: graphName.value as string, imageCudaArchs: resolved.archs, imageCudaToolkit: resolved.toolkit ?? DEFAULT_CUDA_TOOLKIT },
       gpuPool: pool,
     },
   };

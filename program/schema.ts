@@ -28,6 +28,7 @@ export type Spec =
   | { readonly kind: "boolean" }
   | { readonly kind: "array"; readonly items: Spec; readonly minItems?: number }
   | { readonly kind: "object"; readonly fields: Readonly<Record<string, Field>> }
+  | { readonly kind: "map"; readonly values: Spec; readonly keyDoc: string }
   | { readonly kind: "keywordOrList"; readonly keywords: readonly string[]; readonly items: Spec };
 
 /** Result of checking a value: the coerced value (defaults filled) and every problem found. */
@@ -112,6 +113,12 @@ export function check(path: string, v: unknown, spec: Spec): Checked {
     }
     case "object":
       return checkObject(path, v, spec.fields);
+    case "map": {
+      if (v === null || typeof v !== "object" || Array.isArray(v)) return { value: undefined, problems: [{ propertyPath: path, reason: `must be a map of ${spec.keyDoc} to values; got ${show(v)} (${typeName(v)})` }] };
+      const parts = Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, check(joinPath(path, k), x, spec.values)] as const);
+      const problems = parts.flatMap(([, c]) => c.problems);
+      return { value: problems.length === 0 ? Object.fromEntries(parts.map(([k, c]) => [k, c.value])) : undefined, problems };
+    }
     case "keywordOrList":
       if (typeof v === "string" || Array.isArray(v)) return { value: v, problems: [] }; // tokens are checked by the catalog
       return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${oneOf(spec.keywords)} or a list; got ${show(v)} (${typeName(v)})` }] };
@@ -133,6 +140,8 @@ export function describeType(spec: Spec): string {
       return `list of ${describeType(spec.items)}`;
     case "object":
       return "object";
+    case "map":
+      return `map of ${spec.keyDoc} to ${describeType(spec.values)}`;
     case "keywordOrList":
       return `${spec.keywords.map((k) => `\`${k}\``).join(" \\| ")} \\| list of ${describeType(spec.items)}`;
   }

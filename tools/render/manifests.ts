@@ -103,6 +103,8 @@ export interface ImageFacts {
   readonly cudaArchs: readonly string[];
   readonly cudaToolkit: string;
   readonly ref?: string;
+  /** The image component's plan (paths relative to the package root), when it exposes one. */
+  readonly plan?: unknown;
 }
 
 const IMAGE_FIELDS = ["dockerfile", "context", "target", "platforms", "buildArgs", "tags", "push", "buildOnPreview", "cacheFrom", "cacheTo", "builder", "exports", "labels", "noCache", "pull", "registries", "secrets", "ssh", "network"];
@@ -110,7 +112,7 @@ const IMAGE_FIELDS = ["dockerfile", "context", "target", "platforms", "buildArgs
 /** `image.json`: the build as BuildKit would get it, plus the resolved arch list and the ref. */
 export function imageJson(resources: readonly ManifestSource[], facts: ImageFacts): Obj {
   const builds = resources.filter((r) => r.type === "docker-build:index:Image");
-  const base = { cudaArchs: [...facts.cudaArchs], cudaToolkit: facts.cudaToolkit, ...(facts.ref ? { ref: facts.ref } : {}) };
+  const base = { cudaArchs: [...facts.cudaArchs], cudaToolkit: facts.cudaToolkit, ...(facts.ref ? { ref: facts.ref } : {}), ...(facts.plan ? { plan: facts.plan } : {}) };
   if (builds.length === 0) return { build: false, ...base };
   const describe = (r: ManifestSource) => {
     const i = r.redactedInputs as Obj;

@@ -58,6 +58,11 @@ export function placeholderKubeconfig(clusterName: string, endpoint: string, reg
 }
 
 type Outputs = Record<string, unknown>;
+
+function zonesOf(inputs: Record<string, any>): string[] {
+  const azs = inputs.availabilityZoneNames as string[] | undefined;
+  return azs && azs.length > 0 ? azs : Array.from({ length: Number(inputs.numberOfAvailabilityZones ?? 3) }, (_, i) => `az${i}`);
+}
 type OutputFn = (name: string, inputs: Record<string, any>, region: string) => Outputs;
 
 const arn = (region: string, service: string, resource: string, global = false) =>
@@ -71,7 +76,10 @@ function eksCluster(name: string, inputs: Record<string, any>, region: string): 
   return {
     kubeconfig,
     kubeconfigJson: JSON.stringify(kubeconfig),
-    eksCluster: { name: clusterName, arn: arn(region, "eks", `cluster/${clusterName}`), endpoint, version: inputs.version },
+    eksCluster: {
+      name: clusterName, arn: arn(region, "eks", `cluster/${clusterName}`), endpoint, version: inputs.version,
+      vpcConfig: { clusterSecurityGroupId: ec2Id("sg", "cluster", name), vpcId: inputs.vpcId, subnetIds: inputs.privateSubnetIds },
+    },
     clusterSecurityGroupId: ec2Id("sg", "cluster", name),
     nodeSecurityGroupId: ec2Id("sg", "node", name),
     oidcProviderArn: arn(region, "iam", `oidc-provider/oidc.eks.${region}.amazonaws.com/id/${id}`, true),
@@ -82,8 +90,10 @@ function eksCluster(name: string, inputs: Record<string, any>, region: string): 
 }
 
 function dockerImage(name: string, inputs: Record<string, any>): Outputs {
-  // The digest is a function of everything that changes the built bytes.
-  const digest = `sha256:${hexOf({ buildArgs: inputs.buildArgs ?? {}, target: inputs.target, dockerfile: inputs.dockerfile, context: inputs.context, platforms: inputs.platforms })}`;
+  // The digest is a function of the build inputs: build args, target, platforms and the tags (the
+  // image component tags by a hash of the Dockerfile and context contents). Local paths are left out
+  // so every checkout renders the same digest.
+  const digest = `sha256:${hexOf({ buildArgs: inputs.buildArgs ?? {}, target: inputs.target, platforms: inputs.platforms, tags: inputs.tags })}`;
   const tag: string = (inputs.tags ?? [])[0] ?? `${name}:latest`;
   const repo = tag.replace(/:[^/:]+$/, "");
   return { digest, ref: `${repo}@${digest}`, contextHash: hexOf(inputs.context ?? {}) };
@@ -91,10 +101,11 @@ function dockerImage(name: string, inputs: Record<string, any>): Outputs {
 
 const BY_TYPE: Record<string, OutputFn> = {
   "eks:index:Cluster": eksCluster,
-  "awsx:ec2:Vpc": (name, _i, region) => ({
+  "awsx:ec2:Vpc": (name, inputs, region) => ({
+    // One private and one public subnet per AZ, in the order of availabilityZoneNames (as awsx does).
     vpcId: ec2Id("vpc", "vpc", name),
-    privateSubnetIds: ["a", "b", "c"].map((z) => ec2Id("subnet", `private-${z}`, name)),
-    publicSubnetIds: ["a", "b", "c"].map((z) => ec2Id("subnet", `public-${z}`, name)),
+    privateSubnetIds: zonesOf(inputs).map((z) => ec2Id("subnet", `private-${z}`, name)),
+    publicSubnetIds: zonesOf(inputs).map((z) => ec2Id("subnet", `public-${z}`, name)),
     isolatedSubnetIds: [],
     natGateways: [],
     subnets: [],
@@ -162,7 +173,22 @@ export function mockId(type: string, name: string, inputs: Record<string, any>):
   }
 }
 
-/** Pulumi mocks for a render in `region`: realistic outputs, and a hard failure on any invoke. */
+/**
+ * Invokes the program may make, with placeholder answers. Anything else throws. ECR's token is a
+ * placeholder (the build never runs offline) and the components mark it secret.
+ */
+export const KNOWN_INVOKES: Readonly<Record<string, (inputs: Record<string, any>, region: string) => Record<string, unknown>>> = {
+  "aws:ecr/getAuthorizationToken:getAuthorizationToken": (inputs, region) => ({
+    id: region,
+    userName: "AWS",
+    password: "placeholder-ecr-token",
+    authorizationToken: Buffer.from("AWS:placeholder-ecr-token").toString("base64"),
+    proxyEndpoint: `https://${inputs.registryId ?? PLACEHOLDER_ACCOUNT}.dkr.ecr.${inputs.region ?? region}.amazonaws.com`,
+    expiresAt: "2026-12-31T00:00:00Z",
+  }),
+};
+
+/** Pulumi mocks for a render in `region`: realistic outputs, and a hard failure on any unknown invoke. */
 export function renderMocks(region: string): pulumi.runtime.Mocks {
   return {
     newResource(args: pulumi.runtime.MockResourceArgs) {
@@ -171,7 +197,9 @@ export function renderMocks(region: string): pulumi.runtime.Mocks {
       return { id: id as string, state };
     },
     call(args: pulumi.runtime.MockCallArgs) {
-      throw new Error(`unexpected invoke ${args.token}: the program must derive facts from the catalog, not the cloud`);
+      const answer = KNOWN_INVOKES[args.token];
+      if (!answer) throw new Error(`unexpected invoke ${args.token}: the program must derive facts from the catalog, not the cloud`);
+      return answer(args.inputs, region);
     },
   };
 }

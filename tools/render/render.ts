@@ -18,7 +18,13 @@ export interface RenderFacts {
   readonly region: string;
   /** Every GPU pool of the cluster (`EfaCluster.gpuPools`). */
   readonly gpuPools: readonly GpuPoolFacts[];
-  readonly image: { readonly cudaArchs: readonly string[]; readonly cudaToolkit: string; readonly build: boolean };
+  readonly image: {
+    readonly cudaArchs: readonly string[];
+    readonly cudaToolkit: string;
+    readonly build: boolean;
+    /** The image component's plain build plan (written to image.json). */
+    readonly plan?: unknown;
+  };
 }
 
 /** A program the render can run: constructs every resource when called (never at import time). */
@@ -71,7 +77,7 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     { path: "outputs.json", content: json(c.outputs) },
     ...manifestFiles(c.resources),
     ...helmFiles(c.resources),
-    { path: "image.json", content: json(imageJson(c.resources, { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, ...(ref ? { ref } : {}) })) },
+    { path: "image.json", content: json(imageJson(c.resources, { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, ...(ref ? { ref } : {}), ...(facts.image.plan ? { plan: facts.image.plan } : {}) })) },
     { path: "plan.json", content: json(plan) },
     { path: "plan.md", content: planMarkdown(plan) },
     { path: "graph.mmd", content: mermaid(c.resources, path) },
