@@ -71,3 +71,62 @@ export function clone<T>(v: T): T {
 /** The unknown-value sentinel the engine sends for a string not known during preview. */
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 export const UNKNOWN_STRING: string = require("@pulumi/policy/proxy").unknownStringValue;
+
+/** One row of a happy-path-then-mutate table: change one thing, expect exactly these messages. */
+export interface MutationCase<I> {
+  readonly title: string;
+  /** Mutates the happy input in place (or returns a replacement). */
+  readonly mutate: (input: I) => I | void;
+  /** Exact violation messages, in any order ([] = the mutation is allowed). */
+  readonly expect: readonly string[];
+  /** Policy config for this case (what `getConfig()` returns). */
+  readonly config?: object;
+}
+
+/**
+ * Declares the mocha tests of one resource policy: the happy input passes, then each mutation
+ * yields exactly its messages (STYLE.md rule 17).
+ */
+export function resourcePolicyTable(p: ResourceValidationPolicy, type: string, happy: () => Record<string, any>, cases: readonly MutationCase<any>[], x: ResourceExtras = {}): void {
+  describe(p.name, () => {
+    it("passes the happy path", async () => {
+      const run = await runResourcePolicy(p, resourceArgs(type, happy(), x));
+      if (run.violations.length || run.notApplicable || run.unknown) throw new Error(`expected a clean pass, got ${JSON.stringify(run)}`);
+    });
+    for (const c of cases) {
+      it(c.title, async () => {
+        const input = happy();
+        const props = c.mutate(input) ?? input;
+        const run = await runResourcePolicy(p, resourceArgs(type, props, { ...x, config: c.config }));
+        assertMessages(run, c.expect);
+      });
+    }
+  });
+}
+
+/** Declares the mocha tests of one stack policy over a happy plan and its mutations. */
+export function stackPolicyTable(p: StackValidationPolicy, happy: () => PlanResource[], cases: readonly MutationCase<PlanResource[]>[]): void {
+  describe(p.name, () => {
+    it("passes the happy path", async () => {
+      const run = await runStackPolicy(p, stackArgs(happy()));
+      if (run.violations.length || run.notApplicable || run.unknown) throw new Error(`expected a clean pass, got ${JSON.stringify(run)}`);
+    });
+    for (const c of cases) {
+      it(c.title, async () => {
+        const input = happy();
+        const plan = c.mutate(input) ?? input;
+        assertMessages(await runStackPolicy(p, stackArgs(plan, c.config ?? {})), c.expect);
+      });
+    }
+  });
+}
+
+/** Asserts the run's messages equal `expected` (order-insensitive), with a readable diff. */
+export function assertMessages(run: SingleRun, expected: readonly string[]): void {
+  if (run.unknown) throw new Error(`policy hit an unknown value: ${run.unknown}`);
+  const got = messages(run);
+  const want = [...expected].sort();
+  if (JSON.stringify(got) !== JSON.stringify(want)) {
+    throw new Error(`violations differ\n  got:\n${got.map((m) => `    ${m}`).join("\n") || "    (none)"}\n  expected:\n${want.map((m) => `    ${m}`).join("\n") || "    (none)"}`);
+  }
+}
