@@ -150,7 +150,7 @@ function graphGpus(dgd: PolicyResource): FleetGpu[] {
   const raw = rawProps(dgd.props);
   return workers(raw, dgd.name).flatMap((w) => {
     const row = INSTANCES.get(instanceTypeOf(w.svc) ?? "");
-    return row ? [{ sm: row.smArch, where: `${row.name} (${w.label})` }] : [];
+    return row ? [{ sm: row.smArch, where: `${row.name}, service ${q(w.key)}` }] : [];
   });
 }
 

@@ -96,16 +96,17 @@ export const privilegedOnlyForEfaWorkers = resourcePolicy({
   check: (props, args, report, cfg) => {
     const raw = rawProps(props);
     for (const s of graphServices(raw, args.name)) {
-      if (isWorker(s.svc) && requestsEfa(s.svc)) continue;
-      const why = isWorker(s.svc) ? "requests no EFA" : "is not an EFA worker";
-      for (const c of containers(s.svc)) {
+      const efaWorker = isWorker(s.svc) && requestsEfa(s.svc);
+      containers(s.svc).forEach((c, i) => {
+        if (efaWorker && i === 0) return; // the EFA worker's main container: privileged by design
+        const why = efaWorker ? "that is not the EFA worker's main container" : isWorker(s.svc) ? "the worker requests no EFA" : "the service is not an EFA worker";
         const sc = c?.securityContext ?? {};
         const caps: unknown[] = Array.isArray(sc.capabilities?.add) ? sc.capabilities.add : [];
         const admin = caps.filter((x) => typeof x === "string" && cfg.adminCapabilities.includes(x));
-        const where = c?.name ? `container ${q(c.name)}` : "its main container";
-        if (sc.privileged === true) report(`${s.label} runs ${where} privileged but ${why}; only EFA workers need privileged (NIXL LIBFABRIC registering GPU memory): remove securityContext.privileged`);
+        const where = i === 0 ? "its main container" : `container ${q(c?.name)}`;
+        if (sc.privileged === true) report(`${s.label} runs ${where} privileged but ${why}; only EFA workers' main containers need privileged (NIXL LIBFABRIC registering GPU memory): remove securityContext.privileged`);
         if (admin.length > 0) report(`${s.label} adds capabilities ${admin.join(", ")} to ${where} but ${why}; remove them from securityContext.capabilities.add`);
-      }
+      });
     }
   },
 });
