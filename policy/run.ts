@@ -27,6 +27,11 @@ export type { PolicyPackConfigJson };
 export interface PlanResourceOptions extends Partial<PolicyResourceOptions> {
   /** The resource (and its data) is kept in the cloud when Pulumi deletes it. */
   retainOnDelete?: boolean;
+  /**
+   * Offline only: dotted input paths whose values were Pulumi secrets (the render's capture records
+   * them), e.g. `stringData`. The policy server has no such field; it sends `additionalSecretOutputs`.
+   */
+  secretPaths?: readonly string[];
 }
 
 /** One resource of an in-memory plan (what `render` captures from the program). */
@@ -120,7 +125,7 @@ const typeMatcher = (type: string) => ({
 });
 
 /** Full resource options as the policy server builds them (missing lists become empty). */
-function fullOpts(o: PlanResourceOptions | undefined, parent?: string): PolicyResourceOptions & { retainOnDelete?: boolean } {
+function fullOpts(o: PlanResourceOptions | undefined, parent?: string): PolicyResourceOptions & { retainOnDelete?: boolean; secretPaths?: readonly string[] } {
   return {
     protect: o?.protect ?? false,
     ignoreChanges: [...(o?.ignoreChanges ?? [])],
@@ -130,6 +135,7 @@ function fullOpts(o: PlanResourceOptions | undefined, parent?: string): PolicyRe
     ...(o?.deleteBeforeReplace !== undefined ? { deleteBeforeReplace: o.deleteBeforeReplace } : {}),
     // The offline plan always knows retainOnDelete (absent = false); the policy server never sends it.
     retainOnDelete: o?.retainOnDelete ?? false,
+    ...(o?.secretPaths ? { secretPaths: [...o.secretPaths] } : {}),
     ...((o?.parent ?? parent) ? { parent: o?.parent ?? parent } : {}),
   };
 }

@@ -147,7 +147,10 @@ const isAll = (p: unknown) => p === "-1" || p === "all" || p === -1;
 function ruleDirection(rule: PolicyResource, sg: PolicyResource): "ingress" | "egress" | undefined {
   const p = rawProps(rule.props);
   const sgId = rawProps(sg.props)?.id;
-  const ofSg = linked(rule, "securityGroupId", sg) || sameRef(p?.securityGroupId, sgId);
+  // Without per-property dependencies (the offline plan records only the union), a rule belongs to
+  // every security group it depends on; "self" is then decided from the rule's own fields.
+  const byDeps = rule.propertyDependencies?.securityGroupId === undefined && (rule.dependencies ?? []).some((d) => d.urn === sg.urn);
+  const ofSg = linked(rule, "securityGroupId", sg) || sameRef(p?.securityGroupId, sgId) || byDeps;
   if (!ofSg) return undefined;
   if (rule.type === ResourceType.SgRule) {
     const self = p?.self === true || linked(rule, "sourceSecurityGroupId", sg) || sameRef(p?.sourceSecurityGroupId, p?.securityGroupId);

@@ -164,6 +164,13 @@ function reportUncovered(subject: string, stated: StatedArchs, fleet: readonly F
   }
 }
 
+/** Whether `r` depends, transitively, on an image built in the stack (directly or through a component holding one). */
+function dependsOnImage(r: PolicyResource, resources: readonly PolicyResource[]): boolean {
+  const deps = new Set(transitiveDependencies(r).map((d) => d.urn));
+  const under = (x: PolicyResource): boolean => (x.parent ? deps.has(x.parent.urn) || under(x.parent) : false);
+  return ofType(resources, ResourceType.Image).some((img) => deps.has(img.urn) || under(img));
+}
+
 /** 10. (stack) The image's arch list covers every GPU the fleet runs; a prebuilt ref states its archs. */
 export const imageArchsCoverFleet: StackValidationPolicy = {
   name: "image-archs-cover-fleet",
@@ -185,7 +192,7 @@ export const imageArchsCoverFleet: StackValidationPolicy = {
       const g = graphArchs(raw);
       if (g.stated) {
         reportUncovered(subject, g.stated, own.length > 0 ? own : pools, dgd.urn, report);
-      } else if (!transitiveDependencies(dgd).some((d) => d.type === ResourceType.Image)) {
+      } else if (!dependsOnImage(dgd, args.resources)) {
         report(`${subject} runs an image not built in this stack and states no CUDA arch list, so nothing proves it runs on ${[...new Set((own.length > 0 ? own : pools).map((x) => x.sm))].join(", ") || "the fleet"} (F10); state the prebuilt image's archs (image.cudaArchs with image.ref), recorded as annotation ${PlanAnnotation.ImageCudaArchs}`, dgd.urn);
       }
     }

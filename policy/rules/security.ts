@@ -82,7 +82,9 @@ export const hfTokenIsSecret = resourcePolicy({
       if (!keys.some((k) => cfg.tokenKeys.includes(k))) continue;
       const missing = cfg.tokenKeys.filter((k) => !keys.includes(k));
       if (missing.length > 0) report(`Secret ${q(args.name)} holds the HF token in ${f} without ${missing.join(", ")}; tools read one name or the other (F9): set ${cfg.tokenKeys.join(" and ")} to the same token`);
-      if (!args.opts.additionalSecretOutputs.includes(f)) report(`Secret ${q(args.name)} holds the HF token in ${f} without marking it secret (additionalSecretOutputs lacks ${q(f)}); create it with @pulumi/kubernetes' Secret from a Pulumi secret so the token is encrypted in state`);
+      const secretPaths: readonly string[] = (args.opts as { secretPaths?: readonly string[] }).secretPaths ?? [];
+      const marked = args.opts.additionalSecretOutputs.includes(f) || secretPaths.includes(f) || keys.filter((k) => cfg.tokenKeys.includes(k)).every((k) => secretPaths.includes(`${f}.${k}`));
+      if (!marked) report(`Secret ${q(args.name)} holds the HF token in ${f} without marking it secret (additionalSecretOutputs lacks ${q(f)}); create it with @pulumi/kubernetes' Secret from a Pulumi secret so the token is encrypted in state`);
     }
   },
 });

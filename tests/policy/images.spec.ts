@@ -72,6 +72,11 @@ describe("policies: images (F5, F10) and registry", () => {
       expect: [uncovered('DynamoGraphDeployment "llama"', 'annotation dynamo-efa/image-cuda-archs "sm_100"', "sm_100", "sm_90", 'p5en.48xlarge, service "DecodeWorker"')] },
     { title: "a prebuilt image that states no archs", mutate: (plan) => { const g = named(plan, "inf-graph"); delete g.props.metadata.annotations["dynamo-efa/image-cuda-archs"]; g.dependencies = []; return plan.filter((r) => r.type !== T.Image); },
       expect: [`DynamoGraphDeployment "llama" runs an image not built in this stack and states no CUDA arch list, so nothing proves it runs on sm_90 (F10); state the prebuilt image's archs (image.cudaArchs with image.ref), recorded as annotation dynamo-efa/image-cuda-archs`] },
+    { title: "an image built inside a component the graph depends on needs no annotation", mutate: (plan) => {
+        const comp = planResource("dynamo-efa:image:DynamoImage", {}, { name: "image" });
+        const g = named(plan, "inf-graph"); delete g.props.metadata.annotations["dynamo-efa/image-cuda-archs"]; g.dependencies = [comp.urn];
+        return [...plan.map((r) => (r.type === T.Image ? { ...r, parent: comp.urn } : r)), comp];
+      }, expect: [] },
     { title: "an image built in the stack needs no annotation", mutate: (plan) => { delete named(plan, "inf-graph").props.metadata.annotations["dynamo-efa/image-cuda-archs"]; }, expect: [] },
   ]);
 

@@ -25,6 +25,20 @@ describe("policy pack: runner and pack shape", () => {
     assert.equal(run.results.length, 20);
   });
 
+  it("the happy plan also passes in the offline render's shape: dependencies as one union, no per-property links, secrets as secretPaths", async () => {
+    const plan = happyStack().map((r) => ({
+      type: r.type, name: r.name, urn: r.urn, props: r.props, parent: r.parent,
+      dependencies: [...new Set([...(r.dependencies ?? []), ...Object.values(r.propertyDependencies ?? {}).flat()])].sort(),
+      opts: { protect: false, retainOnDelete: r.opts?.retainOnDelete ?? false, ...(r.type === T.Secret ? { secretPaths: ["stringData"] } : {}) },
+    }));
+    const run = await runPolicies(plan);
+    assert.deepEqual(run.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.violations.map((v) => v.message).join(" | ")}`), []);
+    const noEgress = await runPolicies(plan.filter((r) => r.name !== "c-efa-egress"));
+    assert.deepEqual(noEgress.results.filter((r) => !r.passed).map((r) => r.name), ["efa-security-group-self-referencing"]);
+    const noSecret = await runPolicies(plan.map((r) => (r.type === T.Secret ? { ...r, opts: { retainOnDelete: false } } : r)));
+    assert.deepEqual(noSecret.results.filter((r) => !r.passed).map((r) => r.name), ["hf-token-is-secret"]);
+  });
+
   it("advisory by default: no-noop-nixl-env and eks-endpoint-not-world-open; everything else mandatory", () => {
     const advisory = allPolicies.filter((p) => enforcementOf(p) === "advisory").map((p) => p.name);
     assert.deepEqual(advisory, ["no-noop-nixl-env", "eks-endpoint-not-world-open"]);
