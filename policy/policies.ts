@@ -1,0 +1,69 @@
+/**
+ * The pack's policies, listed explicitly in the order of issue 7 (STYLE.md rule 17). Importable by
+ * tests and by the offline `render` tool without starting the policy gRPC server (that happens only
+ * in `./index.ts`).
+ */
+import type { EnforcementLevel, Policies, PolicyPackConfig } from "@pulumi/policy";
+import { gpuClusterPolicies } from "./rules/gpu-cluster";
+import { imagePolicies } from "./rules/images";
+import { inferencePolicies } from "./rules/inference";
+import { securityPolicies } from "./rules/security";
+
+const byName = new Map([...inferencePolicies, ...gpuClusterPolicies, ...imagePolicies, ...securityPolicies].map((p) => [p.name, p] as const));
+
+/** Policy names in pack order (issue 7's numbering). */
+export const POLICY_NAMES = [
+  "nixl-libfabric-on-efa",
+  "no-noop-nixl-env",
+  "worker-probe-budget",
+  "one-graph-per-model",
+  "efa-per-worker-matches-pool",
+  "hugepages-fit-node",
+  "no-host-network-workers",
+  "anti-affinity-on-operator-labels",
+  "image-pinned-by-digest",
+  "image-archs-cover-fleet",
+  "image-archs-valid-for-toolkit",
+  "efa-security-group-self-referencing",
+  "efa-pool-single-az",
+  "imdsv2-required",
+  "ecr-scan-and-immutable",
+  "eks-secrets-encrypted",
+  "eks-endpoint-not-world-open",
+  "hf-token-is-secret",
+  "privileged-only-for-efa-workers",
+  "stateful-resources-retained",
+] as const;
+export type PolicyName = (typeof POLICY_NAMES)[number];
+
+/** Every policy of the pack, in pack order. */
+export const allPolicies: Policies = POLICY_NAMES.map((n) => {
+  const p = byName.get(n);
+  if (!p) throw new Error(`policy ${n} is listed but not defined in policy/rules`);
+  return p;
+});
+
+/**
+ * Pack config in the format of `pulumi preview --policy-pack-config <file>` (AWSGuard style):
+ * `all` sets every policy's level; a policy's own key (a level, or `{ enforcementLevel?, ...config }`)
+ * overrides it. Example: `{ all: "mandatory", "no-noop-nixl-env": "advisory" }`.
+ */
+export type PolicyPackConfigJson = {
+  readonly [policy: string]: EnforcementLevel | ({ readonly enforcementLevel?: EnforcementLevel } & { readonly [key: string]: unknown }) | undefined;
+};
+
+/**
+ * The same config as `PolicyPack`'s `initialConfig`, with `all` expanded to every policy (the SDK's
+ * initial config has no `all` key). For packs that wrap this one with their own defaults.
+ */
+export function initialConfig(config: PolicyPackConfigJson): PolicyPackConfig {
+  const out: PolicyPackConfig = {};
+  const all = typeof config.all === "string" ? config.all : undefined;
+  for (const name of POLICY_NAMES) {
+    const own = config[name];
+    if (typeof own === "string") out[name] = own;
+    else if (own) out[name] = { ...own, ...(own.enforcementLevel ?? all ? { enforcementLevel: own.enforcementLevel ?? all } : {}) };
+    else if (all) out[name] = all;
+  }
+  return out;
+}

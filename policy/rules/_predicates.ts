@@ -1,0 +1,401 @@
+/**
+ * Shared predicates of the policy pack: how a DynamoGraphDeployment, a worker's env/command/resources
+ * and the AWS resources around them are read from plan properties. One module, so no policy
+ * re-implements (or `as any`-guesses) a shape another one already reads.
+ *
+ * Properties arrive wrapped by `@pulumi/policy`'s unknown-checking proxy: reading a value that is
+ * unknown during `pulumi preview` throws. `known()` turns that into `UNKNOWN` so stack policies can
+ * skip what they cannot decide yet instead of failing the preview.
+ */
+import { INSTANCE_TYPE_LABEL, POOL_LABEL } from "../../components/catalog/pool";
+import { DynamoPort, OperatorLabel, PlanAnnotation } from "../../components/_shared/names";
+
+export { DynamoPort, OperatorLabel, PlanAnnotation, INSTANCE_TYPE_LABEL, POOL_LABEL };
+
+/** Resource type tokens the policies match on (CustomResources by their type string: PULUMI-TESTING §6.14). */
+export const ResourceType = {
+  Dgd: "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment",
+  LaunchTemplate: "aws:ec2/launchTemplate:LaunchTemplate",
+  NodeGroup: "aws:eks/nodeGroup:NodeGroup",
+  SecurityGroup: "aws:ec2/securityGroup:SecurityGroup",
+  SgIngressRule: "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+  SgEgressRule: "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
+  SgRule: "aws:ec2/securityGroupRule:SecurityGroupRule",
+  Subnet: "aws:ec2/subnet:Subnet",
+  EcrRepository: "aws:ecr/repository:Repository",
+  Image: "docker-build:index:Image",
+  EksCluster: "eks:index:Cluster",
+  AwsEksCluster: "aws:eks/cluster:Cluster",
+  Secret: "kubernetes:core/v1:Secret",
+  ConfigMap: "kubernetes:core/v1:ConfigMap",
+  Pvc: "kubernetes:core/v1:PersistentVolumeClaim",
+  EfsFileSystem: "aws:efs/fileSystem:FileSystem",
+} as const;
+
+/** The EFA extended resource the AWS device plugin advertises. */
+export const EFA_RESOURCE = "vpc.amazonaws.com/efa";
+/** The 2 MiB hugepages resource. */
+export const HUGEPAGES_2MI = "hugepages-2Mi";
+/** Bytes in one 2 MiB hugepage. */
+export const HUGEPAGE_BYTES = 2 * 1024 * 1024;
+
+/** Marker for a value that is unknown during preview. */
+export const UNKNOWN: unique symbol = Symbol("unknown during preview");
+export type Unknown = typeof UNKNOWN;
+
+/** The unknown-value sentinels of `@pulumi/policy` (runtime-only, `@internal` there). */
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const proxy: {
+  UnknownValueError: new (...a: any[]) => Error;
+  unknownCheckingProxy: <T>(v: T) => T;
+  getSpecialProxyTarget: string;
+  [sentinel: string]: unknown;
+} = require("@pulumi/policy/proxy");
+
+/** The sentinel strings the engine sends for values unknown during preview. */
+const UNKNOWN_SENTINELS: ReadonlySet<unknown> = new Set(
+  ["unknownBooleanValue", "unknownNumberValue", "unknownStringValue", "unknownArrayValue", "unknownAssetValue", "unknownArchiveValue", "unknownObjectValue"].map((k) => proxy[k]),
+);
+
+/** True when `v` is a value unknown during preview (read from raw, un-proxied props). */
+export function isUnknownValue(v: unknown): boolean {
+  return UNKNOWN_SENTINELS.has(v);
+}
+
+/**
+ * The raw object behind proxied props: unknown values stay in place as sentinels (test them with
+ * `isUnknownValue`) instead of throwing on access. For stack policies, which must ignore values
+ * unknown during preview rather than fail the whole check.
+ */
+export function rawProps(props: any): any {
+  return props?.[proxy.getSpecialProxyTarget] ?? props;
+}
+
+/** `@pulumi/policy`'s unknown-checking proxy (what the policy server wraps props in). */
+export const unknownCheckingProxy = proxy.unknownCheckingProxy;
+
+/** True for the error the unknown-checking proxy throws on an unknown value. */
+export function isUnknownValueError(e: unknown): boolean {
+  return e instanceof proxy.UnknownValueError;
+}
+
+/** Runs a read; a value unknown during preview becomes `UNKNOWN` instead of an exception. */
+export function known<T>(read: () => T): T | Unknown {
+  try {
+    return read();
+  } catch (e) {
+    if (isUnknownValueError(e)) return UNKNOWN;
+    throw e;
+  }
+}
+
+/** A JSON-quoted value for messages. */
+export const q = (v: unknown): string => (v === undefined ? "undefined" : JSON.stringify(v));
+
+/** Policy config with the schema defaults filled in (the engine may send none). */
+export function configOf<T extends object>(args: { getConfig<C extends object>(): C }, defaults: T): T {
+  return { ...defaults, ...(args.getConfig<Partial<T>>() ?? {}) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// DynamoGraphDeployment
+
+/** One service of a DynamoGraphDeployment, with how to name it in a message. */
+export interface GraphService {
+  /** Service key inside `spec.services` (e.g. `PrefillWorker`). */
+  readonly key: string;
+  /** The service spec. */
+  readonly svc: any;
+  /** `DynamoGraphDeployment "<name>" service "<key>"`, for messages. */
+  readonly label: string;
+}
+
+/** The DGD's Kubernetes name (falls back to the Pulumi resource name). */
+export function dgdName(props: any, resourceName: string): string {
+  const n = props?.metadata?.name;
+  return typeof n === "string" && n !== "" ? n : resourceName;
+}
+
+/** The DGD's Kubernetes namespace (`default` when unset). */
+export function dgdNamespace(props: any): string {
+  const n = props?.metadata?.namespace;
+  return typeof n === "string" && n !== "" ? n : "default";
+}
+
+/** Every service of a DGD, sorted by key. */
+export function graphServices(props: any, resourceName: string): GraphService[] {
+  const raw = props?.spec?.services;
+  const services = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : {};
+  const name = dgdName(props, resourceName);
+  return Object.keys(services)
+    .sort()
+    .map((key) => ({ key, svc: services[key] ?? {}, label: `DynamoGraphDeployment ${q(name)} service ${q(key)}` }));
+}
+
+/** True for a prefill/decode/aggregated worker service. */
+export function isWorker(svc: any): boolean {
+  const sub = svc?.subComponentType;
+  return svc?.componentType === "worker" || sub === "prefill" || sub === "decode";
+}
+
+/** True for a Frontend service. */
+export function isFrontend(svc: any): boolean {
+  return svc?.componentType === "frontend";
+}
+
+/** Worker services of a DGD. */
+export function workers(props: any, resourceName: string): GraphService[] {
+  return graphServices(props, resourceName).filter((s) => isWorker(s.svc));
+}
+
+/** The DGD's annotation `key`, or undefined. */
+export function annotation(props: any, key: string): string | undefined {
+  const v = props?.metadata?.annotations?.[key];
+  return typeof v === "string" ? v : undefined;
+}
+
+/** The main container of a service (`extraPodSpec.mainContainer`), or `{}`. */
+export function mainContainer(svc: any): any {
+  return svc?.extraPodSpec?.mainContainer ?? {};
+}
+
+/** Every container spec of a service's pod: main, extra and init containers. */
+export function containers(svc: any): any[] {
+  const pod = svc?.extraPodSpec ?? {};
+  return [mainContainer(svc), ...(pod.containers ?? []), ...(pod.initContainers ?? [])];
+}
+
+/** One env var as the worker will see it, and where it was set. */
+export interface EnvVar {
+  readonly name: string;
+  readonly value?: unknown;
+  readonly valueFrom?: unknown;
+  /** Path of the list it came from, e.g. `spec.services.DecodeWorker.envs`. */
+  readonly where: string;
+}
+
+/** Env vars a service's main container gets: `spec.envs`, then the service's `envs`, then `mainContainer.env`. */
+export function envOf(props: any, s: GraphService): EnvVar[] {
+  const lists: [string, any][] = [
+    ["spec.envs", props?.spec?.envs],
+    [`spec.services.${s.key}.envs`, s.svc?.envs],
+    [`spec.services.${s.key}.extraPodSpec.mainContainer.env`, mainContainer(s.svc).env],
+  ];
+  return lists.flatMap(([where, list]) =>
+    (Array.isArray(list) ? list : []).filter((e) => typeof e?.name === "string").map((e) => ({ name: e.name, value: e.value, valueFrom: e.valueFrom, where })),
+  );
+}
+
+/** The effective literal value of env var `name` (the last definition wins), or undefined. */
+export function envValue(env: readonly EnvVar[], name: string): string | undefined {
+  const hits = env.filter((e) => e.name === name);
+  const last = hits[hits.length - 1];
+  return last && last.value !== undefined ? String(last.value) : undefined;
+}
+
+/** Splits a shell string into words (single/double quotes and backslashes, no expansion). */
+export function shellWords(s: string): string[] {
+  const words: string[] = [];
+  let cur = "";
+  let inWord = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      cur += s.slice(i + 1, end < 0 ? s.length : end);
+      i = end < 0 ? s.length : end;
+      inWord = true;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (; j < s.length && s[j] !== '"'; j++) {
+        if (s[j] === "\\" && j + 1 < s.length) j++;
+        cur += s[j];
+      }
+      i = j;
+      inWord = true;
+    } else if (c === "\\" && i + 1 < s.length) {
+      cur += s[++i];
+      inWord = true;
+    } else if (/\s/.test(c) || c === ";" || c === "&" || c === "|") {
+      if (inWord) words.push(cur);
+      cur = "";
+      inWord = false;
+    } else {
+      cur += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(cur);
+  return words;
+}
+
+/**
+ * The words of a service's command line: `mainContainer.command` + `args`, with any word that is
+ * itself a shell script (`bash -c "... python3 -m dynamo.vllm ..."`) split into its words.
+ */
+export function commandWords(svc: any): string[] {
+  const c = mainContainer(svc);
+  const raw = [...(Array.isArray(c.command) ? c.command : []), ...(Array.isArray(c.args) ? c.args : [])].map(String);
+  return raw.flatMap((w) => (/\s/.test(w) && w.includes("--") ? shellWords(w) : [w]));
+}
+
+/** The value of `--flag v` / `--flag=v` in `words` (the last one wins), or undefined. */
+export function flagValue(words: readonly string[], flag: string): string | undefined {
+  let found: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === flag && i + 1 < words.length) found = words[i + 1];
+    else if (words[i].startsWith(`${flag}=`)) found = words[i].slice(flag.length + 1);
+  }
+  return found;
+}
+
+/** Inference engine of a worker: the DGD's `backendFramework`, else the `dynamo.<engine>` module it runs. */
+export function engineOf(props: any, svc: any): string | undefined {
+  const words = commandWords(svc).join(" ");
+  const m = /\bdynamo\.(vllm|trtllm|sglang)\b/.exec(words);
+  if (m) return m[1];
+  const bf = props?.spec?.backendFramework;
+  return typeof bf === "string" ? bf : undefined;
+}
+
+/** vLLM's `--kv-transfer-config` of a worker: absent, unparseable, or the parsed JSON. */
+export type KvTransferConfig = { kind: "absent" } | { kind: "invalid"; raw: string; error: string } | { kind: "ok"; raw: string; json: any };
+
+/** Parses a vLLM worker's `--kv-transfer-config` JSON. */
+export function kvTransferConfig(svc: any): KvTransferConfig {
+  const raw = flagValue(commandWords(svc), "--kv-transfer-config");
+  if (raw === undefined) return { kind: "absent" };
+  try {
+    return { kind: "ok", raw, json: JSON.parse(raw) };
+  } catch (e) {
+    return { kind: "invalid", raw, error: (e as Error).message };
+  }
+}
+
+/** The model a worker serves (`--model` / `--model-path`), or undefined. */
+export function modelOf(svc: any): string | undefined {
+  const w = commandWords(svc);
+  return flagValue(w, "--model") ?? flagValue(w, "--model-path");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resources (Dynamo form: `resources.limits.{gpu, custom}`; Kubernetes form on the main container)
+
+const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50 };
+const DECIMAL: Record<string, number> = { k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, m: 1e-3 };
+
+/** A Kubernetes quantity (`5120Mi`, `10Gi`, `2`, `500m`) as a number, or undefined when malformed. */
+export function parseQuantity(v: unknown): number | undefined {
+  if (typeof v === "number") return Number.isFinite(v) ? v : undefined;
+  if (typeof v !== "string") return undefined;
+  const m = /^([0-9]+(?:\.[0-9]+)?)([KMGTP]i|[kMGTPm])?$/.exec(v.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  return m[2] ? n * (BINARY[m[2]] ?? DECIMAL[m[2]]) : n;
+}
+
+/** A Dynamo-form resource (`gpu`, `cpu`, `memory`) of a service: limits, else requests. */
+export function dynamoResource(svc: any, key: string): unknown {
+  return svc?.resources?.limits?.[key] ?? svc?.resources?.requests?.[key];
+}
+
+/** A Dynamo-form custom resource (`resources.limits.custom[key]`, else requests). */
+export function dynamoCustom(svc: any, key: string): unknown {
+  return svc?.resources?.limits?.custom?.[key] ?? svc?.resources?.requests?.custom?.[key];
+}
+
+/** A Kubernetes-form resource on the main container (`mainContainer.resources.limits[key]`, else requests). */
+export function containerResource(svc: any, key: string): unknown {
+  const r = mainContainer(svc).resources;
+  return r?.limits?.[key] ?? r?.requests?.[key];
+}
+
+/** GPUs of a worker in Dynamo form (what the operator sees), 0 when absent. */
+export function gpusOf(svc: any): number {
+  return parseQuantity(dynamoResource(svc, "gpu")) ?? 0;
+}
+
+/** EFA devices a worker requests in Dynamo form, 0 when absent. */
+export function efaOf(svc: any): number {
+  return parseQuantity(dynamoCustom(svc, EFA_RESOURCE)) ?? 0;
+}
+
+/** True when a worker requests EFA in either form (the policies judge the form separately). */
+export function requestsEfa(svc: any): boolean {
+  return efaOf(svc) > 0 || (parseQuantity(containerResource(svc, EFA_RESOURCE)) ?? 0) > 0;
+}
+
+/** 2 MiB hugepages a service requests (Dynamo custom or main-container form), in pages; 0 when none. */
+export function hugepagesOf(svc: any): number {
+  const q2 = dynamoCustom(svc, HUGEPAGES_2MI) ?? containerResource(svc, HUGEPAGES_2MI);
+  const bytes = parseQuantity(q2) ?? 0;
+  return Math.ceil(bytes / HUGEPAGE_BYTES);
+}
+
+/**
+ * The EC2 instance type a service is pinned to: its `node.kubernetes.io/instance-type` node
+ * selector, or a required node-affinity term `In` exactly one type. Undefined when not pinned.
+ */
+export function instanceTypeOf(svc: any): string | undefined {
+  const pod = svc?.extraPodSpec ?? {};
+  const sel = pod.nodeSelector?.[INSTANCE_TYPE_LABEL];
+  if (typeof sel === "string") return sel;
+  const terms = pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  for (const t of terms) {
+    for (const e of t?.matchExpressions ?? []) {
+      if (e?.key === INSTANCE_TYPE_LABEL && e?.operator === "In" && Array.isArray(e.values) && e.values.length === 1) return e.values[0];
+    }
+  }
+  return undefined;
+}
+
+/** Seconds a probe tolerates failing before it gives up: initialDelay + period x failureThreshold (k8s defaults 0, 10, 3). */
+export function probeBudgetSeconds(probe: any): number {
+  const delay = Number(probe?.initialDelaySeconds ?? 0);
+  const period = Number(probe?.periodSeconds ?? 10);
+  const failures = Number(probe?.failureThreshold ?? 3);
+  return delay + period * failures;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stack graph
+
+/** The minimal resource shape stack helpers need (a `PolicyResource` satisfies it). */
+export interface GraphNode {
+  readonly type: string;
+  readonly name: string;
+  readonly urn: string;
+  readonly props: Record<string, any>;
+  readonly dependencies: readonly GraphNode[];
+  readonly propertyDependencies: Readonly<Record<string, readonly GraphNode[]>>;
+  readonly parent?: GraphNode;
+}
+
+/** Resources of one type. */
+export function ofType<R extends GraphNode>(resources: readonly R[], type: string): R[] {
+  return resources.filter((r) => r.type === type);
+}
+
+/** Direct dependencies of `r` (explicit and per-property), de-duplicated. */
+export function directDependencies(r: GraphNode): GraphNode[] {
+  const all = [...(r.dependencies ?? []), ...Object.values(r.propertyDependencies ?? {}).flat()];
+  return [...new Map(all.map((d) => [d.urn, d])).values()];
+}
+
+/** Resources `r` depends on, transitively (breadth first, each once). */
+export function transitiveDependencies(r: GraphNode): GraphNode[] {
+  const seen = new Map<string, GraphNode>();
+  const queue = directDependencies(r);
+  while (queue.length > 0) {
+    const d = queue.shift()!;
+    if (seen.has(d.urn) || d.urn === r.urn) continue;
+    seen.set(d.urn, d);
+    queue.push(...directDependencies(d));
+  }
+  return [...seen.values()];
+}
+
+/** The resources behind property `key` of `r` (its property dependencies), else none. */
+export function propertyDeps(r: GraphNode, key: string): GraphNode[] {
+  return [...(r.propertyDependencies?.[key] ?? [])];
+}

@@ -1,0 +1,137 @@
+/**
+ * Security and data-safety policies: EKS secrets encryption and endpoint exposure, the HF token kept
+ * secret (and complete: F9), privilege only where EFA needs it, and data-holding resources retained.
+ */
+import { resourcePolicy } from "./_policy";
+import {
+  containers, envOf, graphServices, isUnknownValue, isWorker, q, rawProps, requestsEfa, ResourceType,
+} from "./_predicates";
+
+const present = (v: unknown) => isUnknownValue(v) || (typeof v === "string" && v !== "");
+
+/** 16. EKS encrypts Kubernetes secrets with a KMS key (both cluster shapes). */
+export const eksSecretsEncrypted = resourcePolicy({
+  name: "eks-secrets-encrypted",
+  description: "EKS clusters encrypt Kubernetes secrets with a KMS key (envelope encryption).",
+  types: [ResourceType.EksCluster, ResourceType.AwsEksCluster],
+  defaults: {},
+  check: (props, args, report) => {
+    const raw = rawProps(props);
+    if (args.type === ResourceType.EksCluster) {
+      if (!present(raw?.encryptionConfigKeyArn)) report(`EKS cluster ${q(args.name)} does not encrypt Kubernetes secrets; set encryptionConfigKeyArn to a KMS key ARN`);
+      return;
+    }
+    const ec = raw?.encryptionConfig;
+    if (isUnknownValue(ec)) return;
+    const covers = Array.isArray(ec?.resources) && ec.resources.includes("secrets");
+    if (!present(ec?.provider?.keyArn) || !covers) {
+      report(`EKS cluster ${q(args.name)} does not encrypt Kubernetes secrets (encryptionConfig ${q(ec)}); set encryptionConfig: { provider: { keyArn: <KMS key ARN> }, resources: ["secrets"] }`);
+    }
+  },
+});
+
+/** 17. (advisory) The EKS API endpoint is not open to the whole internet. */
+export const eksEndpointNotWorldOpen = resourcePolicy({
+  name: "eks-endpoint-not-world-open",
+  description: "The EKS API endpoint is private, or public only to listed CIDRs that are not the whole internet.",
+  enforcementLevel: "advisory",
+  types: [ResourceType.EksCluster, ResourceType.AwsEksCluster],
+  defaults: { worldCidrs: ["0.0.0.0/0", "::/0"] },
+  check: (props, args, report, cfg) => {
+    const raw = rawProps(props);
+    const c = args.type === ResourceType.EksCluster ? raw : raw?.vpcConfig;
+    const isPublic = c?.endpointPublicAccess;
+    if (isPublic === false || isUnknownValue(isPublic) || isUnknownValue(c?.publicAccessCidrs)) return;
+    const cidrs: unknown[] = Array.isArray(c?.publicAccessCidrs) && c.publicAccessCidrs.length > 0 ? c.publicAccessCidrs : ["0.0.0.0/0"];
+    const open = cidrs.filter((x) => typeof x === "string" && cfg.worldCidrs.includes(x));
+    if (open.length > 0) {
+      const why = Array.isArray(c?.publicAccessCidrs) && c.publicAccessCidrs.length > 0 ? `publicAccessCidrs includes ${open.join(", ")}` : `public access is ${isPublic === true ? "on" : "on by default"} with no publicAccessCidrs (AWS defaults to 0.0.0.0/0)`;
+      report(`EKS cluster ${q(args.name)} exposes its API endpoint to the whole internet (${why}); set endpointPublicAccess: false for a private endpoint, or list only your own CIDRs in publicAccessCidrs`);
+    }
+  },
+});
+
+const FIELDS = ["stringData", "data"] as const;
+
+/** 18. The HF token lives only in a Kubernetes Secret (marked secret, with both key names: F9). */
+export const hfTokenIsSecret = resourcePolicy({
+  name: "hf-token-is-secret",
+  description: "The Hugging Face token is never a literal env value or ConfigMap entry, and lives in a Secret marked secret that carries both key names.",
+  types: [ResourceType.Dgd, ResourceType.ConfigMap, ResourceType.Secret],
+  defaults: { tokenKeys: ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"] },
+  check: (props, args, report, cfg) => {
+    const raw = rawProps(props);
+    if (args.type === ResourceType.Dgd) {
+      for (const s of graphServices(raw, args.name)) {
+        for (const e of envOf(raw, s).filter((x) => cfg.tokenKeys.includes(x.name) && x.value !== undefined)) {
+          report(`${s.label} sets ${e.name} as a literal value in ${e.where}, so the token is stored in clear text in the plan and the pod spec; reference the HF secret with envFromSecret or valueFrom.secretKeyRef`);
+        }
+      }
+      return;
+    }
+    const kind = args.type === ResourceType.ConfigMap ? "ConfigMap" : "Secret";
+    const keysIn = (f: string) => (raw?.[f] && typeof raw[f] === "object" ? Object.keys(raw[f]) : []);
+    if (kind === "ConfigMap") {
+      for (const k of [...keysIn("data"), ...keysIn("binaryData")].filter((k) => cfg.tokenKeys.includes(k))) {
+        report(`ConfigMap ${q(args.name)} holds ${k}, and ConfigMaps are not secret; put the token in a Kubernetes Secret created from a Pulumi secret`);
+      }
+      return;
+    }
+    for (const f of FIELDS) {
+      const keys = keysIn(f);
+      if (!keys.some((k) => cfg.tokenKeys.includes(k))) continue;
+      const missing = cfg.tokenKeys.filter((k) => !keys.includes(k));
+      if (missing.length > 0) report(`Secret ${q(args.name)} holds the HF token in ${f} without ${missing.join(", ")}; tools read one name or the other (F9): set ${cfg.tokenKeys.join(" and ")} to the same token`);
+      const secretPaths: readonly string[] = (args.opts as { secretPaths?: readonly string[] }).secretPaths ?? [];
+      const marked = args.opts.additionalSecretOutputs.includes(f) || secretPaths.includes(f) || keys.filter((k) => cfg.tokenKeys.includes(k)).every((k) => secretPaths.includes(`${f}.${k}`));
+      if (!marked) report(`Secret ${q(args.name)} holds the HF token in ${f} without marking it secret (additionalSecretOutputs lacks ${q(f)}); create it with @pulumi/kubernetes' Secret from a Pulumi secret so the token is encrypted in state`);
+    }
+  },
+});
+
+/** 19. Only EFA workers run privileged. */
+export const privilegedOnlyForEfaWorkers = resourcePolicy({
+  name: "privileged-only-for-efa-workers",
+  description: "Only worker containers that request EFA run privileged or add admin capabilities (NIXL LIBFABRIC registers GPU memory).",
+  types: [ResourceType.Dgd],
+  defaults: { adminCapabilities: ["SYS_ADMIN", "ALL"] },
+  check: (props, args, report, cfg) => {
+    const raw = rawProps(props);
+    for (const s of graphServices(raw, args.name)) {
+      const efaWorker = isWorker(s.svc) && requestsEfa(s.svc);
+      containers(s.svc).forEach((c, i) => {
+        if (efaWorker && i === 0) return; // the EFA worker's main container: privileged by design
+        const why = efaWorker ? "that is not the EFA worker's main container" : isWorker(s.svc) ? "the worker requests no EFA" : "the service is not an EFA worker";
+        const sc = c?.securityContext ?? {};
+        const caps: unknown[] = Array.isArray(sc.capabilities?.add) ? sc.capabilities.add : [];
+        const admin = caps.filter((x) => typeof x === "string" && cfg.adminCapabilities.includes(x));
+        const where = i === 0 ? "its main container" : `container ${q(c?.name)}`;
+        if (sc.privileged === true) report(`${s.label} runs ${where} privileged but ${why}; only EFA workers' main containers need privileged (NIXL LIBFABRIC registering GPU memory): remove securityContext.privileged`);
+        if (admin.length > 0) report(`${s.label} adds capabilities ${admin.join(", ")} to ${where} but ${why}; remove them from securityContext.capabilities.add`);
+      });
+    }
+  },
+});
+
+/** 20. Data-holding resources survive `pulumi destroy` or a replacement. */
+export const statefulResourcesRetained = resourcePolicy({
+  name: "stateful-resources-retained",
+  description: "Data-holding resources (ECR repositories, model-cache volumes, EFS file systems) are protected or retained on delete.",
+  types: [ResourceType.EcrRepository, ResourceType.Pvc, ResourceType.EfsFileSystem],
+  defaults: { exemptNamePattern: "(^|[-_/])build-?cache$" },
+  schema: { properties: { exemptNamePattern: { type: "string", default: "(^|[-_/])build-?cache$" } } },
+  check: (props, args, report, cfg) => {
+    const raw = rawProps(props);
+    const name = typeof raw?.name === "string" && !isUnknownValue(raw.name) ? raw.name : args.name;
+    if (new RegExp(cfg.exemptNamePattern).test(name) || new RegExp(cfg.exemptNamePattern).test(args.name)) return;
+    const opts = args.opts as typeof args.opts & { retainOnDelete?: boolean };
+    if (opts.protect || opts.retainOnDelete === true) return;
+    // The policy server does not send retainOnDelete; only the offline plan records it.
+    if (!("retainOnDelete" in opts)) args.notApplicable("retainOnDelete is not visible to the policy server; checked by the offline render");
+    const kind = args.type === ResourceType.EcrRepository ? "ECR repository" : args.type === ResourceType.Pvc ? "PersistentVolumeClaim" : "EFS file system";
+    report(`${kind} ${q(args.name)} holds data but is neither protected nor retained on delete, so a destroy or replacement loses it; set the resource option retainOnDelete: true (or protect: true)`);
+  },
+});
+
+/** Policies of this module, in pack order. */
+export const securityPolicies = [eksSecretsEncrypted, eksEndpointNotWorldOpen, hfTokenIsSecret, privilegedOnlyForEfaWorkers, statefulResourcesRetained];

@@ -1,0 +1,258 @@
+/**
+ * Runs the pack's policies over an in-memory plan, without the Pulumi CLI or a policy gRPC server:
+ * the same policy objects `pulumi preview --policy-pack policy` loads, called the way the policy
+ * server calls them (props behind the unknown-checking proxy, `notApplicable` thrown and caught,
+ * stack resources linked by parent / dependencies / property dependencies).
+ *
+ * Used by the offline `render` tool (writes `policy.json`, exits 1 on mandatory violations) and by
+ * the tests (`tests/helpers/policy-harness.ts`).
+ */
+import type {
+  EnforcementLevel,
+  Policies,
+  PolicyResource,
+  PolicyResourceOptions,
+  ReportViolation,
+  ResourceValidationArgs,
+  ResourceValidationPolicy,
+  StackValidationArgs,
+  StackValidationPolicy,
+} from "@pulumi/policy";
+import { allPolicies, PolicyPackConfigJson } from "./policies";
+import { isUnknownValueError, unknownCheckingProxy } from "./rules/_predicates";
+
+export type { PolicyPackConfigJson };
+
+/** Resource options as the plan records them; `retainOnDelete` is visible offline only (CrossGuard does not send it). */
+export interface PlanResourceOptions extends Partial<PolicyResourceOptions> {
+  /** The resource (and its data) is kept in the cloud when Pulumi deletes it. */
+  retainOnDelete?: boolean;
+  /**
+   * Offline only: dotted input paths whose values were Pulumi secrets (the render's capture records
+   * them), e.g. `stringData`. The policy server has no such field; it sends `additionalSecretOutputs`.
+   */
+  secretPaths?: readonly string[];
+}
+
+/** One resource of an in-memory plan (what `render` captures from the program). */
+export interface PlanResource {
+  /** Type token, e.g. `aws:ec2/launchTemplate:LaunchTemplate`. */
+  readonly type: string;
+  /** Pulumi resource name. */
+  readonly name: string;
+  /** URN; the key `parent` / `dependencies` refer to. */
+  readonly urn: string;
+  /** Resource inputs as plain JSON (Outputs resolved). */
+  readonly props: Record<string, any>;
+  /** URN of the parent resource. */
+  readonly parent?: string;
+  /** URNs this resource depends on (explicit `dependsOn` and implicit, through Output inputs). */
+  readonly dependencies?: readonly string[];
+  /** URNs behind each input property (top-level key -> URNs). */
+  readonly propertyDependencies?: Readonly<Record<string, readonly string[]>>;
+  /** Resource options (`protect`, `retainOnDelete`, `additionalSecretOutputs`, ...). */
+  readonly opts?: PlanResourceOptions;
+}
+
+/** One violation reported by a policy. */
+export interface PolicyViolation {
+  readonly message: string;
+  /** URN of the offending resource (absent for a stack-wide violation). */
+  readonly urn?: string;
+}
+
+/** The outcome of one policy over the plan. */
+export interface PolicyResult {
+  readonly name: string;
+  readonly description: string;
+  /** Effective level after config overrides. */
+  readonly enforcementLevel: EnforcementLevel;
+  /** No violations (always true for a disabled policy). */
+  readonly passed: boolean;
+  readonly violations: readonly PolicyViolation[];
+  /** Reasons the policy said it does not apply (to a resource, or to the stack). */
+  readonly notApplicable: readonly string[];
+}
+
+/** The outcome of every policy over the plan. */
+export interface PolicyRun {
+  /** One entry per policy, in pack order. */
+  readonly results: readonly PolicyResult[];
+  /** Violations of policies whose effective level is mandatory (or remediate): these block a deployment. */
+  readonly mandatoryViolations: number;
+  /** Violations of advisory policies. */
+  readonly advisoryViolations: number;
+  /** True when no mandatory policy was violated. */
+  readonly passed: boolean;
+}
+
+/** Thrown by `notApplicable()`; caught by the runner like the policy server does. */
+class NotApplicable extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+const throwNotApplicable = (reason?: string): never => {
+  throw new NotApplicable(reason ?? "not applicable");
+};
+
+const NO_TAGS: ReadonlyMap<string, string> = new Map();
+
+/**
+ * Effective enforcement level of `policy`, Pulumi's precedence: the policy's own config entry, else
+ * `all`, else the policy's default, else `mandatory` (the pack default).
+ */
+export function enforcementOf(policy: { name: string; enforcementLevel?: EnforcementLevel }, config?: PolicyPackConfigJson): EnforcementLevel {
+  const c = config ?? {};
+  const own = c[policy.name];
+  const ownLevel = typeof own === "string" ? own : own?.enforcementLevel;
+  return ownLevel ?? (c.all as EnforcementLevel | undefined) ?? policy.enforcementLevel ?? "mandatory";
+}
+
+/** Config a policy's `getConfig()` returns: its schema defaults under the caller's values. */
+export function policyConfig(policy: { name: string; configSchema?: { properties: Record<string, any> } }, config?: PolicyPackConfigJson): Record<string, unknown> {
+  const defaults: Record<string, unknown> = {};
+  for (const [k, s] of Object.entries(policy.configSchema?.properties ?? {})) if (s && "default" in s) defaults[k] = s.default;
+  const own = (config ?? {})[policy.name];
+  const values = typeof own === "object" && own !== null ? { ...own } : {};
+  delete (values as Record<string, unknown>).enforcementLevel;
+  return { ...defaults, ...values };
+}
+
+const typeMatcher = (type: string) => ({
+  isType: (cls: any) => cls?.__pulumiType === type,
+});
+
+/** Full resource options as the policy server builds them (missing lists become empty). */
+function fullOpts(o: PlanResourceOptions | undefined, parent?: string): PolicyResourceOptions & { retainOnDelete?: boolean; secretPaths?: readonly string[] } {
+  return {
+    protect: o?.protect ?? false,
+    ignoreChanges: [...(o?.ignoreChanges ?? [])],
+    aliases: [...(o?.aliases ?? [])],
+    customTimeouts: o?.customTimeouts ?? { createSeconds: 0, updateSeconds: 0, deleteSeconds: 0 },
+    additionalSecretOutputs: [...(o?.additionalSecretOutputs ?? [])],
+    ...(o?.deleteBeforeReplace !== undefined ? { deleteBeforeReplace: o.deleteBeforeReplace } : {}),
+    // The offline plan always knows retainOnDelete (absent = false); the policy server never sends it.
+    retainOnDelete: o?.retainOnDelete ?? false,
+    ...(o?.secretPaths ? { secretPaths: [...o.secretPaths] } : {}),
+    ...((o?.parent ?? parent) ? { parent: o?.parent ?? parent } : {}),
+  };
+}
+
+/** `ResourceValidationArgs` for one plan resource, as the policy server would build them. */
+export function resourceValidationArgs(r: PlanResource, getConfig: () => object = () => ({})): ResourceValidationArgs {
+  const props = unknownCheckingProxy(r.props);
+  const m = typeMatcher(r.type);
+  return {
+    type: r.type,
+    props,
+    urn: r.urn,
+    name: r.name,
+    opts: fullOpts(r.opts, r.parent),
+    stackTags: NO_TAGS,
+    isType: m.isType,
+    asType: ((cls: any) => (m.isType(cls) ? props : undefined)) as ResourceValidationArgs["asType"],
+    getConfig: getConfig as ResourceValidationArgs["getConfig"],
+    notApplicable: throwNotApplicable,
+  };
+}
+
+/** `StackValidationArgs` for a whole plan: resources linked to their parent and dependencies by URN. */
+export function stackValidationArgs(plan: readonly PlanResource[], getConfig: () => object = () => ({})): StackValidationArgs {
+  const byUrn = new Map<string, PolicyResource>();
+  const nodes = plan.map((r) => {
+    const props = unknownCheckingProxy(r.props);
+    const m = typeMatcher(r.type);
+    const node: PolicyResource = {
+      type: r.type,
+      props,
+      urn: r.urn,
+      name: r.name,
+      opts: fullOpts(r.opts, r.parent),
+      dependencies: [],
+      propertyDependencies: {},
+      isType: m.isType,
+      asType: ((cls: any) => (m.isType(cls) ? props : undefined)) as PolicyResource["asType"],
+    };
+    byUrn.set(r.urn, node);
+    return node;
+  });
+  const resolve = (urns: readonly string[] | undefined) => (urns ?? []).map((u) => byUrn.get(u)).filter((x): x is PolicyResource => x !== undefined);
+  plan.forEach((r, i) => {
+    const node = nodes[i];
+    const parent = r.parent ? byUrn.get(r.parent) : undefined;
+    if (parent) node.parent = parent;
+    node.dependencies = resolve(r.dependencies);
+    for (const [k, urns] of Object.entries(r.propertyDependencies ?? {})) node.propertyDependencies[k] = resolve(urns);
+  });
+  return { resources: nodes, stackTags: NO_TAGS, getConfig: getConfig as StackValidationArgs["getConfig"], notApplicable: throwNotApplicable };
+}
+
+/** What one policy run over one resource (or the stack) produced. */
+export interface SingleRun {
+  readonly violations: PolicyViolation[];
+  /** Set when the policy called `notApplicable(reason)`. */
+  readonly notApplicable?: string;
+  /** Set when the policy read a value unknown during preview (the server reports it as advisory). */
+  readonly unknown?: string;
+}
+
+async function guarded(run: (report: ReportViolation) => Promise<void> | void, defaultUrn?: string): Promise<SingleRun> {
+  const violations: PolicyViolation[] = [];
+  const report: ReportViolation = (message, urn) => violations.push({ message, ...((urn ?? defaultUrn) ? { urn: urn ?? defaultUrn } : {}) });
+  try {
+    await run(report);
+  } catch (e) {
+    if (e instanceof NotApplicable) return { violations, notApplicable: e.reason };
+    if (isUnknownValueError(e)) return { violations, unknown: (e as Error).message };
+    throw e;
+  }
+  return { violations };
+}
+
+/** Runs a resource policy's validations over one resource's args. */
+export async function runResourcePolicy(p: ResourceValidationPolicy, args: ResourceValidationArgs): Promise<SingleRun> {
+  const fns = p.validateResource === undefined ? [] : Array.isArray(p.validateResource) ? p.validateResource : [p.validateResource];
+  return guarded(async (report) => {
+    for (const f of fns) await f(args, report);
+  }, args.urn);
+}
+
+/** Runs a stack policy over the stack's args. */
+export async function runStackPolicy(p: StackValidationPolicy, args: StackValidationArgs): Promise<SingleRun> {
+  return guarded((report) => p.validateStack(args, report));
+}
+
+const isStackPolicy = (p: Policies[number]): p is StackValidationPolicy => "validateStack" in p && typeof (p as StackValidationPolicy).validateStack === "function";
+
+/**
+ * Runs every policy of `policies` (default: the whole pack) over `plan`, with `config` in the
+ * format of `pulumi preview --policy-pack-config` (`{ all: "mandatory", "<policy>": "advisory" |
+ * { enforcementLevel?, ...props } }`; policies without an entry keep their own level, else mandatory). Returns one
+ * result per policy; `passed` is false when any mandatory policy reported a violation.
+ */
+export async function runPolicies(plan: readonly PlanResource[], config?: PolicyPackConfigJson, policies: Policies = allPolicies): Promise<PolicyRun> {
+  const results: PolicyResult[] = [];
+  for (const p of policies) {
+    const level = enforcementOf(p, config);
+    const base = { name: p.name, description: p.description, enforcementLevel: level };
+    if (level === "disabled") {
+      results.push({ ...base, passed: true, violations: [], notApplicable: ["disabled by config"] });
+      continue;
+    }
+    const cfg = policyConfig(p, config);
+    const getConfig = () => ({ ...cfg });
+    const runs = isStackPolicy(p)
+      ? [await runStackPolicy(p, stackValidationArgs(plan, getConfig))]
+      : await Promise.all(plan.map((r) => runResourcePolicy(p, resourceValidationArgs(r, getConfig))));
+    const violations = runs.flatMap((r) => r.violations);
+    const notApplicable = [...new Set(runs.flatMap((r) => (r.notApplicable ? [r.notApplicable] : [])))];
+    const unknown = runs.flatMap((r) => (r.unknown ? [{ message: `can't run policy ${p.name} during preview: ${r.unknown}` }] : []));
+    results.push({ ...base, passed: violations.length === 0, violations, notApplicable: [...notApplicable, ...unknown.map((u) => u.message)] });
+  }
+  const blocking = (l: EnforcementLevel) => l === "mandatory" || l === "remediate";
+  const mandatoryViolations = results.filter((r) => blocking(r.enforcementLevel)).reduce((n, r) => n + r.violations.length, 0);
+  const advisoryViolations = results.filter((r) => r.enforcementLevel === "advisory").reduce((n, r) => n + r.violations.length, 0);
+  return { results, mandatoryViolations, advisoryViolations, passed: mandatoryViolations === 0 };
+}
