@@ -11,8 +11,7 @@ import * as path from "path";
 import { formatProblems, Problem } from "../../components/_shared/problems";
 import { problemsOf } from "../../components/_shared/pulumi-errors";
 import { toConfigPath } from "../../program/config-schema";
-import type { PolicySet } from "./policy";
-import { render, RenderProgram, RenderResult, writeRender } from "./render";
+import { PolicyRunner, render, RenderProgram, RenderResult, writeRender } from "./render";
 import { loadProject, Override, parseOverride, stackConfig, stackFile, StackConfigMap, UsageError } from "./stackfile";
 import { SECRET } from "./redact";
 
@@ -35,7 +34,7 @@ export interface CliDeps {
   /** Repository root (holds Pulumi.yaml). */
   readonly root: string;
   readonly program: RenderProgram;
-  readonly policies: PolicySet;
+  readonly policies: PolicyRunner;
   readonly stdout: (line: string) => void;
   readonly stderr: (line: string) => void;
 }
@@ -98,16 +97,16 @@ function summary(stack: string, dir: string, r: RenderResult): string[] {
   const p = r.plan;
   const manifests = r.files.filter((f) => f.path.startsWith("manifests/")).length;
   const helm = r.files.filter((f) => f.path.startsWith("helm/")).length;
-  const failed = r.policy.policies.filter((x) => x.status === "fail");
+  const failed = r.policy.results.filter((x) => !x.passed);
   return [
     `rendered ${stack} -> ${dir} (${p.resources.total} resources, ${manifests} manifests, ${helm} Helm releases)`,
     `  GPUs ${p.gpus.requested}/${p.gpus.provisioned}, EFA rails ${p.efaRails.used}/${p.efaRails.provisioned}; image ${p.image.cudaArchs.join(" ")} (CUDA ${p.image.cudaToolkit})`,
     `  workers: ${p.workers.map((w) => `${w.role} ${w.replicas}x${w.gpusPerWorker} GPU/${w.efaPerWorker} EFA`).join(", ")}`,
     `  critical path ~${p.criticalPathDetail.minutes} min: ${p.criticalPath.join(" -> ")}`,
     `  ~$${p.costPerHourUsd.toFixed(2)}/hour on demand (prices reviewed ${p.cost.reviewed})`,
-    `  policies (${r.policy.pack}): ${r.policy.policies.filter((x) => x.status === "pass").length} passed, ${failed.length} failed` +
+    `  policies: ${r.policy.results.length - failed.length} passed, ${failed.length} failed` +
       ` (${r.policy.mandatoryViolations} mandatory, ${r.policy.advisoryViolations} advisory violations)`,
-    ...failed.flatMap((f) => f.violations.map((v) => `    [${f.enforcementLevel}] ${f.name}: ${v.resource ? `${v.resource}: ` : ""}${v.message}`)),
+    ...failed.flatMap((f) => f.violations.map((v) => `    [${f.enforcementLevel}] ${f.name}: ${v.message}`)),
   ];
 }
 
@@ -161,4 +160,35 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     }
     return internalError(e, dir, deps);
   }
+}
+
+/** The real program and policy pack. */
+export function defaultDeps(): CliDeps {
+  // Loaded here, not at the top: `--help` and usage errors need neither.
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const { runProgram } = require("../../program/program") as typeof import("../../program/program");
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const { runPolicies } = require("../../policy/run") as typeof import("../../policy/run");
+  return {
+    root: path.resolve(__dirname, "..", ".."),
+    program: runProgram,
+    policies: (plan) => runPolicies(plan),
+    stdout: (l) => process.stdout.write(`${l}\n`),
+    stderr: (l) => process.stderr.write(`${l}\n`),
+  };
+}
+
+/** `npm run render -- ...`: the exit code of one render. */
+export function main(argv: readonly string[]): Promise<number> {
+  return runCli(argv, defaultDeps());
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      process.stderr.write(`render: internal error: ${String(e)}\n`);
+      process.exit(ExitCode.Internal);
+    },
+  );
 }

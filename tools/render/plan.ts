@@ -52,13 +52,22 @@ export interface Plan {
   readonly cost: { readonly lines: readonly CostLine[]; readonly source: string; readonly reviewed: string; readonly regionPriced: boolean };
 }
 
+/** The fields of a captured resource the plan reads. */
+export interface PlanSourceResource {
+  readonly urn: string;
+  readonly type: string;
+  readonly name: string;
+  readonly inputs: Record<string, unknown>;
+  readonly propertyDependencies: Readonly<Record<string, readonly string[]>>;
+}
+
 /** What the plan is computed from. */
 export interface PlanInput {
   readonly stack: string;
   readonly region: string;
   readonly pools: readonly GpuPoolFacts[];
   readonly image: Plan["image"];
-  readonly resources: readonly { readonly type: string; readonly name: string; readonly inputs: Record<string, unknown> }[];
+  readonly resources: readonly PlanSourceResource[];
   readonly criticalPath: CriticalPath;
 }
 
@@ -95,8 +104,12 @@ export function workersOf(resources: PlanInput["resources"]): PlanWorker[] {
 function costLines(input: PlanInput): CostLine[] {
   const lines = input.pools.map((p) => instanceLine(`GPU pool ${p.name}`, p.instanceType, p.nodes));
   const gpuTypes = new Set(input.pools.map((p) => p.instanceType));
+  const byUrn = new Map(input.resources.map((r) => [r.urn, r]));
   for (const ng of input.resources.filter((r) => r.type === "aws:eks/nodeGroup:NodeGroup")) {
-    const types = (ng.inputs.instanceTypes as string[] | undefined) ?? [];
+    // The instance type is on the node group, or (with a custom launch template) on the template.
+    const lt = (ng.propertyDependencies.launchTemplate ?? []).map((u) => byUrn.get(u)).find((r) => r?.type === "aws:ec2/launchTemplate:LaunchTemplate");
+    const fromLt = typeof lt?.inputs.instanceType === "string" ? [lt.inputs.instanceType] : [];
+    const types = (ng.inputs.instanceTypes as string[] | null | undefined) ?? fromLt;
     const size = num((ng.inputs.scalingConfig as Obj | undefined)?.desiredSize);
     if (types.length > 0 && !types.some((t) => gpuTypes.has(t))) lines.push(instanceLine(`node group ${ng.name}`, types[0], size));
   }

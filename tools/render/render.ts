@@ -10,7 +10,7 @@ import { criticalPath, mermaid } from "./graph";
 import { helmFiles, imageJson, manifestFiles, RenderedFile } from "./manifests";
 import { renderMocks } from "./mocks";
 import { buildPlan, Plan, planMarkdown } from "./plan";
-import { PolicyReport, PolicySet, runPolicies } from "./policy";
+import type { PlanResource, PolicyRun } from "../../policy/run";
 import type { StackConfigMap } from "./stackfile";
 
 /** Plain facts the program hands the render besides its resources. */
@@ -36,14 +36,29 @@ export interface RenderOptions {
   readonly stack: string;
   readonly config: StackConfigMap;
   readonly program: RenderProgram;
-  readonly policies: PolicySet;
+  /** Runs the policy pack over the in-memory plan (`policy/run.ts` `runPolicies`). */
+  readonly policies: PolicyRunner;
+}
+
+/** Runs policies over a plan. */
+export type PolicyRunner = (plan: readonly PlanResource[]) => Promise<PolicyRun>;
+
+/** The captured resources as the policy runner's plan: inputs with secrets in the clear, in memory only. */
+export function policyPlan(resources: readonly CapturedResource[]): PlanResource[] {
+  return resources.map((r) => ({
+    type: r.type, name: r.name, urn: r.urn, props: r.inputs,
+    ...(r.parent ? { parent: r.parent } : {}),
+    dependencies: r.dependsOn,
+    propertyDependencies: r.propertyDependencies,
+    opts: { protect: r.protect, retainOnDelete: r.retainOnDelete, secretPaths: r.secretPaths },
+  }));
 }
 
 /** Everything a render produced. */
 export interface RenderResult {
   readonly capture: Capture<RenderFacts>;
   readonly plan: Plan;
-  readonly policy: PolicyReport;
+  readonly policy: PolicyRun;
   readonly files: readonly RenderedFile[];
 }
 
@@ -71,7 +86,7 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     stack: o.stack, region: facts.region, pools: facts.gpuPools, resources: c.resources, criticalPath: path,
     image: { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, build: facts.image.build, ...(ref ? { ref } : {}) },
   });
-  const policy = await runPolicies(o.policies, c.resources);
+  const policy = await o.policies(policyPlan(c.resources));
   const files: RenderedFile[] = [
     { path: "resources.json", content: json(c.resources.map(resourceRecord)) },
     { path: "outputs.json", content: json(c.outputs) },
