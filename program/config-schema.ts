@@ -261,7 +261,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   if (pool && inference.value) {
     const settings: InferenceSettings = { ...inf, gpuPool: pool, graphName: graphName.value as string | undefined };
     const image = im.ref ?? `placeholder.invalid/dynamo@sha256:${"0".repeat(64)}`;
-    semantic.push(...validateInference(resolveArgs("llm", settings, image), raw.hfTokenSet || inf.hfTokenSecretName !== undefined, "inference").map((p) => toConfigPath(p)));
+    semantic.push(...validateInference(resolveArgs("llm", settings, image), raw.hfTokenSet, "inference").map((p) => toConfigPath(p)));
   }
   const problems = dedupe(typeProblems, semantic);
   if (problems.length > 0 || !pool) return { problems };

@@ -1,0 +1,65 @@
+/**
+ * `npm run bench`: renders each stack N times in one process (after one warm-up render that pays
+ * for module loading) and prints the median wall time and the peak RSS, plus the ratio between a
+ * 16+16-worker plan and a 1+1-worker plan. Not a test: numbers depend on the machine.
+ *
+ * BENCH_N (default 5) sets the number of timed renders per case.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { defaultDeps, runCli } from "../tools/render/cli";
+
+interface Case {
+  readonly label: string;
+  readonly argv: readonly string[];
+}
+
+const CASES: readonly Case[] = [
+  { label: "p5en-1gpu (1+1 workers)", argv: ["p5en-1gpu"] },
+  { label: "p5en-8gpu (8+8 workers)", argv: ["p5en-8gpu"] },
+  {
+    label: "p5en-8gpu x4 nodes (16+16 workers)",
+    argv: ["p5en-8gpu", "--set", "cluster.gpuNodes.count=4", "--set", "inference.prefill.replicas=16", "--set", "inference.decode.replicas=16", "--set", "inference.placement=any"],
+  },
+];
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function main(): Promise<void> {
+  const n = Number(process.env.BENCH_N ?? 5);
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "render-bench-"));
+  const deps = { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined };
+  const once = async (c: Case): Promise<number> => {
+    const t = process.hrtime.bigint();
+    const code = await runCli([...c.argv, "--out", out], deps);
+    // 1 = rendered with a mandatory policy violation: the render ran in full, so it still counts.
+    if (code !== 0 && code !== 1) throw new Error(`${c.label}: render exited ${code}`);
+    return Number(process.hrtime.bigint() - t) / 1e6;
+  };
+  const warm = await once(CASES[0]);
+  console.log(`warm-up (module load + first render): ${warm.toFixed(0)} ms; ${n} timed renders per case, ${os.cpus().length} CPUs`);
+  const medians: number[] = [];
+  for (const c of CASES) {
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) times.push(await once(c));
+    const med = median(times);
+    medians.push(med);
+    const rssMiB = process.resourceUsage().maxRSS / 1024;
+    console.log(`${c.label.padEnd(36)} median ${med.toFixed(0).padStart(6)} ms  (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})  peak RSS ${rssMiB.toFixed(0)} MiB`);
+  }
+  console.log(`ratio 16+16 / 1+1 workers: ${(medians[2] / medians[0]).toFixed(2)} (target <= 1.5)`);
+  fs.rmSync(out, { recursive: true, force: true });
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(70);
+  },
+);

@@ -1,0 +1,168 @@
+/**
+ * The render command's contract: usage, exit codes (0 / 1 / 2 / 70), `--set` and `--file`. Runs
+ * in-process through `runCli` (fixture programs where a failure must be provoked), plus one real
+ * subprocess to prove the process exit code.
+ */
+import { strict as assert } from "assert";
+import { spawnSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
+import type { ResourceValidationPolicy } from "@pulumi/policy";
+import { runPolicies } from "../../policy/run";
+import { CliDeps, defaultDeps, ExitCode, parseArgs, runCli, USAGE } from "../../tools/render/cli";
+import { RenderFacts } from "../../tools/render/render";
+import { UsageError } from "../../tools/render/stackfile";
+
+const ROOT = path.join(__dirname, "..", "..");
+const STACK_TRACE = /^\s+at .+(\(|:\d+:\d+)/m;
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+async function run(argv: string[], over: Partial<CliDeps> = {}): Promise<Run> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runCli(argv, { ...defaultDeps(), stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l), ...over });
+  return { code, out: stdout.join("\n"), err: stderr.join("\n") };
+}
+
+/** A one-resource program for exit-code tests that do not need the real components. */
+function tinyProgram(): { exports: Record<string, unknown>; result: RenderFacts } {
+  new pulumi.ComponentResource("fixture:index:Thing", "thing");
+  return { exports: {}, result: { region: "us-east-2", gpuPools: [], image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: false } } };
+}
+
+describe("render CLI", function () {
+  this.timeout(60000);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-cli-"));
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  describe("arguments", () => {
+    it("parses a stack, --out, repeated --set (YAML-typed) and --file, also in --flag=value form", () => {
+      const a = parseArgs(["p5en-8gpu", "--out", "o", "--set", "inference.prefill.replicas=4", "--set=image.cudaArchs=[sm_90, sm_100]", "--file=x.yaml"]);
+      assert.equal(a.stack, "p5en-8gpu");
+      assert.equal(a.out, "o");
+      assert.equal(a.file, "x.yaml");
+      assert.deepEqual(a.overrides, [{ key: "inference.prefill.replicas", value: 4 }, { key: "image.cudaArchs", value: ["sm_90", "sm_100"] }]);
+    });
+
+    for (const [argv, msg] of [
+      [[], /name a stack/],
+      [["a", "b"], /one stack at a time/],
+      [["p5en-8gpu", "--bogus"], /unknown option --bogus/],
+      [["p5en-8gpu", "--set", "noequals"], /--set expects key=value/],
+      [["p5en-8gpu", "--out"], /--out needs a value/],
+    ] as const) {
+      it(`rejects ${JSON.stringify(argv)}`, () => assert.throws(() => parseArgs(argv), (e: Error) => e instanceof UsageError && msg.test(e.message)));
+    }
+
+    it("--help prints usage and exits 0", async () => {
+      const r = await run(["--help"]);
+      assert.equal(r.code, ExitCode.Ok);
+      assert.equal(r.out, USAGE);
+    });
+
+    it("an unknown stack exits 2 with did-you-mean and no stack trace", async () => {
+      const r = await run(["p5en-8gp", "--out", tmp]);
+      assert.equal(r.code, ExitCode.InvalidConfig);
+      assert.match(r.err, /no stack "p5en-8gp".*did you mean "p5en-8gpu"\?/);
+      assert.doesNotMatch(r.err, STACK_TRACE);
+    });
+  });
+
+  describe("exit codes", () => {
+    it("2: --set inference.backend=sglang names the key and the allowed values", async () => {
+      const r = await run(["p5en-8gpu", "--out", tmp, "--set", "inference.backend=sglang"]);
+      assert.equal(r.code, ExitCode.InvalidConfig);
+      assert.match(r.err, /- inference\.backend: must be one of "vllm", "trtllm"; got "sglang"/);
+      assert.doesNotMatch(r.err, STACK_TRACE);
+    });
+
+    it("2: a --set that breaks GPU arithmetic is caught by config validation, never rendered", async () => {
+      const r = await run(["p5en-8gpu", "--out", tmp, "--set", "inference.prefill.gpusPerWorker=3"]);
+      assert.equal(r.code, ExitCode.InvalidConfig);
+      assert.match(r.err, /- inference\.prefill\.gpusPerWorker: \(3\) must divide the 8 GPUs of a p5en\.48xlarge node/);
+    });
+
+    it("2: --set into a scalar is a usage error naming the key", async () => {
+      const r = await run(["p5en-8gpu", "--out", tmp, "--set", "inference.model.name=x"]);
+      assert.equal(r.code, ExitCode.InvalidConfig);
+      assert.match(r.err, /--set inference\.model\.name/);
+    });
+
+    it("1: a mandatory policy violation writes policy.json and exits 1", async () => {
+      const flagGraph: ResourceValidationPolicy = {
+        name: "fixture-no-graphs", description: "fixture: flags every DynamoGraphDeployment", enforcementLevel: "mandatory",
+        validateResource: (args, report) => {
+          if (args.type === "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment") report("fixture violation");
+        },
+      };
+      const r = await run(["p5en-1gpu", "--out", tmp], { policies: (plan) => runPolicies(plan, undefined, [flagGraph]) });
+      assert.equal(r.code, ExitCode.PolicyViolation, r.err);
+      assert.match(r.out, /\[mandatory\] fixture-no-graphs: fixture violation/);
+      const report = JSON.parse(fs.readFileSync(path.join(tmp, "p5en-1gpu", "policy.json"), "utf8"));
+      assert.equal(report.mandatoryViolations, 1);
+    });
+
+    it("0 with an advisory violation", async () => {
+      const advise: ResourceValidationPolicy = {
+        name: "fixture-advice", description: "fixture", enforcementLevel: "advisory",
+        validateResource: (args, report) => {
+          if (args.type === "fixture:index:Thing") report("just saying");
+        },
+      };
+      const r = await run(["p5en-1gpu", "--out", tmp], { program: tinyProgram, policies: (plan) => runPolicies(plan, undefined, [advise]) });
+      assert.equal(r.code, ExitCode.Ok, r.err);
+      assert.match(r.out, /1 advisory violations/);
+    });
+
+    it("70: an unexpected error says it is a bug and points to a log with the stack", async () => {
+      const r = await run(["p5en-1gpu", "--out", tmp], {
+        program: () => {
+          throw new Error("boom in the program");
+        },
+      });
+      assert.equal(r.code, ExitCode.Internal);
+      assert.match(r.err, /internal error: boom in the program/);
+      assert.match(r.err, /This is a bug in dynamo-efa/);
+      const log = /Details: (\S+)/.exec(r.err)![1];
+      assert.match(fs.readFileSync(log, "utf8"), /boom in the program\n\s+at /);
+      assert.doesNotMatch(r.err, STACK_TRACE);
+    });
+  });
+
+  describe("config sources", () => {
+    it("--file reads a stack file from anywhere; secure: values become [secret] and never reach the disk", async () => {
+      const file = path.join(tmp, "Pulumi.custom.yaml");
+      const stack = fs.readFileSync(path.join(ROOT, "stacks", "Pulumi.p5en-1gpu.yaml"), "utf8");
+      fs.writeFileSync(file, `${stack}  dynamo-efa:hfToken:\n    secure: v1:c2VjcmV0:Y2lwaGVydGV4dA==\n`);
+      const r = await run(["--file", file, "--out", tmp], { program: tinyProgram });
+      assert.equal(r.code, ExitCode.Ok, r.err);
+      assert.doesNotMatch(r.err, /hfToken is not set/);
+      for (const f of fs.readdirSync(path.join(tmp, "custom"))) {
+        const p = path.join(tmp, "custom", f);
+        if (fs.statSync(p).isFile()) assert.ok(!fs.readFileSync(p, "utf8").includes("Y2lwaGVydGV4dA"), f);
+      }
+    });
+
+    it("without a token it renders with a placeholder and says how to set the real one", async () => {
+      const r = await run(["p5en-1gpu", "--out", tmp], { program: tinyProgram });
+      assert.equal(r.code, ExitCode.Ok);
+      assert.match(r.err, /pulumi config set --secret dynamo-efa:hfToken/);
+    });
+  });
+
+  it("as a process: `render -- p5en-8gpu --set inference.backend=sglang` exits 2 (real exit code)", () => {
+    const p = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "tools", "render", "cli.ts"), "p5en-8gpu", "--out", tmp, "--set", "inference.backend=sglang"], {
+      cwd: ROOT, encoding: "utf8", timeout: 50000,
+    });
+    assert.equal(p.status, ExitCode.InvalidConfig, `${p.stdout}\n${p.stderr}`);
+    assert.match(p.stderr, /inference\.backend: must be one of "vllm", "trtllm"/);
+    assert.doesNotMatch(p.stderr, STACK_TRACE);
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * Both stacks render offline with the real program and policy pack; every manifest validates
+ * against the Kubernetes schemas (core kinds via kubernetes-models) and the DGD against a typed
+ * model of its CRD fields; manifests and Helm values match the golden files; the plan has the
+ * numbers the stacks promise; nothing secret reaches the disk; two renders are byte-identical.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import YAML from "yaml";
+import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from "kubernetes-models/v1";
+import { StorageClass } from "kubernetes-models/storage.k8s.io/v1";
+import { CliDeps, defaultDeps, runCli } from "../../tools/render/cli";
+import { dgdProblems } from "../helpers/dgd-model";
+import { expectGolden } from "../helpers/golden";
+
+const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
+
+/** Kubernetes schema per core kind (kubernetes-models validates against the OpenAPI schemas). */
+const CORE: Record<string, new (o: never) => { validate(): void }> = {
+  Namespace, Secret, ConfigMap, Service, PersistentVolumeClaim, StorageClass,
+};
+
+interface Rendered {
+  readonly code: number;
+  readonly dir: string;
+  readonly stdout: string[];
+  readonly stderr: string[];
+}
+
+async function renderStack(stack: string, out: string, extra: string[] = []): Promise<Rendered> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const deps: CliDeps = { ...defaultDeps(), stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) };
+  const code = await runCli([stack, "--out", out, ...extra], deps);
+  return { code, dir: path.join(out, stack), stdout, stderr };
+}
+
+function files(dir: string, sub = ""): string[] {
+  const here = path.join(dir, sub);
+  return fs.readdirSync(here).sort().flatMap((f) => (fs.statSync(path.join(here, f)).isDirectory() ? files(dir, path.join(sub, f)) : [path.join(sub, f)]));
+}
+
+const readJson = (dir: string, f: string) => JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
+
+describe("render: both stacks, real program", function () {
+  this.timeout(60000);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-stacks-"));
+  const out: Record<string, Rendered> = {};
+
+  before(async () => {
+    for (const s of STACKS) out[s] = await renderStack(s, tmp);
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  for (const stack of STACKS) {
+    describe(stack, () => {
+      it("exits 0 and writes every file", () => {
+        const r = out[stack];
+        assert.equal(r.code, 0, [...r.stdout, ...r.stderr].join("\n"));
+        const all = files(r.dir);
+        for (const f of ["resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "policy.json"]) assert.ok(all.includes(f), `${f} missing: ${all.join(", ")}`);
+        assert.ok(all.some((f) => f.startsWith("manifests/")), "no manifests");
+        assert.ok(all.some((f) => f.startsWith("helm/") && f.endsWith(".values.yaml")), "no helm values");
+        assert.match(r.stdout[0], new RegExp(`^rendered ${stack} -> `));
+      });
+
+      it("writes one valid Kubernetes object per manifest (core kinds: kubernetes-models; DGD: typed model)", () => {
+        const dir = path.join(out[stack].dir, "manifests");
+        const kinds: string[] = [];
+        for (const f of fs.readdirSync(dir).sort()) {
+          const docs = YAML.parseAllDocuments(fs.readFileSync(path.join(dir, f), "utf8"));
+          assert.equal(docs.length, 1, `${f}: one object per file`);
+          const obj = docs[0].toJS();
+          kinds.push(obj.kind);
+          if (obj.kind === "DynamoGraphDeployment") assert.deepEqual(dgdProblems(obj), [], f);
+          else {
+            const Model = CORE[obj.kind];
+            assert.ok(Model, `${f}: no schema for kind ${obj.kind}; add it to CORE`);
+            assert.doesNotThrow(() => new Model(obj as never).validate(), f);
+          }
+        }
+        assert.equal(kinds.filter((k) => k === "DynamoGraphDeployment").length, 1, "exactly one graph (F1)");
+        assert.ok(kinds.includes("Namespace") && kinds.includes("Secret"));
+      });
+
+      it("matches the golden manifests and Helm values (UPDATE_GOLDEN=1 to refresh)", () => {
+        for (const f of files(out[stack].dir).filter((x) => x.startsWith("manifests/") || x.startsWith("helm/"))) {
+          expectGolden(`render/${stack}/${f}`, fs.readFileSync(path.join(out[stack].dir, f), "utf8"));
+        }
+        const golden = path.join(__dirname, "..", "golden", "render", stack);
+        if (process.env.UPDATE_GOLDEN !== "1") {
+          const expected = files(golden);
+          const actual = files(out[stack].dir).filter((x) => x.startsWith("manifests/") || x.startsWith("helm/"));
+          assert.deepEqual(actual, expected, "the set of rendered files changed");
+        }
+      });
+
+      it("never writes a secret value: the Secret carries stringData placeholders, the kubeconfig output is [secret]", () => {
+        const dir = out[stack].dir;
+        const secret = fs.readdirSync(path.join(dir, "manifests")).find((f) => f.includes("-secret-"))!;
+        const obj = YAML.parse(fs.readFileSync(path.join(dir, "manifests", secret), "utf8"));
+        assert.deepEqual(obj.stringData, { HF_TOKEN: "[secret]", HUGGING_FACE_HUB_TOKEN: "[secret]" });
+        assert.equal(obj.data, undefined);
+        assert.equal(readJson(dir, "outputs.json").kubeconfig, "[secret]");
+        const hf = readJson(dir, "resources.json").find((r: { type: string }) => r.type === "kubernetes:core/v1:Secret");
+        assert.equal(hf.inputs.stringData, "[secret]");
+        for (const f of files(dir)) assert.ok(!fs.readFileSync(path.join(dir, f), "utf8").includes("placeholder-ecr-token"), `${f} leaks the registry password`);
+      });
+
+      it("records parents, dependencies and retention in resources.json", () => {
+        const rs = readJson(out[stack].dir, "resources.json") as { type: string; name: string; urn: string; parent: string | null; dependsOn: string[]; retainOnDelete: boolean }[];
+        const byType = (t: string) => rs.filter((r) => r.type === t);
+        const [inference] = byType("dynamo-efa:inference:DisaggInference");
+        const [graph] = byType("kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment");
+        assert.equal(graph.parent, inference.urn);
+        const platform = rs.find((r) => r.type === "kubernetes:helm.sh/v3:Release" && r.name.endsWith("dynamo-platform"))!;
+        assert.ok(graph.dependsOn.includes(platform.urn), "the graph waits for the Dynamo platform release");
+        const imageRepo = rs.find((r) => r.type === "aws:ecr/repository:Repository" && r.name.endsWith("-repo"))!;
+        assert.equal(imageRepo.retainOnDelete, true);
+        const sorted = [...rs].sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name) || a.urn.localeCompare(b.urn));
+        assert.deepEqual(rs.map((r) => r.urn), sorted.map((r) => r.urn));
+      });
+
+      it("runs every policy of the pack and writes policy.json with zero mandatory violations", () => {
+        const p = readJson(out[stack].dir, "policy.json");
+        assert.ok(p.results.length >= 20, `${p.results.length} policies`);
+        assert.equal(p.mandatoryViolations, 0, JSON.stringify(p.results.filter((r: { passed: boolean }) => !r.passed), null, 1));
+      });
+    });
+  }
+
+  it("p5en-8gpu: 16/16 GPUs, 32/32 EFA rails, 8+8 workers of 1 GPU + 2 EFA, image sm_90 only", () => {
+    const dir = out["p5en-8gpu"].dir;
+    const plan = readJson(dir, "plan.json");
+    assert.deepEqual(plan.gpus, { requested: 16, provisioned: 16 });
+    assert.deepEqual(plan.efaRails, { used: 32, provisioned: 32 });
+    assert.deepEqual(plan.gpuPools.map((p: object) => ({ ...p, availabilityZone: undefined })), [
+      { name: "gpu", instanceType: "p5en.48xlarge", nodes: 2, gpusPerNode: 8, efaPerNode: 16, smArch: "sm_90", availabilityZone: undefined },
+    ]);
+    for (const role of ["prefill", "decode"]) {
+      const w = plan.workers.find((x: { role: string }) => x.role === role);
+      assert.deepEqual({ ...w, service: undefined }, { role, service: undefined, replicas: 8, gpusPerWorker: 1, efaPerWorker: 2, nixlRails: 2 });
+    }
+    assert.deepEqual(plan.image.cudaArchs, ["sm_90"]);
+    const image = readJson(dir, "image.json");
+    assert.deepEqual(image.cudaArchs, ["sm_90"]);
+    assert.equal(image.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
+    assert.match(image.ref, /@sha256:[0-9a-f]{64}$/);
+    assert.ok(plan.costPerHourUsd > 100 && plan.costPerHourUsd < 300, String(plan.costPerHourUsd));
+    assert.ok(plan.criticalPath.length >= 2);
+  });
+
+  it("p5en-1gpu: one node, 1 prefill + 1 decode of 1 GPU each, KV over EFA", () => {
+    const plan = readJson(out["p5en-1gpu"].dir, "plan.json");
+    assert.deepEqual(plan.gpus, { requested: 2, provisioned: 8 });
+    assert.equal(plan.gpuPools[0].nodes, 1);
+    for (const role of ["prefill", "decode"]) {
+      const w = plan.workers.find((x: { role: string }) => x.role === role);
+      assert.equal(w.replicas, 1);
+      assert.equal(w.gpusPerWorker, 1);
+      assert.equal(w.efaPerWorker, 2);
+    }
+    const dgd = fs.readdirSync(path.join(out["p5en-1gpu"].dir, "manifests")).find((f) => f.includes("dynamographdeployment"))!;
+    assert.match(fs.readFileSync(path.join(out["p5en-1gpu"].dir, "manifests", dgd), "utf8"), /"backends":\["LIBFABRIC"\]/);
+  });
+
+  it("is deterministic: a second render of p5en-8gpu writes byte-identical files", async () => {
+    const again = await renderStack("p5en-8gpu", path.join(tmp, "again"));
+    assert.equal(again.code, 0);
+    const a = files(out["p5en-8gpu"].dir);
+    assert.deepEqual(files(again.dir), a);
+    for (const f of a) assert.equal(fs.readFileSync(path.join(again.dir, f), "utf8"), fs.readFileSync(path.join(out["p5en-8gpu"].dir, f), "utf8"), f);
+  });
+});
