@@ -6,7 +6,7 @@ import type { PolicyResource, ReportViolation, StackValidationPolicy } from "@pu
 import { efaPerGpu, INSTANCES, unknownInstanceReason, GpuInstance } from "../../components/catalog/instances";
 import { resourcePolicy, dgdPolicy, schemaFor } from "./_policy";
 import {
-  annotation, configOf, containerResource, dgdName, EFA_RESOURCE, efaOf, gpusOf, GraphService, hugepagesOf, instanceTypeOf,
+  annotation, containerResource, dgdName, EFA_RESOURCE, efaOf, gpusOf, GraphService, hugepagesOf, instanceTypeOf,
   isUnknownValue, ofType, PlanAnnotation, POOL_LABEL, q, rawProps, requestsEfa, ResourceType, workers,
 } from "./_predicates";
 
