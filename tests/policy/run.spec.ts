@@ -39,6 +39,22 @@ describe("policy pack: runner and pack shape", () => {
     assert.deepEqual(noSecret.results.filter((r) => !r.passed).map((r) => r.name), ["hf-token-is-secret"]);
   });
 
+  it("preview: with ids, ARNs and image refs unknown, no policy fails or crashes, and stack policies still decide what they can", async () => {
+    const U = UNKNOWN_STRING;
+    let plan = happyStack();
+    plan = mutate(plan, "c-efa", (p) => { p.id = U; });
+    for (const dir of ["ingress", "egress"]) plan = mutate(plan, `c-efa-${dir}`, (p) => { p.securityGroupId = U; });
+    plan = mutate(plan, "c-gpu-lt", (p) => { for (const n of p.networkInterfaces) n.securityGroups = [U]; });
+    plan = mutate(plan, "c-gpu-ng", (p) => { p.subnetIds = U; p.launchTemplate = { id: U, version: U }; });
+    plan = mutate(plan, "c-eks", (p) => { p.encryptionConfigKeyArn = U; });
+    plan = mutate(plan, "inf-graph", (p) => { for (const s of Object.values<any>(p.spec.services)) s.extraPodSpec.mainContainer.image = U; });
+    const run = await runPolicies(plan);
+    assert.deepEqual(run.results.filter((r) => !r.passed).map((r) => r.name), []);
+    // The EFA security group is still checked through its property dependencies: drop egress and it fails.
+    const broken = await runPolicies(plan.filter((r) => r.name !== "c-efa-egress"));
+    assert.deepEqual(broken.results.filter((r) => !r.passed).map((r) => r.name), ["efa-security-group-self-referencing"]);
+  });
+
   it("advisory by default: no-noop-nixl-env and eks-endpoint-not-world-open; everything else mandatory", () => {
     const advisory = allPolicies.filter((p) => enforcementOf(p) === "advisory").map((p) => p.name);
     assert.deepEqual(advisory, ["no-noop-nixl-env", "eks-endpoint-not-world-open"]);
