@@ -19,24 +19,46 @@ export const kubernetes = {
   supportedVersions: ["1.32", "1.33", "1.34", "1.35", "1.36"],
 } as const;
 
+/**
+ * EKS managed add-ons. Versions are left to EKS's default for the cluster's Kubernetes version
+ * unless overridden (add-on builds are published per Kubernetes version, so a fixed pin goes stale
+ * on upgrade). The default VPC CNI for every supported version (1.32+) is >= v1.19 (AWS "Amazon VPC
+ * CNI versions" table lists v1.19.0-eksbuild.1 already for 1.24-1.31), so `efa-only` interfaces work.
+ */
+export const addons = {
+  /** Oldest VPC CNI that supports `efa-only` interfaces. Source: FIELD-NOTES §3. */
+  vpcCniMinimum: "1.18.5",
+} as const;
+
 /** Helm charts installed into the cluster. */
 export const charts = {
   /**
-   * AWS EFA device plugin (resource `vpc.amazonaws.com/efa`).
-   * Source: aws/eks-charts `stable/aws-efa-k8s-device-plugin` (repo https://aws.github.io/eks-charts).
+   * AWS EFA device plugin (resource `vpc.amazonaws.com/efa`). Chart v0.5.30 = plugin v0.5.20; >= 0.5.10
+   * is needed on p6-b200 (earlier versions counted NVLink `ibp*` devices as EFA).
+   * Source: aws/eks-charts `stable/aws-efa-k8s-device-plugin/Chart.yaml` at 5239609 (2026-08-03).
    */
-  efaDevicePlugin: { repo: "https://aws.github.io/eks-charts", chart: "aws-efa-k8s-device-plugin", version: "v0.5.8" },
+  efaDevicePlugin: { repo: "https://aws.github.io/eks-charts", chart: "aws-efa-k8s-device-plugin", version: "v0.5.30" },
   /**
-   * NVIDIA device plugin. v0.19.0-0.19.2 enabled a MOFED mode that conflicts with the EFA plugin;
-   * 0.19.3 is the first release past it. Source: FIELD-NOTES §3; NVIDIA/k8s-device-plugin releases.
+   * NVIDIA device plugin. v0.19.0-0.19.2 enabled a MOFED mode that conflicts with the EFA plugin
+   * (NVIDIA/k8s-device-plugin#1692, reverted by #1837 in 0.19.3 and 0.20.0); the cluster component
+   * also sets `mofedEnabled: false` for every chart >= 0.19.0. Source: tag v0.20.0 (2026-08-19).
    */
-  nvidiaDevicePlugin: { repo: "https://nvidia.github.io/k8s-device-plugin", chart: "nvidia-device-plugin", version: "0.19.3" },
+  nvidiaDevicePlugin: { repo: "https://nvidia.github.io/k8s-device-plugin", chart: "nvidia-device-plugin", version: "0.20.0" },
   /**
-   * Dynamo CRDs and operator platform; same minor as the runtime image. Source: FIELD-NOTES §4
-   * (charts published at helm.ngc.nvidia.com/nvidia/ai-dynamo; the field ran operator 1.0.1).
+   * AWS Load Balancer Controller (optional; internal NLB in front of the frontend).
+   * Source: aws/eks-charts release v0.0.246 (2026-10-05): "aws-load-balancer-controller v3.6.0".
    */
-  dynamoCrds: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts", chart: "dynamo-crds", version: "1.0.1" },
-  dynamoPlatform: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts", chart: "dynamo-platform", version: "1.0.1" },
+  awsLoadBalancerController: { repo: "https://aws.github.io/eks-charts", chart: "aws-load-balancer-controller", version: "3.6.0" },
+  /**
+   * Dynamo CRDs and operator platform; same minor as the runtime image. The Helm repository is
+   * `https://helm.ngc.nvidia.com/nvidia/ai-dynamo` (`helm repo add ... ; helm install dynamo/dynamo-platform`
+   * in NVIDIA's and AWS's guides); the tarballs live under its `charts/` path
+   * (`.../ai-dynamo/charts/dynamo-platform-<version>.tgz`, docs.nvidia.com/dynamo installation guide).
+   * 1.0.1 is a published release with both charts (docs.nvidia.com/dynamo release-artifacts, v1.0.x)
+   * and the operator the field ran (FIELD-NOTES §4). Not re-checked against NGC from here (no network).
+   */
+  dynamoCrds: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo", chart: "dynamo-crds", version: "1.0.1" },
+  dynamoPlatform: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo", chart: "dynamo-platform", version: "1.0.1" },
 } as const;
 
 /**
@@ -61,4 +83,46 @@ export const image = {
   vllm: "v0.17.1",
   flashinfer: "v0.6.4",
   lmcache: "0.4.1",
+  /** Compile-stage base image (CUDA 12.9 devel). Source: UPSTREAM-IMAGE-AND-DGD.md §1.1. */
+  baseImage: "nvcr.io/nvidia/cuda-dl-base",
+  baseImageTag: "25.06-cuda12.9-devel-ubuntu24.04",
+  /** NGC PyTorch (the one PyTorch both engines share). Source: FIELD-NOTES §5. */
+  pytorchImage: "nvcr.io/nvidia/pytorch",
+  /** Final-stage base image. Source: FIELD-NOTES §5. */
+  runtimeImage: "nvcr.io/nvidia/cuda",
+  runtimeImageTag: "12.9.1-runtime-ubuntu24.04",
+  /** rustup-init used to install `rust`. Source: UPSTREAM-IMAGE-AND-DGD.md §1.1 (rustup-init 1.28.1). */
+  rustup: "1.28.1",
+  /**
+   * uv release (GitHub release tarball; the field used the unpinned `ghcr.io/astral-sh/uv:latest`).
+   * Source: astral-sh/uv releases; tag 0.9.15 published Dec 2025 (seen in public renovate bumps).
+   */
+  uv: "0.9.15",
+  /** sccache release. Source: UPSTREAM-IMAGE-AND-DGD.md §1.1 (SCCACHE_VERSION v0.14.0). */
+  sccache: "v0.14.0",
+  /** maturin, builds the Dynamo Rust bindings wheel. Source: PyPI `maturin` (1.9.4, Aug 2025). */
+  maturin: "1.9.4",
+  /**
+   * ai-dynamo/dynamo git tag built into the image; same as the operator chart (`charts.dynamoPlatform`)
+   * so runtime and operator share a minor (FIELD-NOTES §4). The field cloned unpinned `main`.
+   */
+  dynamo: "v1.0.1",
+  /** NVIDIA/nccl-tests tag (the in-image EFA bandwidth check). Source: github.com/NVIDIA/nccl-tests tags (v2.13.12, packaged by nixpkgs). */
+  ncclTests: "v2.13.12",
+  /** NVIDIA/nccl tag, used only with `BUILD_NCCL_FROM_SOURCE=1`. Source: github.com/NVIDIA/nccl tags (*unverified* tag name; override when opting in). */
+  nccl: "v2.27.7-1",
+  /** pip-licenses, run from a throw-away uv tool env to write /SBOM.txt and /THIRD-PARTY-LICENSES. Source: PyPI `pip-licenses` 5.0.0. */
+  pipLicenses: "5.0.0",
+  /** Index serving the TensorRT-LLM wheel. Source: UPSTREAM-IMAGE-AND-DGD.md §1.1. */
+  tensorrtLlmIndexUrl: "https://pypi.nvidia.com/",
 } as const;
+
+/**
+ * Base and runtime image tags known to match a CUDA toolkit of the compile stages. A toolkit not listed
+ * needs `versions.baseImageTag` and `versions.runtimeImageTag` set explicitly.
+ * Source: FIELD-NOTES §5 (12.9); UPSTREAM-IMAGE-AND-DGD.md §3 context.yaml (cuda-dl-base 25.11 for 13.0;
+ * the matching `nvcr.io/nvidia/cuda` runtime tag is *unverified*, so 13.0 is not listed).
+ */
+export const imageTagsByCudaToolkit: Readonly<Record<string, { readonly baseImageTag: string; readonly runtimeImageTag: string }>> = {
+  "12.9": { baseImageTag: image.baseImageTag, runtimeImageTag: image.runtimeImageTag },
+};

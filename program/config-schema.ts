@@ -1,0 +1,281 @@
+/**
+ * The stack config of the dynamo-efa program: the object keys `dynamo-efa:cluster`,
+ * `dynamo-efa:image`, `dynamo-efa:inference`, the secret `dynamo-efa:hfToken` and the scalars
+ * declared in Pulumi.yaml. `checkStackConfig` validates everything at once and maps it to component
+ * arguments; semantic rules are the components' own validators (inference) and the catalog's (instance
+ * types, CUDA archs and toolkits), with their paths rewritten to the user's config keys. Pure.
+ */
+import { INSTANCES } from "../components/catalog/instances";
+import type { GpuPoolFacts } from "../components/catalog/pool";
+import { CapacityType, EfaClusterArgs, resolvePool } from "../components/cluster/args";
+import { poolFacts } from "../components/cluster/derive";
+import { AZ_NAME, CAPACITY_RESERVATION_ID, validateClusterArgs } from "../components/cluster/validate";
+import { CUDA_TOOLKITS, CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda-toolkits";
+import { CUDA_ARCHS_KEYWORDS } from "../components/catalog/arch-lists";
+import type { DynamoImageArgs } from "../components/image/args";
+import { imagePlan } from "../components/image/plan";
+import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, InferenceSettings, Placement, resolveArgs } from "../components/inference/args";
+import { DIGEST_PINNED, validate as validateInference } from "../components/inference/validate";
+import { K8S_NAME } from "../components/_shared/names";
+import { Problem, show, ValidationError } from "../components/_shared/problems";
+import { kubernetes } from "../components/versions";
+import { check, Field, Spec } from "./schema";
+
+/** Config namespace (the Pulumi project name). */
+export const CONFIG_NAMESPACE = "dynamo-efa";
+/** The one GPU pool stack config describes; the program names it `gpu`. */
+export const GPU_POOL_NAME = "gpu";
+
+export { CapacityType };
+
+const values = <T extends Record<string, string>>(o: T): string[] => Object.values(o);
+const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
+
+const str = (extra: Partial<Extract<Spec, { kind: "string" }>> = {}): Spec => ({ kind: "string", ...extra });
+const int = (min: number, max: number): Spec => ({ kind: "integer", min, max });
+const role = (doc: string): Field => ({
+  doc,
+  spec: { kind: "object", fields: {
+    replicas: { spec: int(1, 64), default: 1, doc: "worker pods of this role (one engine process each)" },
+    gpusPerWorker: { spec: int(1, 8), default: 1, doc: "GPUs per worker (= tensor-parallel size); must divide the node's GPUs" },
+  } },
+});
+
+/** `dynamo-efa:cluster`. */
+export const CLUSTER_FIELDS: Readonly<Record<string, Field>> = {
+  kubernetesVersion: { spec: str({ enum: kubernetes.supportedVersions, numberAsString: (n) => n.toFixed(2) }), default: kubernetes.defaultVersion, doc: "EKS Kubernetes version" },
+  availabilityZone: { spec: str({ pattern: AZ_NAME, patternDoc: 'an availability zone name such as "us-east-2b"' }), required: true, doc: "the one AZ the GPU nodes live in (EFA needs one AZ); must be in aws:region and offer the instance type" },
+  availabilityZones: { spec: { kind: "array", items: str({ pattern: AZ_NAME, patternDoc: 'an availability zone name such as "us-east-2a"' }) }, defaultDoc: '- availabilityZone plus the region\'s "a" zone (or "b" when it is "a")', doc: "AZs of the VPC (EKS needs 2); must include availabilityZone" },
+  publicAccessCidrs: { spec: { kind: "array", items: str({ example: "203.0.113.0/24" }) }, default: [], doc: "CIDRs allowed to reach the public API endpoint; empty = private endpoint only" },
+  gpuNodes: { required: true, doc: "the GPU node pool (named `gpu`)", spec: { kind: "object", fields: {
+    instanceType: { spec: str({ example: "p5en.48xlarge" }), required: true, doc: "EC2 GPU instance type (from the catalog)" },
+    count: { spec: int(1, 64), required: true, doc: "number of GPU nodes" },
+    capacity: { doc: "how the nodes are bought", spec: { kind: "object", fields: {
+      type: { spec: str({ enum: values(CapacityType) }), default: CapacityType.OnDemand, doc: "on-demand, a Capacity Block, or an On-Demand Capacity Reservation" },
+      reservationId: { spec: str({ pattern: CAPACITY_RESERVATION_ID, patternDoc: 'a capacity reservation id "cr-" + 17 hex digits, e.g. "cr-0123456789abcdef0"' }), defaultDoc: "- (required for capacity-block and odcr)", doc: "the reservation to launch into" },
+    } } },
+    placementGroup: { spec: { kind: "boolean" }, defaultDoc: "- true for on-demand EFA pools, false for reserved capacity", doc: "launch into a `cluster` placement group" },
+  } } },
+};
+
+/** `dynamo-efa:image`. */
+export const IMAGE_FIELDS: Readonly<Record<string, Field>> = {
+  cudaArchs: { spec: { kind: "keywordOrList", keywords: CUDA_ARCHS_KEYWORDS, items: str() }, defaultDoc: '`"fat"` (state it explicitly with ref)', doc: '"fat" (broad default), "auto" (exactly the GPU pool\'s SM archs) or a list of arch tokens such as ["sm_90"]' },
+  cudaToolkit: { spec: str({ enum: CUDA_TOOLKITS, numberAsString: (n) => (Number.isInteger(n) ? n.toFixed(1) : String(n)) }), defaultDoc: `\`"${DEFAULT_CUDA_TOOLKIT}"\``, doc: "CUDA toolkit of the image's compile stages" },
+  versions: { spec: { kind: "map", keyDoc: "Dockerfile version keys (see dockerfiles/README.md)", values: str() }, defaultDoc: "- components/versions.ts", doc: "overrides of the image's component versions, e.g. { vllm: v0.17.1 }" },
+  ref: { spec: str({ pattern: DIGEST_PINNED, patternDoc: 'a digest-pinned image reference "<repository>@sha256:<64 hex digits>"' }), defaultDoc: "- (build the image)", doc: "use this prebuilt image instead of building; then list cudaArchs explicitly" },
+};
+
+/** `dynamo-efa:inference`. */
+export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
+  backend: { spec: str({ enum: values(Backend) }), default: INFERENCE_DEFAULTS.backend, doc: "inference engine" },
+  model: { spec: str({ example: "meta-llama/Llama-3.1-8B-Instruct" }), required: true, doc: "Hugging Face model id" },
+  servedModelName: { spec: str(), defaultDoc: "- the model id", doc: "name clients send in `model`" },
+  prefill: role("prefill workers"),
+  decode: role("decode workers"),
+  maxModelLen: { spec: int(1, 1 << 21), default: INFERENCE_DEFAULTS.maxModelLen, doc: "maximum tokens per sequence (prompt + output)" },
+  gpuMemoryUtilization: { spec: { kind: "number", minExclusive: 0, max: 1, example: 0.85 }, default: INFERENCE_DEFAULTS.gpuMemoryUtilization, doc: "fraction of GPU memory the engine may use" },
+  modelLoadBudgetSeconds: { spec: int(60, 86400), default: INFERENCE_DEFAULTS.modelLoadBudgetSeconds, doc: "seconds a worker may take to load its model; probes and `pulumi up`'s wait are sized from it" },
+  hfTokenSecretName: { spec: str({ pattern: K8S_NAME, patternDoc: "a Kubernetes Secret name (lower-case RFC 1123)" }), defaultDoc: "- (create one from dynamo-efa:hfToken)", doc: "existing Secret with HF_TOKEN and HUGGING_FACE_HUB_TOKEN, instead of the token" },
+  namespace: { spec: str(), default: INFERENCE_DEFAULTS.namespace, doc: "Kubernetes namespace of the graph" },
+  placement: { spec: str({ enum: values(Placement) }), defaultDoc: '- "separate-nodes" when the pool has >= 2 nodes, else "any"', doc: "keep prefill and decode on different nodes (KV over EFA)" },
+  frontend: { doc: "the OpenAI-compatible Frontend", spec: { kind: "object", fields: {
+    replicas: { spec: int(1, 16), default: 1, doc: "Frontend pods" },
+    serviceType: { spec: str({ enum: values(FrontendServiceType) }), default: FrontendServiceType.ClusterIP, doc: "in-cluster only, or an internal load balancer" },
+  } } },
+};
+
+/** Raw values as read from config (objects already parsed from JSON). */
+export interface RawStackConfig {
+  readonly region?: unknown;
+  readonly graphName?: unknown;
+  readonly cluster?: unknown;
+  readonly image?: unknown;
+  readonly inference?: unknown;
+  /** Whether `dynamo-efa:hfToken` is set (its value is never needed to validate). */
+  readonly hfTokenSet: boolean;
+}
+
+/** `dynamo-efa:cluster`, checked and defaulted. */
+export interface ClusterConfig {
+  readonly kubernetesVersion: string;
+  readonly availabilityZone: string;
+  readonly availabilityZones?: readonly string[];
+  readonly publicAccessCidrs: readonly string[];
+  readonly gpuNodes: {
+    readonly instanceType: string;
+    readonly count: number;
+    readonly capacity: { readonly type: CapacityType; readonly reservationId?: string };
+    readonly placementGroup?: boolean;
+  };
+}
+
+/** `dynamo-efa:image`, checked, with the arch list resolved. */
+export interface ImageConfig {
+  readonly cudaArchs?: "fat" | "auto" | readonly string[];
+  readonly cudaToolkit?: CudaToolkit;
+  readonly ref?: string;
+  readonly versions?: Readonly<Record<string, string>>;
+  /** The canonical arch list `cudaArchs` resolves to for this pool (e.g. `["sm_90"]`). */
+  readonly resolvedCudaArchs: readonly string[];
+}
+
+/** The whole stack config, checked, defaulted and mapped to component arguments. */
+export interface StackConfig {
+  readonly region: string;
+  readonly graphName: string;
+  readonly cluster: ClusterConfig;
+  /** `EfaCluster` arguments the cluster config maps to (one pool, named `gpu`). */
+  readonly clusterArgs: EfaClusterArgs;
+  readonly image: ImageConfig;
+  /** `DynamoImage` arguments the image config maps to. */
+  readonly imageArgs: DynamoImageArgs;
+  /** Inference settings, ready for `DisaggInference` (plus image, provider, token). */
+  readonly inference: Omit<InferenceSettings, "gpuPool">;
+  /** The GPU pool's facts, as `EfaCluster` derives them from the catalog. */
+  readonly gpuPool: GpuPoolFacts;
+}
+
+/** Rewrites component argument paths to the config keys a user writes (most specific first). */
+const PATH_MAP: readonly (readonly [from: string, to: string])[] = [
+  ["inference.hfToken", "hfToken"],
+  ["inference.gpuPool.cpuArch", "cluster.gpuNodes.instanceType"],
+  ["inference.gpuPool", "cluster.gpuNodes"],
+  ["inference.image", "image.ref"],
+  [`gpuPools.${GPU_POOL_NAME}.nodes`, "cluster.gpuNodes.count"],
+  [`gpuPools.${GPU_POOL_NAME}.capacityReservationId`, "cluster.gpuNodes.capacity.reservationId"],
+  [`gpuPools.${GPU_POOL_NAME}.capacity`, "cluster.gpuNodes.capacity.type"],
+  [`gpuPools.${GPU_POOL_NAME}.availabilityZone`, "cluster.availabilityZone"],
+  [`gpuPools.${GPU_POOL_NAME}.efa`, "cluster.gpuNodes.instanceType"],
+  [`gpuPools.${GPU_POOL_NAME}`, "cluster.gpuNodes"],
+];
+
+/** A component's problem, at the config key the user wrote. `clusterArg` marks `EfaCluster` paths. */
+export function toConfigPath(p: Problem, clusterArg = false): Problem {
+  for (const [from, to] of PATH_MAP) {
+    if (p.propertyPath === from || p.propertyPath.startsWith(`${from}.`) || p.propertyPath.startsWith(`${from}[`)) {
+      return { ...p, propertyPath: to + p.propertyPath.slice(from.length) };
+    }
+  }
+  return clusterArg ? { ...p, propertyPath: `cluster.${p.propertyPath}` } : p;
+}
+
+/** The VPC's AZs when the config lists none: the GPU AZ plus the region's "a" zone ("b" when it is "a"). */
+export function defaultVpcZones(az: string): string[] {
+  const region = az.slice(0, -1);
+  return [...new Set([az, az.endsWith("a") ? `${region}b` : `${region}a`])].sort();
+}
+
+/** `EfaCluster` arguments for the cluster config. */
+export function clusterArgsOf(c: Partial<ClusterConfig>): EfaClusterArgs {
+  const n = c.gpuNodes;
+  const cap = n?.capacity;
+  return {
+    gpuPools: {
+      [GPU_POOL_NAME]: {
+        instanceType: n?.instanceType as string,
+        nodes: n?.count as number,
+        ...(c.availabilityZone ? { availabilityZone: c.availabilityZone } : {}),
+        ...(cap?.type ? { capacity: cap.type } : {}),
+        ...(cap?.reservationId !== undefined ? { capacityReservationId: cap.reservationId } : {}),
+        ...(n?.placementGroup !== undefined ? { placementGroup: n.placementGroup } : {}),
+      },
+    },
+    ...(c.kubernetesVersion ? { kubernetesVersion: c.kubernetesVersion } : {}),
+    ...(c.availabilityZones ?? c.availabilityZone ? { availabilityZones: c.availabilityZones ?? defaultVpcZones(c.availabilityZone!) } : {}),
+    publicAccessCidrs: c.publicAccessCidrs ?? [],
+  };
+}
+
+function clusterProblems(c: Partial<ClusterConfig>, region: string | undefined): Problem[] {
+  const out = validateClusterArgs(clusterArgsOf(c)).map((p) => toConfigPath(p, true));
+  if (c.availabilityZone && region && !c.availabilityZone.startsWith(region)) {
+    out.push({ propertyPath: "cluster.availabilityZone", reason: `${show(c.availabilityZone)} is not in aws:region ${show(region)}; use a zone such as "${region}a"` });
+  }
+  return out;
+}
+
+/** `DynamoImage` arguments for the image config (the pool's instance type feeds "auto"). */
+export function imageArgsOf(im: Partial<ImageConfig>, instanceType: string | undefined): DynamoImageArgs {
+  return {
+    ...(im.cudaArchs !== undefined ? { cudaArchs: im.cudaArchs } : {}),
+    ...(im.cudaToolkit !== undefined ? { cudaToolkit: im.cudaToolkit } : {}),
+    ...(im.ref !== undefined ? { ref: im.ref } : {}),
+    ...(im.versions !== undefined ? { versions: im.versions } : {}),
+    instanceTypes: instanceType ? [instanceType] : [],
+  };
+}
+
+/** The image's own validation (`imagePlan`), at config paths; and the arch list it resolves to. */
+function imageProblems(args: DynamoImageArgs): { archs: string[]; toolkit?: string; problems: Problem[] } {
+  try {
+    const plan = imagePlan(args);
+    return { archs: [...plan.cudaArchs], toolkit: plan.cudaToolkit, problems: [] };
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e;
+    const problems = e.problems.map((p) =>
+      p.propertyPath.startsWith("instanceTypes") ? { ...p, propertyPath: "cluster.gpuNodes.instanceType" } : { ...p, propertyPath: `image.${p.propertyPath}` });
+    return { archs: [], problems };
+  }
+}
+
+/** Drops a semantic problem when a type problem already explains it (same path, parent or child). */
+function dedupe(typeProblems: readonly Problem[], semantic: readonly Problem[]): Problem[] {
+  const related = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || a.startsWith(`${b}[`) || b.startsWith(`${a}.`) || b.startsWith(`${a}[`);
+  const seen = new Set<string>();
+  const out: Problem[] = [...typeProblems];
+  for (const p of semantic) {
+    const key = `${p.propertyPath}\n${p.reason}`;
+    if (seen.has(key) || typeProblems.some((t) => related(t.propertyPath, p.propertyPath))) continue;
+    seen.add(key);
+    out.push(p);
+  }
+  return out;
+}
+
+/**
+ * Checks the whole stack config and maps it to component arguments. Returns every problem (key path,
+ * bad value, allowed values, fix); `config` is set only when there are none.
+ */
+export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; problems: Problem[] } {
+  const region = check("aws:region", raw.region ?? "", str({ pattern: REGION, patternDoc: 'an AWS region such as "us-east-2"' }));
+  const graphName = check("graphName", raw.graphName ?? "llm", str({ pattern: K8S_NAME, patternDoc: "a lower-case RFC 1123 name" }));
+  const cluster = check("cluster", raw.cluster ?? {}, { kind: "object", fields: CLUSTER_FIELDS });
+  const image = check("image", raw.image ?? {}, { kind: "object", fields: IMAGE_FIELDS });
+  const inference = check("inference", raw.inference ?? {}, { kind: "object", fields: INFERENCE_FIELDS });
+  const typeProblems = [region, graphName, cluster, image, inference].flatMap((c) => c.problems);
+
+  const c = (cluster.value ?? {}) as Partial<ClusterConfig>;
+  const im = (image.value ?? {}) as Partial<ImageConfig>;
+  const inf = (inference.value ?? {}) as Omit<InferenceSettings, "gpuPool">;
+  const semantic: Problem[] = [...clusterProblems(c, region.value as string | undefined)];
+  const instanceType = c.gpuNodes?.instanceType;
+  const resolved = imageProblems(imageArgsOf(im, instanceType));
+  semantic.push(...resolved.problems);
+
+  const clusterArgs = clusterArgsOf(c);
+  const clusterOk = semantic.every((p) => !p.propertyPath.startsWith("cluster.gpuNodes"));
+  const pool = clusterOk && instanceType && INSTANCES.has(instanceType) && c.gpuNodes?.count
+    ? poolFacts(resolvePool(GPU_POOL_NAME, clusterArgs.gpuPools[GPU_POOL_NAME]))
+    : undefined;
+  if (pool && inference.value) {
+    const settings: InferenceSettings = { ...inf, gpuPool: pool, graphName: graphName.value as string | undefined };
+    const image = im.ref ?? `placeholder.invalid/dynamo@sha256:${"0".repeat(64)}`;
+    semantic.push(...validateInference(resolveArgs("llm", settings, image), raw.hfTokenSet || inf.hfTokenSecretName !== undefined, "inference").map((p) => toConfigPath(p)));
+  }
+  const problems = dedupe(typeProblems, semantic);
+  if (problems.length > 0 || !pool) return { problems };
+  return {
+    problems,
+    config: {
+      region: region.value as string,
+      graphName: graphName.value as string,
+      cluster: c as ClusterConfig,
+      clusterArgs,
+      image: { ...(im as Omit<ImageConfig, "resolvedCudaArchs">), resolvedCudaArchs: resolved.archs },
+      imageArgs: imageArgsOf(im, instanceType),
+      inference: { ...inf, graphName: graphName.value as string, imageCudaArchs: resolved.archs, imageCudaToolkit: resolved.toolkit ?? DEFAULT_CUDA_TOOLKIT },
+      gpuPool: pool,
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * The dynamo-efa program: one `EfaCluster` (one GPU pool, `gpu`), one `DynamoImage` compiled for
+ * exactly that fleet, one `DisaggInference` on the pool. Everything is constructed inside
+ * `program()`, never at import time, so `index.ts` (a real `pulumi up`) and the offline render
+ * (under mocks, once per render) run the same code.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { EfaCluster } from "../components/cluster/cluster";
+import { DynamoImage } from "../components/image/image";
+import { DisaggInference } from "../components/inference/inference";
+import type { ProgramRun } from "../tools/render/capture";
+import type { RenderFacts } from "../tools/render/render";
+import { GPU_POOL_NAME, ProgramConfig, readStackConfig } from "./config";
+import { planSummary } from "./summary";
+
+/** Resource name of the cluster and of the image (their children are `dynamo-efa-<role>`). */
+export const BASE_NAME = "dynamo-efa";
+
+/** The stack outputs. */
+export type ProgramExports = {
+  /** In-cluster URL of the OpenAI-compatible Frontend. */
+  readonly frontendUrl: pulumi.Output<string>;
+  /** Digest-pinned image the workers run. */
+  readonly imageRef: pulumi.Output<string>;
+  /** EKS cluster name. */
+  readonly clusterName: pulumi.Output<string>;
+  /** Kubeconfig of the cluster (secret). */
+  readonly kubeconfig: pulumi.Output<string>;
+  /** Served model name clients send. */
+  readonly servedModelName: pulumi.Output<string>;
+  /** Pools, workers, GPUs/EFA used vs provisioned, image archs. */
+  readonly plan: pulumi.Output<ReturnType<typeof planSummary>>;
+};
+
+/** Builds every resource from a checked config. */
+export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly exports: ProgramExports } {
+  const c = pc.config;
+  const cluster = new EfaCluster(BASE_NAME, c.clusterArgs);
+  const pools = Object.values(cluster.gpuPools);
+  const image = new DynamoImage(BASE_NAME, { ...c.imageArgs, instanceTypes: pools.map((p) => p.instanceType) });
+  const inference = new DisaggInference(c.graphName, {
+    ...c.inference,
+    gpuPool: cluster.gpuPools[GPU_POOL_NAME],
+    image: image.ref,
+    provider: cluster.k8sProvider,
+    imageCudaArchs: [...image.plan.cudaArchs],
+    imageCudaToolkit: image.plan.cudaToolkit,
+    ...(pc.hfToken ? { hfToken: pc.hfToken } : {}),
+  });
+  const exports: ProgramExports = {
+    frontendUrl: inference.frontendUrl,
+    imageRef: image.ref,
+    clusterName: cluster.clusterName,
+    kubeconfig: pulumi.secret(cluster.kubeconfig),
+    servedModelName: inference.servedModelName,
+    plan: inference.workers.apply((w) => planSummary(pools, w, image.plan.cudaArchs, image.plan.cudaToolkit)),
+  };
+  return {
+    exports,
+    result: {
+      region: c.region,
+      gpuPools: pools,
+      image: { cudaArchs: [...image.plan.cudaArchs], cudaToolkit: image.plan.cudaToolkit, build: image.plan.kind === "build", plan: image.plan },
+    },
+  };
+}
+
+/** Reads and checks the stack config, then builds the program (what `index.ts` and the render run). */
+export function runProgram(): ProgramRun<RenderFacts> & { readonly exports: ProgramExports } {
+  return program(readStackConfig());
+}

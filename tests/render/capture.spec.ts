@@ -1,0 +1,89 @@
+import { strict as assert } from "assert";
+import { capture, Capture, CapturedResource } from "../../tools/render/capture";
+import { renderMocks } from "../../tools/render/mocks";
+import { tinyProgram, TinyResult } from "./fixtures/tiny-program";
+
+function byName(c: Capture<unknown>, name: string): CapturedResource {
+  const r = c.resources.find((x) => x.name === name);
+  if (!r) throw new Error(`no resource ${name}: ${c.resources.map((x) => x.name).join(", ")}`);
+  return r;
+}
+
+describe("render capture engine (tiny fixture program)", () => {
+  let c: Capture<TinyResult>;
+  before(async () => {
+    c = await capture(tinyProgram, {
+      project: "fixture",
+      stack: "t",
+      mocks: renderMocks("us-east-2"),
+      config: { "fixture:token": "hf_do_not_leak" },
+      secretKeys: ["fixture:token"],
+    });
+  });
+
+  it("records every resource except the root stack, sorted by type then name", () => {
+    assert.deepEqual(
+      c.resources.map((r) => `${r.type}::${r.name}`),
+      [
+        "aws:ecr/repository:Repository::box-repo",
+        "aws:iam/role:Role::role",
+        "aws:kms/key:Key::box-key",
+        "fixture:index:Box::box",
+        "kubernetes:core/v1:Secret::hf",
+        "pulumi:providers:kubernetes::k8s",
+      ],
+    );
+  });
+
+  it("records parents as URNs (root-level resources have none)", () => {
+    const box = byName(c, "box");
+    assert.equal(box.parent, undefined);
+    assert.equal(byName(c, "box-key").parent, box.urn);
+    assert.equal(byName(c, "box-repo").parent, box.urn);
+    assert.match(byName(c, "box-repo").urn, /fixture:index:Box\$aws:ecr\/repository:Repository::box-repo$/);
+  });
+
+  it("separates explicit dependsOn (also through an Output) from implicit Output dependencies", () => {
+    const box = byName(c, "box");
+    const role = byName(c, "role");
+    assert.deepEqual(role.explicitDependsOn, [box.urn]);
+    assert.deepEqual(role.implicitDependsOn, []);
+    const repo = byName(c, "box-repo");
+    assert.deepEqual(repo.implicitDependsOn, [byName(c, "box-key").urn]);
+    const secret = byName(c, "hf");
+    assert.deepEqual(secret.explicitDependsOn, [role.urn]);
+    assert.deepEqual(secret.implicitDependsOn, [repo.urn]);
+    assert.deepEqual(secret.dependsOn, [...new Set([role.urn, repo.urn])].sort());
+  });
+
+  it("captures protect (inherited from the parent) and retainOnDelete (not inherited)", () => {
+    assert.equal(byName(c, "box").protect, true);
+    assert.equal(byName(c, "box-repo").protect, true);
+    assert.equal(byName(c, "role").protect, false);
+    assert.equal(byName(c, "box-key").retainOnDelete, true);
+    assert.equal(byName(c, "box-repo").retainOnDelete, false);
+  });
+
+  it("replaces secret inputs and outputs with [secret] and never writes the value", () => {
+    const secret = byName(c, "hf");
+    assert.deepEqual(secret.secretPaths, ["stringData"]);
+    assert.equal(secret.redactedInputs.stringData, "[secret]");
+    assert.deepEqual(secret.inputs.stringData, { HF_TOKEN: "hf_do_not_leak" });
+    assert.equal(c.outputs.token, "[secret]");
+    const disk = JSON.stringify({ r: c.resources.map((r) => r.redactedInputs), o: c.outputs });
+    assert.ok(!disk.includes("hf_do_not_leak"));
+  });
+
+  it("resolves inputs from realistic mock outputs (ARN-shaped, deterministic)", () => {
+    const repo = byName(c, "box-repo");
+    const enc = (repo.inputs.encryptionConfigurations as { kmsKey: string }[])[0].kmsKey;
+    assert.match(enc, /^arn:aws:kms:us-east-2:123456789012:key\/[0-9a-f-]{36}$/);
+    assert.match(String(c.outputs.roleArn), /^arn:aws:iam::123456789012:role\/role-[0-9a-f]{7}$/);
+  });
+
+  it("is deterministic and repeatable in one process (mocks reset between captures)", async () => {
+    const again = await capture(tinyProgram, { project: "fixture", stack: "t", mocks: renderMocks("us-east-2"), config: { "fixture:token": "x" }, secretKeys: ["fixture:token"] });
+    assert.deepEqual(again.resources.map((r) => r.redactedInputs), c.resources.map((r) => r.redactedInputs));
+    assert.deepEqual(again.resources.map((r) => r.dependsOn), c.resources.map((r) => r.dependsOn));
+  });
+});

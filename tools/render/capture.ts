@@ -1,0 +1,234 @@
+/**
+ * The capture engine: runs a program function under Pulumi mocks, inside a real root stack, and
+ * records every resource the program registers with what the engine would be told about it.
+ *
+ * How (FIELD-NOTES §6, checked against @pulumi/pulumi 3.248.0 `runtime/stack.js`, `resource.js`,
+ * `runtime/dependsOn.js`):
+ * - `runInPulumiStack(init)` creates the root `pulumi:pulumi:Stack` component and calls `init` with
+ *   it set as the stack resource; `registerStackTransformation` called first inside `init` appends to
+ *   that stack's transformations, which every later `Resource` constructor runs with
+ *   `{ resource, type, name, props, opts }` before it inherits anything from its parent.
+ * - `opts.dependsOn` is resolved with the SDK's own `gatherExplicitDependencies`; implicit
+ *   dependencies are the resources behind every `Output` in `props` (the SDK's `getAllResources`,
+ *   the same set `serializeResourceProperties` sends as `propertyDependencies`) plus resource
+ *   references passed as values.
+ * - `protect` is inherited from the parent after transformations run, so it is read from the
+ *   constructed resource (`__protect`); `retainOnDelete` is not inherited and comes from `opts`.
+ * - Inputs are read from the monitor's `RegisterResourceRequest` (after serialization), so secret
+ *   values keep their secret marker and are replaced by `"[secret]"` in the redacted view.
+ *
+ * Mocks and the root stack are process-global: call `capture` once at a time (it serializes itself).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { fromSerialized, SECRET } from "./redact";
+
+// Internal SDK modules (exported at runtime, `@internal` in the typings).
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const settings = require("@pulumi/pulumi/runtime/settings");
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const dependsOnMod = require("@pulumi/pulumi/runtime/dependsOn");
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const outputMod = require("@pulumi/pulumi/output");
+
+/** One resource as the engine would see it. */
+export interface CapturedResource {
+  /** URN, as the mock monitor computes it (parent type chain included). */
+  readonly urn: string;
+  readonly type: string;
+  readonly name: string;
+  /** Custom (provider-backed) resource, or a component. */
+  readonly custom: boolean;
+  /** Remote (multi-language) component, such as `eks:index:Cluster`. */
+  readonly remote: boolean;
+  /** Parent URN; undefined for resources parented to the root stack. */
+  readonly parent?: string;
+  /** Direct dependencies, explicit and implicit (URNs, sorted). */
+  readonly dependsOn: readonly string[];
+  /** Direct dependencies from `opts.dependsOn` (URNs, sorted). */
+  readonly explicitDependsOn: readonly string[];
+  /** Direct dependencies through `Output` values and resource references in the inputs (URNs, sorted). */
+  readonly implicitDependsOn: readonly string[];
+  /** The implicit dependencies per top-level input property (what the engine gets as `propertyDependencies`). */
+  readonly propertyDependencies: Readonly<Record<string, readonly string[]>>;
+  readonly protect: boolean;
+  readonly retainOnDelete: boolean;
+  /** Provider reference (`<urn>::<id>`) when one was set. */
+  readonly provider?: string;
+  /** Inputs with secret values in the clear: for in-memory checks (policies) only, never written. */
+  readonly inputs: Record<string, unknown>;
+  /** Inputs with every secret value replaced by `"[secret]"`: what is written to disk. */
+  readonly redactedInputs: Record<string, unknown>;
+  /** Dotted paths of the inputs that were secret. */
+  readonly secretPaths: readonly string[];
+}
+
+/** Everything a capture produced. */
+export interface Capture<R> {
+  /** Every resource except the root stack, sorted by type, name, URN. */
+  readonly resources: readonly CapturedResource[];
+  /** URN of the root stack. */
+  readonly stackUrn: string;
+  /** What the program function returned. */
+  readonly result: R;
+  /** The stack outputs, resolved, secrets replaced by `"[secret]"`. */
+  readonly outputs: Record<string, unknown>;
+}
+
+/** Options for one capture. */
+export interface CaptureOptions {
+  readonly project: string;
+  readonly stack: string;
+  /** Mocks answering registrations and invokes. */
+  readonly mocks: pulumi.runtime.Mocks;
+  /** Full config keys (`ns:key`) to string values (objects as JSON), as the CLI would pass them. */
+  readonly config?: Record<string, string>;
+  /** Config keys (`ns:key`) whose values are secret. */
+  readonly secretKeys?: readonly string[];
+}
+
+/** What a program function hands back: the stack outputs, plus anything else the caller wants. */
+export interface ProgramRun<R> {
+  readonly exports: Record<string, unknown>;
+  readonly result: R;
+}
+
+interface Seen {
+  readonly resource: pulumi.Resource;
+  readonly type: string;
+  readonly name: string;
+  readonly props: unknown;
+  readonly opts: pulumi.CustomResourceOptions & pulumi.ComponentResourceOptions;
+}
+
+interface Registration {
+  readonly custom: boolean;
+  readonly remote: boolean;
+  readonly provider?: string;
+  readonly serialized: unknown;
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `program` under `options.mocks` inside a root stack and records every resource. Captures
+ * are serialized: Pulumi's runtime state is process-global.
+ */
+export function capture<R>(program: () => ProgramRun<R>, options: CaptureOptions): Promise<Capture<R>> {
+  const run = queue.then(() => captureNow(program, options));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+async function captureNow<R>(program: () => ProgramRun<R>, o: CaptureOptions): Promise<Capture<R>> {
+  await pulumi.runtime.setMocks(o.mocks, o.project, o.stack, false);
+  pulumi.runtime.setAllConfig({ ...(o.config ?? {}) }, [...(o.secretKeys ?? [])]);
+  const registrations = recordRegistrations();
+  const seen: Seen[] = [];
+  let result: R | undefined;
+  let exports: Record<string, unknown> = {};
+  let stack: pulumi.Resource | undefined;
+  await pulumi.runtime.runInPulumiStack(async () => {
+    stack = pulumi.runtime.getStackResource();
+    pulumi.runtime.registerStackTransformation((a) => {
+      seen.push({ resource: a.resource, type: a.type, name: a.name, props: a.props, opts: a.opts as Seen["opts"] });
+      return undefined;
+    });
+    const run = program();
+    result = run.result;
+    exports = run.exports;
+    return run.exports;
+  });
+  await settings.waitForRPCs();
+  const stackUrn = await urnOf(stack!);
+  const resources = await Promise.all(seen.map((s) => describe(s, stack!, registrations)));
+  resources.sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name) || a.urn.localeCompare(b.urn));
+  // The stack's own outputs promise unwraps secrets; serialize what the program exported instead.
+  const serializedOutputs = await pulumi.runtime.serializeProperties("outputs", exports);
+  return { resources, stackUrn, result: result as R, outputs: fromSerialized(serializedOutputs).redacted as Record<string, unknown> };
+}
+
+/** Wraps the current mock monitor's `registerResource` to keep each request's serialized inputs. */
+function recordRegistrations(): Map<string, Registration> {
+  const monitor = settings.getMonitor();
+  const byUrn = new Map<string, Registration>();
+  const original = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req: any, callback: (err: unknown, resp?: any) => void) => {
+    const urn: string = monitor.newUrn(req.getParent(), req.getType(), req.getName());
+    byUrn.set(urn, {
+      custom: req.getCustom(),
+      remote: req.getRemote(),
+      provider: req.getProvider() || undefined,
+      serialized: req.getObject()?.toJavaScript() ?? {},
+    });
+    return original(req, callback);
+  };
+  return byUrn;
+}
+
+async function urnOf(r: pulumi.Resource): Promise<string> {
+  return (r.urn as any).promise();
+}
+
+async function urnsOf(resources: Iterable<pulumi.Resource>, self: pulumi.Resource): Promise<string[]> {
+  const unique = [...new Set(resources)].filter((r) => r !== self);
+  return [...new Set(await Promise.all(unique.map(urnOf)))].sort();
+}
+
+/** Resources behind Outputs and resource references anywhere in `value`. */
+async function implicitResources(value: unknown, found: Set<pulumi.Resource>, visited = new Set<unknown>()): Promise<void> {
+  if (value === null || typeof value !== "object" || visited.has(value)) return;
+  visited.add(value);
+  if (pulumi.Resource.isInstance(value)) {
+    found.add(value);
+    return;
+  }
+  if (pulumi.Output.isInstance(value)) {
+    for (const r of (await outputMod.getAllResources(value)) as Set<pulumi.Resource>) found.add(r);
+    await implicitResources(await (value as any).promise(true), found, visited);
+    return;
+  }
+  if (value instanceof Promise) {
+    await implicitResources(await value, found, visited);
+    return;
+  }
+  for (const v of Array.isArray(value) ? value : Object.values(value)) await implicitResources(v, found, visited);
+}
+
+async function describe(s: Seen, stack: pulumi.Resource, regs: Map<string, Registration>): Promise<CapturedResource> {
+  const urn = await urnOf(s.resource);
+  const parentRes = s.opts.parent ?? stack;
+  const parent = parentRes === stack ? undefined : await urnOf(parentRes);
+  const explicit = await urnsOf(await dependsOnMod.gatherExplicitDependencies(s.opts.dependsOn), s.resource);
+  const propertyDependencies: Record<string, string[]> = {};
+  const props = (s.props ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(props).sort()) {
+    const found = new Set<pulumi.Resource>();
+    await implicitResources(props[key], found);
+    const urns = await urnsOf(found, s.resource);
+    if (urns.length > 0) propertyDependencies[key] = urns;
+  }
+  const implicit = [...new Set(Object.values(propertyDependencies).flat())].sort();
+  const reg = regs.get(urn);
+  if (!reg) throw new Error(`internal: resource ${urn} was constructed but never registered with the monitor`);
+  const { plain, redacted, secretPaths } = fromSerialized(reg.serialized);
+  return {
+    urn,
+    type: s.type,
+    name: s.name,
+    custom: reg.custom,
+    remote: reg.remote,
+    ...(parent ? { parent } : {}),
+    dependsOn: [...new Set([...explicit, ...implicit])].sort(),
+    explicitDependsOn: explicit,
+    implicitDependsOn: implicit,
+    propertyDependencies,
+    protect: (s.resource as any).__protect === true,
+    retainOnDelete: s.opts.retainOnDelete === true,
+    ...(reg.provider ? { provider: reg.provider } : {}),
+    inputs: plain as Record<string, unknown>,
+    redactedInputs: redacted as Record<string, unknown>,
+    secretPaths,
+  };
+}
+
+export { SECRET };

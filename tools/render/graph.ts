@@ -1,0 +1,201 @@
+/**
+ * The captured resource graph: deployment order edges, the critical path (the dependency chain that
+ * takes longest to deploy) and a Mermaid diagram. Pure functions over captured resources.
+ */
+import { PlanAnnotation } from "../../components/_shared/names";
+
+/** The fields of a captured resource this module reads. */
+export interface GraphNode {
+  readonly urn: string;
+  readonly type: string;
+  readonly name: string;
+  readonly custom: boolean;
+  readonly remote: boolean;
+  readonly parent?: string;
+  readonly dependsOn: readonly string[];
+  readonly provider?: string;
+  readonly inputs?: Record<string, unknown>;
+}
+
+/**
+ * Rough minutes each resource type takes to create, for weighting the critical path. Sources:
+ * FIELD-NOTES §5 (the combined image took ~95 min on CodeBuild XLARGE); EKS control plane ~10-15
+ * min and a managed node group ~5-10 min (AWS EKS user guide, observed); the DGD waits for its model
+ * to load (its recorded load budget). Anything else: 0.1 min (one API call).
+ */
+export const CREATE_MINUTES: Readonly<Record<string, number>> = {
+  "docker-build:index:Image": 95,
+  "eks:index:Cluster": 12,
+  "aws:eks/cluster:Cluster": 12,
+  "aws:eks/nodeGroup:NodeGroup": 8,
+  "awsx:ec2:Vpc": 3,
+  "aws:ec2/natGateway:NatGateway": 2,
+  "aws:eks/addon:Addon": 2,
+  "kubernetes:helm.sh/v3:Release": 2,
+  "kubernetes:core/v1:PersistentVolumeClaim": 0.5,
+  "aws:efs/fileSystem:FileSystem": 1,
+};
+const DEFAULT_MINUTES = 0.1;
+const DGD_TYPE = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
+
+/** Minutes to create `n`. */
+export function createMinutes(n: GraphNode): number {
+  if (n.type === DGD_TYPE) {
+    const ann = ((n.inputs?.metadata as Record<string, unknown> | undefined)?.annotations ?? {}) as Record<string, unknown>;
+    const budget = Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]);
+    return Number.isFinite(budget) && budget > 0 ? budget / 60 : 10;
+  }
+  return CREATE_MINUTES[n.type] ?? DEFAULT_MINUTES;
+}
+
+/** A resource the engine actually creates (custom, or a remote component whose inside we cannot see). */
+export function isDeployable(n: GraphNode): boolean {
+  return n.custom || n.remote;
+}
+
+/** URN of a provider reference (`<urn>::<id>`). */
+export function providerUrn(ref: string): string {
+  return ref.slice(0, ref.lastIndexOf("::"));
+}
+
+/**
+ * For each deployable resource, the deployable resources it waits for: its dependencies (a
+ * component stands for every deployable resource under it, as in the engine) and its provider.
+ */
+export function deployEdges(nodes: readonly GraphNode[]): Map<string, string[]> {
+  const byUrn = new Map(nodes.map((n) => [n.urn, n]));
+  const children = new Map<string, string[]>();
+  for (const n of nodes) if (n.parent) children.set(n.parent, [...(children.get(n.parent) ?? []), n.urn]);
+  const expand = (urn: string, out: Set<string>): void => {
+    const n = byUrn.get(urn);
+    if (!n) return;
+    if (isDeployable(n)) {
+      out.add(urn);
+      return;
+    }
+    for (const c of children.get(urn) ?? []) expand(c, out);
+  };
+  const edges = new Map<string, string[]>();
+  for (const n of nodes.filter(isDeployable)) {
+    const deps = new Set<string>();
+    for (const d of n.dependsOn) expand(d, deps);
+    if (n.provider) expand(providerUrn(n.provider), deps);
+    deps.delete(n.urn);
+    edges.set(n.urn, [...deps].sort());
+  }
+  return edges;
+}
+
+/** One step of the critical path. */
+export interface PathStep {
+  readonly name: string;
+  readonly type: string;
+  readonly minutes: number;
+}
+
+/** The critical path: the dependency chain with the largest total create time. */
+export interface CriticalPath {
+  readonly steps: readonly PathStep[];
+  readonly minutes: number;
+}
+
+/** Longest (by create minutes) dependency chain; ties go to the lexicographically smaller URN. */
+export function criticalPath(nodes: readonly GraphNode[]): CriticalPath {
+  const byUrn = new Map(nodes.map((n) => [n.urn, n]));
+  const edges = deployEdges(nodes);
+  const best = new Map<string, { total: number; prev?: string }>();
+  const visiting = new Set<string>();
+  const solve = (urn: string): number => {
+    const done = best.get(urn);
+    if (done) return done.total;
+    if (visiting.has(urn)) throw new Error(`internal: dependency cycle through ${urn}`);
+    visiting.add(urn);
+    let prev: string | undefined;
+    let longest = 0;
+    for (const d of edges.get(urn) ?? []) {
+      const t = solve(d);
+      if (t > longest + 1e-9 || (Math.abs(t - longest) <= 1e-9 && prev !== undefined && d < prev)) {
+        longest = t;
+        prev = d;
+      }
+    }
+    visiting.delete(urn);
+    const total = longest + createMinutes(byUrn.get(urn)!);
+    best.set(urn, { total, ...(prev ? { prev } : {}) });
+    return total;
+  };
+  let end: string | undefined;
+  let max = -1;
+  for (const urn of [...edges.keys()].sort()) {
+    const t = solve(urn);
+    if (t > max + 1e-9) {
+      max = t;
+      end = urn;
+    }
+  }
+  const steps: PathStep[] = [];
+  for (let u = end; u; u = best.get(u)!.prev) {
+    const n = byUrn.get(u)!;
+    steps.unshift({ name: n.name, type: n.type, minutes: round1(createMinutes(n)) });
+  }
+  return { steps, minutes: round1(Math.max(max, 0)) };
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+/** Types left out of the diagram: many small attachments that hide the shape. */
+const DIAGRAM_NOISE = new Set([
+  "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+  "aws:ec2/securityGroupRule:SecurityGroupRule",
+  "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+  "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
+]);
+
+function shortType(type: string): string {
+  const parts = type.split(":");
+  return parts[parts.length - 1];
+}
+
+function label(s: string): string {
+  return s.replace(/"/g, "'");
+}
+
+/**
+ * A Mermaid flowchart: each top-level component is a subgraph holding its main resources, edges are
+ * deployment dependencies, and the critical path is highlighted.
+ */
+export function mermaid(nodes: readonly GraphNode[], path: CriticalPath): string {
+  const sorted = [...nodes].sort((a, b) => a.urn.localeCompare(b.urn));
+  const id = new Map(sorted.map((n, i) => [n.urn, `n${i}`]));
+  const byUrn = new Map(sorted.map((n) => [n.urn, n]));
+  const topOf = (n: GraphNode): GraphNode => (n.parent && byUrn.has(n.parent) ? topOf(byUrn.get(n.parent)!) : n);
+  const shown = sorted.filter((n) => isDeployable(n) && !DIAGRAM_NOISE.has(n.type));
+  const groups = new Map<string, GraphNode[]>();
+  for (const n of shown) {
+    const top = topOf(n);
+    const key = top.urn === n.urn ? "" : top.urn;
+    groups.set(key, [...(groups.get(key) ?? []), n]);
+  }
+  const lines = ["flowchart LR"];
+  const node = (n: GraphNode) => `${id.get(n.urn)}["${label(n.name)}<br/><small>${label(shortType(n.type))}</small>"]`;
+  for (const [key, members] of [...groups.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    if (key === "") {
+      for (const n of members) lines.push(`  ${node(n)}`);
+      continue;
+    }
+    const top = byUrn.get(key)!;
+    lines.push(`  subgraph ${id.get(key)}["${label(top.name)} (${label(shortType(top.type))})"]`);
+    for (const n of members) lines.push(`    ${node(n)}`);
+    lines.push("  end");
+  }
+  const shownSet = new Set(shown.map((n) => n.urn));
+  const edges = deployEdges(nodes);
+  for (const n of shown) for (const d of edges.get(n.urn) ?? []) if (shownSet.has(d)) lines.push(`  ${id.get(d)} --> ${id.get(n.urn)}`);
+  const onPath = new Set(path.steps.map((s) => `${s.type}::${s.name}`));
+  const critical = shown.filter((n) => onPath.has(`${n.type}::${n.name}`)).map((n) => id.get(n.urn));
+  lines.push("  classDef critical stroke:#d33,stroke-width:3px");
+  if (critical.length > 0) lines.push(`  class ${critical.join(",")} critical`);
+  return lines.join("\n") + "\n";
+}

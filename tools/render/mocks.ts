@@ -1,0 +1,205 @@
+/**
+ * Production mocks for the offline render: what a real `pulumi up` would hand back for each resource,
+ * as deterministic, realistic placeholders (AWS-shaped ids and ARNs, a kubeconfig, an image digest
+ * derived from the build inputs). Every value is a pure function of the resource's type, name and
+ * inputs, so two renders of the same config are byte-identical.
+ *
+ * Unknown invokes throw: the components derive facts from the catalog, never from the cloud, so an
+ * invoke during a render is a bug worth failing on.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { createHash } from "crypto";
+
+/** The account id every placeholder ARN uses (AWS's documentation account). */
+export const PLACEHOLDER_ACCOUNT = "123456789012";
+
+/** Deterministic lower-case hex of any JSON-able value, `len` characters (max 64). */
+export function hexOf(value: unknown, len = 64): string {
+  return createHash("sha256").update(stableJson(value)).digest("hex").slice(0, len);
+}
+
+/** JSON with object keys sorted, so equal values hash equally whatever their key order. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      : v,
+  );
+}
+
+/** `aws:ec2/launchTemplate:LaunchTemplate` -> `{ service: "ec2", kind: "launch-template" }`. */
+function awsParts(type: string): { service: string; kind: string } {
+  const [, mod = "", cls = ""] = type.split(":");
+  const service = mod.split("/")[0];
+  const kind = cls.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase();
+  return { service, kind };
+}
+
+/** An EC2-style id: `<prefix>-` + 17 hex characters. */
+function ec2Id(prefix: string, type: string, name: string): string {
+  return `${prefix}-0${hexOf([type, name], 16)}`;
+}
+
+/** The physical name a provider would auto-generate: logical name + 7 hex characters. */
+export function autoName(type: string, name: string): string {
+  return `${name}-${hexOf([type, name], 7)}`;
+}
+
+/** A kubeconfig for an EKS cluster that authenticates with `aws eks get-token`, as EKS prints it. */
+export function placeholderKubeconfig(clusterName: string, endpoint: string, region: string): Record<string, unknown> {
+  return {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: clusterName, cluster: { server: endpoint, "certificate-authority-data": Buffer.from(`placeholder-ca:${clusterName}`).toString("base64") } }],
+    contexts: [{ name: clusterName, context: { cluster: clusterName, user: clusterName } }],
+    "current-context": clusterName,
+    users: [{ name: clusterName, user: { exec: { apiVersion: "client.authentication.k8s.io/v1beta1", command: "aws", args: ["eks", "get-token", "--cluster-name", clusterName, "--region", region] } } }],
+  };
+}
+
+type Outputs = Record<string, unknown>;
+
+function zonesOf(inputs: Record<string, any>): string[] {
+  const azs = inputs.availabilityZoneNames as string[] | undefined;
+  return azs && azs.length > 0 ? azs : Array.from({ length: Number(inputs.numberOfAvailabilityZones ?? 3) }, (_, i) => `az${i}`);
+}
+type OutputFn = (name: string, inputs: Record<string, any>, region: string) => Outputs;
+
+const arn = (region: string, service: string, resource: string, global = false) =>
+  `arn:aws:${service}:${global ? "" : region}:${PLACEHOLDER_ACCOUNT}:${resource}`;
+
+function eksCluster(name: string, inputs: Record<string, any>, region: string): Outputs {
+  const clusterName = inputs.name ?? autoName("eks", name);
+  const id = hexOf(["oidc", name], 32).toUpperCase();
+  const endpoint = `https://${id}.gr7.${region}.eks.amazonaws.com`;
+  const kubeconfig = placeholderKubeconfig(clusterName, endpoint, region);
+  return {
+    kubeconfig,
+    kubeconfigJson: JSON.stringify(kubeconfig),
+    eksCluster: {
+      name: clusterName, arn: arn(region, "eks", `cluster/${clusterName}`), endpoint, version: inputs.version,
+      vpcConfig: { clusterSecurityGroupId: ec2Id("sg", "cluster", name), vpcId: inputs.vpcId, subnetIds: inputs.privateSubnetIds },
+    },
+    clusterSecurityGroupId: ec2Id("sg", "cluster", name),
+    nodeSecurityGroupId: ec2Id("sg", "node", name),
+    oidcProviderArn: arn(region, "iam", `oidc-provider/oidc.eks.${region}.amazonaws.com/id/${id}`, true),
+    oidcProviderUrl: `oidc.eks.${region}.amazonaws.com/id/${id}`,
+    oidcIssuer: `oidc.eks.${region}.amazonaws.com/id/${id}`,
+    core: { cluster: { name: clusterName }, endpoint, oidcProvider: { arn: arn(region, "iam", `oidc-provider/oidc.eks.${region}.amazonaws.com/id/${id}`, true) } },
+  };
+}
+
+function dockerImage(name: string, inputs: Record<string, any>): Outputs {
+  // The digest is a function of the build inputs: build args, target, platforms and the tags (the
+  // image component tags by a hash of the Dockerfile and context contents). Local paths are left out
+  // so every checkout renders the same digest.
+  const digest = `sha256:${hexOf({ buildArgs: inputs.buildArgs ?? {}, target: inputs.target, platforms: inputs.platforms, tags: inputs.tags })}`;
+  const tag: string = (inputs.tags ?? [])[0] ?? `${name}:latest`;
+  const repo = tag.replace(/:[^/:]+$/, "");
+  return { digest, ref: `${repo}@${digest}`, contextHash: hexOf(inputs.context ?? {}) };
+}
+
+const BY_TYPE: Record<string, OutputFn> = {
+  "eks:index:Cluster": eksCluster,
+  "awsx:ec2:Vpc": (name, inputs, region) => ({
+    // One private and one public subnet per AZ, in the order of availabilityZoneNames (as awsx does).
+    vpcId: ec2Id("vpc", "vpc", name),
+    privateSubnetIds: zonesOf(inputs).map((z) => ec2Id("subnet", `private-${z}`, name)),
+    publicSubnetIds: zonesOf(inputs).map((z) => ec2Id("subnet", `public-${z}`, name)),
+    isolatedSubnetIds: [],
+    natGateways: [],
+    subnets: [],
+    vpc: { id: ec2Id("vpc", "vpc", name), arn: arn(region, "ec2", `vpc/${ec2Id("vpc", "vpc", name)}`) },
+  }),
+  "aws:ec2/vpc:Vpc": (name) => ({ id: ec2Id("vpc", "vpc", name) }),
+  "aws:ec2/subnet:Subnet": (name, inputs) => ({ availabilityZone: inputs.availabilityZone }),
+  "aws:ec2/launchTemplate:LaunchTemplate": (name, _i, region) => ({ latestVersion: 1, defaultVersion: 1, arn: arn(region, "ec2", `launch-template/${ec2Id("lt", "lt", name)}`) }),
+  "aws:ec2/placementGroup:PlacementGroup": (name, inputs, region) => ({ name: inputs.name ?? autoName("pg", name), placementGroupId: ec2Id("pg", "pg", name), arn: arn(region, "ec2", `placement-group/${inputs.name ?? autoName("pg", name)}`) }),
+  "aws:eks/nodeGroup:NodeGroup": (name, inputs, region) => ({ status: "ACTIVE", arn: arn(region, "eks", `nodegroup/${inputs.clusterName ?? "cluster"}/${inputs.nodeGroupName ?? autoName("ng", name)}/${hexOf(name, 8)}`), nodeGroupName: inputs.nodeGroupName ?? autoName("ng", name) }),
+  "aws:eks/addon:Addon": (name, inputs, region) => ({ arn: arn(region, "eks", `addon/${inputs.clusterName ?? "cluster"}/${inputs.addonName ?? name}/${hexOf(name, 8)}`), addonVersion: inputs.addonVersion }),
+  "aws:iam/role:Role": (name, inputs, region) => ({ arn: arn(region, "iam", `role/${inputs.name ?? autoName("role", name)}`, true), name: inputs.name ?? autoName("role", name), uniqueId: `AROA${hexOf(name, 17).toUpperCase()}` }),
+  "aws:iam/policy:Policy": (name, inputs, region) => ({ arn: arn(region, "iam", `policy/${inputs.name ?? autoName("policy", name)}`, true) }),
+  "aws:kms/key:Key": (name, _i, region) => {
+    const keyId = `${hexOf(name, 8)}-${hexOf([name, 1], 4)}-${hexOf([name, 2], 4)}-${hexOf([name, 3], 4)}-${hexOf([name, 4], 12)}`;
+    return { keyId, arn: arn(region, "kms", `key/${keyId}`) };
+  },
+  "aws:ecr/repository:Repository": (name, inputs, region) => {
+    const repo = inputs.name ?? autoName("ecr", name);
+    return { repositoryUrl: `${PLACEHOLDER_ACCOUNT}.dkr.ecr.${region}.amazonaws.com/${repo}`, registryId: PLACEHOLDER_ACCOUNT, arn: arn(region, "ecr", `repository/${repo}`), name: repo };
+  },
+  "aws:efs/fileSystem:FileSystem": (name, _i, region) => ({ arn: arn(region, "elasticfilesystem", `file-system/${ec2Id("fs", "efs", name)}`), dnsName: `${ec2Id("fs", "efs", name)}.efs.${region}.amazonaws.com` }),
+  "docker-build:index:Image": (name, inputs) => dockerImage(name, inputs),
+};
+
+/** Outputs for one resource: its inputs echoed back (as a provider does), plus what the type adds. */
+export function mockOutputs(type: string, name: string, inputs: Record<string, any>, region: string): Outputs {
+  const specific = BY_TYPE[type];
+  if (specific) return { ...inputs, ...specific(name, inputs, region) };
+  if (type.startsWith("kubernetes:") && !type.startsWith("kubernetes:helm.sh") && type !== "pulumi:providers:kubernetes") {
+    // The Kubernetes provider auto-names objects without metadata.name.
+    const metadata = { ...(inputs.metadata ?? {}) };
+    if (!metadata.name) metadata.name = autoName(type, name);
+    return { ...inputs, metadata };
+  }
+  if (type === "kubernetes:helm.sh/v3:Release") {
+    return { ...inputs, name: inputs.name ?? autoName(type, name), status: { status: "deployed", version: inputs.version, revision: 1, namespace: inputs.namespace ?? "default" } };
+  }
+  if (type.startsWith("aws:")) {
+    const { service, kind } = awsParts(type);
+    return { ...inputs, arn: arn(region, service, `${kind}/${inputs.name ?? autoName(type, name)}`) };
+  }
+  return { ...inputs };
+}
+
+/** The physical id a provider would return for a custom resource. */
+export function mockId(type: string, name: string, inputs: Record<string, any>): string {
+  switch (type) {
+    case "aws:ec2/securityGroup:SecurityGroup": return ec2Id("sg", type, name);
+    case "aws:ec2/launchTemplate:LaunchTemplate": return ec2Id("lt", "lt", name);
+    case "aws:ec2/vpc:Vpc": return ec2Id("vpc", "vpc", name);
+    case "aws:ec2/subnet:Subnet": return ec2Id("subnet", type, name);
+    case "aws:ec2/securityGroupRule:SecurityGroupRule":
+    case "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule":
+    case "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": return ec2Id("sgr", type, name);
+    case "aws:ec2/placementGroup:PlacementGroup": return inputs.name ?? autoName("pg", name);
+    case "aws:kms/key:Key": return (mockOutputs(type, name, inputs, "us-east-1") as { keyId: string }).keyId;
+    case "docker-build:index:Image": return (dockerImage(name, inputs) as { ref: string }).ref;
+    default:
+      if (type.startsWith("kubernetes:")) {
+        const md = inputs.metadata ?? {};
+        return `${md.namespace ? `${md.namespace}/` : ""}${md.name ?? autoName(type, name)}`;
+      }
+      return inputs.name ?? autoName(type, name);
+  }
+}
+
+/**
+ * Invokes the program may make, with placeholder answers. Anything else throws. ECR's token is a
+ * placeholder (the build never runs offline) and the components mark it secret.
+ */
+export const KNOWN_INVOKES: Readonly<Record<string, (inputs: Record<string, any>, region: string) => Record<string, unknown>>> = {
+  "aws:ecr/getAuthorizationToken:getAuthorizationToken": (inputs, region) => ({
+    id: region,
+    userName: "AWS",
+    password: "placeholder-ecr-token",
+    authorizationToken: Buffer.from("AWS:placeholder-ecr-token").toString("base64"),
+    proxyEndpoint: `https://${inputs.registryId ?? PLACEHOLDER_ACCOUNT}.dkr.ecr.${inputs.region ?? region}.amazonaws.com`,
+    expiresAt: "2026-12-31T00:00:00Z",
+  }),
+};
+
+/** Pulumi mocks for a render in `region`: realistic outputs, and a hard failure on any unknown invoke. */
+export function renderMocks(region: string): pulumi.runtime.Mocks {
+  return {
+    newResource(args: pulumi.runtime.MockResourceArgs) {
+      const state = mockOutputs(args.type, args.name, args.inputs, region);
+      const id = args.custom === false ? undefined : mockId(args.type, args.name, args.inputs);
+      return { id: id as string, state };
+    },
+    call(args: pulumi.runtime.MockCallArgs) {
+      const answer = KNOWN_INVOKES[args.token];
+      if (!answer) throw new Error(`unexpected invoke ${args.token}: the program must derive facts from the catalog, not the cloud`);
+      return answer(args.inputs, region);
+    },
+  };
+}

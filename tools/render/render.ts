@@ -1,0 +1,120 @@
+/**
+ * One render: run the program under mocks, derive every output file from the capture, run the
+ * policies on the in-memory plan. `writeRender` puts the files on disk.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import type { GpuPoolFacts } from "../../components/catalog/pool";
+import { capture, Capture, CapturedResource, ProgramRun } from "./capture";
+import { criticalPath, mermaid } from "./graph";
+import { helmFiles, imageJson, manifestFiles, RenderedFile } from "./manifests";
+import { renderMocks } from "./mocks";
+import { buildPlan, Plan, planMarkdown } from "./plan";
+import type { PlanResource, PolicyRun } from "../../policy/run";
+import type { StackConfigMap } from "./stackfile";
+
+/** Plain facts the program hands the render besides its resources. */
+export interface RenderFacts {
+  readonly region: string;
+  /** Every GPU pool of the cluster (`EfaCluster.gpuPools`). */
+  readonly gpuPools: readonly GpuPoolFacts[];
+  readonly image: {
+    readonly cudaArchs: readonly string[];
+    readonly cudaToolkit: string;
+    readonly build: boolean;
+    /** The image component's plain build plan (written to image.json). */
+    readonly plan?: unknown;
+  };
+}
+
+/** A program the render can run: constructs every resource when called (never at import time). */
+export type RenderProgram = () => ProgramRun<RenderFacts>;
+
+/** What to render. */
+export interface RenderOptions {
+  readonly project: string;
+  readonly stack: string;
+  readonly config: StackConfigMap;
+  readonly program: RenderProgram;
+  /** Runs the policy pack over the in-memory plan (`policy/run.ts` `runPolicies`). */
+  readonly policies: PolicyRunner;
+}
+
+/** Runs policies over a plan. */
+export type PolicyRunner = (plan: readonly PlanResource[]) => Promise<PolicyRun>;
+
+/** The captured resources as the policy runner's plan: inputs with secrets in the clear, in memory only. */
+export function policyPlan(resources: readonly CapturedResource[]): PlanResource[] {
+  return resources.map((r) => ({
+    type: r.type, name: r.name, urn: r.urn, props: r.inputs,
+    ...(r.parent ? { parent: r.parent } : {}),
+    dependencies: r.dependsOn,
+    propertyDependencies: r.propertyDependencies,
+    opts: { protect: r.protect, retainOnDelete: r.retainOnDelete, secretPaths: r.secretPaths },
+  }));
+}
+
+/** Everything a render produced. */
+export interface RenderResult {
+  readonly capture: Capture<RenderFacts>;
+  readonly plan: Plan;
+  readonly policy: PolicyRun;
+  readonly files: readonly RenderedFile[];
+}
+
+const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+
+/** The on-disk view of one captured resource (secrets redacted). */
+function resourceRecord(r: CapturedResource) {
+  return {
+    type: r.type, name: r.name, urn: r.urn, custom: r.custom, ...(r.remote ? { remote: true } : {}),
+    parent: r.parent ?? null, dependsOn: r.dependsOn, explicitDependsOn: r.explicitDependsOn, implicitDependsOn: r.implicitDependsOn,
+    protect: r.protect, retainOnDelete: r.retainOnDelete, ...(r.provider ? { provider: r.provider } : {}),
+    inputs: r.redactedInputs,
+  };
+}
+
+/** Runs the program and derives every file. Throws the program's errors (config problems included). */
+export async function render(o: RenderOptions): Promise<RenderResult> {
+  const c = await capture(o.program, {
+    project: o.project, stack: o.stack, mocks: renderMocks(regionOf(o.config)), config: { ...o.config.config }, secretKeys: o.config.secretKeys,
+  });
+  const facts = c.result;
+  const ref = typeof c.outputs.imageRef === "string" ? c.outputs.imageRef : undefined;
+  const path = criticalPath(c.resources);
+  const plan = buildPlan({
+    stack: o.stack, region: facts.region, pools: facts.gpuPools, resources: c.resources, criticalPath: path,
+    image: { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, build: facts.image.build, ...(ref ? { ref } : {}) },
+  });
+  const policy = await o.policies(policyPlan(c.resources));
+  const files: RenderedFile[] = [
+    { path: "resources.json", content: json(c.resources.map(resourceRecord)) },
+    { path: "outputs.json", content: json(c.outputs) },
+    ...manifestFiles(c.resources),
+    ...helmFiles(c.resources),
+    { path: "image.json", content: json(imageJson(c.resources, { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, ...(ref ? { ref } : {}), ...(facts.image.plan ? { plan: facts.image.plan } : {}) })) },
+    { path: "plan.json", content: json(plan) },
+    { path: "plan.md", content: planMarkdown(plan) },
+    { path: "graph.mmd", content: mermaid(c.resources, path) },
+    { path: "policy.json", content: json(policy) },
+  ];
+  return { capture: c, plan, policy, files };
+}
+
+function regionOf(cfg: StackConfigMap): string {
+  return cfg.config["aws:region"] ?? "us-east-1";
+}
+
+/** Entries a render owns inside its directory; only these are removed before writing. */
+const OWNED = ["manifests", "helm", "resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "policy.json", "render-error.log"];
+
+/** Writes the files under `dir` (replacing a previous render's files, and nothing else). */
+export function writeRender(dir: string, files: readonly RenderedFile[]): void {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const entry of OWNED) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
+  for (const f of files) {
+    const target = path.join(dir, f.path);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, f.content);
+  }
+}
