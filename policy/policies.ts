@@ -36,6 +36,30 @@ export const POLICY_NAMES = [
 ] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
+/** The field failures (FIELD-NOTES §1) each policy makes impossible to ship; [] = general hardening. */
+export const FIELD_FAILURES: Readonly<Record<PolicyName, readonly string[]>> = {
+  "nixl-libfabric-on-efa": ["F3"],
+  "no-noop-nixl-env": ["F3", "F13"],
+  "worker-probe-budget": ["F2"],
+  "one-graph-per-model": ["F1"],
+  "efa-per-worker-matches-pool": ["F8", "F12", "F13"],
+  "hugepages-fit-node": ["F14"],
+  "no-host-network-workers": ["F6"],
+  "anti-affinity-on-operator-labels": ["F7"],
+  "image-pinned-by-digest": ["F5"],
+  "image-archs-cover-fleet": ["F10"],
+  "image-archs-valid-for-toolkit": ["F10"],
+  "efa-security-group-self-referencing": [],
+  "efa-pool-single-az": [],
+  "imdsv2-required": [],
+  "ecr-scan-and-immutable": ["F5"],
+  "eks-secrets-encrypted": [],
+  "eks-endpoint-not-world-open": [],
+  "hf-token-is-secret": ["F9"],
+  "privileged-only-for-efa-workers": [],
+  "stateful-resources-retained": [],
+};
+
 /** Every policy of the pack, in pack order. */
 export const allPolicies: Policies = POLICY_NAMES.map((n) => {
   const p = byName.get(n);

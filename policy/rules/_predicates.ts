@@ -3,14 +3,17 @@
  * and the AWS resources around them are read from plan properties. One module, so no policy
  * re-implements (or `as any`-guesses) a shape another one already reads.
  *
- * Properties arrive wrapped by `@pulumi/policy`'s unknown-checking proxy: reading a value that is
- * unknown during `pulumi preview` throws. `known()` turns that into `UNKNOWN` so stack policies can
- * skip what they cannot decide yet instead of failing the preview.
+ * The one import point for rule modules; command-line parsing (`_command.ts`), the stack graph
+ * (`_stack.ts`) and preview unknowns (`_unknowns.ts`) live beside it and are re-exported here.
  */
 import { INSTANCE_TYPE_LABEL, POOL_LABEL } from "../../components/catalog/pool";
 import { DynamoPort, OperatorLabel, PlanAnnotation } from "../../components/_shared/names";
+import { mainContainer } from "./_command";
 
 export { DynamoPort, OperatorLabel, PlanAnnotation, INSTANCE_TYPE_LABEL, POOL_LABEL };
+export * from "./_command";
+export * from "./_stack";
+export * from "./_unknowns";
 
 /** Resource type tokens the policies match on (CustomResources by their type string: PULUMI-TESTING §6.14). */
 export const ResourceType = {
@@ -38,56 +41,6 @@ export const EFA_RESOURCE = "vpc.amazonaws.com/efa";
 export const HUGEPAGES_2MI = "hugepages-2Mi";
 /** Bytes in one 2 MiB hugepage. */
 export const HUGEPAGE_BYTES = 2 * 1024 * 1024;
-
-/** Marker for a value that is unknown during preview. */
-export const UNKNOWN: unique symbol = Symbol("unknown during preview");
-export type Unknown = typeof UNKNOWN;
-
-/** The unknown-value sentinels of `@pulumi/policy` (runtime-only, `@internal` there). */
-// eslint-disable-next-line @typescript-eslint/no-var-requires
-const proxy: {
-  UnknownValueError: new (...a: any[]) => Error;
-  unknownCheckingProxy: <T>(v: T) => T;
-  getSpecialProxyTarget: string;
-  [sentinel: string]: unknown;
-} = require("@pulumi/policy/proxy");
-
-/** The sentinel strings the engine sends for values unknown during preview. */
-const UNKNOWN_SENTINELS: ReadonlySet<unknown> = new Set(
-  ["unknownBooleanValue", "unknownNumberValue", "unknownStringValue", "unknownArrayValue", "unknownAssetValue", "unknownArchiveValue", "unknownObjectValue"].map((k) => proxy[k]),
-);
-
-/** True when `v` is a value unknown during preview (read from raw, un-proxied props). */
-export function isUnknownValue(v: unknown): boolean {
-  return UNKNOWN_SENTINELS.has(v);
-}
-
-/**
- * The raw object behind proxied props: unknown values stay in place as sentinels (test them with
- * `isUnknownValue`) instead of throwing on access. For stack policies, which must ignore values
- * unknown during preview rather than fail the whole check.
- */
-export function rawProps(props: any): any {
-  return props?.[proxy.getSpecialProxyTarget] ?? props;
-}
-
-/** `@pulumi/policy`'s unknown-checking proxy (what the policy server wraps props in). */
-export const unknownCheckingProxy = proxy.unknownCheckingProxy;
-
-/** True for the error the unknown-checking proxy throws on an unknown value. */
-export function isUnknownValueError(e: unknown): boolean {
-  return e instanceof proxy.UnknownValueError;
-}
-
-/** Runs a read; a value unknown during preview becomes `UNKNOWN` instead of an exception. */
-export function known<T>(read: () => T): T | Unknown {
-  try {
-    return read();
-  } catch (e) {
-    if (isUnknownValueError(e)) return UNKNOWN;
-    throw e;
-  }
-}
 
 /** A JSON-quoted value for messages. */
 export const q = (v: unknown): string => (v === undefined ? "undefined" : JSON.stringify(v));
@@ -154,11 +107,6 @@ export function annotation(props: any, key: string): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
-/** The main container of a service (`extraPodSpec.mainContainer`), or `{}`. */
-export function mainContainer(svc: any): any {
-  return svc?.extraPodSpec?.mainContainer ?? {};
-}
-
 /** Every container spec of a service's pod: main, extra and init containers. */
 export function containers(svc: any): any[] {
   const pod = svc?.extraPodSpec ?? {};
@@ -193,90 +141,6 @@ export function envValue(env: readonly EnvVar[], name: string): string | undefin
   return last && last.value !== undefined ? String(last.value) : undefined;
 }
 
-/** Splits a shell string into words (single/double quotes and backslashes, no expansion). */
-export function shellWords(s: string): string[] {
-  const words: string[] = [];
-  let cur = "";
-  let inWord = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (c === "'") {
-      const end = s.indexOf("'", i + 1);
-      cur += s.slice(i + 1, end < 0 ? s.length : end);
-      i = end < 0 ? s.length : end;
-      inWord = true;
-    } else if (c === '"') {
-      let j = i + 1;
-      for (; j < s.length && s[j] !== '"'; j++) {
-        if (s[j] === "\\" && j + 1 < s.length) j++;
-        cur += s[j];
-      }
-      i = j;
-      inWord = true;
-    } else if (c === "\\" && i + 1 < s.length) {
-      cur += s[++i];
-      inWord = true;
-    } else if (/\s/.test(c) || c === ";" || c === "&" || c === "|") {
-      if (inWord) words.push(cur);
-      cur = "";
-      inWord = false;
-    } else {
-      cur += c;
-      inWord = true;
-    }
-  }
-  if (inWord) words.push(cur);
-  return words;
-}
-
-/**
- * The words of a service's command line: `mainContainer.command` + `args`, with any word that is
- * itself a shell script (`bash -c "... python3 -m dynamo.vllm ..."`) split into its words.
- */
-export function commandWords(svc: any): string[] {
-  const c = mainContainer(svc);
-  const raw = [...(Array.isArray(c.command) ? c.command : []), ...(Array.isArray(c.args) ? c.args : [])].map(String);
-  return raw.flatMap((w) => (/\s/.test(w) && w.includes("--") ? shellWords(w) : [w]));
-}
-
-/** The value of `--flag v` / `--flag=v` in `words` (the last one wins), or undefined. */
-export function flagValue(words: readonly string[], flag: string): string | undefined {
-  let found: string | undefined;
-  for (let i = 0; i < words.length; i++) {
-    if (words[i] === flag && i + 1 < words.length) found = words[i + 1];
-    else if (words[i].startsWith(`${flag}=`)) found = words[i].slice(flag.length + 1);
-  }
-  return found;
-}
-
-/** Inference engine of a worker: the DGD's `backendFramework`, else the `dynamo.<engine>` module it runs. */
-export function engineOf(props: any, svc: any): string | undefined {
-  const words = commandWords(svc).join(" ");
-  const m = /\bdynamo\.(vllm|trtllm|sglang)\b/.exec(words);
-  if (m) return m[1];
-  const bf = props?.spec?.backendFramework;
-  return typeof bf === "string" ? bf : undefined;
-}
-
-/** vLLM's `--kv-transfer-config` of a worker: absent, unparseable, or the parsed JSON. */
-export type KvTransferConfig = { kind: "absent" } | { kind: "invalid"; raw: string; error: string } | { kind: "ok"; raw: string; json: any };
-
-/** Parses a vLLM worker's `--kv-transfer-config` JSON. */
-export function kvTransferConfig(svc: any): KvTransferConfig {
-  const raw = flagValue(commandWords(svc), "--kv-transfer-config");
-  if (raw === undefined) return { kind: "absent" };
-  try {
-    return { kind: "ok", raw, json: JSON.parse(raw) };
-  } catch (e) {
-    return { kind: "invalid", raw, error: (e as Error).message };
-  }
-}
-
-/** The model a worker serves (`--model` / `--model-path`), or undefined. */
-export function modelOf(svc: any): string | undefined {
-  const w = commandWords(svc);
-  return flagValue(w, "--model") ?? flagValue(w, "--model-path");
-}
 
 // ---------------------------------------------------------------------------------------------
 // Resources (Dynamo form: `resources.limits.{gpu, custom}`; Kubernetes form on the main container)
@@ -355,47 +219,4 @@ export function probeBudgetSeconds(probe: any): number {
   const period = Number(probe?.periodSeconds ?? 10);
   const failures = Number(probe?.failureThreshold ?? 3);
   return delay + period * failures;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Stack graph
-
-/** The minimal resource shape stack helpers need (a `PolicyResource` satisfies it). */
-export interface GraphNode {
-  readonly type: string;
-  readonly name: string;
-  readonly urn: string;
-  readonly props: Record<string, any>;
-  readonly dependencies: readonly GraphNode[];
-  readonly propertyDependencies: Readonly<Record<string, readonly GraphNode[]>>;
-  readonly parent?: GraphNode;
-}
-
-/** Resources of one type. */
-export function ofType<R extends GraphNode>(resources: readonly R[], type: string): R[] {
-  return resources.filter((r) => r.type === type);
-}
-
-/** Direct dependencies of `r` (explicit and per-property), de-duplicated. */
-export function directDependencies(r: GraphNode): GraphNode[] {
-  const all = [...(r.dependencies ?? []), ...Object.values(r.propertyDependencies ?? {}).flat()];
-  return [...new Map(all.map((d) => [d.urn, d])).values()];
-}
-
-/** Resources `r` depends on, transitively (breadth first, each once). */
-export function transitiveDependencies(r: GraphNode): GraphNode[] {
-  const seen = new Map<string, GraphNode>();
-  const queue = directDependencies(r);
-  while (queue.length > 0) {
-    const d = queue.shift()!;
-    if (seen.has(d.urn) || d.urn === r.urn) continue;
-    seen.set(d.urn, d);
-    queue.push(...directDependencies(d));
-  }
-  return [...seen.values()];
-}
-
-/** The resources behind property `key` of `r` (its property dependencies), else none. */
-export function propertyDeps(r: GraphNode, key: string): GraphNode[] {
-  return [...(r.propertyDependencies?.[key] ?? [])];
 }

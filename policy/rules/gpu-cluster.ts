@@ -6,7 +6,7 @@ import type { PolicyResource, ReportViolation, StackValidationPolicy } from "@pu
 import { efaPerGpu, INSTANCES, unknownInstanceReason, GpuInstance } from "../../components/catalog/instances";
 import { resourcePolicy, dgdPolicy, schemaFor } from "./_policy";
 import {
-  annotation, configOf, containerResource, dgdName, EFA_RESOURCE, efaOf, gpusOf, GraphService, hugepagesOf, instanceTypeOf,
+  annotation, containerResource, dgdName, EFA_RESOURCE, efaOf, gpusOf, GraphService, hugepagesOf, instanceTypeOf,
   isUnknownValue, ofType, PlanAnnotation, POOL_LABEL, q, rawProps, requestsEfa, ResourceType, workers,
 } from "./_predicates";
 
@@ -61,7 +61,7 @@ export const efaPerWorkerMatchesPool = dgdPolicy({
 });
 
 interface HugepageItem { readonly who: string; readonly pages: number; readonly gpus: number }
-interface NodePool { readonly type: string; readonly row: GpuInstance; total: number; source: string; readonly items: HugepageItem[]; readonly urns: Set<string> }
+interface NodePool { readonly type: string; readonly pool: string; readonly row: GpuInstance; total: number; source: string; readonly items: HugepageItem[]; readonly urns: Set<string> }
 
 /** The most hugepages any set of worker replicas that fits one node's GPUs can request (0/1 knapsack on GPUs). */
 export function worstNodeHugepages(items: readonly HugepageItem[], gpusPerNode: number): { pages: number; who: string[] } {
@@ -95,8 +95,9 @@ function collectPools(resources: readonly PolicyResource[]): Map<string, NodePoo
       const row = type === undefined ? undefined : INSTANCES.get(type);
       const pages = hugepagesOf(w.svc);
       if (!row || pages === 0) continue;
-      const key = `${row.name}|${w.svc?.extraPodSpec?.nodeSelector?.[POOL_LABEL] ?? ""}`;
-      const pool = pools.get(key) ?? { type: key, row, total: row.efaHugepages2Mi, source: `the ${row.name} catalog value`, items: [], urns: new Set<string>() };
+      const poolName = w.svc?.extraPodSpec?.nodeSelector?.[POOL_LABEL];
+      const key = `${row.name}|${poolName ?? ""}`;
+      const pool = pools.get(key) ?? { type: key, pool: typeof poolName === "string" ? ` of pool ${q(poolName)}` : "", row, total: row.efaHugepages2Mi, source: `the ${row.name} catalog value`, items: [], urns: new Set<string>() };
       if (Number.isFinite(override) && override >= 0 && (pool.source.startsWith("the ") || override < pool.total)) {
         pool.total = override;
         pool.source = `annotation ${PlanAnnotation.Hugepages2MiPerNode} on ${q(dgdName(props, r.name))}`;
@@ -122,7 +123,7 @@ export const hugepagesFitNode: StackValidationPolicy = {
       const worst = worstNodeHugepages(p.items, p.row.gpuCount);
       if (worst.pages <= p.total) continue;
       const perGpu = Math.floor(p.total / p.row.gpuCount);
-      const msg = `${p.row.name} nodes: worker replicas that can share one node request up to ${worst.pages} hugepages-2Mi pages (${summarize(worst.who)}), but a node pre-allocates ${p.total} (${p.source}), so only some of them ever schedule (F14); request at most ${perGpu} pages (${perGpu * 2}Mi) per GPU of a worker, or none with FI_EFA_USE_HUGE_PAGE=0`;
+      const msg = `${p.row.name} nodes${p.pool}: worker replicas that can share one node request up to ${worst.pages} hugepages-2Mi pages (${summarize(worst.who)}), but a node pre-allocates ${p.total} (${p.source}), so only some of them ever schedule (F14); request at most ${perGpu} pages (${perGpu * 2}Mi) per GPU of a worker, or none with FI_EFA_USE_HUGE_PAGE=0`;
       for (const urn of p.urns) report(msg, urn);
     }
   },

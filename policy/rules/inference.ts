@@ -5,7 +5,7 @@
 import type { ReportViolation, StackValidationPolicy } from "@pulumi/policy";
 import { dgdPolicy, schemaFor } from "./_policy";
 import {
-  annotation, commandWords, configOf, DynamoPort, engineOf, envOf, envValue, GraphService, graphServices, isFrontend, isWorker,
+  annotation, configOf, DynamoPort, engineOf, envOf, envValue, GraphService, graphServices, isFrontend, isWorker,
   kvTransferConfig, mainContainer, ofType, OperatorLabel, PlanAnnotation, probeBudgetSeconds, q, requestsEfa, ResourceType,
   dgdName, dgdNamespace, rawProps, workers,
 } from "./_predicates";
@@ -205,6 +205,3 @@ export const antiAffinityOnOperatorLabels = dgdPolicy({
 
 /** Policies of this module, in pack order. */
 export const inferencePolicies = [nixlLibfabricOnEfa, noNoopNixlEnv, workerProbeBudget, oneGraphPerModel, noHostNetworkWorkers, antiAffinityOnOperatorLabels];
-
-/** Re-exported for tests that build worker command lines. */
-export { commandWords };

@@ -118,12 +118,13 @@ export const statefulResourcesRetained = resourcePolicy({
   name: "stateful-resources-retained",
   description: "Data-holding resources (ECR repositories, model-cache volumes, EFS file systems) are protected or retained on delete.",
   types: [ResourceType.EcrRepository, ResourceType.Pvc, ResourceType.EfsFileSystem],
-  defaults: { exemptNamePattern: "(^|[-_/])build-?cache$" },
-  schema: { properties: { exemptNamePattern: { type: "string", default: "(^|[-_/])build-?cache$" } } },
+  defaults: { exemptEcrPattern: "(^|[-_/])(build-?)?cache$" },
+  schema: { properties: { exemptEcrPattern: { type: "string", default: "(^|[-_/])(build-?)?cache$" } } },
   check: (props, args, report, cfg) => {
     const raw = rawProps(props);
     const name = typeof raw?.name === "string" && !isUnknownValue(raw.name) ? raw.name : args.name;
-    if (new RegExp(cfg.exemptNamePattern).test(name) || new RegExp(cfg.exemptNamePattern).test(args.name)) return;
+    // A build-cache repository holds only rebuildable layers (ECR repositories only: a model-cache PVC is data).
+    if (args.type === ResourceType.EcrRepository && [name, args.name].some((n) => new RegExp(cfg.exemptEcrPattern).test(n))) return;
     const opts = args.opts as typeof args.opts & { retainOnDelete?: boolean };
     if (opts.protect || opts.retainOnDelete === true) return;
     // The policy server does not send retainOnDelete; only the offline plan records it.

@@ -39,7 +39,7 @@ describe("policies: GPU pool and cluster (F8, F12, F14, EFA networking, IMDSv2)"
   ], { name: "inf-graph" });
 
   const F14 = (pages: number, who: string, total: number, source: string, perGpu: number) =>
-    `p5en.48xlarge nodes: worker replicas that can share one node request up to ${pages} hugepages-2Mi pages (${who}), but a node pre-allocates ${total} (${source}), so only some of them ever schedule (F14); request at most ${perGpu} pages (${perGpu * 2}Mi) per GPU of a worker, or none with FI_EFA_USE_HUGE_PAGE=0`;
+    `p5en.48xlarge nodes of pool "gpu": worker replicas that can share one node request up to ${pages} hugepages-2Mi pages (${who}), but a node pre-allocates ${total} (${source}), so only some of them ever schedule (F14); request at most ${perGpu} pages (${perGpu * 2}Mi) per GPU of a worker, or none with FI_EFA_USE_HUGE_PAGE=0`;
   const setHugepages = (s: any, q: string) => { s.resources.limits.custom["hugepages-2Mi"] = q; s.resources.requests.custom["hugepages-2Mi"] = q; };
   stackPolicyTable(hugepagesFitNode, happyStack, [
     { title: "the field's 5120Mi per worker (F14)", mutate: (plan) => { setHugepages(decode(graph(plan)), "5120Mi"); setHugepages(prefill(graph(plan)), "5120Mi"); },

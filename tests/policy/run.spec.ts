@@ -1,6 +1,6 @@
 import { strict as assert } from "assert";
 import { allPolicies, initialConfig, POLICY_NAMES } from "../../policy/policies";
-import { enforcementOf, runPolicies } from "../../policy/run";
+import { enforcementOf, planFromCapture, runPolicies } from "../../policy/run";
 import { happyStack, mutate, T } from "../helpers/policy-fixtures";
 import { planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
@@ -26,17 +26,33 @@ describe("policy pack: runner and pack shape", () => {
   });
 
   it("the happy plan also passes in the offline render's shape: dependencies as one union, no per-property links, secrets as secretPaths", async () => {
-    const plan = happyStack().map((r) => ({
-      type: r.type, name: r.name, urn: r.urn, props: r.props, parent: r.parent,
-      dependencies: [...new Set([...(r.dependencies ?? []), ...Object.values(r.propertyDependencies ?? {}).flat()])].sort(),
-      opts: { protect: false, retainOnDelete: r.opts?.retainOnDelete ?? false, ...(r.type === T.Secret ? { secretPaths: ["stringData"] } : {}) },
-    }));
+    const plan = planFromCapture(happyStack().map((r) => ({
+      type: r.type, name: r.name, urn: r.urn, inputs: r.props, parent: r.parent, protect: false, retainOnDelete: r.opts?.retainOnDelete ?? false,
+      dependsOn: [...new Set([...(r.dependencies ?? []), ...Object.values(r.propertyDependencies ?? {}).flat()])].sort(),
+      secretPaths: r.type === T.Secret ? ["stringData"] : [],
+    })));
     const run = await runPolicies(plan);
     assert.deepEqual(run.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.violations.map((v) => v.message).join(" | ")}`), []);
     const noEgress = await runPolicies(plan.filter((r) => r.name !== "c-efa-egress"));
     assert.deepEqual(noEgress.results.filter((r) => !r.passed).map((r) => r.name), ["efa-security-group-self-referencing"]);
     const noSecret = await runPolicies(plan.map((r) => (r.type === T.Secret ? { ...r, opts: { retainOnDelete: false } } : r)));
     assert.deepEqual(noSecret.results.filter((r) => !r.passed).map((r) => r.name), ["hf-token-is-secret"]);
+  });
+
+  it("preview: with ids, ARNs and image refs unknown, no policy fails or crashes, and stack policies still decide what they can", async () => {
+    const U = UNKNOWN_STRING;
+    let plan = happyStack();
+    plan = mutate(plan, "c-efa", (p) => { p.id = U; });
+    for (const dir of ["ingress", "egress"]) plan = mutate(plan, `c-efa-${dir}`, (p) => { p.securityGroupId = U; });
+    plan = mutate(plan, "c-gpu-lt", (p) => { for (const n of p.networkInterfaces) n.securityGroups = [U]; });
+    plan = mutate(plan, "c-gpu-ng", (p) => { p.subnetIds = U; p.launchTemplate = { id: U, version: U }; });
+    plan = mutate(plan, "c-eks", (p) => { p.encryptionConfigKeyArn = U; });
+    plan = mutate(plan, "inf-graph", (p) => { for (const s of Object.values<any>(p.spec.services)) s.extraPodSpec.mainContainer.image = U; });
+    const run = await runPolicies(plan);
+    assert.deepEqual(run.results.filter((r) => !r.passed).map((r) => r.name), []);
+    // The EFA security group is still checked through its property dependencies: drop egress and it fails.
+    const broken = await runPolicies(plan.filter((r) => r.name !== "c-efa-egress"));
+    assert.deepEqual(broken.results.filter((r) => !r.passed).map((r) => r.name), ["efa-security-group-self-referencing"]);
   });
 
   it("advisory by default: no-noop-nixl-env and eks-endpoint-not-world-open; everything else mandatory", () => {
