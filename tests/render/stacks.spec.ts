@@ -109,6 +109,13 @@ describe("render: both stacks, real program", function () {
         for (const f of files(dir)) assert.ok(!fs.readFileSync(path.join(dir, f), "utf8").includes("placeholder-ecr-token"), `${f} leaks the registry password`);
       });
 
+      it("writes no path of this checkout (files are the same on every machine)", () => {
+        const root = path.resolve(__dirname, "..", "..");
+        for (const f of files(out[stack].dir)) assert.ok(!fs.readFileSync(path.join(out[stack].dir, f), "utf8").includes(root), `${f} contains ${root}`);
+        const image = readJson(out[stack].dir, "image.json");
+        assert.equal(image.dockerfile.location, "dockerfiles/Dockerfile.dynamo-combined-efa");
+      });
+
       it("records parents, dependencies and retention in resources.json", () => {
         const rs = readJson(out[stack].dir, "resources.json") as { type: string; name: string; urn: string; parent: string | null; dependsOn: string[]; retainOnDelete: boolean }[];
         const byType = (t: string) => rs.filter((r) => r.type === t);

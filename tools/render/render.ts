@@ -62,7 +62,22 @@ export interface RenderResult {
   readonly files: readonly RenderedFile[];
 }
 
-const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+/** Repository root: local paths under it are written relative, so every checkout renders the same bytes. */
+const ROOT = path.resolve(__dirname, "..", "..");
+
+/** `value` with every string path under the repository root made relative to it. */
+export function relativizePaths<T>(value: T, root = ROOT): T {
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return v === root ? "." : v.startsWith(prefix) ? v.slice(prefix.length).split(path.sep).join("/") : v;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}
+
+const json = (v: unknown) => `${JSON.stringify(relativizePaths(v), null, 2)}\n`;
 
 /** The on-disk view of one captured resource (secrets redacted). */
 function resourceRecord(r: CapturedResource) {
@@ -81,9 +96,9 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
   });
   const facts = c.result;
   const ref = typeof c.outputs.imageRef === "string" ? c.outputs.imageRef : undefined;
-  const path = criticalPath(c.resources);
+  const critical = criticalPath(c.resources);
   const plan = buildPlan({
-    stack: o.stack, region: facts.region, pools: facts.gpuPools, resources: c.resources, criticalPath: path,
+    stack: o.stack, region: facts.region, pools: facts.gpuPools, resources: c.resources, criticalPath: critical,
     image: { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, build: facts.image.build, ...(ref ? { ref } : {}) },
   });
   const policy = await o.policies(policyPlan(c.resources));
@@ -95,7 +110,7 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     { path: "image.json", content: json(imageJson(c.resources, { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, ...(ref ? { ref } : {}), ...(facts.image.plan ? { plan: facts.image.plan } : {}) })) },
     { path: "plan.json", content: json(plan) },
     { path: "plan.md", content: planMarkdown(plan) },
-    { path: "graph.mmd", content: mermaid(c.resources, path) },
+    { path: "graph.mmd", content: mermaid(c.resources, critical) },
     { path: "policy.json", content: json(policy) },
   ];
   return { capture: c, plan, policy, files };
