@@ -29,6 +29,8 @@ const settings = require("@pulumi/pulumi/runtime/settings");
 const dependsOnMod = require("@pulumi/pulumi/runtime/dependsOn");
 // eslint-disable-next-line @typescript-eslint/no-var-requires
 const outputMod = require("@pulumi/pulumi/output");
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const stateMod = require("@pulumi/pulumi/runtime/state");
 
 /** One resource as the engine would see it. */
 export interface CapturedResource {
@@ -119,7 +121,37 @@ export function capture<R>(program: () => ProgramRun<R>, options: CaptureOptions
   return run;
 }
 
+/**
+ * Runs `body`, failing with the first unhandled promise rejection it causes. An error thrown inside
+ * an `apply` (a check on a value known only at deployment) surfaces in the Pulumi runtime as an
+ * unhandled rejection, and every resource waiting on that value never registers: without this the
+ * capture would hang. Other listeners are set aside meanwhile (captures are serialized) so a test
+ * runner does not report the same error a second time.
+ */
+async function failFast<T>(body: () => Promise<T>): Promise<T> {
+  const others = process.listeners("unhandledRejection");
+  process.removeAllListeners("unhandledRejection");
+  let fail: (e: unknown) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  const onRejection = (e: unknown) => fail(e);
+  process.on("unhandledRejection", onRejection);
+  try {
+    return await Promise.race([body(), failed]);
+  } catch (e) {
+    // The runtime's exit-time leak report would blame the promises this error orphaned.
+    stateMod.getStore().leakCandidates = new Set();
+    throw e;
+  } finally {
+    process.removeListener("unhandledRejection", onRejection);
+    for (const l of others) process.on("unhandledRejection", l);
+  }
+}
+
 async function captureNow<R>(program: () => ProgramRun<R>, o: CaptureOptions): Promise<Capture<R>> {
+  return failFast(() => captureBody(program, o));
+}
+
+async function captureBody<R>(program: () => ProgramRun<R>, o: CaptureOptions): Promise<Capture<R>> {
   await pulumi.runtime.setMocks(o.mocks, o.project, o.stack, false);
   pulumi.runtime.setAllConfig({ ...(o.config ?? {}) }, [...(o.secretKeys ?? [])]);
   const registrations = recordRegistrations();
