@@ -1,0 +1,38 @@
+/**
+ * `index.ts`, the entry `pulumi up` runs, under the render's mocks with the p5en-8gpu stack config:
+ * it builds the program at import time and exports the promised outputs (kubeconfig as a secret).
+ * Its own file: the module runs once per process (require cache).
+ */
+import { strict as assert } from "assert";
+import * as path from "path";
+import { capture } from "../../tools/render/capture";
+import { renderMocks } from "../../tools/render/mocks";
+import { loadProject, stackConfig } from "../../tools/render/stackfile";
+
+const ROOT = path.join(__dirname, "..", "..");
+
+describe("index.ts (the Pulumi program entry)", function () {
+  this.timeout(60000);
+
+  it("exports frontendUrl, imageRef, clusterName, kubeconfig (secret), servedModelName and the plan", async () => {
+    const project = loadProject(ROOT);
+    const cfg = stackConfig(project, path.join(ROOT, "stacks", "Pulumi.p5en-8gpu.yaml"));
+    const c = await capture(
+      () => {
+        // eslint-disable-next-line @typescript-eslint/no-var-requires
+        const mod = require("../../index") as Record<string, unknown>;
+        return { exports: { ...mod }, result: undefined };
+      },
+      { project: project.name, stack: "p5en-8gpu", mocks: renderMocks("us-east-2"), config: { ...cfg.config, "dynamo-efa:hfToken": "hf_x" }, secretKeys: ["dynamo-efa:hfToken"] },
+    );
+    assert.deepEqual(Object.keys(c.outputs).sort(), ["clusterName", "frontendUrl", "imageRef", "kubeconfig", "plan", "servedModelName"]);
+    assert.equal(c.outputs.frontendUrl, "http://llm-frontend.dynamo.svc.cluster.local:8000");
+    assert.match(String(c.outputs.imageRef), /\.dkr\.ecr\.us-east-2\.amazonaws\.com\/dynamo-efa@sha256:[0-9a-f]{64}$/);
+    assert.equal(c.outputs.kubeconfig, "[secret]");
+    const plan = c.outputs.plan as { gpus: object; efaRails: object; image: { cudaArchs: string[] } };
+    assert.deepEqual(plan.gpus, { requested: 16, provisioned: 16 });
+    assert.deepEqual(plan.efaRails, { used: 32, provisioned: 32 });
+    assert.deepEqual(plan.image.cudaArchs, ["sm_90"]);
+    assert.ok(!JSON.stringify(c.resources.map((r) => r.redactedInputs)).includes("hf_x"));
+  });
+});
