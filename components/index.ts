@@ -3,3 +3,4 @@ export * as versions from "./versions";
 export * from "./_shared/names";
 export * from "./_shared/problems";
 export * as cluster from "./cluster";
+export * as inference from "./inference";

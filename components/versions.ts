@@ -50,11 +50,15 @@ export const charts = {
    */
   awsLoadBalancerController: { repo: "https://aws.github.io/eks-charts", chart: "aws-load-balancer-controller", version: "3.6.0" },
   /**
-   * Dynamo CRDs and operator platform; same minor as the runtime image. Source: FIELD-NOTES §4
-   * (charts published at helm.ngc.nvidia.com/nvidia/ai-dynamo; the field ran operator 1.0.1).
+   * Dynamo CRDs and operator platform; same minor as the runtime image. The Helm repository is
+   * `https://helm.ngc.nvidia.com/nvidia/ai-dynamo` (`helm repo add ... ; helm install dynamo/dynamo-platform`
+   * in NVIDIA's and AWS's guides); the tarballs live under its `charts/` path
+   * (`.../ai-dynamo/charts/dynamo-platform-<version>.tgz`, docs.nvidia.com/dynamo installation guide).
+   * 1.0.1 is a published release with both charts (docs.nvidia.com/dynamo release-artifacts, v1.0.x)
+   * and the operator the field ran (FIELD-NOTES §4). Not re-checked against NGC from here (no network).
    */
-  dynamoCrds: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts", chart: "dynamo-crds", version: "1.0.1" },
-  dynamoPlatform: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts", chart: "dynamo-platform", version: "1.0.1" },
+  dynamoCrds: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo", chart: "dynamo-crds", version: "1.0.1" },
+  dynamoPlatform: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo", chart: "dynamo-platform", version: "1.0.1" },
 } as const;
 
 /**
