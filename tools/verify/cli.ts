@@ -11,7 +11,6 @@ import { parseArgs } from "node:util";
 import { exitCodeOf } from "./gates";
 import { UnreachableError } from "./http";
 import { renderJson, renderTable } from "./report";
-import { runGates } from "./run";
 import { resolveTarget, UsageError } from "./target";
 
 /** Exit codes of the command. */
@@ -93,6 +92,8 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
       return ExitCode.Pass;
     }
     const target = resolveTarget(a.stack, a.values, io.root);
+    // Loaded lazily: @kubernetes/client-node takes ~1 s to import, and usage errors should not wait for it.
+    const { runGates } = await import("./run");
     const { results, frontend } = await runGates({
       target,
       kubeconfig: a.values.kubeconfig,
