@@ -1,13 +1,16 @@
 /**
  * Fakes for `verify` tests, both plain HTTP servers on 127.0.0.1 (ephemeral ports):
  * - an OpenAI-compatible Frontend with one healthy mode and each failure the field saw;
- * - a Kubernetes API serving the pods, EndpointSlices and worker logs of one graph, plus a generated
+ * - a Kubernetes API serving the pods, EndpointSlices, worker logs and the Frontend pod's port-forward
+ *   of one graph, plus a generated
  *   kubeconfig pointing at it (client-node 1.x accepts `http:` only with insecure-skip-tls-verify).
  */
 import * as fs from "node:fs";
 import * as http from "node:http";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { Duplex } from "node:stream";
 import { GraphService, OperatorLabel } from "../../components/_shared/names";
 
 export const MODEL = "meta-llama/Llama-3.1-8B-Instruct";
@@ -15,7 +18,7 @@ export const NAMESPACE = "dynamo";
 export const GRAPH = "llama";
 
 /** How the fake Frontend behaves. The field's failure modes, one each. */
-export type FrontendMode = "pass" | "noModels" | "emptyText" | "doubleWrapped" | "brokenSse" | "slowFirstToken";
+export type FrontendMode = "pass" | "noModels" | "emptyText" | "doubleWrapped" | "brokenSse" | "slowFirstToken" | "hangStream";
 
 export interface Fake {
   readonly url: string;
@@ -69,6 +72,7 @@ async function stream(res: http.ServerResponse, mode: FrontendMode, firstTokenDe
   res.writeHead(200, { "content-type": "text/event-stream" });
   const words = [" Paris", ".", " The", " capital"];
   if (mode === "slowFirstToken") await new Promise((r) => setTimeout(r, firstTokenDelayMs));
+  if (mode === "hangStream") return void res.write(`data: ${JSON.stringify({ choices: [{ index: 0, text: " Paris" }] })}\n\n`);
   for (const w of words) {
     res.write(`data: ${JSON.stringify({ id: "c", object: "text_completion", choices: [{ index: 0, text: w, finish_reason: null }] })}\n\n`);
   }
@@ -169,8 +173,48 @@ export interface FakeKube extends Fake {
   readonly kubeconfig: string;
 }
 
-/** Starts the fake Kubernetes API for `scenario`. */
-export async function startKube(scenario: KubeScenario): Promise<FakeKube> {
+/** The slice of the `ws` package (a dependency of @kubernetes/client-node, untyped here) the fake uses. */
+interface WsSocket {
+  send(data: Buffer): void;
+  close(): void;
+  on(event: "message", f: (data: Buffer) => void): void;
+  on(event: "close", f: () => void): void;
+}
+interface WsServer {
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, done: (ws: WsSocket) => void): void;
+}
+type WsServerCtor = new (o: { noServer: true; handleProtocols: (protocols: Set<string>) => string | false }) => WsServer;
+
+/**
+ * Serves `portforward` like the kubelet does through the API server (channel protocol v4): the first
+ * frame of each of stream 0 (data) and 1 (error) carries the port; then stream-0 frames are TCP bytes,
+ * relayed here to `target` (the fake Frontend).
+ */
+function servePortForward(server: http.Server, podName: string, target: string, requests: { path: string; body: unknown }[]): void {
+  const { WebSocketServer } = require("ws") as { WebSocketServer: WsServerCtor };
+  const wss = new WebSocketServer({ noServer: true, handleProtocols: (p) => (p.has("v4.channel.k8s.io") ? "v4.channel.k8s.io" : false) });
+  server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const u = new URL(req.url ?? "/", "http://x");
+    requests.push({ path: u.pathname + u.search, body: undefined });
+    if (u.pathname !== `/api/v1/namespaces/${NAMESPACE}/pods/${podName}/portforward`) return void socket.destroy();
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const port = Number(u.searchParams.get("ports"));
+      const prefix = (ch: number) => Buffer.from([ch, port & 0xff, port >> 8]);
+      ws.send(prefix(0));
+      ws.send(prefix(1));
+      const t = new URL(target);
+      const tcp = net.connect(Number(t.port), t.hostname);
+      tcp.on("data", (d) => ws.send(Buffer.concat([Buffer.from([0]), d])));
+      tcp.on("close", () => ws.close());
+      tcp.on("error", () => ws.close());
+      ws.on("message", (m) => (m[0] === 0 ? tcp.write(m.subarray(1)) : undefined));
+      ws.on("close", () => tcp.destroy());
+    });
+  });
+}
+
+/** Starts the fake Kubernetes API for `scenario`; with `forwardTo`, frontend port-forwards reach that URL. */
+export async function startKube(scenario: KubeScenario, forwardTo?: string): Promise<FakeKube> {
   const requests: { path: string; body: unknown }[] = [];
   const pods = podsOf(scenario);
   const server = http.createServer((req, res) => {
@@ -191,6 +235,7 @@ export async function startKube(scenario: KubeScenario): Promise<FakeKube> {
     }
     return json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 });
   });
+  if (forwardTo) servePortForward(server, `${GRAPH}-frontend-0`, forwardTo, requests);
   const url = await listen(server);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-kube-"));
   const kubeconfig = path.join(dir, "config");
