@@ -183,6 +183,18 @@ describe("verify CLI against fake cluster and Frontend", function () {
     }
   });
 
+  it("exits 3 with one line when the API refuses the port-forward to the Frontend pod", async () => {
+    const kube = await startKube("libfabric"); // no forward target: the upgrade is refused
+    try {
+      const argv = flags(kube, "x").filter((a, i, all) => a !== "--url" && all[i - 1] !== "--url");
+      const r = await verify(argv);
+      assert.equal(r.code, 3, r.out + r.err);
+      assert.match(r.err, /^verify: frontend unreachable at pod\/llama-frontend-0:8000 via port-forward: .*\(port-forward failed: .*\)\n$/);
+    } finally {
+      await kube.close();
+    }
+  });
+
   const usage: [string, string[], RegExp][] = [
     ["no stack", [], /expected exactly one <stack>; got none/],
     ["an unknown flag", ["s", "--nope"], /Unknown option '--nope'/],

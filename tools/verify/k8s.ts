@@ -133,8 +133,12 @@ export class ClusterReader {
 
 /** A local TCP listener forwarding each connection to a pod port through the Kubernetes API. */
 export interface Forward {
-  /** `http://127.0.0.1:<port>` */
+  /** Base URL to send requests to (`http://127.0.0.1:<port>` for a port-forward). */
   readonly url: string;
+  /** What the URL reaches, for messages (e.g. `pod/llama-frontend-0:8000 via port-forward`). */
+  readonly label: string;
+  /** The last port-forward failure (e.g. the API refused the WebSocket), if any. */
+  lastError(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -145,13 +149,17 @@ export interface Forward {
 export async function forwardToPod(kc: k8s.KubeConfig, namespace: string, pod: string, port: number): Promise<Forward> {
   const pf = new k8s.PortForward(kc, true);
   const sockets = new Set<net.Socket>();
+  let lastError: string | undefined;
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     const errors = new PassThrough();
     pf.portForward(namespace, pod, [port], socket, errors, socket).then(
       (ws) => socket.on("close", () => (typeof ws === "function" ? ws() : ws)?.close()),
-      () => socket.destroy(),
+      (e: unknown) => {
+        lastError = `port-forward failed: ${(e as { message?: string }).message ?? String(e)}`;
+        socket.destroy();
+      },
     );
   });
   await new Promise<void>((resolve, reject) => {
@@ -161,6 +169,8 @@ export async function forwardToPod(kc: k8s.KubeConfig, namespace: string, pod: s
   const addr = server.address() as net.AddressInfo;
   return {
     url: `http://127.0.0.1:${addr.port}`,
+    label: `pod/${pod}:${port} via port-forward`,
+    lastError: () => lastError,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

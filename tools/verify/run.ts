@@ -18,6 +18,7 @@ import {
   skipped,
 } from "./gates";
 import { requestJson, requestSse, UnreachableError } from "./http";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { ClusterReader, Forward, forwardToPod, loadKubeConfig, PodRef } from "./k8s";
 import { gateKvLogs } from "./kvlog";
 import { Target } from "./target";
@@ -66,18 +67,22 @@ function elapsed(t0: number): number {
   return Date.now() - t0;
 }
 
-async function httpGates(base: string, t: Target, o: RunOptions, budget: Budget, done: Map<GateId, GateResult>): Promise<void> {
-  const run = async (id: GateId, f: () => Promise<GateResult>) => {
+async function httpGates(frontend: Forward | undefined, t: Target, o: RunOptions, budget: Budget, done: Map<GateId, GateResult>): Promise<void> {
+  // B needs A, C needs B, E needs C: a gate that runs always has an open `frontend`.
+  const run = async (id: GateId, f: (base: string) => Promise<GateResult>) => {
     const blockers = blockersOf(id, done);
-    done.set(id, blockers.length ? skipped(id, blockers) : (budget.outOfTime(id) ?? (await f())));
+    done.set(id, blockers.length || !frontend ? skipped(id, blockers) : (budget.outOfTime(id) ?? (await f(frontend.url))));
   };
-  await run("B", async () => {
+  await run("B", async (base) => {
     const models = await requestJson(`${base}/v1/models`, "GET", undefined, budget.left());
-    if (models.status === 0) throw new UnreachableError(`frontend unreachable at ${base}: ${models.error}`);
+    if (models.status === 0) {
+      const via = frontend?.lastError() ? ` (${frontend.lastError()})` : "";
+      throw new UnreachableError(`frontend unreachable at ${frontend?.label}: ${models.error}${via}`);
+    }
     return gateModels(models, t.servedModel);
   });
   const completion = { model: t.servedModel, prompt: PROMPT, max_tokens: 16, temperature: 0 };
-  await run("C", async () => {
+  await run("C", async (base) => {
     const nonStream = await requestJson(`${base}/v1/completions`, "POST", { ...completion, stream: false }, budget.left());
     const stream = await requestSse(`${base}/v1/completions`, { ...completion, stream: true }, budget.left());
     const chat = await requestJson(
@@ -88,16 +93,20 @@ async function httpGates(base: string, t: Target, o: RunOptions, budget: Budget,
     );
     return gateCompletions({ completion: nonStream, stream, chat });
   });
-  await run("E", async () => {
+  await run("E", async (base) => {
     const s = await requestSse(`${base}/v1/completions`, { ...completion, stream: true }, Math.min(budget.left(), o.ttftThresholdMs * 4 + 1000));
     return gateTtft(s, o.ttftThresholdMs);
   });
 }
 
-async function openFrontend(o: RunOptions, pods: readonly PodRef[], kc: ReturnType<typeof loadKubeConfig>): Promise<Forward | undefined> {
-  if (o.url) return { url: o.url.replace(/\/+$/, ""), close: async () => undefined };
+/** The Frontend: `--url`, else a port-forward to a Running+Ready Frontend pod (what `kubectl port-forward svc/...` does). */
+async function openFrontend(o: RunOptions, pods: readonly PodRef[], kc: KubeConfig): Promise<Forward> {
+  if (o.url) {
+    const url = o.url.replace(/\/+$/, "");
+    return { url, label: url, lastError: () => undefined, close: async () => undefined };
+  }
   const pod = pods.find((p) => p.component === GraphService.Frontend && p.phase === "Running" && p.ready);
-  if (!pod) return undefined;
+  if (!pod) throw new UnreachableError(`no Running+Ready pod matches ${podSelector(o.target.graph, GraphService.Frontend)} to port-forward to`);
   return forwardToPod(kc, o.target.namespace, pod.name, DynamoPort.FrontendHttp);
 }
 
@@ -110,20 +119,21 @@ export async function runGates(o: RunOptions): Promise<RunOutcome> {
   const done = new Map<GateId, GateResult>();
 
   const t0 = Date.now();
-  const pods = await reader.pods(podSelector(t.graph), budget.left());
+  const selector = podSelector(t.graph);
+  const pods = await reader.pods(selector, budget.left());
   const endpoints = await reader.endpoints(budget.left());
-  done.set("A", gatePods(pods, endpoints, COMPONENTS, WORKERS, elapsed(t0)));
+  const a = gatePods(pods, endpoints, COMPONENTS, WORKERS, elapsed(t0));
+  // An empty match usually means a wrong namespace or graph name: say what was looked for.
+  done.set("A", pods.length ? a : { ...a, evidence: [...a.evidence, `no pod in namespace ${t.namespace} matches ${selector}`] });
 
   const t1 = Date.now();
   const workers = pods.filter((p) => isWorker(p, WORKERS));
   const logs = await Promise.all(workers.map((p) => reader.log(p, budget.left())));
   done.set("D", budget.outOfTime("D") ?? gateKvLogs(t.backend, logs, elapsed(t1)));
 
-  let frontend: Forward | undefined;
-  if (blockersOf("B", done).length === 0) frontend = await openFrontend(o, pods, kc);
+  const frontend = blockersOf("B", done).length === 0 ? await openFrontend(o, pods, kc) : undefined;
   try {
-    if (frontend) await httpGates(frontend.url, t, o, budget, done);
-    else for (const id of ["B", "C", "E"] as const) done.set(id, skipped(id, blockersOf(id, done).length ? blockersOf(id, done) : ["A"]));
+    await httpGates(frontend, t, o, budget, done);
   } finally {
     await frontend?.close();
   }
