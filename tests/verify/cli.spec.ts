@@ -195,6 +195,30 @@ describe("verify CLI against fake cluster and Frontend", function () {
     }
   });
 
+  it("fails gate A naming the selector when the namespace holds no pod of the graph", async () => {
+    const fe = await startFrontend("pass");
+    const kube = await startKube("libfabric");
+    try {
+      const r = await verify(flags(kube, fe.url).map((a) => (a === NAMESPACE ? "elsewhere" : a)));
+      assert.equal(statuses(r), "A:FAIL B:SKIPPED C:SKIPPED D:FAIL E:SKIPPED", r.out);
+      assert.ok(r.json?.gates[0].evidence.includes(`no pod in namespace elsewhere matches nvidia.com/dynamo-graph-deployment-name=${GRAPH}`));
+    } finally {
+      await fe.close();
+      await kube.close();
+    }
+  });
+
+  it("exits 3 with one line when the cluster API answers an error status", async () => {
+    const kube = await startKube("libfabric");
+    try {
+      const r = await verify(flags(kube, "http://127.0.0.1:1").map((a) => (a === NAMESPACE ? "broken" : a)));
+      assert.equal(r.code, 3);
+      assert.match(r.err, /^verify: cluster at http:\/\/127\.0\.0\.1:\d+ answered HTTP 500 to list pods: etcdserver: request timed out\n$/);
+    } finally {
+      await kube.close();
+    }
+  });
+
   const usage: [string, string[], RegExp][] = [
     ["no stack", [], /expected exactly one <stack>; got none/],
     ["an unknown flag", ["s", "--nope"], /Unknown option '--nope'/],

@@ -220,6 +220,11 @@ export async function startKube(scenario: KubeScenario, forwardTo?: string): Pro
   const server = http.createServer((req, res) => {
     const u = new URL(req.url ?? "/", "http://x");
     requests.push({ path: u.pathname + u.search, body: undefined });
+    if (u.pathname.includes("/namespaces/broken/")) {
+      return json(res, 500, { kind: "Status", apiVersion: "v1", status: "Failure", message: "etcdserver: request timed out", code: 500 });
+    }
+    const other = /^\/api\/v1\/namespaces\/[^/]+\/pods$|^\/apis\/discovery\.k8s\.io\/v1\/namespaces\/[^/]+\/endpointslices$/;
+    if (other.test(u.pathname) && !u.pathname.includes(`/namespaces/${NAMESPACE}/`)) return json(res, 200, { apiVersion: "v1", kind: "List", metadata: {}, items: [] });
     const base = `/api/v1/namespaces/${NAMESPACE}/pods`;
     if (u.pathname === base) {
       const items = pods.map(podJson).filter((p) => matches((p as { metadata: { labels: Record<string, string> } }).metadata.labels, u.searchParams.get("labelSelector")));

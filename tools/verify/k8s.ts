@@ -35,13 +35,20 @@ export function loadKubeConfig(file?: string): k8s.KubeConfig {
   return kc;
 }
 
-/** Maps client errors: no connection / auth refused => UnreachableError; others rethrown. */
-export function clusterError(kc: k8s.KubeConfig, e: unknown): unknown {
+/**
+ * Maps client errors to one clear line (exit code 3): no connection, refused credentials, an API error
+ * status (e.g. RBAC 403, a 5xx), or no answer within the budget. Anything else is a bug and rethrown.
+ */
+export function clusterError(kc: k8s.KubeConfig, e: unknown, what: string): unknown {
   const server = kc.getCurrentCluster()?.server ?? "?";
   const code = errorCode(e);
   if (code && (UNREACHABLE_CODES.includes(code) || code === "ECONNRESET")) return new UnreachableError(`cluster unreachable at ${server}: ${code}`);
-  const http = (e as { code?: unknown }).code;
-  if (typeof http === "number" && (http === 401 || http === 403)) return new UnreachableError(`cluster at ${server} refused access: HTTP ${http}`);
+  const status = (e as { code?: unknown }).code;
+  if (typeof status === "number") {
+    const body = (e as { body?: unknown }).body;
+    const reason = typeof body === "string" ? (/"message":"([^"]*)"/.exec(body)?.[1] ?? /"reason":"([^"]*)"/.exec(body)?.[1]) : undefined;
+    return new UnreachableError(`cluster at ${server} answered HTTP ${status} to ${what}${reason ? `: ${reason}` : ""}`);
+  }
   if (e instanceof Error && /timed out/.test(e.message)) return new UnreachableError(`cluster at ${server}: ${e.message}`);
   return e;
 }
@@ -95,7 +102,7 @@ export class ClusterReader {
     try {
       return await withTimeout(p(), ms, what);
     } catch (e) {
-      throw clusterError(this.kc, e);
+      throw clusterError(this.kc, e, what);
     }
   }
 
