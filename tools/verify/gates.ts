@@ -100,17 +100,17 @@ export interface EndpointFact {
   readonly ready: boolean | undefined;
 }
 
-/** Whether a pod is a worker: by component type, else by the component name. */
+/** Whether a pod is a worker: component type `worker`, or one of the graph's worker components. */
 export function isWorker(pod: PodFact, workerComponents: readonly string[]): boolean {
-  if (pod.componentType !== undefined) return pod.componentType === "worker";
-  return pod.component !== undefined && workerComponents.includes(pod.component);
+  return pod.componentType === "worker" || (pod.component !== undefined && workerComponents.includes(pod.component));
 }
 
 /**
  * Gate A. Every expected component has at least one pod; every pod is Running and Ready; every
  * worker pod is the target of at least one endpoint with `ready == true` (else the Frontend cannot
- * discover it, F2). Endpoints are matched to pods by `targetRef.name`, so the check does not
- * depend on which Service the operator created the slice for.
+ * discover it, F2). Dynamo's discovery daemon (`lib/runtime/src/discovery/kube/daemon.rs`) joins
+ * ready EndpointSlice endpoints with the pods' DynamoWorkerMetadata; likewise, endpoints are matched
+ * to pods here by `targetRef.name`, so the check does not depend on which Service the slice is for.
  */
 export function gatePods(
   pods: readonly PodFact[],
