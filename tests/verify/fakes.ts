@@ -11,7 +11,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { Duplex } from "node:stream";
-import { GraphService, OperatorLabel } from "../../components/_shared/names";
+import { componentServiceName, GraphService, OperatorLabel } from "../../components/_shared/names";
 
 export const MODEL = "meta-llama/Llama-3.1-8B-Instruct";
 export const NAMESPACE = "dynamo";
@@ -125,7 +125,7 @@ function logOf(scenario: KubeScenario, pod: string): string {
 
 interface FakePod {
   readonly name: string;
-  readonly component: string;
+  readonly component: GraphService;
   readonly type: string;
   readonly ready: boolean;
   readonly ip: string;
@@ -153,7 +153,7 @@ function podJson(p: FakePod): unknown {
 
 function sliceJson(p: FakePod): unknown {
   return {
-    metadata: { name: `${GRAPH}-${p.component.toLowerCase()}-abcde`, namespace: NAMESPACE, labels: { "kubernetes.io/service-name": `${GRAPH}-${p.component.toLowerCase()}` } },
+    metadata: { name: `${componentServiceName(GRAPH, p.component)}-abcde`, namespace: NAMESPACE, labels: { "kubernetes.io/service-name": componentServiceName(GRAPH, p.component) } },
     addressType: "IPv4",
     endpoints: [{ addresses: [p.ip], conditions: { ready: p.ready, serving: p.ready, terminating: false }, targetRef: { kind: "Pod", name: p.name, namespace: NAMESPACE } }],
     ports: [{ name: "system", port: 9090, protocol: "TCP" }],
