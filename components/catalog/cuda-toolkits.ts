@@ -136,10 +136,25 @@ export function parseCudaToolkit(value: unknown, propertyPath: string): CudaTool
     const key = m ? `${Number(m[1])}.${Number(m[2])}` : text;
     if ((CUDA_TOOLKITS as readonly string[]).includes(key)) return key as CudaToolkit;
   }
-  const near = typeof value === "string" ? closest(value, CUDA_TOOLKITS) : [];
-  const hint = near.length > 0 ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?` : "";
   const allowed = CUDA_TOOLKITS.map((t) => JSON.stringify(t)).join(", ");
   throw new ValidationError("CUDA toolkit", [
-    { propertyPath, reason: `unsupported CUDA toolkit ${show(value)}${hint} (allowed: ${allowed}; default "${DEFAULT_CUDA_TOOLKIT}")` },
+    { propertyPath, reason: `unsupported CUDA toolkit ${show(value)}${toolkitHint(text)} (allowed: ${allowed}; default "${DEFAULT_CUDA_TOOLKIT}")` },
   ]);
+}
+
+/** A well-formed but unknown version gets its numeric neighbours; anything else gets "did you mean". */
+function toolkitHint(text: unknown): string {
+  if (typeof text !== "string") return "";
+  const m = /^\s*(\d+)\.(\d+)/.exec(text);
+  if (!m) {
+    const near = closest(text, CUDA_TOOLKITS);
+    return near.length > 0 ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?` : "";
+  }
+  const v = Number(m[1]) * 100 + Number(m[2]);
+  const num = (tk: string) => Number(tk.split(".")[0]) * 100 + Number(tk.split(".")[1]);
+  const below = CUDA_TOOLKITS.filter((tk) => num(tk) < v).pop();
+  const above = CUDA_TOOLKITS.find((tk) => num(tk) > v);
+  if (!below) return `; the oldest supported is "${above}"`;
+  if (!above) return `; the newest supported is "${below}"`;
+  return `; nearest supported: "${below}" or "${above}"`;
 }
