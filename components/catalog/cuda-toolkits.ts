@@ -19,13 +19,14 @@
  */
 import { ValidationError, show } from "../_shared/problems";
 import { closest } from "../_shared/suggest";
+import { image } from "../versions";
 
 /** Every CUDA toolkit the catalog knows, oldest first. */
 export const CUDA_TOOLKITS = ["12.4", "12.6", "12.8", "12.9", "13.0", "13.1", "13.2"] as const;
 /** One of `CUDA_TOOLKITS`. */
 export type CudaToolkit = (typeof CUDA_TOOLKITS)[number];
-/** The CUDA of the combined image's compile stages (`cuda-dl-base:25.06-cuda12.9`, FIELD-NOTES §5). */
-export const DEFAULT_CUDA_TOOLKIT: CudaToolkit = "12.9";
+/** The CUDA of the combined image's compile stages (`cuda-dl-base:25.06-cuda12.9`, FIELD-NOTES §5): 12.9, kept in versions.ts. */
+export const DEFAULT_CUDA_TOOLKIT: CudaToolkit = image.cudaToolkit;
 
 /** Target variant: "" = portable base, "a" = architecture-specific, "f" = family-specific (CUDA 12.9+). */
 export const ArchVariant = { Base: "", ArchSpecific: "a", Family: "f" } as const;
