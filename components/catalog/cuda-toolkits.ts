@@ -121,11 +121,6 @@ export function toolkitsWith(sm: number, variant: ArchVariant): CudaToolkit[] {
   return CUDA_TOOLKITS.filter((tk) => toolkitHas(tk, sm, variant));
 }
 
-/** Major version of a toolkit ("13.1" -> 13). */
-export function toolkitMajor(toolkit: CudaToolkit): number {
-  return Number(toolkit.split(".")[0]);
-}
-
 /**
  * The toolkit named by `value`: "12.9", a patch version such as "12.9.1" (the base-image tag form), or a YAML
  * number (12.9, 13 -> "13.0"). Throws a `ValidationError` at `propertyPath` listing the allowed toolkits.

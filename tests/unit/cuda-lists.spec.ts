@@ -90,8 +90,8 @@ describe("catalog: CUDA arch lists", () => {
   it("auto reports unknown types and archs the toolkit lacks, each at its index", () => {
     assert.deepEqual(problemsOf(() => autoArchs(["p5en.48xlarg", "p6-b300.48xlarge", "p6-b200.48xlarge"], "12.6", "instanceTypes")), [
       { propertyPath: "instanceTypes[0]", reason: 'unknown GPU instance type "p5en.48xlarg"; did you mean "p5en.48xlarge"?' },
-      { propertyPath: "instanceTypes[1]", reason: "p6-b300.48xlarge has B300 GPUs (sm_103): sm_103 needs CUDA 12.9 or newer, but cudaToolkit is 12.6; raise cudaToolkit or drop sm_103" },
-      { propertyPath: "instanceTypes[2]", reason: "p6-b200.48xlarge has B200 GPUs (sm_100): sm_100 needs CUDA 12.8 or newer, but cudaToolkit is 12.6; raise cudaToolkit or drop sm_100" },
+      { propertyPath: "instanceTypes[1]", reason: "p6-b300.48xlarge has B300 GPUs (sm_103): sm_103 needs CUDA 12.9 or newer, but cudaToolkit is 12.6; raise cudaToolkit or remove p6-b300.48xlarge" },
+      { propertyPath: "instanceTypes[2]", reason: "p6-b200.48xlarge has B200 GPUs (sm_100): sm_100 needs CUDA 12.8 or newer, but cudaToolkit is 12.6; raise cudaToolkit or remove p6-b200.48xlarge" },
     ]);
     assert.deepEqual(problemsOf(() => autoArchs([], "12.9", "instanceTypes")), [{ propertyPath: "instanceTypes", reason: "needs at least one GPU instance type to derive archs from" }]);
   });
@@ -114,7 +114,7 @@ describe("catalog: CUDA arch lists", () => {
     ["Auto", undefined, 'unknown cudaArchs "Auto"; did you mean "auto"? Use "fat", "auto" or a list of arch tokens such as ["sm_90", "sm_100"]'],
     ["everything", undefined, 'unknown cudaArchs "everything". Use "fat", "auto" or a list of arch tokens such as ["sm_90", "sm_100"]'],
     ["auto", undefined, '"auto" derives archs from the GPU instance types, but none were given; list arch tokens or use "fat"'],
-    ["auto", ["p6-b300.48xlarge"], '"auto": p6-b300.48xlarge has B300 GPUs (sm_103): sm_103 needs CUDA 12.9 or newer, but cudaToolkit is 12.8; raise cudaToolkit or drop sm_103'],
+    ["auto", ["p6-b300.48xlarge"], '"auto": p6-b300.48xlarge has B300 GPUs (sm_103): sm_103 needs CUDA 12.9 or newer, but cudaToolkit is 12.8; raise cudaToolkit or remove p6-b300.48xlarge'],
     [[], undefined, 'must list at least one arch token such as "sm_90" (or be "fat" or "auto")'],
   ];
   for (const [spec, types, reason] of unresolved) {
