@@ -1,2 +1,3 @@
 export * from "./instances";
 export * from "./pool";
+export * from "./cuda";
