@@ -2,3 +2,4 @@ export * as catalog from "./catalog";
 export * as versions from "./versions";
 export * from "./_shared/names";
 export * from "./_shared/problems";
+export * as image from "./image";
