@@ -19,24 +19,46 @@ export const kubernetes = {
   supportedVersions: ["1.32", "1.33", "1.34", "1.35", "1.36"],
 } as const;
 
+/**
+ * EKS managed add-ons. Versions are left to EKS's default for the cluster's Kubernetes version
+ * unless overridden (add-on builds are published per Kubernetes version, so a fixed pin goes stale
+ * on upgrade). The default VPC CNI for every supported version (1.32+) is >= v1.19 (AWS "Amazon VPC
+ * CNI versions" table lists v1.19.0-eksbuild.1 already for 1.24-1.31), so `efa-only` interfaces work.
+ */
+export const addons = {
+  /** Oldest VPC CNI that supports `efa-only` interfaces. Source: FIELD-NOTES §3. */
+  vpcCniMinimum: "1.18.5",
+} as const;
+
 /** Helm charts installed into the cluster. */
 export const charts = {
   /**
-   * AWS EFA device plugin (resource `vpc.amazonaws.com/efa`).
-   * Source: aws/eks-charts `stable/aws-efa-k8s-device-plugin` (repo https://aws.github.io/eks-charts).
+   * AWS EFA device plugin (resource `vpc.amazonaws.com/efa`). Chart v0.5.30 = plugin v0.5.20; >= 0.5.10
+   * is needed on p6-b200 (earlier versions counted NVLink `ibp*` devices as EFA).
+   * Source: aws/eks-charts `stable/aws-efa-k8s-device-plugin/Chart.yaml` at 5239609 (2026-08-03).
    */
-  efaDevicePlugin: { repo: "https://aws.github.io/eks-charts", chart: "aws-efa-k8s-device-plugin", version: "v0.5.8" },
+  efaDevicePlugin: { repo: "https://aws.github.io/eks-charts", chart: "aws-efa-k8s-device-plugin", version: "v0.5.30" },
   /**
-   * NVIDIA device plugin. v0.19.0-0.19.2 enabled a MOFED mode that conflicts with the EFA plugin;
-   * 0.19.3 is the first release past it. Source: FIELD-NOTES §3; NVIDIA/k8s-device-plugin releases.
+   * NVIDIA device plugin. v0.19.0-0.19.2 enabled a MOFED mode that conflicts with the EFA plugin
+   * (NVIDIA/k8s-device-plugin#1692, reverted by #1837 in 0.19.3 and 0.20.0); the cluster component
+   * also sets `mofedEnabled: false` for every chart >= 0.19.0. Source: tag v0.20.0 (2026-08-19).
    */
-  nvidiaDevicePlugin: { repo: "https://nvidia.github.io/k8s-device-plugin", chart: "nvidia-device-plugin", version: "0.19.3" },
+  nvidiaDevicePlugin: { repo: "https://nvidia.github.io/k8s-device-plugin", chart: "nvidia-device-plugin", version: "0.20.0" },
   /**
-   * Dynamo CRDs and operator platform; same minor as the runtime image. Source: FIELD-NOTES §4
-   * (charts published at helm.ngc.nvidia.com/nvidia/ai-dynamo; the field ran operator 1.0.1).
+   * AWS Load Balancer Controller (optional; internal NLB in front of the frontend).
+   * Source: aws/eks-charts release v0.0.246 (2026-10-05): "aws-load-balancer-controller v3.6.0".
    */
-  dynamoCrds: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts", chart: "dynamo-crds", version: "1.0.1" },
-  dynamoPlatform: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts", chart: "dynamo-platform", version: "1.0.1" },
+  awsLoadBalancerController: { repo: "https://aws.github.io/eks-charts", chart: "aws-load-balancer-controller", version: "3.6.0" },
+  /**
+   * Dynamo CRDs and operator platform; same minor as the runtime image. The Helm repository is
+   * `https://helm.ngc.nvidia.com/nvidia/ai-dynamo` (`helm repo add ... ; helm install dynamo/dynamo-platform`
+   * in NVIDIA's and AWS's guides); the tarballs live under its `charts/` path
+   * (`.../ai-dynamo/charts/dynamo-platform-<version>.tgz`, docs.nvidia.com/dynamo installation guide).
+   * 1.0.1 is a published release with both charts (docs.nvidia.com/dynamo release-artifacts, v1.0.x)
+   * and the operator the field ran (FIELD-NOTES §4). Not re-checked against NGC from here (no network).
+   */
+  dynamoCrds: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo", chart: "dynamo-crds", version: "1.0.1" },
+  dynamoPlatform: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo", chart: "dynamo-platform", version: "1.0.1" },
 } as const;
 
 /**

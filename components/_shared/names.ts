@@ -15,7 +15,10 @@ export type GraphService = (typeof GraphService)[keyof typeof GraphService];
 export const OperatorLabel = {
   /** Value: the DynamoGraphDeployment's name. */
   GraphName: "nvidia.com/dynamo-graph-deployment-name",
-  /** Value: the service key inside the graph (e.g. `PrefillWorker`). */
+  /**
+   * Value: the service key inside the graph, verbatim (e.g. `PrefillWorker`): the operator sets
+   * `labels[KubeLabelDynamoComponent] = componentName` (the `spec.services` map key) in `graph.go`.
+   */
   Component: "nvidia.com/dynamo-component",
   /** Value: `frontend` | `worker` | `planner`. */
   ComponentType: "nvidia.com/dynamo-component-type",
@@ -25,6 +28,13 @@ export const OperatorLabel = {
 
 /** Ports the operator wires by default (frontend HTTP, worker system/health). */
 export const DynamoPort = { FrontendHttp: 8000, WorkerSystem: 9090 } as const;
+
+/**
+ * Names the operator gives those container ports (operator `internal/consts`: `DynamoSystemPortName`;
+ * its own probes use `intstr.FromString` of them). Our probes use the same names and handler type
+ * (httpGet) so the merged container never has "more than 1 handler type" (F2).
+ */
+export const DynamoPortName = { FrontendHttp: "http", WorkerSystem: "system" } as const;
 
 /** The names of everything one deployment creates in its namespace. */
 export interface GraphNames {
@@ -49,7 +59,8 @@ export const K8S_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /**
  * Names for a graph called `graph` in `namespace`. The operator names a component's Service
- * `<graph>-<lower-cased service key>`.
+ * `<graph>-<lower-cased service key>` (ai-dynamo/dynamo operator `internal/dynamo/graph.go`,
+ * `GetDynamoComponentName`; e.g. `kubectl port-forward svc/vllm-frontend` in NVIDIA's examples).
  */
 export function graphNames(graph: string, namespace: string): GraphNames {
   return {
@@ -63,7 +74,11 @@ export function graphNames(graph: string, namespace: string): GraphNames {
   };
 }
 
-/** The Service/Deployment name the operator gives a component of a graph. */
+/**
+ * The Service/Deployment name the operator gives a component of a graph. Verified for the Frontend;
+ * operators with managed rolling updates suffix *worker* deployments with a spec hash
+ * (`<graph>-<key>-<hash8>`), so select worker pods by label (`podSelector`), never by name.
+ */
 export function componentServiceName(graph: string, service: GraphService): string {
   return `${graph}-${service.toLowerCase()}`;
 }

@@ -34,13 +34,33 @@ function outputsFor(type: string, name: string, inputs: Record<string, any>): Re
       return {
         kubeconfig: { apiVersion: "v1", kind: "Config", clusters: [{ name, cluster: { server: `https://${name}.eks.example` } }] },
         kubeconfigJson: JSON.stringify({ apiVersion: "v1", kind: "Config", clusters: [{ name }] }),
-        eksCluster: { name: `${name}-eks`, arn: `arn:aws:eks:us-east-2:123456789012:cluster/${name}` },
+        eksCluster: {
+          name: `${name}-eks`,
+          arn: `arn:aws:eks:us-east-2:123456789012:cluster/${name}`,
+          vpcConfig: { clusterSecurityGroupId: "sg-0e4c1a55e7000c0de" },
+        },
         clusterSecurityGroupId: "sg-0c1a55e70000c0de",
         nodeSecurityGroupId: "sg-0e0de0000000c0de",
         oidcProviderArn: `arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-2.amazonaws.com/id/${name.toUpperCase()}`,
         oidcProviderUrl: `oidc.eks.us-east-2.amazonaws.com/id/${name.toUpperCase()}`,
         oidcIssuer: `oidc.eks.us-east-2.amazonaws.com/id/${name.toUpperCase()}`,
       };
+    case "awsx:ec2:Vpc": {
+      // awsx lists private/public subnet ids in the order of availabilityZoneNames; the ids name their AZ
+      // so tests can check that a pool landed in the subnet of its own AZ.
+      const azs: string[] = inputs.availabilityZoneNames ?? ["us-east-2a", "us-east-2b"];
+      return { vpcId: `vpc-${hex64(name).slice(0, 17)}`, privateSubnetIds: azs.map((az) => `subnet-private-${az}`), publicSubnetIds: azs.map((az) => `subnet-public-${az}`) };
+    }
+    case "aws:ec2/securityGroup:SecurityGroup":
+      return { arn: `arn:aws:ec2:us-east-2:123456789012:security-group/${id}` };
+    case "aws:ec2/placementGroup:PlacementGroup":
+      return { name: inputs.name ?? name, arn: `arn:aws:ec2:us-east-2:123456789012:placement-group/${name}` };
+    case "aws:eks/nodeGroup:NodeGroup":
+      return { nodeGroupName: inputs.nodeGroupName ?? name, arn: `arn:aws:eks:us-east-2:123456789012:nodegroup/${name}` };
+    case "aws:efs/fileSystem:FileSystem":
+      return { arn: `arn:aws:elasticfilesystem:us-east-2:123456789012:file-system/${id}` };
+    case "aws:iam/policy:Policy":
+      return { arn: `arn:aws:iam::123456789012:policy/${name}` };
     case "aws:ec2/launchTemplate:LaunchTemplate":
       return { latestVersion: 1, arn: `arn:aws:ec2:us-east-2:123456789012:launch-template/lt-${hex64(name).slice(0, 17)}` };
     case "aws:iam/role:Role":

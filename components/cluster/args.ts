@@ -1,0 +1,252 @@
+/**
+ * `EfaClusterArgs` and its pool args, the closed choices they use, and `resolveArgs()`, which fills
+ * every default in one pure place (STYLE.md rule 5). No Pulumi runtime import: `Input` is a type only.
+ */
+import type { Input } from "@pulumi/pulumi";
+import { instance, supportsNixlOverEfa } from "../catalog/instances";
+import { charts, kubernetes } from "../versions";
+
+/** EFA interface layout of a GPU node's launch template. */
+export const EfaLayout = {
+  /** Current AWS guidance: card 0 / device 0 ENA (`interface`), card 0 / device 1 and device 0 of every other EFA card `efa-only`. */
+  Current: "current",
+  /** Older layout (pulumi-eks, terraform-aws-eks): card 0 / device 0 `efa`, device 1 of every other EFA card `efa`. Needs EFA on card 0. */
+  Legacy: "legacy",
+} as const;
+export type EfaLayout = (typeof EfaLayout)[keyof typeof EfaLayout];
+
+/** How a GPU pool's instances are bought. */
+export const CapacityType = {
+  /** Plain On-Demand instances (open capacity reservations still match). */
+  OnDemand: "on-demand",
+  /** An EC2 Capacity Block for ML: market type `capacity-block`, node group capacity type `CAPACITY_BLOCK`. */
+  CapacityBlock: "capacity-block",
+  /** A targeted On-Demand Capacity Reservation; node group capacity type `ON_DEMAND`. */
+  Odcr: "odcr",
+} as const;
+export type CapacityType = (typeof CapacityType)[keyof typeof CapacityType];
+
+/** NAT gateways of a VPC the component creates. */
+export const NatGateways = {
+  /** One NAT gateway for the whole VPC (cheapest; egress depends on one AZ). */
+  Single: "Single",
+  /** One NAT gateway per AZ (highly available egress). */
+  OnePerAz: "OnePerAz",
+} as const;
+export type NatGateways = (typeof NatGateways)[keyof typeof NatGateways];
+
+/** EKS control-plane log types. @see https://docs.aws.amazon.com/eks/latest/userguide/control-plane-logs.html */
+export const CLUSTER_LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"] as const;
+export type ClusterLogType = (typeof CLUSTER_LOG_TYPES)[number];
+
+/** One GPU node pool: a managed node group of identical instances. */
+export interface GpuPoolArgs {
+  /** EC2 instance type from the catalog, e.g. `p5en.48xlarge` (x86_64 only). */
+  readonly instanceType: string;
+  /** Number of nodes (the node group's min = desired = max). */
+  readonly nodes: number;
+  /**
+   * The one AZ the pool lives in (EFA traffic does not cross AZs). Required when EFA is on; it must
+   * offer the instance type (or hold your reservation). @default - every private subnet (non-EFA pools only)
+   */
+  readonly availabilityZone?: string;
+  /** Attach EFA interfaces for NIXL KV-cache transfer. @default - true when the type has EFA and GPUDirect RDMA (P family) */
+  readonly efa?: boolean;
+  /**
+   * Allow EFA on a type without GPUDirect RDMA (g family): NIXL's LIBFABRIC plugin cannot move KV
+   * cache from GPU memory there, so this is for experiments only. @default false
+   */
+  readonly allowEfaWithoutGpuDirectRdma?: boolean;
+  /** EFA interface layout. @default "current" */
+  readonly efaLayout?: EfaLayout;
+  /**
+   * How the instances are bought. A `capacity-block` node group can only launch while its block is
+   * active; AWS asks for desired size 0 while upgrading such a node group.
+   * @see https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html
+   * @default "on-demand"
+   */
+  readonly capacity?: CapacityType;
+  /** Capacity reservation id (`cr-` + hex); required for `capacity-block` and `odcr`. @default - none */
+  readonly capacityReservationId?: string;
+  /**
+   * Launch into a `cluster` placement group. Reserved capacity already has its own placement, and a
+   * placement group can make it unusable. @default - true for on-demand EFA pools, false otherwise
+   */
+  readonly placementGroup?: boolean;
+  /** Root volume size in GiB (encrypted gp3): the ~35 GB image, its layers unpacked, and caches. @default 500 */
+  readonly rootVolumeSizeGiB?: number;
+  /** EKS AL2023 NVIDIA AMI release version, e.g. `1.35.0-20261120`. @default - latest release for the Kubernetes version */
+  readonly amiReleaseVersion?: string;
+  /** 2 MiB hugepages the EFA driver pre-allocates per node, when you measured a different value. @default - catalog value */
+  readonly hugepages2MiPerNode?: number;
+  /** Extra node labels. @default {} */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** A VPC you already own. */
+export interface ExistingVpcArgs {
+  /** VPC id. */
+  readonly vpcId: Input<string>;
+  /** Private subnet id per availability zone (at least 2 AZs; every EFA pool's AZ must be a key). */
+  readonly privateSubnetIds: Readonly<Record<string, Input<string>>>;
+  /** Public subnets for internet-facing load balancers. @default [] */
+  readonly publicSubnetIds?: readonly Input<string>[];
+}
+
+/** Arguments of `EfaCluster`. */
+export interface EfaClusterArgs {
+  /** GPU pools keyed by pool name (the name becomes the `dynamo-efa/pool` node label). */
+  readonly gpuPools: Readonly<Record<string, GpuPoolArgs>>;
+  /** EKS Kubernetes version. @default "1.35" (`versions.kubernetes.defaultVersion`) */
+  readonly kubernetesVersion?: string;
+  /** AZs of the VPC this component creates (EKS needs 2). @default - the distinct AZs of the GPU pools */
+  readonly availabilityZones?: readonly string[];
+  /** CIDR of the VPC this component creates. @default "10.0.0.0/16" */
+  readonly vpcCidr?: string;
+  /** NAT gateways of the VPC this component creates. @default "OnePerAz" */
+  readonly natGateways?: NatGateways;
+  /** Use an existing VPC instead of creating one. @default - a new VPC with private and public subnets in each AZ */
+  readonly existingVpc?: ExistingVpcArgs;
+  /**
+   * CIDRs allowed to reach the public API endpoint. An empty list means a private endpoint only
+   * (then run Pulumi from inside the VPC or over a VPN). `0.0.0.0/0` is refused. @default []
+   */
+  readonly publicAccessCidrs?: readonly string[];
+  /** IAM principals (by a name of your choice) granted cluster admin through EKS access entries. @default {} */
+  readonly adminPrincipalArns?: Readonly<Record<string, Input<string>>>;
+  /** Control-plane log types sent to CloudWatch. @default ["api", "audit", "authenticator", "controllerManager", "scheduler"] */
+  readonly clusterLogTypes?: readonly ClusterLogType[];
+  /** KMS key for envelope encryption of Kubernetes secrets. @default - a new key with yearly rotation */
+  readonly secretsKmsKeyArn?: Input<string>;
+  /** Instance type of the CPU system node group (operator, frontend, controllers). @default "m7i.2xlarge" */
+  readonly systemInstanceType?: string;
+  /** Nodes in the CPU system node group. @default 2 */
+  readonly systemNodeCount?: number;
+  /**
+   * Let pods reach the instance metadata service (IMDS hop limit 2 instead of 1). Off, only
+   * host-network pods (VPC CNI, device plugins) reach IMDS and workloads cannot borrow the node
+   * role; AWS access goes through IRSA. @default false
+   */
+  readonly podImdsAccess?: boolean;
+  /** VPC CNI add-on version (`vX.Y.Z-eksbuild.N`, >= 1.18.5 for `efa-only`). @default - EKS's default for the Kubernetes version */
+  readonly vpcCniAddonVersion?: string;
+  /** EBS CSI driver add-on version. @default - EKS's default for the Kubernetes version */
+  readonly ebsCsiAddonVersion?: string;
+  /** `aws-efa-k8s-device-plugin` chart version. @default "v0.5.30" (`versions.charts.efaDevicePlugin`) */
+  readonly efaDevicePluginChartVersion?: string;
+  /** `nvidia-device-plugin` chart version. @default "0.20.0" (`versions.charts.nvidiaDevicePlugin`) */
+  readonly nvidiaDevicePluginChartVersion?: string;
+  /** Create an encrypted EFS file system, the EFS CSI driver and a ReadWriteMany StorageClass (shared model cache). @default false */
+  readonly efs?: boolean;
+  /** Install the AWS Load Balancer Controller (internal NLB for the frontend). @default false */
+  readonly loadBalancerController?: boolean;
+  /** AWS Load Balancer Controller chart version. @default "3.6.0" (`versions.charts.awsLoadBalancerController`) */
+  readonly loadBalancerControllerChartVersion?: string;
+  /** Tags on every AWS resource. @default {} */
+  readonly tags?: Readonly<Record<string, string>>;
+}
+
+/** A pool with every default filled in. */
+export interface ResolvedPool {
+  readonly name: string;
+  readonly instanceType: string;
+  readonly nodes: number;
+  readonly availabilityZone?: string;
+  readonly efa: boolean;
+  readonly efaLayout: EfaLayout;
+  readonly capacity: CapacityType;
+  readonly capacityReservationId?: string;
+  readonly placementGroup: boolean;
+  readonly rootVolumeSizeGiB: number;
+  readonly amiReleaseVersion?: string;
+  readonly hugepages2MiPerNode?: number;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/** `EfaClusterArgs` with every default filled in. */
+export interface ResolvedClusterArgs {
+  readonly pools: readonly ResolvedPool[];
+  readonly kubernetesVersion: string;
+  readonly availabilityZones: readonly string[];
+  readonly vpcCidr: string;
+  readonly natGateways: NatGateways;
+  readonly existingVpc?: ExistingVpcArgs;
+  readonly publicAccessCidrs: readonly string[];
+  readonly adminPrincipalArns: Readonly<Record<string, Input<string>>>;
+  readonly clusterLogTypes: readonly ClusterLogType[];
+  readonly secretsKmsKeyArn?: Input<string>;
+  readonly systemInstanceType: string;
+  readonly systemNodeCount: number;
+  readonly imdsHopLimit: 1 | 2;
+  readonly vpcCniAddonVersion?: string;
+  readonly ebsCsiAddonVersion?: string;
+  readonly efaDevicePluginChartVersion: string;
+  readonly nvidiaDevicePluginChartVersion: string;
+  readonly efs: boolean;
+  readonly loadBalancerController: boolean;
+  readonly loadBalancerControllerChartVersion: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** Default root volume of a GPU node, in GiB. */
+export const DEFAULT_GPU_ROOT_VOLUME_GIB = 500;
+
+/** Whether EFA is on for a pool when the user did not say (a P-family type with GPUDirect RDMA). */
+export function defaultEfa(instanceType: string): boolean {
+  return supportsNixlOverEfa(instance(instanceType));
+}
+
+/** Fills a pool's defaults. Assumes `validateClusterArgs` found no problem. */
+export function resolvePool(name: string, p: GpuPoolArgs): ResolvedPool {
+  const efa = p.efa ?? defaultEfa(p.instanceType);
+  const capacity = p.capacity ?? CapacityType.OnDemand;
+  return {
+    name,
+    instanceType: p.instanceType,
+    nodes: p.nodes,
+    ...(p.availabilityZone !== undefined ? { availabilityZone: p.availabilityZone } : {}),
+    efa,
+    efaLayout: p.efaLayout ?? EfaLayout.Current,
+    capacity,
+    ...(p.capacityReservationId !== undefined ? { capacityReservationId: p.capacityReservationId } : {}),
+    placementGroup: p.placementGroup ?? (efa && capacity === CapacityType.OnDemand),
+    rootVolumeSizeGiB: p.rootVolumeSizeGiB ?? DEFAULT_GPU_ROOT_VOLUME_GIB,
+    ...(p.amiReleaseVersion !== undefined ? { amiReleaseVersion: p.amiReleaseVersion } : {}),
+    ...(p.hugepages2MiPerNode !== undefined ? { hugepages2MiPerNode: p.hugepages2MiPerNode } : {}),
+    labels: p.labels ?? {},
+  };
+}
+
+/** The VPC's AZs when the user did not list them: the pools' AZs, sorted. */
+export function defaultAvailabilityZones(pools: Readonly<Record<string, GpuPoolArgs>>): string[] {
+  const azs = Object.values(pools ?? {}).map((p) => p?.availabilityZone).filter((az): az is string => typeof az === "string");
+  return [...new Set(azs)].sort();
+}
+
+/** Fills every default (STYLE.md rule 5). Assumes `validateClusterArgs` found no problem. */
+export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
+  const existing = a.existingVpc;
+  return {
+    pools: Object.keys(a.gpuPools).sort().map((k) => resolvePool(k, a.gpuPools[k])),
+    kubernetesVersion: a.kubernetesVersion ?? kubernetes.defaultVersion,
+    availabilityZones: existing ? Object.keys(existing.privateSubnetIds).sort() : [...(a.availabilityZones ?? defaultAvailabilityZones(a.gpuPools))],
+    vpcCidr: a.vpcCidr ?? "10.0.0.0/16",
+    natGateways: a.natGateways ?? NatGateways.OnePerAz,
+    ...(existing ? { existingVpc: existing } : {}),
+    publicAccessCidrs: a.publicAccessCidrs ?? [],
+    adminPrincipalArns: a.adminPrincipalArns ?? {},
+    clusterLogTypes: a.clusterLogTypes ?? CLUSTER_LOG_TYPES,
+    ...(a.secretsKmsKeyArn !== undefined ? { secretsKmsKeyArn: a.secretsKmsKeyArn } : {}),
+    systemInstanceType: a.systemInstanceType ?? "m7i.2xlarge",
+    systemNodeCount: a.systemNodeCount ?? 2,
+    imdsHopLimit: a.podImdsAccess ? 2 : 1,
+    ...(a.vpcCniAddonVersion !== undefined ? { vpcCniAddonVersion: a.vpcCniAddonVersion } : {}),
+    ...(a.ebsCsiAddonVersion !== undefined ? { ebsCsiAddonVersion: a.ebsCsiAddonVersion } : {}),
+    efaDevicePluginChartVersion: a.efaDevicePluginChartVersion ?? charts.efaDevicePlugin.version,
+    nvidiaDevicePluginChartVersion: a.nvidiaDevicePluginChartVersion ?? charts.nvidiaDevicePlugin.version,
+    efs: a.efs ?? false,
+    loadBalancerController: a.loadBalancerController ?? false,
+    loadBalancerControllerChartVersion: a.loadBalancerControllerChartVersion ?? charts.awsLoadBalancerController.version,
+    tags: a.tags ?? {},
+  };
+}

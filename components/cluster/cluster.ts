@@ -1,0 +1,145 @@
+/**
+ * `EfaCluster`: EKS with EFA GPU node pools derived from the instance catalog (no EFA count or
+ * interface typed by hand), device plugins, storage and optional ingress. Thin class: validation,
+ * derivations and rendering live in `validate.ts`, `derive.ts` and `render.ts`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as aws from "@pulumi/aws";
+import * as eks from "@pulumi/eks";
+import * as k8s from "@pulumi/kubernetes";
+import { GpuPoolFacts } from "../catalog/pool";
+import { assertValid } from "../_shared/pulumi-errors";
+import { EfaClusterArgs, resolveArgs, ResolvedClusterArgs } from "./args";
+import { gpuPoolsFacts } from "./derive";
+import { validateClusterArgs } from "./validate";
+import { clusterNetwork, ClusterNetwork, regionOfAz } from "./network";
+import { efaSecurityGroup, gpuPool, nodeRole, PoolContext, systemNodeGroup } from "./nodes";
+import { AddonContext, blockStorage, devicePlugins, loadBalancerController, sharedStorage } from "./addons";
+import { CLUSTER_ADMIN_ACCESS_POLICY } from "./render";
+
+/** Storage classes the cluster provides. */
+export interface ClusterStorageClassNames {
+  /** Default class: encrypted gp3 EBS (ReadWriteOnce). */
+  readonly block: string;
+  /** EFS class (ReadWriteMany) for a shared model cache; undefined unless `efs` is on. */
+  readonly shared?: string;
+}
+
+/** EKS cluster with EFA GPU pools for disaggregated serving. */
+export class EfaCluster extends pulumi.ComponentResource {
+  /** Kubeconfig (JSON) of the cluster; a secret. */
+  public readonly kubeconfig: pulumi.Output<string>;
+  /** Kubernetes provider bound to this cluster; pass it to every in-cluster component. */
+  public readonly k8sProvider: k8s.Provider;
+  /** EKS cluster name. */
+  public readonly clusterName: pulumi.Output<string>;
+  /** ARN of the cluster's IAM OIDC provider (for IRSA roles). */
+  public readonly oidcProviderArn: pulumi.Output<string>;
+  /** URL of the cluster's IAM OIDC provider (issuer, without `https://`). */
+  public readonly oidcProviderUrl: pulumi.Output<string>;
+  /** EKS-created cluster security group, attached to every node interface. */
+  public readonly clusterSecurityGroupId: pulumi.Output<string>;
+  /** EFA security group; undefined when no pool has EFA. */
+  public readonly efaSecurityGroupId: pulumi.Output<string> | undefined;
+  /** Every security group on GPU nodes (cluster SG, plus the EFA SG when any pool has EFA). */
+  public readonly nodeSecurityGroupIds: pulumi.Output<string[]>;
+  /** StorageClass names. */
+  public readonly storageClassNames: ClusterStorageClassNames;
+  /** EFS file system id of the shared model cache; undefined unless `efs` is on. */
+  public readonly efsFileSystemId: pulumi.Output<string> | undefined;
+  /** Facts of every GPU pool, as plain data known before any resource exists. */
+  public readonly gpuPools: Record<string, GpuPoolFacts>;
+  /** Name of each pool's managed node group, by pool name. */
+  public readonly nodeGroupNames: Record<string, pulumi.Output<string>>;
+  /** VPC id. */
+  public readonly vpcId: pulumi.Output<string>;
+  /** Private subnet ids (one per AZ). */
+  public readonly privateSubnetIds: pulumi.Output<string[]>;
+
+  constructor(name: string, args: EfaClusterArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("dynamo-efa:cluster:EfaCluster", name, {}, opts);
+    assertValid("EfaCluster", validateClusterArgs(args)); // fail fast, before any child
+    const a = resolveArgs(args);
+    this.gpuPools = gpuPoolsFacts(a.pools);
+
+    const net = clusterNetwork(name, a, this);
+    const cluster = this.eksCluster(name, a, net);
+    this.vpcId = net.vpcId;
+    this.privateSubnetIds = net.privateSubnetIds;
+    this.clusterName = cluster.eksCluster.apply((c) => c.name);
+    this.clusterSecurityGroupId = cluster.eksCluster.apply((c) => c.vpcConfig.clusterSecurityGroupId);
+    this.oidcProviderArn = cluster.oidcProviderArn;
+    this.oidcProviderUrl = cluster.oidcProviderUrl.apply((u) => u.replace(/^https:\/\//, ""));
+    this.kubeconfig = pulumi.secret(cluster.kubeconfigJson);
+    this.k8sProvider = new k8s.Provider(`${name}-k8s`, { kubeconfig: this.kubeconfig, enableServerSideApply: true }, { parent: this });
+
+    const anyEfa = a.pools.some((p) => p.efa);
+    const efaSg = anyEfa ? efaSecurityGroup(name, net.vpcId, { ...a.tags }, this) : undefined;
+    this.efaSecurityGroupId = efaSg?.id;
+    this.nodeSecurityGroupIds = pulumi.all([this.clusterSecurityGroupId, ...(efaSg ? [efaSg.id] : [])]);
+
+    const role = nodeRole(name, { ...a.tags }, this);
+    const ctx: PoolContext = {
+      name, args: a, clusterName: this.clusterName, clusterSecurityGroupId: this.clusterSecurityGroupId,
+      ...(efaSg ? { efaSecurityGroupId: efaSg.id } : {}), nodeRole: role, subnetIds: net.privateSubnetIds, parent: this,
+    };
+    const system = systemNodeGroup(ctx);
+    const pools = a.pools.map((p) => gpuPool({ ...ctx, subnetIds: p.availabilityZone ? [net.privateSubnetIn(p.availabilityZone)] : net.privateSubnetIds }, p));
+    this.nodeGroupNames = Object.fromEntries(a.pools.map((p, i) => [p.name, pools[i].nodeGroup.nodeGroupName]));
+
+    const addonCtx: AddonContext = {
+      name, args: a, clusterName: this.clusterName, oidcProviderArn: this.oidcProviderArn, oidcProviderUrl: this.oidcProviderUrl,
+      clusterSecurityGroupId: this.clusterSecurityGroupId, provider: this.k8sProvider, nodes: [system], parent: this,
+    };
+    const block = blockStorage(addonCtx);
+    devicePlugins(addonCtx, a.pools.filter((p) => p.efa).map((p) => p.instanceType));
+    const shared = a.efs ? sharedStorage(addonCtx, net.vpcId, net.privateSubnetIn) : undefined;
+    this.efsFileSystemId = shared?.fileSystemId;
+    this.storageClassNames = { block, ...(shared ? { shared: shared.storageClassName } : {}) };
+    if (a.loadBalancerController) loadBalancerController(addonCtx, net.vpcId, regionOfAz(a.availabilityZones[0]));
+
+    this.registerOutputs({
+      kubeconfig: this.kubeconfig, k8sProvider: this.k8sProvider, clusterName: this.clusterName, oidcProviderArn: this.oidcProviderArn,
+      oidcProviderUrl: this.oidcProviderUrl, clusterSecurityGroupId: this.clusterSecurityGroupId, efaSecurityGroupId: this.efaSecurityGroupId,
+      nodeSecurityGroupIds: this.nodeSecurityGroupIds, storageClassNames: this.storageClassNames, efsFileSystemId: this.efsFileSystemId,
+      gpuPools: this.gpuPools, nodeGroupNames: this.nodeGroupNames, vpcId: this.vpcId, privateSubnetIds: this.privateSubnetIds,
+    });
+  }
+
+  /** The EKS control plane (remote component): API auth, logging, KMS envelope encryption, restricted endpoint. */
+  private eksCluster(name: string, a: ResolvedClusterArgs, net: ClusterNetwork): eks.Cluster {
+    const kmsKeyArn = a.secretsKmsKeyArn ?? new aws.kms.Key(`${name}-secrets`, { description: `${name}: EKS secrets envelope encryption`, enableKeyRotation: true, deletionWindowInDays: 30, tags: { ...a.tags } }, { parent: this }).arn;
+    const accessEntries = Object.fromEntries(
+      Object.entries(a.adminPrincipalArns).map(([key, principalArn]) => [
+        key,
+        { principalArn, accessPolicies: { admin: { policyArn: CLUSTER_ADMIN_ACCESS_POLICY, accessScope: { type: "cluster" } } } },
+      ]),
+    );
+    const publicEndpoint = a.publicAccessCidrs.length > 0;
+    return new eks.Cluster(
+      `${name}-eks`,
+      {
+        vpcId: net.vpcId,
+        privateSubnetIds: net.privateSubnetIds,
+        ...(a.existingVpc?.publicSubnetIds || !a.existingVpc ? { publicSubnetIds: net.publicSubnetIds } : {}),
+        version: a.kubernetesVersion,
+        authenticationMode: eks.AuthenticationMode.Api,
+        accessEntries,
+        enabledClusterLogTypes: [...a.clusterLogTypes],
+        encryptionConfigKeyArn: kmsKeyArn,
+        endpointPrivateAccess: true,
+        endpointPublicAccess: publicEndpoint,
+        ...(publicEndpoint ? { publicAccessCidrs: [...a.publicAccessCidrs] } : {}),
+        skipDefaultNodeGroup: true,
+        skipDefaultSecurityGroups: true,
+        nodeAssociatePublicIpAddress: false,
+        createOidcProvider: true,
+        // Managed VPC CNI add-on; EKS's default for every supported Kubernetes version supports efa-only.
+        useDefaultVpcCni: false,
+        vpcCniOptions: { ...(a.vpcCniAddonVersion !== undefined ? { addonVersion: a.vpcCniAddonVersion } : {}) },
+        tags: { ...a.tags },
+      },
+      { parent: this },
+    );
+  }
+}

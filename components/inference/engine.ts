@@ -1,0 +1,137 @@
+/**
+ * Everything that differs between vLLM and TensorRT-LLM workers, and nothing else: the command,
+ * the engine's own env, and (TRT-LLM only) the engine-args file. Switching `backend` changes only
+ * what this module returns (tested by diffing two renders). Pure.
+ *
+ * Flags checked against ai-dynamo/dynamo `components/src/dynamo/vllm/backend_args.py`
+ * (`--disaggregation-mode` agg|prefill|decode; `--is-prefill-worker` is deprecated) and
+ * `components/src/dynamo/trtllm/backend_args.py` (`--model`, `--served-model-name`,
+ * `--tensor-parallel-size`, `--max-seq-len`, `--free-gpu-memory-fraction`, `--extra-engine-args`
+ * = path to a YAML file, `--disaggregation-mode`). `--model`, `--served-model-name`,
+ * `--tensor-parallel-size`, `--max-model-len`, `--gpu-memory-utilization` and
+ * `--kv-transfer-config` of `dynamo.vllm` are vLLM's own engine args.
+ */
+import { createHash } from "crypto";
+import { stringify } from "yaml";
+import { Backend, ResolvedInference } from "./args";
+import { kvTransportFor, KvTransport, NIXL_SIDE_CHANNEL_PORT, roleArgs, ServingRole } from "./derive";
+
+/** A container env var (value or downward-API field). */
+export interface EnvVar {
+  readonly name: string;
+  readonly value?: string;
+  readonly valueFrom?: { readonly fieldRef: { readonly fieldPath: string } };
+}
+
+/** A file the engine reads, delivered as a ConfigMap key mounted read-only into the worker. */
+export interface EngineFile {
+  readonly configMapName: string;
+  readonly key: string;
+  readonly content: string;
+  readonly mountDir: string;
+  /** sha256 of `content`, put on the pod template so an edit rolls the workers. */
+  readonly sha256: string;
+}
+
+/** The engine-specific part of one worker. */
+export interface EngineParts {
+  readonly command: readonly string[];
+  readonly args: readonly string[];
+  readonly env: readonly EnvVar[];
+  readonly file?: EngineFile;
+}
+
+/** Where the TRT-LLM engine-args ConfigMap is mounted. */
+export const TRTLLM_ENGINE_DIR = "/etc/dynamo-efa/engine";
+
+/**
+ * vLLM's NixlConnector config. The ONLY way to choose NIXL's backend in vLLM is
+ * `kv_connector_extra_config.backends` (F3): `NIXL_BACKEND` / `VLLM_NIXL_KVCACHE_BACKEND` are
+ * not read. LIBFABRIC on EFA pools; UCX only on pools without EFA (KV then crosses nodes over TCP).
+ */
+export function vllmKvTransferConfig(transport: KvTransport): string {
+  return JSON.stringify({ kv_connector: "NixlConnector", kv_role: "kv_both", kv_connector_extra_config: { backends: [transport] } });
+}
+
+function vllm(r: ResolvedInference, role: ServingRole): EngineParts {
+  const a = roleArgs(r, role);
+  return {
+    command: ["python3", "-m", "dynamo.vllm"],
+    args: [
+      "--model", r.model,
+      "--served-model-name", r.servedModelName,
+      "--disaggregation-mode", role,
+      "--tensor-parallel-size", String(a.gpusPerWorker),
+      "--max-model-len", String(r.maxModelLen),
+      "--gpu-memory-utilization", String(r.gpuMemoryUtilization),
+      "--kv-transfer-config", vllmKvTransferConfig(kvTransportFor(r.pool)),
+      ...a.extraArgs,
+    ],
+    env: [
+      // The side channel must advertise the pod's own IP (vLLM's default is "localhost").
+      { name: "VLLM_NIXL_SIDE_CHANNEL_HOST", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
+      // Each worker is its own pod with its own IP and no hostNetwork, and runs one engine process
+      // (data-parallel rank 0, so vLLM adds no offset): port 5600 cannot collide with another
+      // worker's (F6 arose only with hostNetwork). Set explicitly so the plan shows it.
+      { name: "VLLM_NIXL_SIDE_CHANNEL_PORT", value: String(NIXL_SIDE_CHANNEL_PORT) },
+    ],
+  };
+}
+
+/** The TRT-LLM engine-args YAML of a role. */
+export function trtllmEngineYaml(r: ResolvedInference, role: ServingRole): string {
+  return stringify({
+    tensor_parallel_size: roleArgs(r, role).gpusPerWorker,
+    // KV cache moves through NIXL; which NIXL plugin is chosen by TRTLLM_NIXL_KVCACHE_BACKEND.
+    cache_transceiver_config: { backend: "NIXL" },
+  });
+}
+
+function trtllm(r: ResolvedInference, role: ServingRole): EngineParts {
+  const a = roleArgs(r, role);
+  const content = trtllmEngineYaml(r, role);
+  const file: EngineFile = {
+    configMapName: `${r.graphName}-trtllm-${role}`,
+    key: "engine.yaml",
+    content,
+    mountDir: TRTLLM_ENGINE_DIR,
+    sha256: createHash("sha256").update(content).digest("hex"),
+  };
+  return {
+    command: ["python3", "-m", "dynamo.trtllm"],
+    args: [
+      "--model", r.model,
+      "--served-model-name", r.servedModelName,
+      "--disaggregation-mode", role,
+      "--tensor-parallel-size", String(a.gpusPerWorker),
+      "--max-seq-len", String(r.maxModelLen),
+      "--free-gpu-memory-fraction", String(r.gpuMemoryUtilization),
+      "--extra-engine-args", `${TRTLLM_ENGINE_DIR}/${file.key}`,
+      ...a.extraArgs,
+    ],
+    env: [{ name: "TRTLLM_NIXL_KVCACHE_BACKEND", value: kvTransportFor(r.pool) }],
+    file,
+  };
+}
+
+/**
+ * The engine part of a worker of `role`.
+ *
+ * TRT-LLM reads its engine args from a file. It is rendered into a ConfigMap mounted read-only,
+ * rather than written by a shell heredoc in the command: the command stays a plain exec (no shell
+ * quoting of model names, same shape as vLLM's), the root filesystem need not be writable, and the
+ * YAML is a visible object in the plan. The content hash goes on the pod template so an edit rolls
+ * the workers (a ConfigMap change alone would not).
+ */
+export function engineFor(r: ResolvedInference, role: ServingRole): EngineParts {
+  return r.backend === Backend.Trtllm ? trtllm(r, role) : vllm(r, role);
+}
+
+/** The worker command line as one shell-quoted string (for plan summaries and `verify`). */
+export function commandLine(parts: EngineParts): string {
+  return [...parts.command, ...parts.args].map(shellQuote).join(" ");
+}
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

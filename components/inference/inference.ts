@@ -1,0 +1,100 @@
+/**
+ * `DisaggInference`: the Dynamo platform (Helm), a namespace, the HF secret, an optional retained
+ * model cache, and ONE DynamoGraphDeployment with Frontend + prefill + decode workers. A thin
+ * class: every object comes from the pure renderers in this folder.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { assertValid } from "../_shared/pulumi-errors";
+import { DisaggInferenceArgs, ResolvedInference, resolveArgs } from "./args";
+import { SERVING_ROLES, ServingRole } from "./derive";
+import { commandLine, engineFor } from "./engine";
+import { frontendUrl, WorkerPlanRow, workerPlan } from "./render";
+import { DGD_API_VERSION, DGD_KIND, DgdObject, renderGraph } from "./render-graph";
+import {
+  renderEngineConfigMaps, renderFrontendLoadBalancer, renderHfSecret, renderModelCachePvc, renderNamespace, renderPlatformReleases,
+} from "./render-k8s";
+import { validate, validateImage } from "./validate";
+
+/** Pulumi type token. */
+export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
+
+/**
+ * The graph for an image ref that was only known at deployment: the ref is validated when it
+ * resolves (STYLE.md rule 6: the one fact that cannot be checked synchronously), with the same
+ * message and property path as the synchronous check.
+ */
+export function checkedGraph(r: ResolvedInference, image: string): DgdObject {
+  assertValid("DisaggInference", validateImage(image));
+  return renderGraph(r, image);
+}
+
+export class DisaggInference extends pulumi.ComponentResource {
+  /** The DynamoGraphDeployment's name (also the Dynamo namespace the operator derives). */
+  public readonly graphName: pulumi.Output<string>;
+  /** In-cluster URL of the OpenAI-compatible Frontend. */
+  public readonly frontendUrl: pulumi.Output<string>;
+  /** Name clients put in the request's `model` field. */
+  public readonly servedModelName: pulumi.Output<string>;
+  /** Rendered worker command lines, by role (for the render and verify tools). */
+  public readonly workerCommands: pulumi.Output<Record<ServingRole, string>>;
+  /** Per-role plan: replicas, GPUs, EFA, NIXL rails, hugepages, command. */
+  public readonly workers: pulumi.Output<WorkerPlanRow[]>;
+  /** The graph custom resource. */
+  public readonly graph: k8s.apiextensions.CustomResource;
+  /** The `dynamo-platform` release, when installed. */
+  public readonly platformRelease: k8s.helm.v3.Release | undefined;
+
+  constructor(name: string, args: DisaggInferenceArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(DISAGG_INFERENCE_TYPE, name, {}, opts);
+    const plainImage = typeof args.image === "string" ? args.image : undefined;
+    const r = resolveArgs(name, args, plainImage);
+    assertValid("DisaggInference", validate(r, args.hfToken !== undefined));
+
+    const provider = args.provider;
+    const child = { parent: this, provider };
+    const ns = new k8s.core.v1.Namespace(`${name}-ns`, renderNamespace(r), child);
+    const inNs = { ...child, dependsOn: [ns] };
+    const deps: pulumi.Resource[] = [ns, ...this.secret(name, r, args, inNs)];
+    const pvc = renderModelCachePvc(r);
+    if (pvc) deps.push(new k8s.core.v1.PersistentVolumeClaim(`${name}-model-cache`, pvc, { ...inNs, retainOnDelete: true }));
+    for (const { role, configMap } of renderEngineConfigMaps(r)) deps.push(new k8s.core.v1.ConfigMap(`${name}-engine-${role}`, configMap, inNs));
+    const lb = renderFrontendLoadBalancer(r);
+    if (lb) new k8s.core.v1.Service(`${name}-frontend-lb`, lb, inNs);
+    this.platformRelease = this.platform(name, r, child);
+    if (this.platformRelease) deps.push(this.platformRelease);
+
+    const graph = pulumi.output(args.image).apply((image) => checkedGraph(r, image));
+    this.graph = new k8s.apiextensions.CustomResource(
+      `${name}-graph`,
+      { apiVersion: DGD_API_VERSION, kind: DGD_KIND, metadata: graph.apply((g) => g.metadata), spec: graph.apply((g) => g.spec) },
+      { ...child, dependsOn: deps },
+    );
+
+    this.graphName = pulumi.output(r.graphName);
+    this.frontendUrl = pulumi.output(frontendUrl(r));
+    this.servedModelName = pulumi.output(r.servedModelName);
+    this.workerCommands = pulumi.output(Object.fromEntries(SERVING_ROLES.map((role) => [role, commandLine(engineFor(r, role))])) as Record<ServingRole, string>);
+    this.workers = pulumi.output(workerPlan(r));
+    this.registerOutputs({
+      graphName: this.graphName, frontendUrl: this.frontendUrl, servedModelName: this.servedModelName,
+      workerCommands: this.workerCommands, workers: this.workers,
+    });
+  }
+
+  /** The HF secret (created only when no existing secret is named); stringData is a Pulumi secret. */
+  private secret(name: string, r: ResolvedInference, args: DisaggInferenceArgs, o: pulumi.CustomResourceOptions): pulumi.Resource[] {
+    if (!r.createHfSecret || args.hfToken === undefined) return [];
+    const shape = renderHfSecret(r, "");
+    const stringData = pulumi.secret(pulumi.output(args.hfToken).apply((t) => renderHfSecret(r, t).stringData));
+    return [new k8s.core.v1.Secret(`${name}-hf-token`, { metadata: shape.metadata, type: shape.type, stringData }, { ...o, additionalSecretOutputs: ["stringData", "data"] })];
+  }
+
+  /** The CRDs release, then the platform release that depends on it. */
+  private platform(name: string, r: ResolvedInference, o: pulumi.CustomResourceOptions): k8s.helm.v3.Release | undefined {
+    const rel = renderPlatformReleases(r);
+    if (!rel) return undefined;
+    const crds = new k8s.helm.v3.Release(`${name}-dynamo-crds`, rel.crds, o);
+    return new k8s.helm.v3.Release(`${name}-dynamo-platform`, rel.platform, { ...o, dependsOn: [crds] });
+  }
+}

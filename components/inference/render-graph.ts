@@ -1,0 +1,207 @@
+/**
+ * The ONE DynamoGraphDeployment (F1) holding Frontend, PrefillWorker and DecodeWorker, as a plain
+ * object. Pure. Field shapes follow the v1alpha1 CRD (UPSTREAM-IMAGE-AND-DGD.md §3): resources in
+ * Dynamo's form (`limits.gpu`, `limits.custom`, F8), service-level `readinessProbe` (replaces the
+ * operator's wholesale) and `extraPodSpec.mainContainer.startupProbe` (merged over the operator's
+ * defaults, startupProbe replaced wholesale).
+ */
+import { GraphService, DynamoPort, DynamoPortName, OperatorLabel, PlanAnnotation, graphNames } from "../_shared/names";
+import { INSTANCES } from "../catalog/instances";
+import { Placement, ResolvedInference } from "./args";
+import {
+  kvTransportFor, KvTransport, poolHasEfa, ServingRole, STARTUP_PERIOD_SECONDS,
+  startupFailureThreshold, waitTimeoutSeconds, workerShape, WorkerShape,
+} from "./derive";
+import { engineFor, EngineParts, EnvVar } from "./engine";
+
+/** API version and kind of the graph. */
+export const DGD_API_VERSION = "nvidia.com/v1alpha1" as const;
+export const DGD_KIND = "DynamoGraphDeployment" as const;
+/** EFA device resource of the AWS EFA device plugin. */
+export const EFA_RESOURCE = "vpc.amazonaws.com/efa";
+/** Where the model cache PVC is mounted (and `HF_HOME` points). */
+export const MODEL_CACHE_MOUNT = "/models";
+
+/**
+ * The operator reports a `Ready` condition (True when state is `successful`): ai-dynamo/dynamo
+ * `internal/controller/dynamographdeployment_controller.go` (`AddStatusCondition(Type: "Ready")`),
+ * and NVIDIA's docs block on `kubectl wait --for=condition=Ready dynamographdeployment/<name>`.
+ */
+export const DGD_WAIT_FOR = "condition=Ready";
+
+/** The graph's service key of a role. */
+export function serviceKey(role: ServingRole): GraphService {
+  return role === ServingRole.Prefill ? GraphService.Prefill : GraphService.Decode;
+}
+
+/** The env vars NIXL over EFA needs (libfabric EFA provider, GPU RDMA, no SHM transport). */
+export function efaEnv(shape: WorkerShape): EnvVar[] {
+  const env: EnvVar[] = [
+    { name: "FI_PROVIDER", value: "efa" },
+    { name: "FI_EFA_USE_DEVICE_RDMA", value: "1" },
+    { name: "FI_EFA_ENABLE_SHM", value: "0" },
+    { name: "FI_EFA_ENABLE_SHM_TRANSFER", value: "0" },
+  ];
+  if (shape.hugepages2MiPages === 0) env.push({ name: "FI_EFA_USE_HUGE_PAGE", value: "0" });
+  return env;
+}
+
+function annotations(r: ResolvedInference): Record<string, string> {
+  const a: Record<string, string> = {
+    "pulumi.com/waitFor": DGD_WAIT_FOR,
+    "pulumi.com/timeoutSeconds": String(waitTimeoutSeconds(r)),
+    [PlanAnnotation.ModelLoadBudgetSeconds]: String(r.modelLoadBudgetSeconds),
+    [PlanAnnotation.GpuPool]: r.pool.name,
+  };
+  if (r.imageCudaArchs) a[PlanAnnotation.ImageCudaArchs] = r.imageCudaArchs.join(",");
+  if (r.imageCudaToolkit) a[PlanAnnotation.ImageCudaToolkit] = r.imageCudaToolkit;
+  const row = INSTANCES.get(r.pool.instanceType);
+  if (row && row.efaHugepages2Mi !== r.pool.hugepages2MiPerNode) a[PlanAnnotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
+  return a;
+}
+
+function roleSelector(r: ResolvedInference, role: ServingRole) {
+  return {
+    matchLabels: { [OperatorLabel.GraphName]: r.graphName, [OperatorLabel.Component]: serviceKey(role) },
+  };
+}
+
+/**
+ * Separate-node placement without deadlock: required affinity to the worker's OWN role (the first
+ * pod of a role may land anywhere; Kubernetes lets a pod satisfy its own affinity term when no
+ * match exists yet) plus required anti-affinity to the OTHER role, on labels the operator sets (F7).
+ */
+export function workerAffinity(r: ResolvedInference, role: ServingRole): object | undefined {
+  if (r.placement !== Placement.SeparateNodes) return undefined;
+  const other = role === ServingRole.Prefill ? ServingRole.Decode : ServingRole.Prefill;
+  const term = (sel: object) => [{ labelSelector: sel, topologyKey: "kubernetes.io/hostname" }];
+  return {
+    podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: term(roleSelector(r, role)) },
+    podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: term(roleSelector(r, other)) },
+  };
+}
+
+function workerResources(shape: WorkerShape) {
+  const custom: Record<string, string> = {};
+  if (shape.efaPerWorker > 0) custom[EFA_RESOURCE] = String(shape.efaPerWorker);
+  const huge = shape.hugepages2MiPages > 0 ? { "hugepages-2Mi": `${shape.hugepages2MiMi}Mi` } : {};
+  return {
+    requests: { cpu: String(shape.cpu), memory: `${shape.memoryGiB}Gi`, ...(shape.hugepages2MiPages > 0 ? { custom: huge } : {}) },
+    limits: { memory: `${shape.memoryGiB}Gi`, gpu: String(shape.gpusPerWorker), custom: { ...custom, ...huge } },
+  };
+}
+
+function workerSecurity(r: ResolvedInference, efa: boolean): object {
+  // EFA workers: privileged is required by NIXL LIBFABRIC on GPU memory (NVIDIA Dynamo EFA guide).
+  if (efa) return { privileged: true };
+  return { runAsNonRoot: true, runAsUser: r.runAsUser, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } };
+}
+
+function volumes(shape: WorkerShape, engine: EngineParts) {
+  const vols: object[] = [];
+  const mounts: object[] = [];
+  if (shape.hugepages2MiPages > 0) {
+    vols.push({ name: "hugepages-2mi", emptyDir: { medium: "HugePages-2Mi" } });
+    mounts.push({ name: "hugepages-2mi", mountPath: "/dev/hugepages" });
+  }
+  if (engine.file) {
+    vols.push({ name: "engine-config", configMap: { name: engine.file.configMapName } });
+    mounts.push({ name: "engine-config", mountPath: engine.file.mountDir, readOnly: true });
+  }
+  return { vols, mounts };
+}
+
+function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts): EnvVar[] {
+  const env: EnvVar[] = [];
+  if (kvTransportFor(r.pool) === KvTransport.Libfabric) env.push(...efaEnv(shape));
+  if (r.modelCache) env.push({ name: "HF_HOME", value: `${MODEL_CACHE_MOUNT}/hf` });
+  return [...env, ...engine.env];
+}
+
+/** One worker service of the graph. */
+export function renderWorker(r: ResolvedInference, role: ServingRole, image: string): Record<string, unknown> {
+  const shape = workerShape(r, role);
+  const engine = engineFor(r, role);
+  const efa = poolHasEfa(r.pool);
+  const { vols, mounts } = volumes(shape, engine);
+  const affinity = workerAffinity(r, role);
+  const names = graphNames(r.graphName, r.namespace);
+  return {
+    componentType: "worker",
+    subComponentType: role,
+    replicas: shape.replicas,
+    envFromSecret: r.hfSecretName ?? names.hfSecret,
+    envs: workerEnv(r, shape, engine),
+    resources: workerResources(shape),
+    sharedMemory: { size: `${shape.shmGiB}Gi` },
+    ...(r.modelCache ? { volumeMounts: [{ name: names.modelCachePvc, mountPoint: MODEL_CACHE_MOUNT }] } : {}),
+    ...(engine.file ? { extraPodMetadata: { annotations: { "dynamo-efa/engine-config-sha256": engine.file.sha256 } } } : {}),
+    readinessProbe: {
+      httpGet: { path: "/health", port: DynamoPortName.WorkerSystem },
+      periodSeconds: 10, timeoutSeconds: 4, failureThreshold: 3,
+    },
+    extraPodSpec: {
+      nodeSelector: { ...r.pool.nodeSelector },
+      tolerations: r.pool.taints.map((t) => ({ key: t.key, operator: "Equal", value: t.value, effect: t.effect })),
+      ...(affinity ? { affinity } : {}),
+      ...(vols.length > 0 ? { volumes: vols } : {}),
+      mainContainer: {
+        image,
+        command: [...engine.command],
+        args: [...engine.args],
+        startupProbe: {
+          httpGet: { path: "/live", port: DynamoPortName.WorkerSystem },
+          periodSeconds: STARTUP_PERIOD_SECONDS, timeoutSeconds: 5, failureThreshold: startupFailureThreshold(r),
+        },
+        securityContext: workerSecurity(r, efa),
+        ...(mounts.length > 0 ? { volumeMounts: mounts } : {}),
+      },
+    },
+  };
+}
+
+/** The Frontend service: unprivileged, non-root, all capabilities dropped. */
+export function renderFrontend(r: ResolvedInference, image: string): Record<string, unknown> {
+  const names = graphNames(r.graphName, r.namespace);
+  return {
+    componentType: "frontend",
+    replicas: r.frontend.replicas,
+    envFromSecret: r.hfSecretName ?? names.hfSecret,
+    resources: { requests: { cpu: "2", memory: "4Gi" }, limits: { memory: "8Gi" } },
+    extraPodSpec: {
+      mainContainer: {
+        image,
+        command: ["python3", "-m", "dynamo.frontend"],
+        args: ["--http-port", String(DynamoPort.FrontendHttp)],
+        securityContext: { runAsNonRoot: true, runAsUser: r.runAsUser, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+      },
+    },
+  };
+}
+
+/** The rendered graph object. */
+export interface DgdObject {
+  readonly apiVersion: typeof DGD_API_VERSION;
+  readonly kind: typeof DGD_KIND;
+  readonly metadata: { readonly name: string; readonly namespace: string; readonly annotations: Record<string, string> };
+  readonly spec: { readonly backendFramework: string; readonly services: Record<GraphService, Record<string, unknown>>; readonly pvcs?: object[] };
+}
+
+/** The whole DynamoGraphDeployment. */
+export function renderGraph(r: ResolvedInference, image: string): DgdObject {
+  const names = graphNames(r.graphName, r.namespace);
+  return {
+    apiVersion: DGD_API_VERSION,
+    kind: DGD_KIND,
+    metadata: { name: r.graphName, namespace: r.namespace, annotations: annotations(r) },
+    spec: {
+      backendFramework: r.backend,
+      ...(r.modelCache ? { pvcs: [{ name: names.modelCachePvc, create: false }] } : {}),
+      services: {
+        [GraphService.Frontend]: renderFrontend(r, image),
+        [GraphService.Prefill]: renderWorker(r, ServingRole.Prefill, image),
+        [GraphService.Decode]: renderWorker(r, ServingRole.Decode, image),
+      },
+    },
+  };
+}

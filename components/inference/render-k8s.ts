@@ -1,0 +1,111 @@
+/**
+ * The plain Kubernetes objects around the graph: namespace, HF secret (F9), model-cache PVC,
+ * TRT-LLM engine ConfigMaps, the optional internal load balancer, and the Dynamo platform Helm
+ * release specs. Pure.
+ */
+import { DynamoPort, GraphService, graphNames, OperatorLabel } from "../_shared/names";
+import { charts } from "../versions";
+import { FrontendServiceType, ResolvedInference } from "./args";
+import { SERVING_ROLES, ServingRole } from "./derive";
+import { engineFor } from "./engine";
+
+/** The Namespace of the graph. */
+export function renderNamespace(r: ResolvedInference) {
+  return { apiVersion: "v1" as const, kind: "Namespace" as const, metadata: { name: r.namespace } };
+}
+
+/** The HF token Secret: both key names, because tools read one or the other (F9). */
+export function renderHfSecret(r: ResolvedInference, token: string) {
+  const names = graphNames(r.graphName, r.namespace);
+  return {
+    apiVersion: "v1" as const,
+    kind: "Secret" as const,
+    metadata: { name: names.hfSecret, namespace: r.namespace },
+    type: "Opaque",
+    stringData: { HF_TOKEN: token, HUGGING_FACE_HUB_TOKEN: token },
+  };
+}
+
+/** The model-cache PVC (ReadWriteMany, shared by every worker), when asked for. */
+export function renderModelCachePvc(r: ResolvedInference) {
+  if (!r.modelCache) return undefined;
+  const names = graphNames(r.graphName, r.namespace);
+  return {
+    apiVersion: "v1" as const,
+    kind: "PersistentVolumeClaim" as const,
+    metadata: { name: names.modelCachePvc, namespace: r.namespace },
+    spec: {
+      accessModes: ["ReadWriteMany"],
+      storageClassName: r.modelCache.storageClassName,
+      resources: { requests: { storage: `${r.modelCache.sizeGiB}Gi` } },
+    },
+  };
+}
+
+/** ConfigMaps holding engine files (TRT-LLM engine args), one per role; none for vLLM. */
+export function renderEngineConfigMaps(r: ResolvedInference): { role: ServingRole; configMap: { apiVersion: "v1"; kind: "ConfigMap"; metadata: { name: string; namespace: string }; data: Record<string, string> } }[] {
+  return SERVING_ROLES.flatMap((role) => {
+    const f = engineFor(r, role).file;
+    if (!f) return [];
+    return [{ role, configMap: { apiVersion: "v1" as const, kind: "ConfigMap" as const, metadata: { name: f.configMapName, namespace: r.namespace }, data: { [f.key]: f.content } } }];
+  });
+}
+
+/**
+ * An internal (VPC-only) load balancer in front of the Frontend pods, when asked for. Selected by
+ * the operator's own labels (F7). Both the AWS Load Balancer Controller's and the in-tree
+ * annotations say "internal", so it can never be internet-facing whichever controller serves it.
+ */
+export function renderFrontendLoadBalancer(r: ResolvedInference) {
+  if (r.frontend.serviceType !== FrontendServiceType.InternalLoadBalancer) return undefined;
+  return {
+    apiVersion: "v1" as const,
+    kind: "Service" as const,
+    metadata: {
+      name: `${r.graphName}-frontend-internal`,
+      namespace: r.namespace,
+      annotations: {
+        "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+        "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+      },
+    },
+    spec: {
+      type: "LoadBalancer",
+      selector: { [OperatorLabel.GraphName]: r.graphName, [OperatorLabel.Component]: GraphService.Frontend },
+      ports: [{ name: "http", port: DynamoPort.FrontendHttp, targetPort: DynamoPort.FrontendHttp, protocol: "TCP" }],
+    },
+  };
+}
+
+/**
+ * `dynamo-platform` values. The operator runs cluster-wide (`namespaceRestriction.enabled: false`,
+ * the chart's default, pinned here because the graph lives in another namespace than the operator
+ * and a namespace-restricted operator would never reconcile it). Everything else keeps the chart's
+ * defaults (discovery through the Kubernetes API). Source: ai-dynamo/dynamo
+ * `deploy/helm/charts/platform/values.yaml`.
+ */
+export const PLATFORM_VALUES = { "dynamo-operator": { namespaceRestriction: { enabled: false } } } as const;
+
+/** A Helm release as plain data (what `helm.v3.Release` receives). */
+export interface HelmReleaseSpec {
+  readonly name: string;
+  readonly chart: string;
+  readonly version: string;
+  readonly repositoryOpts: { readonly repo: string };
+  readonly namespace: string;
+  readonly createNamespace: boolean;
+  readonly atomic: boolean;
+  readonly timeout: number;
+  readonly values: Record<string, unknown>;
+}
+
+/** The `dynamo-crds` and `dynamo-platform` releases (platform installs after the CRDs). */
+export function renderPlatformReleases(r: ResolvedInference): { crds: HelmReleaseSpec; platform: HelmReleaseSpec } | undefined {
+  if (!r.platform.install) return undefined;
+  const names = graphNames(r.graphName, r.namespace);
+  const common = { namespace: r.platform.namespace, createNamespace: true, atomic: true, timeout: 600 };
+  return {
+    crds: { name: names.crdsRelease, chart: charts.dynamoCrds.chart, version: r.platform.crdsVersion, repositoryOpts: { repo: charts.dynamoCrds.repo }, ...common, values: {} },
+    platform: { name: names.platformRelease, chart: charts.dynamoPlatform.chart, version: r.platform.platformVersion, repositoryOpts: { repo: charts.dynamoPlatform.repo }, ...common, values: PLATFORM_VALUES },
+  };
+}

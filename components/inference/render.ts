@@ -1,0 +1,84 @@
+/**
+ * The whole rendered deployment as plain data, for the offline render tool, the plan summary and
+ * the tests. Pure.
+ */
+import { graphNames, DynamoPort } from "../_shared/names";
+import { ResolvedInference } from "./args";
+import { kvTransportFor, KvTransport, SERVING_ROLES, ServingRole, workerShape } from "./derive";
+import { commandLine, engineFor } from "./engine";
+import { HelmReleaseSpec, renderEngineConfigMaps, renderFrontendLoadBalancer, renderHfSecret, renderModelCachePvc, renderNamespace, renderPlatformReleases } from "./render-k8s";
+import { DgdObject, renderGraph } from "./render-graph";
+
+/** Placeholder written instead of the HF token when the render tool has none. */
+export const REDACTED_TOKEN = "<redacted: set from the hfToken Pulumi secret>";
+
+/** One role's line of the plan summary. */
+export interface WorkerPlanRow {
+  readonly role: ServingRole;
+  readonly replicas: number;
+  readonly gpusPerWorker: number;
+  readonly efaPerWorker: number;
+  /** EFA rails NIXL drives per worker (every EFA device the pod is given, F13); 0 without EFA. */
+  readonly nixlRails: number;
+  /** NIXL plugin moving KV cache. */
+  readonly kvTransport: KvTransport;
+  readonly hugepages2MiPerWorker: number;
+  /** The worker command line, shell-quoted. */
+  readonly command: string;
+}
+
+/** Per-role summary of what each worker gets and runs. */
+export function workerPlan(r: ResolvedInference): WorkerPlanRow[] {
+  return SERVING_ROLES.map((role) => {
+    const s = workerShape(r, role);
+    return {
+      role,
+      replicas: s.replicas,
+      gpusPerWorker: s.gpusPerWorker,
+      efaPerWorker: s.efaPerWorker,
+      nixlRails: kvTransportFor(r.pool) === KvTransport.Libfabric ? s.efaPerWorker : 0,
+      kvTransport: kvTransportFor(r.pool),
+      hugepages2MiPerWorker: s.hugepages2MiPages,
+      command: commandLine(engineFor(r, role)),
+    };
+  });
+}
+
+/** In-cluster URL of the Frontend's OpenAI-compatible API. */
+export function frontendUrl(r: ResolvedInference): string {
+  const names = graphNames(r.graphName, r.namespace);
+  return `http://${names.frontendService}.${r.namespace}.svc.cluster.local:${DynamoPort.FrontendHttp}`;
+}
+
+/** Everything the component creates, as plain objects. */
+export interface RenderedInference {
+  readonly namespace: object;
+  /** Undefined when an existing secret is referenced (`hfTokenSecretName`). */
+  readonly hfSecret: object | undefined;
+  readonly modelCachePvc: object | undefined;
+  readonly engineConfigMaps: object[];
+  readonly frontendLoadBalancer: object | undefined;
+  readonly helm: { crds: HelmReleaseSpec; platform: HelmReleaseSpec } | undefined;
+  readonly graph: DgdObject;
+  readonly workers: WorkerPlanRow[];
+  readonly frontendUrl: string;
+}
+
+/**
+ * Renders every object. The image must be known (a plain string in `r.image`); the token is
+ * replaced by a placeholder unless given.
+ */
+export function renderInference(r: ResolvedInference, hfToken: string = REDACTED_TOKEN): RenderedInference {
+  if (r.image === undefined) throw new Error("renderInference needs the image ref as a plain string (resolveArgs(name, settings, image))");
+  return {
+    namespace: renderNamespace(r),
+    hfSecret: r.createHfSecret ? renderHfSecret(r, hfToken) : undefined,
+    modelCachePvc: renderModelCachePvc(r),
+    engineConfigMaps: renderEngineConfigMaps(r).map((c) => c.configMap),
+    frontendLoadBalancer: renderFrontendLoadBalancer(r),
+    helm: renderPlatformReleases(r),
+    graph: renderGraph(r, r.image),
+    workers: workerPlan(r),
+    frontendUrl: frontendUrl(r),
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Every invariant of a disaggregated graph, checked at once (STYLE.md rule 6). Pure: returns the
+ * problems, each naming the argument path, the bad value, what is allowed and the fix.
+ */
+import { CpuArch } from "../catalog/instances";
+import { checkInteger, joinPath, Problem, show } from "../_shared/problems";
+import { K8S_NAME } from "../_shared/names";
+import { didYouMean, oneOf } from "../_shared/suggest";
+import { Backend, FrontendServiceType, Placement, ResolvedInference } from "./args";
+import { efaPerWorker, poolHasEfa, roleArgs, ServingRole, SERVING_ROLES, totalGpus, workerShape } from "./derive";
+
+/** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
+export const DIGEST_PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
+
+const choices = <T extends Record<string, string>>(o: T): string[] => Object.values(o);
+
+/** Problems with the image ref (also used at deploy time when the ref is an Output). */
+export function validateImage(image: string, path = "image"): Problem[] {
+  if (DIGEST_PINNED.test(image)) return [];
+  return [{ propertyPath: path, reason: `must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got ${show(image)}. Use the image component's imageRef or append the digest shown by \`docker buildx imagetools inspect\`` }];
+}
+
+function closedChoice(path: string, value: string, allowed: readonly string[]): Problem[] {
+  if (allowed.includes(value)) return [];
+  return [{ propertyPath: path, reason: `must be ${oneOf(allowed)}; got ${show(value)}${didYouMean(String(value), allowed)}` }];
+}
+
+function validateRole(r: ResolvedInference, role: ServingRole, at: (k: string) => string): Problem[] {
+  const a = roleArgs(r, role);
+  const base = at(role);
+  const out = [...checkInteger(joinPath(base, "replicas"), a.replicas, 1), ...checkInteger(joinPath(base, "gpusPerWorker"), a.gpusPerWorker, 1)];
+  if (out.length > 0 || !r.pool) return out;
+  const p = r.pool;
+  const gpw = joinPath(base, "gpusPerWorker");
+  if (p.gpusPerNode % a.gpusPerWorker !== 0) {
+    out.push({ propertyPath: gpw, reason: `(${a.gpusPerWorker}) must divide the ${p.gpusPerNode} GPUs of a ${p.instanceType} node; use one of ${divisors(p.gpusPerNode).join(", ")}` });
+    return out;
+  }
+  if (poolHasEfa(p)) {
+    const efa = efaPerWorker(p, a.gpusPerWorker);
+    if (!Number.isInteger(efa) || efa < 1) {
+      const min = Math.ceil(1 / p.efaPerGpu);
+      out.push({ propertyPath: gpw, reason: `(${a.gpusPerWorker}) gives ${efa} EFA devices per worker on ${p.instanceType} (${p.efaPerGpu} EFA per GPU); a worker needs a whole number >= 1 of EFA devices: use a multiple of ${min} GPUs per worker` });
+    }
+  }
+  if (r.placement === Placement.SeparateNodes && a.replicas * a.gpusPerWorker > p.gpusPerNode) {
+    out.push({ propertyPath: base, reason: `${a.replicas} x ${a.gpusPerWorker} GPU = ${a.replicas * a.gpusPerWorker} GPUs do not fit on one ${p.gpusPerNode}-GPU ${p.instanceType} node; placement "separate-nodes" keeps every ${role} worker on one node. Lower replicas or gpusPerWorker, or set placement "any"` });
+  }
+  return out;
+}
+
+/** The pool's pre-allocated hugepages must give every co-located worker at least one page (F14). */
+function validateHugepages(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const p = r.pool;
+  if (!poolHasEfa(p) || p.hugepages2MiPerNode === 0) return [];
+  const shapes = SERVING_ROLES.map((role) => workerShape(r, role));
+  const worst = shapes.reduce((a, b) => (b.workersPerNode > a.workersPerNode ? b : a));
+  if (worst.hugepages2MiPages >= 1) return [];
+  return [{ propertyPath: at("gpuPool.hugepages2MiPerNode"), reason: `(${p.hugepages2MiPerNode}) 2 MiB hugepages per node leave less than one page for each of ${worst.workersPerNode} workers per node; set the value measured on your nodes (HugePages_Total in /proc/meminfo), 0 to run without hugepages (FI_EFA_USE_HUGE_PAGE=0), or use more GPUs per worker` }];
+}
+
+function divisors(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i + 1).filter((d) => n % d === 0);
+}
+
+function validatePool(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const p = r.pool;
+  if (!p) return [{ propertyPath: at("gpuPool"), reason: "is required: pass EfaCluster.gpuPools[<name>] or GpuPoolFacts written by hand" }];
+  const out: Problem[] = [];
+  if (p.cpuArch !== CpuArch.X86_64) {
+    out.push({ propertyPath: at("gpuPool.cpuArch"), reason: `must be "x86_64" (the combined image is linux/amd64); got ${show(p.cpuArch)}` });
+  }
+  if (poolHasEfa(p) && p.gpuDirectRdma !== true) {
+    out.push({ propertyPath: at("gpuPool"), reason: `pool ${show(p.name)} (${p.instanceType}) has EFA but no GPUDirect RDMA (${show(p.gpuDirectRdma)}); NIXL's LIBFABRIC plugin needs it to move KV cache from GPU memory. Use a P-family pool (p4d, p5, p5e, p5en, p6) or disable EFA on this pool (KV then moves over UCX)` });
+  }
+  const want = totalGpus(r);
+  const have = p.nodes * p.gpusPerNode;
+  if (Number.isFinite(want) && want > have) {
+    out.push({ propertyPath: at("gpuPool"), reason: `prefill ${r.prefill.replicas} x ${r.prefill.gpusPerWorker} GPU + decode ${r.decode.replicas} x ${r.decode.gpusPerWorker} GPU = ${want} GPUs exceed the pool's ${have} GPUs (${p.nodes} x ${p.instanceType} x ${p.gpusPerNode}); add nodes or lower replicas` });
+  }
+  if (r.placement === Placement.SeparateNodes && p.nodes < 2) {
+    out.push({ propertyPath: at("placement"), reason: `"separate-nodes" needs a pool of >= 2 nodes; pool ${show(p.name)} has ${p.nodes}. Add a node or set placement "any"` });
+  }
+  return out;
+}
+
+function validateScalars(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const out: Problem[] = [
+    ...closedChoice(at("backend"), r.backend, choices(Backend)),
+    ...closedChoice(at("placement"), r.placement, choices(Placement)),
+    ...closedChoice(at("frontend.serviceType"), r.frontend.serviceType, choices(FrontendServiceType)),
+    ...checkInteger(at("maxModelLen"), r.maxModelLen, 1),
+    ...checkInteger(at("modelLoadBudgetSeconds"), r.modelLoadBudgetSeconds, 60),
+    ...checkInteger(at("frontend.replicas"), r.frontend.replicas, 1),
+  ];
+  if (typeof r.model !== "string" || r.model.trim() === "") {
+    out.push({ propertyPath: at("model"), reason: `must name a model, e.g. "meta-llama/Llama-3.1-8B-Instruct"; got ${show(r.model)}` });
+  }
+  const u = r.gpuMemoryUtilization;
+  if (typeof u !== "number" || !(u > 0 && u <= 1)) {
+    out.push({ propertyPath: at("gpuMemoryUtilization"), reason: `must be a fraction in (0, 1], e.g. 0.85; got ${show(u)}` });
+  }
+  for (const [key, v] of [["namespace", r.namespace], ["graphName", r.graphName], ["platform.namespace", r.platform.namespace]] as const) {
+    if (!K8S_NAME.test(v)) out.push({ propertyPath: at(key), reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got ${show(v)}` });
+  }
+  if (r.modelCache) {
+    out.push(...checkInteger(at("modelCache.sizeGiB"), r.modelCache.sizeGiB, 1));
+    if (!r.modelCache.storageClassName) out.push({ propertyPath: at("modelCache.storageClassName"), reason: `must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ${show(r.modelCache.storageClassName)}` });
+  }
+  return out;
+}
+
+/**
+ * Every problem with a resolved inference spec. `base` prefixes each path (e.g. `inference` when
+ * the args come from stack config). `hasHfToken` says whether a token was passed.
+ */
+export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): Problem[] {
+  const at = (k: string) => (base ? `${base}.${k}` : k);
+  const out = [...validateScalars(r, at), ...validatePool(r, at)];
+  if (r.pool) {
+    const roleProblems = SERVING_ROLES.flatMap((role) => validateRole(r, role, at));
+    out.push(...roleProblems);
+    if (roleProblems.length === 0) out.push(...validateHugepages(r, at));
+  }
+  if (r.createHfSecret && !hasHfToken) {
+    out.push({ propertyPath: at("hfToken"), reason: "is required unless hfTokenSecretName names an existing Secret with keys HF_TOKEN and HUGGING_FACE_HUB_TOKEN; pass it as a Pulumi secret (config --secret)" });
+  }
+  if (!r.createHfSecret && hasHfToken) {
+    out.push({ propertyPath: at("hfTokenSecretName"), reason: `(${show(r.hfSecretName)}) and hfToken are both set; pass only one: the token (the component creates the Secret) or the name of an existing Secret` });
+  }
+  if (r.image !== undefined) out.push(...validateImage(r.image, at("image")));
+  return out;
+}
