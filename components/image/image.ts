@@ -109,8 +109,8 @@ export class DynamoImage extends pulumi.ComponentResource {
       const hosts = [...new Map(list.map((u) => [registryOf(u), ecrRegistryOf(u)])).entries()];
       return pulumi.all(hosts.flatMap(([address, ecr]) => ecr ? [
         aws.ecr.getAuthorizationTokenOutput({ registryId: ecr.registryId, region: ecr.region }, { parent: this })
-          .apply((t) => ({ address, username: t.userName, password: pulumi.secret(t.password) })),
+          .apply((t): dockerbuild.types.input.RegistryArgs => ({ address, username: t.userName, password: pulumi.secret(t.password) })),
       ] : []));
-    }) as unknown as pulumi.Output<dockerbuild.types.input.RegistryArgs[]>;
+    });
   }
 }
