@@ -138,7 +138,7 @@ export function parseCudaToolkit(value: unknown, propertyPath: string): CudaTool
   ]);
 }
 
-/** A well-formed but unknown version gets its numeric neighbours; anything else gets "did you mean". */
+/** "Did you mean": a well-formed but unknown version gets its numeric neighbours, anything else the closest names. */
 function toolkitHint(text: unknown): string {
   if (typeof text !== "string") return "";
   const m = /^\s*(\d+)\.(\d+)/.exec(text);
@@ -150,7 +150,7 @@ function toolkitHint(text: unknown): string {
   const num = (tk: string) => Number(tk.split(".")[0]) * 100 + Number(tk.split(".")[1]);
   const below = CUDA_TOOLKITS.filter((tk) => num(tk) < v).pop();
   const above = CUDA_TOOLKITS.find((tk) => num(tk) > v);
-  if (!below) return `; the oldest supported is "${above}"`;
-  if (!above) return `; the newest supported is "${below}"`;
-  return `; nearest supported: "${below}" or "${above}"`;
+  if (!below) return `; did you mean "${above}" (the oldest supported)?`;
+  if (!above) return `; did you mean "${below}" (the newest supported)?`;
+  return `; did you mean "${below}" or "${above}" (the nearest supported)?`;
 }

@@ -72,10 +72,10 @@ describe("catalog: CUDA toolkits", () => {
 
   const allowed = '(allowed: "12.4", "12.6", "12.8", "12.9", "13.0", "13.1", "13.2"; default "12.9")';
   const rejected: [unknown, string][] = [
-    ["12.5", `unsupported CUDA toolkit "12.5"; nearest supported: "12.4" or "12.6" ${allowed}`],
-    ["11.8", `unsupported CUDA toolkit "11.8"; the oldest supported is "12.4" ${allowed}`],
-    [11.8, `unsupported CUDA toolkit 11.8; the oldest supported is "12.4" ${allowed}`],
-    ["13.4", `unsupported CUDA toolkit "13.4"; the newest supported is "13.2" ${allowed}`],
+    ["12.5", `unsupported CUDA toolkit "12.5"; did you mean "12.4" or "12.6" (the nearest supported)? ${allowed}`],
+    ["11.8", `unsupported CUDA toolkit "11.8"; did you mean "12.4" (the oldest supported)? ${allowed}`],
+    [11.8, `unsupported CUDA toolkit 11.8; did you mean "12.4" (the oldest supported)? ${allowed}`],
+    ["13.4", `unsupported CUDA toolkit "13.4"; did you mean "13.2" (the newest supported)? ${allowed}`],
     ["12,9", `unsupported CUDA toolkit "12,9"; did you mean "12.9"? ${allowed}`],
     ["latest", `unsupported CUDA toolkit "latest" ${allowed}`],
     [undefined, `unsupported CUDA toolkit undefined ${allowed}`],
