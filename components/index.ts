@@ -4,3 +4,4 @@ export * from "./_shared/names";
 export * from "./_shared/problems";
 export * as cluster from "./cluster";
 export * as inference from "./inference";
+export * as image from "./image";

@@ -83,4 +83,46 @@ export const image = {
   vllm: "v0.17.1",
   flashinfer: "v0.6.4",
   lmcache: "0.4.1",
+  /** Compile-stage base image (CUDA 12.9 devel). Source: UPSTREAM-IMAGE-AND-DGD.md §1.1. */
+  baseImage: "nvcr.io/nvidia/cuda-dl-base",
+  baseImageTag: "25.06-cuda12.9-devel-ubuntu24.04",
+  /** NGC PyTorch (the one PyTorch both engines share). Source: FIELD-NOTES §5. */
+  pytorchImage: "nvcr.io/nvidia/pytorch",
+  /** Final-stage base image. Source: FIELD-NOTES §5. */
+  runtimeImage: "nvcr.io/nvidia/cuda",
+  runtimeImageTag: "12.9.1-runtime-ubuntu24.04",
+  /** rustup-init used to install `rust`. Source: UPSTREAM-IMAGE-AND-DGD.md §1.1 (rustup-init 1.28.1). */
+  rustup: "1.28.1",
+  /**
+   * uv release (GitHub release tarball; the field used the unpinned `ghcr.io/astral-sh/uv:latest`).
+   * Source: astral-sh/uv releases; tag 0.9.15 published Dec 2025 (seen in public renovate bumps).
+   */
+  uv: "0.9.15",
+  /** sccache release. Source: UPSTREAM-IMAGE-AND-DGD.md §1.1 (SCCACHE_VERSION v0.14.0). */
+  sccache: "v0.14.0",
+  /** maturin, builds the Dynamo Rust bindings wheel. Source: PyPI `maturin` (1.9.4, Aug 2025). */
+  maturin: "1.9.4",
+  /**
+   * ai-dynamo/dynamo git tag built into the image; same as the operator chart (`charts.dynamoPlatform`)
+   * so runtime and operator share a minor (FIELD-NOTES §4). The field cloned unpinned `main`.
+   */
+  dynamo: "v1.0.1",
+  /** NVIDIA/nccl-tests tag (the in-image EFA bandwidth check). Source: github.com/NVIDIA/nccl-tests tags (v2.13.12, packaged by nixpkgs). */
+  ncclTests: "v2.13.12",
+  /** NVIDIA/nccl tag, used only with `BUILD_NCCL_FROM_SOURCE=1`. Source: github.com/NVIDIA/nccl tags (*unverified* tag name; override when opting in). */
+  nccl: "v2.27.7-1",
+  /** pip-licenses, run from a throw-away uv tool env to write /SBOM.txt and /THIRD-PARTY-LICENSES. Source: PyPI `pip-licenses` 5.0.0. */
+  pipLicenses: "5.0.0",
+  /** Index serving the TensorRT-LLM wheel. Source: UPSTREAM-IMAGE-AND-DGD.md §1.1. */
+  tensorrtLlmIndexUrl: "https://pypi.nvidia.com/",
 } as const;
+
+/**
+ * Base and runtime image tags known to match a CUDA toolkit of the compile stages. A toolkit not listed
+ * needs `versions.baseImageTag` and `versions.runtimeImageTag` set explicitly.
+ * Source: FIELD-NOTES §5 (12.9); UPSTREAM-IMAGE-AND-DGD.md §3 context.yaml (cuda-dl-base 25.11 for 13.0;
+ * the matching `nvcr.io/nvidia/cuda` runtime tag is *unverified*, so 13.0 is not listed).
+ */
+export const imageTagsByCudaToolkit: Readonly<Record<string, { readonly baseImageTag: string; readonly runtimeImageTag: string }>> = {
+  "12.9": { baseImageTag: image.baseImageTag, runtimeImageTag: image.runtimeImageTag },
+};

@@ -1,0 +1,126 @@
+/**
+ * Arguments of `DynamoImage` and their single, pure resolution (STYLE.md rule 5). Type-only Pulumi import.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { CudaArchsSpec } from "../catalog";
+import { DEFAULT_CUDA_TOOLKIT } from "../catalog";
+import { image as imageVersions } from "../versions";
+import { DigestKey, DockerfileStage, ImageVersionKey } from "./build-args";
+
+/** Version overrides: any `versions.image` entry except the toolkit (set with `cudaToolkit`). */
+export type ImageVersionOverrides = { readonly [K in Exclude<ImageVersionKey, "cudaToolkit">]?: string };
+
+/** Optional digest pins of the pulled images, each `sha256:<64 hex>`. */
+export type ImageDigests = { readonly [K in DigestKey]?: string };
+
+/** The only build platform: the image (CUDA base images, EFA installer, wheels) is x86_64-only. */
+export const SUPPORTED_PLATFORMS = ["linux/amd64"] as const;
+
+/** Arguments of `DynamoImage`. */
+export interface DynamoImageArgs {
+  /**
+   * GPU architectures to compile for: "fat" (the catalog's broad list), "auto" (exactly the SM archs of
+   * `instanceTypes`: p5en -> sm_90 only, the fastest build) or explicit tokens (`["sm_90", "sm_100"]`),
+   * validated against `cudaToolkit`. With `ref` it must be stated explicitly (what the image was built for).
+   * @default "fat"
+   */
+  readonly cudaArchs?: CudaArchsSpec;
+  /** GPU instance types the image will run on: input of "auto" and checked for x86_64. @default - none */
+  readonly instanceTypes?: readonly string[];
+  /** CUDA toolkit of the compile stages; the arch tokens are validated against it; passed as `CUDA_VERSION`. @default "12.9" */
+  readonly cudaToolkit?: string;
+  /** Dockerfile stage to build; must be a stage of the Dockerfile. @default "final" */
+  readonly target?: string;
+  /** Overrides of the Dockerfile's version ARGs (`components/versions.ts` `image`). @default - versions.ts */
+  readonly versions?: ImageVersionOverrides;
+  /** Digest pins (`sha256:...`) for the base, NGC PyTorch and runtime images. @default - pinned by tag only */
+  readonly imageDigests?: ImageDigests;
+  /** Build platforms; only "linux/amd64" is accepted (arm64/Grace pools are out of scope). @default ["linux/amd64"] */
+  readonly platforms?: readonly string[];
+  /** Dockerfile path (absolute, or relative to the package root). @default - <package>/dockerfiles/Dockerfile.dynamo-combined-efa */
+  readonly dockerfile?: string;
+  /** Build context directory (absolute, or relative to the package root). @default - <package>/dockerfiles */
+  readonly context?: string;
+  /** Parallel compile jobs inside the build (`MAX_JOBS`). @default 16 */
+  readonly maxJobs?: number;
+  /** Build NCCL from source for the arch list (`BUILD_NCCL_FROM_SOURCE=1`; adds hours). @default false */
+  readonly buildNcclFromSource?: boolean;
+  /** Build FlashInfer's kernels ahead of time for the arch list (`FLASHINFER_AOT=1`; hours of nvcc). @default false */
+  readonly flashinferAot?: boolean;
+  /** Build vLLM's expert-parallel kernels (`BUILD_EP_KERNELS`). @default true */
+  readonly buildEpKernels?: boolean;
+  /** Push to this existing repository URL instead of creating an ECR repository. @default - a new ECR repository */
+  readonly repositoryUrl?: pulumi.Input<string>;
+  /** Name of the ECR repository to create (ignored with `repositoryUrl`). @default - the component name */
+  readonly repositoryName?: string;
+  /** Registry build cache (`mode=max`, image manifest + OCI media types, as ECR needs). @default true */
+  readonly cache?: boolean;
+  /** Existing MUTABLE repository for the build cache. @default - a new ECR repository `<repositoryName>-cache` */
+  readonly cacheRepositoryUrl?: pulumi.Input<string>;
+  /** KMS key ARN encrypting the ECR repositories. @default - AES256 (ECR-managed keys) */
+  readonly kmsKeyArn?: pulumi.Input<string>;
+  /** Protect the image repository from deletion (it is always retained on delete). @default false */
+  readonly protect?: boolean;
+  /** Name of an existing buildx builder (docker-container, kubernetes or remote driver). @default - the default builder */
+  readonly builder?: string;
+  /** Skip the build and use this digest-pinned image (`repo@sha256:...`); needs explicit `cudaArchs`. @default - build */
+  readonly ref?: string;
+  /** AWS tags on the repositories this component creates. @default - none */
+  readonly tags?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Args with every default applied; each field means the same as in `DynamoImageArgs`. Values still of
+ * type `unknown` come from untyped stack config and are checked by `validate.ts`. Input-typed args
+ * (repository URLs, KMS key) are read from the original args by the component.
+ */
+export interface ResolvedImageArgs {
+  readonly cudaArchs: CudaArchsSpec | undefined;
+  readonly cudaArchsGiven: boolean;
+  readonly instanceTypes: readonly string[];
+  readonly cudaToolkit: unknown;
+  readonly target: string;
+  readonly versions: Readonly<Record<string, unknown>>;
+  readonly imageDigests: Readonly<Record<string, unknown>>;
+  readonly platforms: readonly string[];
+  readonly dockerfile: string | undefined;
+  readonly context: string | undefined;
+  readonly maxJobs: unknown;
+  readonly buildNcclFromSource: boolean;
+  readonly flashinferAot: boolean;
+  readonly buildEpKernels: boolean;
+  readonly cache: boolean;
+  readonly protect: boolean;
+  readonly builder: string | undefined;
+  readonly ref: string | undefined;
+  readonly repositoryName: string | undefined;
+}
+
+/** Default parallel compile jobs (the Dockerfile's `MAX_JOBS` default). */
+export const DEFAULT_MAX_JOBS = 16;
+
+/** Applies every default; no validation (that is `validate.ts`). */
+export function resolveArgs(a: DynamoImageArgs): ResolvedImageArgs {
+  const { cudaToolkit: _t, ...versionDefaults } = imageVersions;
+  return {
+    cudaArchs: a.cudaArchs ?? (a.ref === undefined ? "fat" : undefined),
+    cudaArchsGiven: a.cudaArchs !== undefined,
+    instanceTypes: a.instanceTypes ?? [],
+    cudaToolkit: a.cudaToolkit ?? DEFAULT_CUDA_TOOLKIT,
+    target: a.target ?? DockerfileStage.Final,
+    versions: { ...versionDefaults, ...(a.versions ?? {}) },
+    imageDigests: { ...(a.imageDigests ?? {}) },
+    platforms: a.platforms ?? [...SUPPORTED_PLATFORMS],
+    dockerfile: a.dockerfile,
+    context: a.context,
+    maxJobs: a.maxJobs ?? DEFAULT_MAX_JOBS,
+    buildNcclFromSource: a.buildNcclFromSource ?? false,
+    flashinferAot: a.flashinferAot ?? false,
+    buildEpKernels: a.buildEpKernels ?? true,
+    cache: a.cache ?? true,
+    protect: a.protect ?? false,
+    builder: a.builder,
+    ref: a.ref,
+    repositoryName: a.repositoryName,
+  };
+}

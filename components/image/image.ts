@@ -1,0 +1,116 @@
+/**
+ * `DynamoImage`: builds `dockerfiles/Dockerfile.dynamo-combined-efa` with BuildKit (`@pulumi/docker-build`)
+ * for a validated CUDA arch list, pushes it to an IMMUTABLE, scanned, encrypted, retained ECR repository
+ * with a registry build cache in a separate mutable repository, and exports a digest-pinned ref. With `ref`
+ * it builds nothing and passes the given digest-pinned image through. Thin class: the decisions are in
+ * `plan.ts` / `derive.ts` / `validate.ts`.
+ */
+import * as aws from "@pulumi/aws";
+import * as dockerbuild from "@pulumi/docker-build";
+import * as pulumi from "@pulumi/pulumi";
+import { underValidation } from "../_shared/pulumi-errors";
+import { DynamoImageArgs } from "./args";
+import { ImageBuildPlan, ImagePlan, imagePlan, packagePath } from "./plan";
+import { ecrRegistryOf, ecrRepositoryName, registryOf, withDigest, withTag } from "./ref";
+
+/** Pulumi type token of `DynamoImage`. */
+export const DYNAMO_IMAGE_TYPE = "dynamo-efa:image:DynamoImage";
+
+export class DynamoImage extends pulumi.ComponentResource {
+  /** Digest-pinned image reference, `<repository>@sha256:<hex>`. */
+  public readonly ref: pulumi.Output<string>;
+  /** Same as `ref` (the name STYLE.md rule 12 and `DisaggInference`'s docs use). */
+  public readonly imageRef: pulumi.Output<string>;
+  /** The resolved CUDA arch list the image is built for, canonical strings ("sm_90", "sm_120+PTX"). */
+  public readonly cudaArchs: pulumi.Output<string[]>;
+  /** CUDA toolkit of the compile stages (the archs were validated against it). */
+  public readonly cudaToolkit: pulumi.Output<string>;
+  /** The exact build args passed to the build (empty with `ref`). */
+  public readonly buildArgs: pulumi.Output<Record<string, string>>;
+  /** Repository the image was pushed to (undefined with `ref`). */
+  public readonly repositoryUrl: pulumi.Output<string | undefined>;
+  /** The plain plan this component executed (what the offline render writes to image.json). */
+  public readonly plan: ImagePlan;
+
+  constructor(name: string, args: DynamoImageArgs = {}, opts?: pulumi.ComponentResourceOptions) {
+    super(DYNAMO_IMAGE_TYPE, name, {}, opts);
+    const plan = underValidation("DynamoImage", () => imagePlan(args)); // before any child
+    this.plan = plan;
+    this.cudaArchs = pulumi.output([...plan.cudaArchs]);
+    this.cudaToolkit = pulumi.output(plan.cudaToolkit);
+    if (plan.kind === "prebuilt") {
+      this.ref = pulumi.output(plan.ref);
+      this.buildArgs = pulumi.output<Record<string, string>>({});
+      this.repositoryUrl = pulumi.output(undefined);
+    } else {
+      const built = this.build(name, args, plan);
+      this.ref = built.ref;
+      this.buildArgs = pulumi.output({ ...plan.buildArgs });
+      this.repositoryUrl = built.repositoryUrl;
+    }
+    this.imageRef = this.ref;
+    this.registerOutputs({ ref: this.ref, imageRef: this.imageRef, cudaArchs: this.cudaArchs, cudaToolkit: this.cudaToolkit, buildArgs: this.buildArgs, repositoryUrl: this.repositoryUrl });
+  }
+
+  private build(name: string, args: DynamoImageArgs, plan: ImageBuildPlan) {
+    const repoName = ecrRepositoryName(args.repositoryName ?? name);
+    const repositoryUrl = args.repositoryUrl !== undefined
+      ? pulumi.output(args.repositoryUrl)
+      : this.repository(`${name}-repo`, repoName, args, true).repositoryUrl;
+    const cacheUrl = !plan.cache ? undefined : args.cacheRepositoryUrl !== undefined
+      ? pulumi.output(args.cacheRepositoryUrl)
+      : this.repository(`${name}-cache`, `${repoName}-cache`, args, false).repositoryUrl;
+    const cacheRef = cacheUrl && plan.cache ? cacheUrl.apply((u) => withTag(u, plan.cache!.tag)) : undefined;
+    const image = new dockerbuild.Image(`${name}-image`, {
+      push: true,
+      buildOnPreview: false,
+      context: { location: packagePath(plan.context) },
+      dockerfile: { location: packagePath(plan.dockerfile) },
+      target: plan.target,
+      platforms: [...plan.platforms] as dockerbuild.types.enums.Platform[],
+      buildArgs: { ...plan.buildArgs },
+      tags: [repositoryUrl.apply((u) => withTag(u, plan.tag))],
+      registries: this.registries(pulumi.all([repositoryUrl, cacheUrl ?? repositoryUrl])),
+      ...(cacheRef && plan.cache ? {
+        cacheFrom: [{ registry: { ref: cacheRef } }],
+        cacheTo: [{ registry: { ref: cacheRef, mode: dockerbuild.CacheMode.Max, imageManifest: plan.cache.imageManifest, ociMediaTypes: plan.cache.ociMediaTypes } }],
+      } : {}),
+      ...(plan.builder ? { builder: { name: plan.builder } } : {}),
+    }, { parent: this });
+    return { ref: pulumi.all([repositoryUrl, image.digest]).apply(([u, d]) => withDigest(u, d)), repositoryUrl: repositoryUrl as pulumi.Output<string | undefined> };
+  }
+
+  /** An ECR repository: image repo = IMMUTABLE, scan on push, retained; cache repo = MUTABLE (cache tag is rewritten). */
+  private repository(resourceName: string, repoName: string, args: DynamoImageArgs, isImage: boolean): aws.ecr.Repository {
+    const encryption = args.kmsKeyArn !== undefined
+      ? { encryptionType: "KMS", kmsKey: args.kmsKeyArn }
+      : { encryptionType: "AES256" };
+    const repo = new aws.ecr.Repository(resourceName, {
+      name: repoName,
+      imageTagMutability: isImage ? "IMMUTABLE" : "MUTABLE",
+      imageScanningConfiguration: { scanOnPush: isImage },
+      encryptionConfigurations: [encryption],
+      forceDelete: !isImage,
+      tags: { ...(args.tags ?? {}), "dynamo-efa/role": isImage ? "image" : "build-cache" },
+    }, isImage ? { parent: this, retainOnDelete: true, protect: args.protect ?? false } : { parent: this });
+    if (!isImage) {
+      new aws.ecr.LifecyclePolicy(`${resourceName}-lifecycle`, {
+        repository: repo.name,
+        policy: JSON.stringify({ rules: [{ rulePriority: 1, description: "expire untagged cache blobs after 14 days",
+          selection: { tagStatus: "untagged", countType: "sinceImagePushed", countUnit: "days", countNumber: 14 }, action: { type: "expire" } }] }),
+      }, { parent: this });
+    }
+    return repo;
+  }
+
+  /** Registry credentials for every ECR registry involved (other registries: the builder's own login). */
+  private registries(urls: pulumi.Output<[string, string]>): pulumi.Output<dockerbuild.types.input.RegistryArgs[]> {
+    return urls.apply((list) => {
+      const hosts = [...new Map(list.map((u) => [registryOf(u), ecrRegistryOf(u)])).entries()];
+      return pulumi.all(hosts.flatMap(([address, ecr]) => ecr ? [
+        aws.ecr.getAuthorizationTokenOutput({ registryId: ecr.registryId, region: ecr.region }, { parent: this })
+          .apply((t): dockerbuild.types.input.RegistryArgs => ({ address, username: t.userName, password: pulumi.secret(t.password) })),
+      ] : []));
+    });
+  }
+}
