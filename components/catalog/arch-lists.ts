@@ -59,7 +59,11 @@ function autoTargets(
     const why = !row ? unknownInstanceReason(name) : !t ? `catalog arch ${show(row.smArch)} is not an arch token` : unsupportedReason(t, toolkit);
     if (why === undefined && t) targets.push(t);
     else if (!row || !t) problems.push({ propertyPath: pathOf(i), reason: prefix + why });
-    else problems.push({ propertyPath: pathOf(i), reason: `${prefix}${name} has ${row.gpuModel} GPUs (${row.smArch}): ${why}` });
+    else {
+      // The fix for a derived arch is a newer toolkit or a different instance type, not editing a token.
+      const fix = (why ?? "").replace(/or drop sm_\w+$/, `or remove ${name}`);
+      problems.push({ propertyPath: pathOf(i), reason: `${prefix}${name} has ${row.gpuModel} GPUs (${row.smArch}): ${fix}` });
+    }
   });
   return { targets: normalize(targets), problems };
 }
@@ -142,7 +146,8 @@ function resolveAuto(opts: { readonly toolkit: CudaToolkit; readonly instanceTyp
 /**
  * Whether a binary built for `list` runs on a GPU of SM `smArch` ("sm_90"; a variant suffix is ignored: a GPU has
  * none). Rules (CUDA C++ Programming Guide "Binary Compatibility"/"PTX Compatibility"; NVIDIA blog "NVIDIA
- * Blackwell and NVIDIA CUDA 12.9 Introduce Family-Specific Architecture Features"; LLVM NVPTX.td tiers):
+ * Blackwell and NVIDIA CUDA 12.9 Introduce Family-Specific Architecture Features"; LLVM NVPTX.td tiers; LLVM
+ * offload CUDA plugin: "a cubin ... runs on any GPU with the same major revision and same or higher minor"):
  * - SASS for X.y (base or "f") runs on X.z with z >= y (same major); "a" SASS runs on exactly X.y.
  * - PTX for a base arch JIT-compiles on any equal-or-newer SM; "f" PTX only within its family (same major,
  *   minor >=); "a" PTX only on exactly that SM.

@@ -19,13 +19,14 @@
  */
 import { ValidationError, show } from "../_shared/problems";
 import { closest } from "../_shared/suggest";
+import { image } from "../versions";
 
 /** Every CUDA toolkit the catalog knows, oldest first. */
 export const CUDA_TOOLKITS = ["12.4", "12.6", "12.8", "12.9", "13.0", "13.1", "13.2"] as const;
 /** One of `CUDA_TOOLKITS`. */
 export type CudaToolkit = (typeof CUDA_TOOLKITS)[number];
-/** The CUDA of the combined image's compile stages (`cuda-dl-base:25.06-cuda12.9`, FIELD-NOTES §5). */
-export const DEFAULT_CUDA_TOOLKIT: CudaToolkit = "12.9";
+/** The CUDA of the combined image's compile stages (`cuda-dl-base:25.06-cuda12.9`, FIELD-NOTES §5): 12.9, kept in versions.ts. */
+export const DEFAULT_CUDA_TOOLKIT: CudaToolkit = image.cudaToolkit;
 
 /** Target variant: "" = portable base, "a" = architecture-specific, "f" = family-specific (CUDA 12.9+). */
 export const ArchVariant = { Base: "", ArchSpecific: "a", Family: "f" } as const;
@@ -120,11 +121,6 @@ export function toolkitsWith(sm: number, variant: ArchVariant): CudaToolkit[] {
   return CUDA_TOOLKITS.filter((tk) => toolkitHas(tk, sm, variant));
 }
 
-/** Major version of a toolkit ("13.1" -> 13). */
-export function toolkitMajor(toolkit: CudaToolkit): number {
-  return Number(toolkit.split(".")[0]);
-}
-
 /**
  * The toolkit named by `value`: "12.9", a patch version such as "12.9.1" (the base-image tag form), or a YAML
  * number (12.9, 13 -> "13.0"). Throws a `ValidationError` at `propertyPath` listing the allowed toolkits.
@@ -136,10 +132,25 @@ export function parseCudaToolkit(value: unknown, propertyPath: string): CudaTool
     const key = m ? `${Number(m[1])}.${Number(m[2])}` : text;
     if ((CUDA_TOOLKITS as readonly string[]).includes(key)) return key as CudaToolkit;
   }
-  const near = typeof value === "string" ? closest(value, CUDA_TOOLKITS) : [];
-  const hint = near.length > 0 ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?` : "";
   const allowed = CUDA_TOOLKITS.map((t) => JSON.stringify(t)).join(", ");
   throw new ValidationError("CUDA toolkit", [
-    { propertyPath, reason: `unsupported CUDA toolkit ${show(value)}${hint} (allowed: ${allowed}; default "${DEFAULT_CUDA_TOOLKIT}")` },
+    { propertyPath, reason: `unsupported CUDA toolkit ${show(value)}${toolkitHint(text)} (allowed: ${allowed}; default "${DEFAULT_CUDA_TOOLKIT}")` },
   ]);
+}
+
+/** "Did you mean": a well-formed but unknown version gets its numeric neighbours, anything else the closest names. */
+function toolkitHint(text: unknown): string {
+  if (typeof text !== "string") return "";
+  const m = /^\s*(\d+)\.(\d+)/.exec(text);
+  if (!m) {
+    const near = closest(text, CUDA_TOOLKITS);
+    return near.length > 0 ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?` : "";
+  }
+  const v = Number(m[1]) * 100 + Number(m[2]);
+  const num = (tk: string) => Number(tk.split(".")[0]) * 100 + Number(tk.split(".")[1]);
+  const below = CUDA_TOOLKITS.filter((tk) => num(tk) < v).pop();
+  const above = CUDA_TOOLKITS.find((tk) => num(tk) > v);
+  if (!below) return `; did you mean "${above}" (the oldest supported)?`;
+  if (!above) return `; did you mean "${below}" (the newest supported)?`;
+  return `; did you mean "${below}" or "${above}" (the nearest supported)?`;
 }

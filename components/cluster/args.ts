@@ -59,7 +59,12 @@ export interface GpuPoolArgs {
   readonly allowEfaWithoutGpuDirectRdma?: boolean;
   /** EFA interface layout. @default "current" */
   readonly efaLayout?: EfaLayout;
-  /** How the instances are bought. @default "on-demand" */
+  /**
+   * How the instances are bought. A `capacity-block` node group can only launch while its block is
+   * active; AWS asks for desired size 0 while upgrading such a node group.
+   * @see https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html
+   * @default "on-demand"
+   */
   readonly capacity?: CapacityType;
   /** Capacity reservation id (`cr-` + hex); required for `capacity-block` and `odcr`. @default - none */
   readonly capacityReservationId?: string;

@@ -69,7 +69,11 @@ export interface DynamoImageArgs {
   readonly tags?: Readonly<Record<string, string>>;
 }
 
-/** Args with every default applied (plain values; Inputs passed through untouched). */
+/**
+ * Args with every default applied; each field means the same as in `DynamoImageArgs`. Values still of
+ * type `unknown` come from untyped stack config and are checked by `validate.ts`. Input-typed args
+ * (repository URLs, KMS key) are read from the original args by the component.
+ */
 export interface ResolvedImageArgs {
   readonly cudaArchs: CudaArchsSpec | undefined;
   readonly cudaArchsGiven: boolean;

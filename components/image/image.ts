@@ -19,6 +19,8 @@ export const DYNAMO_IMAGE_TYPE = "dynamo-efa:image:DynamoImage";
 export class DynamoImage extends pulumi.ComponentResource {
   /** Digest-pinned image reference, `<repository>@sha256:<hex>`. */
   public readonly ref: pulumi.Output<string>;
+  /** Same as `ref` (the name STYLE.md rule 12 and `DisaggInference`'s docs use). */
+  public readonly imageRef: pulumi.Output<string>;
   /** The resolved CUDA arch list the image is built for, canonical strings ("sm_90", "sm_120+PTX"). */
   public readonly cudaArchs: pulumi.Output<string[]>;
   /** CUDA toolkit of the compile stages (the archs were validated against it). */
@@ -46,7 +48,8 @@ export class DynamoImage extends pulumi.ComponentResource {
       this.buildArgs = pulumi.output({ ...plan.buildArgs });
       this.repositoryUrl = built.repositoryUrl;
     }
-    this.registerOutputs({ ref: this.ref, cudaArchs: this.cudaArchs, cudaToolkit: this.cudaToolkit, buildArgs: this.buildArgs, repositoryUrl: this.repositoryUrl });
+    this.imageRef = this.ref;
+    this.registerOutputs({ ref: this.ref, imageRef: this.imageRef, cudaArchs: this.cudaArchs, cudaToolkit: this.cudaToolkit, buildArgs: this.buildArgs, repositoryUrl: this.repositoryUrl });
   }
 
   private build(name: string, args: DynamoImageArgs, plan: ImageBuildPlan) {
@@ -106,8 +109,8 @@ export class DynamoImage extends pulumi.ComponentResource {
       const hosts = [...new Map(list.map((u) => [registryOf(u), ecrRegistryOf(u)])).entries()];
       return pulumi.all(hosts.flatMap(([address, ecr]) => ecr ? [
         aws.ecr.getAuthorizationTokenOutput({ registryId: ecr.registryId, region: ecr.region }, { parent: this })
-          .apply((t) => ({ address, username: t.userName, password: pulumi.secret(t.password) })),
+          .apply((t): dockerbuild.types.input.RegistryArgs => ({ address, username: t.userName, password: pulumi.secret(t.password) })),
       ] : []));
-    }) as unknown as pulumi.Output<dockerbuild.types.input.RegistryArgs[]>;
+    });
   }
 }

@@ -86,6 +86,16 @@ describe("imagePlan: build args", () => {
     assert.match(build({ target: "vllm_framework" }).tag, /^vllm-framework-cu129-/);
   });
 
+  it("the tag follows the context's content (any file), and a custom context is shown as an absolute path", () => {
+    const dir = mkdtempSync(join(tmpdir(), "dyn-ctx-"));
+    const df = join(packageRoot(), "dockerfiles", "Dockerfile.dynamo-combined-efa");
+    writeFileSync(join(dir, "dynamo-entrypoint.sh"), "#!/bin/sh\n");
+    const a = build({ context: dir, dockerfile: df });
+    assert.strictEqual(a.context, dir);
+    writeFileSync(join(dir, "dynamo-entrypoint.sh"), "#!/bin/sh\nexec \"$@\"\n");
+    assert.notStrictEqual(build({ context: dir, dockerfile: df }).tag, a.tag);
+  });
+
   it("paths resolve against the package root, not process.cwd()", () => {
     const here = process.cwd();
     try {

@@ -1,0 +1,86 @@
+/** `npm run image:args`: flags, fat default, env var, exit codes and messages. */
+import * as assert from "assert";
+import { spawnSync } from "child_process";
+import { join } from "path";
+import { fatArchs, flashinferCudaArchList, nvccGencode, torchCudaArchList } from "../../components/catalog";
+import { run, shellQuote } from "../../tools/image-args";
+
+const ROOT = join(__dirname, "..", "..");
+
+describe("image:args CLI", () => {
+  it('-a "sm_90 sm_100" prints gencode for exactly sm_90 and sm_100', () => {
+    const r = run(["-a", "sm_90 sm_100"], {});
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(r.stdout, [
+      "--build-arg CUDA_VERSION=12.9",
+      "--build-arg 'NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_100,code=sm_100'",
+      "--build-arg 'TORCH_CUDA_ARCH_LIST=9.0;10.0'",
+      "--build-arg 'FLASHINFER_CUDA_ARCH_LIST=9.0 10.0'",
+    ].join(" \\\n") + "\n");
+  });
+
+  it("fat by default, and CUDA_ARCH_LIST is read when -a is absent (-a wins)", () => {
+    const fat = fatArchs("12.9");
+    const r = run([], {});
+    assert.strictEqual(r.code, 0);
+    for (const v of [nvccGencode(fat), torchCudaArchList(fat), flashinferCudaArchList(fat)]) assert.ok(r.stdout.includes(v), v);
+    assert.match(run([], { CUDA_ARCH_LIST: "sm_90" }).stdout, /NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 /);
+    assert.match(run(["-a", "sm_100"], { CUDA_ARCH_LIST: "sm_90" }).stdout, /NVCC_GENCODE=-gencode=arch=compute_100,code=sm_100 /);
+  });
+
+  it("invalid tokens exit 2 naming every bad token, with the catalog's suggestion and the source", () => {
+    const r = run(["-a", "sm_9O sm_90 sm_77"], {});
+    assert.strictEqual(r.code, 2);
+    assert.strictEqual(r.stdout, "");
+    assert.match(r.stderr, /^image:args: 2 problems\n {2}- -a\[0\]: unknown CUDA arch "sm_9O"; did you mean "sm_90"\?/);
+    assert.match(r.stderr, /- -a\[2\]: .*sm_77/);
+    const env = run([], { CUDA_ARCH_LIST: "sm_101" });
+    assert.strictEqual(env.code, 0, "sm_101 is valid for 12.9");
+    const e13 = run(["--toolkit", "13.0"], { CUDA_ARCH_LIST: "sm_101" });
+    assert.strictEqual(e13.code, 2);
+    assert.match(e13.stderr, /- CUDA_ARCH_LIST\[0\]: sm_101 was renamed sm_110 in CUDA 13\.0/);
+    assert.match(e13.stderr, /- --base-image-tag: /);
+  });
+
+  it("another toolkit with its image tags prints them too; a bad toolkit or flag exits 2", () => {
+    const r = run(["-a", "sm_110", "--toolkit=13.0", "--base-image-tag", "25.11-cuda13.0-devel-ubuntu24.04", "--runtime-image-tag", "13.0.2-runtime-ubuntu24.04"], {});
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /CUDA_VERSION=13\.0[\s\S]*BASE_IMAGE_TAG=25\.11-cuda13\.0-devel-ubuntu24\.04[\s\S]*RUNTIME_IMAGE_TAG=13\.0\.2-runtime-ubuntu24\.04/);
+    assert.match(run(["--toolkit", "13.9"], {}).stderr, /- --toolkit: unsupported CUDA toolkit "13\.9".*allowed: "12\.4"/);
+    for (const argv of [["--bogus"], ["-a"]]) {
+      const bad = run(argv, {});
+      assert.strictEqual(bad.code, 2);
+      assert.match(bad.stderr, /usage: npm run image:args/);
+    }
+    assert.strictEqual(run(["--help"], {}).code, 0);
+  });
+
+  it("--print-command prints a complete buildx line for the package's Dockerfile and context", () => {
+    const r = run(["-a", "sm_90", "--print-command", "-t", "me/dyn:1"], {});
+    const lines = r.stdout.trim().split(" \\\n  ");
+    assert.deepStrictEqual(lines, [
+      "docker buildx build",
+      `-f ${shellQuote(join(ROOT, "dockerfiles", "Dockerfile.dynamo-combined-efa"))}`,
+      "--target final",
+      "--platform linux/amd64",
+      "--build-arg CUDA_VERSION=12.9",
+      "--build-arg NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90",
+      "--build-arg TORCH_CUDA_ARCH_LIST=9.0",
+      "--build-arg FLASHINFER_CUDA_ARCH_LIST=9.0",
+      "-t me/dyn:1",
+      shellQuote(join(ROOT, "dockerfiles")),
+    ]);
+    assert.match(run(["--print-command", "--target", "fnal"], {}).stderr, /- --target: "fnal" is not a stage/);
+  });
+
+  it("the real process exits 2 on a bad token and 0 otherwise", function () {
+    this.timeout(60_000); // two tsx process start-ups
+    const tsx = join(ROOT, "node_modules", ".bin", "tsx");
+    const bad = spawnSync(tsx, [join(ROOT, "tools", "image-args.ts"), "-a", "sm_9O"], { encoding: "utf8", cwd: "/" });
+    assert.strictEqual(bad.status, 2, bad.stderr);
+    assert.match(bad.stderr, /unknown CUDA arch "sm_9O"/);
+    const ok = spawnSync(tsx, [join(ROOT, "tools", "image-args.ts"), "-a", "sm_90"], { encoding: "utf8", cwd: "/" });
+    assert.strictEqual(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, /compute_90,code=sm_90/);
+  });
+});

@@ -1,0 +1,247 @@
+/**
+ * `verify` end to end against fakes on 127.0.0.1: the real CLI entry (`main`) in-process against a
+ * fake Kubernetes API and a fake OpenAI-compatible Frontend, one case per field failure mode (each
+ * must fail exactly its gate), plus one subprocess run for the exit-code plumbing.
+ */
+import * as assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { requestJson } from "../../tools/verify/http";
+import { gateCompletions } from "../../tools/verify/gates";
+import { FakeKube, FrontendMode, GRAPH, KubeScenario, kubeconfigText, MODEL, NAMESPACE, startFrontend, startKube } from "./fakes";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+type Main = (argv: readonly string[], io?: { stdout: (s: string) => void; stderr: (s: string) => void; root: string }) => Promise<number>;
+let main: Main;
+
+interface Run {
+  readonly code: number;
+  readonly out: string;
+  readonly err: string;
+  readonly json: { exitCode: number; gates: { id: string; status: string; evidence: string[] }[] } | undefined;
+}
+
+let tmp: string;
+async function verify(argv: string[], root = ROOT): Promise<Run> {
+  let out = "";
+  let err = "";
+  const jsonFile = path.join(tmp, `r-${Math.random().toString(36).slice(2)}.json`);
+  const code = await main([...argv, "--json", jsonFile], { stdout: (s) => (out += s), stderr: (s) => (err += s), root });
+  const json = fs.existsSync(jsonFile) ? JSON.parse(fs.readFileSync(jsonFile, "utf8")) : undefined;
+  return { code, out, err, json };
+}
+
+function flags(kube: FakeKube, url: string, backend = "vllm"): string[] {
+  return ["test-stack", "--kubeconfig", kube.kubeconfig, "--url", url, "--namespace", NAMESPACE, "--graph", GRAPH, "--model", MODEL, "--backend", backend, "--timeout", "5", "--ttft-threshold-ms", "150"];
+}
+
+async function against(mode: FrontendMode, scenario: KubeScenario, backend = "vllm"): Promise<Run & { bodies: unknown[] }> {
+  const fe = await startFrontend(mode, 350);
+  const kube = await startKube(scenario);
+  try {
+    const r = await verify(flags(kube, fe.url, backend));
+    return { ...r, bodies: fe.requests.map((q) => q.body) };
+  } finally {
+    await fe.close();
+    await kube.close();
+  }
+}
+
+function statuses(r: Run): string {
+  return (r.json?.gates ?? []).map((g) => `${g.id}:${g.status}`).join(" ");
+}
+
+/** A TCP port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe("verify CLI against fake cluster and Frontend", function () {
+  this.timeout(2000);
+  before(async function () {
+    this.timeout(20000); // first import of @kubernetes/client-node under tsx takes ~2 s
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "verify-cli-"));
+    main = (await import("../../tools/verify/cli")).main;
+    await import("../../tools/verify/run");
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it("passes every gate on a healthy deployment and always sends `stream` explicitly (F4)", async () => {
+    const r = await against("pass", "libfabric");
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.equal(statuses(r), "A:PASS B:PASS C:PASS D:PASS E:PASS");
+    const posts = r.bodies.filter((b): b is Record<string, unknown> => b !== undefined);
+    assert.equal(posts.length, 4);
+    for (const b of posts) assert.equal(typeof b.stream, "boolean");
+    assert.match(r.out, /^E {5}time to first token {23}PASS/m);
+  });
+
+  const matrix: [string, FrontendMode, KubeScenario, string, string, string?][] = [
+    ["a worker is not ready (F2)", "pass", "notReadyWorker", "A:FAIL B:SKIPPED C:SKIPPED D:PASS E:SKIPPED", "worker llama-decodeworker-0: no ready endpoint"],
+    ["the Frontend lists no model", "noModels", "libfabric", "A:PASS B:FAIL C:SKIPPED D:PASS E:SKIPPED", 'served model "meta-llama/Llama-3.1-8B-Instruct" not listed'],
+    ["completion text is empty", "emptyText", "libfabric", "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED", "choices[0].text is empty"],
+    ["the response is double-wrapped", "doubleWrapped", "libfabric", "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED", "double-wrapped"],
+    ["the SSE stream ends without [DONE]", "brokenSse", "libfabric", "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED", "ended without [DONE]"],
+    ["NIXL instantiated UCX (F3)", "pass", "ucx", "A:PASS B:PASS C:PASS D:FAIL E:PASS", "Backend UCX was instantiated"],
+    ["the NIXL handshake failed", "pass", "handshakeFailed", "A:PASS B:PASS C:PASS D:FAIL E:PASS", "handshake_failed"],
+    ["the first token is slow (TCP fallback)", "slowFirstToken", "libfabric", "A:PASS B:PASS C:PASS D:PASS E:FAIL", "(threshold 150 ms)"],
+    ["TRT-LLM logs no backend line", "pass", "trtllmNoLine", "A:PASS B:PASS C:PASS D:INCONCLUSIVE E:PASS", "TRTLLM_NIXL_KVCACHE_BACKEND", "trtllm"],
+  ];
+  for (const [why, mode, scenario, expected, evidence, backend] of matrix) {
+    it(`exits 1 and fails exactly the right gate when ${why}`, async () => {
+      const r = await against(mode, scenario, backend);
+      assert.equal(statuses(r), expected, r.out);
+      assert.equal(r.code, 1);
+      assert.equal(r.json?.exitCode, 1);
+      assert.ok(r.out.includes(evidence), r.out);
+    });
+  }
+
+  it("without --url, reaches the Frontend through a port-forward opened via the Kubernetes API", async () => {
+    const fe = await startFrontend("pass");
+    const kube = await startKube("libfabric", fe.url);
+    try {
+      const argv = flags(kube, fe.url).filter((a, i, all) => a !== "--url" && all[i - 1] !== "--url");
+      const r = await verify(argv);
+      assert.equal(statuses(r), "A:PASS B:PASS C:PASS D:PASS E:PASS", r.out + r.err);
+      assert.ok(kube.requests.some((q) => q.path === `/api/v1/namespaces/${NAMESPACE}/pods/${GRAPH}-frontend-0/portforward?ports=8000`));
+      assert.equal(fe.requests.length, 5);
+    } finally {
+      await fe.close();
+      await kube.close();
+    }
+  });
+
+  it("stays within --timeout when a stream hangs: gate C fails, E is skipped", async () => {
+    const fe = await startFrontend("hangStream");
+    const kube = await startKube("libfabric");
+    try {
+      const t0 = Date.now();
+      const r = await verify([...flags(kube, fe.url), "--timeout", "0.6"]);
+      assert.ok(Date.now() - t0 < 1200, `took ${Date.now() - t0} ms`);
+      assert.equal(statuses(r), "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED", r.out);
+      assert.match(r.out, /completions stream=true: timed out after \d+ ms/);
+    } finally {
+      await fe.close();
+      await kube.close();
+    }
+  });
+
+  it("the fake Frontend really answers 500 when `stream` is omitted, and gate C fails on it", async () => {
+    const fe = await startFrontend("pass");
+    try {
+      const noStream = await requestJson(`${fe.url}/v1/completions`, "POST", { model: MODEL, prompt: "x", max_tokens: 4 }, 1000);
+      assert.equal(noStream.status, 500);
+      const ok = { status: 200, text: "", json: { choices: [{ message: { content: "x" } }] }, ms: 1 };
+      const r = gateCompletions({ completion: noStream, stream: { status: 200, events: ['{"choices":[{"text":"a"}]}', "[DONE]"], ttftMs: 1, ms: 1 }, chat: ok });
+      assert.equal(r.status, "FAIL");
+      assert.match(r.evidence[0], /^POST \/v1\/completions stream=false: HTTP 500/);
+    } finally {
+      await fe.close();
+    }
+  });
+
+  it("reads namespace, graph, model and backend from stacks/Pulumi.<stack>.yaml", async () => {
+    const root = path.join(tmp, "proj");
+    fs.mkdirSync(path.join(root, "stacks"), { recursive: true });
+    fs.writeFileSync(path.join(root, "stacks", "Pulumi.p5en.yaml"), `config:\n  dynamo-efa:inference:\n    backend: vllm\n    model: ${MODEL}\n    graphName: ${GRAPH}\n`);
+    const fe = await startFrontend("pass");
+    const kube = await startKube("libfabric");
+    try {
+      const r = await verify(["p5en", "--kubeconfig", kube.kubeconfig, "--url", fe.url, "--ttft-threshold-ms", "500"], root);
+      assert.equal(r.code, 0, r.out + r.err);
+      assert.match(r.out, /from stacks\/Pulumi\.p5en\.yaml/);
+    } finally {
+      await fe.close();
+      await kube.close();
+    }
+  });
+
+  it("exits 3 with one line when the cluster is unreachable", async () => {
+    const cfg = path.join(tmp, "dead-kubeconfig");
+    fs.writeFileSync(cfg, kubeconfigText(`http://127.0.0.1:${await closedPort()}`));
+    const r = await verify(["s", "--kubeconfig", cfg, "--model", "m", "--backend", "vllm", "--url", "http://127.0.0.1:1"]);
+    assert.equal(r.code, 3);
+    assert.match(r.err, /^verify: cluster unreachable at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/);
+  });
+
+  it("exits 3 with one line when the Frontend is unreachable", async () => {
+    const kube = await startKube("libfabric");
+    try {
+      const r = await verify(flags(kube, `http://127.0.0.1:${await closedPort()}`));
+      assert.equal(r.code, 3);
+      assert.match(r.err, /^verify: frontend unreachable at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/);
+    } finally {
+      await kube.close();
+    }
+  });
+
+  it("exits 3 with one line when the API refuses the port-forward to the Frontend pod", async () => {
+    const kube = await startKube("libfabric"); // no forward target: the upgrade is refused
+    try {
+      const argv = flags(kube, "x").filter((a, i, all) => a !== "--url" && all[i - 1] !== "--url");
+      const r = await verify(argv);
+      assert.equal(r.code, 3, r.out + r.err);
+      assert.match(r.err, /^verify: frontend unreachable at pod\/llama-frontend-0:8000 via port-forward: .*\(port-forward failed: .*\)\n$/);
+    } finally {
+      await kube.close();
+    }
+  });
+
+  it("fails gate A naming the selector when the namespace holds no pod of the graph", async () => {
+    const fe = await startFrontend("pass");
+    const kube = await startKube("libfabric");
+    try {
+      const r = await verify(flags(kube, fe.url).map((a) => (a === NAMESPACE ? "elsewhere" : a)));
+      assert.equal(statuses(r), "A:FAIL B:SKIPPED C:SKIPPED D:FAIL E:SKIPPED", r.out);
+      assert.ok(r.json?.gates[0].evidence.includes(`no pod in namespace elsewhere matches nvidia.com/dynamo-graph-deployment-name=${GRAPH}`));
+    } finally {
+      await fe.close();
+      await kube.close();
+    }
+  });
+
+  it("exits 3 with one line when the cluster API answers an error status", async () => {
+    const kube = await startKube("libfabric");
+    try {
+      const r = await verify(flags(kube, "http://127.0.0.1:1").map((a) => (a === NAMESPACE ? "broken" : a)));
+      assert.equal(r.code, 3);
+      assert.match(r.err, /^verify: cluster at http:\/\/127\.0\.0\.1:\d+ answered HTTP 500 to list pods: etcdserver: request timed out\n$/);
+    } finally {
+      await kube.close();
+    }
+  });
+
+  const usage: [string, string[], RegExp][] = [
+    ["no stack", [], /expected exactly one <stack>; got none/],
+    ["an unknown flag", ["s", "--nope"], /Unknown option '--nope'/],
+    ["a bad timeout", ["s", "--model", "m", "--backend", "vllm", "--timeout", "0"], /--timeout must be a positive number; got "0"/],
+    ["a missing stack file and no flags", ["nostack"], /no stack file .*Pulumi\.nostack\.yaml; pass --model and --backend/],
+    ["a missing kubeconfig file", ["s", "--model", "m", "--backend", "vllm", "--kubeconfig", "/nonexistent/kc"], /--kubeconfig \/nonexistent\/kc: no such file/],
+  ];
+  for (const [why, argv, re] of usage) {
+    it(`exits 2 on ${why}`, async () => {
+      const r = await verify(argv);
+      assert.equal(r.code, 2);
+      assert.match(r.err, re);
+      assert.match(r.err, /usage: npm run verify -- <stack>/);
+    });
+  }
+
+  it("as a subprocess, turns the result into the process exit code (2, no stack trace)", function () {
+    // ~0.5 s alone (node + tsx start-up, client-node is not loaded on usage errors); slower when
+    // mocha's parallel workers share the two cores, hence the wider bound for this one test.
+    this.timeout(6000);
+    const p = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "tools", "verify", "cli.ts"), "nostack"], { cwd: ROOT, encoding: "utf8", timeout: 5000 });
+    assert.equal(p.status, 2, p.stderr);
+    assert.match(p.stderr, /^verify: no stack file /);
+    assert.doesNotMatch(p.stderr, /\n\s+at /);
+  });
+});

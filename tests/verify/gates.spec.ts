@@ -1,0 +1,231 @@
+/** Pure gate logic of `verify`: every gate has passing and failing cases, judged as plain data. */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import {
+  blockersOf,
+  EndpointFact,
+  exitCodeOf,
+  gateCompletions,
+  gateModels,
+  gatePods,
+  GateId,
+  GateResult,
+  gateTtft,
+  HttpReply,
+  PodFact,
+  result,
+  SseReply,
+} from "../../tools/verify/gates";
+import { SseParser } from "../../tools/verify/http";
+import { gateKvLogs, TRTLLM_NOTE } from "../../tools/verify/kvlog";
+import { renderTable } from "../../tools/verify/report";
+import { resolveTarget, UsageError } from "../../tools/verify/target";
+
+const COMPONENTS = ["Frontend", "PrefillWorker", "DecodeWorker"];
+const WORKERS = ["PrefillWorker", "DecodeWorker"];
+
+function pod(name: string, component: string, ready = true, phase = "Running"): PodFact {
+  return { name, component, componentType: component === "Frontend" ? "frontend" : "worker", phase, ready };
+}
+function ep(podName: string, ready: boolean | undefined): EndpointFact {
+  return { slice: `${podName}-slice`, service: "svc", pod: podName, ready };
+}
+const PODS = [pod("fe", "Frontend"), pod("pw", "PrefillWorker"), pod("dw", "DecodeWorker")];
+const EPS = [ep("fe", true), ep("pw", true), ep("dw", true)];
+
+describe("verify gate A (pods, EndpointSlices)", () => {
+  it("passes when every component runs Ready and every worker has a ready endpoint", () => {
+    const r = gatePods(PODS, EPS, COMPONENTS, WORKERS);
+    assert.equal(r.status, "PASS");
+    assert.equal(r.evidence[0], "3 pods Running+Ready; 2 ready worker endpoints");
+  });
+  const failures: [string, PodFact[], EndpointFact[], string][] = [
+    ["a component has no pod", PODS.slice(0, 2), EPS, "no pod of component DecodeWorker"],
+    ["a pod is not Ready", [PODS[0], PODS[1], pod("dw", "DecodeWorker", false)], EPS, "pod dw: phase=Running ready=false"],
+    ["a pod is Pending", [PODS[0], PODS[1], pod("dw", "DecodeWorker", false, "Pending")], EPS, "pod dw: phase=Pending ready=false"],
+    ["a worker endpoint is ready=false (F2)", PODS, [EPS[0], EPS[1], ep("dw", false)], "worker dw: no ready endpoint (dw-slice ready=false); Frontend discovery skips it"],
+    ["a worker is in no EndpointSlice", PODS, EPS.slice(0, 2), "worker dw: in no EndpointSlice (Frontend cannot discover it)"],
+  ];
+  for (const [why, pods, eps, line] of failures) {
+    it(`fails when ${why}`, () => {
+      const r = gatePods(pods, eps, COMPONENTS, WORKERS);
+      assert.equal(r.status, "FAIL");
+      assert.ok(r.evidence.includes(line), r.evidence.join("\n"));
+    });
+  }
+});
+
+function reply(status: number, body: unknown, ms = 5): HttpReply {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status, text, json, ms };
+}
+
+describe("verify gate B (/v1/models)", () => {
+  it("passes when the served model is listed", () => {
+    assert.equal(gateModels(reply(200, { object: "list", data: [{ id: "m" }] }), "m").status, "PASS");
+  });
+  const cases: [string, HttpReply, string][] = [
+    ["no worker was discovered (rev5)", reply(200, { data: [] }), 'served model "m" not listed; listed: none (Frontend discovered no worker)'],
+    ["another model is listed", reply(200, { data: [{ id: "other" }] }), 'served model "m" not listed; listed: other'],
+    ["the body has no data array", reply(200, { models: [] }), 'GET /v1/models: no "data" array in {"models":[]}'],
+    ["the Frontend answers 503", reply(503, "busy"), "GET /v1/models: HTTP 503 busy"],
+  ];
+  for (const [why, r, line] of cases) {
+    it(`fails when ${why}`, () => assert.deepEqual(gateModels(r, "m").evidence, [line]));
+  }
+});
+
+const GOOD_TEXT = { id: "c", object: "text_completion", choices: [{ text: " Paris.", finish_reason: "length" }] };
+const GOOD_CHAT = { id: "h", choices: [{ message: { role: "assistant", content: "Paris." } }] };
+function sse(events: string[], extra: Partial<SseReply> = {}): SseReply {
+  return { status: 200, events, ttftMs: 3, ms: 4, ...extra };
+}
+const chunk = (t: string) => JSON.stringify({ choices: [{ text: t }] });
+const GOOD_SSE = sse([chunk(" Paris"), chunk("."), "[DONE]"]);
+
+describe("verify gate C (completions)", () => {
+  it("passes with text, an SSE stream ending in [DONE] and a chat message", () => {
+    const r = gateCompletions({ completion: reply(200, GOOD_TEXT), stream: GOOD_SSE, chat: reply(200, GOOD_CHAT) });
+    assert.equal(r.status, "PASS");
+    assert.equal(r.latencyMs, 14);
+  });
+  const cases: [string, Partial<Parameters<typeof gateCompletions>[0]>, string | string[]][] = [
+    ["text is empty", { completion: reply(200, { ...GOOD_TEXT, choices: [{ text: "  " }] }) }, "completions stream=false: choices[0].text is empty"],
+    ["the body is double-wrapped", { completion: reply(200, { data: { data: GOOD_TEXT } }) }, "completions stream=false: double-wrapped: top-level keys [data], expected choices"],
+    ["choices are missing", { completion: reply(200, { id: "x" }) }, "completions stream=false: no choices: top-level keys [id]"],
+    ["the Frontend answers 500 (stream omitted, F4)", { completion: reply(500, { error: "finish_reason" }) }, 'POST /v1/completions stream=false: HTTP 500 {"error":"finish_reason"}'],
+    ["the SSE stream has no [DONE]", { stream: sse([chunk(" Paris")]) }, "completions stream=true: ended without [DONE] after 1 events"],
+    ["the SSE chunks carry no text", { stream: sse([chunk(""), "[DONE]"]) }, "completions stream=true: chunks carried no text"],
+    ["an SSE event is not JSON", { stream: sse(["oops", "[DONE]"]) }, ["completions stream=true: event is not JSON: oops", "completions stream=true: chunks carried no text"]],
+    ["the stream times out", { stream: sse([], { status: 200, error: "timed out after 50 ms" }) }, "completions stream=true: timed out after 50 ms"],
+    ["chat has no message", { chat: reply(200, { choices: [{ text: "x" }] }) }, "chat: choices[0].message.content missing"],
+  ];
+  for (const [why, over, line] of cases) {
+    it(`fails when ${why}`, () => {
+      const r = gateCompletions({ completion: reply(200, GOOD_TEXT), stream: GOOD_SSE, chat: reply(200, GOOD_CHAT), ...over });
+      assert.equal(r.status, "FAIL");
+      assert.deepEqual(r.evidence, typeof line === "string" ? [line] : line);
+    });
+  }
+});
+
+const LF = "2026-05-06 NIXL INFO    _api.py:361 Backend LIBFABRIC was instantiated";
+describe("verify gate D (NIXL backend in worker logs)", () => {
+  it("passes when every vLLM worker logs the LIBFABRIC backend", () => {
+    const r = gateKvLogs("vllm", [{ pod: "pw", text: LF }, { pod: "dw", text: `x\n${LF}\ny` }]);
+    assert.equal(r.status, "PASS");
+    assert.deepEqual(r.evidence, [`pw: ${LF}`, `dw: ${LF}`]);
+  });
+  const failures: [string, string, string][] = [
+    ["UCX was instantiated (F3)", "NIXL INFO _api.py:361 Backend UCX was instantiated", "pw: UCX backend instantiated (LIBFABRIC not selected): NIXL INFO _api.py:361 Backend UCX was instantiated"],
+    ["the handshake failed", `${LF}\nNIXL transfer failure: handshake_failed | Context`, "pw: NIXL handshake failed: NIXL transfer failure: handshake_failed | Context"],
+    ["NIXL_ERR_BACKEND was raised", `${LF}\nnixl._bindings.nixlBackendError: NIXL_ERR_BACKEND`, "pw: NIXL_ERR_BACKEND: nixl._bindings.nixlBackendError: NIXL_ERR_BACKEND"],
+    ["a plugin failed to load", `${LF}\nplugin load failed: libplugin_LIBFABRIC.so`, "pw: NIXL plugin load failure: plugin load failed: libplugin_LIBFABRIC.so"],
+  ];
+  for (const [why, text, line] of failures) {
+    it(`fails when ${why}`, () => {
+      const r = gateKvLogs("vllm", [{ pod: "pw", text }]);
+      assert.equal(r.status, "FAIL");
+      assert.ok(r.evidence.includes(line), r.evidence.join("\n"));
+    });
+  }
+  it("fails when a vLLM worker never logs its backend", () => {
+    const r = gateKvLogs("vllm", [{ pod: "pw", text: LF }, { pod: "dw", text: "started" }]);
+    assert.equal(r.status, "FAIL");
+    assert.match(r.evidence[0], /missing in dw /);
+  });
+  it("fails when a log cannot be read, and when there are no workers", () => {
+    assert.equal(gateKvLogs("vllm", [{ pod: "pw", text: "", error: "HTTP 403" }]).evidence[0], "pw: log unreadable: HTTP 403");
+    assert.equal(gateKvLogs("vllm", []).status, "FAIL");
+  });
+  it("is INCONCLUSIVE (not PASS) for TRT-LLM without a backend line, and says why", () => {
+    const r = gateKvLogs("trtllm", [{ pod: "pw", text: "Using KvCacheTransceiverV2" }]);
+    assert.equal(r.status, "INCONCLUSIVE");
+    assert.equal(r.evidence[1], TRTLLM_NOTE);
+    assert.equal(exitCodeOf([r]), 1);
+  });
+  it("still FAILs TRT-LLM on a failure line and PASSes it on the LIBFABRIC line", () => {
+    assert.equal(gateKvLogs("trtllm", [{ pod: "pw", text: "NIXL_ERR_BACKEND" }]).status, "FAIL");
+    assert.equal(gateKvLogs("trtllm", [{ pod: "pw", text: LF }]).status, "PASS");
+  });
+});
+
+describe("verify gate E (time to first token)", () => {
+  it("passes at or under the threshold", () => assert.deepEqual(gateTtft(sse([], { ttftMs: 900 }), 1000).evidence, ["TTFT 900 ms (threshold 1000 ms)"]));
+  it("fails over the threshold (the TCP-fallback signature)", () => {
+    const r = gateTtft(sse([], { ttftMs: 98000 }), 5000);
+    assert.equal(r.status, "FAIL");
+    assert.equal(r.latencyMs, 98000);
+  });
+  it("fails when no token arrives", () => assert.deepEqual(gateTtft(sse([], { ttftMs: undefined, error: "timed out after 10 ms" }), 5).evidence, ["stream: timed out after 10 ms"]));
+});
+
+describe("verify ordering, exit code, SSE parsing, table", () => {
+  const done = (s: Record<string, GateResult["status"]>) => new Map(Object.entries(s).map(([k, v]) => [k as GateId, result(k as GateId, v, ["x"])]));
+  it("skips a gate whose prerequisite did not pass", () => {
+    assert.deepEqual(blockersOf("B", done({ A: "FAIL" })), ["A"]);
+    assert.deepEqual(blockersOf("E", done({ C: "SKIPPED" })), ["C"]);
+    assert.deepEqual(blockersOf("D", done({ A: "FAIL" })), []);
+    assert.deepEqual(blockersOf("C", done({ B: "PASS" })), []);
+  });
+  it("exits 0 only when every gate passed", () => {
+    assert.equal(exitCodeOf([result("A", "PASS", ["x"])]), 0);
+    assert.equal(exitCodeOf([result("A", "PASS", ["x"]), result("B", "SKIPPED", ["x"])]), 1);
+  });
+  it("parses SSE across chunk boundaries, CRLF and multi-line data", () => {
+    const p = new SseParser();
+    assert.deepEqual(p.push('data: {"a"'), []);
+    assert.deepEqual(p.push(':1}\r\n\r\ndata: x\ndata: y\n\n: comment\n\ndata: [DONE]'), ['{"a":1}', "x\ny"]);
+    assert.deepEqual(p.end(), ["[DONE]"]);
+  });
+  it("renders one row per gate with evidence lines below", () => {
+    const target = { namespace: "n", graph: "g", servedModel: "m", backend: "vllm" as const, source: "flags" };
+    const out = renderTable(target, [result("A", "PASS", ["ok", "more"], 12), result("B", "SKIPPED", ["needs gate A to pass"])]).split("\n");
+    assert.match(out[4], /^A {5}pods Ready \+ worker EndpointSlices ready {2}PASS {5}12 ms {4}ok$/);
+    assert.equal(out[5].trim(), "more");
+    assert.match(out[6], /SKIPPED {2}- {8}needs gate A to pass$/);
+  });
+});
+
+describe("verify stack resolution", () => {
+  let root: string;
+  before(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), "verify-stack-"));
+    fs.mkdirSync(path.join(root, "stacks"));
+    fs.writeFileSync(
+      path.join(root, "stacks", "Pulumi.p5en.yaml"),
+      'config:\n  aws:region: us-east-2\n  dynamo-efa:inference:\n    backend: vllm\n    model: meta-llama/Llama-3.1-8B-Instruct\n    namespace: serving\n',
+    );
+    fs.writeFileSync(path.join(root, "stacks", "Pulumi.empty.yaml"), "config:\n  aws:region: us-east-2\n");
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+  it("reads the stack file, with defaults for servedModelName and graphName", () => {
+    assert.deepEqual(resolveTarget("p5en", {}, root), {
+      namespace: "serving",
+      graph: "p5en",
+      servedModel: "meta-llama/Llama-3.1-8B-Instruct",
+      backend: "vllm",
+      source: path.join("stacks", "Pulumi.p5en.yaml"),
+    });
+  });
+  it("lets flags override the stack file", () => {
+    const t = resolveTarget("p5en", { namespace: "x", graph: "g", model: "m", backend: "trtllm" }, root);
+    assert.deepEqual([t.namespace, t.graph, t.servedModel, t.backend], ["x", "g", "m", "trtllm"]);
+  });
+  it("works from flags alone when there is no stack file", () => {
+    assert.equal(resolveTarget("nope", { model: "m", backend: "sglang" }, root).namespace, "dynamo");
+  });
+  it("rejects a missing stack file without flags, a file without the key, and an unknown backend", () => {
+    assert.throws(() => resolveTarget("nope", {}, root), (e: Error) => e instanceof UsageError && /no stack file .*Pulumi\.nope\.yaml; pass --model and --backend/.test(e.message));
+    assert.throws(() => resolveTarget("empty", {}, root), /no "config\.dynamo-efa:inference" object/);
+    assert.throws(() => resolveTarget("nope", { model: "m", backend: "tgi" }, root), /backend "tgi" is not one of vllm, trtllm, sglang/);
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * Thin client over `@kubernetes/client-node` 1.x: the few reads `verify` needs (pods by label
+ * selector, EndpointSlices, pod logs) reduced to the facts the gates judge, and a local
+ * port-forward to the Frontend. Connection failures become `UnreachableError` (exit code 3).
+ */
+import * as fs from "node:fs";
+import * as net from "node:net";
+import { PassThrough } from "node:stream";
+import * as k8s from "@kubernetes/client-node";
+import { OperatorLabel } from "../../components/_shared/names";
+import { EndpointFact, PodFact } from "./gates";
+import { errorCode, UnreachableError, UNREACHABLE_CODES } from "./http";
+import { WorkerLog } from "./kvlog";
+import { UsageError } from "./target";
+
+/** Label the EndpointSlice controller puts on every slice of a Service. */
+export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+
+/** Largest log read per worker; NIXL logs its backend at start-up, so the whole log is read up to this. */
+export const LOG_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** A pod plus what is needed to read its log and forward to it. */
+export interface PodRef extends PodFact {
+  /** Container whose log to read (`main` when present, the operator's main container name). */
+  readonly container: string | undefined;
+}
+
+/** Loads a kubeconfig: the given file, else the default chain (KUBECONFIG, ~/.kube/config, in-cluster). */
+export function loadKubeConfig(file?: string): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  if (file && !fs.existsSync(file)) throw new UsageError(`--kubeconfig ${file}: no such file`);
+  if (file) kc.loadFromFile(file);
+  else kc.loadFromDefault();
+  if (!kc.getCurrentCluster()) throw new UnreachableError(`no cluster in kubeconfig${file ? ` ${file}` : ""}`);
+  return kc;
+}
+
+/**
+ * Maps client errors to one clear line (exit code 3): no connection, refused credentials, an API error
+ * status (e.g. RBAC 403, a 5xx), or no answer within the budget. Anything else is a bug and rethrown.
+ */
+export function clusterError(kc: k8s.KubeConfig, e: unknown, what: string): unknown {
+  const server = kc.getCurrentCluster()?.server ?? "?";
+  const code = errorCode(e);
+  if (code && (UNREACHABLE_CODES.includes(code) || code === "ECONNRESET")) return new UnreachableError(`cluster unreachable at ${server}: ${code}`);
+  const status = (e as { code?: unknown }).code;
+  if (typeof status === "number") {
+    const body = (e as { body?: unknown }).body;
+    const reason = typeof body === "string" ? (/"message":"([^"]*)"/.exec(body)?.[1] ?? /"reason":"([^"]*)"/.exec(body)?.[1]) : undefined;
+    return new UnreachableError(`cluster at ${server} answered HTTP ${status} to ${what}${reason ? `: ${reason}` : ""}`);
+  }
+  if (e instanceof Error && /timed out/.test(e.message)) return new UnreachableError(`cluster at ${server}: ${e.message}`);
+  return e;
+}
+
+/** Races `p` against a timer. */
+export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+function podRef(p: k8s.V1Pod): PodRef {
+  const labels = p.metadata?.labels ?? {};
+  const containers = p.spec?.containers ?? [];
+  return {
+    name: p.metadata?.name ?? "?",
+    component: labels[OperatorLabel.Component],
+    componentType: labels[OperatorLabel.ComponentType],
+    phase: p.status?.phase,
+    ready: (p.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True"),
+    container: containers.find((c) => c.name === "main")?.name ?? containers[0]?.name,
+  };
+}
+
+function endpointFacts(slices: readonly k8s.V1EndpointSlice[]): EndpointFact[] {
+  return slices.flatMap((s) =>
+    (s.endpoints ?? []).map((e) => ({
+      slice: s.metadata?.name ?? "?",
+      service: s.metadata?.labels?.[SERVICE_NAME_LABEL],
+      pod: e.targetRef?.kind === "Pod" ? e.targetRef.name : undefined,
+      ready: e.conditions?.ready,
+    })),
+  );
+}
+
+/** The reads `verify` does against one namespace. */
+export class ClusterReader {
+  private readonly core: k8s.CoreV1Api;
+  private readonly discovery: k8s.DiscoveryV1Api;
+  constructor(
+    private readonly kc: k8s.KubeConfig,
+    private readonly namespace: string,
+  ) {
+    this.core = kc.makeApiClient(k8s.CoreV1Api);
+    this.discovery = kc.makeApiClient(k8s.DiscoveryV1Api);
+  }
+
+  private async call<T>(p: () => Promise<T>, ms: number, what: string): Promise<T> {
+    try {
+      return await withTimeout(p(), ms, what);
+    } catch (e) {
+      throw clusterError(this.kc, e, what);
+    }
+  }
+
+  /** Pods matching a label selector (`podSelector(...)` from names.ts). */
+  async pods(labelSelector: string, ms: number): Promise<PodRef[]> {
+    const list = await this.call(() => this.core.listNamespacedPod({ namespace: this.namespace, labelSelector }), ms, "list pods");
+    return list.items.map(podRef);
+  }
+
+  /**
+   * Every EndpointSlice endpoint in the namespace. The gate matches endpoints to worker pods by
+   * `targetRef`, so it does not depend on which Service (and so which `kubernetes.io/service-name`)
+   * the operator created them for.
+   */
+  async endpoints(ms: number): Promise<EndpointFact[]> {
+    const list = await this.call(() => this.discovery.listNamespacedEndpointSlice({ namespace: this.namespace }), ms, "list EndpointSlices");
+    return endpointFacts(list.items);
+  }
+
+  /** The log of one pod's container (up to `LOG_LIMIT_BYTES`); a read error is returned, not thrown. */
+  async log(pod: PodRef, ms: number): Promise<WorkerLog> {
+    try {
+      const text = await this.call(
+        () => this.core.readNamespacedPodLog({ name: pod.name, namespace: this.namespace, container: pod.container, limitBytes: LOG_LIMIT_BYTES }),
+        ms,
+        `read log of ${pod.name}`,
+      );
+      return { pod: pod.name, text: String(text) };
+    } catch (e) {
+      if (e instanceof UnreachableError) throw e;
+      return { pod: pod.name, text: "", error: (e as Error).message.split("\n")[0] };
+    }
+  }
+}
+
+/** A local TCP listener forwarding each connection to a pod port through the Kubernetes API. */
+export interface Forward {
+  /** Base URL to send requests to (`http://127.0.0.1:<port>` for a port-forward). */
+  readonly url: string;
+  /** What the URL reaches, for messages (e.g. `pod/llama-frontend-0:8000 via port-forward`). */
+  readonly label: string;
+  /** The last port-forward failure (e.g. the API refused the WebSocket), if any. */
+  lastError(): string | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * Forwards 127.0.0.1:<ephemeral> to `port` of `pod` (what `kubectl port-forward svc/...` does: a
+ * Service is forwarded through one of its ready pods). A ClusterIP is not reachable from a laptop.
+ */
+export async function forwardToPod(kc: k8s.KubeConfig, namespace: string, pod: string, port: number): Promise<Forward> {
+  const pf = new k8s.PortForward(kc, true);
+  const sockets = new Set<net.Socket>();
+  let lastError: string | undefined;
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    const errors = new PassThrough();
+    pf.portForward(namespace, pod, [port], socket, errors, socket).then(
+      (ws) => socket.on("close", () => (typeof ws === "function" ? ws() : ws)?.close()),
+      (e: unknown) => {
+        lastError = `port-forward failed: ${(e as { message?: string }).message ?? String(e)}`;
+        socket.destroy();
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const addr = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${addr.port}`,
+    label: `pod/${pod}:${port} via port-forward`,
+    lastError: () => lastError,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * Runs the gates in order against a live deployment: fetch (k8s.ts, http.ts), judge (gates.ts,
+ * kvlog.ts). A gate whose prerequisite did not pass is SKIPPED. Everything runs inside one time
+ * budget (`timeoutMs`); a gate reached with no time left FAILs saying so.
+ */
+import { DynamoPort, GraphService, podSelector } from "../../components/_shared/names";
+import {
+  blockersOf,
+  gateCompletions,
+  gateModels,
+  gatePods,
+  GateId,
+  GateResult,
+  GateStatus,
+  gateTtft,
+  isWorker,
+  result,
+  skipped,
+} from "./gates";
+import { requestJson, requestSse, UnreachableError } from "./http";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { ClusterReader, Forward, forwardToPod, loadKubeConfig, PodRef } from "./k8s";
+import { gateKvLogs } from "./kvlog";
+import { Target } from "./target";
+
+/** How to run the gates. */
+export interface RunOptions {
+  readonly target: Target;
+  /** Kubeconfig file. @default - KUBECONFIG, then ~/.kube/config, then in-cluster */
+  readonly kubeconfig?: string;
+  /** Frontend base URL. @default - a port-forward to a Ready Frontend pod through the Kubernetes API */
+  readonly url?: string;
+  /** Budget for the whole run, in milliseconds. */
+  readonly timeoutMs: number;
+  /** Gate E passes when the first token arrives within this many milliseconds. */
+  readonly ttftThresholdMs: number;
+}
+
+/** What a run produced. */
+export interface RunOutcome {
+  readonly results: GateResult[];
+  /** Frontend URL used (undefined when no HTTP gate ran). */
+  readonly frontend: string | undefined;
+}
+
+const ORDER: readonly GateId[] = ["A", "B", "C", "D", "E"];
+const COMPONENTS: readonly string[] = [GraphService.Frontend, GraphService.Prefill, GraphService.Decode];
+const WORKERS: readonly string[] = [GraphService.Prefill, GraphService.Decode];
+/** Prompt of the smoke requests (the field report's). `stream` is always explicit (F4). */
+const PROMPT = "The capital of France is";
+
+class Budget {
+  private readonly deadline: number;
+  constructor(private readonly totalMs: number) {
+    this.deadline = Date.now() + totalMs;
+  }
+  left(): number {
+    return Math.max(0, this.deadline - Date.now());
+  }
+  outOfTime(id: GateId): GateResult | undefined {
+    if (this.left() > 0) return undefined;
+    return result(id, GateStatus.Fail, [`no time left (--timeout ${Math.round(this.totalMs / 1000)} s)`]);
+  }
+}
+
+function elapsed(t0: number): number {
+  return Date.now() - t0;
+}
+
+async function httpGates(frontend: Forward | undefined, t: Target, o: RunOptions, budget: Budget, done: Map<GateId, GateResult>): Promise<void> {
+  // B needs A, C needs B, E needs C: a gate that runs always has an open `frontend`.
+  const run = async (id: GateId, f: (base: string) => Promise<GateResult>) => {
+    const blockers = blockersOf(id, done);
+    done.set(id, blockers.length || !frontend ? skipped(id, blockers) : (budget.outOfTime(id) ?? (await f(frontend.url))));
+  };
+  await run("B", async (base) => {
+    const models = await requestJson(`${base}/v1/models`, "GET", undefined, budget.left());
+    if (models.status === 0) {
+      const via = frontend?.lastError() ? ` (${frontend.lastError()})` : "";
+      throw new UnreachableError(`frontend unreachable at ${frontend?.label}: ${models.error}${via}`);
+    }
+    return gateModels(models, t.servedModel);
+  });
+  const completion = { model: t.servedModel, prompt: PROMPT, max_tokens: 16, temperature: 0 };
+  await run("C", async (base) => {
+    const nonStream = await requestJson(`${base}/v1/completions`, "POST", { ...completion, stream: false }, budget.left());
+    const stream = await requestSse(`${base}/v1/completions`, { ...completion, stream: true }, budget.left());
+    const chat = await requestJson(
+      `${base}/v1/chat/completions`,
+      "POST",
+      { model: t.servedModel, messages: [{ role: "user", content: `Complete: ${PROMPT}` }], max_tokens: 16, stream: false },
+      budget.left(),
+    );
+    return gateCompletions({ completion: nonStream, stream, chat });
+  });
+  await run("E", async (base) => {
+    const s = await requestSse(`${base}/v1/completions`, { ...completion, stream: true }, Math.min(budget.left(), o.ttftThresholdMs * 4 + 1000));
+    return gateTtft(s, o.ttftThresholdMs);
+  });
+}
+
+/** The Frontend: `--url`, else a port-forward to a Running+Ready Frontend pod (what `kubectl port-forward svc/...` does). */
+async function openFrontend(o: RunOptions, pods: readonly PodRef[], kc: KubeConfig): Promise<Forward> {
+  if (o.url) {
+    const url = o.url.replace(/\/+$/, "");
+    return { url, label: url, lastError: () => undefined, close: async () => undefined };
+  }
+  const pod = pods.find((p) => p.component === GraphService.Frontend && p.phase === "Running" && p.ready);
+  if (!pod) throw new UnreachableError(`no Running+Ready pod matches ${podSelector(o.target.graph, GraphService.Frontend)} to port-forward to`);
+  return forwardToPod(kc, o.target.namespace, pod.name, DynamoPort.FrontendHttp);
+}
+
+/** Runs gates A-E; throws `UnreachableError` when the cluster or the Frontend cannot be reached. */
+export async function runGates(o: RunOptions): Promise<RunOutcome> {
+  const t = o.target;
+  const budget = new Budget(o.timeoutMs);
+  const kc = loadKubeConfig(o.kubeconfig);
+  const reader = new ClusterReader(kc, t.namespace);
+  const done = new Map<GateId, GateResult>();
+
+  const t0 = Date.now();
+  const selector = podSelector(t.graph);
+  const pods = await reader.pods(selector, budget.left());
+  const endpoints = await reader.endpoints(budget.left());
+  const a = gatePods(pods, endpoints, COMPONENTS, WORKERS, elapsed(t0));
+  // An empty match usually means a wrong namespace or graph name: say what was looked for.
+  done.set("A", pods.length ? a : { ...a, evidence: [...a.evidence, `no pod in namespace ${t.namespace} matches ${selector}`] });
+
+  const t1 = Date.now();
+  const workers = pods.filter((p) => isWorker(p, WORKERS));
+  const logs = await Promise.all(workers.map((p) => reader.log(p, budget.left())));
+  done.set("D", budget.outOfTime("D") ?? gateKvLogs(t.backend, logs, elapsed(t1)));
+
+  const frontend = blockersOf("B", done).length === 0 ? await openFrontend(o, pods, kc) : undefined;
+  try {
+    await httpGates(frontend, t, o, budget, done);
+  } finally {
+    await frontend?.close();
+  }
+  return { results: ORDER.map((id) => done.get(id) as GateResult), frontend: frontend?.url };
+}

@@ -1,0 +1,93 @@
+/**
+ * What `verify` checks: namespace, graph, served model and engine of a stack. Resolved in ONE place
+ * (`resolveTarget`) so it is easy to align with the stack config schema the inference program reads.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parse } from "yaml";
+import { Backend } from "./kvlog";
+
+/** The deployment `verify` checks. */
+export interface Target {
+  /** Kubernetes namespace of the graph. */
+  readonly namespace: string;
+  /** DynamoGraphDeployment name. */
+  readonly graph: string;
+  /** Model id the Frontend must list in `/v1/models` and that requests name. */
+  readonly servedModel: string;
+  /** Engine, which decides the log lines of gate D. */
+  readonly backend: Backend;
+  /** Where the values came from (for the report). */
+  readonly source: string;
+}
+
+/** Flags that override the stack file. */
+export interface TargetFlags {
+  readonly namespace?: string;
+  readonly graph?: string;
+  readonly model?: string;
+  readonly backend?: string;
+}
+
+/** A usage problem (exit code 2). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** Config key holding the inference settings in `stacks/Pulumi.<stack>.yaml`. */
+export const INFERENCE_CONFIG_KEY = "dynamo-efa:inference";
+/** Namespace when neither flag nor stack says. */
+export const DEFAULT_NAMESPACE = "dynamo";
+
+const BACKENDS: readonly string[] = Object.values(Backend);
+
+/** Path of a stack's config file under `root`. */
+export function stackFile(root: string, stack: string): string {
+  return path.join(root, "stacks", `Pulumi.${stack}.yaml`);
+}
+
+function readInference(file: string): Record<string, unknown> {
+  const doc = parse(fs.readFileSync(file, "utf8")) as { config?: Record<string, unknown> } | null;
+  const inf = doc?.config?.[INFERENCE_CONFIG_KEY];
+  if (typeof inf !== "object" || inf === null || Array.isArray(inf)) {
+    throw new UsageError(`${file}: no "config.${INFERENCE_CONFIG_KEY}" object; pass --namespace, --graph, --model and --backend instead`);
+  }
+  return inf as Record<string, unknown>;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+/**
+ * Resolution order: explicit flags; else `stacks/Pulumi.<stack>.yaml` under `root`, keys under
+ * `dynamo-efa:inference`: `backend`, `model`, `servedModelName` (default: model), `namespace`
+ * (default "dynamo"), `graphName` (default: the stack name). No file and missing flags => UsageError.
+ */
+export function resolveTarget(stack: string, flags: TargetFlags, root: string): Target {
+  const file = stackFile(root, stack);
+  const haveFile = fs.existsSync(file);
+  const inf = haveFile ? readInference(file) : {};
+  const model = flags.model ?? str(inf.servedModelName) ?? str(inf.model);
+  const backend = flags.backend ?? str(inf.backend);
+  const missing: string[] = [];
+  if (!model) missing.push("--model");
+  if (!backend) missing.push("--backend");
+  if (missing.length > 0) {
+    const where = haveFile ? `${file} has no ${INFERENCE_CONFIG_KEY}.model/backend` : `no stack file ${file}`;
+    throw new UsageError(`${where}; pass ${missing.join(" and ")} (and --namespace/--graph if not "${DEFAULT_NAMESPACE}"/"${stack}")`);
+  }
+  if (!BACKENDS.includes(backend as string)) {
+    throw new UsageError(`backend ${JSON.stringify(backend)} is not one of ${BACKENDS.join(", ")}`);
+  }
+  return {
+    namespace: flags.namespace ?? str(inf.namespace) ?? DEFAULT_NAMESPACE,
+    graph: flags.graph ?? str(inf.graphName) ?? stack,
+    servedModel: model as string,
+    backend: backend as Backend,
+    source: haveFile ? path.relative(root, file) : "flags",
+  };
+}
