@@ -54,42 +54,6 @@ export interface PlanResource {
   readonly opts?: PlanResourceOptions;
 }
 
-/** The fields of one resource the offline render's capture records (structural: no import of the tool). */
-export interface CapturedLike {
-  readonly urn: string;
-  readonly type: string;
-  readonly name: string;
-  readonly parent?: string;
-  /** Direct dependencies, explicit and implicit (URNs). */
-  readonly dependsOn: readonly string[];
-  readonly protect: boolean;
-  readonly retainOnDelete: boolean;
-  /** Inputs with secret values in the clear (never written to disk). */
-  readonly inputs: Record<string, unknown>;
-  /** Dotted input paths that were Pulumi secrets. */
-  readonly secretPaths?: readonly string[];
-  /** `additionalSecretOutputs` of the resource options, when recorded. */
-  readonly additionalSecretOutputs?: readonly string[];
-}
-
-/** The in-memory plan for `runPolicies` from the render's captured resources. */
-export function planFromCapture(resources: readonly CapturedLike[]): PlanResource[] {
-  return resources.map((r) => ({
-    type: r.type,
-    name: r.name,
-    urn: r.urn,
-    props: r.inputs as Record<string, any>,
-    ...(r.parent ? { parent: r.parent } : {}),
-    dependencies: [...r.dependsOn],
-    opts: {
-      protect: r.protect,
-      retainOnDelete: r.retainOnDelete,
-      secretPaths: [...(r.secretPaths ?? [])],
-      additionalSecretOutputs: [...(r.additionalSecretOutputs ?? [])],
-    },
-  }));
-}
-
 /** One violation reported by a policy. */
 export interface PolicyViolation {
   readonly message: string;

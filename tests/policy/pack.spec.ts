@@ -16,8 +16,10 @@ describe("policy pack: CrossGuard entry point", function () {
     assert.ok(pkg.dependencies["@pulumi/policy"]);
   });
 
-  it("index.ts assembles the pack and starts the policy server (prints its port), as `--policy-pack policy` runs it", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "index.ts"], { cwd: PACK, stdio: ["ignore", "pipe", "pipe"] });
+  it("Pulumi's own policy-pack runner loads index.ts (ts-node, type-checked) and starts the policy server", async () => {
+    // What `pulumi preview --policy-pack policy` runs: `run-policy-pack <engine-address> <pack dir>`.
+    const runner = require.resolve("@pulumi/pulumi/cmd/run-policy-pack");
+    const child = spawn(process.execPath, [runner, "127.0.0.1:0", "."], { cwd: PACK, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     try {

@@ -1,6 +1,6 @@
 import { strict as assert } from "assert";
 import { allPolicies, initialConfig, POLICY_NAMES } from "../../policy/policies";
-import { enforcementOf, planFromCapture, runPolicies } from "../../policy/run";
+import { enforcementOf, PlanResource, runPolicies } from "../../policy/run";
 import { happyStack, mutate, T } from "../helpers/policy-fixtures";
 import { planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
@@ -26,11 +26,11 @@ describe("policy pack: runner and pack shape", () => {
   });
 
   it("the happy plan also passes in the offline render's shape: dependencies as one union, no per-property links, secrets as secretPaths", async () => {
-    const plan = planFromCapture(happyStack().map((r) => ({
-      type: r.type, name: r.name, urn: r.urn, inputs: r.props, parent: r.parent, protect: false, retainOnDelete: r.opts?.retainOnDelete ?? false,
-      dependsOn: [...new Set([...(r.dependencies ?? []), ...Object.values(r.propertyDependencies ?? {}).flat()])].sort(),
-      secretPaths: r.type === T.Secret ? ["stringData"] : [],
-    })));
+    const plan: PlanResource[] = happyStack().map((r) => ({
+      type: r.type, name: r.name, urn: r.urn, props: r.props, parent: r.parent,
+      dependencies: [...new Set([...(r.dependencies ?? []), ...Object.values(r.propertyDependencies ?? {}).flat()])].sort(),
+      opts: { protect: false, retainOnDelete: r.opts?.retainOnDelete ?? false, secretPaths: r.type === T.Secret ? ["stringData"] : [] },
+    }));
     const run = await runPolicies(plan);
     assert.deepEqual(run.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.violations.map((v) => v.message).join(" | ")}`), []);
     const noEgress = await runPolicies(plan.filter((r) => r.name !== "c-efa-egress"));
