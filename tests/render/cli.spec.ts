@@ -150,6 +150,20 @@ describe("render CLI", function () {
       }
     });
 
+    it("a prebuilt image.ref renders without a build: image.json says so and the graph runs that ref", async () => {
+      const ref = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo@sha256:${"ab".repeat(32)}`;
+      const r = await run(["p5en-1gpu", "--out", path.join(tmp, "prebuilt"), "--set", `image.ref=${ref}`, "--set", "image.cudaArchs=[sm_90]"]);
+      assert.equal(r.code, ExitCode.Ok, r.err);
+      const dir = path.join(tmp, "prebuilt", "p5en-1gpu");
+      const image = JSON.parse(fs.readFileSync(path.join(dir, "image.json"), "utf8"));
+      assert.equal(image.build, false);
+      assert.equal(image.ref, ref);
+      const resources = JSON.parse(fs.readFileSync(path.join(dir, "resources.json"), "utf8")) as { type: string }[];
+      assert.ok(!resources.some((x) => x.type === "docker-build:index:Image"));
+      const dgd = fs.readdirSync(path.join(dir, "manifests")).find((f) => f.includes("dynamographdeployment"))!;
+      assert.ok(fs.readFileSync(path.join(dir, "manifests", dgd), "utf8").includes(`image: ${ref}`));
+    });
+
     it("without a token it renders with a placeholder and says how to set the real one", async () => {
       const r = await run(["p5en-1gpu", "--out", tmp], { program: tinyProgram });
       assert.equal(r.code, ExitCode.Ok);

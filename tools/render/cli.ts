@@ -145,7 +145,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     dir = path.resolve(args.out, stack);
     const result = await render({ project: project.name, stack, config: cfg, program: deps.program, policies: deps.policies });
     writeRender(dir, result.files);
-    for (const line of summary(stack, path.relative(process.cwd(), dir) || ".", result)) deps.stdout(line);
+    const rel = path.relative(process.cwd(), dir);
+    for (const line of summary(stack, rel === "" ? "." : rel.startsWith("..") ? dir : rel, result)) deps.stdout(line);
     return result.policy.mandatoryViolations > 0 ? ExitCode.PolicyViolation : ExitCode.Ok;
   } catch (e) {
     if (e instanceof UsageError) {
