@@ -109,6 +109,23 @@ describe("render CLI", function () {
       assert.equal(report.mandatoryViolations, 1);
     });
 
+    it("--policy-config raises a policy to mandatory (pulumi's --policy-pack-config shape)", async () => {
+      const advise: ResourceValidationPolicy = {
+        name: "fixture-advice", description: "fixture", enforcementLevel: "advisory",
+        validateResource: (args, report) => {
+          if (args.type === "fixture:index:Thing") report("now it matters");
+        },
+      };
+      const cfg = path.join(tmp, "policy-config.json");
+      fs.writeFileSync(cfg, JSON.stringify({ "fixture-advice": "mandatory" }));
+      const r = await run(["p5en-1gpu", "--out", tmp, "--policy-config", cfg], { program: tinyProgram, policies: (plan, config) => runPolicies(plan, config, [advise]) });
+      assert.equal(r.code, ExitCode.PolicyViolation, r.err);
+      fs.writeFileSync(cfg, "[1]");
+      const bad = await run(["p5en-1gpu", "--out", tmp, "--policy-config", cfg], { program: tinyProgram });
+      assert.equal(bad.code, ExitCode.InvalidConfig);
+      assert.match(bad.err, /--policy-config .*must be a JSON object/);
+    });
+
     it("0 with an advisory violation", async () => {
       const advise: ResourceValidationPolicy = {
         name: "fixture-advice", description: "fixture", enforcementLevel: "advisory",

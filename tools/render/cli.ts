@@ -11,6 +11,7 @@ import * as path from "path";
 import { formatProblems, Problem } from "../../components/_shared/problems";
 import { problemsOf } from "../../components/_shared/pulumi-errors";
 import { toConfigPath } from "../../program/config-schema";
+import type { PolicyPackConfigJson } from "../../policy/run";
 import { PolicyRunner, render, RenderProgram, RenderResult, writeRender } from "./render";
 import { loadProject, Override, parseOverride, stackConfig, stackFile, StackConfigMap, UsageError } from "./stackfile";
 import { SECRET } from "./redact";
@@ -26,6 +27,9 @@ export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=va
                    (inference.prefill.replicas=4) or fully qualified (aws:region=us-west-2);
                    the value is YAML-typed (4 is a number, [sm_90] a list). Repeatable.
   --file PATH      read the stack config from PATH instead of stacks/Pulumi.<stack>.yaml
+  --policy-config PATH
+                   policy pack config JSON, as for pulumi preview --policy-pack-config
+                   (e.g. {"no-noop-nixl-env": "mandatory"})
 
 exit codes: 0 ok, 1 mandatory policy violation, 2 invalid config or usage, 70 internal error`;
 
@@ -44,6 +48,7 @@ interface Args {
   readonly out: string;
   readonly overrides: Override[];
   readonly file?: string;
+  readonly policyConfig?: string;
   readonly help: boolean;
 }
 
@@ -52,6 +57,7 @@ export function parseArgs(argv: readonly string[]): Args {
   let stack: string | undefined;
   let out = "out";
   let file: string | undefined;
+  let policyConfig: string | undefined;
   let help = false;
   const overrides: Override[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -66,12 +72,13 @@ export function parseArgs(argv: readonly string[]): Args {
     else if (flag === "--out") out = value();
     else if (flag === "--set") overrides.push(parseOverride(value()));
     else if (flag === "--file") file = value();
+    else if (flag === "--policy-config") policyConfig = value();
     else if (a.startsWith("-")) throw new UsageError(`unknown option ${a}`);
     else if (stack === undefined) stack = a;
     else throw new UsageError(`one stack at a time; got ${JSON.stringify(stack)} and ${JSON.stringify(a)}`);
   }
   if (!help && stack === undefined && file === undefined) throw new UsageError("name a stack (e.g. p5en-8gpu) or pass --file");
-  return { ...(stack !== undefined ? { stack } : {}), out, overrides, ...(file !== undefined ? { file } : {}), help };
+  return { ...(stack !== undefined ? { stack } : {}), out, overrides, ...(file !== undefined ? { file } : {}), ...(policyConfig !== undefined ? { policyConfig } : {}), help };
 }
 
 /** Component paths (`prefill.replicas`) to config paths (`inference.prefill.replicas`), by the erring component. */
@@ -91,6 +98,23 @@ function withTokenPlaceholder(cfg: StackConfigMap, project: string): { cfg: Stac
     cfg: { config: { ...cfg.config, [key]: SECRET }, secretKeys: [...cfg.secretKeys, key].sort(), values: { ...cfg.values, [key]: SECRET } },
     note: `note: ${key} is not set; rendered with a placeholder. Before \`pulumi up\`: pulumi config set --secret ${key} <token>`,
   };
+}
+
+/** Reads a policy pack config file (a JSON object). */
+function readPolicyConfig(file: string): PolicyPackConfigJson {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    throw new UsageError(`--policy-config ${file}: cannot read the file`);
+  }
+  try {
+    const v = JSON.parse(text);
+    if (v && typeof v === "object" && !Array.isArray(v)) return v as PolicyPackConfigJson;
+  } catch {
+    // reported below
+  }
+  throw new UsageError(`--policy-config ${file}: must be a JSON object of policy name to enforcement level or settings`);
 }
 
 function summary(stack: string, dir: string, r: RenderResult): string[] {
@@ -143,7 +167,8 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
     const { cfg, note } = withTokenPlaceholder(stackConfig(project, file, args.overrides), project.name);
     if (note) deps.stderr(note);
     dir = path.resolve(args.out, stack);
-    const result = await render({ project: project.name, stack, config: cfg, program: deps.program, policies: deps.policies });
+    const policyConfig = args.policyConfig ? readPolicyConfig(args.policyConfig) : undefined;
+    const result = await render({ project: project.name, stack, config: cfg, program: deps.program, policies: deps.policies, ...(policyConfig ? { policyConfig } : {}) });
     writeRender(dir, result.files);
     const rel = path.relative(process.cwd(), dir);
     for (const line of summary(stack, rel === "" ? "." : rel.startsWith("..") ? dir : rel, result)) deps.stdout(line);
@@ -173,7 +198,7 @@ export function defaultDeps(): CliDeps {
   return {
     root: path.resolve(__dirname, "..", ".."),
     program: runProgram,
-    policies: (plan) => runPolicies(plan),
+    policies: (plan, config) => runPolicies(plan, config),
     stdout: (l) => process.stdout.write(`${l}\n`),
     stderr: (l) => process.stderr.write(`${l}\n`),
   };

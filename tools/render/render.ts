@@ -10,7 +10,7 @@ import { criticalPath, mermaid } from "./graph";
 import { helmFiles, imageJson, manifestFiles, RenderedFile } from "./manifests";
 import { renderMocks } from "./mocks";
 import { buildPlan, Plan, planMarkdown } from "./plan";
-import type { PlanResource, PolicyRun } from "../../policy/run";
+import type { PlanResource, PolicyPackConfigJson, PolicyRun } from "../../policy/run";
 import type { StackConfigMap } from "./stackfile";
 
 /** Plain facts the program hands the render besides its resources. */
@@ -38,10 +38,12 @@ export interface RenderOptions {
   readonly program: RenderProgram;
   /** Runs the policy pack over the in-memory plan (`policy/run.ts` `runPolicies`). */
   readonly policies: PolicyRunner;
+  /** Policy pack config: enforcement level and settings per policy. @default - the pack's defaults */
+  readonly policyConfig?: PolicyPackConfigJson;
 }
 
-/** Runs policies over a plan. */
-export type PolicyRunner = (plan: readonly PlanResource[]) => Promise<PolicyRun>;
+/** Runs policies over a plan, with the pack config (`pulumi preview --policy-pack-config` shape). */
+export type PolicyRunner = (plan: readonly PlanResource[], config?: PolicyPackConfigJson) => Promise<PolicyRun>;
 
 /** The captured resources as the policy runner's plan: inputs with secrets in the clear, in memory only. */
 export function policyPlan(resources: readonly CapturedResource[]): PlanResource[] {
@@ -101,7 +103,7 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     stack: o.stack, region: facts.region, pools: facts.gpuPools, resources: c.resources, criticalPath: critical,
     image: { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, build: facts.image.build, ...(ref ? { ref } : {}) },
   });
-  const policy = await o.policies(policyPlan(c.resources));
+  const policy = await o.policies(policyPlan(c.resources), o.policyConfig);
   const files: RenderedFile[] = [
     { path: "resources.json", content: json(c.resources.map(resourceRecord)) },
     { path: "outputs.json", content: json(c.outputs) },
