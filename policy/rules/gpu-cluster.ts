@@ -199,7 +199,7 @@ export const efaSecurityGroupSelfReferencing: StackValidationPolicy = {
       const refs = efaInterfaces(rawProps(lt.props)).flatMap((n) => n?.securityGroups ?? []);
       if (groups.length === 0) {
         if (refs.some(isUnknownValue) || isUnknownValue(rawProps(lt.props)?.networkInterfaces)) continue; // preview: ids not known yet
-        report(`launch template ${q(lt.name)} has EFA interfaces but no security group created in this stack is attached to them (got ${q(refs)}); attach a security group with self-referencing all-traffic ingress and egress rules`, lt.urn);
+        report(`launch template ${q(lt.name)} has EFA interfaces but no security group created in this stack is attached to them (got ${q([...new Set(refs)])}); attach a security group with self-referencing all-traffic ingress and egress rules`, lt.urn);
         continue;
       }
       const ok = groups.some((sg) => selfReferencingDirections(sg, args.resources).size === 2);

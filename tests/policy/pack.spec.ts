@@ -1,12 +1,84 @@
+/**
+ * The pack as CrossGuard runs it: Pulumi's own `run-policy-pack` runner loads `policy/index.ts`
+ * (ts-node, type-checked) and serves the analyzer gRPC API; this test talks to that server the way
+ * the engine does (GetAnalyzerInfo, Analyze, AnalyzeStack), with no Pulumi CLI.
+ */
 import { strict as assert } from "assert";
-import { spawn } from "child_process";
+import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
+import { POLICY_NAMES } from "../../policy/policies";
+import { happyGraph, happyStack, T } from "../helpers/policy-fixtures";
+import { PlanResource, UNKNOWN_STRING } from "../helpers/policy-harness";
+
+/* eslint-disable @typescript-eslint/no-var-requires */
+const grpc = require("@grpc/grpc-js");
+const rpc = require("@pulumi/pulumi/proto/analyzer_grpc_pb");
+const pb = require("@pulumi/pulumi/proto/analyzer_pb");
+const { Struct } = require("google-protobuf/google/protobuf/struct_pb");
+const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
+/* eslint-enable @typescript-eslint/no-var-requires */
 
 const PACK = path.join(__dirname, "..", "..", "policy");
+const LEVEL = ["advisory", "mandatory", "disabled", "remediate"];
+
+interface Diagnostic { readonly policy: string; readonly level: string; readonly message: string; readonly urn: string }
+
+const call = <T>(client: any, method: string, req: unknown): Promise<T> =>
+  new Promise((resolve, reject) => client[method](req, (err: Error | null, res: T) => (err ? reject(err) : resolve(res))));
+
+function options(r: PlanResource): any {
+  const o = new pb.AnalyzerResourceOptions();
+  o.setProtect(r.opts?.protect ?? false);
+  o.setAdditionalsecretoutputsList([...(r.opts?.additionalSecretOutputs ?? [])]);
+  return o;
+}
+
+function analyzerResource(r: PlanResource): any {
+  const a = new pb.AnalyzerResource();
+  a.setType(r.type);
+  a.setName(r.name);
+  a.setUrn(r.urn);
+  a.setProperties(Struct.fromJavaScript(r.props));
+  a.setOptions(options(r));
+  if (r.parent) a.setParent(r.parent);
+  a.setDependenciesList([...(r.dependencies ?? [])]);
+  for (const [k, urns] of Object.entries(r.propertyDependencies ?? {})) {
+    const d = new pb.AnalyzerPropertyDependencies();
+    d.setUrnsList([...urns]);
+    a.getPropertydependenciesMap().set(k, d);
+  }
+  return a;
+}
+
+function diagnostics(res: any): Diagnostic[] {
+  return res.getDiagnosticsList().map((d: any) => ({ policy: d.getPolicyname(), level: LEVEL[d.getEnforcementlevel()], message: d.getMessage(), urn: d.getUrn() }));
+}
 
 describe("policy pack: CrossGuard entry point", function () {
   this.timeout(90_000);
+  let child: ChildProcess | undefined;
+  let client: any;
+
+  before(async () => {
+    // What `pulumi preview --policy-pack policy` runs: `run-policy-pack <engine-address> <pack dir>`.
+    const runner = require.resolve("@pulumi/pulumi/cmd/run-policy-pack");
+    const proc = spawn(process.execPath, [runner, "127.0.0.1:0", "."], { cwd: PACK, stdio: ["ignore", "pipe", "pipe"] });
+    child = proc;
+    let stderr = "";
+    proc.stderr!.on("data", (d) => (stderr += d));
+    const port = await new Promise<string>((resolve, reject) => {
+      proc.stdout!.once("data", (d) => resolve(String(d).trim()));
+      proc.once("exit", (code) => reject(new Error(`pack exited with ${code} before printing a port:\n${stderr}`)));
+    });
+    assert.match(port, /^\d+$/);
+    client = new rpc.AnalyzerClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  });
+
+  after(() => {
+    client?.close();
+    child?.kill();
+  });
 
   it("PulumiPolicy.yaml and package.json describe a nodejs pack with a version", () => {
     assert.match(fs.readFileSync(path.join(PACK, "PulumiPolicy.yaml"), "utf8"), /^runtime: nodejs$/m);
@@ -16,20 +88,44 @@ describe("policy pack: CrossGuard entry point", function () {
     assert.ok(pkg.dependencies["@pulumi/policy"]);
   });
 
-  it("Pulumi's own policy-pack runner loads index.ts (ts-node, type-checked) and starts the policy server", async () => {
-    // What `pulumi preview --policy-pack policy` runs: `run-policy-pack <engine-address> <pack dir>`.
-    const runner = require.resolve("@pulumi/pulumi/cmd/run-policy-pack");
-    const child = spawn(process.execPath, [runner, "127.0.0.1:0", "."], { cwd: PACK, stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d) => (stderr += d));
-    try {
-      const port = await new Promise<string>((resolve, reject) => {
-        child.stdout.on("data", (d) => resolve(String(d).trim()));
-        child.on("exit", (code) => reject(new Error(`pack exited with ${code} before printing a port:\n${stderr}`)));
-      });
-      assert.match(port, /^\d+$/);
-    } finally {
-      child.kill();
-    }
+  it("GetAnalyzerInfo: pack dynamo-efa with the 20 policies and their default levels", async () => {
+    const info: any = await call(client, "getAnalyzerInfo", new Empty());
+    assert.equal(info.getName(), "dynamo-efa");
+    const policies = info.getPoliciesList().map((p: any) => [p.getName(), LEVEL[p.getEnforcementlevel()]]);
+    assert.deepEqual(policies.map((p: string[]) => p[0]), [...POLICY_NAMES]);
+    assert.deepEqual(policies.filter((p: string[]) => p[1] === "advisory").map((p: string[]) => p[0]), ["no-noop-nixl-env", "eks-endpoint-not-world-open"]);
+  });
+
+  it("Analyze: the happy graph gets no diagnostics; a hostNetwork worker gets the mandatory F6 violation", async () => {
+    const g = happyStack().find((r) => r.type === T.Dgd)!;
+    const analyze = (props: object) => {
+      const req = new pb.AnalyzeRequest();
+      req.setType(g.type); req.setName(g.name); req.setUrn(g.urn); req.setProperties(Struct.fromJavaScript(props)); req.setOptions(options(g));
+      return call<any>(client, "analyze", req).then(diagnostics);
+    };
+    assert.deepEqual(await analyze(happyGraph()), []);
+    // Preview: the image built in the same run has no ref yet; no policy fails or reports "can't run".
+    const preview = happyGraph();
+    for (const s of Object.values<any>(preview.spec.services)) s.extraPodSpec.mainContainer.image = UNKNOWN_STRING;
+    assert.deepEqual(await analyze(preview), []);
+    const bad = happyGraph();
+    bad.spec.services.DecodeWorker.extraPodSpec.hostNetwork = true;
+    assert.deepEqual(await analyze(bad), [{
+      // The server prefixes the policy description; Analyze diagnostics leave the URN to the engine.
+      policy: "no-host-network-workers", level: "mandatory", urn: "",
+      message: `Worker pods do not use hostNetwork, so co-scheduled workers cannot clash on the system and NIXL side-channel ports.\nDynamoGraphDeployment "llama" service "DecodeWorker" sets extraPodSpec.hostNetwork: true; remove it (hostNetwork pods on one node clash on ports 9090 and 5600/5700: F6)`,
+    }]);
+  });
+
+  it("AnalyzeStack: the happy plan passes; without the egress rule the EFA group fails, judged through property dependencies", async () => {
+    const analyzeStack = (plan: PlanResource[]) => {
+      const req = new pb.AnalyzeStackRequest();
+      req.setResourcesList(plan.map(analyzerResource));
+      return call<any>(client, "analyzeStack", req).then(diagnostics);
+    };
+    // retainOnDelete is not part of the analyzer protocol: those resources come back not-applicable, not violating.
+    assert.deepEqual(await analyzeStack(happyStack()), []);
+    const d = await analyzeStack(happyStack().filter((r) => r.name !== "c-efa-egress"));
+    assert.deepEqual(d.map((x) => [x.policy, x.level, x.urn]), [["efa-security-group-self-referencing", "mandatory", happyStack().find((r) => r.name === "c-gpu-lt")!.urn]]);
   });
 });
