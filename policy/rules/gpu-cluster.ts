@@ -3,7 +3,7 @@
  * pool's AWS resources (EFA security group, single AZ, IMDSv2).
  */
 import type { PolicyResource, ReportViolation, StackValidationPolicy } from "@pulumi/policy";
-import { efaPerGpu, INSTANCES, unknownInstanceReason, GpuInstance } from "../../components/catalog/instances";
+import { efaPerGpu, INSTANCES, unknownInstanceReason, GpuInstance, supportsNixlOverEfa } from "../../components/catalog/instances";
 import { resourcePolicy, dgdPolicy, schemaFor } from "./_policy";
 import {
   annotation, containerResource, dgdName, EFA_RESOURCE, efaOf, gpusOf, GraphService, hugepagesOf, instanceTypeOf,
@@ -29,12 +29,13 @@ function checkEfaCount(w: GraphService, row: GpuInstance, allowWithoutEfa: boole
     if (efa > 0) report(`${w.label} requests ${efa} EFA device(s) but ${row.name} has no EFA; remove ${field}`);
     return;
   }
+  // Without GPUDirect RDMA (g family) NIXL cannot use EFA for KV, so a worker there may go without it.
+  if (efa === 0 && (allowWithoutEfa || !supportsNixlOverEfa(row))) return;
   const perGpu = efaPerGpu(row);
   const expected = gpus * perGpu;
   if (!Number.isInteger(expected) || expected < 1) {
     return report(`${w.label}: ${gpus} GPU(s) x ${perGpu} EFA per GPU of a ${row.name} = ${expected}, not a whole number of EFA devices (F12); use a GPU count per worker that is a multiple of ${Math.ceil(1 / perGpu)}`);
   }
-  if (efa === 0 && allowWithoutEfa) return;
   if (efa !== expected) {
     report(`${w.label} requests ${efa} EFA device(s) for ${gpus} GPU(s); on ${row.name} a worker gets ${gpus} GPU(s) x ${perGpu} EFA per GPU = ${expected} (EFA counts come from the instance catalog: F12); set ${field} to "${expected}"`);
   }
@@ -43,7 +44,7 @@ function checkEfaCount(w: GraphService, row: GpuInstance, allowWithoutEfa: boole
 /** 5. EFA requested = GPUs x EFA-per-GPU of the instance the worker is pinned to, in Dynamo resource form. */
 export const efaPerWorkerMatchesPool = dgdPolicy({
   name: "efa-per-worker-matches-pool",
-  description: "Each worker requests GPUs and EFA in Dynamo resource form, and EFA devices equal its GPUs times the EFA-per-GPU of its instance type.",
+  description: "Each worker requests GPUs and EFA in Dynamo resource form, and EFA devices equal its GPUs times the EFA-per-GPU of its instance type (none is allowed only where NIXL cannot use EFA).",
   defaults: { allowWithoutEfa: false },
   check: (props, args, report, cfg) => {
     for (const w of workers(props, args.name)) {
