@@ -140,6 +140,28 @@ describe("policy pack over the rendered stacks", function () {
     }
   });
 
+  describe("--set changes that break an invariant never render silently", () => {
+    /** Override, expected exit code, and the text (config key or policy message) that explains it. */
+    const cases: readonly (readonly [string, number, string])[] = [
+      ["inference.prefill.gpusPerWorker=3", ExitCode.InvalidConfig, "inference.prefill.gpusPerWorker"],
+      ["inference.decode.replicas=9", ExitCode.InvalidConfig, "inference.decode"],
+      ["cluster.gpuNodes.instanceType=p4d.24xlarge", ExitCode.InvalidConfig, "0.5 EFA devices per worker"],
+      ["cluster.gpuNodes.count=1", ExitCode.InvalidConfig, "inference.placement"],
+      ["image.cudaArchs=[sm_100]", ExitCode.PolicyViolation, "image-archs-cover-fleet"],
+      ["image.cudaArchs=[sm_80+PTX]", ExitCode.PolicyViolation, 'buildArgs.FLASHINFER_CUDA_ARCH_LIST "8.0": sm_80) has no kernels for sm_90'],
+      ["cluster.gpuNodes.instanceType=p5.48xlarge", ExitCode.Ok, "EFA rails 64/64"],
+      ["cluster.gpuNodes.instanceType=g6e.48xlarge", ExitCode.Ok, "EFA rails 0/0"],
+    ];
+    for (const [set, code, why] of cases) {
+      it(`--set ${set} -> exit ${code}`, async () => {
+        const lines: string[] = [];
+        const got = await runCli(["p5en-8gpu", "--out", OUT, "--set", set], { ...defaultDeps(), stdout: (l) => lines.push(l), stderr: (l) => lines.push(l) });
+        assert.equal(got, code, lines.join("\n"));
+        assert.ok(lines.join("\n").includes(why), `expected "${why}" in:\n${lines.join("\n")}`);
+      });
+    }
+  });
+
   it("every field failure the pack covers has a mutation here", () => {
     const covered = new Set(Object.values(FIELD_FAILURES).flat());
     assert.deepEqual([...new Set(MUTATIONS.map((m) => m[0]))].sort(), [...covered].sort());
