@@ -33,7 +33,9 @@ function median(xs: number[]): number {
 async function main(): Promise<void> {
   const n = Number(process.env.BENCH_N ?? 5);
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "render-bench-"));
+  const t0 = process.hrtime.bigint();
   const deps = { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined };
+  const load = Number(process.hrtime.bigint() - t0) / 1e6;
   const once = async (c: Case): Promise<number> => {
     const t = process.hrtime.bigint();
     const code = await runCli([...c.argv, "--out", out], deps);
@@ -42,7 +44,7 @@ async function main(): Promise<void> {
     return Number(process.hrtime.bigint() - t) / 1e6;
   };
   const warm = await once(CASES[0]);
-  console.log(`warm-up (module load + first render): ${warm.toFixed(0)} ms; ${n} timed renders per case, ${os.cpus().length} CPUs`);
+  console.log(`module load ${load.toFixed(0)} ms, first render ${warm.toFixed(0)} ms; then ${n} timed renders per case, ${os.cpus().length} CPUs`);
   const medians: number[] = [];
   for (const c of CASES) {
     const times: number[] = [];
