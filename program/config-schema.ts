@@ -6,6 +6,7 @@
  * types, CUDA archs and toolkits), with their paths rewritten to the user's config keys. Pure.
  */
 import { INSTANCES } from "../components/catalog/instances";
+import { DEFAULT_GRAPH_NAME } from "../components/_shared/names";
 import type { GpuPoolFacts } from "../components/catalog/pool";
 import { CapacityType, EfaClusterArgs, resolvePool } from "../components/cluster/args";
 import { poolFacts } from "../components/cluster/derive";
@@ -239,7 +240,7 @@ function dedupe(typeProblems: readonly Problem[], semantic: readonly Problem[]):
  */
 export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; problems: Problem[] } {
   const region = check("aws:region", raw.region ?? "", str({ pattern: REGION, patternDoc: 'an AWS region such as "us-east-2"' }));
-  const graphName = check("graphName", raw.graphName ?? "llm", str({ pattern: K8S_NAME, patternDoc: "a lower-case RFC 1123 name" }));
+  const graphName = check("graphName", raw.graphName ?? DEFAULT_GRAPH_NAME, str({ pattern: K8S_NAME, patternDoc: "a lower-case RFC 1123 name" }));
   const cluster = check("cluster", raw.cluster ?? {}, { kind: "object", fields: CLUSTER_FIELDS });
   const image = check("image", raw.image ?? {}, { kind: "object", fields: IMAGE_FIELDS });
   const inference = check("inference", raw.inference ?? {}, { kind: "object", fields: INFERENCE_FIELDS });

@@ -54,6 +54,12 @@ export interface GraphNames {
   readonly platformRelease: string;
 }
 
+/** Graph name when the stack sets no `dynamo-efa:graphName` (the program and `verify` both use it). */
+export const DEFAULT_GRAPH_NAME = "llm";
+
+/** Namespace of the graph when none is configured. */
+export const DEFAULT_GRAPH_NAMESPACE = "dynamo";
+
 /** Kubernetes object name rules: lower-case RFC 1123 label, at most 63 characters. */
 export const K8S_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 

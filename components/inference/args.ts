@@ -6,6 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { charts } from "../versions";
+import { DEFAULT_GRAPH_NAMESPACE } from "../_shared/names";
 
 /** Inference engine the workers run; the combined image selects it by Python module name. */
 export const Backend = { Vllm: "vllm", Trtllm: "trtllm" } as const;
@@ -167,7 +168,7 @@ export const INFERENCE_DEFAULTS = {
   maxModelLen: 4096,
   gpuMemoryUtilization: 0.85,
   modelLoadBudgetSeconds: 1800,
-  namespace: "dynamo",
+  namespace: DEFAULT_GRAPH_NAMESPACE,
   platformNamespace: "dynamo-system",
   frontendReplicas: 1,
   runAsUser: 1000,

@@ -22,6 +22,7 @@ import { SseParser } from "../../tools/verify/http";
 import { gateKvLogs, TRTLLM_NOTE } from "../../tools/verify/kvlog";
 import { renderTable } from "../../tools/verify/report";
 import { resolveTarget, UsageError } from "../../tools/verify/target";
+import { parse as parseYaml } from "yaml";
 
 const COMPONENTS = ["Frontend", "PrefillWorker", "DecodeWorker"];
 const WORKERS = ["PrefillWorker", "DecodeWorker"];
@@ -205,16 +206,31 @@ describe("verify stack resolution", () => {
       'config:\n  aws:region: us-east-2\n  dynamo-efa:inference:\n    backend: vllm\n    model: meta-llama/Llama-3.1-8B-Instruct\n    namespace: serving\n',
     );
     fs.writeFileSync(path.join(root, "stacks", "Pulumi.empty.yaml"), "config:\n  aws:region: us-east-2\n");
+    fs.writeFileSync(
+      path.join(root, "stacks", "Pulumi.named.yaml"),
+      "config:\n  dynamo-efa:graphName: chat\n  dynamo-efa:inference:\n    model: m\n    servedModelName: served\n",
+    );
   });
   after(() => fs.rmSync(root, { recursive: true, force: true }));
-  it("reads the stack file, with defaults for servedModelName and graphName", () => {
+  it("reads the stack file, with the program's defaults for servedModelName and graphName", () => {
     assert.deepEqual(resolveTarget("p5en", {}, root), {
       namespace: "serving",
-      graph: "p5en",
+      graph: "llm",
       servedModel: "meta-llama/Llama-3.1-8B-Instruct",
       backend: "vllm",
       source: path.join("stacks", "Pulumi.p5en.yaml"),
     });
+  });
+  it("reads the top-level graphName the program reads, and defaults backend and namespace like the program", () => {
+    const t = resolveTarget("named", {}, root);
+    assert.deepEqual([t.namespace, t.graph, t.servedModel, t.backend], ["dynamo", "chat", "served", "vllm"]);
+  });
+  it("names the same graph and namespace as the rendered p5en-8gpu stack", () => {
+    const repo = path.resolve(__dirname, "..", "..");
+    const t = resolveTarget("p5en-8gpu", {}, repo);
+    const file = path.join(repo, "tests", "golden", "render", "p5en-8gpu", "manifests", "03-dynamographdeployment-dynamo-llm.yaml");
+    const dgd = parseYaml(fs.readFileSync(file, "utf8")) as { metadata: { name: string; namespace: string } };
+    assert.deepEqual([t.graph, t.namespace], [dgd.metadata.name, dgd.metadata.namespace]);
   });
   it("lets flags override the stack file", () => {
     const t = resolveTarget("p5en", { namespace: "x", graph: "g", model: "m", backend: "trtllm" }, root);

@@ -5,6 +5,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
+import { DEFAULT_GRAPH_NAME, DEFAULT_GRAPH_NAMESPACE } from "../../components/_shared/names";
+import { INFERENCE_DEFAULTS } from "../../components/inference/args";
 import { Backend } from "./kvlog";
 
 /** The deployment `verify` checks. */
@@ -39,8 +41,10 @@ export class UsageError extends Error {
 
 /** Config key holding the inference settings in `stacks/Pulumi.<stack>.yaml`. */
 export const INFERENCE_CONFIG_KEY = "dynamo-efa:inference";
-/** Namespace when neither flag nor stack says. */
-export const DEFAULT_NAMESPACE = "dynamo";
+/** Config key holding the graph name (top level, as the program reads it). */
+export const GRAPH_NAME_CONFIG_KEY = "dynamo-efa:graphName";
+/** Namespace when neither flag nor stack says: the inference component's own default. */
+export const DEFAULT_NAMESPACE = DEFAULT_GRAPH_NAMESPACE;
 
 const BACKENDS: readonly string[] = Object.values(Backend);
 
@@ -49,13 +53,13 @@ export function stackFile(root: string, stack: string): string {
   return path.join(root, "stacks", `Pulumi.${stack}.yaml`);
 }
 
-function readInference(file: string): Record<string, unknown> {
+function readStack(file: string): { inf: Record<string, unknown>; graphName?: string } {
   const doc = parse(fs.readFileSync(file, "utf8")) as { config?: Record<string, unknown> } | null;
   const inf = doc?.config?.[INFERENCE_CONFIG_KEY];
   if (typeof inf !== "object" || inf === null || Array.isArray(inf)) {
     throw new UsageError(`${file}: no "config.${INFERENCE_CONFIG_KEY}" object; pass --namespace, --graph, --model and --backend instead`);
   }
-  return inf as Record<string, unknown>;
+  return { inf: inf as Record<string, unknown>, graphName: str(doc?.config?.[GRAPH_NAME_CONFIG_KEY]) };
 }
 
 function str(v: unknown): string | undefined {
@@ -63,29 +67,30 @@ function str(v: unknown): string | undefined {
 }
 
 /**
- * Resolution order: explicit flags; else `stacks/Pulumi.<stack>.yaml` under `root`, keys under
- * `dynamo-efa:inference`: `backend`, `model`, `servedModelName` (default: model), `namespace`
- * (default "dynamo"), `graphName` (default: the stack name). No file and missing flags => UsageError.
+ * Resolution order: explicit flags; else `stacks/Pulumi.<stack>.yaml` under `root`, read with the
+ * program's own keys and defaults: `dynamo-efa:graphName` (default `DEFAULT_GRAPH_NAME`), and under
+ * `dynamo-efa:inference`: `backend` (default vllm), `model`, `servedModelName` (default: model),
+ * `namespace` (default "dynamo"). No file and no --model => UsageError.
  */
 export function resolveTarget(stack: string, flags: TargetFlags, root: string): Target {
   const file = stackFile(root, stack);
   const haveFile = fs.existsSync(file);
-  const inf = haveFile ? readInference(file) : {};
+  const { inf, graphName } = haveFile ? readStack(file) : { inf: {} as Record<string, unknown>, graphName: undefined };
   const model = flags.model ?? str(inf.servedModelName) ?? str(inf.model);
-  const backend = flags.backend ?? str(inf.backend);
+  const backend = flags.backend ?? str(inf.backend) ?? (haveFile ? INFERENCE_DEFAULTS.backend : undefined);
   const missing: string[] = [];
   if (!model) missing.push("--model");
   if (!backend) missing.push("--backend");
   if (missing.length > 0) {
     const where = haveFile ? `${file} has no ${INFERENCE_CONFIG_KEY}.model/backend` : `no stack file ${file}`;
-    throw new UsageError(`${where}; pass ${missing.join(" and ")} (and --namespace/--graph if not "${DEFAULT_NAMESPACE}"/"${stack}")`);
+    throw new UsageError(`${where}; pass ${missing.join(" and ")} (and --namespace/--graph if not "${DEFAULT_NAMESPACE}"/"${DEFAULT_GRAPH_NAME}")`);
   }
   if (!BACKENDS.includes(backend as string)) {
     throw new UsageError(`backend ${JSON.stringify(backend)} is not one of ${BACKENDS.join(", ")}`);
   }
   return {
     namespace: flags.namespace ?? str(inf.namespace) ?? DEFAULT_NAMESPACE,
-    graph: flags.graph ?? str(inf.graphName) ?? stack,
+    graph: flags.graph ?? graphName ?? DEFAULT_GRAPH_NAME,
     servedModel: model as string,
     backend: backend as Backend,
     source: haveFile ? path.relative(root, file) : "flags",
