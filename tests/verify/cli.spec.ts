@@ -151,7 +151,7 @@ describe("verify CLI against fake cluster and Frontend", function () {
   it("reads namespace, graph, model and backend from stacks/Pulumi.<stack>.yaml", async () => {
     const root = path.join(tmp, "proj");
     fs.mkdirSync(path.join(root, "stacks"), { recursive: true });
-    fs.writeFileSync(path.join(root, "stacks", "Pulumi.p5en.yaml"), `config:\n  dynamo-efa:inference:\n    backend: vllm\n    model: ${MODEL}\n    graphName: ${GRAPH}\n`);
+    fs.writeFileSync(path.join(root, "stacks", "Pulumi.p5en.yaml"), `config:\n  dynamo-efa:graphName: ${GRAPH}\n  dynamo-efa:inference:\n    backend: vllm\n    model: ${MODEL}\n`);
     const fe = await startFrontend("pass");
     const kube = await startKube("libfabric");
     try {
