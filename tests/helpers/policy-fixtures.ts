@@ -3,25 +3,11 @@
  * (the shape `DisaggInference` / `EfaCluster` / `DynamoImage` render), built as plain data so each
  * test can mutate one field. Pure.
  */
+import { ResourceType } from "../../policy/rules/_predicates";
 import { planResource, urnOf, PlanResource } from "./policy-harness";
 
-export const T = {
-  Dgd: "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment",
-  LaunchTemplate: "aws:ec2/launchTemplate:LaunchTemplate",
-  NodeGroup: "aws:eks/nodeGroup:NodeGroup",
-  SecurityGroup: "aws:ec2/securityGroup:SecurityGroup",
-  SgRule: "aws:ec2/securityGroupRule:SecurityGroupRule",
-  SgIngressRule: "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
-  SgEgressRule: "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
-  Subnet: "aws:ec2/subnet:Subnet",
-  Repository: "aws:ecr/repository:Repository",
-  Image: "docker-build:index:Image",
-  EksCluster: "eks:index:Cluster",
-  AwsEksCluster: "aws:eks/cluster:Cluster",
-  Secret: "kubernetes:core/v1:Secret",
-  ConfigMap: "kubernetes:core/v1:ConfigMap",
-  Pvc: "kubernetes:core/v1:PersistentVolumeClaim",
-} as const;
+/** Resource type tokens: the policies' own table (one source), plus the short alias tests use. */
+export const T = { ...ResourceType, Repository: ResourceType.EcrRepository } as const;
 
 export const DIGEST_REF = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa@sha256:${"ab".repeat(32)}`;
 export const KV_LIBFABRIC = '{"kv_connector":"NixlConnector","kv_role":"kv_both","kv_connector_extra_config":{"backends":["LIBFABRIC"]}}';
