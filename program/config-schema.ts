@@ -6,10 +6,10 @@
  * types, CUDA archs and toolkits), with their paths rewritten to the user's config keys. Pure.
  */
 import { INSTANCES } from "../components/catalog/instances";
-import { DEFAULT_GRAPH_NAME } from "../components/_shared/names";
 import type { GpuPoolFacts } from "../components/catalog/pool";
 import { CapacityType, EfaClusterArgs, resolvePool } from "../components/cluster/args";
 import { poolFacts } from "../components/cluster/derive";
+import { SHARED_STORAGE_CLASS } from "../components/cluster/render";
 import { AZ_NAME, CAPACITY_RESERVATION_ID, validateClusterArgs } from "../components/cluster/validate";
 import { CUDA_TOOLKITS, CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda-toolkits";
 import { CUDA_ARCHS_KEYWORDS } from "../components/catalog/arch-lists";
@@ -17,7 +17,7 @@ import type { DynamoImageArgs } from "../components/image/args";
 import { imagePlan } from "../components/image/plan";
 import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, InferenceSettings, Placement, resolveArgs } from "../components/inference/args";
 import { DIGEST_PINNED, validate as validateInference } from "../components/inference/validate";
-import { K8S_NAME } from "../components/_shared/names";
+import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
 import { Problem, show, ValidationError } from "../components/_shared/problems";
 import { kubernetes } from "../components/versions";
 import { check, Field, Spec } from "./schema";
@@ -79,6 +79,7 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
   modelLoadBudgetSeconds: { spec: int(60, 86400), default: INFERENCE_DEFAULTS.modelLoadBudgetSeconds, doc: "seconds a worker may take to load its model; probes and `pulumi up`'s wait are sized from it" },
   hfTokenSecretName: { spec: str({ pattern: K8S_NAME, patternDoc: "a Kubernetes Secret name (lower-case RFC 1123)" }), defaultDoc: "- (create one from dynamo-efa:hfToken)", doc: "existing Secret with HF_TOKEN and HUGGING_FACE_HUB_TOKEN, instead of the token" },
   namespace: { spec: str(), default: INFERENCE_DEFAULTS.namespace, doc: "Kubernetes namespace of the graph" },
+  modelCacheGiB: { spec: int(10, 65536), defaultDoc: "- none (every worker downloads the model itself)", doc: "size of a shared ReadWriteMany model cache (EFS, retained on delete) mounted by every worker; turns on EFS in the cluster" },
   placement: { spec: str({ enum: values(Placement) }), defaultDoc: '- "separate-nodes" when the pool has >= 2 nodes, else "any"', doc: "keep prefill and decode on different nodes (KV over EFA)" },
   frontend: { doc: "the OpenAI-compatible Frontend", spec: { kind: "object", fields: {
     replicas: { spec: int(1, 16), default: 1, doc: "Frontend pods" },
@@ -168,7 +169,7 @@ export function defaultVpcZones(az: string): string[] {
 }
 
 /** `EfaCluster` arguments for the cluster config. */
-export function clusterArgsOf(c: Partial<ClusterConfig>): EfaClusterArgs {
+export function clusterArgsOf(c: Partial<ClusterConfig>, efs = false): EfaClusterArgs {
   const n = c.gpuNodes;
   const cap = n?.capacity;
   return {
@@ -185,11 +186,25 @@ export function clusterArgsOf(c: Partial<ClusterConfig>): EfaClusterArgs {
     ...(c.kubernetesVersion ? { kubernetesVersion: c.kubernetesVersion } : {}),
     ...(c.availabilityZones ?? c.availabilityZone ? { availabilityZones: c.availabilityZones ?? defaultVpcZones(c.availabilityZone!) } : {}),
     publicAccessCidrs: c.publicAccessCidrs ?? [],
+    ...(efs ? { efs: true } : {}),
   };
 }
 
-function clusterProblems(c: Partial<ClusterConfig>, region: string | undefined): Problem[] {
-  const out = validateClusterArgs(clusterArgsOf(c)).map((p) => toConfigPath(p, true));
+/** `dynamo-efa:inference` as read: the component's settings plus config-only shorthands. */
+type RawInference = Omit<InferenceSettings, "gpuPool"> & { readonly modelCacheGiB?: number };
+
+/**
+ * The inference settings for the config: `modelCacheGiB` becomes a model-cache volume on the
+ * cluster's shared (EFS) StorageClass, the only class here that serves ReadWriteMany.
+ */
+export function inferenceSettingsOf(raw: RawInference): Omit<InferenceSettings, "gpuPool"> {
+  const { modelCacheGiB, ...settings } = raw;
+  if (modelCacheGiB === undefined) return settings;
+  return { ...settings, modelCache: { storageClassName: SHARED_STORAGE_CLASS, sizeGiB: modelCacheGiB } };
+}
+
+function clusterProblems(c: Partial<ClusterConfig>, region: string | undefined, efs: boolean): Problem[] {
+  const out = validateClusterArgs(clusterArgsOf(c, efs)).map((p) => toConfigPath(p, true));
   if (c.availabilityZone && region && !c.availabilityZone.startsWith(region)) {
     out.push({ propertyPath: "cluster.availabilityZone", reason: `${show(c.availabilityZone)} is not in aws:region ${show(region)}; use a zone such as "${region}a"` });
   }
@@ -248,13 +263,14 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
 
   const c = (cluster.value ?? {}) as Partial<ClusterConfig>;
   const im = (image.value ?? {}) as Partial<ImageConfig>;
-  const inf = (inference.value ?? {}) as Omit<InferenceSettings, "gpuPool">;
-  const semantic: Problem[] = [...clusterProblems(c, region.value as string | undefined)];
+  const inf = inferenceSettingsOf((inference.value ?? {}) as RawInference);
+  const efs = inf.modelCache !== undefined;
+  const semantic: Problem[] = [...clusterProblems(c, region.value as string | undefined, efs)];
   const instanceType = c.gpuNodes?.instanceType;
   const resolved = imageProblems(imageArgsOf(im, instanceType));
   semantic.push(...resolved.problems);
 
-  const clusterArgs = clusterArgsOf(c);
+  const clusterArgs = clusterArgsOf(c, efs);
   const clusterOk = semantic.every((p) => !p.propertyPath.startsWith("cluster.gpuNodes"));
   const pool = clusterOk && instanceType && INSTANCES.has(instanceType) && c.gpuNodes?.count
     ? poolFacts(resolvePool(GPU_POOL_NAME, clusterArgs.gpuPools[GPU_POOL_NAME]))
