@@ -47,7 +47,9 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
     imageCudaToolkit: image.plan.cudaToolkit,
     ...(pc.hfToken ? { hfToken: pc.hfToken } : {}),
   });
-  const exports: ProgramExports = {
+  // Not named `exports`: in the CommonJS that Pulumi's ts-node emits, a local `exports` would shadow
+  // the module object that `BASE_NAME` and friends are read through (TDZ error at `pulumi up`).
+  const outputs: ProgramExports = {
     frontendUrl: inference.frontendUrl,
     imageRef: image.ref,
     clusterName: cluster.clusterName,
@@ -56,7 +58,7 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
     plan: inference.workers.apply((w) => planSummary(pools, w, image.plan.cudaArchs, image.plan.cudaToolkit)),
   };
   return {
-    exports,
+    exports: outputs,
     result: {
       region: c.region,
       gpuPools: pools,

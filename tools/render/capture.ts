@@ -157,7 +157,7 @@ async function captureBody<R>(program: () => ProgramRun<R>, o: CaptureOptions): 
   const registrations = recordRegistrations();
   const seen: Seen[] = [];
   let result: R | undefined;
-  let exports: Record<string, unknown> = {};
+  let stackExports: Record<string, unknown> = {};
   let stack: pulumi.Resource | undefined;
   await pulumi.runtime.runInPulumiStack(async () => {
     stack = pulumi.runtime.getStackResource();
@@ -167,7 +167,7 @@ async function captureBody<R>(program: () => ProgramRun<R>, o: CaptureOptions): 
     });
     const run = program();
     result = run.result;
-    exports = run.exports;
+    stackExports = run.exports;
     return run.exports;
   });
   await settings.waitForRPCs();
@@ -175,7 +175,7 @@ async function captureBody<R>(program: () => ProgramRun<R>, o: CaptureOptions): 
   const resources = await Promise.all(seen.map((s) => describe(s, stack!, registrations)));
   resources.sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name) || a.urn.localeCompare(b.urn));
   // The stack's own outputs promise unwraps secrets; serialize what the program exported instead.
-  const serializedOutputs = await pulumi.runtime.serializeProperties("outputs", exports);
+  const serializedOutputs = await pulumi.runtime.serializeProperties("outputs", stackExports);
   return { resources, stackUrn, result: result as R, outputs: fromSerialized(serializedOutputs).redacted as Record<string, unknown> };
 }
 
