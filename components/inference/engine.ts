@@ -53,15 +53,22 @@ export function vllmKvTransferConfig(transport: KvTransport): string {
   return JSON.stringify({ kv_connector: "NixlConnector", kv_role: "kv_both", kv_connector_extra_config: { backends: [transport] } });
 }
 
+/** Flags both engines' Dynamo workers take with the same names: model, served name, role, tensor parallel. */
+function servingArgs(r: ResolvedInference, role: ServingRole): string[] {
+  return [
+    "--model", r.model,
+    "--served-model-name", r.servedModelName,
+    "--disaggregation-mode", role,
+    "--tensor-parallel-size", String(roleArgs(r, role).gpusPerWorker),
+  ];
+}
+
 function vllm(r: ResolvedInference, role: ServingRole): EngineParts {
   const a = roleArgs(r, role);
   return {
     command: ["python3", "-m", "dynamo.vllm"],
     args: [
-      "--model", r.model,
-      "--served-model-name", r.servedModelName,
-      "--disaggregation-mode", role,
-      "--tensor-parallel-size", String(a.gpusPerWorker),
+      ...servingArgs(r, role),
       "--max-model-len", String(r.maxModelLen),
       "--gpu-memory-utilization", String(r.gpuMemoryUtilization),
       "--kv-transfer-config", vllmKvTransferConfig(kvTransportFor(r.pool)),
@@ -100,10 +107,7 @@ function trtllm(r: ResolvedInference, role: ServingRole): EngineParts {
   return {
     command: ["python3", "-m", "dynamo.trtllm"],
     args: [
-      "--model", r.model,
-      "--served-model-name", r.servedModelName,
-      "--disaggregation-mode", role,
-      "--tensor-parallel-size", String(a.gpusPerWorker),
+      ...servingArgs(r, role),
       "--max-seq-len", String(r.maxModelLen),
       "--free-gpu-memory-fraction", String(r.gpuMemoryUtilization),
       "--extra-engine-args", `${TRTLLM_ENGINE_DIR}/${file.key}`,
