@@ -3,19 +3,11 @@
  * takes longest to deploy) and a Mermaid diagram. Pure functions over captured resources.
  */
 import { PlanAnnotation } from "../../components/_shared/names";
+import type { CapturedResource } from "./capture";
 
-/** The fields of a captured resource this module reads. */
-export interface GraphNode {
-  readonly urn: string;
-  readonly type: string;
-  readonly name: string;
-  readonly custom: boolean;
-  readonly remote: boolean;
-  readonly parent?: string;
-  readonly dependsOn: readonly string[];
-  readonly provider?: string;
-  readonly inputs?: Record<string, unknown>;
-}
+/** The fields of a captured resource this module reads (type-only import: this module stays pure). */
+export type GraphNode = Pick<CapturedResource, "urn" | "type" | "name" | "custom" | "remote" | "parent" | "dependsOn" | "provider"> &
+  Partial<Pick<CapturedResource, "inputs">>;
 
 /**
  * Rough minutes each resource type takes to create, for weighting the critical path. Sources:
