@@ -1,0 +1,44 @@
+/**
+ * Loads an upstream contract fact file (tests/contracts/facts/<name>.json) and checks its provenance block, so
+ * a fact without a source cannot be added. See tests/contracts/README.md.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export interface Provenance {
+  readonly repository: string;
+  readonly ref: string;
+  readonly commit: string;
+  readonly paths: readonly string[];
+  readonly extracted: string;
+  readonly extractor: string;
+  readonly notes?: string;
+}
+
+export interface FactFile<T> {
+  readonly provenance: Provenance;
+  readonly facts: T;
+}
+
+const FACTS_DIR = join(__dirname, "facts");
+
+/** Problems with a provenance block; empty when it is complete. */
+export function provenanceProblems(p: Partial<Provenance> | undefined): string[] {
+  if (!p) return ["no provenance block"];
+  const out: string[] = [];
+  for (const key of ["repository", "ref", "commit", "extracted", "extractor"] as const) {
+    if (typeof p[key] !== "string" || p[key]!.trim() === "") out.push(`provenance.${key} is missing`);
+  }
+  if (!Array.isArray(p.paths) || p.paths.length === 0) out.push("provenance.paths is missing");
+  if (typeof p.extracted === "string" && !/^\d{4}-\d{2}-\d{2}$/.test(p.extracted)) out.push(`provenance.extracted ${JSON.stringify(p.extracted)} is not YYYY-MM-DD`);
+  return out;
+}
+
+/** Reads facts/<name>.json; throws naming the file when its provenance is incomplete. */
+export function loadFacts<T>(name: string): FactFile<T> {
+  const file = join(FACTS_DIR, `${name}.json`);
+  const parsed = JSON.parse(readFileSync(file, "utf8")) as FactFile<T>;
+  const problems = provenanceProblems(parsed.provenance);
+  if (problems.length > 0) throw new Error(`${file}: ${problems.join("; ")}`);
+  return parsed;
+}
