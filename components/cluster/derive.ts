@@ -113,6 +113,36 @@ export function capacitySettings(pool: Pick<ResolvedPool, "capacity" | "capacity
   }
 }
 
+/** `aws.eks.NodeGroup.scalingConfig` of a pool. */
+export interface PoolScaling {
+  readonly desiredSize: number;
+  readonly minSize: number;
+  readonly maxSize: number;
+}
+
+/**
+ * Scaling of a pool's node group: min = desired = max = nodes, except for a Capacity Block, whose
+ * minimum is 0. A block has no surge capacity, EKS scales the group to 0 about 40 minutes before the
+ * block ends, and the EKS guide asks for desired size 0 to update the group
+ * (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html); a minimum of `nodes`
+ * would make every one of those states an invalid scaling config.
+ */
+export function poolScaling(pool: Pick<ResolvedPool, "nodes" | "capacity">): PoolScaling {
+  const min = pool.capacity === CapacityType.CapacityBlock ? 0 : pool.nodes;
+  return { desiredSize: pool.nodes, minSize: min, maxSize: pool.nodes };
+}
+
+/**
+ * Whether `pulumi up` leaves the node group's desired size alone after creation. For a Capacity
+ * Block, EKS owns it: it scales the group down before the block ends and the operator sets it to 0
+ * to update. Managing it from the program would scale the group back up on every `pulumi up` (into a
+ * block that has ended, which fails) or fight the update procedure. Other pools keep it managed, so
+ * a changed `count` takes effect.
+ */
+export function ignoresDesiredSize(pool: Pick<ResolvedPool, "capacity">): boolean {
+  return pool.capacity === CapacityType.CapacityBlock;
+}
+
 /** Label on every EFA-enabled GPU node; the EFA device plugin selects on it. */
 export const EFA_LABEL = "dynamo-efa/efa";
 /** Label with the EC2 instance type that the component sets itself (the kubelet's own label is `node.kubernetes.io/instance-type`). */
