@@ -11,7 +11,12 @@ import { AwsPartition, DEFAULT_PARTITION, partitionOf, regionOfAz } from "./part
 export const EfaLayout = {
   /** Current AWS guidance: card 0 / device 0 ENA (`interface`), card 0 / device 1 and device 0 of every other EFA card `efa-only`. */
   Current: "current",
-  /** Older layout (pulumi-eks, terraform-aws-eks): card 0 / device 0 `efa`, device 1 of every other EFA card `efa`. Needs EFA on card 0. */
+  /**
+   * The layout from before `efa-only` interfaces existed: card 0 / device 0 `efa` (ENA + EFA), device 1
+   * of every other EFA card `efa` too (each takes a VPC IP). For VPC CNI older than 1.18.5. Needs EFA on
+   * card 0. (pulumi-eks and terraform-aws-eks do NOT use it: both put `efa` on card 0 and `efa-only` on
+   * device 1 of the other cards.)
+   */
   Legacy: "legacy",
 } as const;
 export type EfaLayout = (typeof EfaLayout)[keyof typeof EfaLayout];

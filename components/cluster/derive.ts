@@ -35,8 +35,12 @@ export function efaCards(row: GpuInstance): number[] {
  * - `current` (AWS guidance, needs VPC CNI >= 1.18.5): card 0 / device 0 ENA `interface`; card 0 /
  *   device 1 `efa-only` when card 0 has EFA; device 0 of every other EFA card `efa-only`. `efa-only`
  *   interfaces take no IP address, so pods keep the VPC's IPs.
- * - `legacy` (pulumi-eks, terraform-aws-eks): card 0 / device 0 `efa` (ENA + EFA), device 1 of every
- *   other EFA card `efa`. Needs EFA on card 0.
+ * - `legacy`: the layout from before `efa-only` existed: card 0 / device 0 `efa` (ENA + EFA), device 1
+ *   of every other EFA card `efa` (each takes a VPC IP). Needs EFA on card 0. It is NOT what pulumi-eks
+ *   or terraform-aws-eks render: both put `efa` on card 0 / device 0 and `efa-only` on device 1 of every
+ *   other card (pulumi/pulumi-eks@10022eeef70dc3904fc126e877b5ca777227ffcf `nodejs/eks/nodes/instances.ts`
+ *   `getEfaNetworkInterfaces`; terraform-aws-eks `modules/eks-managed-node-group/main.tf`
+ *   `efa_network_interfaces` with `enable_efa_only`, default true).
  * Throws a `ValidationError` at `propertyPath` for a type without EFA or a layout it cannot use.
  * @see https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html
  */
