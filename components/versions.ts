@@ -50,15 +50,22 @@ export const charts = {
    */
   awsLoadBalancerController: { repo: "https://aws.github.io/eks-charts", chart: "aws-load-balancer-controller", version: "3.6.0" },
   /**
-   * Dynamo CRDs and operator platform; same minor as the runtime image. The Helm repository is
-   * `https://helm.ngc.nvidia.com/nvidia/ai-dynamo` (`helm repo add ... ; helm install dynamo/dynamo-platform`
-   * in NVIDIA's and AWS's guides); the tarballs live under its `charts/` path
-   * (`.../ai-dynamo/charts/dynamo-platform-<version>.tgz`, docs.nvidia.com/dynamo installation guide).
-   * 1.0.1 is a published release with both charts (docs.nvidia.com/dynamo release-artifacts, v1.0.x)
-   * and the operator the field ran (FIELD-NOTES §4). Not re-checked against NGC from here (no network).
+   * Dynamo operator platform; same minor as the runtime image. Since Dynamo 1.0.0 the CRDs ship inside
+   * this chart (`deploy/helm/charts/platform/components/operator/crds/`, applied by the operator's
+   * `upgradeCRD` pre-install/pre-upgrade hook Job) and the separate `dynamo-crds` chart is gone (last
+   * release 0.9.1; removed upstream in ai-dynamo/dynamo 5277fb9bb "simplify CRD management").
+   * Installed from the chart tarball URL NVIDIA documents (`helm install dynamo-platform <url>`), not
+   * through a repository index: `tarballUrl(version)`. 1.0.1 is the operator the field ran (FIELD-NOTES §4).
+   * Source: ai-dynamo/dynamo@5277fb9bbe326c94c75a2f079786a0a0f58fd71a
+   * `deploy/helm/charts/platform/components/operator/values.yaml` (`upgradeCRD: true`); docs.nvidia.com/dynamo
+   * installation guide (tarball URL pattern). Not re-checked against NGC from here (no network).
    */
-  dynamoCrds: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo", chart: "dynamo-crds", version: "1.0.1" },
-  dynamoPlatform: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo", chart: "dynamo-platform", version: "1.0.1" },
+  dynamoPlatform: {
+    chart: "dynamo-platform",
+    version: "1.0.1",
+    /** The published chart tarball of `version`. */
+    tarballUrl: (version: string) => `https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-${version}.tgz`,
+  },
 } as const;
 
 /**

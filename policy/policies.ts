@@ -33,6 +33,8 @@ export const POLICY_NAMES = [
   "hf-token-is-secret",
   "privileged-only-for-efa-workers",
   "stateful-resources-retained",
+  "launch-template-tags-non-empty",
+  "trtllm-libfabric-caveat",
 ] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
@@ -58,6 +60,8 @@ export const FIELD_FAILURES: Readonly<Record<PolicyName, readonly string[]>> = {
   "hf-token-is-secret": ["F9"],
   "privileged-only-for-efa-workers": [],
   "stateful-resources-retained": [],
+  "launch-template-tags-non-empty": [],
+  "trtllm-libfabric-caveat": ["F3"],
 };
 
 /** Every policy of the pack, in pack order. */

@@ -15,11 +15,11 @@ import { CUDA_TOOLKITS, CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/
 import { CUDA_ARCHS_KEYWORDS } from "../components/catalog/arch-lists";
 import type { DynamoImageArgs } from "../components/image/args";
 import { imagePlan } from "../components/image/plan";
-import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, InferenceSettings, Placement, resolveArgs } from "../components/inference/args";
-import { DIGEST_PINNED, validate as validateInference } from "../components/inference/validate";
+import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, InferenceSettings, KvTransportChoice, Placement, resolveArgs } from "../components/inference/args";
+import { CHART_VERSION, DIGEST_PINNED, validate as validateInference } from "../components/inference/validate";
 import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
 import { Problem, show, ValidationError } from "../components/_shared/problems";
-import { kubernetes } from "../components/versions";
+import { charts, kubernetes } from "../components/versions";
 import { check, Field, Spec } from "./schema";
 
 /** Config namespace (the Pulumi project name). */
@@ -81,6 +81,11 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
   namespace: { spec: str(), default: INFERENCE_DEFAULTS.namespace, doc: "Kubernetes namespace of the graph" },
   modelCacheGiB: { spec: int(10, 65536), defaultDoc: "- none (every worker downloads the model itself)", doc: "size of a shared ReadWriteMany model cache (EFS, retained on delete) mounted by every worker; turns on EFS in the cluster" },
   placement: { spec: str({ enum: values(Placement) }), defaultDoc: '- "separate-nodes" when the pool has >= 2 nodes, else "any"', doc: "keep prefill and decode on different nodes (KV over EFA)" },
+  kvTransport: { spec: str({ enum: values(KvTransportChoice) }), default: KvTransportChoice.Auto, doc: 'NIXL backend for KV cache: "libfabric" (RDMA over EFA), "ucx" (TCP, no EFA devices) or "auto" (libfabric on EFA pools)' },
+  platform: { doc: "the dynamo-platform Helm release (operator + CRDs)", spec: { kind: "object", fields: {
+    install: { spec: { kind: "boolean" }, default: true, doc: "install it; false when the cluster already runs a Dynamo operator" },
+    version: { spec: str({ pattern: CHART_VERSION, patternDoc: 'a chart version such as "1.0.1"' }), default: charts.dynamoPlatform.version, doc: "dynamo-platform chart version (its NGC tarball URL)" },
+  } } },
   frontend: { doc: "the OpenAI-compatible Frontend", spec: { kind: "object", fields: {
     replicas: { spec: int(1, 16), default: 1, doc: "Frontend pods" },
     serviceType: { spec: str({ enum: values(FrontendServiceType) }), default: FrontendServiceType.ClusterIP, doc: "in-cluster only, or an internal load balancer" },
@@ -140,6 +145,7 @@ export interface StackConfig {
 
 /** Rewrites component argument paths to the config keys a user writes (most specific first). */
 const PATH_MAP: readonly (readonly [from: string, to: string])[] = [
+  ["region", "aws:region"],
   ["inference.hfToken", "hfToken"],
   ["inference.gpuPool.cpuArch", "cluster.gpuNodes.instanceType"],
   ["inference.gpuPool", "cluster.gpuNodes"],
@@ -169,7 +175,7 @@ export function defaultVpcZones(az: string): string[] {
 }
 
 /** `EfaCluster` arguments for the cluster config. */
-export function clusterArgsOf(c: Partial<ClusterConfig>, efs = false): EfaClusterArgs {
+export function clusterArgsOf(c: Partial<ClusterConfig>, efs = false, region?: string): EfaClusterArgs {
   const n = c.gpuNodes;
   const cap = n?.capacity;
   return {
@@ -187,6 +193,7 @@ export function clusterArgsOf(c: Partial<ClusterConfig>, efs = false): EfaCluste
     ...(c.availabilityZones ?? c.availabilityZone ? { availabilityZones: c.availabilityZones ?? defaultVpcZones(c.availabilityZone!) } : {}),
     publicAccessCidrs: c.publicAccessCidrs ?? [],
     ...(efs ? { efs: true } : {}),
+    ...(region ? { region } : {}),
   };
 }
 
@@ -203,12 +210,15 @@ export function inferenceSettingsOf(raw: RawInference): Omit<InferenceSettings, 
   return { ...settings, modelCache: { storageClassName: SHARED_STORAGE_CLASS, sizeGiB: modelCacheGiB } };
 }
 
+/**
+ * The cluster's own validation at config paths; the component checks every AZ against aws:region.
+ * When the config lists no availabilityZones they are derived from availabilityZone, so a region
+ * mismatch there is already reported at cluster.availabilityZone and not repeated for derived zones.
+ */
 function clusterProblems(c: Partial<ClusterConfig>, region: string | undefined, efs: boolean): Problem[] {
-  const out = validateClusterArgs(clusterArgsOf(c, efs)).map((p) => toConfigPath(p, true));
-  if (c.availabilityZone && region && !c.availabilityZone.startsWith(region)) {
-    out.push({ propertyPath: "cluster.availabilityZone", reason: `${show(c.availabilityZone)} is not in aws:region ${show(region)}; use a zone such as "${region}a"` });
-  }
-  return out;
+  const out = validateClusterArgs(clusterArgsOf(c, efs, region)).map((p) => toConfigPath(p, true));
+  const derived = (p: Problem) => c.availabilityZones === undefined && p.propertyPath.startsWith("cluster.availabilityZones") && p.reason.includes("(aws:region)");
+  return out.filter((p) => !derived(p));
 }
 
 /** `DynamoImage` arguments for the image config (the pool's instance type feeds "auto"). */
@@ -265,12 +275,13 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   const im = (image.value ?? {}) as Partial<ImageConfig>;
   const inf = inferenceSettingsOf((inference.value ?? {}) as RawInference);
   const efs = inf.modelCache !== undefined;
-  const semantic: Problem[] = [...clusterProblems(c, region.value as string | undefined, efs)];
+  const regionValue = region.problems.length === 0 ? (region.value as string | undefined) : undefined;
+  const semantic: Problem[] = [...clusterProblems(c, regionValue, efs)];
   const instanceType = c.gpuNodes?.instanceType;
   const resolved = imageProblems(imageArgsOf(im, instanceType));
   semantic.push(...resolved.problems);
 
-  const clusterArgs = clusterArgsOf(c, efs);
+  const clusterArgs = clusterArgsOf(c, efs, regionValue);
   const clusterOk = semantic.every((p) => !p.propertyPath.startsWith("cluster.gpuNodes"));
   const pool = clusterOk && instanceType && INSTANCES.has(instanceType) && c.gpuNodes?.count
     ? poolFacts(resolvePool(GPU_POOL_NAME, clusterArgs.gpuPools[GPU_POOL_NAME]))

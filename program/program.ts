@@ -32,12 +32,25 @@ export type ProgramExports = {
   readonly plan: pulumi.Output<ReturnType<typeof planSummary>>;
 };
 
+/**
+ * The ECR repository of a stack's image (`<project>-<stack>`, and `<project>-<stack>-cache` for the
+ * build cache): one account holds many stacks, and the image repository is retained on delete, so a
+ * fixed name would collide between stacks and even between a destroy and the next up of one stack.
+ */
+export function stackRepositoryName(project: string, stack: string): string {
+  return `${project}-${stack}`;
+}
+
 /** Builds every resource from a checked config. */
 export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly exports: ProgramExports } {
   const c = pc.config;
   const cluster = new EfaCluster(BASE_NAME, c.clusterArgs);
   const pools = Object.values(cluster.gpuPools);
-  const image = new DynamoImage(BASE_NAME, { ...c.imageArgs, instanceTypes: pools.map((p) => p.instanceType) });
+  const image = new DynamoImage(BASE_NAME, {
+    ...c.imageArgs,
+    repositoryName: stackRepositoryName(pulumi.getProject(), pulumi.getStack()),
+    instanceTypes: pools.map((p) => p.instanceType),
+  });
   const inference = new DisaggInference(c.graphName, {
     ...c.inference,
     gpuPool: cluster.gpuPools[GPU_POOL_NAME],

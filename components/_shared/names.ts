@@ -48,8 +48,6 @@ export interface GraphNames {
   readonly hfSecret: string;
   /** PersistentVolumeClaim for the shared model cache. */
   readonly modelCachePvc: string;
-  /** Helm release of the Dynamo CRDs. */
-  readonly crdsRelease: string;
   /** Helm release of the Dynamo operator platform. */
   readonly platformRelease: string;
 }
@@ -75,7 +73,6 @@ export function graphNames(graph: string, namespace: string): GraphNames {
     frontendService: componentServiceName(graph, GraphService.Frontend),
     hfSecret: `${graph}-hf-token`,
     modelCachePvc: `${graph}-model-cache`,
-    crdsRelease: "dynamo-crds",
     platformRelease: "dynamo-platform",
   };
 }

@@ -9,7 +9,7 @@ import * as k8s from "@pulumi/kubernetes";
 import { charts } from "../versions";
 import { ResolvedClusterArgs } from "./args";
 import {
-  BLOCK_STORAGE_CLASS, blockStorageClass, EBS_CSI_POLICY, SHARED_STORAGE_CLASS, efaDevicePluginValues, EFS_CSI_POLICY, irsaTrustPolicy,
+  BLOCK_STORAGE_CLASS, blockStorageClass, ebsCsiPolicy, SHARED_STORAGE_CLASS, efaDevicePluginValues, efsCsiPolicy, irsaTrustPolicy,
   loadBalancerControllerValues, nvidiaDevicePluginValues, sharedStorageClass,
 } from "./render";
 import { loadBalancerControllerPolicy } from "./lbc-policy";
@@ -61,7 +61,7 @@ function managedAddon(c: AddonContext, role: string, addonName: string, version:
 
 /** EBS CSI driver add-on (IRSA) and the default encrypted gp3 StorageClass; returns the class name. */
 export function blockStorage(c: AddonContext): string {
-  const role = irsaRole(c, "ebs-csi", "ebs-csi-controller-sa", EBS_CSI_POLICY);
+  const role = irsaRole(c, "ebs-csi", "ebs-csi-controller-sa", ebsCsiPolicy(c.args.partition));
   const addon = managedAddon(c, "ebs-csi", "aws-ebs-csi-driver", c.args.ebsCsiAddonVersion, role.arn);
   const spec: k8s.storage.v1.StorageClassArgs = blockStorageClass();
   new k8s.storage.v1.StorageClass(`${c.name}-gp3`, spec, { parent: c.parent, provider: c.provider, dependsOn: [addon] });
@@ -105,7 +105,7 @@ export function sharedStorage(c: AddonContext, vpcId: pulumi.Input<string>, subn
   const targets = c.args.availabilityZones.map(
     (az) => new aws.efs.MountTarget(`${c.name}-efs-${az}`, { fileSystemId: fs.id, subnetId: subnetIn(az), securityGroups: [sg.id] }, { parent: c.parent }),
   );
-  const role = irsaRole(c, "efs-csi", "efs-csi-controller-sa", EFS_CSI_POLICY);
+  const role = irsaRole(c, "efs-csi", "efs-csi-controller-sa", efsCsiPolicy(c.args.partition));
   const addon = managedAddon(c, "efs-csi", "aws-efs-csi-driver", undefined, role.arn);
   const spec: k8s.storage.v1.StorageClassArgs = sharedStorageClass(fs.id);
   new k8s.storage.v1.StorageClass(`${c.name}-efs`, spec, { parent: c.parent, provider: c.provider, dependsOn: [addon, ...targets] });
@@ -115,7 +115,7 @@ export function sharedStorage(c: AddonContext, vpcId: pulumi.Input<string>, subn
 /** AWS Load Balancer Controller with its IRSA role and policy. */
 export function loadBalancerController(c: AddonContext, vpcId: pulumi.Output<string>, region: string): k8s.helm.v3.Release {
   const sa = "aws-load-balancer-controller";
-  const policy = new aws.iam.Policy(`${c.name}-lbc`, { description: "AWS Load Balancer Controller", policy: loadBalancerControllerPolicy(), tags: { ...c.args.tags } }, { parent: c.parent });
+  const policy = new aws.iam.Policy(`${c.name}-lbc`, { description: "AWS Load Balancer Controller", policy: loadBalancerControllerPolicy(c.args.partition.id), tags: { ...c.args.tags } }, { parent: c.parent });
   const role = irsaRole(c, "lbc", sa, policy.arn);
   const values = pulumi.all([c.clusterName, vpcId, role.arn]).apply(([clusterName, vpc, roleArn]) =>
     loadBalancerControllerValues({ clusterName, region, vpcId: vpc, roleArn, serviceAccount: sa }),

@@ -5,12 +5,18 @@
 import type { Input } from "@pulumi/pulumi";
 import { instance, supportsNixlOverEfa } from "../catalog/instances";
 import { charts, kubernetes } from "../versions";
+import { AwsPartition, DEFAULT_PARTITION, partitionOf, regionOfAz } from "./partition";
 
 /** EFA interface layout of a GPU node's launch template. */
 export const EfaLayout = {
   /** Current AWS guidance: card 0 / device 0 ENA (`interface`), card 0 / device 1 and device 0 of every other EFA card `efa-only`. */
   Current: "current",
-  /** Older layout (pulumi-eks, terraform-aws-eks): card 0 / device 0 `efa`, device 1 of every other EFA card `efa`. Needs EFA on card 0. */
+  /**
+   * The layout from before `efa-only` interfaces existed: card 0 / device 0 `efa` (ENA + EFA), device 1
+   * of every other EFA card `efa` too (each takes a VPC IP). For VPC CNI older than 1.18.5. Needs EFA on
+   * card 0. (pulumi-eks and terraform-aws-eks do NOT use it: both put `efa` on card 0 and `efa-only` on
+   * device 1 of the other cards.)
+   */
   Legacy: "legacy",
 } as const;
 export type EfaLayout = (typeof EfaLayout)[keyof typeof EfaLayout];
@@ -97,6 +103,12 @@ export interface ExistingVpcArgs {
 export interface EfaClusterArgs {
   /** GPU pools keyed by pool name (the name becomes the `dynamo-efa/pool` node label). */
   readonly gpuPools: Readonly<Record<string, GpuPoolArgs>>;
+  /**
+   * AWS region the cluster is created in; every AZ must be in it, and its partition (`aws`, `aws-cn`,
+   * `aws-us-gov`) gives the ARNs of AWS managed policies. Pass it when the component runs with an
+   * explicit AWS provider for another region. @default - the stack's `aws:region`, else the region of the first AZ
+   */
+  readonly region?: string;
   /** EKS Kubernetes version. @default "1.35" (`versions.kubernetes.defaultVersion`) */
   readonly kubernetesVersion?: string;
   /** AZs of the VPC this component creates (EKS needs 2). @default - the distinct AZs of the GPU pools */
@@ -166,6 +178,9 @@ export interface ResolvedPool {
 /** `EfaClusterArgs` with every default filled in. */
 export interface ResolvedClusterArgs {
   readonly pools: readonly ResolvedPool[];
+  readonly region: string;
+  /** The region's partition (ARN prefix, service DNS suffix). */
+  readonly partition: AwsPartition;
   readonly kubernetesVersion: string;
   readonly availabilityZones: readonly string[];
   readonly vpcCidr: string;
@@ -223,13 +238,26 @@ export function defaultAvailabilityZones(pools: Readonly<Record<string, GpuPoolA
   return [...new Set(azs)].sort();
 }
 
+/** The VPC's AZs: the existing VPC's subnet keys, the listed AZs, or the pools' AZs. */
+export function clusterAvailabilityZones(a: EfaClusterArgs): string[] {
+  return a.existingVpc ? Object.keys(a.existingVpc.privateSubnetIds ?? {}).sort() : [...(a.availabilityZones ?? defaultAvailabilityZones(a.gpuPools ?? {}))];
+}
+
+/** The region: `region`, else the region of the first AZ (validated to hold every AZ). */
+export function clusterRegion(a: EfaClusterArgs): string {
+  return a.region ?? regionOfAz(clusterAvailabilityZones(a)[0] ?? "");
+}
+
 /** Fills every default (STYLE.md rule 5). Assumes `validateClusterArgs` found no problem. */
 export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
   const existing = a.existingVpc;
+  const region = clusterRegion(a);
   return {
     pools: Object.keys(a.gpuPools).sort().map((k) => resolvePool(k, a.gpuPools[k])),
+    region,
+    partition: partitionOf(region) ?? DEFAULT_PARTITION,
     kubernetesVersion: a.kubernetesVersion ?? kubernetes.defaultVersion,
-    availabilityZones: existing ? Object.keys(existing.privateSubnetIds).sort() : [...(a.availabilityZones ?? defaultAvailabilityZones(a.gpuPools))],
+    availabilityZones: clusterAvailabilityZones(a),
     vpcCidr: a.vpcCidr ?? "10.0.0.0/16",
     natGateways: a.natGateways ?? NatGateways.OnePerAz,
     ...(existing ? { existingVpc: existing } : {}),

@@ -12,10 +12,15 @@ import { assertValid } from "../_shared/pulumi-errors";
 import { EfaClusterArgs, resolveArgs, ResolvedClusterArgs } from "./args";
 import { gpuPoolsFacts } from "./derive";
 import { validateClusterArgs } from "./validate";
-import { clusterNetwork, ClusterNetwork, regionOfAz } from "./network";
+import { clusterNetwork, ClusterNetwork } from "./network";
 import { efaSecurityGroup, gpuPool, nodeRole, PoolContext, systemNodeGroup } from "./nodes";
 import { AddonContext, blockStorage, devicePlugins, loadBalancerController, sharedStorage } from "./addons";
-import { CLUSTER_ADMIN_ACCESS_POLICY } from "./render";
+import { clusterAdminAccessPolicy } from "./render";
+
+/** The stack's `aws:region` (the default provider's region), if set. */
+function awsConfigRegion(): string | undefined {
+  return new pulumi.Config("aws").get("region");
+}
 
 /** Storage classes the cluster provides. */
 export interface ClusterStorageClassNames {
@@ -58,8 +63,10 @@ export class EfaCluster extends pulumi.ComponentResource {
 
   constructor(name: string, args: EfaClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("dynamo-efa:cluster:EfaCluster", name, {}, opts);
-    assertValid("EfaCluster", validateClusterArgs(args)); // fail fast, before any child
-    const a = resolveArgs(args);
+    // The region defaults to the stack's aws:region (read here, not in the pure validators).
+    const withRegion: EfaClusterArgs = { ...args, ...(args.region === undefined && awsConfigRegion() ? { region: awsConfigRegion() } : {}) };
+    assertValid("EfaCluster", validateClusterArgs(withRegion)); // fail fast, before any child
+    const a = resolveArgs(withRegion);
     this.gpuPools = gpuPoolsFacts(a.pools);
 
     const net = clusterNetwork(name, a, this);
@@ -78,7 +85,7 @@ export class EfaCluster extends pulumi.ComponentResource {
     this.efaSecurityGroupId = efaSg?.id;
     this.nodeSecurityGroupIds = pulumi.all([this.clusterSecurityGroupId, ...(efaSg ? [efaSg.id] : [])]);
 
-    const role = nodeRole(name, { ...a.tags }, this);
+    const role = nodeRole(name, a.partition, { ...a.tags }, this);
     const ctx: PoolContext = {
       name, args: a, clusterName: this.clusterName, clusterSecurityGroupId: this.clusterSecurityGroupId,
       ...(efaSg ? { efaSecurityGroupId: efaSg.id } : {}), nodeRole: role, subnetIds: net.privateSubnetIds, parent: this,
@@ -96,7 +103,7 @@ export class EfaCluster extends pulumi.ComponentResource {
     const shared = a.efs ? sharedStorage(addonCtx, net.vpcId, net.privateSubnetIn) : undefined;
     this.efsFileSystemId = shared?.fileSystemId;
     this.storageClassNames = { block, ...(shared ? { shared: shared.storageClassName } : {}) };
-    if (a.loadBalancerController) loadBalancerController(addonCtx, net.vpcId, regionOfAz(a.availabilityZones[0]));
+    if (a.loadBalancerController) loadBalancerController(addonCtx, net.vpcId, a.region);
 
     this.registerOutputs({
       kubeconfig: this.kubeconfig, k8sProvider: this.k8sProvider, clusterName: this.clusterName, oidcProviderArn: this.oidcProviderArn,
@@ -112,7 +119,7 @@ export class EfaCluster extends pulumi.ComponentResource {
     const accessEntries = Object.fromEntries(
       Object.entries(a.adminPrincipalArns).map(([key, principalArn]) => [
         key,
-        { principalArn, accessPolicies: { admin: { policyArn: CLUSTER_ADMIN_ACCESS_POLICY, accessScope: { type: "cluster" } } } },
+        { principalArn, accessPolicies: { admin: { policyArn: clusterAdminAccessPolicy(a.partition), accessScope: { type: "cluster" } } } },
       ]),
     );
     const publicEndpoint = a.publicAccessCidrs.length > 0;

@@ -35,8 +35,12 @@ export function efaCards(row: GpuInstance): number[] {
  * - `current` (AWS guidance, needs VPC CNI >= 1.18.5): card 0 / device 0 ENA `interface`; card 0 /
  *   device 1 `efa-only` when card 0 has EFA; device 0 of every other EFA card `efa-only`. `efa-only`
  *   interfaces take no IP address, so pods keep the VPC's IPs.
- * - `legacy` (pulumi-eks, terraform-aws-eks): card 0 / device 0 `efa` (ENA + EFA), device 1 of every
- *   other EFA card `efa`. Needs EFA on card 0.
+ * - `legacy`: the layout from before `efa-only` existed: card 0 / device 0 `efa` (ENA + EFA), device 1
+ *   of every other EFA card `efa` (each takes a VPC IP). Needs EFA on card 0. It is NOT what pulumi-eks
+ *   or terraform-aws-eks render: both put `efa` on card 0 / device 0 and `efa-only` on device 1 of every
+ *   other card (pulumi/pulumi-eks@10022eeef70dc3904fc126e877b5ca777227ffcf `nodejs/eks/nodes/instances.ts`
+ *   `getEfaNetworkInterfaces`; terraform-aws-eks `modules/eks-managed-node-group/main.tf`
+ *   `efa_network_interfaces` with `enable_efa_only`, default true).
  * Throws a `ValidationError` at `propertyPath` for a type without EFA or a layout it cannot use.
  * @see https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html
  */
@@ -111,6 +115,36 @@ export function capacitySettings(pool: Pick<ResolvedPool, "capacity" | "capacity
     default:
       return { nodeGroupCapacityType: "ON_DEMAND" };
   }
+}
+
+/** `aws.eks.NodeGroup.scalingConfig` of a pool. */
+export interface PoolScaling {
+  readonly desiredSize: number;
+  readonly minSize: number;
+  readonly maxSize: number;
+}
+
+/**
+ * Scaling of a pool's node group: min = desired = max = nodes, except for a Capacity Block, whose
+ * minimum is 0. A block has no surge capacity, EKS scales the group to 0 about 40 minutes before the
+ * block ends, and the EKS guide asks for desired size 0 to update the group
+ * (https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html); a minimum of `nodes`
+ * would make every one of those states an invalid scaling config.
+ */
+export function poolScaling(pool: Pick<ResolvedPool, "nodes" | "capacity">): PoolScaling {
+  const min = pool.capacity === CapacityType.CapacityBlock ? 0 : pool.nodes;
+  return { desiredSize: pool.nodes, minSize: min, maxSize: pool.nodes };
+}
+
+/**
+ * Whether `pulumi up` leaves the node group's desired size alone after creation. For a Capacity
+ * Block, EKS owns it: it scales the group down before the block ends and the operator sets it to 0
+ * to update. Managing it from the program would scale the group back up on every `pulumi up` (into a
+ * block that has ended, which fails) or fight the update procedure. Other pools keep it managed, so
+ * a changed `count` takes effect.
+ */
+export function ignoresDesiredSize(pool: Pick<ResolvedPool, "capacity">): boolean {
+  return pool.capacity === CapacityType.CapacityBlock;
 }
 
 /** Label on every EFA-enabled GPU node; the EFA device plugin selects on it. */

@@ -67,7 +67,3 @@ export function clusterNetwork(name: string, a: ResolvedClusterArgs, parent: pul
   };
 }
 
-/** Region of an AZ name (`us-east-2a` -> `us-east-2`), so no region invoke is needed. */
-export function regionOfAz(az: string): string {
-  return az.replace(/[a-z]$/, "");
-}

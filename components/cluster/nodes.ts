@@ -7,8 +7,9 @@ import * as pulumi from "@pulumi/pulumi";
 import * as aws from "@pulumi/aws";
 import { instance } from "../catalog/instances";
 import { ResolvedClusterArgs, ResolvedPool } from "./args";
-import { capacitySettings, efaInterfaceLayout, efaSecurityGroupRules, poolLabels, poolTaints } from "./derive";
-import { ec2TrustPolicy, NODE_POLICIES } from "./render";
+import { capacitySettings, efaInterfaceLayout, efaSecurityGroupRules, ignoresDesiredSize, poolLabels, poolScaling, poolTaints } from "./derive";
+import { ec2TrustPolicy, nodePolicies } from "./render";
+import { AwsPartition } from "./partition";
 
 /** The node role and what must exist before a node group uses it. */
 export interface NodeRole {
@@ -17,9 +18,9 @@ export interface NodeRole {
 }
 
 /** IAM role of every node (GPU and system). */
-export function nodeRole(name: string, tags: Record<string, string>, parent: pulumi.Resource): NodeRole {
-  const role = new aws.iam.Role(`${name}-node`, { assumeRolePolicy: ec2TrustPolicy(), description: "EKS nodes of the dynamo-efa cluster", tags }, { parent });
-  const attachments = Object.entries(NODE_POLICIES).map(
+export function nodeRole(name: string, partition: AwsPartition, tags: Record<string, string>, parent: pulumi.Resource): NodeRole {
+  const role = new aws.iam.Role(`${name}-node`, { assumeRolePolicy: ec2TrustPolicy(partition), description: "EKS nodes of the dynamo-efa cluster", tags }, { parent });
+  const attachments = Object.entries(nodePolicies(partition)).map(
     ([key, arn]) => new aws.iam.RolePolicyAttachment(`${name}-node-${key}`, { role: role.name, policyArn: arn }, { parent }),
   );
   return { role, attachments };
@@ -42,6 +43,15 @@ export function metadataOptions(hopLimit: number): aws.types.input.ec2.LaunchTem
 /** Encrypted gp3 root volume (`/dev/xvda` on the EKS AL2023 AMIs). */
 export function rootVolume(sizeGiB: number): aws.types.input.ec2.LaunchTemplateBlockDeviceMapping[] {
   return [{ deviceName: "/dev/xvda", ebs: { volumeSize: sizeGiB, volumeType: "gp3", encrypted: "true", deleteOnTermination: "true" } }];
+}
+
+/**
+ * Tag specifications of a launch template, each carrying at least a `Name` tag: EC2 rejects a
+ * specification whose tag list is empty (`InvalidTagSpecification.Malformed`,
+ * hashicorp/terraform-provider-aws#13155), and with no user tags that is what a plain copy would send.
+ */
+export function launchTagSpecifications(resourceTypes: readonly string[], name: string, tags: Readonly<Record<string, string>>): { resourceType: string; tags: Record<string, string> }[] {
+  return resourceTypes.map((resourceType) => ({ resourceType, tags: { Name: name, ...tags } }));
 }
 
 /** Inputs shared by every pool's children. */
@@ -84,7 +94,7 @@ function poolLaunchTemplate(c: PoolContext, pool: ResolvedPool, pg: aws.ec2.Plac
       ...(pg ? { placement: { groupName: pg.name } } : {}),
       ...(cap.instanceMarketOptions ? { instanceMarketOptions: cap.instanceMarketOptions } : {}),
       ...(cap.capacityReservationSpecification ? { capacityReservationSpecification: cap.capacityReservationSpecification } : {}),
-      tagSpecifications: ["instance", "volume", "network-interface"].map((resourceType) => ({ resourceType, tags })),
+      tagSpecifications: launchTagSpecifications(["instance", "volume", "network-interface"], `${c.name}-gpu-${pool.name}`, tags),
       tags,
     },
     { parent: c.parent },
@@ -103,7 +113,7 @@ export function gpuPool(c: PoolContext, pool: ResolvedPool): GpuPoolResources {
       clusterName: c.clusterName,
       nodeRoleArn: c.nodeRole.role.arn,
       subnetIds: c.subnetIds,
-      scalingConfig: { desiredSize: pool.nodes, minSize: pool.nodes, maxSize: pool.nodes },
+      scalingConfig: poolScaling(pool),
       amiType: "AL2023_x86_64_NVIDIA",
       version: c.args.kubernetesVersion,
       ...(pool.amiReleaseVersion !== undefined ? { releaseVersion: pool.amiReleaseVersion } : {}),
@@ -114,7 +124,7 @@ export function gpuPool(c: PoolContext, pool: ResolvedPool): GpuPoolResources {
       updateConfig: { maxUnavailable: 1 },
       tags: { ...c.args.tags, "dynamo-efa/pool": pool.name },
     },
-    { parent: c.parent, dependsOn: c.nodeRole.attachments },
+    { parent: c.parent, dependsOn: c.nodeRole.attachments, ...(ignoresDesiredSize(pool) ? { ignoreChanges: ["scalingConfig.desiredSize"] } : {}) },
   );
   return { ...(pg ? { placementGroup: pg } : {}), launchTemplate: lt, nodeGroup };
 }
@@ -130,7 +140,7 @@ export function systemNodeGroup(c: PoolContext): aws.eks.NodeGroup {
       metadataOptions: metadataOptions(c.args.imdsHopLimit),
       blockDeviceMappings: rootVolume(100),
       vpcSecurityGroupIds: [c.clusterSecurityGroupId],
-      tagSpecifications: ["instance", "volume"].map((resourceType) => ({ resourceType, tags: { ...c.args.tags } })),
+      tagSpecifications: launchTagSpecifications(["instance", "volume"], `${c.name}-system`, c.args.tags),
       tags: { ...c.args.tags },
     },
     { parent: c.parent },

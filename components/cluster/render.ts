@@ -4,6 +4,7 @@
  */
 import { GPU_TAINT, POOL_LABEL } from "../catalog/pool";
 import { EFA_LABEL } from "./derive";
+import { AwsPartition, managedPolicyArn } from "./partition";
 
 /** A parsed `[v]MAJOR.MINOR.PATCH[-suffix]` version. */
 export type Version = readonly [number, number, number];
@@ -108,9 +109,9 @@ export function sharedStorageClass<T>(fileSystemId: T): StorageClassSpec<T> {
   };
 }
 
-/** Trust policy letting EC2 instances assume the node role. */
-export function ec2TrustPolicy(): string {
-  return JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }] });
+/** Trust policy letting EC2 instances assume the node role (`ec2.amazonaws.com.cn` in aws-cn). */
+export function ec2TrustPolicy(partition: AwsPartition): string {
+  return JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { Service: `ec2.${partition.dnsSuffix}` }, Action: "sts:AssumeRole" }] });
 }
 
 /** IRSA trust policy: only `namespace/serviceAccount` of this cluster's OIDC issuer may assume the role. */
@@ -127,15 +128,17 @@ export function irsaTrustPolicy(oidcProviderArn: string, oidcProviderUrl: string
   });
 }
 
-/** AWS managed policies of the GPU and system node role. */
-export const NODE_POLICIES: Readonly<Record<string, string>> = {
-  worker: "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
-  cni: "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
-  ecr: "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
-};
-/** AWS managed policy of the EBS CSI driver. */
-export const EBS_CSI_POLICY = "arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy";
-/** AWS managed policy of the EFS CSI driver. */
-export const EFS_CSI_POLICY = "arn:aws:iam::aws:policy/service-role/AmazonEFSCSIDriverPolicy";
-/** EKS access policy granted to `adminPrincipalArns`. */
-export const CLUSTER_ADMIN_ACCESS_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy";
+/** AWS managed policies of the GPU and system node role, in `partition`. */
+export function nodePolicies(partition: AwsPartition): Readonly<Record<string, string>> {
+  return {
+    worker: managedPolicyArn(partition, "AmazonEKSWorkerNodePolicy"),
+    cni: managedPolicyArn(partition, "AmazonEKS_CNI_Policy"),
+    ecr: managedPolicyArn(partition, "AmazonEC2ContainerRegistryReadOnly"),
+  };
+}
+/** AWS managed policy of the EBS CSI driver, in `partition`. */
+export const ebsCsiPolicy = (partition: AwsPartition) => managedPolicyArn(partition, "service-role/AmazonEBSCSIDriverPolicy");
+/** AWS managed policy of the EFS CSI driver, in `partition`. */
+export const efsCsiPolicy = (partition: AwsPartition) => managedPolicyArn(partition, "service-role/AmazonEFSCSIDriverPolicy");
+/** EKS access policy granted to `adminPrincipalArns`, in `partition`. */
+export const clusterAdminAccessPolicy = (partition: AwsPartition) => `arn:${partition.id}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy`;

@@ -8,7 +8,8 @@ import { didYouMean, oneOf } from "../_shared/suggest";
 import { INSTANCES, supportsNixlOverEfa, unknownInstanceReason } from "../catalog/instances";
 import { K8S_NAME } from "../_shared/names";
 import { addons, kubernetes } from "../versions";
-import { CapacityType, CLUSTER_LOG_TYPES, defaultAvailabilityZones, EfaClusterArgs, EfaLayout, GpuPoolArgs, NatGateways } from "./args";
+import { CapacityType, CLUSTER_LOG_TYPES, clusterAvailabilityZones, clusterRegion, defaultAvailabilityZones, EfaClusterArgs, EfaLayout, GpuPoolArgs, NatGateways } from "./args";
+import { regionProblems, zoneProblems } from "./partition";
 import { compareVersions, parseVersion } from "./render";
 
 /** `cr-` followed by 8 or 17 lower-case hex digits. */
@@ -57,6 +58,11 @@ function capacityProblems(path: string, p: GpuPoolArgs): Problem[] {
     out.push({ propertyPath: idPath, reason: `is only used with capacity "capacity-block" or "odcr"; got ${show(p.capacityReservationId)} with ${show(capacity)}. Set capacity or drop the id` });
   } else if (p.capacityReservationId !== undefined && !CAPACITY_RESERVATION_ID.test(String(p.capacityReservationId))) {
     out.push({ propertyPath: idPath, reason: `must be "cr-" followed by 17 (or 8) lower-case hex digits, e.g. "cr-0123456789abcdef0"; got ${show(p.capacityReservationId)}` });
+  }
+  if (needsId && p.placementGroup === true) {
+    // An ODCR (a Capacity Block too) made in a cluster placement group matches only launches into that
+    // group; a placement group this component creates is new, so it never matches the reservation.
+    out.push({ propertyPath: joinPath(path, "placementGroup"), reason: `cannot be true with capacity ${show(capacity)}: a new placement group never matches your reservation, so no instance would launch into it. Remove placementGroup (reserved capacity keeps the placement it was bought with)` });
   }
   return out;
 }
@@ -156,6 +162,23 @@ function versionProblems(a: EfaClusterArgs): Problem[] {
   return out;
 }
 
+/**
+ * The region and every AZ against it (the VPC's AZs, each pool's AZ, an existing VPC's subnet keys).
+ * Without `region` the first AZ's region stands in, so the AZs must at least agree with each other.
+ */
+function regionZoneProblems(a: EfaClusterArgs): Problem[] {
+  const zones: [string, string][] = a.existingVpc
+    ? Object.keys(a.existingVpc.privateSubnetIds ?? {}).map((az) => [`existingVpc.privateSubnetIds.${az}`, az])
+    : clusterAvailabilityZones(a).map((az, i) => [a.availabilityZones !== undefined ? `availabilityZones[${i}]` : "availabilityZones", az]);
+  for (const [k, p] of Object.entries(a.gpuPools ?? {})) {
+    if (typeof p === "object" && p !== null && typeof p.availabilityZone === "string") zones.push([`gpuPools.${k}.availabilityZone`, p.availabilityZone]);
+  }
+  const valid = zones.filter(([, az]) => AZ_NAME.test(String(az)));
+  if (a.region === undefined) return valid.length === 0 ? [] : zoneProblems(clusterRegion(a), valid);
+  const bad = regionProblems("region", a.region);
+  return bad.length > 0 ? bad : zoneProblems(a.region, valid);
+}
+
 /** Every problem with `EfaClusterArgs`; empty when they are valid. */
 export function validateClusterArgs(a: EfaClusterArgs): Problem[] {
   const out: Problem[] = [];
@@ -165,7 +188,7 @@ export function validateClusterArgs(a: EfaClusterArgs): Problem[] {
   } else {
     for (const key of Object.keys(pools)) out.push(...poolProblems(key, pools[key]));
   }
-  out.push(...networkProblems(a), ...endpointProblems(a), ...versionProblems(a));
+  out.push(...networkProblems(a), ...regionZoneProblems(a), ...endpointProblems(a), ...versionProblems(a));
   if (a.systemInstanceType !== undefined && !/^[a-z][a-z0-9-]*\.[a-z0-9-]+$/.test(a.systemInstanceType)) {
     out.push({ propertyPath: "systemInstanceType", reason: `must be an EC2 instance type such as "m7i.2xlarge"; got ${show(a.systemInstanceType)}` });
   }

@@ -7,6 +7,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { charts } from "../versions";
 import { DEFAULT_GRAPH_NAMESPACE } from "../_shared/names";
+import { KvTransport, KvTransportChoice, resolveKvTransport } from "./transport";
+
+export { KvTransportChoice };
 
 /** Inference engine the workers run; the combined image selects it by Python module name. */
 export const Backend = { Vllm: "vllm", Trtllm: "trtllm" } as const;
@@ -48,16 +51,14 @@ export interface ModelCacheArgs {
   readonly sizeGiB: number;
 }
 
-/** The Dynamo platform (CRDs + operator) Helm releases. */
+/** The Dynamo platform Helm release (operator; the CRDs ship in the same chart since Dynamo 1.0.0). */
 export interface PlatformArgs {
-  /** Install the CRDs and operator; set false when the cluster already runs them. @default true */
+  /** Install the operator and its CRDs; set false when the cluster already runs them. @default true */
   readonly install?: boolean;
   /** Namespace of the operator release. @default "dynamo-system" */
   readonly namespace?: string;
-  /** `dynamo-crds` chart version. @default versions.charts.dynamoCrds.version */
-  readonly crdsVersion?: string;
-  /** `dynamo-platform` chart version. @default versions.charts.dynamoPlatform.version */
-  readonly platformVersion?: string;
+  /** `dynamo-platform` chart version (installed from its NGC tarball URL). @default "1.0.1" (`versions.charts.dynamoPlatform.version`) */
+  readonly version?: string;
 }
 
 /** The OpenAI-compatible Frontend. */
@@ -103,6 +104,12 @@ export interface InferenceSettings {
   readonly platform?: PlatformArgs;
   /** Frontend. @default { replicas: 1, serviceType: "ClusterIP" } */
   readonly frontend?: FrontendArgs;
+  /**
+   * NIXL backend for KV cache: "libfabric" (RDMA over EFA; needs an EFA pool), "ucx" (TCP; workers
+   * get no EFA devices) or "auto" (LIBFABRIC on EFA pools, UCX elsewhere). TRT-LLM over LIBFABRIC is
+   * not supported upstream yet (an advisory policy says so). @default "auto"
+   */
+  readonly kvTransport?: KvTransportChoice;
   /** Placement. @default "separate-nodes" when the pool has >= 2 nodes, else "any" */
   readonly placement?: Placement;
   /** CUDA archs the image was compiled for (recorded as an annotation for policies), e.g. `["sm_90"]`. @default - not recorded */
@@ -110,9 +117,8 @@ export interface InferenceSettings {
   /** CUDA toolkit of the image (recorded as an annotation), e.g. `12.9`. @default - not recorded */
   readonly imageCudaToolkit?: string;
   /**
-   * UID the Frontend and non-EFA workers run as (`runAsNonRoot`); the combined image's `dynamo`
-   * user. EFA workers keep the image's user and run `privileged`, which NVIDIA's Dynamo EFA guide
-   * requires for NIXL LIBFABRIC on GPU memory (IPC_LOCK alone fails `fi_mr_reg`). @default 1000
+   * UID every container runs as (`runAsNonRoot`); the combined image's `dynamo` user. No container is
+   * privileged: EFA workers add only `IPC_LOCK`, like upstream Dynamo's EKS example. @default 1000
    */
   readonly runAsUser?: number;
 }
@@ -156,6 +162,10 @@ export interface ResolvedInference {
   readonly platform: Required<PlatformArgs>;
   readonly frontend: Required<FrontendArgs>;
   readonly placement: Placement;
+  /** What the user asked for (validated). */
+  readonly kvTransportChoice: KvTransportChoice;
+  /** The NIXL backend it resolves to on this pool. */
+  readonly kvTransport: KvTransport;
   readonly imageCudaArchs: readonly string[] | undefined;
   readonly imageCudaToolkit: string | undefined;
   readonly runAsUser: number;
@@ -189,6 +199,7 @@ function role(r: RoleArgs | undefined): ResolvedRole {
 export function resolveArgs(name: string, s: InferenceSettings, image: string | undefined): ResolvedInference {
   const p = s.platform ?? {};
   const nodes = s.gpuPool?.nodes ?? 0;
+  const kvTransportChoice = s.kvTransport ?? KvTransportChoice.Auto;
   return {
     graphName: s.graphName ?? name,
     namespace: s.namespace ?? INFERENCE_DEFAULTS.namespace,
@@ -208,14 +219,15 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     platform: {
       install: p.install ?? true,
       namespace: p.namespace ?? INFERENCE_DEFAULTS.platformNamespace,
-      crdsVersion: p.crdsVersion ?? charts.dynamoCrds.version,
-      platformVersion: p.platformVersion ?? charts.dynamoPlatform.version,
+      version: p.version ?? charts.dynamoPlatform.version,
     },
     frontend: {
       replicas: s.frontend?.replicas ?? INFERENCE_DEFAULTS.frontendReplicas,
       serviceType: s.frontend?.serviceType ?? FrontendServiceType.ClusterIP,
     },
     placement: s.placement ?? (nodes >= 2 ? Placement.SeparateNodes : Placement.Any),
+    kvTransportChoice,
+    kvTransport: resolveKvTransport(kvTransportChoice, (s.gpuPool?.efaPerNode ?? 0) > 0),
     imageCudaArchs: s.imageCudaArchs,
     imageCudaToolkit: s.imageCudaToolkit,
     runAsUser: s.runAsUser ?? INFERENCE_DEFAULTS.runAsUser,

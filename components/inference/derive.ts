@@ -4,6 +4,7 @@
  */
 import type { GpuPoolFacts } from "../catalog/pool";
 import { Placement, ResolvedInference, ResolvedRole } from "./args";
+import { KvTransport } from "./transport";
 
 /** The two worker roles of a disaggregated graph. */
 export const ServingRole = { Prefill: "prefill", Decode: "decode" } as const;
@@ -11,14 +12,7 @@ export type ServingRole = (typeof ServingRole)[keyof typeof ServingRole];
 /** Both roles, in render order. */
 export const SERVING_ROLES: readonly ServingRole[] = [ServingRole.Prefill, ServingRole.Decode];
 
-/** Transport NIXL uses for KV cache between prefill and decode. */
-export const KvTransport = {
-  /** NIXL's LIBFABRIC plugin over EFA RDMA (pools with EFA and GPUDirect RDMA). */
-  Libfabric: "LIBFABRIC",
-  /** NIXL's UCX plugin: pools without EFA (TCP or whatever UCX finds). Much slower across nodes. */
-  Ucx: "UCX",
-} as const;
-export type KvTransport = (typeof KvTransport)[keyof typeof KvTransport];
+export { KvTransport } from "./transport";
 
 /**
  * vCPUs and GiB held back on every node for the kubelet, system daemons and the device plugins
@@ -56,9 +50,12 @@ export function poolHasEfa(pool: GpuPoolFacts): boolean {
   return pool.efaPerNode > 0;
 }
 
-/** The KV transport for a pool: LIBFABRIC on EFA pools, UCX otherwise. */
-export function kvTransportFor(pool: GpuPoolFacts): KvTransport {
-  return poolHasEfa(pool) ? KvTransport.Libfabric : KvTransport.Ucx;
+/**
+ * True when the workers use EFA: the KV transport is LIBFABRIC on a pool with EFA. Only then do
+ * workers request EFA devices and hugepages; UCX workers hold no EFA device they would not use.
+ */
+export function usesEfa(r: Pick<ResolvedInference, "kvTransport" | "pool">): boolean {
+  return r.kvTransport === KvTransport.Libfabric && poolHasEfa(r.pool);
 }
 
 /** The resolved role args of `role`. */
@@ -105,13 +102,13 @@ export function memoryGiBPerWorker(pool: GpuPoolFacts, perNode: number): number 
 export function workerShape(r: ResolvedInference, role: ServingRole): WorkerShape {
   const a = roleArgs(r, role);
   const perNode = workersPerNode(r, role);
-  const pages = poolHasEfa(r.pool) ? hugepagesPerWorker(r.pool, perNode) : 0;
+  const pages = usesEfa(r) ? hugepagesPerWorker(r.pool, perNode) : 0;
   const memoryGiB = memoryGiBPerWorker(r.pool, perNode);
   return {
     role,
     replicas: a.replicas,
     gpusPerWorker: a.gpusPerWorker,
-    efaPerWorker: poolHasEfa(r.pool) ? efaPerWorker(r.pool, a.gpusPerWorker) : 0,
+    efaPerWorker: usesEfa(r) ? efaPerWorker(r.pool, a.gpusPerWorker) : 0,
     workersPerNode: perNode,
     hugepages2MiPages: pages,
     hugepages2MiMi: pages * 2,

@@ -14,7 +14,7 @@
 import { createHash } from "crypto";
 import { stringify } from "yaml";
 import { Backend, ResolvedInference } from "./args";
-import { kvTransportFor, KvTransport, NIXL_SIDE_CHANNEL_PORT, roleArgs, ServingRole } from "./derive";
+import { KvTransport, NIXL_SIDE_CHANNEL_PORT, roleArgs, ServingRole } from "./derive";
 
 /** A container env var (value or downward-API field). */
 export interface EnvVar {
@@ -71,7 +71,7 @@ function vllm(r: ResolvedInference, role: ServingRole): EngineParts {
       ...servingArgs(r, role),
       "--max-model-len", String(r.maxModelLen),
       "--gpu-memory-utilization", String(r.gpuMemoryUtilization),
-      "--kv-transfer-config", vllmKvTransferConfig(kvTransportFor(r.pool)),
+      "--kv-transfer-config", vllmKvTransferConfig(r.kvTransport),
       ...a.extraArgs,
     ],
     env: [
@@ -113,7 +113,7 @@ function trtllm(r: ResolvedInference, role: ServingRole): EngineParts {
       "--extra-engine-args", `${TRTLLM_ENGINE_DIR}/${file.key}`,
       ...a.extraArgs,
     ],
-    env: [{ name: "TRTLLM_NIXL_KVCACHE_BACKEND", value: kvTransportFor(r.pool) }],
+    env: [{ name: "TRTLLM_NIXL_KVCACHE_BACKEND", value: r.kvTransport }],
     file,
   };
 }

@@ -12,7 +12,7 @@ import { commandLine, engineFor } from "./engine";
 import { frontendUrl, WorkerPlanRow, workerPlan } from "./render";
 import { DGD_API_VERSION, DGD_KIND, DgdObject, renderGraph } from "./render-graph";
 import {
-  renderEngineConfigMaps, renderFrontendLoadBalancer, renderHfSecret, renderModelCachePvc, renderNamespace, renderPlatformReleases,
+  renderEngineConfigMaps, renderFrontendLoadBalancer, renderHfSecret, renderModelCachePvc, renderNamespace, renderPlatformRelease,
 } from "./render-k8s";
 import { validate, validateImage } from "./validate";
 
@@ -42,7 +42,7 @@ export class DisaggInference extends pulumi.ComponentResource {
   public readonly workers: pulumi.Output<WorkerPlanRow[]>;
   /** The graph custom resource. */
   public readonly graph: k8s.apiextensions.CustomResource;
-  /** The `dynamo-platform` release, when installed. */
+  /** The `dynamo-platform` release (operator + CRDs), when installed; the graph depends on it. */
   public readonly platformRelease: k8s.helm.v3.Release | undefined;
 
   constructor(name: string, args: DisaggInferenceArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -90,11 +90,12 @@ export class DisaggInference extends pulumi.ComponentResource {
     return [new k8s.core.v1.Secret(`${name}-hf-token`, { metadata: shape.metadata, type: shape.type, stringData }, { ...o, additionalSecretOutputs: ["stringData", "data"] })];
   }
 
-  /** The CRDs release, then the platform release that depends on it. */
+  /**
+   * The `dynamo-platform` release (operator + CRDs). The graph lists it in `dependsOn`, so the
+   * DynamoGraphDeployment CRD exists (and the operator's webhook answers) before the graph is sent.
+   */
   private platform(name: string, r: ResolvedInference, o: pulumi.CustomResourceOptions): k8s.helm.v3.Release | undefined {
-    const rel = renderPlatformReleases(r);
-    if (!rel) return undefined;
-    const crds = new k8s.helm.v3.Release(`${name}-dynamo-crds`, rel.crds, o);
-    return new k8s.helm.v3.Release(`${name}-dynamo-platform`, rel.platform, { ...o, dependsOn: [crds] });
+    const rel = renderPlatformRelease(r);
+    return rel ? new k8s.helm.v3.Release(`${name}-dynamo-platform`, rel, o) : undefined;
   }
 }

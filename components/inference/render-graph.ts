@@ -9,10 +9,11 @@ import { GraphService, DynamoPort, DynamoPortName, OperatorLabel, PlanAnnotation
 import { INSTANCES } from "../catalog/instances";
 import { Placement, ResolvedInference } from "./args";
 import {
-  kvTransportFor, KvTransport, poolHasEfa, ServingRole, STARTUP_PERIOD_SECONDS,
+  KvTransport, ServingRole, STARTUP_PERIOD_SECONDS, usesEfa,
   startupFailureThreshold, waitTimeoutSeconds, workerShape, WorkerShape,
 } from "./derive";
 import { engineFor, EngineParts, EnvVar } from "./engine";
+import { KV_TRANSPORT_ANNOTATION } from "./transport";
 
 /** API version and kind of the graph. */
 export const DGD_API_VERSION = "nvidia.com/v1alpha1" as const;
@@ -34,12 +35,15 @@ export function serviceKey(role: ServingRole): GraphService {
   return role === ServingRole.Prefill ? GraphService.Prefill : GraphService.Decode;
 }
 
-/** The env vars NIXL over EFA needs (libfabric EFA provider, GPU RDMA, no SHM transport). */
+/**
+ * The env vars NIXL over EFA needs: libfabric's EFA provider, GPU RDMA, no SHM transport
+ * (`FI_EFA_ENABLE_SHM_TRANSFER`; the similar-looking `FI_EFA_ENABLE_SHM` is read by no libfabric
+ * release, so it is not emitted), and no hugepages when the worker gets none.
+ */
 export function efaEnv(shape: WorkerShape): EnvVar[] {
   const env: EnvVar[] = [
     { name: "FI_PROVIDER", value: "efa" },
     { name: "FI_EFA_USE_DEVICE_RDMA", value: "1" },
-    { name: "FI_EFA_ENABLE_SHM", value: "0" },
     { name: "FI_EFA_ENABLE_SHM_TRANSFER", value: "0" },
   ];
   if (shape.hugepages2MiPages === 0) env.push({ name: "FI_EFA_USE_HUGE_PAGE", value: "0" });
@@ -52,6 +56,7 @@ function annotations(r: ResolvedInference): Record<string, string> {
     "pulumi.com/timeoutSeconds": String(waitTimeoutSeconds(r)),
     [PlanAnnotation.ModelLoadBudgetSeconds]: String(r.modelLoadBudgetSeconds),
     [PlanAnnotation.GpuPool]: r.pool.name,
+    [KV_TRANSPORT_ANNOTATION]: r.kvTransport,
   };
   if (r.imageCudaArchs) a[PlanAnnotation.ImageCudaArchs] = r.imageCudaArchs.join(",");
   if (r.imageCudaToolkit) a[PlanAnnotation.ImageCudaToolkit] = r.imageCudaToolkit;
@@ -91,10 +96,30 @@ function workerResources(shape: WorkerShape) {
   };
 }
 
+/** The one capability an EFA worker adds. */
+export const EFA_WORKER_CAPABILITY = "IPC_LOCK";
+
+/**
+ * Never privileged: a privileged container gets every host device, so co-located workers would all
+ * see every GPU (no CUDA_VISIBLE_DEVICES; each engine takes cuda:0) and NIXL would open every EFA
+ * device on the node (kubernetes/kubernetes#81256). What privileged used to give, and where it comes
+ * from now:
+ * - the EFA devices (`/dev/infiniband/uverbs*`): the EFA device plugin mounts exactly the ones
+ *   allocated to the pod (`resources.limits.custom["vpc.amazonaws.com/efa"]`), next to its GPUs;
+ * - the GPUs: the NVIDIA device plugin exposes only the allocated ones;
+ * - pinning memory for RDMA registration: `IPC_LOCK` (mlock beyond RLIMIT_MEMLOCK), the shape of
+ *   upstream's EKS example (ai-dynamo/dynamo@01c94133618e46f0be1476d8f48d5f3b8f0b738f
+ *   `examples/deployments/EKS/manifests/vllm/disagg-p5.yaml`: several LIBFABRIC workers per p5,
+ *   `capabilities.add: [IPC_LOCK]`, no privileged). The process runs as the image's non-root user, so
+ *   the capability is in its bounding set but not effective (Kubernetes grants no ambient
+ *   capabilities); registration then relies on the node runtime's memlock limit (unlimited for
+ *   containerd on the EKS AMIs: *unverified here*), exactly as upstream's example does;
+ * - 2 MiB hugepages: requested as `hugepages-2Mi` and mounted at /dev/hugepages (F14).
+ */
 function workerSecurity(r: ResolvedInference, efa: boolean): object {
-  // EFA workers: privileged is required by NIXL LIBFABRIC on GPU memory (NVIDIA Dynamo EFA guide).
-  if (efa) return { privileged: true };
-  return { runAsNonRoot: true, runAsUser: r.runAsUser, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } };
+  const base = { runAsNonRoot: true, runAsUser: r.runAsUser, allowPrivilegeEscalation: false };
+  if (efa) return { ...base, capabilities: { drop: ["ALL"], add: [EFA_WORKER_CAPABILITY] } };
+  return { ...base, capabilities: { drop: ["ALL"] } };
 }
 
 function volumes(shape: WorkerShape, engine: EngineParts) {
@@ -113,7 +138,7 @@ function volumes(shape: WorkerShape, engine: EngineParts) {
 
 function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts): EnvVar[] {
   const env: EnvVar[] = [];
-  if (kvTransportFor(r.pool) === KvTransport.Libfabric) env.push(...efaEnv(shape));
+  if (usesEfa(r)) env.push(...efaEnv(shape));
   if (r.modelCache) env.push({ name: "HF_HOME", value: `${MODEL_CACHE_MOUNT}/hf` });
   return [...env, ...engine.env];
 }
@@ -122,7 +147,7 @@ function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts
 export function renderWorker(r: ResolvedInference, role: ServingRole, image: string): Record<string, unknown> {
   const shape = workerShape(r, role);
   const engine = engineFor(r, role);
-  const efa = poolHasEfa(r.pool);
+  const efa = usesEfa(r);
   const { vols, mounts } = volumes(shape, engine);
   const affinity = workerAffinity(r, role);
   const names = graphNames(r.graphName, r.namespace);

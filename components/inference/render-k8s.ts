@@ -89,9 +89,9 @@ export const PLATFORM_VALUES = { "dynamo-operator": { namespaceRestriction: { en
 /** A Helm release as plain data (what `helm.v3.Release` receives). */
 export interface HelmReleaseSpec {
   readonly name: string;
+  /** The chart tarball URL (no repository index: Helm downloads the archive itself). */
   readonly chart: string;
   readonly version: string;
-  readonly repositoryOpts: { readonly repo: string };
   readonly namespace: string;
   readonly createNamespace: boolean;
   readonly atomic: boolean;
@@ -99,13 +99,25 @@ export interface HelmReleaseSpec {
   readonly values: Record<string, unknown>;
 }
 
-/** The `dynamo-crds` and `dynamo-platform` releases (platform installs after the CRDs). */
-export function renderPlatformReleases(r: ResolvedInference): { crds: HelmReleaseSpec; platform: HelmReleaseSpec } | undefined {
+/**
+ * The one `dynamo-platform` release: operator AND its CRDs (the chart's `upgradeCRD` hook Job applies
+ * them before the operator starts, since Dynamo 1.0.0). `chart` is the tarball URL NVIDIA documents;
+ * with no `repositoryOpts`, pulumi-kubernetes' Release hands an absolute URL to Helm's chart
+ * downloader as is (pulumi/pulumi-kubernetes@01799d56995683adc30ed8be5c42157d9a6d3c06
+ * `provider/pkg/provider/helm_release.go` `locateChart`). `version` is recorded for the plan; Helm
+ * takes the version from the URL. Undefined when `platform.install` is false (the cluster runs it).
+ */
+export function renderPlatformRelease(r: ResolvedInference): HelmReleaseSpec | undefined {
   if (!r.platform.install) return undefined;
   const names = graphNames(r.graphName, r.namespace);
-  const common = { namespace: r.platform.namespace, createNamespace: true, atomic: true, timeout: 600 };
   return {
-    crds: { name: names.crdsRelease, chart: charts.dynamoCrds.chart, version: r.platform.crdsVersion, repositoryOpts: { repo: charts.dynamoCrds.repo }, ...common, values: {} },
-    platform: { name: names.platformRelease, chart: charts.dynamoPlatform.chart, version: r.platform.platformVersion, repositoryOpts: { repo: charts.dynamoPlatform.repo }, ...common, values: PLATFORM_VALUES },
+    name: names.platformRelease,
+    chart: charts.dynamoPlatform.tarballUrl(r.platform.version),
+    version: r.platform.version,
+    namespace: r.platform.namespace,
+    createNamespace: true,
+    atomic: true,
+    timeout: 600,
+    values: PLATFORM_VALUES,
   };
 }

@@ -4,9 +4,9 @@
  */
 import { graphNames, DynamoPort } from "../_shared/names";
 import { ResolvedInference } from "./args";
-import { kvTransportFor, KvTransport, SERVING_ROLES, ServingRole, workerShape } from "./derive";
+import { KvTransport, SERVING_ROLES, ServingRole, workerShape } from "./derive";
 import { commandLine, engineFor } from "./engine";
-import { HelmReleaseSpec, renderEngineConfigMaps, renderFrontendLoadBalancer, renderHfSecret, renderModelCachePvc, renderNamespace, renderPlatformReleases } from "./render-k8s";
+import { HelmReleaseSpec, renderEngineConfigMaps, renderFrontendLoadBalancer, renderHfSecret, renderModelCachePvc, renderNamespace, renderPlatformRelease } from "./render-k8s";
 import { DgdObject, renderGraph } from "./render-graph";
 
 /** Placeholder written instead of the HF token when the render tool has none. */
@@ -36,8 +36,8 @@ export function workerPlan(r: ResolvedInference): WorkerPlanRow[] {
       replicas: s.replicas,
       gpusPerWorker: s.gpusPerWorker,
       efaPerWorker: s.efaPerWorker,
-      nixlRails: kvTransportFor(r.pool) === KvTransport.Libfabric ? s.efaPerWorker : 0,
-      kvTransport: kvTransportFor(r.pool),
+      nixlRails: r.kvTransport === KvTransport.Libfabric ? s.efaPerWorker : 0,
+      kvTransport: r.kvTransport,
       hugepages2MiPerWorker: s.hugepages2MiPages,
       command: commandLine(engineFor(r, role)),
     };
@@ -58,7 +58,8 @@ export interface RenderedInference {
   readonly modelCachePvc: object | undefined;
   readonly engineConfigMaps: object[];
   readonly frontendLoadBalancer: object | undefined;
-  readonly helm: { crds: HelmReleaseSpec; platform: HelmReleaseSpec } | undefined;
+  /** The `dynamo-platform` release (operator + CRDs); undefined when `platform.install` is false. */
+  readonly helm: HelmReleaseSpec | undefined;
   readonly graph: DgdObject;
   readonly workers: WorkerPlanRow[];
   readonly frontendUrl: string;
@@ -76,7 +77,7 @@ export function renderInference(r: ResolvedInference, hfToken: string = REDACTED
     modelCachePvc: renderModelCachePvc(r),
     engineConfigMaps: renderEngineConfigMaps(r).map((c) => c.configMap),
     frontendLoadBalancer: renderFrontendLoadBalancer(r),
-    helm: renderPlatformReleases(r),
+    helm: renderPlatformRelease(r),
     graph: renderGraph(r, r.image),
     workers: workerPlan(r),
     frontendUrl: frontendUrl(r),

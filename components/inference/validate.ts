@@ -7,10 +7,14 @@ import { checkInteger, joinPath, Problem, show } from "../_shared/problems";
 import { K8S_NAME } from "../_shared/names";
 import { didYouMean, oneOf } from "../_shared/suggest";
 import { Backend, FrontendServiceType, Placement, ResolvedInference } from "./args";
-import { efaPerWorker, poolHasEfa, roleArgs, ServingRole, SERVING_ROLES, totalGpus, workerShape } from "./derive";
+import { efaPerWorker, poolHasEfa, roleArgs, ServingRole, SERVING_ROLES, totalGpus, usesEfa, workerShape } from "./derive";
+import { KvTransportChoice } from "./transport";
 
 /** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
 export const DIGEST_PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
+
+/** A Helm chart version as NGC publishes them (`1.0.1`, `1.1.0-dev.1`). */
+export const CHART_VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 
 const choices = <T extends Record<string, string>>(o: T): string[] => Object.values(o);
 
@@ -36,7 +40,7 @@ function validateRole(r: ResolvedInference, role: ServingRole, at: (k: string) =
     out.push({ propertyPath: gpw, reason: `(${a.gpusPerWorker}) must divide the ${p.gpusPerNode} GPUs of a ${p.instanceType} node; use one of ${divisors(p.gpusPerNode).join(", ")}` });
     return out;
   }
-  if (poolHasEfa(p)) {
+  if (usesEfa(r)) {
     const efa = efaPerWorker(p, a.gpusPerWorker);
     if (!Number.isInteger(efa) || efa < 1) {
       const min = Math.ceil(1 / p.efaPerGpu);
@@ -52,7 +56,7 @@ function validateRole(r: ResolvedInference, role: ServingRole, at: (k: string) =
 /** The pool's pre-allocated hugepages must give every co-located worker at least one page (F14). */
 function validateHugepages(r: ResolvedInference, at: (k: string) => string): Problem[] {
   const p = r.pool;
-  if (!poolHasEfa(p) || p.hugepages2MiPerNode === 0) return [];
+  if (!usesEfa(r) || p.hugepages2MiPerNode === 0) return [];
   const shapes = SERVING_ROLES.map((role) => workerShape(r, role));
   const worst = shapes.reduce((a, b) => (b.workersPerNode > a.workersPerNode ? b : a));
   if (worst.hugepages2MiPages >= 1) return [];
@@ -70,13 +74,16 @@ function validatePool(r: ResolvedInference, at: (k: string) => string): Problem[
   if (p.cpuArch !== CpuArch.X86_64) {
     out.push({ propertyPath: at("gpuPool.cpuArch"), reason: `must be "x86_64" (the combined image is linux/amd64); got ${show(p.cpuArch)}` });
   }
-  if (poolHasEfa(p) && p.gpuDirectRdma !== true) {
+  if (usesEfa(r) && p.gpuDirectRdma !== true) {
     out.push({ propertyPath: at("gpuPool"), reason: `pool ${show(p.name)} (${p.instanceType}) has EFA but no GPUDirect RDMA (${show(p.gpuDirectRdma)}); NIXL's LIBFABRIC plugin needs it to move KV cache from GPU memory. Use a P-family pool (p4d, p5, p5e, p5en, p6) or disable EFA on this pool (KV then moves over UCX)` });
   }
   const want = totalGpus(r);
   const have = p.nodes * p.gpusPerNode;
   if (Number.isFinite(want) && want > have) {
     out.push({ propertyPath: at("gpuPool"), reason: `prefill ${r.prefill.replicas} x ${r.prefill.gpusPerWorker} GPU + decode ${r.decode.replicas} x ${r.decode.gpusPerWorker} GPU = ${want} GPUs exceed the pool's ${have} GPUs (${p.nodes} x ${p.instanceType} x ${p.gpusPerNode}); add nodes or lower replicas` });
+  }
+  if (r.kvTransportChoice === KvTransportChoice.Libfabric && !poolHasEfa(p)) {
+    out.push({ propertyPath: at("kvTransport"), reason: `"libfabric" moves KV over EFA, but pool ${show(p.name)} (${p.instanceType}) has no EFA attached; use "auto" or "ucx" (KV over TCP), or a P-family pool with EFA` });
   }
   if (r.placement === Placement.SeparateNodes && p.nodes < 2) {
     out.push({ propertyPath: at("placement"), reason: `"separate-nodes" needs a pool of >= 2 nodes; pool ${show(p.name)} has ${p.nodes}. Add a node or set placement "any"` });
@@ -89,6 +96,7 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
     ...closedChoice(at("backend"), r.backend, choices(Backend)),
     ...closedChoice(at("placement"), r.placement, choices(Placement)),
     ...closedChoice(at("frontend.serviceType"), r.frontend.serviceType, choices(FrontendServiceType)),
+    ...closedChoice(at("kvTransport"), r.kvTransportChoice, choices(KvTransportChoice)),
     ...checkInteger(at("maxModelLen"), r.maxModelLen, 1),
     ...checkInteger(at("modelLoadBudgetSeconds"), r.modelLoadBudgetSeconds, 60),
     ...checkInteger(at("frontend.replicas"), r.frontend.replicas, 1),
@@ -102,6 +110,9 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
   }
   for (const [key, v] of [["namespace", r.namespace], ["graphName", r.graphName], ["platform.namespace", r.platform.namespace]] as const) {
     if (!K8S_NAME.test(v)) out.push({ propertyPath: at(key), reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got ${show(v)}` });
+  }
+  if (!CHART_VERSION.test(String(r.platform.version))) {
+    out.push({ propertyPath: at("platform.version"), reason: `must be a dynamo-platform chart version such as "1.0.1" (it names the chart tarball on helm.ngc.nvidia.com); got ${show(r.platform.version)}` });
   }
   if (r.modelCache) {
     out.push(...checkInteger(at("modelCache.sizeGiB"), r.modelCache.sizeGiB, 1));

@@ -256,5 +256,26 @@ export const imdsv2Required = resourcePolicy({
   },
 });
 
+/**
+ * 21. Launch-template tag specifications carry at least one tag: EC2 rejects an empty one with
+ * `InvalidTagSpecification.Malformed` (hashicorp/terraform-provider-aws#13155), failing every launch.
+ */
+export const launchTemplateTagsNonEmpty = resourcePolicy({
+  name: "launch-template-tags-non-empty",
+  description: "Every tag specification of a launch template carries at least one tag (EC2 rejects an empty one, so no instance launches).",
+  types: [ResourceType.LaunchTemplate],
+  defaults: {},
+  check: (props, args, report) => {
+    const specs = rawProps(props)?.tagSpecifications;
+    if (!Array.isArray(specs)) return; // absent (no spec is valid) or unknown in preview
+    specs.forEach((spec: any, i: number) => {
+      const tags = spec?.tags;
+      if (isUnknownValue(spec) || isUnknownValue(tags)) return;
+      const empty = tags === undefined || tags === null || (typeof tags === "object" && Object.keys(tags).length === 0);
+      if (empty) report(`launch template ${q(args.name)} has tagSpecifications[${i}] (resourceType ${q(spec?.resourceType)}) with no tags; EC2 rejects it with InvalidTagSpecification.Malformed and no node launches: give it at least a Name tag, or drop the specification`);
+    });
+  },
+});
+
 /** Policies of this module, in pack order. */
-export const gpuClusterPolicies = [efaPerWorkerMatchesPool, hugepagesFitNode, efaSecurityGroupSelfReferencing, efaPoolSingleAz, imdsv2Required];
+export const gpuClusterPolicies = [efaPerWorkerMatchesPool, hugepagesFitNode, efaSecurityGroupSelfReferencing, efaPoolSingleAz, imdsv2Required, launchTemplateTagsNonEmpty];

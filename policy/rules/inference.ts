@@ -203,5 +203,26 @@ export const antiAffinityOnOperatorLabels = dgdPolicy({
   },
 });
 
+/**
+ * 22. (advisory) TRT-LLM workers that select NIXL's LIBFABRIC backend run a combination upstream does
+ * not support yet: Dynamo's TRT-LLM backend docs list only UCX for NIXL, LIBFABRIC "work in progress"
+ * (NVIDIA/TensorRT-LLM#10024 open; FIELD-NOTES §4). Advisory: the selector exists and may work; the
+ * deployment's `verify` gate D is what proves it.
+ */
+export const trtllmLibfabricCaveat = dgdPolicy({
+  name: "trtllm-libfabric-caveat",
+  description: "Warns when TRT-LLM workers select NIXL's LIBFABRIC backend, which upstream Dynamo does not support for TRT-LLM yet (UCX only; LIBFABRIC work in progress, TensorRT-LLM #10024).",
+  enforcementLevel: "advisory",
+  defaults: {},
+  check: (props, args, report) => {
+    for (const w of workers(props, args.name)) {
+      if (engineOf(props, w.svc) !== "trtllm") continue;
+      const v = envValue(envOf(props, w), ENV_SELECTOR.trtllm);
+      if (v !== "LIBFABRIC") continue;
+      report(`${w.label} runs TRT-LLM with ${ENV_SELECTOR.trtllm}=LIBFABRIC; Dynamo's TRT-LLM backend supports only UCX for NIXL today (LIBFABRIC is work in progress, NVIDIA/TensorRT-LLM#10024), so KV transfer may fail or fall back: check the worker logs (verify gate D), or set inference.kvTransport to "ucx" (KV then moves over TCP, much slower across nodes)`);
+    }
+  },
+});
+
 /** Policies of this module, in pack order. */
-export const inferencePolicies = [nixlLibfabricOnEfa, noNoopNixlEnv, workerProbeBudget, oneGraphPerModel, noHostNetworkWorkers, antiAffinityOnOperatorLabels];
+export const inferencePolicies = [nixlLibfabricOnEfa, noNoopNixlEnv, workerProbeBudget, oneGraphPerModel, noHostNetworkWorkers, antiAffinityOnOperatorLabels, trtllmLibfabricCaveat];

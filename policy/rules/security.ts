@@ -1,10 +1,11 @@
 /**
  * Security and data-safety policies: EKS secrets encryption and endpoint exposure, the HF token kept
- * secret (and complete: F9), privilege only where EFA needs it, and data-holding resources retained.
+ * secret (and complete: F9), no privileged worker sharing a node, and data-holding resources retained.
  */
 import { resourcePolicy } from "./_policy";
+import { INSTANCES } from "../../components/catalog/instances";
 import {
-  containers, envOf, graphServices, isUnknownValue, isWorker, q, rawProps, requestsEfa, ResourceType,
+  containers, envOf, gpusOf, graphServices, instanceTypeOf, isUnknownValue, isWorker, q, rawProps, requestsEfa, ResourceType,
 } from "./_predicates";
 
 const present = (v: unknown) => isUnknownValue(v) || (typeof v === "string" && v !== "");
@@ -89,10 +90,24 @@ export const hfTokenIsSecret = resourcePolicy({
   },
 });
 
-/** 19. Only EFA workers run privileged. */
+/**
+ * Whether a worker's main container owns its node: it requests every GPU of the instance it is pinned
+ * to, so no other GPU pod can land beside it. Undefined reason when it does; otherwise why not.
+ */
+function sharesNode(svc: any): string | undefined {
+  const type = instanceTypeOf(svc);
+  const row = type === undefined ? undefined : INSTANCES.get(type);
+  if (!row) return `it is not pinned to a known instance type (${q(type)}), so nothing proves it is alone on its node`;
+  const gpus = gpusOf(svc);
+  return gpus >= row.gpuCount ? undefined : `it requests ${gpus} of the ${row.gpuCount} GPUs of a ${row.name}, so other GPU pods share its node`;
+}
+
+const SHARED_FIX = "a privileged container sees every GPU and EFA device of the node: co-located engines all take cuda:0 and NIXL opens every EFA device (kubernetes/kubernetes#81256). Drop privileged and add capabilities IPC_LOCK (the EFA and NVIDIA device plugins mount the allocated devices), as upstream Dynamo's EKS example does";
+
+/** 19. No container runs privileged, except an EFA worker's main container that owns its whole node. */
 export const privilegedOnlyForEfaWorkers = resourcePolicy({
   name: "privileged-only-for-efa-workers",
-  description: "Only worker containers that request EFA run privileged or add admin capabilities (NIXL LIBFABRIC registers GPU memory).",
+  description: "No container runs privileged or adds admin capabilities, except the main container of an EFA worker that requests every GPU of its node (a privileged container sees every device of the node).",
   types: [ResourceType.Dgd],
   defaults: { adminCapabilities: ["SYS_ADMIN", "ALL"] },
   check: (props, args, report, cfg) => {
@@ -100,13 +115,18 @@ export const privilegedOnlyForEfaWorkers = resourcePolicy({
     for (const s of graphServices(raw, args.name)) {
       const efaWorker = isWorker(s.svc) && requestsEfa(s.svc);
       containers(s.svc).forEach((c, i) => {
-        if (efaWorker && i === 0) return; // the EFA worker's main container: privileged by design
-        const why = efaWorker ? "that is not the EFA worker's main container" : isWorker(s.svc) ? "the worker requests no EFA" : "the service is not an EFA worker";
         const sc = c?.securityContext ?? {};
+        const where = i === 0 ? "its main container" : `container ${q(c?.name)}`;
         const caps: unknown[] = Array.isArray(sc.capabilities?.add) ? sc.capabilities.add : [];
         const admin = caps.filter((x) => typeof x === "string" && cfg.adminCapabilities.includes(x));
-        const where = i === 0 ? "its main container" : `container ${q(c?.name)}`;
-        if (sc.privileged === true) report(`${s.label} runs ${where} privileged but ${why}; only EFA workers' main containers need privileged (NIXL LIBFABRIC registering GPU memory): remove securityContext.privileged`);
+        if (efaWorker && i === 0) {
+          const elevated = [...(sc.privileged === true ? ["privileged"] : []), ...admin.map((x) => `capability ${x}`)];
+          const shared = elevated.length > 0 ? sharesNode(s.svc) : undefined;
+          if (shared) report(`${s.label} runs its main container with ${elevated.join(", ")} and ${shared}; ${SHARED_FIX}`);
+          return;
+        }
+        const why = efaWorker ? "that is not the EFA worker's main container" : isWorker(s.svc) ? "the worker requests no EFA" : "the service is not an EFA worker";
+        if (sc.privileged === true) report(`${s.label} runs ${where} privileged but ${why}; nothing here needs privileged (EFA workers need only IPC_LOCK): remove securityContext.privileged`);
         if (admin.length > 0) report(`${s.label} adds capabilities ${admin.join(", ")} to ${where} but ${why}; remove them from securityContext.capabilities.add`);
       });
     }

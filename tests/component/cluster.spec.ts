@@ -105,6 +105,20 @@ describe("cluster: EfaCluster under mocks", function () {
     assert.equal(lt("decode").placement, undefined);
   });
 
+  it("capacity block: min 0 and desired size left to EKS (ignoreChanges); other pools fixed and managed", () => {
+    assert.deepEqual(ng("decode").scalingConfig, { desiredSize: 1, minSize: 0, maxSize: 1 });
+    const opts = (n: string) => seen.find((x) => x.name === n)!.opts;
+    assert.deepEqual(opts("t-gpu-ng-decode").ignoreChanges, ["scalingConfig.desiredSize"]);
+    assert.equal(opts("t-gpu-ng-prefill").ignoreChanges, undefined);
+  });
+
+  it("launch templates: every tag specification has a Name tag (EC2 rejects an empty one)", () => {
+    const lts = ofType(rec, "aws:ec2/launchTemplate:LaunchTemplate");
+    assert.ok(lts.length >= 4);
+    for (const l of lts) for (const spec of l.inputs.tagSpecifications) assert.ok(spec.tags.Name, `${l.name} ${spec.resourceType}`);
+    assert.deepEqual(one(rec, "aws:ec2/launchTemplate:LaunchTemplate", "s-system-lt").inputs.tagSpecifications.map((t: any) => t.tags), [{ Name: "s-system" }, { Name: "s-system" }]);
+  });
+
   it("placement group: present for the on-demand EFA pool only", () => {
     const pgs = ofType(rec, "aws:ec2/placementGroup:PlacementGroup");
     assert.deepEqual(pgs.map((p) => [p.name, p.inputs.strategy]), [["t-placement-prefill", "cluster"]]);

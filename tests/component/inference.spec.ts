@@ -53,14 +53,11 @@ describe("inference: DisaggInference component (mocks)", () => {
     });
   });
 
-  it("installs dynamo-crds then dynamo-platform from the pinned NGC Helm repo", async () => {
+  it("installs ONE dynamo-platform release (operator + CRDs) from the pinned NGC chart tarball URL, no repository index", async () => {
     const { charts } = await import("../../components/versions");
     const rel = ofType(recorded, RELEASE).filter((r) => r.name.startsWith("llama-"));
-    assert.deepEqual(rel.map((r) => [r.name, r.inputs.chart, r.inputs.version, r.inputs.repositoryOpts.repo]), [
-      ["llama-dynamo-crds", "dynamo-crds", charts.dynamoCrds.version, "https://helm.ngc.nvidia.com/nvidia/ai-dynamo"],
-      ["llama-dynamo-platform", "dynamo-platform", charts.dynamoPlatform.version, "https://helm.ngc.nvidia.com/nvidia/ai-dynamo"],
-    ]);
-    assert.deepEqual(byName("llama-dynamo-platform").opts.dependsOn, [byName("llama-dynamo-crds").resource]);
+    const url = `https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-${charts.dynamoPlatform.version}.tgz`;
+    assert.deepEqual(rel.map((r) => [r.name, r.inputs.chart, r.inputs.version, r.inputs.repositoryOpts]), [["llama-dynamo-platform", url, charts.dynamoPlatform.version, undefined]]);
   });
 
   it("the graph depends on the platform release (and namespace, secret, cache)", () => {
@@ -82,7 +79,7 @@ describe("inference: DisaggInference component (mocks)", () => {
 
   it("every child has the component as parent and the given provider", () => {
     const kids = seen.filter((s) => s.name.startsWith("llama-"));
-    assert.deepEqual(kids.map((k) => k.name).sort(), ["llama-dynamo-crds", "llama-dynamo-platform", "llama-frontend-lb", "llama-graph", "llama-hf-token", "llama-model-cache", "llama-ns"]);
+    assert.deepEqual(kids.map((k) => k.name).sort(), ["llama-dynamo-platform", "llama-frontend-lb", "llama-graph", "llama-hf-token", "llama-model-cache", "llama-ns"]);
     for (const k of kids) {
       assert.equal(k.opts.parent, inf, k.name);
       assert.ok(k.opts.provider, `${k.name} has no provider`);

@@ -41,7 +41,7 @@ export function workerService(role: "prefill" | "decode"): Record<string, any> {
         command: ["python3", "-m", "dynamo.vllm"],
         args: ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--disaggregation-mode", role, "--kv-transfer-config", KV_LIBFABRIC],
         startupProbe: { httpGet: { path: "/live", port: "system" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 180 },
-        securityContext: { privileged: true },
+        securityContext: { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"], add: ["IPC_LOCK"] } },
       },
     },
   };
@@ -95,6 +95,7 @@ export function happyLaunchTemplate(): Record<string, any> {
   return {
     instanceType: "p5en.48xlarge",
     metadataOptions: { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 1 },
+    tagSpecifications: ["instance", "volume", "network-interface"].map((resourceType) => ({ resourceType, tags: { Name: "c-gpu-gpu", "dynamo-efa/pool": "gpu" } })),
     blockDeviceMappings: [{ deviceName: "/dev/xvda", ebs: { volumeSize: 500, volumeType: "gp3", encrypted: "true" } }],
     networkInterfaces: efaInterfaceSlots(16).map((s) => ({ ...s, securityGroups: ["c-efa-id"], deleteOnTermination: "true" })),
   };

@@ -1,6 +1,6 @@
 import { strict as assert } from "assert";
 import {
-  antiAffinityOnOperatorLabels, noHostNetworkWorkers, nixlLibfabricOnEfa, noNoopNixlEnv, oneGraphPerModel, workerProbeBudget,
+  antiAffinityOnOperatorLabels, noHostNetworkWorkers, nixlLibfabricOnEfa, noNoopNixlEnv, oneGraphPerModel, trtllmLibfabricCaveat, workerProbeBudget,
 } from "../../policy/rules/inference";
 import { happyGraph, happyStack, KV_LIBFABRIC, T } from "../helpers/policy-fixtures";
 import { planResource, resourcePolicyTable, runStackPolicy, stackArgs, stackPolicyTable } from "../helpers/policy-harness";
@@ -119,5 +119,15 @@ describe("policies: inference (F1, F2, F3, F6, F7, F13)", () => {
     { title: "a label the graph itself puts on its pods is fine", mutate: (g) => { prefill(g).extraPodMetadata = { labels: { team: "llm" } }; decode(g).extraPodSpec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector = { matchLabels: { team: "llm" } }; }, expect: [] },
     { title: "part-of stays forbidden even when set as pod metadata", mutate: (g) => { prefill(g).extraPodMetadata = { labels: { "app.kubernetes.io/part-of": "llama" } }; decode(g).extraPodSpec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector = { matchLabels: { "app.kubernetes.io/part-of": "llama" } }; },
       expect: [F7(D, "extraPodSpec.affinity.podAntiAffinity (required)", "app.kubernetes.io/part-of")] },
+  ], { name: "inf-graph" });
+
+  const trtllm = (g: any, backend: string) => {
+    g.spec.backendFramework = "trtllm";
+    for (const w of [prefill(g), decode(g)]) { w.extraPodSpec.mainContainer.command = ["python3", "-m", "dynamo.trtllm"]; w.envs.push({ name: "TRTLLM_NIXL_KVCACHE_BACKEND", value: backend }); }
+  };
+  const caveat = (s: string) => `${s} runs TRT-LLM with TRTLLM_NIXL_KVCACHE_BACKEND=LIBFABRIC; Dynamo's TRT-LLM backend supports only UCX for NIXL today (LIBFABRIC is work in progress, NVIDIA/TensorRT-LLM#10024), so KV transfer may fail or fall back: check the worker logs (verify gate D), or set inference.kvTransport to "ucx" (KV then moves over TCP, much slower across nodes)`;
+  resourcePolicyTable(trtllmLibfabricCaveat, T.Dgd, happyGraph, [
+    { title: "TRT-LLM workers on LIBFABRIC", mutate: (g) => { trtllm(g, "LIBFABRIC"); }, expect: [caveat(D), caveat(P)] },
+    { title: "TRT-LLM workers on UCX are upstream's supported path", mutate: (g) => { trtllm(g, "UCX"); }, expect: [] },
   ], { name: "inf-graph" });
 });

@@ -88,12 +88,12 @@ describe("policy pack: CrossGuard entry point", function () {
     assert.ok(pkg.dependencies["@pulumi/policy"]);
   });
 
-  it("GetAnalyzerInfo: pack dynamo-efa with the 20 policies and their default levels", async () => {
+  it("GetAnalyzerInfo: pack dynamo-efa with the 22 policies and their default levels", async () => {
     const info: any = await call(client, "getAnalyzerInfo", new Empty());
     assert.equal(info.getName(), "dynamo-efa");
     const policies = info.getPoliciesList().map((p: any) => [p.getName(), LEVEL[p.getEnforcementlevel()]]);
     assert.deepEqual(policies.map((p: string[]) => p[0]), [...POLICY_NAMES]);
-    assert.deepEqual(policies.filter((p: string[]) => p[1] === "advisory").map((p: string[]) => p[0]), ["no-noop-nixl-env", "eks-endpoint-not-world-open"]);
+    assert.deepEqual(policies.filter((p: string[]) => p[1] === "advisory").map((p: string[]) => p[0]), ["no-noop-nixl-env", "eks-endpoint-not-world-open", "trtllm-libfabric-caveat"]);
   });
 
   it("Analyze: the happy graph gets no diagnostics; a hostNetwork worker gets the mandatory F6 violation", async () => {

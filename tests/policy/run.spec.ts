@@ -5,9 +5,9 @@ import { happyStack, mutate, T } from "../helpers/policy-fixtures";
 import { planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 describe("policy pack: runner and pack shape", () => {
-  it("lists the 20 policies of issue 7 in order, each with a kebab-case name, one-sentence description and config schema", () => {
+  it("lists the 22 policies (issue 7, plus issue 12's two) in order, each with a kebab-case name, one-sentence description and config schema", () => {
     assert.deepEqual(allPolicies.map((p) => p.name), [...POLICY_NAMES]);
-    assert.equal(allPolicies.length, 20);
+    assert.equal(allPolicies.length, 22);
     for (const p of allPolicies) {
       assert.match(p.name, /^[a-z0-9]+(-[a-z0-9]+)*$/, p.name);
       assert.match(p.description, /^[A-Z][^]*\.$/, p.name);
@@ -22,7 +22,7 @@ describe("policy pack: runner and pack shape", () => {
     assert.deepEqual(failing, []);
     assert.equal(run.mandatoryViolations, 0);
     assert.equal(run.passed, true);
-    assert.equal(run.results.length, 20);
+    assert.equal(run.results.length, 22);
   });
 
   it("the happy plan also passes in the offline render's shape: dependencies as one union, no per-property links, secrets as secretPaths", async () => {
@@ -55,9 +55,9 @@ describe("policy pack: runner and pack shape", () => {
     assert.deepEqual(broken.results.filter((r) => !r.passed).map((r) => r.name), ["efa-security-group-self-referencing"]);
   });
 
-  it("advisory by default: no-noop-nixl-env and eks-endpoint-not-world-open; everything else mandatory", () => {
+  it("advisory by default: no-noop-nixl-env, eks-endpoint-not-world-open and trtllm-libfabric-caveat; everything else mandatory", () => {
     const advisory = allPolicies.filter((p) => enforcementOf(p) === "advisory").map((p) => p.name);
-    assert.deepEqual(advisory, ["no-noop-nixl-env", "eks-endpoint-not-world-open"]);
+    assert.deepEqual(advisory, ["no-noop-nixl-env", "eks-endpoint-not-world-open", "trtllm-libfabric-caveat"]);
   });
 
   it("config overrides AWSGuard style: a policy's own key beats `all`, which beats the policy default", () => {

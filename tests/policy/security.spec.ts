@@ -60,13 +60,22 @@ describe("policies: security and data safety (F9)", () => {
     assertMessages(run, [`ConfigMap "cfg" holds HF_TOKEN, and ConfigMaps are not secret; put the token in a Kubernetes Secret created from a Pulumi secret`]);
   });
 
-  const priv = (s: string, where: string, why: string) => `${s} runs ${where} privileged but ${why}; only EFA workers' main containers need privileged (NIXL LIBFABRIC registering GPU memory): remove securityContext.privileged`;
+  const priv = (s: string, where: string, why: string) => `${s} runs ${where} privileged but ${why}; nothing here needs privileged (EFA workers need only IPC_LOCK): remove securityContext.privileged`;
+  const shared = (s: string, what: string, why: string) => `${s} runs its main container with ${what} and ${why}; a privileged container sees every GPU and EFA device of the node: co-located engines all take cuda:0 and NIXL opens every EFA device (kubernetes/kubernetes#81256). Drop privileged and add capabilities IPC_LOCK (the EFA and NVIDIA device plugins mount the allocated devices), as upstream Dynamo's EKS example does`;
+  const privileged = (svc: any) => { svc.extraPodSpec.mainContainer.securityContext = { privileged: true }; };
   resourcePolicyTable(privilegedOnlyForEfaWorkers, T.Dgd, happyGraph, [
-    { title: "a privileged Frontend", mutate: (g) => { g.spec.services.Frontend.extraPodSpec.mainContainer.securityContext = { privileged: true }; }, expect: [priv(F, "its main container", "the service is not an EFA worker")] },
-    { title: "a privileged worker without EFA", mutate: (g) => { delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"]; }, expect: [priv(D, "its main container", "the worker requests no EFA")] },
+    { title: "a privileged Frontend", mutate: (g) => { privileged(g.spec.services.Frontend); }, expect: [priv(F, "its main container", "the service is not an EFA worker")] },
+    { title: "a privileged worker without EFA", mutate: (g) => { delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"]; privileged(decode(g)); }, expect: [priv(D, "its main container", "the worker requests no EFA")] },
     { title: "a privileged sidecar next to an EFA worker", mutate: (g) => { decode(g).extraPodSpec.containers = [{ name: "metrics", image: "x", securityContext: { privileged: true } }]; }, expect: [priv(D, 'container "metrics"', "that is not the EFA worker's main container")] },
     { title: "SYS_ADMIN on the Frontend", mutate: (g) => { g.spec.services.Frontend.extraPodSpec.mainContainer.securityContext.capabilities = { add: ["SYS_ADMIN", "NET_BIND_SERVICE"] }; },
       expect: [`${F} adds capabilities SYS_ADMIN to its main container but the service is not an EFA worker; remove them from securityContext.capabilities.add`] },
+    { title: "a privileged 1-GPU EFA worker: 8 of them share a p5en node (the field's layout)", mutate: (g) => { privileged(decode(g)); },
+      expect: [shared(D, "privileged", "it requests 1 of the 8 GPUs of a p5en.48xlarge, so other GPU pods share its node")] },
+    { title: "SYS_ADMIN on a 4-GPU EFA worker", mutate: (g) => { decode(g).resources.limits.gpu = "4"; decode(g).extraPodSpec.mainContainer.securityContext.capabilities.add = ["SYS_ADMIN"]; },
+      expect: [shared(D, "capability SYS_ADMIN", "it requests 4 of the 8 GPUs of a p5en.48xlarge, so other GPU pods share its node")] },
+    { title: "a privileged 8-GPU EFA worker alone on its p5en node (allowed)", mutate: (g) => { decode(g).resources.limits.gpu = "8"; privileged(decode(g)); }, expect: [] },
+    { title: "a privileged EFA worker pinned to no instance type", mutate: (g) => { privileged(decode(g)); delete decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"]; },
+      expect: [shared(D, "privileged", "it is not pinned to a known instance type (undefined), so nothing proves it is alone on its node")] },
   ], { name: "inf-graph" });
 
   const notKept = (kind: string, name: string) => `${kind} "${name}" holds data but is neither protected nor retained on delete, so a destroy or replacement loses it; set the resource option retainOnDelete: true (or protect: true)`;

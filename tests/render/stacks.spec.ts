@@ -198,6 +198,13 @@ describe("render: both stacks, real program", function () {
     }
   });
 
+  it("two stacks in one account never share an ECR repository name (repositories survive destroy)", () => {
+    const repos = (stack: string) => readJson(out[stack].dir, "resources.json")
+      .filter((r: { type: string }) => r.type === "aws:ecr/repository:Repository").map((r: { inputs: { name: string } }) => r.inputs.name).sort();
+    assert.deepEqual(repos("p5en-1gpu"), ["dynamo-efa-p5en-1gpu", "dynamo-efa-p5en-1gpu-cache"]);
+    assert.deepEqual(repos("p5en-8gpu"), ["dynamo-efa-p5en-8gpu", "dynamo-efa-p5en-8gpu-cache"]);
+  });
+
   it("is deterministic: a second render of p5en-8gpu writes byte-identical files", async () => {
     const again = await renderStack("p5en-8gpu", path.join(tmp, "again"));
     assert.equal(again.code, 0);

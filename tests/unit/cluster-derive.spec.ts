@@ -218,3 +218,38 @@ describe("cluster: rendered values", () => {
     });
   });
 });
+
+describe("cluster: Capacity Blocks, launch-template tags, partitions", () => {
+  it("a Capacity Block pool scales from 0 and leaves desired size to EKS; other pools are fixed and managed", async () => {
+    const { poolScaling, ignoresDesiredSize } = await import("../../components/cluster/derive");
+    assert.deepEqual(poolScaling({ nodes: 2, capacity: "capacity-block" }), { desiredSize: 2, minSize: 0, maxSize: 2 });
+    assert.deepEqual([ignoresDesiredSize({ capacity: "capacity-block" }), ignoresDesiredSize({ capacity: "odcr" }), ignoresDesiredSize({ capacity: "on-demand" })], [true, false, false]);
+    for (const capacity of ["on-demand", "odcr"] as const) assert.deepEqual(poolScaling({ nodes: 2, capacity }), { desiredSize: 2, minSize: 2, maxSize: 2 });
+  });
+
+  it("every launch-template tag specification carries a Name, even with no user tags", async () => {
+    const { launchTagSpecifications } = await import("../../components/cluster/nodes");
+    assert.deepEqual(launchTagSpecifications(["instance", "volume"], "c-system", {}), [
+      { resourceType: "instance", tags: { Name: "c-system" } }, { resourceType: "volume", tags: { Name: "c-system" } },
+    ]);
+    assert.deepEqual(launchTagSpecifications(["instance"], "c-gpu-a", { team: "ml" })[0].tags, { Name: "c-gpu-a", team: "ml" });
+  });
+
+  it("ARNs and the EC2 principal follow the region's partition (no hard-coded arn:aws: in cn- or us-gov- regions)", async () => {
+    const { partitionOf } = await import("../../components/cluster/partition");
+    const { clusterAdminAccessPolicy, ec2TrustPolicy, ebsCsiPolicy, nodePolicies } = await import("../../components/cluster/render");
+    const { loadBalancerControllerPolicy } = await import("../../components/cluster/lbc-policy");
+    const table: [string, string, string][] = [["us-east-2", "aws", "ec2.amazonaws.com"], ["cn-north-1", "aws-cn", "ec2.amazonaws.com.cn"], ["us-gov-west-1", "aws-us-gov", "ec2.amazonaws.com"]];
+    for (const [region, id, principal] of table) {
+      const p = partitionOf(region)!;
+      assert.equal(p.id, id, region);
+      assert.equal(nodePolicies(p).worker, `arn:${id}:iam::aws:policy/AmazonEKSWorkerNodePolicy`);
+      assert.equal(ebsCsiPolicy(p), `arn:${id}:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy`);
+      assert.equal(clusterAdminAccessPolicy(p), `arn:${id}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy`);
+      assert.equal(JSON.parse(ec2TrustPolicy(p)).Statement[0].Principal.Service, principal);
+      const arns = [...loadBalancerControllerPolicy(id).matchAll(/"arn:[^:"]*:/g)].map((m) => m[0]);
+      assert.ok(arns.length > 0 && arns.every((a) => a === `"arn:${id}:`), `${region}: ${arns}`);
+    }
+    assert.equal(partitionOf("us-isob-east-1"), undefined);
+  });
+});

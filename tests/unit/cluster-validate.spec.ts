@@ -43,6 +43,22 @@ describe("cluster: validateClusterArgs", () => {
     ["old VPC CNI", { ...ok, vpcCniAddonVersion: "v1.18.3-eksbuild.1" }, ['vpcCniAddonVersion: "v1.18.3-eksbuild.1" is older than v1.18.5, the first VPC CNI that supports "efa-only" interfaces; use a newer add-on version']],
     ["bad chart version", { ...ok, nvidiaDevicePluginChartVersion: "latest" }, ['nvidiaDevicePluginChartVersion: must be a chart version such as "1.2.3" or "v1.2.3"; got "latest"']],
     ["existing VPC with one AZ", { gpuPools: ok.gpuPools, existingVpc: { vpcId: "vpc-1", privateSubnetIds: { "us-east-2a": "subnet-a" } } }, ['existingVpc.privateSubnetIds: needs private subnets in at least 2 AZs (EKS requires 2); got ["us-east-2a"]']],
+    ["placement group with a Capacity Block", withPool({ capacity: "capacity-block", capacityReservationId: "cr-0123456789abcdef0", placementGroup: true }),
+      ['gpuPools.gpu.placementGroup: cannot be true with capacity "capacity-block": a new placement group never matches your reservation, so no instance would launch into it. Remove placementGroup (reserved capacity keeps the placement it was bought with)']],
+    ["placement group with an ODCR", withPool({ capacity: "odcr", capacityReservationId: "cr-0123456789abcdef0", placementGroup: true }),
+      ['gpuPools.gpu.placementGroup: cannot be true with capacity "odcr": a new placement group never matches your reservation, so no instance would launch into it. Remove placementGroup (reserved capacity keeps the placement it was bought with)']],
+    ["AZs outside the region", { ...ok, region: "us-west-2" }, [
+      'availabilityZones[0]: "us-east-2a" is not in region "us-west-2" (aws:region); use a zone of that region such as "us-west-2a", or change the region',
+      'availabilityZones[1]: "us-east-2b" is not in region "us-west-2" (aws:region); use a zone of that region such as "us-west-2a", or change the region',
+      'gpuPools.gpu.availabilityZone: "us-east-2a" is not in region "us-west-2" (aws:region); use a zone of that region such as "us-west-2a", or change the region',
+    ]],
+    ["existing-VPC subnets outside the region", { region: "us-east-2", gpuPools: { dev: { instanceType: "g6e.12xlarge", nodes: 1 } }, existingVpc: { vpcId: "vpc-1", privateSubnetIds: { "us-east-2a": "subnet-a", "us-west-2b": "subnet-b" } } },
+      ['existingVpc.privateSubnetIds.us-west-2b: "us-west-2b" is not in region "us-east-2" (aws:region); use a zone of that region such as "us-east-2a", or change the region']],
+    ["AZs of two regions and no region given", { ...ok, availabilityZones: ["us-east-2a", "us-west-2b"] }, [
+      'availabilityZones[1]: "us-west-2b" is not in region "us-east-2" (aws:region); use a zone of that region such as "us-east-2a", or change the region',
+    ]],
+    ["an ISO-partition region", { ...ok, region: "us-iso-east-1" }, ['region: "us-iso-east-1" is in a partition this package does not support; use a region of "aws-cn", "aws-us-gov", "aws" (e.g. "us-east-2", "cn-north-1", "us-gov-west-1")']],
+    ["a malformed region", { ...ok, region: "Ohio" }, ['region: must be an AWS region name such as "us-east-2"; got "Ohio"']],
     ["empty pools", { ...ok, gpuPools: {} }, ['gpuPools: must be a map of pool name to pool, e.g. { prefill: { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2a" } }; got {}']],
   ];
   for (const [label, args, expected] of cases) it(label, () => assert.deepEqual(problems(args), expected));
@@ -57,6 +73,12 @@ describe("cluster: validateClusterArgs", () => {
       "gpuPools.a.instanceType", "gpuPools.a.nodes", "gpuPools.b.availabilityZone", "gpuPools.b.capacityReservationId",
       "availabilityZones", "publicAccessCidrs[0]", "kubernetesVersion",
     ]);
+  });
+
+  it("accepts China and GovCloud regions with their own zones", () => {
+    for (const region of ["cn-north-1", "us-gov-west-1"]) {
+      assert.deepEqual(problems({ region, availabilityZones: [`${region}a`, `${region}b`], gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: `${region}a` } } }), [], region);
+    }
   });
 
   it("allowEfaWithoutGpuDirectRdma lets a g6e pool use EFA", () => {

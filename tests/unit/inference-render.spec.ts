@@ -172,8 +172,9 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
     assert.deepEqual(out.engineConfigMaps.map((c: Obj) => c.metadata.name), ["llama-trtllm-prefill", "llama-trtllm-decode"]);
     assert.ok((out.engineConfigMaps[0] as Obj).data["engine.yaml"].includes("cache_transceiver_config:\n  backend: NIXL"));
     assert.equal((out.modelCachePvc as Obj).spec.accessModes[0], "ReadWriteMany");
-    assert.deepEqual([out.helm?.crds.chart, out.helm?.platform.chart], ["dynamo-crds", "dynamo-platform"]);
-    assert.deepEqual(out.helm?.platform.values, { "dynamo-operator": { namespaceRestriction: { enabled: false } } });
+    assert.equal(out.helm?.chart, "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-1.0.1.tgz");
+    assert.equal(renderInference(resolved("p5en-1gpu", "vllm", { platform: { version: "1.1.0" } })).helm?.chart, "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-1.1.0.tgz");
+    assert.deepEqual(out.helm?.values, { "dynamo-operator": { namespaceRestriction: { enabled: false } } });
     assert.equal(renderInference(resolved("p5en-1gpu", "vllm", { platform: { install: false } })).helm, undefined);
     assert.equal(out.frontendUrl, "http://llama-frontend.dynamo.svc.cluster.local:8000");
     assert.equal(out.graph.metadata.annotations["pulumi.com/waitFor"], "condition=Ready");
@@ -189,11 +190,52 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
     assert.equal(measured.metadata.annotations[PlanAnnotation.Hugepages2MiPerNode], "4096");
   });
 
-  it("security: privileged only on EFA workers; frontend and non-EFA workers non-root, no escalation, caps dropped", () => {
-    const efa = worker("vllm", "p5en-1gpu", ServingRole.Prefill).extraPodSpec.mainContainer.securityContext;
-    assert.deepEqual(efa, { privileged: true });
+  it("security: nothing privileged; EFA workers add only IPC_LOCK; everything non-root, no escalation, caps dropped", () => {
+    for (const variant of ["p5en-1gpu", "p5en-8x1gpu"] as const) {
+      for (const role of [ServingRole.Prefill, ServingRole.Decode]) {
+        const efa = worker("vllm", variant, role).extraPodSpec.mainContainer.securityContext;
+        assert.deepEqual(efa, { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"], add: ["IPC_LOCK"] } });
+      }
+    }
     const noEfa = (renderWorker(resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, false) }), ServingRole.Prefill, IMAGE) as Obj).extraPodSpec.mainContainer.securityContext;
     const f = (renderGraph(resolved("p5en-1gpu"), IMAGE).spec.services.Frontend as Obj).extraPodSpec.mainContainer.securityContext;
     for (const sc of [noEfa, f]) assert.deepEqual(sc, { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+  });
+});
+
+describe("inference: kvTransport (issue 12)", () => {
+  it("auto = LIBFABRIC on an EFA pool: EFA devices, hugepages, FI_* env, IPC_LOCK, and the choice on the graph", () => {
+    const r = resolved("p5en-8x1gpu", "vllm");
+    assert.equal(r.kvTransport, "LIBFABRIC");
+    const g = renderGraph(r, IMAGE);
+    assert.equal(g.metadata.annotations["dynamo-efa/kv-transport"], "LIBFABRIC");
+    const w = g.spec.services.DecodeWorker as Obj;
+    assert.equal(w.resources.limits.custom[EFA_RESOURCE], "2");
+    assert.equal(envOf(w).FI_PROVIDER, "efa");
+    assert.equal(envOf(w).FI_EFA_ENABLE_SHM, undefined, "FI_EFA_ENABLE_SHM is read by no libfabric release");
+    assert.equal(envOf(w).FI_EFA_ENABLE_SHM_TRANSFER, "0");
+  });
+
+  for (const backend of Object.values(Backend)) {
+    it(`${backend}: ucx on an EFA pool gives workers no EFA device, no hugepages, no FI_* env, no capability, and selects UCX`, () => {
+      const r = resolved("p5en-8x1gpu", backend, { kvTransport: "ucx" });
+      assert.deepEqual(validate(r, true), []);
+      const g = renderGraph(r, IMAGE);
+      assert.equal(g.metadata.annotations["dynamo-efa/kv-transport"], "UCX");
+      for (const key of [GraphService.Prefill, GraphService.Decode]) {
+        const w = g.spec.services[key] as Obj;
+        assert.equal(w.resources.limits.custom[EFA_RESOURCE], undefined);
+        assert.equal(w.resources.limits.custom["hugepages-2Mi"], undefined);
+        assert.deepEqual(Object.keys(envOf(w)).filter((k) => k.startsWith("FI_")), []);
+        assert.deepEqual(w.extraPodSpec.mainContainer.securityContext.capabilities, { drop: ["ALL"] });
+        if (backend === "vllm") assert.deepEqual(JSON.parse(argValue(w, "--kv-transfer-config")).kv_connector_extra_config.backends, ["UCX"]);
+        else assert.equal(envOf(w).TRTLLM_NIXL_KVCACHE_BACKEND, "UCX");
+      }
+      assert.deepEqual(workerPlan(r).map((row) => [row.kvTransport, row.nixlRails, row.efaPerWorker]), [["UCX", 0, 0], ["UCX", 0, 0]]);
+    });
+  }
+
+  it("auto = UCX on a pool without EFA", () => {
+    assert.equal(resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, false) }).kvTransport, "UCX");
   });
 });

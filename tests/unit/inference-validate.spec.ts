@@ -36,6 +36,14 @@ const cases: Case[] = [
   ["hugepages per node must leave a page per co-located worker", over({ gpuPool: pool("p5en.48xlarge", 2, true, { hugepages2MiPerNode: 7 }) }, "p5en-8x1gpu"), [
     ["gpuPool.hugepages2MiPerNode", "(7) 2 MiB hugepages per node leave less than one page for each of 8 workers per node; set the value measured on your nodes (HugePages_Total in /proc/meminfo), 0 to run without hugepages (FI_EFA_USE_HUGE_PAGE=0), or use more GPUs per worker"],
   ]],
+  ["kvTransport is a closed choice", over({ kvTransport: "tcp" as never }), [["kvTransport", 'must be one of "auto", "libfabric", "ucx"; got "tcp"']]],
+  ["kvTransport libfabric needs an EFA pool", over({ kvTransport: "libfabric", gpuPool: pool("p5en.48xlarge", 1, false) }), [
+    ["kvTransport", '"libfabric" moves KV over EFA, but pool "gpu" (p5en.48xlarge) has no EFA attached; use "auto" or "ucx" (KV over TCP), or a P-family pool with EFA'],
+  ]],
+  ["kvTransport ucx does not need whole EFA devices (p4d) because workers get none", over({ kvTransport: "ucx", gpuPool: pool("p4d.24xlarge", 1) }), []],
+  ["platform.version names a chart tarball", over({ platform: { version: "latest" } }), [
+    ["platform.version", 'must be a dynamo-platform chart version such as "1.0.1" (it names the chart tarball on helm.ngc.nvidia.com); got "latest"'],
+  ]],
   ["image must be digest-pinned", () => resolved("p5en-1gpu", "vllm", {}, "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1"), [
     ["image", 'must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1". Use the image component\'s imageRef or append the digest shown by `docker buildx imagetools inspect`'],
   ]],

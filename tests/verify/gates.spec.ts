@@ -20,6 +20,7 @@ import {
 } from "../../tools/verify/gates";
 import { SseParser } from "../../tools/verify/http";
 import { gateKvLogs, TRTLLM_NOTE } from "../../tools/verify/kvlog";
+import { stackKvTransport } from "../../tools/verify/transport";
 import { renderTable } from "../../tools/verify/report";
 import { resolveTarget, UsageError } from "../../tools/verify/target";
 import { parse as parseYaml } from "yaml";
@@ -157,6 +158,13 @@ describe("verify gate D (NIXL backend in worker logs)", () => {
     assert.equal(gateKvLogs("trtllm", [{ pod: "pw", text: "NIXL_ERR_BACKEND" }]).status, "FAIL");
     assert.equal(gateKvLogs("trtllm", [{ pod: "pw", text: LF }]).status, "PASS");
   });
+  it("checks the backend the stack chose: with kvTransport ucx, UCX passes and LIBFABRIC is the wrong plugin", () => {
+    const ucx = "NIXL INFO _api.py:361 Backend UCX was instantiated";
+    assert.equal(gateKvLogs("vllm", [{ pod: "pw", text: ucx }], undefined, "UCX").status, "PASS");
+    const wrong = gateKvLogs("vllm", [{ pod: "pw", text: LF }], undefined, "UCX");
+    assert.equal(wrong.status, "FAIL");
+    assert.deepEqual(wrong.evidence, [`pw: LIBFABRIC backend instantiated (UCX not selected): ${LF}`]);
+  });
 });
 
 describe("verify gate E (time to first token)", () => {
@@ -218,8 +226,18 @@ describe("verify stack resolution", () => {
       graph: "llm",
       servedModel: "meta-llama/Llama-3.1-8B-Instruct",
       backend: "vllm",
+      kvTransport: "LIBFABRIC",
       source: path.join("stacks", "Pulumi.p5en.yaml"),
     });
+  });
+  it("resolves the stack's kvTransport like the program: auto follows the instance type's EFA, explicit choices win", () => {
+    const cases: [Record<string, unknown>, Record<string, unknown> | undefined, string][] = [
+      [{}, { gpuNodes: { instanceType: "p5en.48xlarge" } }, "LIBFABRIC"],
+      [{ kvTransport: "auto" }, { gpuNodes: { instanceType: "g6e.12xlarge" } }, "UCX"],
+      [{ kvTransport: "ucx" }, { gpuNodes: { instanceType: "p5en.48xlarge" } }, "UCX"],
+      [{ kvTransport: "libfabric" }, undefined, "LIBFABRIC"],
+    ];
+    for (const [inf, cluster, want] of cases) assert.equal(stackKvTransport(inf, cluster), want, JSON.stringify([inf, cluster]));
   });
   it("reads the top-level graphName the program reads, and defaults backend and namespace like the program", () => {
     const t = resolveTarget("named", {}, root);

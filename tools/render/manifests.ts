@@ -79,6 +79,13 @@ export function manifestFiles(resources: readonly ManifestSource[]): RenderedFil
   });
 }
 
+/** A chart given as a tarball URL (`.../dynamo-platform-1.0.1.tgz`) by its name, with the URL kept. */
+export function chartOf(chart: string, version: string): { name: string; url?: string } {
+  if (!/^[a-z]+:\/\//.test(chart)) return { name: chart };
+  const file = chart.slice(chart.lastIndexOf("/") + 1).replace(/\.tgz$/, "");
+  return { name: version && file.endsWith(`-${version}`) ? file.slice(0, -version.length - 1) : file, url: chart };
+}
+
 /** `helm/<release>.values.yaml` per Helm release, headed by the chart coordinates. */
 export function helmFiles(resources: readonly ManifestSource[]): RenderedFile[] {
   const releases = resources.filter((r) => r.type === "kubernetes:helm.sh/v3:Release" || r.type === "kubernetes:helm.sh/v4:Chart");
@@ -87,9 +94,10 @@ export function helmFiles(resources: readonly ManifestSource[]): RenderedFile[] 
       const i = r.redactedInputs as Obj;
       const release = String(i.name ?? r.name);
       const repo = (i.repositoryOpts as Obj | undefined)?.repo ?? "";
+      const chart = chartOf(String(i.chart ?? ""), String(i.version ?? ""));
       const header = [
         `# Helm release ${release} (${r.type.endsWith("Release") ? "helm.v3.Release" : "helm.v4.Chart"} ${r.name})`,
-        `# chart: ${String(i.chart ?? "")}  version: ${String(i.version ?? "")}${repo ? `  repo: ${String(repo)}` : ""}`,
+        `# chart: ${chart.name}  version: ${String(i.version ?? "")}${repo ? `  repo: ${String(repo)}` : ""}${chart.url ? `  url: ${chart.url}` : ""}`,
         `# namespace: ${String(i.namespace ?? "default")}`,
       ];
       const values = (i.values as Obj | undefined) ?? {};

@@ -7,6 +7,7 @@
  */
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { CriticalPath } from "./graph";
+import { kvTransportMarkdown, kvTransportOf, PlanKvTransport } from "./transport";
 import { CostLine, EKS_CLUSTER_USD_PER_HOUR, instanceLine, PRICE_SOURCE, PRICED_REGIONS, PRICES_REVIEWED, totalUsdPerHour } from "./prices";
 
 /** Resource type of the DynamoGraphDeployment custom resource. */
@@ -44,6 +45,8 @@ export interface Plan {
   readonly workers: readonly PlanWorker[];
   readonly gpus: { readonly requested: number; readonly provisioned: number };
   readonly efaRails: { readonly used: number; readonly provisioned: number };
+  /** NIXL backend for KV cache and whether it moves over RDMA or TCP. */
+  readonly kvTransport?: PlanKvTransport;
   readonly image: { readonly cudaArchs: readonly string[]; readonly cudaToolkit: string; readonly ref?: string; readonly build: boolean };
   readonly criticalPath: readonly string[];
   readonly criticalPathDetail: CriticalPath;
@@ -118,6 +121,8 @@ function costLines(input: PlanInput): CostLine[] {
   return lines;
 }
 
+const kvOf = (input: PlanInput) => kvTransportOf(input.resources);
+
 /** Builds the plan. */
 export function buildPlan(input: PlanInput): Plan {
   const workers = workersOf(input.resources);
@@ -134,6 +139,7 @@ export function buildPlan(input: PlanInput): Plan {
     workers,
     gpus: { requested: workers.reduce((s, w) => s + w.replicas * w.gpusPerWorker, 0), provisioned: input.pools.reduce((s, p) => s + p.nodes * p.gpusPerNode, 0) },
     efaRails: { used: workers.reduce((s, w) => s + w.replicas * w.efaPerWorker, 0), provisioned: input.pools.reduce((s, p) => s + p.nodes * p.efaPerNode, 0) },
+    ...(kvOf(input) ? { kvTransport: kvOf(input) } : {}),
     image: input.image,
     criticalPath: input.criticalPath.steps.map((s) => s.name),
     criticalPathDetail: input.criticalPath,
@@ -164,6 +170,7 @@ export function planMarkdown(plan: Plan): string {
       ["EFA rails", plan.efaRails.used, plan.efaRails.provisioned, pct(plan.efaRails.used, plan.efaRails.provisioned)],
     ]),
     "", "NIXL's LIBFABRIC plugin uses every EFA device a worker's pod is given, aligned to its GPUs by the EFA device plugin; \"EFA rails used\" is the sum over workers.", "");
+  out.push(...kvTransportMarkdown(plan.kvTransport));
   out.push("## Image", "", `- CUDA archs: ${plan.image.cudaArchs.join(", ")} (toolkit ${plan.image.cudaToolkit})`,
     `- ${plan.image.build ? "built by this stack" : "prebuilt, not built by this stack"}${plan.image.ref ? `: \`${plan.image.ref}\`` : ""}`, "");
   out.push(`## Critical path (~${plan.criticalPathDetail.minutes} min)`, "",

@@ -7,7 +7,7 @@
  *     (Dynamo's Kubernetes discovery only lists those, F2).
  *  B. `/v1/models` lists the served model.
  *  C. completions: non-stream text + OpenAI shape (not double-wrapped), SSE ending in `[DONE]`, chat message.
- *  D. worker logs prove NIXL's KV path is LIBFABRIC (F3).
+ *  D. worker logs prove NIXL's KV path is the stack's chosen backend (inference.kvTransport; LIBFABRIC on EFA) (F3).
  *  E. time to first token below a threshold (~1 s on EFA, ~100 s on a silent TCP fallback).
  */
 

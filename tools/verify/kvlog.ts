@@ -18,6 +18,7 @@
  * `Backend LIBFABRIC was instantiated`, and is otherwise INCONCLUSIVE (counted as not passing), with
  * that explanation in its evidence.
  */
+import { KvTransport } from "../../components/inference/transport";
 import { GateResult, GateStatus, result } from "./gates";
 
 /** Engines the inference component can run (mirrors `spec.backendFramework`). */
@@ -27,9 +28,19 @@ export type Backend = (typeof Backend)[keyof typeof Backend];
 /** The line that proves the LIBFABRIC (EFA) backend was created. */
 export const LIBFABRIC_LINE = /Backend LIBFABRIC was instantiated/;
 
-/** Lines that prove the KV path is wrong or broken, with a short name for the evidence. */
+/** The line that proves `backend` (the stack's chosen `inference.kvTransport`) was created. */
+export function backendLine(backend: KvTransport): RegExp {
+  return new RegExp(`Backend ${backend} was instantiated`);
+}
+
+/** The other backend's line: the wrong plugin was selected. */
+function wrongBackendLine(expected: KvTransport): { readonly name: string; readonly re: RegExp } {
+  const other = expected === KvTransport.Libfabric ? KvTransport.Ucx : KvTransport.Libfabric;
+  return { name: `${other} backend instantiated (${expected} not selected)`, re: backendLine(other) };
+}
+
+/** Lines that prove the KV path is broken (whichever backend was chosen), with a short name for the evidence. */
 export const KV_FAILURE_LINES: readonly { readonly name: string; readonly re: RegExp }[] = [
-  { name: "UCX backend instantiated (LIBFABRIC not selected)", re: /Backend UCX was instantiated/ },
   { name: "NIXL handshake failed", re: /handshake(_setup)?_failed|Handshake failed/ },
   { name: "NIXL_ERR_BACKEND", re: /NIXL_ERR_BACKEND/ },
   { name: "NIXL plugin load failure", re: /plugin load failed|[Ff]ailed to load plugin|create_backend error|LIBFABRIC.*fail/ },
@@ -51,8 +62,13 @@ function firstLine(text: string, re: RegExp): string | undefined {
 export const TRTLLM_NOTE =
   "TRT-LLM's C++ NIXL transceiver logs no documented line naming its backend; check TRTLLM_NIXL_KVCACHE_BACKEND=LIBFABRIC in the worker spec and rely on gate E";
 
-/** Gate D over the worker logs of a graph running `backend`. */
-export function gateKvLogs(backend: Backend, logs: readonly WorkerLog[], latencyMs?: number): GateResult {
+/**
+ * Gate D over the worker logs of a graph running `backend`, whose stack chose the NIXL backend
+ * `expected` (`inference.kvTransport`, resolved like the program does; LIBFABRIC on EFA pools).
+ */
+export function gateKvLogs(backend: Backend, logs: readonly WorkerLog[], latencyMs?: number, expected: KvTransport = KvTransport.Libfabric): GateResult {
+  const wanted = backendLine(expected);
+  const failures = [wrongBackendLine(expected), ...KV_FAILURE_LINES];
   if (logs.length === 0) return result("D", GateStatus.Fail, ["no worker pods to read logs from"], latencyMs);
   const bad: string[] = [];
   const proven: string[] = [];
@@ -62,11 +78,11 @@ export function gateKvLogs(backend: Backend, logs: readonly WorkerLog[], latency
       bad.push(`${log.pod}: log unreadable: ${log.error}`);
       continue;
     }
-    for (const f of KV_FAILURE_LINES) {
+    for (const f of failures) {
       const hit = firstLine(log.text, f.re);
       if (hit) bad.push(`${log.pod}: ${f.name}: ${hit}`);
     }
-    const ok = firstLine(log.text, LIBFABRIC_LINE);
+    const ok = firstLine(log.text, wanted);
     if (ok) proven.push(`${log.pod}: ${ok}`);
     else unproven.push(log.pod);
   }
@@ -78,7 +94,7 @@ export function gateKvLogs(backend: Backend, logs: readonly WorkerLog[], latency
   return result(
     "D",
     GateStatus.Fail,
-    [`"Backend LIBFABRIC was instantiated" missing in ${unproven.join(", ")} (is kv_connector_extra_config.backends ["LIBFABRIC"] set?)`],
+    [`"Backend ${expected} was instantiated" missing in ${unproven.join(", ")} (is kv_connector_extra_config.backends ["${expected}"] set?)`],
     latencyMs,
   );
 }

@@ -129,7 +129,7 @@ export async function runGates(o: RunOptions): Promise<RunOutcome> {
   const t1 = Date.now();
   const workers = pods.filter((p) => isWorker(p, WORKERS));
   const logs = await Promise.all(workers.map((p) => reader.log(p, budget.left())));
-  done.set("D", budget.outOfTime("D") ?? gateKvLogs(t.backend, logs, elapsed(t1)));
+  done.set("D", budget.outOfTime("D") ?? gateKvLogs(t.backend, logs, elapsed(t1), t.kvTransport));
 
   const frontend = blockersOf("B", done).length === 0 ? await openFrontend(o, pods, kc) : undefined;
   try {

@@ -7,7 +7,9 @@ import * as path from "node:path";
 import { parse } from "yaml";
 import { DEFAULT_GRAPH_NAME, DEFAULT_GRAPH_NAMESPACE } from "../../components/_shared/names";
 import { INFERENCE_DEFAULTS } from "../../components/inference/args";
+import type { KvTransport } from "../../components/inference/transport";
 import { Backend } from "./kvlog";
+import { stackKvTransport } from "./transport";
 
 /** The deployment `verify` checks. */
 export interface Target {
@@ -19,6 +21,8 @@ export interface Target {
   readonly servedModel: string;
   /** Engine, which decides the log lines of gate D. */
   readonly backend: Backend;
+  /** NIXL backend the stack chose (`inference.kvTransport`), the one gate D must find. @default "LIBFABRIC" */
+  readonly kvTransport?: KvTransport;
   /** Where the values came from (for the report). */
   readonly source: string;
 }
@@ -53,13 +57,14 @@ export function stackFile(root: string, stack: string): string {
   return path.join(root, "stacks", `Pulumi.${stack}.yaml`);
 }
 
-function readStack(file: string): { inf: Record<string, unknown>; graphName?: string } {
+function readStack(file: string): { inf: Record<string, unknown>; graphName?: string; cluster?: Record<string, unknown> } {
   const doc = parse(fs.readFileSync(file, "utf8")) as { config?: Record<string, unknown> } | null;
   const inf = doc?.config?.[INFERENCE_CONFIG_KEY];
   if (typeof inf !== "object" || inf === null || Array.isArray(inf)) {
     throw new UsageError(`${file}: no "config.${INFERENCE_CONFIG_KEY}" object; pass --namespace, --graph, --model and --backend instead`);
   }
-  return { inf: inf as Record<string, unknown>, graphName: str(doc?.config?.[GRAPH_NAME_CONFIG_KEY]) };
+  const cluster = doc?.config?.["dynamo-efa:cluster"];
+  return { inf: inf as Record<string, unknown>, graphName: str(doc?.config?.[GRAPH_NAME_CONFIG_KEY]), ...(typeof cluster === "object" && cluster !== null ? { cluster: cluster as Record<string, unknown> } : {}) };
 }
 
 function str(v: unknown): string | undefined {
@@ -75,7 +80,7 @@ function str(v: unknown): string | undefined {
 export function resolveTarget(stack: string, flags: TargetFlags, root: string): Target {
   const file = stackFile(root, stack);
   const haveFile = fs.existsSync(file);
-  const { inf, graphName } = haveFile ? readStack(file) : { inf: {} as Record<string, unknown>, graphName: undefined };
+  const { inf, graphName, cluster } = haveFile ? readStack(file) : { inf: {} as Record<string, unknown>, graphName: undefined, cluster: undefined };
   const model = flags.model ?? str(inf.servedModelName) ?? str(inf.model);
   const backend = flags.backend ?? str(inf.backend) ?? (haveFile ? INFERENCE_DEFAULTS.backend : undefined);
   const missing: string[] = [];
@@ -93,6 +98,7 @@ export function resolveTarget(stack: string, flags: TargetFlags, root: string): 
     graph: flags.graph ?? graphName ?? DEFAULT_GRAPH_NAME,
     servedModel: model as string,
     backend: backend as Backend,
+    ...(haveFile ? { kvTransport: stackKvTransport(inf, cluster) } : {}),
     source: haveFile ? path.relative(root, file) : "flags",
   };
 }

@@ -1,0 +1,66 @@
+/**
+ * AWS partitions and regions, as pure data: which partition a region belongs to, the ARN prefix and
+ * service DNS suffix of each, and the problems of AZs outside the region. The partition follows from
+ * the region name exactly as AWS assigns them (`cn-*` -> `aws-cn`, `us-gov-*` -> `aws-us-gov`), so the
+ * plan is the same offline and online and no ARN is hard-coded to `arn:aws:`. No Pulumi import.
+ */
+import { Problem, show } from "../_shared/problems";
+
+/** A partition this package supports. */
+export interface AwsPartition {
+  /** Partition id, the second field of every ARN (`arn:<id>:...`). */
+  readonly id: string;
+  /** DNS suffix of its service principals and endpoints (`ec2.<dnsSuffix>`). */
+  readonly dnsSuffix: string;
+  /** Region names of the partition. */
+  readonly regionPattern: RegExp;
+}
+
+/**
+ * The partitions the component supports. Source: AWS General Reference "ARN format" (partition ids)
+ * and terraform-aws-eks, which builds every ARN from `data.aws_partition` (`arn:${partition}:iam::aws:policy/...`)
+ * and the EC2 principal from its `dns_suffix`. ISO partitions (`aws-iso*`) and the European Sovereign
+ * Cloud are refused: EKS/EFA GPU capacity and this package's facts are unverified there.
+ */
+export const AWS_PARTITIONS: readonly AwsPartition[] = [
+  { id: "aws-cn", dnsSuffix: "amazonaws.com.cn", regionPattern: /^cn-[a-z]+-\d+$/ },
+  { id: "aws-us-gov", dnsSuffix: "amazonaws.com", regionPattern: /^us-gov-[a-z]+-\d+$/ },
+  { id: "aws", dnsSuffix: "amazonaws.com", regionPattern: /^(?!cn-|us-gov-|us-iso|eu-isoe-|eusc-)[a-z]{2}-[a-z]+-\d+$/ },
+];
+
+/** The commercial partition (what every render and test without a region uses). */
+export const DEFAULT_PARTITION: AwsPartition = AWS_PARTITIONS[2];
+
+/** An AWS region name such as `us-east-2`, `cn-north-1` or `us-gov-west-1`. */
+export const REGION_NAME = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+
+/** The partition of `region`, or undefined for a region this package does not support. */
+export function partitionOf(region: string): AwsPartition | undefined {
+  return AWS_PARTITIONS.find((p) => p.regionPattern.test(region));
+}
+
+/** Region of an AZ name (`us-east-2a` -> `us-east-2`). */
+export function regionOfAz(az: string): string {
+  return az.replace(/[a-z]$/, "");
+}
+
+/** Problems with `region` itself: its form and its partition. */
+export function regionProblems(path: string, region: unknown): Problem[] {
+  if (typeof region !== "string" || !REGION_NAME.test(region)) {
+    return [{ propertyPath: path, reason: `must be an AWS region name such as "us-east-2"; got ${show(region)}` }];
+  }
+  if (partitionOf(region)) return [];
+  return [{ propertyPath: path, reason: `${show(region)} is in a partition this package does not support; use a region of ${AWS_PARTITIONS.map((p) => show(p.id)).join(", ")} (e.g. "us-east-2", "cn-north-1", "us-gov-west-1")` }];
+}
+
+/** One problem per AZ (with its path) that is not in `region`. */
+export function zoneProblems(region: string, zones: readonly (readonly [path: string, az: string])[]): Problem[] {
+  return zones
+    .filter(([, az]) => typeof az === "string" && regionOfAz(az) !== region)
+    .map(([path, az]) => ({ propertyPath: path, reason: `${show(az)} is not in region ${show(region)} (aws:region); use a zone of that region such as "${region}a", or change the region` }));
+}
+
+/** ARN of an AWS managed IAM policy in `partition` (`arn:<id>:iam::aws:policy/<name>`). */
+export function managedPolicyArn(partition: AwsPartition, name: string): string {
+  return `arn:${partition.id}:iam::aws:policy/${name}`;
+}

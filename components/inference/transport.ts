@@ -1,0 +1,47 @@
+/**
+ * Which NIXL backend moves the KV cache between prefill and decode, chosen by `inference.kvTransport`,
+ * and what that means for the wire (RDMA over EFA or TCP). Pure, no imports: shared by the inference
+ * component, the offline plan and `verify` (gate D checks the chosen backend in the worker logs).
+ */
+
+/** What the user asks for. */
+export const KvTransportChoice = {
+  /** LIBFABRIC on pools with EFA and GPUDirect RDMA, UCX elsewhere. */
+  Auto: "auto",
+  /** NIXL's LIBFABRIC plugin over EFA RDMA; needs an EFA pool. */
+  Libfabric: "libfabric",
+  /** NIXL's UCX plugin; the workers get no EFA devices and KV crosses nodes over TCP. */
+  Ucx: "ucx",
+} as const;
+export type KvTransportChoice = (typeof KvTransportChoice)[keyof typeof KvTransportChoice];
+
+/** The NIXL backend name the engines' selectors take. */
+export const KvTransport = {
+  /** NIXL's LIBFABRIC plugin over EFA RDMA (pools with EFA and GPUDirect RDMA). */
+  Libfabric: "LIBFABRIC",
+  /** NIXL's UCX plugin (TCP across nodes here). Much slower across nodes. */
+  Ucx: "UCX",
+} as const;
+export type KvTransport = (typeof KvTransport)[keyof typeof KvTransport];
+
+/** DGD annotation recording the chosen backend (read by the plan). */
+export const KV_TRANSPORT_ANNOTATION = "dynamo-efa/kv-transport";
+
+/** The backend for a choice on a pool that does (not) carry EFA with GPUDirect RDMA. */
+export function resolveKvTransport(choice: KvTransportChoice, poolHasEfa: boolean): KvTransport {
+  if (choice === KvTransportChoice.Libfabric) return KvTransport.Libfabric;
+  if (choice === KvTransportChoice.Ucx) return KvTransport.Ucx;
+  return poolHasEfa ? KvTransport.Libfabric : KvTransport.Ucx;
+}
+
+/**
+ * How KV bytes travel with a backend. LIBFABRIC here always means the EFA provider with GPU RDMA
+ * (`FI_PROVIDER=efa`, `FI_EFA_USE_DEVICE_RDMA=1`). UCX workers are given no EFA device and the
+ * image's UCX is not set up for EFA, so across nodes UCX uses TCP (field report: TTFT ~98 s over TCP
+ * vs ~1 s on EFA for the same request; FIELD-NOTES §4).
+ */
+export function kvWire(t: KvTransport): { readonly rdma: boolean; readonly description: string } {
+  return t === KvTransport.Libfabric
+    ? { rdma: true, description: "RDMA over EFA (NIXL LIBFABRIC, GPUDirect)" }
+    : { rdma: false, description: "TCP (NIXL UCX; no EFA devices given to workers), much slower across nodes" };
+}

@@ -1,0 +1,46 @@
+/**
+ * Extracts the worker isolation facts of upstream Dynamo's EKS EFA example
+ * (`examples/deployments/EKS/manifests/vllm/disagg-p5.yaml`): per worker service its GPUs, EFA devices,
+ * replicas, instance type, NIXL backends, `privileged`, `hostNetwork` and added capabilities.
+ * Usage: npx tsx tests/contracts/extract/dynamo-eks-example.ts <ai-dynamo/dynamo checkout> <commit> > tests/contracts/facts/dynamo-eks-example.json
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import YAML from "yaml";
+
+const FILE = "examples/deployments/EKS/manifests/vllm/disagg-p5.yaml";
+
+/** The backends named in a `--kv-transfer-config '<json>'` inside a shell command. */
+function backends(command: readonly string[]): string[] {
+  const m = /--kv-transfer-config\s+'([^']+)'/.exec(command.join(" "));
+  return m ? (JSON.parse(m[1]).kv_connector_extra_config?.backends ?? []) : [];
+}
+
+export function extract(doc: any): Record<string, unknown> {
+  const workers = Object.entries<any>(doc.spec.services).filter(([, s]) => s.componentType === "worker").map(([service, s]) => {
+    const main = s.extraPodSpec?.mainContainer ?? {};
+    return {
+      service,
+      replicas: s.replicas,
+      gpusPerWorker: Number(s.resources.limits.gpu),
+      efaPerWorker: Number(s.resources.limits.custom?.["vpc.amazonaws.com/efa"] ?? 0),
+      instanceType: s.extraPodSpec?.nodeSelector?.["node.kubernetes.io/instance-type"],
+      nixlBackends: backends(main.command ?? []),
+      privileged: main.securityContext?.privileged === true,
+      hostNetwork: s.extraPodSpec?.hostNetwork === true,
+      capabilitiesAdd: main.securityContext?.capabilities?.add ?? [],
+    };
+  });
+  return { workers };
+}
+
+if (require.main === module) {
+  const [checkout, commit] = process.argv.slice(2);
+  if (!checkout || !commit) throw new Error("usage: dynamo-eks-example.ts <checkout> <commit>");
+  const doc = YAML.parse(fs.readFileSync(path.join(checkout, FILE), "utf8"));
+  const provenance = {
+    repository: "ai-dynamo/dynamo", ref: "main", commit, paths: [FILE], extracted: new Date().toISOString().slice(0, 10),
+    extractor: "tests/contracts/extract/dynamo-eks-example.ts",
+  };
+  process.stdout.write(`${JSON.stringify({ provenance, facts: extract(doc) }, null, 2)}\n`);
+}
