@@ -91,6 +91,13 @@ export const image = {
   gdrcopy: "v2.5.1",
   nixl: "0.10.1",
   efaInstaller: "1.45.1",
+  /**
+   * SHA-256 of `aws-efa-installer-<efaInstaller>.tar.gz`. Empty on purpose: no digest of 1.45.1 published with
+   * provenance was found (AWS publishes a GPG signature, not a digest; searched public code and docs 2026-11-30),
+   * and a guessed digest is worse than none. The Dockerfile refuses to build while it is empty; set it
+   * (`image.versions.efaInstallerSha256`) to the `sha256sum` of the tarball you verified with AWS's GPG key.
+   */
+  efaInstallerSha256: "",
   ffmpeg: "7.1",
   awsSdkCpp: "1.11.760",
   pytorchImageTag: "25.12-py3",
