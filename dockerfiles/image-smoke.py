@@ -17,7 +17,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
-MODULES = ["torch", "vllm", "tensorrt_llm", "nixl", "nixl._api", "flashinfer", "flash_attn", "lmcache", "dynamo.vllm", "dynamo.trtllm"]
+MODULES = ["torch", "vllm", "tensorrt_llm", "nixl", "nixl._api", "flashinfer", "flash_attn", "lmcache", "dynamo.vllm", "dynamo.trtllm",
+           "dynamo.frontend"]
 NEEDS_DRIVER = {"tensorrt_llm", "dynamo.trtllm"}
 DRIVER_LIBS = ("libcuda.so", "libnvidia-ml.so")
 PLUGINS = ["libplugin_LIBFABRIC.so", "libplugin_UCX.so"]
