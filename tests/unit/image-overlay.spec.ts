@@ -77,7 +77,11 @@ describe("image-smoke.py: the final stage's smoke check", function () {
       console.log("    (skipped: python3 is not installed, so image-smoke.py cannot run here)");
       this.skip();
     }
-    const env = { ...process.env, NIXL_PLUGIN_DIR: mkdtempSync(join(tmpdir(), "plugins-")), PYTHONPATH: "" };
+    // A stand-in tensorrt_llm whose import fails the way a driver-less build makes it fail.
+    const fake = mkdtempSync(join(tmpdir(), "fake-trtllm-"));
+    mkdirSync(join(fake, "tensorrt_llm"));
+    writeFileSync(join(fake, "tensorrt_llm", "__init__.py"), 'raise ImportError("libcuda.so.1: cannot open shared object file: No such file or directory")\n');
+    const env = { ...process.env, NIXL_PLUGIN_DIR: mkdtempSync(join(tmpdir(), "plugins-")), PYTHONPATH: fake };
     const r = spawnSync("python3", [join(__dirname, "..", "..", "dockerfiles", "image-smoke.py")], { encoding: "utf8", env });
     assert.strictEqual(r.status, 1, r.stdout + r.stderr);
     for (const m of ["torch", "vllm", "nixl", "nixl._api", "flashinfer", "flash_attn", "lmcache", "dynamo.vllm"]) {
@@ -85,6 +89,9 @@ describe("image-smoke.py: the final stage's smoke check", function () {
     }
     assert.match(r.stderr, /NIXL plugin libplugin_LIBFABRIC\.so missing/);
     assert.match(r.stderr, /NIXL plugin libplugin_UCX\.so missing/);
+    assert.match(r.stdout, /^import tensorrt_llm: SKIPPED, needs the NVIDIA driver \(absent at build time\)/m);
+    assert.doesNotMatch(r.stderr, /import tensorrt_llm/);
     rmSync(env.NIXL_PLUGIN_DIR, { recursive: true, force: true });
+    rmSync(fake, { recursive: true, force: true });
   });
 });
