@@ -6,6 +6,7 @@
 import * as assert from "assert";
 import { readFileSync } from "fs";
 import { join } from "path";
+import { DockerfileParser } from "dockerfile-ast";
 import { loadFacts } from "./facts";
 import { DYNAMO_COMMIT, image } from "../../components/versions";
 import { NGC_PYTORCH_TORCH, TORCH_CUDA_ARCHS, consumerArchLists, fatArchs } from "../../components/catalog";
@@ -23,7 +24,8 @@ export function dynamoPinProblems(f: { provenance: { commit: string }; facts: Dy
   if (f.provenance.commit !== v.commit) out.push(`facts were read at ${f.provenance.commit}, versions.ts pins ${v.commit}`);
   if (f.facts.trtllm["tensorrt-llm"] !== v.trtllm) out.push(`Dynamo pins tensorrt-llm ${f.facts.trtllm["tensorrt-llm"]}, versions.ts ${v.trtllm}`);
   if (`v${f.facts.vllm.vllm}` !== v.vllm) out.push(`Dynamo pins vllm ${f.facts.vllm.vllm}, versions.ts ${v.vllm}`);
-  const refs = [...dockerfile.matchAll(/^ARG DYNAMO_REF=(\S+)$/gm)].map((m) => m[1]);
+  const refs = DockerfileParser.parse(dockerfile).getInstructions().filter((i) => i.getKeyword() === "ARG")
+    .map((i) => (i as any).getProperty()).filter((p) => p?.getName() === "DYNAMO_REF").map((p) => p.getValue() ?? "");
   if (refs.length === 0 || refs.some((r) => r !== v.commit)) out.push(`Dockerfile DYNAMO_REF defaults ${refs.join(", ")} != ${v.commit}`);
   if (/--branch "\$\{DYNAMO_REF\}"/.test(dockerfile)) out.push("Dockerfile clones DYNAMO_REF with --branch, which cannot take a commit");
   return out;
