@@ -39,7 +39,11 @@ export const TORCH_CUDA_ARCHS: readonly TorchArchRow[] = [
   },
 ];
 
-/** The torch each NGC PyTorch image tag ships (the image's one PyTorch, shared by both engines). */
+/**
+ * The torch each NGC PyTorch image tag ships (the image's one PyTorch, shared by both engines). LMCache itself is
+ * compiled in `vllm_framework` against vLLM 0.17.1's own torch, also 2.10 (vLLM 0.17.1 moved to torch 2.10:
+ * llm-d/llm-d-kv-cache#429, allenai/open-instruct#1556), and every release from 2.9.0 to 2.11 has the same list.
+ */
 export const NGC_PYTORCH_TORCH: Readonly<Record<string, { readonly torch: string; readonly source: string }>> = {
   "25.12-py3": { torch: "2.10", source: "NGC PyTorch 25.12 release notes: torch 2.10.0a0+b4e4ee81d3.nv25.12 (UPSTREAM-IMAGE-AND-DGD.md §1.1, TORCH_VER)" },
 };
