@@ -8,6 +8,21 @@
 /** Date these defaults were last reviewed against their sources. */
 export const VERSIONS_REVIEWED = "2026-11-29";
 
+/**
+ * The ai-dynamo/dynamo commit the image's Dynamo runtime is built from (`DYNAMO_REF`): f2fd3a16e (#7526,
+ * 2026-03-19), the parent of ba3aef8ae (#7504, which moves TRT-LLM to 1.3.0rc8). Its `pyproject.toml` pins
+ * `tensorrt-llm==1.3.0rc7` (since 10e5a4922, #7408, 2026-03-16) and `vllm[flashinfer,runai,otel]==0.17.1`
+ * (since dba69e0f2, #7170, 2026-03-12, with the API fixes vLLM 0.17 needs): exactly the two engines this
+ * image ships (`image.vllm`, `image.tensorrtLlm`). The tag v1.0.1 was built for vLLM 0.16.0 and TRT-LLM
+ * 1.3.0rc5.post1, so it cannot be used with them. Checked fact: tests/contracts/facts/dynamo-pyproject.json.
+ *
+ * Skew, stated honestly: this runtime is main between the 1.0.x and 1.1.0 releases (its pyproject still says
+ * version 1.0.0), while the operator chart stays at 1.0.1 (`charts.dynamoPlatform`). The runtime/operator
+ * contract is the DGD CRD and the env/probes the operator injects; nothing at this commit is known to break
+ * against operator 1.0.1, but it is NOT a released pair (FIELD-NOTES §4 asks for the same minor).
+ */
+export const DYNAMO_COMMIT = "f2fd3a16e78ce472d427f17ec85f764085a8ddd3";
+
 /** Kubernetes / EKS. */
 export const kubernetes = {
   /**
@@ -83,6 +98,13 @@ export const image = {
   gdrcopy: "v2.5.1",
   nixl: "0.10.1",
   efaInstaller: "1.45.1",
+  /**
+   * SHA-256 of `aws-efa-installer-<efaInstaller>.tar.gz`. Empty on purpose: no digest of 1.45.1 published with
+   * provenance was found (AWS publishes a GPG signature, not a digest; searched public code and docs 2026-11-30),
+   * and a guessed digest is worse than none. The Dockerfile refuses to build while it is empty; set it
+   * (`image.versions.efaInstallerSha256`) to the `sha256sum` of the tarball you verified with AWS's GPG key.
+   */
+  efaInstallerSha256: "",
   ffmpeg: "7.1",
   awsSdkCpp: "1.11.760",
   pytorchImageTag: "25.12-py3",
@@ -109,11 +131,8 @@ export const image = {
   sccache: "v0.14.0",
   /** maturin, builds the Dynamo Rust bindings wheel. Source: PyPI `maturin` (1.9.4, Aug 2025). */
   maturin: "1.9.4",
-  /**
-   * ai-dynamo/dynamo git tag built into the image; same as the operator chart (`charts.dynamoPlatform`)
-   * so runtime and operator share a minor (FIELD-NOTES §4). The field cloned unpinned `main`.
-   */
-  dynamo: "v1.0.1",
+  /** ai-dynamo/dynamo commit built into the image: `DYNAMO_COMMIT` (why that commit: see its comment). */
+  dynamo: DYNAMO_COMMIT,
   /** NVIDIA/nccl-tests tag (the in-image EFA bandwidth check). Source: github.com/NVIDIA/nccl-tests tags (v2.13.12, packaged by nixpkgs). */
   ncclTests: "v2.13.12",
   /** NVIDIA/nccl tag, used only with `BUILD_NCCL_FROM_SOURCE=1`. Source: github.com/NVIDIA/nccl tags (*unverified* tag name; override when opting in). */

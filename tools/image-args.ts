@@ -6,6 +6,7 @@
  * Exit codes: 0 ok, 2 invalid arguments (every problem printed, with the catalog's messages).
  */
 import { ValidationError } from "../components/_shared/problems";
+import { ARCH_CONSUMERS, ArchConsumer } from "../components/catalog";
 import { ArchArg, VERSION_ARGS } from "../components/image/build-args";
 import { ImageBuildPlan, imagePlan, packagePath } from "../components/image/plan";
 
@@ -99,13 +100,24 @@ export function run(argv: readonly string[], env: Readonly<Record<string, string
     return { code: 2, stdout: "", stderr: `${cliMessage(e.message, archsFlag)}\n` };
   }
   const flags = buildArgFlags(plan, o);
-  if (!o.printCommand) return { code: 0, stdout: `${flags.join(" \\\n")}\n`, stderr: "" };
+  const summary = consumerSummary(plan);
+  if (!o.printCommand) return { code: 0, stdout: `${flags.join(" \\\n")}\n`, stderr: summary };
   const cmd = [
     "docker buildx build", `-f ${shellQuote(packagePath(plan.dockerfile))}`, `--target ${plan.target}`,
     `--platform ${plan.platforms.join(",")}`, ...flags, `-t ${shellQuote(o.tag ?? `dynamo-combined-efa:${plan.tag}`)}`,
     shellQuote(packagePath(plan.context)),
   ];
-  return { code: 0, stdout: `${cmd.join(" \\\n  ")}\n`, stderr: "" };
+  return { code: 0, stdout: `${cmd.join(" \\\n  ")}\n`, stderr: summary };
+}
+
+/** One line per consumer (on stderr, so stdout stays paste-able flags): what each build system inside gets. */
+function consumerSummary(plan: ImageBuildPlan): string {
+  const lines = (Object.keys(ARCH_CONSUMERS) as ArchConsumer[]).map((c) => {
+    const list = plan.archLists[c];
+    return `# ${c}: ${list === "" ? "(empty: step skipped)" : list}    <- ${ARCH_CONSUMERS[c]}`;
+  });
+  const efa = plan.buildArgs.EFA_INSTALLER_SHA256 === "" ? "# note: add --build-arg EFA_INSTALLER_SHA256=<sha256sum of the verified aws-efa-installer tarball>; the build stops without it\n" : "";
+  return `# per-consumer arch lists (${plan.platforms.join(",")}, CUDA ${plan.cudaToolkit}):\n${lines.join("\n")}\n${efa}`;
 }
 
 if (require.main === module) {

@@ -7,6 +7,7 @@ import { editDistance } from "../_shared/suggest";
 import { checkArchToken, readArchToken, unsupportedReason } from "./arch-tokens";
 import { ArchTarget, CudaToolkit, SM_RENAMES, compareTargets, toolkitHas } from "./cuda-toolkits";
 import { INSTANCES, unknownInstanceReason } from "./instances";
+import { ImagePlatform, platformReason, platformRunsSm } from "./arch-platform";
 
 /** How the arch list is chosen: "fat" (broad default), "auto" (from instance types) or explicit tokens. */
 export type CudaArchsSpec = "fat" | "auto" | readonly string[];
@@ -17,7 +18,8 @@ export const CUDA_ARCHS_KEYWORDS = ["fat", "auto"] as const;
 /**
  * The fat default the field asked for (FIELD-NOTES §5, issue 2d): A100, A10G/RTX-30, Orin, L4/L40S, H100/H200,
  * B200, Thor (sm_101; sm_110 from CUDA 13.0) and RTX PRO 6000 Blackwell. B300 (sm_103) and GB10 (sm_121) run the
- * sm_100 / sm_120 SASS (same major, higher minor: binary compatible).
+ * sm_100 / sm_120 SASS (same major, higher minor: binary compatible). On linux/amd64 the Arm SoCs (Orin, Thor)
+ * are left out (issue 11): that image never runs on them, and torch >= 2.9 rejects "10.1".
  */
 const FAT_SMS = [80, 86, 87, 89, 90, 100, 101, 120];
 
@@ -32,13 +34,16 @@ function normalize(list: readonly ArchTarget[]): ArchTarget[] {
   return [...byKey.values()].sort(compareTargets).map((t) => Object.freeze(t));
 }
 
-/** The fat default for `toolkit` (its equivalent of each FAT_SMS entry), with PTX of the newest arch embedded. */
-export function fatArchs(toolkit: CudaToolkit): ArchTarget[] {
+/**
+ * The fat default for `toolkit` and `platform` (its equivalent of each FAT_SMS entry a `platform` image can run on),
+ * with PTX of the newest arch embedded.
+ */
+export function fatArchs(toolkit: CudaToolkit, platform: ImagePlatform = "linux/amd64"): ArchTarget[] {
   const sms = FAT_SMS.map((sm) => {
     if (toolkitHas(toolkit, sm, "")) return sm;
     const renamed = SM_RENAMES.find((r) => r.from === sm);
     return renamed && toolkitHas(toolkit, renamed.to, "") ? renamed.to : undefined;
-  }).filter((sm): sm is number => sm !== undefined);
+  }).filter((sm): sm is number => sm !== undefined && platformRunsSm(platform, sm));
   const list = normalize(sms.map((sm) => ({ sm, variant: "" as const, ptx: false })));
   const newest = list[list.length - 1];
   return [...list.slice(0, -1), Object.freeze({ ...newest, ptx: true })];
@@ -115,10 +120,13 @@ export function parseArchList(tokens: string | readonly string[], toolkit: CudaT
  */
 export function resolveCudaArchs(
   spec: CudaArchsSpec | string,
-  opts: { readonly toolkit: CudaToolkit; readonly instanceTypes?: readonly string[] },
+  opts: { readonly toolkit: CudaToolkit; readonly instanceTypes?: readonly string[]; readonly platform?: ImagePlatform },
   propertyPath: string,
 ): ArchTarget[] {
-  if (spec === "fat") return fatArchs(opts.toolkit);
+  if (spec === "fat") return fatArchs(opts.toolkit, opts.platform);
+  if (spec !== "auto" && opts.platform !== undefined) {
+    return checkPlatform(resolveCudaArchs(spec, { ...opts, platform: undefined }, propertyPath), opts.platform, propertyPath);
+  }
   if (spec === "auto") return resolveAuto(opts, propertyPath);
   if (typeof spec === "string" && !/[\s,;]/.test(spec.trim()) && !readArchToken(spec)) {
     // Keywords are short, so allow two edits ("fta" -> "fat"), more than `closest` allows for 3 letters.
@@ -129,6 +137,16 @@ export function resolveCudaArchs(
     ]);
   }
   return parseArchList(spec as string | readonly string[], opts.toolkit, propertyPath);
+}
+
+/** `list` unchanged, or one `ValidationError` naming every target a `platform` image never runs on. */
+function checkPlatform(list: ArchTarget[], platform: ImagePlatform, propertyPath: string): ArchTarget[] {
+  const problems = list.flatMap((t) => {
+    const why = platformReason(platform, t.sm);
+    return why === undefined ? [] : [{ propertyPath, reason: why }];
+  });
+  if (problems.length > 0) throw new ValidationError("CUDA arch list", problems);
+  return list;
 }
 
 function resolveAuto(opts: { readonly toolkit: CudaToolkit; readonly instanceTypes?: readonly string[] }, propertyPath: string): ArchTarget[] {

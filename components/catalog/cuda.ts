@@ -6,3 +6,6 @@ export * from "./cuda-toolkits";
 export * from "./arch-tokens";
 export * from "./arch-lists";
 export * from "./arch-syntax";
+export * from "./arch-platform";
+export * from "./torch-archs";
+export * from "./arch-consumers";

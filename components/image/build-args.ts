@@ -35,6 +35,7 @@ export const VERSION_ARGS: Readonly<Record<ImageVersionKey, string>> = {
   gdrcopy: "GDRCOPY_REF",
   nixl: "NIXL_REF",
   efaInstaller: "EFA_INSTALLER_VERSION",
+  efaInstallerSha256: "EFA_INSTALLER_SHA256",
   ffmpeg: "FFMPEG_VERSION",
   awsSdkCpp: "AWS_SDK_CPP_VERSION",
   pytorchImageTag: "PYTORCH_IMAGE_TAG",
@@ -58,14 +59,16 @@ export const VERSION_ARGS: Readonly<Record<ImageVersionKey, string>> = {
   tensorrtLlmIndexUrl: "TENSORRTLLM_INDEX_URL",
 };
 
-/** The three per-arch build args, each in the syntax its consumer takes (FIELD-NOTES §5). */
+/** The per-consumer arch build args, each in its consumer's syntax and checked by its rules (issue 11). */
 export const ArchArg = {
   /** nvcc `-gencode` flags: nccl-tests (and NCCL when built from source). */
   NvccGencode: "NVCC_GENCODE",
-  /** `8.0;9.0a+PTX`: LMCache and vLLM EP kernel builds; runtime ENV for torch JIT extensions. */
+  /** `8.0;9.0+PTX`, only entries the image's torch accepts: LMCache's CUDA kernels. */
   TorchCudaArchList: "TORCH_CUDA_ARCH_LIST",
-  /** `9.0a 10.0a`: runtime ENV for FlashInfer's JIT; the AOT build when FLASHINFER_AOT=1. */
+  /** `8.0 9.0a 10.0a`: FlashInfer's AOT build when FLASHINFER_AOT=1 (never a runtime ENV). */
   FlashinferCudaArchList: "FLASHINFER_CUDA_ARCH_LIST",
+  /** `9.0;10.0` ∩ the list: vLLM's EP kernels; empty = the step is skipped. */
+  EpKernelsCudaArchList: "EP_KERNELS_CUDA_ARCH_LIST",
 } as const;
 export type ArchArg = (typeof ArchArg)[keyof typeof ArchArg];
 

@@ -3,7 +3,7 @@
  * build args, tag and cache settings offline (render) and under Pulumi. No Pulumi import.
  */
 import { createHash } from "crypto";
-import { ArchTarget, CudaToolkit, flashinferCudaArchList, formatArch, nvccGencode, torchCudaArchList } from "../catalog";
+import { ArchTarget, ConsumerArchLists, CudaToolkit, formatArch } from "../catalog";
 import { ArchArg, DigestArg, DigestKey, OptionArg, VERSION_ARGS } from "./build-args";
 
 /** Code-point order (locale-independent, so tags are the same on every machine). */
@@ -12,7 +12,8 @@ const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : 
 /** Everything the build args are derived from (already validated). */
 export interface BuildArgInputs {
   readonly toolkit: CudaToolkit;
-  readonly archs: readonly ArchTarget[];
+  /** The per-consumer lists of the validated arch list (`consumerArchLists`). */
+  readonly archLists: ConsumerArchLists;
   /** Every `versions.image` key except `cudaToolkit`, resolved. */
   readonly versions: Readonly<Record<string, string>>;
   /** `sha256:<hex>` per image; absent = tag-pinned only. */
@@ -23,12 +24,13 @@ export interface BuildArgInputs {
   readonly buildEpKernels: boolean;
 }
 
-/** The three arch build args for `archs`, each in its consumer's syntax. */
-export function archBuildArgs(archs: readonly ArchTarget[]): Record<string, string> {
+/** The arch build args: one per consumer, each already checked by that consumer's rules. */
+export function archBuildArgs(lists: ConsumerArchLists): Record<string, string> {
   return {
-    [ArchArg.NvccGencode]: nvccGencode(archs),
-    [ArchArg.TorchCudaArchList]: torchCudaArchList(archs),
-    [ArchArg.FlashinferCudaArchList]: flashinferCudaArchList(archs),
+    [ArchArg.NvccGencode]: lists.nvcc,
+    [ArchArg.TorchCudaArchList]: lists.torch,
+    [ArchArg.FlashinferCudaArchList]: lists.flashinfer,
+    [ArchArg.EpKernelsCudaArchList]: lists.epKernels,
   };
 }
 
@@ -38,7 +40,7 @@ export function deriveBuildArgs(i: BuildArgInputs): Record<string, string> {
   for (const [key, arg] of Object.entries(VERSION_ARGS)) {
     if (key !== "cudaToolkit") out[arg] = i.versions[key];
   }
-  Object.assign(out, archBuildArgs(i.archs));
+  Object.assign(out, archBuildArgs(i.archLists));
   out[OptionArg.MaxJobs] = String(i.maxJobs);
   out[OptionArg.BuildNcclFromSource] = i.buildNcclFromSource ? "1" : "0";
   out[OptionArg.FlashinferAot] = i.flashinferAot ? "1" : "0";

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "fs";
 import { isAbsolute, join, relative, resolve, sep } from "path";
-import { CudaToolkit } from "../catalog";
+import { ConsumerArchLists, CudaToolkit } from "../catalog";
 import { Problem, ValidationError } from "../_shared/problems";
 import { DynamoImageArgs, resolveArgs } from "./args";
 import { CacheSettings, ContextFile, archStrings, cacheSettings, contentTag, deriveBuildArgs, sha256 } from "./derive";
@@ -46,6 +46,8 @@ export interface ImageBuildPlan {
   readonly cudaToolkit: CudaToolkit;
   /** Canonical arch strings ("sm_90", "sm_120+PTX"). */
   readonly cudaArchs: readonly string[];
+  /** The list each consumer inside the image gets (nvcc, torch extension builder, FlashInfer AOT, EP kernels). */
+  readonly archLists: ConsumerArchLists;
   /** The exact build args passed (every one is declared in the Dockerfile). */
   readonly buildArgs: Readonly<Record<string, string>>;
   /** Deterministic tag pushed to the (IMMUTABLE) repository. */
@@ -112,9 +114,9 @@ export function imagePlan(args: DynamoImageArgs): ImagePlan {
   const context = packagePath(a.context ?? "dockerfiles");
   const text = readDockerfile(dockerfile, problems);
   if (!existsSync(context) || !statSync(context).isDirectory()) problems.push({ propertyPath: "context", reason: `${context} is not a directory` });
-  if (problems.length > 0 || !facts.toolkit || !facts.archs) throw new ValidationError("DynamoImage", problems);
+  if (problems.length > 0 || !facts.toolkit || !facts.archs || !facts.archLists) throw new ValidationError("DynamoImage", problems);
   const buildArgs = deriveBuildArgs({
-    toolkit: facts.toolkit, archs: facts.archs, versions: a.versions as Record<string, string>,
+    toolkit: facts.toolkit, archLists: facts.archLists, versions: a.versions as Record<string, string>,
     imageDigests: a.imageDigests as Record<string, string>, maxJobs: a.maxJobs as number,
     buildNcclFromSource: a.buildNcclFromSource, flashinferAot: a.flashinferAot, buildEpKernels: a.buildEpKernels,
   });
@@ -126,7 +128,7 @@ export function imagePlan(args: DynamoImageArgs): ImagePlan {
   });
   return {
     kind: "build", dockerfile: shownPath(dockerfile), context: shownPath(context), target: a.target,
-    platforms: [...a.platforms], cudaToolkit: facts.toolkit, cudaArchs: archStrings(facts.archs), buildArgs, tag,
+    platforms: [...a.platforms], cudaToolkit: facts.toolkit, cudaArchs: archStrings(facts.archs), archLists: facts.archLists, buildArgs, tag,
     cache: a.cache ? cacheSettings(a.target, facts.toolkit) : undefined,
     createsRepository: args.repositoryUrl === undefined, createsCacheRepository: a.cache && args.cacheRepositoryUrl === undefined,
     builder: a.builder, push: true, buildOnPreview: false,

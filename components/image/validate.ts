@@ -2,7 +2,10 @@
  * Synchronous validation of `DynamoImage` args: every problem at once, each naming the argument path, the
  * bad value, what is allowed and the fix (STYLE.md rule 6). Pure: the Dockerfile text is passed in.
  */
-import { ArchTarget, CudaToolkit, INSTANCES, parseCudaToolkit, resolveCudaArchs, unknownInstanceReason } from "../catalog";
+import {
+  ArchTarget, ConsumerArchLists, CudaToolkit, ImagePlatform, INSTANCES, NGC_PYTORCH_TORCH, consumerArchLists, parseCudaToolkit,
+  resolveCudaArchs, unknownInstanceReason,
+} from "../catalog";
 import { Problem, ValidationError, checkInteger, joinPath, show } from "../_shared/problems";
 import { closest } from "../_shared/suggest";
 import { imageTagsByCudaToolkit } from "../versions";
@@ -15,6 +18,8 @@ import { isDigestPinned } from "./ref";
 export interface ValidatedFacts {
   readonly toolkit?: CudaToolkit;
   readonly archs?: ArchTarget[];
+  /** One list per consumer inside the image (nvcc, torch, FlashInfer, EP kernels). */
+  readonly archLists?: ConsumerArchLists;
   readonly problems: Problem[];
 }
 
@@ -40,15 +45,30 @@ export function checkArchs(a: ResolvedImageArgs): ValidatedFacts {
     });
     return { toolkit, problems };
   }
+  const platform = (a.platforms.length === 1 ? a.platforms[0] : "linux/amd64") as ImagePlatform;
   const archs = toolkit && a.cudaArchs !== undefined
-    ? collect(problems, () => resolveCudaArchs(a.cudaArchs!, { toolkit, instanceTypes: a.instanceTypes }, "cudaArchs"))
+    ? collect(problems, () => resolveCudaArchs(a.cudaArchs!, { toolkit, instanceTypes: a.instanceTypes, platform }, "cudaArchs"))
     : undefined;
   if (a.cudaArchs !== "auto") {
     a.instanceTypes.forEach((t, i) => {
       if (!INSTANCES.has(t)) problems.push({ propertyPath: `instanceTypes[${i}]`, reason: unknownInstanceReason(t) });
     });
   }
-  return { toolkit, archs, problems };
+  // A prebuilt image (ref) states its list; the consumer rules apply to the build that made it, not here.
+  const torch = a.ref === undefined ? imageTorch(a.versions.pytorchImageTag, problems) : undefined;
+  const archLists = toolkit && archs && torch ? collect(problems, () => consumerArchLists(archs, { toolkit, torch }, "cudaArchs")) : undefined;
+  return { toolkit, archs, archLists, problems };
+}
+
+/** The torch release of the NGC PyTorch image tag, or a problem: an unknown torch cannot have its arch list checked. */
+function imageTorch(tag: unknown, problems: Problem[]): string | undefined {
+  const row = typeof tag === "string" ? NGC_PYTORCH_TORCH[tag] : undefined;
+  if (row) return row.torch;
+  problems.push({
+    propertyPath: "versions.pytorchImageTag",
+    reason: `${show(tag)} is not in the catalog, so the torch it ships (whose extension builder must accept TORCH_CUDA_ARCH_LIST) is unknown; known: ${Object.keys(NGC_PYTORCH_TORCH).join(", ")} (add a row to components/catalog/torch-archs.ts)`,
+  });
+  return undefined;
 }
 
 /** Platforms: x86_64 only. */
@@ -74,6 +94,8 @@ export function checkVersions(versions: Readonly<Record<string, unknown>>, diges
       const near = closest(k, known);
       const hint = k === "cudaToolkit" ? "set the toolkit with cudaToolkit" : near.length ? `did you mean ${near.map(show).join(" or ")}?` : `known: ${known.join(", ")}`;
       problems.push({ propertyPath: path, reason: `unknown version key; ${hint}` });
+    } else if (k === "efaInstallerSha256") {
+      if (typeof v !== "string" || !/^([0-9a-f]{64})?$/.test(v)) problems.push({ propertyPath: path, reason: `must be the 64 lower-case hex digits of sha256sum aws-efa-installer-<version>.tar.gz; got ${show(v)}` });
     } else if (typeof v !== "string" || v.trim() === "" || /\s/.test(v)) {
       problems.push({ propertyPath: path, reason: `must be a non-empty version string without spaces; got ${show(v)}` });
     } else if (v === "latest" || v.endsWith(":latest")) {

@@ -3,7 +3,11 @@
  * its toolkit and covers every GPU the fleet runs (F10), and the registry scans and keeps tags.
  */
 import type { PolicyResource, ReportViolation, StackValidationPolicy } from "@pulumi/policy";
-import { ArchTarget, archCovers, CudaToolkit, DEFAULT_CUDA_TOOLKIT, fatArchs, formatArch, parseArchList, parseCudaToolkit } from "../../components/catalog/cuda";
+import {
+  ArchTarget, archCovers, CudaToolkit, DEFAULT_CUDA_TOOLKIT, fatArchs, formatArch, NGC_PYTORCH_TORCH, parseArchList, parseCudaToolkit,
+  torchArchProblems,
+} from "../../components/catalog/cuda";
+import { image as imageVersions } from "../../components/versions";
 import { INSTANCES } from "../../components/catalog/instances";
 import { ValidationError } from "../../components/_shared/problems";
 import { resourcePolicy, schemaFor } from "./_policy";
@@ -15,7 +19,10 @@ import {
 const DIGEST = /@sha256:[0-9a-f]{64}$/;
 
 /** Build-arg names of the image's CUDA settings (the image component's contract). */
-const ARCH_ARGS = { toolkit: "CUDA_VERSION", torch: "TORCH_CUDA_ARCH_LIST", nvcc: "NVCC_GENCODE", flashinfer: "FLASHINFER_CUDA_ARCH_LIST" };
+const ARCH_ARGS = {
+  toolkit: "CUDA_VERSION", torch: "TORCH_CUDA_ARCH_LIST", nvcc: "NVCC_GENCODE", flashinfer: "FLASHINFER_CUDA_ARCH_LIST",
+  epKernels: "EP_KERNELS_CUDA_ARCH_LIST", flashinferAot: "FLASHINFER_AOT", pytorchTag: "PYTORCH_IMAGE_TAG",
+};
 
 /** 9. Images that run are pinned by digest; images we build carry real tags. */
 export const imagePinnedByDigest = resourcePolicy({
@@ -54,15 +61,19 @@ export function gencodeTokens(gencode: string): string[] {
   return out;
 }
 
-/** One arch list an image states: where it comes from, its text, and its parse (or the problems). */
-interface StatedArchs { readonly source: string; readonly text: string; readonly toolkit: CudaToolkit; readonly list?: ArchTarget[]; readonly problems: string[] }
+/**
+ * One arch list an image states: where it comes from, its text, its parse (or the problems), and whether it decides
+ * which GPUs the image runs on (`covers`): the EP kernels are Hopper+ only by design (an optional feature, not the
+ * image's reach), and the FlashInfer list only matters for an ahead-of-time build (FLASHINFER_AOT=1).
+ */
+interface StatedArchs { readonly source: string; readonly text: string; readonly toolkit: CudaToolkit; readonly list?: ArchTarget[]; readonly problems: string[]; readonly covers: boolean }
 
-function parseStated(source: string, text: string, tokens: string[], toolkit: CudaToolkit): StatedArchs {
+function parseStated(source: string, text: string, tokens: string[], toolkit: CudaToolkit, covers = true): StatedArchs {
   try {
-    return { source, text, toolkit, list: parseArchList(tokens, toolkit, source), problems: [] };
+    return { source, text, toolkit, list: parseArchList(tokens, toolkit, source), problems: [], covers };
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e;
-    return { source, text, toolkit, problems: e.problems.map((p) => p.reason) };
+    return { source, text, toolkit, problems: e.problems.map((p) => p.reason), covers };
   }
 }
 
@@ -83,14 +94,16 @@ export function imageArchs(raw: any): { toolkit?: CudaToolkit; toolkitProblem?: 
   const tk = statedToolkit(ba[ARCH_ARGS.toolkit], `buildArgs.${ARCH_ARGS.toolkit}`);
   if ("problem" in tk) return { toolkitProblem: tk.problem, lists: [] };
   const lists: StatedArchs[] = [];
-  const add = (arg: string, split: (s: string) => string[]) => {
+  const add = (arg: string, split: (s: string) => string[], covers = true) => {
     const v = ba[arg];
-    if (typeof v === "string" && !isUnknownValue(v) && v.trim() !== "") lists.push(parseStated(`buildArgs.${arg}`, v, split(v), tk.toolkit));
+    if (typeof v === "string" && !isUnknownValue(v) && v.trim() !== "") lists.push(parseStated(`buildArgs.${arg}`, v, split(v), tk.toolkit, covers));
   };
-  add(ARCH_ARGS.torch, (s) => s.split(/[;\s]+/).filter((t) => t !== ""));
+  const semi = (s: string) => s.split(/[;\s]+/).filter((t) => t !== "");
+  add(ARCH_ARGS.torch, semi);
   add(ARCH_ARGS.nvcc, gencodeTokens);
-  add(ARCH_ARGS.flashinfer, (s) => s.split(/\s+/).filter((t) => t !== ""));
-  if (lists.length === 0) lists.push({ source: "the Dockerfile's default (fat)", text: "fat", toolkit: tk.toolkit, list: fatArchs(tk.toolkit), problems: [] });
+  add(ARCH_ARGS.flashinfer, (s) => s.split(/\s+/).filter((t) => t !== ""), ba[ARCH_ARGS.flashinferAot] === "1");
+  add(ARCH_ARGS.epKernels, semi, false);
+  if (!lists.some((l) => l.covers)) lists.push({ source: "the Dockerfile's default (fat)", text: "fat", toolkit: tk.toolkit, list: fatArchs(tk.toolkit), problems: [], covers: true });
   return { toolkit: tk.toolkit, lists };
 }
 
@@ -109,10 +122,19 @@ function reportProblems(subject: string, stated: readonly StatedArchs[], report:
   }
 }
 
-/** 11. Arch tokens are valid for the CUDA toolkit the image compiles with. */
+/** Entries of TORCH_CUDA_ARCH_LIST the image's torch (by PYTORCH_IMAGE_TAG) rejects: nvcc accepting is not enough. */
+function reportTorchRejects(subject: string, buildArgs: any, lists: readonly StatedArchs[], report: ReportViolation): void {
+  const torchList = lists.find((l) => l.source === `buildArgs.${ARCH_ARGS.torch}`);
+  const tag = typeof buildArgs[ARCH_ARGS.pytorchTag] === "string" && !isUnknownValue(buildArgs[ARCH_ARGS.pytorchTag]) ? buildArgs[ARCH_ARGS.pytorchTag] : imageVersions.pytorchImageTag;
+  const torch = NGC_PYTORCH_TORCH[tag]?.torch;
+  if (!torchList?.list || torch === undefined) return;
+  for (const p of torchArchProblems(torchList.list, torch, torchList.source)) report(`${subject}: ${torchList.source} ${q(torchList.text)}: ${p.reason}`);
+}
+
+/** 11. Arch tokens are valid for the CUDA toolkit the image compiles with, and for the torch that builds extensions. */
 export const imageArchsValidForToolkit = resourcePolicy({
   name: "image-archs-valid-for-toolkit",
-  description: "Every CUDA arch an image states (build args or graph annotation) is a target its CUDA toolkit's nvcc accepts.",
+  description: "Every CUDA arch an image states (build args or graph annotation) is a target its CUDA toolkit's nvcc accepts, and every TORCH_CUDA_ARCH_LIST entry one its torch accepts.",
   types: [ResourceType.Image, ResourceType.Dgd],
   defaults: {},
   check: (props, args, report) => {
@@ -121,6 +143,7 @@ export const imageArchsValidForToolkit = resourcePolicy({
       const a = imageArchs(raw);
       if (a.toolkitProblem) report(`image ${q(args.name)}: buildArgs.${ARCH_ARGS.toolkit}: ${a.toolkitProblem}`);
       reportProblems(`image ${q(args.name)}`, a.lists, report);
+      reportTorchRejects(`image ${q(args.name)}`, raw?.buildArgs ?? {}, a.lists, report);
       return;
     }
     const g = graphArchs(raw);
@@ -183,7 +206,7 @@ export const imageArchsCoverFleet: StackValidationPolicy = {
     const pools = nodeGroupGpus(args.resources);
     const fleet = [...pools, ...graphs.flatMap(graphGpus)];
     for (const img of images) {
-      for (const s of imageArchs(rawProps(img.props)).lists) reportUncovered(`image ${q(img.name)}`, s, fleet, img.urn, report);
+      for (const s of imageArchs(rawProps(img.props)).lists.filter((l) => l.covers)) reportUncovered(`image ${q(img.name)}`, s, fleet, img.urn, report);
     }
     for (const dgd of graphs) {
       const raw = rawProps(dgd.props);

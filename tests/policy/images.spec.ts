@@ -1,5 +1,5 @@
 import { strict as assert } from "assert";
-import { checkArchToken, parseCudaToolkit } from "../../components/catalog/cuda";
+import { checkArchToken, parseCudaToolkit, torchArchProblems } from "../../components/catalog/cuda";
 import { ValidationError } from "../../components/_shared/problems";
 import { ecrScanAndImmutable, gencodeTokens, imageArchsCoverFleet, imageArchsValidForToolkit, imagePinnedByDigest } from "../../policy/rules/images";
 import { happyGraph, happyLaunchTemplate, happyStack, T, urnOf } from "../helpers/policy-fixtures";
@@ -44,7 +44,11 @@ describe("policies: images (F5, F10) and registry", () => {
       expect: [invalid('image "img"', "buildArgs.NVCC_GENCODE", "-gencode=arch=compute_101,code=sm_101", "13.0", reason("sm_101", "13.0"))] },
     { title: "a typo in the FlashInfer list", mutate: (i) => { i.buildArgs.FLASHINFER_CUDA_ARCH_LIST = "9.O"; }, expect: [invalid('image "img"', "buildArgs.FLASHINFER_CUDA_ARCH_LIST", "9.O", "12.9", reason("9.O", "12.9"))] },
     { title: "an unknown CUDA toolkit", mutate: (i) => { i.buildArgs.CUDA_VERSION = "12.10"; }, expect: [`image "img": buildArgs.CUDA_VERSION: ${toolkitReason("12.10", "buildArgs.CUDA_VERSION")}`] },
-    { title: "sm_101 is valid on 12.9", mutate: (i) => { i.buildArgs.TORCH_CUDA_ARCH_LIST = "9.0;10.1"; }, expect: [] },
+    { title: "sm_101: nvcc 12.9 takes it, torch 2.10's extension builder does not (issue 11)", mutate: (i) => { i.buildArgs.TORCH_CUDA_ARCH_LIST = "9.0;10.1"; },
+      expect: [`image "img": buildArgs.TORCH_CUDA_ARCH_LIST "9.0;10.1": ${torchArchProblems([{ sm: 101, variant: "", ptx: false }], "2.10", "x")[0].reason}`] },
+    { title: "sm_101 in NVCC_GENCODE alone is fine on 12.9 (nccl-tests only)", mutate: (i) => { i.buildArgs.NVCC_GENCODE = "-gencode=arch=compute_101,code=sm_101"; }, expect: [] },
+    { title: "an EP kernel list the toolkit rejects", mutate: (i) => { i.buildArgs.CUDA_VERSION = "13.0"; i.buildArgs.TORCH_CUDA_ARCH_LIST = "9.0"; i.buildArgs.EP_KERNELS_CUDA_ARCH_LIST = "9.0;10.1"; },
+      expect: [invalid('image "img"', "buildArgs.EP_KERNELS_CUDA_ARCH_LIST", "9.0;10.1", "13.0", reason("10.1", "13.0"))] },
   ], { name: "img" });
 
   const ARCHS = "annotation dynamo-efa/image-cuda-archs";
@@ -78,6 +82,13 @@ describe("policies: images (F5, F10) and registry", () => {
         return [...plan.map((r) => (r.type === T.Image ? { ...r, parent: comp.urn } : r)), comp];
       }, expect: [] },
     { title: "an image built in the stack needs no annotation", mutate: (plan) => { delete named(plan, "inf-graph").props.metadata.annotations["dynamo-efa/image-cuda-archs"]; }, expect: [] },
+    { title: "the EP kernel list (Hopper+ only by design) does not decide coverage", mutate: (plan) => { onlyTorch(plan, "8.0;9.0"); named(plan, "img").props.buildArgs.EP_KERNELS_CUDA_ARCH_LIST = "10.0"; }, expect: [] },
+    { title: "the FlashInfer list decides coverage only for an AOT build", mutate: (plan) => {
+        const b = named(plan, "img").props.buildArgs; b.TORCH_CUDA_ARCH_LIST = "9.0"; delete b.NVCC_GENCODE; b.FLASHINFER_CUDA_ARCH_LIST = "10.0a"; b.FLASHINFER_AOT = "1";
+      }, expect: [uncovered('image "img"', 'buildArgs.FLASHINFER_CUDA_ARCH_LIST "10.0a"', "sm_100a", "sm_90", 'p5en.48xlarge in node group "c-gpu-ng"')] },
+    { title: "the same FlashInfer list without AOT is not a coverage claim", mutate: (plan) => {
+        const b = named(plan, "img").props.buildArgs; b.TORCH_CUDA_ARCH_LIST = "9.0"; delete b.NVCC_GENCODE; b.FLASHINFER_CUDA_ARCH_LIST = "10.0a"; b.FLASHINFER_AOT = "0";
+      }, expect: [] },
   ]);
 
   it("image-archs-cover-fleet: not applicable without images or graphs", async () => {

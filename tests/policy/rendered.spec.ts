@@ -148,7 +148,8 @@ describe("policy pack over the rendered stacks", function () {
       ["cluster.gpuNodes.instanceType=p4d.24xlarge", ExitCode.InvalidConfig, "0.5 EFA devices per worker"],
       ["cluster.gpuNodes.count=1", ExitCode.InvalidConfig, "inference.placement"],
       ["image.cudaArchs=[sm_100]", ExitCode.PolicyViolation, "image-archs-cover-fleet"],
-      ["image.cudaArchs=[sm_80+PTX]", ExitCode.PolicyViolation, 'buildArgs.FLASHINFER_CUDA_ARCH_LIST "8.0": sm_80) has no kernels for sm_90'],
+      ["image.cudaArchs=[sm_80]", ExitCode.PolicyViolation, 'buildArgs.TORCH_CUDA_ARCH_LIST "8.0": sm_80) has no kernels for sm_90'],
+      ["image.cudaArchs=[sm_90,sm_101]", ExitCode.InvalidConfig, "sm_101 is Jetson Thor (CUDA 12.x name), an Arm SoC: a linux/amd64 image never runs on it"],
       ["cluster.gpuNodes.instanceType=p5.48xlarge", ExitCode.Ok, "EFA rails 64/64"],
       ["cluster.gpuNodes.instanceType=g6e.48xlarge", ExitCode.Ok, "EFA rails 0/0"],
     ];

@@ -66,13 +66,30 @@ describe("catalog: CUDA arch lists", () => {
     ]);
   });
 
-  const FAT_12 = "sm_80 sm_86 sm_87 sm_89 sm_90+PTX";
-  const FAT_128 = "sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_101 sm_120+PTX";
-  const FAT_13 = "sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_110 sm_120+PTX";
+  // linux/amd64 (the default platform) leaves out the Arm SoCs: Orin sm_87, Thor sm_101/sm_110 (issue 11).
+  const FAT_12 = "sm_80 sm_86 sm_89 sm_90+PTX";
+  const FAT_128 = "sm_80 sm_86 sm_89 sm_90 sm_100 sm_120+PTX";
+  const FAT_13 = FAT_128;
   const fat: [CudaToolkit, string][] = [["12.4", FAT_12], ["12.6", FAT_12], ["12.8", FAT_128], ["12.9", FAT_128], ["13.0", FAT_13], ["13.1", FAT_13], ["13.2", FAT_13]];
   for (const [tk, want] of fat) {
     it(`fat for CUDA ${tk} = ${want}`, () => assert.equal(fmt(fatArchs(tk)), want));
   }
+  const fatArm: [CudaToolkit, string][] = [
+    ["12.9", "sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_101 sm_120+PTX"],
+    ["13.0", "sm_80 sm_86 sm_87 sm_89 sm_90 sm_100 sm_110 sm_120+PTX"],
+  ];
+  for (const [tk, want] of fatArm) {
+    it(`fat for CUDA ${tk} on linux/arm64 keeps the Arm SoCs = ${want}`, () => assert.equal(fmt(fatArchs(tk, "linux/arm64")), want));
+  }
+
+  it("an explicit list naming an Arm SoC arch for linux/amd64 is rejected, naming the arch and the platform", () => {
+    const problems = problemsOf(() => resolveCudaArchs(["sm_90", "sm_101", "sm_87"], { toolkit: "12.9", platform: "linux/amd64" }, "image.cudaArchs"));
+    assert.deepEqual(problems.map((p) => p.propertyPath), ["image.cudaArchs", "image.cudaArchs"]);
+    assert.match(problems[0].reason, /^sm_87 is Jetson Orin, an Arm SoC: a linux\/amd64 image never runs on it; drop sm_87/);
+    assert.match(problems[1].reason, /^sm_101 is Jetson Thor .*linux\/amd64/);
+    assert.equal(fmt(resolveCudaArchs(["sm_90", "sm_101"], { toolkit: "12.9", platform: "linux/arm64" }, "p")), "sm_90 sm_101");
+    assert.equal(fmt(resolveCudaArchs(["sm_90", "sm_101"], { toolkit: "12.9" }, "p")), "sm_90 sm_101", "no platform given: toolkit rules only");
+  });
 
   const auto: [string[], CudaToolkit, string][] = [
     [["p5en.48xlarge"], "12.9", "sm_90"],

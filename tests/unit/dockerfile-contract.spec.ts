@@ -11,7 +11,7 @@ import { validate, ValidationSeverity } from "dockerfile-utils";
 import { image as imageVersions } from "../../components/versions";
 import { DOCKERFILE_STAGES, PASSABLE_BUILD_ARGS, VERSION_ARGS } from "../../components/image/build-args";
 import { declaredArgs, stageNames } from "../../components/image/dockerfile";
-import { DEFAULT_CUDA_TOOLKIT, fatArchs, flashinferCudaArchList, nvccGencode, torchCudaArchList } from "../../components/catalog";
+import { DEFAULT_CUDA_TOOLKIT, NGC_PYTORCH_TORCH, consumerArchLists, fatArchs } from "../../components/catalog";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");
 const TEXT = readFileSync(join(DIR, "Dockerfile.dynamo-combined-efa"), "utf8");
@@ -97,13 +97,15 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
     assert.deepStrictEqual(latest.map(([, i]) => i + 1), []);
   });
 
-  it("the three arch ARG defaults equal the catalog's fat derivation for the compile stages' CUDA toolkit", () => {
+  it("the per-consumer arch ARG defaults equal the catalog's fat (linux/amd64) lists for the toolkit and torch", () => {
     assert.strictEqual(imageVersions.cudaToolkit, DEFAULT_CUDA_TOOLKIT);
-    const fat = fatArchs(DEFAULT_CUDA_TOOLKIT);
+    const torch = NGC_PYTORCH_TORCH[imageVersions.pytorchImageTag].torch;
+    const lists = consumerArchLists(fatArchs(DEFAULT_CUDA_TOOLKIT), { toolkit: DEFAULT_CUDA_TOOLKIT, torch }, "fat");
     const want: Record<string, string> = {
-      NVCC_GENCODE: nvccGencode(fat),
-      TORCH_CUDA_ARCH_LIST: torchCudaArchList(fat),
-      FLASHINFER_CUDA_ARCH_LIST: flashinferCudaArchList(fat),
+      NVCC_GENCODE: lists.nvcc,
+      TORCH_CUDA_ARCH_LIST: lists.torch,
+      FLASHINFER_CUDA_ARCH_LIST: lists.flashinfer,
+      EP_KERNELS_CUDA_ARCH_LIST: lists.epKernels,
     };
     for (const [name, value] of Object.entries(want)) {
       const decls = args.filter((a) => a.name === name);
@@ -155,6 +157,7 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
     assert.match(finalText, /> \/THIRD-PARTY-LICENSES/);
     const labels = df.getInstructions().filter((i) => i.getKeyword() === "LABEL").map((i) => i.getTextContent()).join("\n");
     const unlabelled = Object.values(VERSION_ARGS).filter((arg) => arg !== "TENSORRTLLM_INDEX_URL" && !refersTo(labels, arg));
+    assert.ok(refersTo(labels, "EP_KERNELS_CUDA_ARCH_LIST"));
     assert.deepStrictEqual(unlabelled, []);
   });
 

@@ -30,10 +30,15 @@ describe("imagePlan: build args", () => {
   it("fat by default: catalog fat list for 12.9, every version ARG, options, no digests", () => {
     const p = build();
     const fat = fatArchs("12.9");
-    assert.deepStrictEqual(p.cudaArchs, ["sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_101", "sm_120+PTX"]);
+    assert.deepStrictEqual(p.cudaArchs, ["sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120+PTX"], "no Arm SoC archs on linux/amd64");
     assert.strictEqual(p.buildArgs.NVCC_GENCODE, nvccGencode(fat));
     assert.strictEqual(p.buildArgs.TORCH_CUDA_ARCH_LIST, torchCudaArchList(fat));
-    assert.strictEqual(p.buildArgs.FLASHINFER_CUDA_ARCH_LIST, flashinferCudaArchList(fat));
+    assert.strictEqual(p.buildArgs.FLASHINFER_CUDA_ARCH_LIST, "8.0 8.6 8.9 9.0a 10.0a 12.0a");
+    assert.strictEqual(p.buildArgs.EP_KERNELS_CUDA_ARCH_LIST, "9.0;10.0");
+    assert.deepStrictEqual(p.archLists, {
+      nvcc: p.buildArgs.NVCC_GENCODE, torch: p.buildArgs.TORCH_CUDA_ARCH_LIST,
+      flashinfer: p.buildArgs.FLASHINFER_CUDA_ARCH_LIST, epKernels: p.buildArgs.EP_KERNELS_CUDA_ARCH_LIST,
+    });
     for (const [key, arg] of Object.entries(VERSION_ARGS)) assert.strictEqual(p.buildArgs[arg], (V as Record<string, string>)[key], arg);
     assert.deepStrictEqual(
       [p.buildArgs.MAX_JOBS, p.buildArgs.BUILD_NCCL_FROM_SOURCE, p.buildArgs.FLASHINFER_AOT, p.buildArgs.BUILD_EP_KERNELS],
@@ -62,7 +67,8 @@ describe("imagePlan: build args", () => {
     assert.deepStrictEqual(p.cudaArchs, ["sm_90"]);
     assert.strictEqual(p.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
     assert.strictEqual(p.buildArgs.TORCH_CUDA_ARCH_LIST, "9.0");
-    assert.strictEqual(p.buildArgs.FLASHINFER_CUDA_ARCH_LIST, "9.0");
+    assert.strictEqual(p.buildArgs.FLASHINFER_CUDA_ARCH_LIST, "9.0a");
+    assert.strictEqual(p.buildArgs.EP_KERNELS_CUDA_ARCH_LIST, "9.0");
   });
 
   it("an explicit list is exactly what was asked", () => {
@@ -115,9 +121,36 @@ describe("imagePlan: validation (every problem at once)", () => {
     assert.match(ps[0].reason, /sm_101 was renamed sm_110 in CUDA 13\.0/);
   });
 
-  it("CUDA 13.0 with its own image tags and sm_110 is accepted", () => {
-    const p = build({ cudaArchs: ["sm_110"], cudaToolkit: "13.0", versions: { baseImageTag: "25.11-cuda13.0-devel-ubuntu24.04", runtimeImageTag: "13.0.2-runtime-ubuntu24.04" } });
-    assert.deepStrictEqual([p.buildArgs.CUDA_VERSION, p.buildArgs.BASE_IMAGE_TAG, p.cudaArchs[0]], ["13.0", "25.11-cuda13.0-devel-ubuntu24.04", "sm_110"]);
+  it("CUDA 13.0 with its own image tags and sm_103 is accepted; sm_110 (Thor, Arm) is not for linux/amd64", () => {
+    const versions = { baseImageTag: "25.11-cuda13.0-devel-ubuntu24.04", runtimeImageTag: "13.0.2-runtime-ubuntu24.04" };
+    const p = build({ cudaArchs: ["sm_103"], cudaToolkit: "13.0", versions });
+    assert.deepStrictEqual([p.buildArgs.CUDA_VERSION, p.buildArgs.BASE_IMAGE_TAG, p.cudaArchs[0]], ["13.0", "25.11-cuda13.0-devel-ubuntu24.04", "sm_103"]);
+    assert.deepStrictEqual([p.buildArgs.TORCH_CUDA_ARCH_LIST, p.buildArgs.FLASHINFER_CUDA_ARCH_LIST, p.buildArgs.EP_KERNELS_CUDA_ARCH_LIST], ["10.3", "10.3a", ""]);
+    assert.match(problems({ cudaArchs: ["sm_110"], cudaToolkit: "13.0", versions }).map((x) => x.reason).join("\n"), /sm_110 is Jetson Thor, an Arm SoC: a linux\/amd64 image/);
+  });
+
+  it("a list a consumer rejects names the consumer, the arch and the fix (torch rejects 8.8)", () => {
+    const versions = { baseImageTag: "25.11-cuda13.0-devel-ubuntu24.04", runtimeImageTag: "13.0.2-runtime-ubuntu24.04" };
+    const ps = problems({ cudaArchs: ["sm_88", "sm_90"], cudaToolkit: "13.0", versions });
+    assert.deepStrictEqual(ps.map((x) => x.path), ["cudaArchs"]);
+    assert.match(ps[0].reason, /torch's extension builder .* of torch 2\.10 rejects sm_88 \(TORCH_CUDA_ARCH_LIST entry "8\.8": ValueError "Unknown CUDA arch \(8\.8\) or GPU not supported"\).*drop sm_88 from cudaArchs/);
+  });
+
+  it("an NGC PyTorch tag the catalog does not know is a problem at versions.pytorchImageTag", () => {
+    const ps = problems({ versions: { pytorchImageTag: "26.01-py3" } });
+    assert.deepStrictEqual(ps.map((x) => x.path), ["versions.pytorchImageTag"]);
+    assert.match(ps[0].reason, /known: 25\.12-py3/);
+  });
+
+  it("versions.efaInstallerSha256 takes 64 hex digits or empty", () => {
+    assert.strictEqual(build({ versions: { efaInstallerSha256: "a".repeat(64) } }).buildArgs.EFA_INSTALLER_SHA256, "a".repeat(64));
+    assert.strictEqual(build().buildArgs.EFA_INSTALLER_SHA256, "");
+    assert.deepStrictEqual(problems({ versions: { efaInstallerSha256: "sha256:abc" } }).map((x) => x.path), ["versions.efaInstallerSha256"]);
+  });
+
+  it("(kept) CUDA 13.0 accepts its own image tags", () => {
+    const p = build({ cudaArchs: ["sm_90"], cudaToolkit: "13.0", versions: { baseImageTag: "25.11-cuda13.0-devel-ubuntu24.04", runtimeImageTag: "13.0.2-runtime-ubuntu24.04" } });
+    assert.strictEqual(p.buildArgs.CUDA_VERSION, "13.0");
   });
 
   it("arm64 is rejected clearly: platform and Grace instance type", () => {

@@ -1,0 +1,129 @@
+/**
+ * The combined Dockerfile against what upstream needs (issue 11), parsed with dockerfile-ast: NIXL's meta wheel is
+ * installed, TRT-LLM comes from its direct wheel URL with `unsafe-best-match`, the final stage ends in a real smoke
+ * check, no runtime ENV overrides FlashInfer's arch detection or sets a no-op, the EFA installer is verified.
+ * Each check is a function of the Dockerfile text, run on the real file and on a mutation that must fail.
+ */
+import * as assert from "assert";
+import { readFileSync } from "fs";
+import { join } from "path";
+import { DockerfileParser } from "dockerfile-ast";
+
+const DIR = join(__dirname, "..", "..", "dockerfiles");
+const TEXT = readFileSync(join(DIR, "Dockerfile.dynamo-combined-efa"), "utf8");
+const SMOKE = readFileSync(join(DIR, "image-smoke.py"), "utf8");
+
+/** Text of stage `name` (FROM line to the next FROM), from dockerfile-ast's FROM ranges. */
+function stage(text: string, name: string): string {
+  const lines = text.split("\n");
+  const froms = DockerfileParser.parse(text).getFROMs();
+  const i = froms.findIndex((f) => f.getBuildStage() === name);
+  if (i < 0) return "";
+  const end = i + 1 < froms.length ? froms[i + 1].getRange().start.line : lines.length;
+  return lines.slice(froms[i].getRange().start.line, end).join("\n");
+}
+
+/** Shell commands of a stage with backslash continuations joined, comments dropped. */
+function commands(text: string): string[] {
+  return text.replace(/\\\n\s*/g, " ").split("\n").filter((l) => !l.trimStart().startsWith("#"));
+}
+
+/** ENV keys set in stage `name`. */
+function envKeys(text: string, name: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const body = stage(text, name);
+  for (const ins of DockerfileParser.parse(body).getInstructions()) {
+    if (ins.getKeyword() !== "ENV") continue;
+    for (const p of (ins as any).getProperties()) out.set(p.getName(), p.getValue() ?? "");
+  }
+  return out;
+}
+
+export function nixlMetaProblems(text: string): string[] {
+  const out: string[] = [];
+  const wb = commands(stage(text, "wheel_builder"));
+  const cp = wb.findIndex((l) => /cp build\/src\/bindings\/python\/nixl-meta\/nixl-\S*\.whl \/opt\/dynamo\/dist\/nixl/.test(l));
+  const rm = wb.findIndex((l) => /rm -rf nixl\b/.test(l));
+  if (cp < 0) out.push("wheel_builder does not keep NIXL's meta wheel (build/src/bindings/python/nixl-meta/nixl-*.whl)");
+  else if (rm >= 0 && rm < cp) out.push("wheel_builder deletes the NIXL build before copying the meta wheel");
+  const install = commands(stage(text, "final")).find((l) => /uv pip install .*\/opt\/dynamo\/dist\/nixl\//.test(l)) ?? "";
+  if (!/nixl-\*-py3-none-any\.whl/.test(install)) out.push("final does not install the nixl meta wheel (module nixl, nixl._api)");
+  if (!/nixl_cu12-\*\.whl/.test(install)) out.push("final does not install the nixl-cu12 wheel (module nixl_cu12)");
+  return out;
+}
+
+export function trtllmProblems(text: string): string[] {
+  const installs = commands(stage(text, "trtllm_framework")).filter((l) => /uv pip install/.test(l) && /tensorrt/i.test(l));
+  if (installs.length === 0) return ["trtllm_framework installs no TensorRT-LLM"];
+  return installs.flatMap((l) => [
+    ...(/--index-strategy[ =]unsafe-best-match/.test(l) ? [] : [`TRT-LLM install without --index-strategy unsafe-best-match: ${l.trim()}`]),
+    ...(/https?:\/\/\S*tensorrt_llm-\S*\.whl/.test(l.replace(/\$\{[^}]+\}/g, "https://x")) || /\/tensorrt-llm\/tensorrt_llm-\$\{TENSORRTLLM_VERSION\}-\S+\.whl/.test(l) ? [] : [`TRT-LLM not from a direct wheel URL: ${l.trim()}`]),
+    ...(/"tensorrt-llm==/.test(l) ? [`TRT-LLM resolved from an index (etcd3 URL dependency; dynamo#4588): ${l.trim()}`] : []),
+  ]);
+}
+
+const REQUIRED_IMPORTS = ["torch", "vllm", "tensorrt_llm", "nixl", "nixl._api", "flashinfer", "flash_attn", "lmcache", "dynamo.vllm", "dynamo.trtllm"];
+
+export function smokeProblems(text: string, smoke: string): string[] {
+  const out: string[] = [];
+  const fin = commands(stage(text, "final"));
+  const run = fin.findIndex((l) => /^python3? \/tmp\/image-smoke\.py\s*$/.test(l.trim()));
+  if (run < 0) out.push("final does not run the smoke check (python3 /tmp/image-smoke.py)");
+  const lastInstall = fin.map((l, i) => (/uv pip install|python3? \/tmp\/overlay-venv\.py|efa_installer\.sh/.test(l) ? i : -1)).reduce((a, b) => Math.max(a, b), -1);
+  if (run >= 0 && run < lastInstall) out.push("the smoke check runs before the last install step of final");
+  if (/find_spec/.test(smoke)) out.push("the smoke check uses find_spec (a spec is not an import)");
+  if (!/importlib\.import_module\(/.test(smoke)) out.push("the smoke check does not import modules");
+  const missing = REQUIRED_IMPORTS.filter((m) => !smoke.includes(`"${m}"`));
+  if (missing.length) out.push(`the smoke check does not import ${missing.join(", ")}`);
+  for (const p of ["libplugin_LIBFABRIC.so", "libplugin_UCX.so", "NIXL_PLUGIN_DIR", "\"ldd\"", "not found", "libcuda.so", "libnvidia-ml.so"]) {
+    if (!smoke.includes(p)) out.push(`the smoke check lacks ${p}`);
+  }
+  return out;
+}
+
+export function envProblems(text: string): string[] {
+  const env = envKeys(text, "final");
+  const out: string[] = [];
+  if (env.has("FI_EFA_ENABLE_SHM")) out.push("FI_EFA_ENABLE_SHM is read by no libfabric release (FIELD-NOTES §3)");
+  if (env.get("FI_EFA_ENABLE_SHM_TRANSFER") !== "0") out.push("FI_EFA_ENABLE_SHM_TRANSFER=0 is missing");
+  for (const k of ["TORCH_CUDA_ARCH_LIST", "FLASHINFER_CUDA_ARCH_LIST"]) if (env.has(k)) out.push(`runtime ENV ${k} overrides the engines' own arch detection`);
+  if (!/\$\{LD_LIBRARY_PATH:\+:\$\{LD_LIBRARY_PATH\}\}$/.test(env.get("LD_LIBRARY_PATH") ?? "")) out.push("LD_LIBRARY_PATH replaces the base image's instead of appending it");
+  const own = (env.get("LD_LIBRARY_PATH") ?? "").replace(/\$\{LD_LIBRARY_PATH:\+:\$\{LD_LIBRARY_PATH\}\}$/, "").split(":");
+  for (const dir of ["/opt/hpcx/ucc/lib", "/usr/lib/x86_64-linux-gnu/nvshmem/13", "/usr/local/cuda/lib64"]) {
+    if (!own.includes(dir)) out.push(`LD_LIBRARY_PATH lacks ${dir}`);
+  }
+  return out;
+}
+
+export function efaProblems(text: string): string[] {
+  const fin = stage(text, "final");
+  const out: string[] = [];
+  if (!/if \[ -z "\$\{EFA_INSTALLER_SHA256\}" \]; then[\s\S]*?exit 1\s*\nfi/.test(fin)) out.push("an empty EFA_INSTALLER_SHA256 does not stop the build");
+  if (!/sha256sum -c -/.test(fin)) out.push("the EFA installer is not checked with sha256sum -c");
+  return out;
+}
+
+describe("contract: the combined Dockerfile against upstream (issue 11)", () => {
+  const cases: [string, (t: string) => string[], (t: string) => string][] = [
+    ["NIXL meta wheel kept and installed (NIXL contrib/Dockerfile)", nixlMetaProblems, (t) => t.replace(/nixl-\*-py3-none-any\.whl/g, "nixl_cu12-*.whl")],
+    ["TRT-LLM from the direct wheel URL with unsafe-best-match (dynamo#4588)", trtllmProblems,
+      (t) => t.replace(/"\$\{TENSORRTLLM_INDEX_URL%\/\}\/tensorrt-llm\/tensorrt_llm-\$\{TENSORRTLLM_VERSION\}-cp312-cp312-linux_x86_64\.whl"/, '"tensorrt-llm==${TENSORRTLLM_VERSION}"')],
+    ["final runs the smoke check after its last install", (t) => smokeProblems(t, SMOKE), (t) => t.replace(/^python3 \/tmp\/image-smoke\.py$/m, "true")],
+    ["runtime ENV: no FI_EFA_ENABLE_SHM, no arch-list overrides, LD_LIBRARY_PATH appended", envProblems,
+      (t) => t.replace("    FI_EFA_ENABLE_SHM_TRANSFER=0 \\", "    FI_EFA_ENABLE_SHM=0 \\\n    FI_EFA_ENABLE_SHM_TRANSFER=0 \\")],
+    ["the EFA installer is verified or not installed", efaProblems, (t) => t.replace(/\s*exit 1\nfi\necho "\$\{EFA_INSTALLER_SHA256\}/, '\nfi\necho "${EFA_INSTALLER_SHA256}')],
+  ];
+  for (const [name, check, mutate] of cases) {
+    it(name, () => assert.deepStrictEqual(check(TEXT), []));
+    it(`${name}: the mutation is caught`, () => {
+      const mutated = mutate(TEXT);
+      assert.notStrictEqual(mutated, TEXT, "the mutation changed nothing");
+      assert.ok(check(mutated).length > 0, "the mutated Dockerfile passed");
+    });
+  }
+
+  it("a smoke check that only resolves specs is caught", () => {
+    const specOnly = SMOKE.replace(/importlib\.import_module\(name\)/, "importlib.util.find_spec(name)");
+    assert.match(smokeProblems(TEXT, specOnly).join("\n"), /find_spec/);
+  });
+});
