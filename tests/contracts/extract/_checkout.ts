@@ -1,0 +1,64 @@
+/**
+ * Shared helpers of the extractors: walk a checkout, read its files, and print a fact file with the
+ * provenance block tests/contracts/facts.ts checks. The commit is read from the checkout's git when it
+ * has one; `--commit <40 hex>` names it for a copy without .git (a tree exported with `git archive`).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+/** Command-line of an extractor: the checkout, and the ref/commit it holds. */
+export interface CheckoutArgs {
+  readonly root: string;
+  readonly ref: string;
+  readonly commit: string;
+}
+
+/** Parses `<checkout> --ref <tag> [--commit <sha>]`; exits with a usage line when malformed. */
+export function checkoutArgs(argv: readonly string[], usage: string): CheckoutArgs {
+  const root = argv[0];
+  const flag = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+  const fail = (why: string): never => { process.stderr.write(`${why}\nusage: ${usage} <checkout> --ref <tag> [--commit <40-hex sha>]\n`); process.exit(2); };
+  if (!root || !existsSync(root)) fail(`checkout ${JSON.stringify(root)} does not exist`);
+  const ref = flag("--ref") ?? fail("--ref is required (the tag or branch the checkout holds)");
+  let commit = flag("--commit");
+  if (!commit) {
+    try { commit = execFileSync("git", ["-C", root, "rev-parse", "HEAD"], { encoding: "utf8" }).trim(); }
+    catch { fail(`${root} is not a git checkout; pass --commit <sha>`); }
+  }
+  if (!/^[0-9a-f]{40}$/.test(commit!)) fail(`commit ${JSON.stringify(commit)} is not 40 hex digits`);
+  return { root, ref, commit: commit! };
+}
+
+/** Every file under `dir` (relative to `root`) whose name matches `pattern`, sorted. */
+export function filesUnder(root: string, dir: string, pattern: RegExp): string[] {
+  const start = join(root, dir);
+  if (!existsSync(start)) return [];
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d).sort()) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (pattern.test(e)) out.push(relative(root, p));
+    }
+  };
+  if (statSync(start).isFile()) return pattern.test(start) ? [relative(root, start)] : [];
+  walk(start);
+  return out;
+}
+
+export const readText = (root: string, rel: string): string => readFileSync(join(root, rel), "utf8");
+
+/** Today's date as YYYY-MM-DD (UTC). */
+export const today = (): string => new Date().toISOString().slice(0, 10);
+
+/** Writes the fact file (provenance + facts) to stdout as stable, 2-space JSON. */
+export function printFacts(provenance: Record<string, unknown>, facts: unknown): void {
+  process.stdout.write(`${JSON.stringify({ provenance, facts }, null, 2)}\n`);
+}
+
+/** A map with sorted keys (stable diffs). */
+export function sortedRecord<V>(m: Map<string, V> | Record<string, V>): Record<string, V> {
+  const entries = m instanceof Map ? [...m.entries()] : Object.entries(m);
+  return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
