@@ -52,9 +52,19 @@ export const readText = (root: string, rel: string): string => readFileSync(join
 /** Today's date as YYYY-MM-DD (UTC). */
 export const today = (): string => new Date().toISOString().slice(0, 10);
 
-/** Writes the fact file (provenance + facts) to stdout as stable, 2-space JSON. */
+/** JSON with 2-space indent, except that a value whose one-line form fits in `width` stays on one line. */
+export function factJson(v: unknown, indent = "", width = 100): string {
+  const flat = JSON.stringify(v);
+  if (flat === undefined || v === null || typeof v !== "object" || flat.length + indent.length <= width) return flat ?? "null";
+  const inner = `${indent}  `;
+  if (Array.isArray(v)) return `[\n${v.map((x) => `${inner}${factJson(x, inner, width)}`).join(",\n")}\n${indent}]`;
+  const entries = Object.entries(v as Record<string, unknown>).map(([k, x]) => `${inner}${JSON.stringify(k)}: ${factJson(x, inner, width)}`);
+  return `{\n${entries.join(",\n")}\n${indent}}`;
+}
+
+/** Writes the fact file (provenance + facts) to stdout as stable JSON (factJson). */
 export function printFacts(provenance: Record<string, unknown>, facts: unknown): void {
-  process.stdout.write(`${JSON.stringify({ provenance, facts }, null, 2)}\n`);
+  process.stdout.write(`${factJson({ provenance, facts })}\n`);
 }
 
 /** A map with sorted keys (stable diffs). */
