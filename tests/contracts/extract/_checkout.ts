@@ -12,13 +12,15 @@ export interface CheckoutArgs {
   readonly root: string;
   readonly ref: string;
   readonly commit: string;
+  /** `--notes <text>`: how the facts were read when that is not plain (appended to provenance.notes). */
+  readonly notes?: string;
 }
 
-/** Parses `<checkout> --ref <tag> [--commit <sha>]`; exits with a usage line when malformed. */
+/** Parses `<checkout> --ref <tag> [--commit <sha>] [--notes <text>]`; exits with a usage line when malformed. */
 export function checkoutArgs(argv: readonly string[], usage: string): CheckoutArgs {
   const root = argv[0];
   const flag = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
-  const fail = (why: string): never => { process.stderr.write(`${why}\nusage: ${usage} <checkout> --ref <tag> [--commit <40-hex sha>]\n`); process.exit(2); };
+  const fail = (why: string): never => { process.stderr.write(`${why}\nusage: ${usage} <checkout> --ref <tag> [--commit <40-hex sha>] [--notes <text>]\n`); process.exit(2); };
   if (!root || !existsSync(root)) fail(`checkout ${JSON.stringify(root)} does not exist`);
   const ref = flag("--ref") ?? fail("--ref is required (the tag or branch the checkout holds)");
   let commit = flag("--commit");
@@ -27,7 +29,8 @@ export function checkoutArgs(argv: readonly string[], usage: string): CheckoutAr
     catch { fail(`${root} is not a git checkout; pass --commit <sha>`); }
   }
   if (!/^[0-9a-f]{40}$/.test(commit!)) fail(`commit ${JSON.stringify(commit)} is not 40 hex digits`);
-  return { root, ref, commit: commit! };
+  const notes = flag("--notes");
+  return { root, ref, commit: commit!, ...(notes ? { notes } : {}) };
 }
 
 /** Every file under `dir` (relative to `root`) whose name matches `pattern`, sorted. */
@@ -51,6 +54,9 @@ export const readText = (root: string, rel: string): string => readFileSync(join
 
 /** Today's date as YYYY-MM-DD (UTC). */
 export const today = (): string => new Date().toISOString().slice(0, 10);
+
+/** The provenance notes: what the extractor says, then `--notes`. */
+export const withNotes = (own: string, args: CheckoutArgs): string => (args.notes ? `${own} ${args.notes}` : own);
 
 /** JSON with 2-space indent, except that a value whose one-line form fits in `width` stays on one line. */
 export function factJson(v: unknown, indent = "", width = 100): string {

@@ -13,7 +13,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import YAML from "yaml";
-import { checkoutArgs, printFacts, readText, today } from "./_checkout";
+import { checkoutArgs, withNotes, printFacts, readText, today } from "./_checkout";
 
 export const CHART_CRD = "deploy/helm/charts/platform/components/operator/crds/nvidia.com_dynamographdeployments.yaml";
 export const OPERATOR_CRD = "deploy/operator/config/crd/bases/nvidia.com_dynamographdeployments.yaml";
@@ -72,7 +72,7 @@ function main(): void {
   printFacts({
     repository: "ai-dynamo/dynamo", ref: args.ref, commit: args.commit, paths: [CHART_CRD, OPERATOR_CRD], extracted: today(),
     extractor: "tests/contracts/extract/dgd-crd.ts",
-    notes: `${facts.kind}.${facts.group}/${version}: ${countFields(facts.schema)} field paths.`,
+    notes: withNotes(`${facts.kind}.${facts.group}/${version}: ${countFields(facts.schema)} field paths.`, args),
   }, facts);
 }
 

@@ -17,7 +17,7 @@
  *   splits into UCX_ + a prefix (or none) + a field name. A superset of the exact pairs, which still rejects
  *   every misspelled field.
  */
-import { checkoutArgs, filesUnder, printFacts, readText, sortedRecord, today } from "./_checkout";
+import { checkoutArgs, withNotes, filesUnder, printFacts, readText, sortedRecord, today } from "./_checkout";
 
 const NAME = "[A-Z][A-Z0-9_]*";
 
@@ -154,7 +154,7 @@ function main(): void {
   if (files.length === 0) { process.stderr.write(`no source files under ${p.roots.join(", ")} in ${args.root}\n`); process.exit(1); }
   printFacts({
     repository: p.repository, ref: args.ref, commit: args.commit, paths: [...p.roots], extracted: today(),
-    extractor: `tests/contracts/extract/env-vars.ts ${project}`, notes: p.notes,
+    extractor: `tests/contracts/extract/env-vars.ts ${project}`, notes: withNotes(p.notes, args),
   }, p.extract(args.root, files));
 }
 

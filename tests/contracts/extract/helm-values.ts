@@ -11,7 +11,7 @@
  * fetched from a repository are listed as opaque (their keys are not checked).
  */
 import YAML from "yaml";
-import { checkoutArgs, filesUnder, printFacts, readText, today } from "./_checkout";
+import { checkoutArgs, withNotes, filesUnder, printFacts, readText, today } from "./_checkout";
 
 export interface ChartFacts {
   readonly chart: string;
@@ -81,7 +81,7 @@ function main(): void {
   printFacts({
     repository, ref: args.ref, commit: args.commit, paths: [chartDir, ...Object.values(subs)], extracted: today(),
     extractor: `tests/contracts/extract/helm-values.ts --chart ${chartDir}${Object.entries(subs).map(([a, d]) => ` --sub ${a}=${d}`).join("")}`,
-    notes: `${facts.chart} ${facts.version}: ${facts.keys.length} keys, ${facts.freeForm.length} free-form.`,
+    notes: withNotes(`${facts.chart} ${facts.version}: ${facts.keys.length} keys, ${facts.freeForm.length} free-form.`, args),
   }, facts);
 }
 
