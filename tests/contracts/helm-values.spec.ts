@@ -11,7 +11,7 @@ import { charts } from "../../components/versions";
 import { extractChart, ChartFacts } from "./extract/helm-values";
 import { FactFile, loadFacts } from "./facts";
 import { unknownValueKeys } from "./helm-contract";
-import { RenderedRelease, renderedStacks } from "./rendered";
+import { readRelease, RenderedRelease, renderedStacks } from "./rendered";
 
 const factsFor = (chart: string): FactFile<ChartFacts> | undefined =>
   fs.existsSync(path.join(__dirname, "facts", `chart-${chart}.json`)) ? loadFacts<ChartFacts>(`chart-${chart}`) : undefined;
@@ -55,6 +55,16 @@ describe("contract: rendered Helm values against the pinned charts' keys", funct
     assert.deepEqual(unknownValueKeys(f, { nodeSelector: { anything: "x" }, affinity: { podAntiAffinity: {} }, nfd: { whatever: 1 } }), []);
     const d = factsFor("dynamo-platform")!.facts;
     assert.deepEqual(unknownValueKeys(d, { "dynamo-operator": { namespaceRestriction: { enabled: false, enabledd: true } } }).map((p) => p.split(":")[0]), ["dynamo-operator.namespaceRestriction.enabledd"]);
+  });
+
+  it("a release installed from a chart tarball URL is matched to its chart by the tarball's name", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "helm-release-")), "p.values.yaml");
+    try {
+      fs.writeFileSync(file, "# chart: https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-1.0.1.tgz  version: \na: 1\n");
+      assert.deepEqual(readRelease(file), { file: "p.values.yaml", chart: "dynamo-platform", version: "1.0.1", values: { a: 1 } });
+    } finally {
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
   });
 
   it("the extractor reads values.yaml, template reads, toYaml/with blocks, vendored and opaque subcharts", () => {

@@ -28,11 +28,16 @@ export interface RenderedStack {
   readonly releases: readonly RenderedRelease[];
 }
 
-function readRelease(file: string): RenderedRelease {
+/** Reads one helm/<release>.values.yaml that render wrote. */
+export function readRelease(file: string): RenderedRelease {
   const text = fs.readFileSync(file, "utf8");
-  const head = /# chart: (\S+)\s+version: (\S+)/.exec(text);
+  const head = /# chart: (\S+)\s+version: (\S*)/.exec(text);
   if (!head) throw new Error(`${file}: no "# chart: <name>  version: <v>" header`);
-  return { file: path.basename(file), chart: head[1], version: head[2], values: (YAML.parse(text) ?? {}) as Record<string, unknown> };
+  // A chart installed from its tarball URL (.../charts/<name>-<version>.tgz) names itself in the file name.
+  const tgz = /([^/]+?)-(\d[\w.+-]*)\.tgz$/.exec(head[1]);
+  const chart = tgz ? tgz[1] : head[1];
+  const version = head[2] || (tgz ? tgz[2] : "");
+  return { file: path.basename(file), chart, version, values: (YAML.parse(text) ?? {}) as Record<string, unknown> };
 }
 
 let cache: Promise<RenderedStack[]> | undefined;
