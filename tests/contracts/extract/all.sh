@@ -32,3 +32,6 @@ run EKS_CHARTS chart-aws-efa-k8s-device-plugin.json $X/helm-values.ts "${EKS_CHA
   --ref "master (chart v0.5.30)" --commit "${EKS_CHARTS_COMMIT:-5239609242f3430be50fb0b714a24d3ef2b47983}" --notes "Chart.yaml at this commit says version v0.5.30 (appVersion v0.5.20)."
 run K8S_DEVICE_PLUGIN chart-nvidia-device-plugin.json $X/helm-values.ts "${K8S_DEVICE_PLUGIN:-}" --chart deployments/helm/nvidia-device-plugin --repository NVIDIA/k8s-device-plugin \
   --ref v0.20.0 --commit "${K8S_DEVICE_PLUGIN_COMMIT:-1b826acc6af3079d8923bac395c3124b8861a9a6}"
+run EKS_CHARTS chart-aws-load-balancer-controller.json $X/helm-values.ts "${EKS_CHARTS:-}" --chart stable/aws-load-balancer-controller --repository aws/eks-charts \
+  --ref "${LBC_REF:-master (chart 3.5.0)}" --commit "${EKS_CHARTS_COMMIT:-5239609242f3430be50fb0b714a24d3ef2b47983}" \
+  --notes "${LBC_NOTES:-versions.ts pins 3.6.0 (eks-charts release v0.0.246, 2026-10-05), which no reachable snapshot holds: the eks-charts mirror ends at 5239609 (2026-08-03) with chart 3.5.0. The program's values (clusterName, region, vpcId, serviceAccount) are checked against 3.5.0's keys.}"
