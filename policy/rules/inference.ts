@@ -62,18 +62,19 @@ const NOOP_REASONS: Record<string, string> = {
   NIXL_SKIP_TOPOLOGY_CHECK: "NIXL's libfabric plugin maps each GPU to nearby EFA devices by topology and has no such switch (F13)",
 };
 
-/** Why `name` does nothing, or undefined when something reads it: listed in `alwaysFlag`, or dead per the upstream facts. */
-function noopReason(name: string, alwaysFlag: readonly string[]): string | undefined {
+/** Why `name` does nothing (and the name that was likely meant), or undefined when something reads it. */
+function noopReason(name: string, alwaysFlag: readonly string[]): { why: string; meant?: string } | undefined {
   const v = envVerdict(name);
-  const upstream = "reason" in v ? v.reason : undefined; // `in`, not the boolean tags: Pulumi's ts-node is not strict
+  // `in`, not the boolean tags: Pulumi's ts-node does not compile strictly, so tagged unions do not narrow there.
+  const upstream = "reason" in v ? v : undefined;
   if (upstream === undefined && !alwaysFlag.includes(name)) return undefined;
-  return NOOP_REASONS[name] ?? upstream ?? "neither NIXL nor the engines read it";
+  return { why: NOOP_REASONS[name] ?? upstream?.reason ?? "neither NIXL nor the engines read it", meant: upstream?.suggestion };
 }
 
 /**
  * 2. (advisory) Env vars believed to steer NIXL, libfabric or the engines that nothing reads: the names of
  * `names`, and every FI_/NIXL_/VLLM_/TRTLLM_/UCX_ name the pinned upstream does not read, from the fact files
- * tests/contracts/facts/env-*.json (extracted from libfabric, NIXL, vLLM, TRT-LLM and UCX at our pins).
+ * tests/contracts/facts/env-*.json (extracted from libfabric, NIXL, UCX, vLLM and TRT-LLM; see each file's provenance).
  */
 export const noNoopNixlEnv = dgdPolicy({
   name: "no-noop-nixl-env",
@@ -83,8 +84,8 @@ export const noNoopNixlEnv = dgdPolicy({
   check: (props, args, report, cfg) => {
     for (const s of graphServices(props, args.name)) {
       for (const e of envOf(props, s)) {
-        const why = noopReason(e.name, cfg.names);
-        if (why) report(`${s.label} sets ${e.name} in ${e.where}, which does nothing: ${why}; remove it`);
+        const r = noopReason(e.name, cfg.names);
+        if (r) report(`${s.label} sets ${e.name} in ${e.where}, which does nothing: ${r.why}; remove it${r.meant ? ` (did you mean ${r.meant}?)` : ""}`);
       }
     }
   },

@@ -18,7 +18,7 @@ export type EnvProject = (typeof ENV_PROJECTS)[number];
 export type EnvVerdict =
   | { readonly checked: false }
   | { readonly checked: true; readonly read: true; readonly project: EnvProject }
-  | { readonly checked: true; readonly read: false; readonly project: EnvProject; readonly reason: string };
+  | { readonly checked: true; readonly read: false; readonly project: EnvProject; readonly reason: string; readonly suggestion?: string };
 
 interface Loaded { readonly project: EnvProject; readonly file: FactFile<NamedEnvFacts | UcxEnvFacts>; readonly names: ReadonlySet<string> }
 
@@ -73,8 +73,8 @@ export function envVerdict(name: string): EnvVerdict {
   const p = hit.file.provenance;
   const deprecated = "deprecated" in f && f.deprecated?.includes(name) ? " (deprecated there)" : "";
   const near = "fields" in f ? undefined : suggestion(name, hit.names);
-  const reason = `${p.repository} ${p.ref} (${p.commit.slice(0, 9)}) does not read ${name}${deprecated}${near ? `; did you mean ${near}?` : ""}`;
-  return { checked: true, read: false, project: hit.project, reason };
+  const reason = `${p.repository} ${p.ref} (${p.commit.slice(0, 9)}) does not read ${name}${deprecated}`;
+  return { checked: true, read: false, project: hit.project, reason, ...(near ? { suggestion: near } : {}) };
 }
 
 /** The prefixes checked, for messages. */

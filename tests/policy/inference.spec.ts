@@ -56,10 +56,10 @@ describe("policies: inference (F1, F2, F3, F6, F7, F13)", () => {
         `${D} sets NIXL_BACKEND in spec.services.DecodeWorker.envs, which does nothing: vLLM's NixlConnector selects its backend only from --kv-transfer-config kv_connector_extra_config.backends (F3); remove it`,
       ] },
     { title: "FI_EFA_ENABLE_SHM, which no libfabric release reads (upstream facts)", mutate: (g) => { decode(g).envs.push({ name: "FI_EFA_ENABLE_SHM", value: "0" }); },
-      expect: [`${D} sets FI_EFA_ENABLE_SHM in spec.services.DecodeWorker.envs, which does nothing: ofiwg/libfabric v2.3.0 (ea52cb54c) does not read FI_EFA_ENABLE_SHM; did you mean FI_EFA_ENABLE_SHM_TRANSFER?; remove it`] },
+      expect: [`${D} sets FI_EFA_ENABLE_SHM in spec.services.DecodeWorker.envs, which does nothing: ofiwg/libfabric v2.3.0 (ea52cb54c) does not read FI_EFA_ENABLE_SHM; remove it (did you mean FI_EFA_ENABLE_SHM_TRANSFER?)`] },
     { title: "a misspelled TRT-LLM selector and a dead UCX field (upstream facts)", mutate: (g) => { g.spec.envs = [{ name: "TRTLLM_NIXL_KVCACHE_BACKNED", value: "LIBFABRIC" }]; decode(g).envs.push({ name: "UCX_NOT_A_FIELD", value: "1" }); },
       expect: [
-        ...[D, F, P].map((s) => `${s} sets TRTLLM_NIXL_KVCACHE_BACKNED in spec.envs, which does nothing: NVIDIA/TensorRT-LLM stored version served by read_file (not the v1.3.0rc7 tag) (02734d9e1) does not read TRTLLM_NIXL_KVCACHE_BACKNED; did you mean TRTLLM_NIXL_KVCACHE_BACKEND?; remove it`),
+        ...[D, F, P].map((s) => `${s} sets TRTLLM_NIXL_KVCACHE_BACKNED in spec.envs, which does nothing: NVIDIA/TensorRT-LLM stored version served by read_file (not the v1.3.0rc7 tag) (02734d9e1) does not read TRTLLM_NIXL_KVCACHE_BACKNED; remove it (did you mean TRTLLM_NIXL_KVCACHE_BACKEND?)`),
         `${D} sets UCX_NOT_A_FIELD in spec.services.DecodeWorker.envs, which does nothing: openucx/ucx v1.20.x (d8e50df66) does not read UCX_NOT_A_FIELD; remove it`,
       ] },
     { title: "names the pinned upstream reads pass (libfabric, UCX, vLLM, TRT-LLM, NIXL)", mutate: (g) => { decode(g).envs.push(...["FI_EFA_ENABLE_SHM_TRANSFER", "UCX_TLS", "UCX_IB_GPU_DIRECT_RDMA", "VLLM_NIXL_SIDE_CHANNEL_PORT", "TRTLLM_NIXL_KVCACHE_BACKEND", "NIXL_PLUGIN_DIR", "HF_HOME"].map((name) => ({ name, value: "1" }))); },
