@@ -9,6 +9,7 @@ import {
   kvTransferConfig, mainContainer, ofType, OperatorLabel, PlanAnnotation, probeBudgetSeconds, q, requestsEfa, ResourceType,
   dgdName, dgdNamespace, rawProps, workers,
 } from "./_predicates";
+import { envVerdict } from "../../tests/contracts/env-contract";
 
 const VLLM_LIBFABRIC = `--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both","kv_connector_extra_config":{"backends":["LIBFABRIC"]}}'`;
 
@@ -61,16 +62,30 @@ const NOOP_REASONS: Record<string, string> = {
   NIXL_SKIP_TOPOLOGY_CHECK: "NIXL's libfabric plugin maps each GPU to nearby EFA devices by topology and has no such switch (F13)",
 };
 
-/** 2. (advisory) Env vars believed to steer NIXL that nothing reads. */
+/** Why `name` does nothing (and the name that was likely meant), or undefined when something reads it. */
+function noopReason(name: string, alwaysFlag: readonly string[]): { why: string; meant?: string } | undefined {
+  const v = envVerdict(name);
+  // `in`, not the boolean tags: Pulumi's ts-node does not compile strictly, so tagged unions do not narrow there.
+  const upstream = "reason" in v ? v : undefined;
+  if (upstream === undefined && !alwaysFlag.includes(name)) return undefined;
+  return { why: NOOP_REASONS[name] ?? upstream?.reason ?? "neither NIXL nor the engines read it", meant: upstream?.suggestion };
+}
+
+/**
+ * 2. (advisory) Env vars believed to steer NIXL, libfabric or the engines that nothing reads: the names of
+ * `names`, and every FI_/NIXL_/VLLM_/TRTLLM_/UCX_ name the pinned upstream does not read, from the fact files
+ * tests/contracts/facts/env-*.json (extracted from libfabric, NIXL, UCX, vLLM and TRT-LLM; see each file's provenance).
+ */
 export const noNoopNixlEnv = dgdPolicy({
   name: "no-noop-nixl-env",
-  description: "Services do not set NIXL_BACKEND, VLLM_NIXL_KVCACHE_BACKEND, NIXL_LIBFABRIC_MAX_RAILS or NIXL_SKIP_TOPOLOGY_CHECK, which nothing reads.",
+  description: "Services set no env var that nothing reads: NIXL_BACKEND, VLLM_NIXL_KVCACHE_BACKEND, NIXL_LIBFABRIC_MAX_RAILS, NIXL_SKIP_TOPOLOGY_CHECK, and any FI_/NIXL_/VLLM_/TRTLLM_/UCX_ name the pinned upstream does not read.",
   enforcementLevel: "advisory",
   defaults: { names: Object.keys(NOOP_REASONS) },
   check: (props, args, report, cfg) => {
     for (const s of graphServices(props, args.name)) {
-      for (const e of envOf(props, s).filter((x) => cfg.names.includes(x.name))) {
-        report(`${s.label} sets ${e.name} in ${e.where}, which does nothing: ${NOOP_REASONS[e.name] ?? "neither NIXL nor the engines read it"}; remove it`);
+      for (const e of envOf(props, s)) {
+        const r = noopReason(e.name, cfg.names);
+        if (r) report(`${s.label} sets ${e.name} in ${e.where}, which does nothing: ${r.why}; remove it${r.meant ? ` (did you mean ${r.meant}?)` : ""}`);
       }
     }
   },

@@ -50,8 +50,20 @@ describe("policies: inference (F1, F2, F3, F6, F7, F13)", () => {
       expect: [D, F, P].map((s) => `${s} sets NIXL_LIBFABRIC_MAX_RAILS in spec.envs, which does nothing: NIXL's libfabric plugin uses every EFA device the pod is given; rails follow resources.limits.custom["vpc.amazonaws.com/efa"] (F13); remove it`) },
     { title: "NIXL_SKIP_TOPOLOGY_CHECK (F13)", mutate: (g) => { decode(g).envs.push({ name: "NIXL_SKIP_TOPOLOGY_CHECK", value: "1" }); },
       expect: [`${D} sets NIXL_SKIP_TOPOLOGY_CHECK in spec.services.DecodeWorker.envs, which does nothing: NIXL's libfabric plugin maps each GPU to nearby EFA devices by topology and has no such switch (F13); remove it`] },
-    { title: "a configured extra name", config: { names: ["UCX_TLS"] }, mutate: (g) => { decode(g).envs.push({ name: "UCX_TLS", value: "all" }, { name: "NIXL_BACKEND", value: "x" }); },
-      expect: [`${D} sets UCX_TLS in spec.services.DecodeWorker.envs, which does nothing: neither NIXL nor the engines read it; remove it`] },
+    { title: "a configured extra name; a listed name stays flagged by the facts when dropped from config", config: { names: ["UCX_TLS"] }, mutate: (g) => { decode(g).envs.push({ name: "UCX_TLS", value: "all" }, { name: "NIXL_BACKEND", value: "x" }); },
+      expect: [
+        `${D} sets UCX_TLS in spec.services.DecodeWorker.envs, which does nothing: neither NIXL nor the engines read it; remove it`,
+        `${D} sets NIXL_BACKEND in spec.services.DecodeWorker.envs, which does nothing: vLLM's NixlConnector selects its backend only from --kv-transfer-config kv_connector_extra_config.backends (F3); remove it`,
+      ] },
+    { title: "FI_EFA_ENABLE_SHM, which no libfabric release reads (upstream facts)", mutate: (g) => { decode(g).envs.push({ name: "FI_EFA_ENABLE_SHM", value: "0" }); },
+      expect: [`${D} sets FI_EFA_ENABLE_SHM in spec.services.DecodeWorker.envs, which does nothing: ofiwg/libfabric v2.3.0 (ea52cb54c) does not read FI_EFA_ENABLE_SHM; remove it (did you mean FI_EFA_ENABLE_SHM_TRANSFER?)`] },
+    { title: "a misspelled TRT-LLM selector and a dead UCX field (upstream facts)", mutate: (g) => { g.spec.envs = [{ name: "TRTLLM_NIXL_KVCACHE_BACKNED", value: "LIBFABRIC" }]; decode(g).envs.push({ name: "UCX_NOT_A_FIELD", value: "1" }); },
+      expect: [
+        ...[D, F, P].map((s) => `${s} sets TRTLLM_NIXL_KVCACHE_BACKNED in spec.envs, which does nothing: NVIDIA/TensorRT-LLM stored version served by read_file (not the v1.3.0rc7 tag) (02734d9e1) does not read TRTLLM_NIXL_KVCACHE_BACKNED; remove it (did you mean TRTLLM_NIXL_KVCACHE_BACKEND?)`),
+        `${D} sets UCX_NOT_A_FIELD in spec.services.DecodeWorker.envs, which does nothing: openucx/ucx v1.20.x (d8e50df66) does not read UCX_NOT_A_FIELD; remove it`,
+      ] },
+    { title: "names the pinned upstream reads pass (libfabric, UCX, vLLM, TRT-LLM, NIXL)", mutate: (g) => { decode(g).envs.push(...["FI_EFA_ENABLE_SHM_TRANSFER", "UCX_TLS", "UCX_IB_GPU_DIRECT_RDMA", "VLLM_NIXL_SIDE_CHANNEL_PORT", "TRTLLM_NIXL_KVCACHE_BACKEND", "NIXL_PLUGIN_DIR", "HF_HOME"].map((name) => ({ name, value: "1" }))); },
+      expect: [] },
   ], { name: "inf-graph" });
 
   const budgetFix = (s: string, budget: number, how: string, load: number, src: string, need: number) =>

@@ -1,0 +1,79 @@
+/**
+ * Extracts the structural field tree of the DynamoGraphDeployment CRD (one served version) from a checkout of
+ * ai-dynamo/dynamo: every field path with its type, enums, and where the API server keeps unknown fields
+ * (x-kubernetes-preserve-unknown-fields, embedded resources). Descriptions and validation rules are dropped.
+ *
+ *   npx tsx tests/contracts/extract/dgd-crd.ts <dynamo checkout> --ref v1.0.1 [--commit <sha>] [--version v1alpha1] \
+ *     > tests/contracts/facts/dgd-crd.json
+ *
+ * Reads the copy the dynamo-platform chart installs (deploy/helm/charts/platform/components/operator/crds/) and
+ * checks it is identical to the operator's own (deploy/operator/config/crd/bases/), which the operator image
+ * applies on upgrade.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import YAML from "yaml";
+import { checkoutArgs, withNotes, printFacts, readText, today } from "./_checkout";
+
+export const CHART_CRD = "deploy/helm/charts/platform/components/operator/crds/nvidia.com_dynamographdeployments.yaml";
+export const OPERATOR_CRD = "deploy/operator/config/crd/bases/nvidia.com_dynamographdeployments.yaml";
+
+/** One schema node, compacted: `t` type, `p` properties, `a` additionalProperties (map values), `i` array items. */
+export interface FieldNode {
+  readonly t?: "object" | "array" | "string" | "integer" | "number" | "boolean" | "int-or-string";
+  readonly p?: Readonly<Record<string, FieldNode>>;
+  readonly a?: FieldNode | true;
+  readonly i?: FieldNode;
+  readonly e?: readonly (string | number | boolean)[];
+  /** x-kubernetes-preserve-unknown-fields: unknown fields below are kept, not pruned. */
+  readonly u?: true;
+  /** x-kubernetes-embedded-resource: apiVersion/kind/metadata are implied. */
+  readonly r?: true;
+  /** Required properties. */
+  readonly q?: readonly string[];
+}
+
+function compact(s: any): FieldNode {
+  const n: Record<string, unknown> = {};
+  if (s["x-kubernetes-int-or-string"]) n.t = "int-or-string";
+  else if (s.type) n.t = s.type;
+  if (s.properties) n.p = Object.fromEntries(Object.keys(s.properties).sort().map((k) => [k, compact(s.properties[k])]));
+  if (s.additionalProperties !== undefined && s.additionalProperties !== false) n.a = s.additionalProperties === true ? true : compact(s.additionalProperties);
+  if (s.items) n.i = compact(s.items);
+  if (Array.isArray(s.enum)) n.e = s.enum;
+  if (s["x-kubernetes-preserve-unknown-fields"]) n.u = true;
+  if (s["x-kubernetes-embedded-resource"]) n.r = true;
+  if (Array.isArray(s.required) && s.required.length > 0) n.q = [...s.required].sort();
+  return n as FieldNode;
+}
+
+/** Counts the field paths of a tree (each property, map value and array item is one). */
+export function countFields(n: FieldNode): number {
+  return Object.values(n.p ?? {}).reduce((k, c) => k + 1 + countFields(c), 0) + (n.a && n.a !== true ? countFields(n.a) : 0) + (n.i ? countFields(n.i) : 0);
+}
+
+export function extractCrd(root: string, version: string): { group: string; kind: string; version: string; schema: FieldNode } {
+  const text = readText(root, CHART_CRD);
+  if (existsSync(join(root, OPERATOR_CRD)) && readText(root, OPERATOR_CRD) !== text) {
+    throw new Error(`${CHART_CRD} differs from ${OPERATOR_CRD}: decide which one the pinned operator installs`);
+  }
+  const crd = YAML.parse(text);
+  const v = (crd.spec.versions as any[]).find((x) => x.name === version);
+  if (!v) throw new Error(`${CHART_CRD} has no version ${version} (has ${(crd.spec.versions as any[]).map((x) => x.name).join(", ")})`);
+  return { group: crd.spec.group, kind: crd.spec.names.kind, version, schema: compact(v.schema.openAPIV3Schema) };
+}
+
+function main(): void {
+  const argv = process.argv.slice(2);
+  const args = checkoutArgs(argv, "dgd-crd.ts");
+  const vi = argv.indexOf("--version");
+  const version = vi >= 0 ? argv[vi + 1] : "v1alpha1";
+  const facts = extractCrd(args.root, version);
+  printFacts({
+    repository: "ai-dynamo/dynamo", ref: args.ref, commit: args.commit, paths: [CHART_CRD, OPERATOR_CRD], extracted: today(),
+    extractor: "tests/contracts/extract/dgd-crd.ts",
+    notes: withNotes(`${facts.kind}.${facts.group}/${version}: ${countFields(facts.schema)} field paths.`, args),
+  }, facts);
+}
+
+if (require.main === module) main();
