@@ -10,13 +10,9 @@ import * as path from "path";
 import { DockerfileParser, Property } from "dockerfile-ast";
 import { envVerdict } from "./env-contract";
 import { extractEnv } from "./extract/env-vars";
-import { PENDING_REMOVAL_ENV } from "./pending";
 import { envNames, renderedDgds } from "./rendered";
 
 const DOCKERFILE = path.join(__dirname, "..", "..", "dockerfiles", "Dockerfile.dynamo-combined-efa");
-
-/** Names another branch of issue 12 removes; proven dead here, skipped otherwise (see pending.ts). */
-const PENDING_REMOVAL = PENDING_REMOVAL_ENV;
 
 interface Setting { readonly source: string; readonly name: string }
 
@@ -40,17 +36,15 @@ describe("contract: env vars we set are read by the pinned upstream", function (
     graphs = (await renderedDgds()).flatMap((d) => envNames(d.obj).map((e) => ({ source: `${d.source} ${e.path}`, name: e.name })));
   });
 
-  it("every checked name in every rendered and golden graph is read (except the pending removals, which are proven dead)", () => {
+  it("every checked name in every rendered and golden graph is read", () => {
     assert.ok(graphs.some((s) => s.name.startsWith("FI_")), "the graphs set FI_* variables; none found means the walk is broken");
-    const pending = graphs.filter((s) => PENDING_REMOVAL.includes(s.name));
-    assert.deepEqual(dead(pending).length, pending.length, "a pending removal is read upstream after all; drop it from PENDING_REMOVAL");
-    assert.deepEqual(dead(graphs.filter((s) => !PENDING_REMOVAL.includes(s.name))), []);
+    assert.deepEqual(dead(graphs), []);
   });
 
-  it("every checked name in the image's ENV lines is read (dockerfile-ast), except the pending removals", () => {
+  it("every checked name in the image's ENV lines is read (dockerfile-ast)", () => {
     const env = dockerfileEnv(fs.readFileSync(DOCKERFILE, "utf8"), "Dockerfile.dynamo-combined-efa");
     assert.ok(env.some((s) => s.name === "NIXL_PLUGIN_DIR"), "ENV parse found no NIXL_PLUGIN_DIR");
-    assert.deepEqual(dead(env.filter((s) => !PENDING_REMOVAL.includes(s.name))), []);
+    assert.deepEqual(dead(env), []);
   });
 
   it("the facts hold what the field found: FI_EFA_ENABLE_SHM is dead (did you mean ..._TRANSFER), the NIXL rail knobs are dead", () => {
@@ -72,7 +66,7 @@ describe("contract: env vars we set are read by the pinned upstream", function (
     const g = structuredClone(first.obj);
     const svc = Object.values(g.spec.services as Record<string, { envs?: { name: string; value: string }[] }>)[0];
     svc.envs = [...(svc.envs ?? []), { name: "NIXL_LIBFABRIC_MAX_RAILS", value: "1" }, { name: "FI_EFA_ENABLE_SHM_TRANSFR", value: "0" }];
-    const problems = dead(envNames(g).map((e) => ({ source: e.path, name: e.name })).filter((s) => !PENDING_REMOVAL.includes(s.name)));
+    const problems = dead(envNames(g).map((e) => ({ source: e.path, name: e.name })));
     assert.equal(problems.length, 2, problems.join("\n"));
     assert.match(problems[1], /did you mean FI_EFA_ENABLE_SHM_TRANSFER\?/);
     assert.deepEqual(dead(dockerfileEnv("FROM x\nENV VLLM_NOT_REAL=1 UCX_TLS=rc\n", "mutant")).length, 1);

@@ -11,7 +11,6 @@ import { FIELD_FAILURES } from "../../policy/policies";
 import { PlanResource, PolicyPackConfigJson, PolicyRun, runPolicies } from "../../policy/run";
 import { defaultDeps, ExitCode, runCli } from "../../tools/render/cli";
 import { T } from "../helpers/policy-fixtures";
-import { stripPendingEnv } from "../contracts/pending";
 
 interface Rendered { readonly code: number; readonly plan: PlanResource[]; readonly run: PolicyRun }
 
@@ -26,8 +25,7 @@ async function render(stack: string, mutate?: (plan: PlanResource[]) => PlanReso
     stdout: () => undefined,
     stderr: () => undefined,
     policies: async (captured) => {
-      // Until the graph stops setting them, names no upstream reads would trip no-noop-nixl-env here (pending.ts).
-      plan = stripPendingEnv(JSON.parse(JSON.stringify(captured)));
+      plan = JSON.parse(JSON.stringify(captured));
       plan = (mutate ? mutate(plan) : undefined) ?? plan;
       run = await runPolicies(plan, config);
       return run;
