@@ -40,6 +40,7 @@ export const USAGE = `usage: npm run verify -- <stack> [options]
   --json F                also write the results as JSON to F
   --timeout S             budget for the whole run, seconds (default ${DEFAULT_TIMEOUT_S})
   --ttft-threshold-ms MS  gate E threshold (default ${DEFAULT_TTFT_THRESHOLD_MS})
+  --prometheus-url U      run gate F: read TTFT/ITL back from this Prometheus (e.g. a port-forward to svc/kps-prometheus)
 exit: 0 all gates pass, 1 a gate failed, 2 usage, 3 cluster or frontend unreachable
 `;
 
@@ -53,6 +54,7 @@ const OPTIONS = {
   json: { type: "string" },
   timeout: { type: "string" },
   "ttft-threshold-ms": { type: "string" },
+  "prometheus-url": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -100,6 +102,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
       url: a.values.url,
       timeoutMs: a.timeoutMs,
       ttftThresholdMs: a.ttftThresholdMs,
+      ...(a.values["prometheus-url"] ? { prometheusUrl: a.values["prometheus-url"] } : {}),
     });
     const exitCode = exitCodeOf(results);
     io.stdout(renderTable(target, results));
