@@ -30,11 +30,18 @@ export interface ObservabilityConfig {
 /** Checks `dynamo-efa:observability` (absent = on with defaults). */
 export function checkObservability(raw: unknown, graphName: string, graphNamespace: string): { value?: ObservabilityConfig; problems: Problem[] } {
   const checked = check("observability", typeof raw === "boolean" ? { enabled: raw } : (raw ?? {}), { kind: "object", fields: OBSERVABILITY_FIELDS });
-  if (checked.problems.length > 0) return { problems: checked.problems };
-  const { enabled, ...o } = checked.value as ObservabilityConfig & { enabled: boolean };
-  if (!enabled) return { problems: [] };
-  const problems = validate(resolveArgs({ ...o, graphName, graphNamespace }))
+  const typed = checked.value && typeof checked.value === "object" ? (checked.value as Partial<ObservabilityConfig> & { enabled?: boolean }) : undefined;
+  if (!typed) return { problems: checked.problems };
+  const { enabled, ...o } = typed;
+  if (enabled === false) return { problems: checked.problems };
+  // The component's own rules on the fields that type-checked (a field with a type problem is left to
+  // its default here, and its semantic problem, if any, dropped: the type problem explains it).
+  const known = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<ObservabilityConfig>;
+  const typePaths = new Set(checked.problems.map((p) => p.propertyPath));
+  const semantic = validate(resolveArgs({ ...known, graphName, graphNamespace }))
     .filter((p) => !p.propertyPath.startsWith("graph"))
-    .map((p) => ({ ...p, propertyPath: `observability.${p.propertyPath}` }));
-  return problems.length ? { problems } : { value: o, problems: [] };
+    .map((p) => ({ ...p, propertyPath: `observability.${p.propertyPath}` }))
+    .filter((p) => !typePaths.has(p.propertyPath));
+  const problems = [...checked.problems, ...semantic];
+  return problems.length ? { problems } : { value: known as ObservabilityConfig, problems: [] };
 }

@@ -42,6 +42,14 @@ export interface ObservabilityNames {
   readonly dashboardFile: string;
 }
 
+/**
+ * Label the Prometheus pods carry (set through `prometheus.prometheusSpec.podMetadata.labels`), so
+ * `verify` finds one to port-forward to without knowing the operator's own pod naming.
+ */
+export const PROMETHEUS_POD_LABEL = { "dynamo-efa/component": "prometheus" } as const;
+/** Port Prometheus listens on in its pod (kube-prometheus-stack `prometheus.service.targetPort`). */
+export const PROMETHEUS_POD_PORT = 9090;
+
 /** kube-prometheus-stack `fullnameOverride`: short and fixed, so every object name is predictable. */
 export const STACK_FULLNAME = "kps";
 
@@ -92,6 +100,7 @@ export function stackValues(r: ResolvedObservability, dashboard: Record<string, 
     prometheus: {
       prometheusSpec: {
         ...sys,
+        podMetadata: { labels: { ...PROMETHEUS_POD_LABEL } },
         retention: `${r.retentionDays}d`,
         scrapeInterval: `${r.scrapeIntervalSeconds}s`,
         // Select every PodMonitor/ServiceMonitor, not only this release's: the graph's and DCGM's.

@@ -8,13 +8,13 @@ import * as assert from "node:assert/strict";
 import { dashboardExprs, renderDashboard } from "../../components/observability/dashboard";
 import { QUERIED_METRICS } from "../../components/observability/metrics";
 import { resolveArgs } from "../../components/observability/args";
-import { dcgmValues, renderPodMonitors, stackValues } from "../../components/observability/render";
+import { DASHBOARD_CONFIGMAP_LABEL, dcgmValues, observabilityNames, PROMETHEUS_POD_PORT, renderPodMonitors, STACK_FULLNAME, stackValues } from "../../components/observability/render";
 import { DynamoPort, DynamoPortName } from "../../components/_shared/names";
 import { charts } from "../../components/versions";
 import { unknownValueKeys, ValueKind } from "./chart-keys";
 import { loadFacts } from "./facts";
 
-interface ChartFacts { chart: string; version: string; dependencies?: Record<string, string>; valueKeys: Record<string, ValueKind> }
+interface ChartFacts { chart: string; version: string; dependencies?: Record<string, string>; defaults?: Record<string, unknown>; valueKeys: Record<string, ValueKind> }
 interface DynamoFacts {
   frontendMetrics: string[];
   workerMetrics: string[];
@@ -83,6 +83,14 @@ describe("contracts: observability against the pinned charts and Dynamo", () => 
     const byLabels = gpuExprs.flatMap((e) => [...e.matchAll(/by \(([^)]*)\)/g)].flatMap((m) => m[1]!.split(",").map((s) => s.trim())));
     assert.ok(byLabels.length > 0);
     for (const l of byLabels) assert.ok(labels.has(l), `DCGM series have no label ${l}`);
+  });
+
+  it("names Prometheus's Service, ports and the dashboard sidecar label as the pinned chart does", () => {
+    const n = observabilityNames("llm");
+    assert.equal(n.prometheusService, `${STACK_FULLNAME}-prometheus`);
+    assert.equal(n.prometheusPort, kps.defaults?.["prometheus.prometheusSpec.portName"]);
+    assert.equal(PROMETHEUS_POD_PORT, kps.defaults?.["prometheus.service.targetPort"]);
+    assert.equal(DASHBOARD_CONFIGMAP_LABEL, kps.defaults?.["grafana.sidecar.dashboards.label"]);
   });
 
   it("the PodMonitors scrape the ports and path the pinned operator and runtime use", () => {

@@ -8,10 +8,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
+import { parse as parseYaml } from "yaml";
 import { exitCodeOf } from "./gates";
 import { UnreachableError } from "./http";
 import { renderJson, renderTable } from "./report";
-import { resolveTarget, UsageError } from "./target";
+import { resolveTarget, stackFile, UsageError } from "./target";
+import { prometheusFromConfig, PrometheusTarget } from "./prometheus";
 
 /** Exit codes of the command. */
 export const ExitCode = { Pass: 0, GateFailed: 1, Usage: 2, Unreachable: 3 } as const;
@@ -85,6 +87,18 @@ function parse(argv: readonly string[]) {
   };
 }
 
+/** Gate F's Prometheus: `--prometheus-url`, else the one the stack file's observability config installs. */
+function withPrometheus(url: string | undefined, file: string): { prometheus?: PrometheusTarget } {
+  if (url !== undefined) {
+    if (!/^https?:\/\/[^/]+/.test(url)) throw new UsageError(`--prometheus-url must be http(s)://host[:port]; got ${url}`);
+    return { prometheus: { url } };
+  }
+  if (!fs.existsSync(file)) return {};
+  const doc = parseYaml(fs.readFileSync(file, "utf8")) as { config?: Record<string, unknown> } | null;
+  const p = prometheusFromConfig(doc?.config);
+  return p ? { prometheus: p } : {};
+}
+
 /** The command, in-process: returns the exit code instead of exiting. */
 export async function main(argv: readonly string[], io: Io = defaultIo()): Promise<number> {
   try {
@@ -102,7 +116,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
       url: a.values.url,
       timeoutMs: a.timeoutMs,
       ttftThresholdMs: a.ttftThresholdMs,
-      ...(a.values["prometheus-url"] ? { prometheusUrl: a.values["prometheus-url"] } : {}),
+      ...withPrometheus(a.values["prometheus-url"], stackFile(io.root, a.stack)),
     });
     const exitCode = exitCodeOf(results);
     io.stdout(renderTable(target, results));

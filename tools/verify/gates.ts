@@ -31,7 +31,7 @@ export const GATE_TITLES: Readonly<Record<GateId, string>> = {
   C: "completions (non-stream, SSE, chat)",
   D: "worker logs: NIXL KV path is LIBFABRIC",
   E: "time to first token",
-  F: "Prometheus: TTFT/ITL series (tools/verify/prometheus.ts)",
+  F: "TTFT/ITL read back from Prometheus",
 };
 
 /** Gates a gate needs: when one of them did not pass, the gate is SKIPPED. */

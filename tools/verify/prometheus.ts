@@ -1,10 +1,12 @@
 /**
  * Gate F: after gate C's completions, read TTFT and ITL back from Prometheus (what the dashboard
  * shows) and report them; a missing series fails with the metric name. The judging is pure
- * (`gatePrometheus` over Prometheus HTTP API answers); `readLatencies` asks a Prometheus at `base`
- * (`--prometheus-url`, e.g. a `kubectl port-forward svc/kps-prometheus 9090` in the monitoring namespace).
+ * (`gatePrometheus` over Prometheus HTTP API answers); `readLatencies` asks a Prometheus at `base`:
+ * `--prometheus-url`, or (gate-f.ts) a port-forward to the Prometheus pod the program installs.
  */
+import { OBSERVABILITY_DEFAULTS, PrometheusMode } from "../../components/observability/args";
 import { FrontendMetric, ScrapeLabel } from "../../components/observability/metrics";
+import { PROMETHEUS_POD_LABEL, PROMETHEUS_POD_PORT } from "../../components/observability/render";
 import { GateResult, GateStatus, result } from "./gates";
 import type { HttpReply } from "./gates";
 import { requestJson } from "./http";
@@ -69,4 +71,24 @@ export async function readLatencies(base: string, graph: string, namespace: stri
   const root = base.replace(/\/+$/, "");
   const replies = await Promise.all(queries.map((q) => requestJson(`${root}/api/v1/query?query=${encodeURIComponent(q.expr)}`, "GET", undefined, timeoutMs)));
   return gatePrometheus(queries, replies, Date.now() - t0);
+}
+
+/** Where gate F finds Prometheus: a URL, or a pod to port-forward to through the Kubernetes API. */
+export type PrometheusTarget = { readonly url: string } | { readonly namespace: string; readonly selector: string; readonly port: number };
+
+/** Stack config key of the observability settings (the program's `dynamo-efa:observability`). */
+export const OBSERVABILITY_CONFIG_KEY = "dynamo-efa:observability";
+
+/**
+ * Gate F's Prometheus for a stack file's config: the in-cluster Prometheus the program installs
+ * (observability is on unless the key is `false` or `enabled: false`); undefined when monitoring is
+ * off or uses an existing Prometheus (then only `--prometheus-url` runs gate F).
+ */
+export function prometheusFromConfig(config: Record<string, unknown> | undefined): PrometheusTarget | undefined {
+  const raw = config?.[OBSERVABILITY_CONFIG_KEY];
+  if (raw === false) return undefined;
+  const o = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
+  if (o.enabled === false || (o.prometheus ?? OBSERVABILITY_DEFAULTS.prometheus) !== PrometheusMode.Install) return undefined;
+  const selector = Object.entries(PROMETHEUS_POD_LABEL).map(([k, v]) => `${k}=${v}`).join(",");
+  return { namespace: OBSERVABILITY_DEFAULTS.namespace, selector, port: PROMETHEUS_POD_PORT };
 }

@@ -21,7 +21,8 @@ import { requestJson, requestSse, UnreachableError } from "./http";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { ClusterReader, Forward, forwardToPod, loadKubeConfig, PodRef } from "./k8s";
 import { gateKvLogs } from "./kvlog";
-import { readLatencies } from "./prometheus";
+import { gateF } from "./gate-f";
+import type { PrometheusTarget } from "./prometheus";
 import { Target } from "./target";
 
 /** How to run the gates. */
@@ -35,8 +36,8 @@ export interface RunOptions {
   readonly timeoutMs: number;
   /** Gate E passes when the first token arrives within this many milliseconds. */
   readonly ttftThresholdMs: number;
-  /** Prometheus base URL for gate F (TTFT/ITL series). @default - gate F does not run */
-  readonly prometheusUrl?: string;
+  /** Where gate F reads TTFT/ITL series. @default - gate F does not run */
+  readonly prometheus?: PrometheusTarget;
 }
 
 /** What a run produced. */
@@ -140,9 +141,9 @@ export async function runGates(o: RunOptions): Promise<RunOutcome> {
   } finally {
     await frontend?.close();
   }
-  if (o.prometheusUrl) {
+  if (o.prometheus) {
     const b = blockersOf("F", done);
-    done.set("F", b.length ? skipped("F", b) : (budget.outOfTime("F") ?? (await readLatencies(o.prometheusUrl, t.graph, t.namespace, budget.left()))));
+    done.set("F", b.length ? skipped("F", b) : (budget.outOfTime("F") ?? (await gateF(kc, o.prometheus, t.graph, t.namespace, budget.left()))));
   }
   return { results: ORDER.filter((id) => done.has(id)).map((id) => done.get(id) as GateResult), frontend: frontend?.url };
 }

@@ -2,8 +2,9 @@
  * Extracts the value keys of a Helm chart's values.yaml (the sections named on the command line) as
  * facts: every key path with the kind of its default, so a test can prove each value the project sets
  * exists in the pinned chart. Usage:
- *   npx tsx tests/contracts/extract/chart-values.ts <checkout> <chartDir> <repository> <ref> <commit> <extracted> [section ...]
- * Writes the fact file JSON to stdout. `section` limits the output to those top-level keys (all when none).
+ *   npx tsx tests/contracts/extract/chart-values.ts <checkout> <chartDir> <repository> <ref> <commit> <extracted> [section ...] [--default=<key path> ...]
+ * Writes the fact file JSON to stdout. `section` limits the output to those top-level keys (all when none);
+ * each `--default` also records the default value at that key path.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,7 +33,9 @@ export function keyPaths(value: unknown, prefix = ""): Record<string, ValueKind>
 }
 
 function main(argv: string[]): void {
-  const [checkout, chartDir, repository, ref, commit, extracted, ...sections] = argv;
+  const [checkout, chartDir, repository, ref, commit, extracted, ...rest] = argv;
+  const sections = rest.filter((a) => !a.startsWith("--default="));
+  const defaultPaths = rest.filter((a) => a.startsWith("--default=")).map((a) => a.slice("--default=".length));
   if (!checkout || !chartDir || !repository || !ref || !commit || !extracted) {
     process.stderr.write("usage: chart-values.ts <checkout> <chartDir> <repository> <ref> <commit> <extracted> [section ...]\n");
     process.exit(2);
@@ -43,7 +46,7 @@ function main(argv: string[]): void {
   const facts = {
     provenance: {
       repository, ref, commit, paths: [`${chartDir}/Chart.yaml`, `${chartDir}/values.yaml`], extracted,
-      extractor: `tests/contracts/extract/chart-values.ts <checkout> ${chartDir} ${repository} ${ref} ${commit} ${extracted}${sections.length ? ` ${sections.join(" ")}` : ""}`,
+      extractor: `tests/contracts/extract/chart-values.ts <checkout> ${chartDir} ${repository} ${ref} ${commit} ${extracted}${rest.length ? ` ${rest.join(" ")}` : ""}`,
       notes: "Key paths of the chart's default values (only the top-level sections the project sets), each with the kind of its default; a key under a null, empty map or list default is free-form.",
     },
     facts: {
@@ -51,6 +54,7 @@ function main(argv: string[]): void {
       version: chart.version,
       ...(chart.appVersion ? { appVersion: String(chart.appVersion) } : {}),
       ...(chart.dependencies ? { dependencies: Object.fromEntries(chart.dependencies.map((d) => [d.name, d.version])) } : {}),
+      ...(defaultPaths.length ? { defaults: Object.fromEntries(defaultPaths.map((p) => [p, p.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], values)])) } : {}),
       valueKeys: keyPaths(picked),
     },
   };
