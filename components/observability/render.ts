@@ -67,6 +67,7 @@ export function observabilityNames(graph: string): ObservabilityNames {
 /** Pins a pod to the system node group (and so off the tainted GPU nodes). */
 const onSystem = (r: ResolvedObservability) => ({ nodeSelector: { ...r.systemNodeSelector }, tolerations: [] as unknown[] });
 
+/** Where the grafana chart mounts `dashboards.<provider>.<name>` (grafana 12.11.1 `templates/_pod.tpl`: `/var/lib/grafana/dashboards/<provider>/<name>.json`). */
 const DASHBOARD_DIR = "/var/lib/grafana/dashboards";
 
 /** Grafana values: system nodes, and the generated dashboard provisioned from a file provider. */

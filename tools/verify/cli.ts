@@ -1,6 +1,6 @@
 /**
  * `npm run verify -- <stack> [--kubeconfig F] [--namespace N] [--graph G] [--model M] [--backend B]
- *  [--url http://frontend:8000] [--json out.json] [--timeout S] [--ttft-threshold-ms MS]`
+ *  [--url http://frontend:8000] [--json out.json] [--timeout S] [--ttft-threshold-ms MS] [--prometheus-url U]`
  *
  * Exit codes: 0 every gate passed; 1 a gate failed (or was INCONCLUSIVE/SKIPPED); 2 usage;
  * 3 cluster or Frontend unreachable (one line on stderr, no stack trace).
