@@ -7,7 +7,7 @@
  * GPU nodes (GPU pool affinity + the GPU taint's toleration) and still requests no GPU: it reads the
  * GPUs through DCGM, not as a scheduled resource.
  */
-import { DynamoPort, DynamoPortName, GraphService, OperatorLabel } from "../_shared/names";
+import { DynamoPortName, OperatorLabel } from "../_shared/names";
 import { POOL_LABEL } from "../catalog/pool";
 import { gpuToleration } from "../cluster/render";
 import { charts } from "../versions";
@@ -191,13 +191,6 @@ export function renderPodMonitors(r: ResolvedObservability): { readonly role: "f
     { role: "worker", monitor: podMonitor(r, "worker", DynamoPortName.WorkerSystem) },
   ];
 }
-
-/** Ports the monitors scrape, by service (documentation and tests). */
-export const SCRAPED_PORTS: Readonly<Record<string, { readonly name: string; readonly port: number }>> = {
-  [GraphService.Frontend]: { name: DynamoPortName.FrontendHttp, port: DynamoPort.FrontendHttp },
-  [GraphService.Prefill]: { name: DynamoPortName.WorkerSystem, port: DynamoPort.WorkerSystem },
-  [GraphService.Decode]: { name: DynamoPortName.WorkerSystem, port: DynamoPort.WorkerSystem },
-};
 
 /** Label Grafana's dashboard sidecar discovers ConfigMaps by (kube-prometheus-stack `grafana.sidecar.dashboards.label`). */
 export const DASHBOARD_CONFIGMAP_LABEL = "grafana_dashboard";
