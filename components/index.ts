@@ -5,3 +5,4 @@ export * from "./_shared/problems";
 export * as cluster from "./cluster";
 export * as inference from "./inference";
 export * as image from "./image";
+export * as observability from "./observability";

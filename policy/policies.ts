@@ -8,8 +8,9 @@ import { gpuClusterPolicies } from "./rules/gpu-cluster";
 import { imagePolicies } from "./rules/images";
 import { inferencePolicies } from "./rules/inference";
 import { securityPolicies } from "./rules/security";
+import { observabilityPolicies } from "./rules/observability";
 
-const byName = new Map([...inferencePolicies, ...gpuClusterPolicies, ...imagePolicies, ...securityPolicies].map((p) => [p.name, p] as const));
+const byName = new Map([...inferencePolicies, ...gpuClusterPolicies, ...imagePolicies, ...securityPolicies, ...observabilityPolicies].map((p) => [p.name, p] as const));
 
 /** Policy names in pack order (issue 7's numbering). */
 export const POLICY_NAMES = [
@@ -35,6 +36,7 @@ export const POLICY_NAMES = [
   "stateful-resources-retained",
   "launch-template-tags-non-empty",
   "trtllm-libfabric-caveat",
+  "monitoring-off-gpu-nodes",
 ] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
@@ -62,6 +64,7 @@ export const FIELD_FAILURES: Readonly<Record<PolicyName, readonly string[]>> = {
   "stateful-resources-retained": [],
   "launch-template-tags-non-empty": [],
   "trtllm-libfabric-caveat": ["F3"],
+  "monitoring-off-gpu-nodes": [],
 };
 
 /** Every policy of the pack, in pack order. */

@@ -21,6 +21,7 @@ import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
 import { Problem, show, ValidationError } from "../components/_shared/problems";
 import { charts, kubernetes } from "../components/versions";
 import { check, Field, Spec } from "./schema";
+import { checkObservability, ObservabilityConfig } from "./config-observability";
 
 /** Config namespace (the Pulumi project name). */
 export const CONFIG_NAMESPACE = "dynamo-efa";
@@ -99,6 +100,8 @@ export interface RawStackConfig {
   readonly cluster?: unknown;
   readonly image?: unknown;
   readonly inference?: unknown;
+  /** `dynamo-efa:observability`: false, or an object (absent = monitoring on). */
+  readonly observability?: unknown;
   /** Whether `dynamo-efa:hfToken` is set (its value is never needed to validate). */
   readonly hfTokenSet: boolean;
 }
@@ -141,6 +144,8 @@ export interface StackConfig {
   readonly inference: Omit<InferenceSettings, "gpuPool">;
   /** The GPU pool's facts, as `EfaCluster` derives them from the catalog. */
   readonly gpuPool: GpuPoolFacts;
+  /** Monitoring of the graph; undefined when `observability` is off. */
+  readonly observability?: ObservabilityConfig;
 }
 
 /** Rewrites component argument paths to the config keys a user writes (most specific first). */
@@ -280,6 +285,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   const instanceType = c.gpuNodes?.instanceType;
   const resolved = imageProblems(imageArgsOf(im, instanceType));
   semantic.push(...resolved.problems);
+  const obs = checkObservability(raw.observability, (graphName.value as string | undefined) ?? DEFAULT_GRAPH_NAME, inf.namespace ?? INFERENCE_DEFAULTS.namespace);
 
   const clusterArgs = clusterArgsOf(c, efs, regionValue);
   const clusterOk = semantic.every((p) => !p.propertyPath.startsWith("cluster.gpuNodes"));
@@ -291,7 +297,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
     const image = im.ref ?? `placeholder.invalid/dynamo@sha256:${"0".repeat(64)}`;
     semantic.push(...validateInference(resolveArgs("llm", settings, image), raw.hfTokenSet, "inference").map((p) => toConfigPath(p)));
   }
-  const problems = dedupe(typeProblems, semantic);
+  const problems = dedupe(typeProblems, [...semantic, ...obs.problems]);
   if (problems.length > 0 || !pool) return { problems };
   return {
     problems,
@@ -304,6 +310,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
       imageArgs: imageArgsOf(im, instanceType),
       inference: { ...inf, graphName: graphName.value as string, imageCudaArchs: resolved.archs, imageCudaToolkit: resolved.toolkit ?? DEFAULT_CUDA_TOOLKIT },
       gpuPool: pool,
+      ...(obs.value ? { observability: obs.value } : {}),
     },
   };
 }

@@ -37,6 +37,7 @@ export function readStackConfig(): ProgramConfig {
     cluster: objectOrRaw(cfg, "cluster"),
     image: objectOrRaw(cfg, "image"),
     inference: objectOrRaw(cfg, "inference"),
+    observability: objectOrRaw(cfg, "observability"),
     hfTokenSet: hfToken !== undefined,
   });
   throwIfAny(`${CONFIG_NAMESPACE} stack config`, problems);

@@ -8,8 +8,10 @@ import * as pulumi from "@pulumi/pulumi";
 import { EfaCluster } from "../components/cluster/cluster";
 import { DynamoImage } from "../components/image/image";
 import { DisaggInference } from "../components/inference/inference";
+import { DynamoObservability } from "../components/observability/observability";
 import type { ProgramRun } from "../tools/render/capture";
 import type { RenderFacts } from "../tools/render/render";
+import { INFERENCE_DEFAULTS } from "../components/inference/args";
 import { GPU_POOL_NAME, ProgramConfig, readStackConfig } from "./config";
 import { planSummary } from "./summary";
 
@@ -60,6 +62,11 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
     imageCudaToolkit: image.plan.cudaToolkit,
     ...(pc.hfToken ? { hfToken: pc.hfToken } : {}),
   });
+  if (c.observability) {
+    new DynamoObservability(c.graphName, {
+      ...c.observability, provider: cluster.k8sProvider, graphName: c.graphName, graphNamespace: c.inference.namespace ?? INFERENCE_DEFAULTS.namespace,
+    });
+  }
   // Not named `exports`: in the CommonJS that Pulumi's ts-node emits, a local `exports` would shadow
   // the module object that `BASE_NAME` and friends are read through (TDZ error at `pulumi up`).
   const outputs: ProgramExports = {

@@ -88,7 +88,7 @@ describe("policy pack: CrossGuard entry point", function () {
     assert.ok(pkg.dependencies["@pulumi/policy"]);
   });
 
-  it("GetAnalyzerInfo: pack dynamo-efa with the 22 policies and their default levels", async () => {
+  it("GetAnalyzerInfo: pack dynamo-efa with the 23 policies and their default levels", async () => {
     const info: any = await call(client, "getAnalyzerInfo", new Empty());
     assert.equal(info.getName(), "dynamo-efa");
     const policies = info.getPoliciesList().map((p: any) => [p.getName(), LEVEL[p.getEnforcementlevel()]]);

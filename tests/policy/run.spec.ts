@@ -5,9 +5,9 @@ import { happyStack, mutate, T } from "../helpers/policy-fixtures";
 import { planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 describe("policy pack: runner and pack shape", () => {
-  it("lists the 22 policies (issue 7, plus issue 12's two) in order, each with a kebab-case name, one-sentence description and config schema", () => {
+  it("lists the 23 policies (issue 7's twenty, two for launch templates and TRT-LLM transport, one for monitoring) in order, each with a kebab-case name, one-sentence description and config schema", () => {
     assert.deepEqual(allPolicies.map((p) => p.name), [...POLICY_NAMES]);
-    assert.equal(allPolicies.length, 22);
+    assert.equal(allPolicies.length, 23);
     for (const p of allPolicies) {
       assert.match(p.name, /^[a-z0-9]+(-[a-z0-9]+)*$/, p.name);
       assert.match(p.description, /^[A-Z][^]*\.$/, p.name);
@@ -22,7 +22,7 @@ describe("policy pack: runner and pack shape", () => {
     assert.deepEqual(failing, []);
     assert.equal(run.mandatoryViolations, 0);
     assert.equal(run.passed, true);
-    assert.equal(run.results.length, 22);
+    assert.equal(run.results.length, 23);
   });
 
   it("the happy plan also passes in the offline render's shape: dependencies as one union, no per-property links, secrets as secretPaths", async () => {

@@ -13,6 +13,7 @@ import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from "ku
 import { StorageClass } from "kubernetes-models/storage.k8s.io/v1";
 import { CliDeps, defaultDeps, runCli } from "../../tools/render/cli";
 import { dgdProblems } from "../helpers/dgd-model";
+import { podMonitorProblems } from "../helpers/podmonitor-model";
 import { expectGolden } from "../helpers/golden";
 
 const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
@@ -75,6 +76,7 @@ describe("render: both stacks, real program", function () {
           const obj = docs[0].toJS();
           kinds.push(obj.kind);
           if (obj.kind === "DynamoGraphDeployment") assert.deepEqual(dgdProblems(obj), [], f);
+          else if (obj.kind === "PodMonitor") assert.deepEqual(podMonitorProblems(obj), [], f);
           else {
             const Model = CORE[obj.kind];
             assert.ok(Model, `${f}: no schema for kind ${obj.kind}; add it to CORE`);

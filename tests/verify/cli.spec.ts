@@ -11,7 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { requestJson } from "../../tools/verify/http";
 import { gateCompletions } from "../../tools/verify/gates";
-import { FakeKube, FrontendMode, GRAPH, KubeScenario, kubeconfigText, MODEL, NAMESPACE, startFrontend, startKube } from "./fakes";
+import { FakeKube, FrontendMode, GRAPH, KubeScenario, kubeconfigText, MODEL, NAMESPACE, startFrontend, startKube, startPrometheus } from "./fakes";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 type Main = (argv: readonly string[], io?: { stdout: (s: string) => void; stderr: (s: string) => void; root: string }) => Promise<number>;
@@ -153,13 +153,15 @@ describe("verify CLI against fake cluster and Frontend", function () {
     fs.mkdirSync(path.join(root, "stacks"), { recursive: true });
     fs.writeFileSync(path.join(root, "stacks", "Pulumi.p5en.yaml"), `config:\n  dynamo-efa:graphName: ${GRAPH}\n  dynamo-efa:inference:\n    backend: vllm\n    model: ${MODEL}\n`);
     const fe = await startFrontend("pass");
-    const kube = await startKube("libfabric");
+    const prom = await startPrometheus(); // the stack file leaves observability on: gate F runs
+    const kube = await startKube("libfabric", undefined, prom.url);
     try {
       const r = await verify(["p5en", "--kubeconfig", kube.kubeconfig, "--url", fe.url, "--ttft-threshold-ms", "500"], root);
       assert.equal(r.code, 0, r.out + r.err);
       assert.match(r.out, /from stacks\/Pulumi\.p5en\.yaml/);
     } finally {
       await fe.close();
+      await prom.close();
       await kube.close();
     }
   });

@@ -12,6 +12,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { Duplex } from "node:stream";
 import { componentServiceName, GraphService, OperatorLabel } from "../../components/_shared/names";
+import { OBSERVABILITY_DEFAULTS } from "../../components/observability/args";
+import { PROMETHEUS_POD_LABEL } from "../../components/observability/render";
 
 export const MODEL = "meta-llama/Llama-3.1-8B-Instruct";
 export const NAMESPACE = "dynamo";
@@ -190,13 +192,14 @@ type WsServerCtor = new (o: { noServer: true; handleProtocols: (protocols: Set<s
  * frame of each of stream 0 (data) and 1 (error) carries the port; then stream-0 frames are TCP bytes,
  * relayed here to `target` (the fake Frontend).
  */
-function servePortForward(server: http.Server, podName: string, target: string, requests: { path: string; body: unknown }[]): void {
+function servePortForward(server: http.Server, targets: Readonly<Record<string, string>>, requests: { path: string; body: unknown }[]): void {
   const { WebSocketServer } = require("ws") as { WebSocketServer: WsServerCtor };
   const wss = new WebSocketServer({ noServer: true, handleProtocols: (p) => (p.has("v4.channel.k8s.io") ? "v4.channel.k8s.io" : false) });
   server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const u = new URL(req.url ?? "/", "http://x");
     requests.push({ path: u.pathname + u.search, body: undefined });
-    if (u.pathname !== `/api/v1/namespaces/${NAMESPACE}/pods/${podName}/portforward`) return void socket.destroy();
+    const target = targets[u.pathname];
+    if (!target) return void socket.destroy();
     wss.handleUpgrade(req, socket, head, (ws) => {
       const port = Number(u.searchParams.get("ports"));
       const prefix = (ch: number) => Buffer.from([ch, port & 0xff, port >> 8]);
@@ -214,7 +217,7 @@ function servePortForward(server: http.Server, podName: string, target: string, 
 }
 
 /** Starts the fake Kubernetes API for `scenario`; with `forwardTo`, frontend port-forwards reach that URL. */
-export async function startKube(scenario: KubeScenario, forwardTo?: string): Promise<FakeKube> {
+export async function startKube(scenario: KubeScenario, forwardTo?: string, prometheusTo?: string): Promise<FakeKube> {
   const requests: { path: string; body: unknown }[] = [];
   const pods = podsOf(scenario);
   const server = http.createServer((req, res) => {
@@ -222,6 +225,10 @@ export async function startKube(scenario: KubeScenario, forwardTo?: string): Pro
     requests.push({ path: u.pathname + u.search, body: undefined });
     if (u.pathname.includes("/namespaces/broken/")) {
       return json(res, 500, { kind: "Status", apiVersion: "v1", status: "Failure", message: "etcdserver: request timed out", code: 500 });
+    }
+    if (prometheusTo && u.pathname === `/api/v1/namespaces/${PROMETHEUS_NAMESPACE}/pods`) {
+      const items = matches(PROMETHEUS_POD_LABELS, u.searchParams.get("labelSelector")) ? [prometheusPodJson()] : [];
+      return json(res, 200, { apiVersion: "v1", kind: "PodList", metadata: {}, items });
     }
     const other = /^\/api\/v1\/namespaces\/[^/]+\/pods$|^\/apis\/discovery\.k8s\.io\/v1\/namespaces\/[^/]+\/endpointslices$/;
     if (other.test(u.pathname) && !u.pathname.includes(`/namespaces/${NAMESPACE}/`)) return json(res, 200, { apiVersion: "v1", kind: "List", metadata: {}, items: [] });
@@ -240,13 +247,47 @@ export async function startKube(scenario: KubeScenario, forwardTo?: string): Pro
     }
     return json(res, 404, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 });
   });
-  if (forwardTo) servePortForward(server, `${GRAPH}-frontend-0`, forwardTo, requests);
+  const forwards: Record<string, string> = {};
+  if (forwardTo) forwards[`/api/v1/namespaces/${NAMESPACE}/pods/${GRAPH}-frontend-0/portforward`] = forwardTo;
+  if (prometheusTo) forwards[`/api/v1/namespaces/${PROMETHEUS_NAMESPACE}/pods/${PROMETHEUS_POD}/portforward`] = prometheusTo;
+  if (Object.keys(forwards).length) servePortForward(server, forwards, requests);
   const url = await listen(server);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-kube-"));
   const kubeconfig = path.join(dir, "config");
   fs.writeFileSync(kubeconfig, kubeconfigText(url));
   const close = closer(server);
   return { url, requests, kubeconfig, close: async () => (await close(), fs.rmSync(dir, { recursive: true, force: true })) };
+}
+
+/** The in-cluster Prometheus the program installs, as the fake API lists it (labels from the component). */
+export const PROMETHEUS_NAMESPACE = OBSERVABILITY_DEFAULTS.namespace;
+const PROMETHEUS_POD = "prometheus-kps-prometheus-0";
+const PROMETHEUS_POD_LABELS: Record<string, string> = { ...PROMETHEUS_POD_LABEL };
+
+function prometheusPodJson(): unknown {
+  return {
+    metadata: { name: PROMETHEUS_POD, namespace: PROMETHEUS_NAMESPACE, labels: PROMETHEUS_POD_LABELS },
+    spec: { containers: [{ name: "prometheus", image: "prometheus" }] },
+    status: { phase: "Running", podIP: "10.1.0.50", conditions: [{ type: "Ready", status: "True" }] },
+  };
+}
+
+/**
+ * A fake Prometheus HTTP API: `/api/v1/query` answers an instant vector (0.85 s for time-to-first-token
+ * queries, 0.012 s for the rest), or an empty result for queries naming a metric in `unscraped`.
+ */
+export async function startPrometheus(unscraped: readonly string[] = []): Promise<Fake> {
+  const requests: { path: string; body: unknown }[] = [];
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url ?? "/", "http://x");
+    const q = u.searchParams.get("query") ?? "";
+    requests.push({ path: u.pathname, body: q });
+    if (u.pathname !== "/api/v1/query") return json(res, 404, { status: "error", errorType: "not_found", error: "not found" });
+    const seconds = q.includes("time_to_first_token") ? 0.85 : 0.012;
+    const result = unscraped.some((m) => q.includes(m)) ? [] : [{ metric: {}, value: [1764500000, String(seconds)] }];
+    return json(res, 200, { status: "success", data: { resultType: "vector", result } });
+  });
+  return { url: await listen(server), requests, close: closer(server) };
 }
 
 /** A kubeconfig for `server` (plain http needs insecure-skip-tls-verify with client-node 1.x). */

@@ -7,6 +7,7 @@ import * as path from "path";
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { capture, Capture, CapturedResource, ProgramRun } from "./capture";
 import { criticalPath, mermaid } from "./graph";
+import { dashboardFiles } from "./dashboards";
 import { helmFiles, imageJson, manifestFiles, RenderedFile } from "./manifests";
 import { renderMocks } from "./mocks";
 import { buildPlan, Plan, planMarkdown } from "./plan";
@@ -109,6 +110,7 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     { path: "outputs.json", content: json(c.outputs) },
     ...manifestFiles(c.resources),
     ...helmFiles(c.resources),
+    ...dashboardFiles(c.resources),
     { path: "image.json", content: json(imageJson(c.resources, { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, ...(ref ? { ref } : {}), ...(facts.image.plan ? { plan: facts.image.plan } : {}) })) },
     { path: "plan.json", content: json(plan) },
     { path: "plan.md", content: planMarkdown(plan) },
@@ -123,7 +125,7 @@ function regionOf(cfg: StackConfigMap): string {
 }
 
 /** Entries a render owns inside its directory; only these are removed before writing. */
-const OWNED = ["manifests", "helm", "resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "policy.json", "render-error.log"];
+const OWNED = ["manifests", "helm", "dashboards", "resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "policy.json", "render-error.log"];
 
 /** Writes the files under `dir` (replacing a previous render's files, and nothing else). */
 export function writeRender(dir: string, files: readonly RenderedFile[]): void {

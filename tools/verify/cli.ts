@@ -1,6 +1,6 @@
 /**
  * `npm run verify -- <stack> [--kubeconfig F] [--namespace N] [--graph G] [--model M] [--backend B]
- *  [--url http://frontend:8000] [--json out.json] [--timeout S] [--ttft-threshold-ms MS]`
+ *  [--url http://frontend:8000] [--json out.json] [--timeout S] [--ttft-threshold-ms MS] [--prometheus-url U]`
  *
  * Exit codes: 0 every gate passed; 1 a gate failed (or was INCONCLUSIVE/SKIPPED); 2 usage;
  * 3 cluster or Frontend unreachable (one line on stderr, no stack trace).
@@ -8,10 +8,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
+import { parse as parseYaml } from "yaml";
 import { exitCodeOf } from "./gates";
 import { UnreachableError } from "./http";
 import { renderJson, renderTable } from "./report";
-import { resolveTarget, UsageError } from "./target";
+import { resolveTarget, stackFile, UsageError } from "./target";
+import { prometheusFromConfig, PrometheusTarget } from "./prometheus";
 
 /** Exit codes of the command. */
 export const ExitCode = { Pass: 0, GateFailed: 1, Usage: 2, Unreachable: 3 } as const;
@@ -40,6 +42,7 @@ export const USAGE = `usage: npm run verify -- <stack> [options]
   --json F                also write the results as JSON to F
   --timeout S             budget for the whole run, seconds (default ${DEFAULT_TIMEOUT_S})
   --ttft-threshold-ms MS  gate E threshold (default ${DEFAULT_TTFT_THRESHOLD_MS})
+  --prometheus-url U      run gate F: read TTFT/ITL back from this Prometheus (e.g. a port-forward to svc/kps-prometheus)
 exit: 0 all gates pass, 1 a gate failed, 2 usage, 3 cluster or frontend unreachable
 `;
 
@@ -53,6 +56,7 @@ const OPTIONS = {
   json: { type: "string" },
   timeout: { type: "string" },
   "ttft-threshold-ms": { type: "string" },
+  "prometheus-url": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -83,6 +87,18 @@ function parse(argv: readonly string[]) {
   };
 }
 
+/** Gate F's Prometheus: `--prometheus-url`, else the one the stack file's observability config installs. */
+function withPrometheus(url: string | undefined, file: string): { prometheus?: PrometheusTarget } {
+  if (url !== undefined) {
+    if (!/^https?:\/\/[^/]+/.test(url)) throw new UsageError(`--prometheus-url must be http(s)://host[:port]; got ${url}`);
+    return { prometheus: { url } };
+  }
+  if (!fs.existsSync(file)) return {};
+  const doc = parseYaml(fs.readFileSync(file, "utf8")) as { config?: Record<string, unknown> } | null;
+  const p = prometheusFromConfig(doc?.config);
+  return p ? { prometheus: p } : {};
+}
+
 /** The command, in-process: returns the exit code instead of exiting. */
 export async function main(argv: readonly string[], io: Io = defaultIo()): Promise<number> {
   try {
@@ -100,6 +116,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
       url: a.values.url,
       timeoutMs: a.timeoutMs,
       ttftThresholdMs: a.ttftThresholdMs,
+      ...withPrometheus(a.values["prometheus-url"], stackFile(io.root, a.stack)),
     });
     const exitCode = exitCodeOf(results);
     io.stdout(renderTable(target, results));

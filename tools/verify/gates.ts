@@ -21,7 +21,7 @@ export const GateStatus = {
 export type GateStatus = (typeof GateStatus)[keyof typeof GateStatus];
 
 /** Gate identifiers, in run order. */
-export const GateId = { A: "A", B: "B", C: "C", D: "D", E: "E" } as const;
+export const GateId = { A: "A", B: "B", C: "C", D: "D", E: "E", F: "F" } as const;
 export type GateId = (typeof GateId)[keyof typeof GateId];
 
 /** One-line title of each gate, as printed in the table. */
@@ -31,6 +31,7 @@ export const GATE_TITLES: Readonly<Record<GateId, string>> = {
   C: "completions (non-stream, SSE, chat)",
   D: "worker logs: NIXL KV path is LIBFABRIC",
   E: "time to first token",
+  F: "TTFT/ITL read back from Prometheus",
 };
 
 /** Gates a gate needs: when one of them did not pass, the gate is SKIPPED. */
@@ -40,6 +41,7 @@ export const GATE_NEEDS: Readonly<Record<GateId, readonly GateId[]>> = {
   C: ["B"],
   D: [],
   E: ["C"],
+  F: ["C"],
 };
 
 /** The verdict of one gate: status, the lines that justify it, and how long its checks took. */

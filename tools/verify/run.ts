@@ -21,6 +21,8 @@ import { requestJson, requestSse, UnreachableError } from "./http";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { ClusterReader, Forward, forwardToPod, loadKubeConfig, PodRef } from "./k8s";
 import { gateKvLogs } from "./kvlog";
+import { gateF } from "./gate-f";
+import type { PrometheusTarget } from "./prometheus";
 import { Target } from "./target";
 
 /** How to run the gates. */
@@ -34,6 +36,8 @@ export interface RunOptions {
   readonly timeoutMs: number;
   /** Gate E passes when the first token arrives within this many milliseconds. */
   readonly ttftThresholdMs: number;
+  /** Where gate F reads TTFT/ITL series. @default - gate F does not run */
+  readonly prometheus?: PrometheusTarget;
 }
 
 /** What a run produced. */
@@ -43,7 +47,7 @@ export interface RunOutcome {
   readonly frontend: string | undefined;
 }
 
-const ORDER: readonly GateId[] = ["A", "B", "C", "D", "E"];
+const ORDER: readonly GateId[] = ["A", "B", "C", "D", "E", "F"];
 const COMPONENTS: readonly string[] = [GraphService.Frontend, GraphService.Prefill, GraphService.Decode];
 const WORKERS: readonly string[] = [GraphService.Prefill, GraphService.Decode];
 /** Prompt of the smoke requests (the field report's). `stream` is always explicit (F4). */
@@ -137,5 +141,9 @@ export async function runGates(o: RunOptions): Promise<RunOutcome> {
   } finally {
     await frontend?.close();
   }
-  return { results: ORDER.map((id) => done.get(id) as GateResult), frontend: frontend?.url };
+  if (o.prometheus) {
+    const b = blockersOf("F", done);
+    done.set("F", b.length ? skipped("F", b) : (budget.outOfTime("F") ?? (await gateF(kc, o.prometheus, t.graph, t.namespace, budget.left()))));
+  }
+  return { results: ORDER.filter((id) => done.has(id)).map((id) => done.get(id) as GateResult), frontend: frontend?.url };
 }

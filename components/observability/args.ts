@@ -1,0 +1,107 @@
+/**
+ * Arguments of `DynamoObservability` and their one resolution step (STYLE.md rules 3-5). Pure: the
+ * provider is the only Pulumi value and is passed through untouched.
+ */
+import type * as k8s from "@pulumi/kubernetes";
+import type * as pulumi from "@pulumi/pulumi";
+import { DEFAULT_GRAPH_NAMESPACE } from "../_shared/names";
+import { BLOCK_STORAGE_CLASS } from "../cluster/render";
+import { charts } from "../versions";
+
+/** Where Prometheus comes from. */
+export const PrometheusMode = {
+  /** Install kube-prometheus-stack (Prometheus Operator, Prometheus, Grafana, kube-state-metrics, node-exporter). */
+  Install: "install",
+  /** Use a Prometheus Operator already in the cluster: monitors carry `monitorLabels` so its selector picks them up. */
+  Existing: "existing",
+} as const;
+export type PrometheusMode = (typeof PrometheusMode)[keyof typeof PrometheusMode];
+
+/** Label on the system node group's nodes (components/cluster `systemNodeGroup`). */
+export const SYSTEM_NODE_SELECTOR: Readonly<Record<string, string>> = { "dynamo-efa/role": "system" };
+
+export interface DynamoObservabilityArgs {
+  /** Kubernetes provider of the cluster (`EfaCluster.k8sProvider`). */
+  readonly provider: k8s.Provider;
+  /** Name of the DynamoGraphDeployment whose pods are scraped (its operator label value). */
+  readonly graphName: string;
+  /** Namespace of the graph. @default "dynamo" */
+  readonly graphNamespace?: string;
+  /** Namespace of the monitoring releases (created when missing). @default "monitoring" */
+  readonly namespace?: string;
+  /** Install kube-prometheus-stack, or use an existing Prometheus Operator. @default "install" */
+  readonly prometheus?: PrometheusMode;
+  /**
+   * Labels every PodMonitor/ServiceMonitor and the dashboard ConfigMap carry, so an existing Prometheus's
+   * `podMonitorSelector`/`serviceMonitorSelector` selects them (e.g. `{ release: "kube-prometheus-stack" }`).
+   * Required with `prometheus: "existing"`. @default {}
+   */
+  readonly monitorLabels?: Readonly<Record<string, string>>;
+  /** Install the DCGM exporter DaemonSet on the GPU nodes (GPU utilisation, memory, power, PCIe). @default true */
+  readonly dcgmExporter?: boolean;
+  /** Node labels the monitoring pods are pinned to (the CPU system node group). @default { "dynamo-efa/role": "system" } */
+  readonly systemNodeSelector?: Readonly<Record<string, string>>;
+  /** How often Prometheus scrapes the Frontend, the workers and DCGM, in seconds. @default 15 */
+  readonly scrapeIntervalSeconds?: number;
+  /** Days Prometheus keeps samples. @default 15 */
+  readonly retentionDays?: number;
+  /** Size of Prometheus's persistent volume, in GiB (retained when the release is deleted). @default 50 */
+  readonly storageGiB?: number;
+  /** StorageClass of Prometheus's volume. @default "gp3-encrypted" (the cluster's encrypted gp3 class) */
+  readonly storageClassName?: string;
+  /** kube-prometheus-stack chart version. @default - components/versions.ts `charts.kubePrometheusStack` */
+  readonly kubePrometheusStackVersion?: string;
+  /** dcgm-exporter chart version. @default - components/versions.ts `charts.dcgmExporter` */
+  readonly dcgmExporterVersion?: string;
+  /** Resources the monitors wait for (e.g. the graph). @default [] */
+  readonly dependsOn?: readonly pulumi.Resource[];
+}
+
+/** Every argument with its default filled in (the provider and dependencies stay outside). */
+export interface ResolvedObservability {
+  readonly graphName: string;
+  readonly graphNamespace: string;
+  readonly namespace: string;
+  readonly prometheus: PrometheusMode;
+  readonly monitorLabels: Readonly<Record<string, string>>;
+  readonly dcgmExporter: boolean;
+  readonly systemNodeSelector: Readonly<Record<string, string>>;
+  readonly scrapeIntervalSeconds: number;
+  readonly retentionDays: number;
+  readonly storageGiB: number;
+  readonly storageClassName: string;
+  readonly kubePrometheusStackVersion: string;
+  readonly dcgmExporterVersion: string;
+}
+
+/** Defaults of the optional plain arguments. */
+export const OBSERVABILITY_DEFAULTS = {
+  graphNamespace: DEFAULT_GRAPH_NAMESPACE,
+  namespace: "monitoring",
+  prometheus: PrometheusMode.Install,
+  dcgmExporter: true,
+  scrapeIntervalSeconds: 15,
+  retentionDays: 15,
+  storageGiB: 50,
+  storageClassName: BLOCK_STORAGE_CLASS,
+} as const;
+
+/** Fills every default (pure). */
+export function resolveArgs(a: Omit<DynamoObservabilityArgs, "provider" | "dependsOn">): ResolvedObservability {
+  const d = OBSERVABILITY_DEFAULTS;
+  return {
+    graphName: a.graphName,
+    graphNamespace: a.graphNamespace ?? d.graphNamespace,
+    namespace: a.namespace ?? d.namespace,
+    prometheus: a.prometheus ?? d.prometheus,
+    monitorLabels: a.monitorLabels ?? {},
+    dcgmExporter: a.dcgmExporter ?? d.dcgmExporter,
+    systemNodeSelector: a.systemNodeSelector ?? SYSTEM_NODE_SELECTOR,
+    scrapeIntervalSeconds: a.scrapeIntervalSeconds ?? d.scrapeIntervalSeconds,
+    retentionDays: a.retentionDays ?? d.retentionDays,
+    storageGiB: a.storageGiB ?? d.storageGiB,
+    storageClassName: a.storageClassName ?? d.storageClassName,
+    kubePrometheusStackVersion: a.kubePrometheusStackVersion ?? charts.kubePrometheusStack.version,
+    dcgmExporterVersion: a.dcgmExporterVersion ?? charts.dcgmExporter.version,
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * `DynamoObservability`: metrics for one Dynamo graph. kube-prometheus-stack (or an existing
+ * Prometheus Operator, by labels), the DCGM exporter on the GPU nodes, PodMonitors generated from the
+ * graph's operator labels, and a generated Grafana dashboard. A thin class over `render.ts`.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import { assertValid } from "../_shared/pulumi-errors";
+import { DynamoObservabilityArgs, resolveArgs } from "./args";
+import { observabilityNames, renderDashboardConfigMap, renderPodMonitors, renderReleases } from "./render";
+import { validate } from "./validate";
+
+/** Pulumi type token. */
+export const DYNAMO_OBSERVABILITY_TYPE = "dynamo-efa:observability:DynamoObservability";
+
+export class DynamoObservability extends pulumi.ComponentResource {
+  /** Namespace of Prometheus (and of the releases). */
+  public readonly namespace: pulumi.Output<string>;
+  /** Prometheus Service (`<namespace>/<name>:<port name>`) when this component installs it; undefined otherwise. */
+  public readonly prometheusService: pulumi.Output<string | undefined>;
+  /** The kube-prometheus-stack release, when installed. */
+  public readonly stackRelease: k8s.helm.v3.Release | undefined;
+  /** The DCGM exporter release, when installed. */
+  public readonly dcgmRelease: k8s.helm.v3.Release | undefined;
+
+  constructor(name: string, args: DynamoObservabilityArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(DYNAMO_OBSERVABILITY_TYPE, name, {}, opts);
+    const r = resolveArgs(args);
+    assertValid("DynamoObservability", validate(r));
+
+    const child = { parent: this, provider: args.provider };
+    const rel = renderReleases(r);
+    this.stackRelease = rel.stack ? new k8s.helm.v3.Release(`${name}-kube-prometheus-stack`, rel.stack, child) : undefined;
+    // DCGM's ServiceMonitor needs the Prometheus Operator's CRDs.
+    const afterStack = this.stackRelease ? [this.stackRelease] : [];
+    this.dcgmRelease = rel.dcgm ? new k8s.helm.v3.Release(`${name}-dcgm-exporter`, rel.dcgm, { ...child, dependsOn: afterStack }) : undefined;
+    for (const { role, monitor } of renderPodMonitors(r)) {
+      new k8s.apiextensions.CustomResource(`${name}-${role}-podmonitor`, monitor, { ...child, dependsOn: [...afterStack, ...(args.dependsOn ?? [])] });
+    }
+    const cm = renderDashboardConfigMap(r);
+    if (cm) new k8s.core.v1.ConfigMap(`${name}-dashboard`, cm, child);
+
+    const n = observabilityNames(r.graphName);
+    this.namespace = pulumi.output(r.namespace);
+    this.prometheusService = pulumi.output(rel.stack ? `${r.namespace}/${n.prometheusService}:${n.prometheusPort}` : undefined);
+    this.registerOutputs({ namespace: this.namespace, prometheusService: this.prometheusService });
+  }
+}
