@@ -125,3 +125,19 @@ export function kvLink(pool: GpuPoolFacts, efaDevices: number): KvLink {
 export function transferMs(bytes: number, link: KvLink): number {
   return (bytes * 8) / (link.gbps * 1e9) * 1000;
 }
+
+/** DGD annotations (only when not the default) that let the plan size a model the catalog does not know. */
+export const FitAnnotation = {
+  /** JSON of the stated `modelShape`. */
+  ModelShape: "dynamo-efa/model-shape",
+  /** `fp8` when the KV cache is FP8 (absent = `auto`). */
+  KvCacheDtype: "dynamo-efa/kv-cache-dtype",
+} as const;
+
+/** The fit annotations of a graph: the stated shape and a non-default KV dtype. */
+export function modelFitAnnotations(r: { readonly modelShape?: ModelShape; readonly kvCacheDtype: KvCacheDtype }): Record<string, string> {
+  return {
+    ...(r.modelShape ? { [FitAnnotation.ModelShape]: JSON.stringify(r.modelShape) } : {}),
+    ...(r.kvCacheDtype !== KvCacheDtype.Auto ? { [FitAnnotation.KvCacheDtype]: r.kvCacheDtype } : {}),
+  };
+}
