@@ -21,12 +21,13 @@ import { Backend } from "./args";
 export const GIB = 2 ** 30;
 
 /**
- * GiB per GPU held back from the KV cache for everything that is neither weights nor KV: the CUDA
- * context and cuBLAS/NCCL workspaces (~1 GiB), CUDA graphs (vLLM captures them after sizing the
- * cache; ~0.5-1 GiB), and the peak activations of vLLM's profiling forward pass
- * (`max_num_batched_tokens` tokens through one layer, ~1-2 GiB for 8B-70B models). vLLM measures the
- * real number at startup; 4 GiB is a deliberate over-estimate so that a plan that passes here does
- * not fail there, and costs < 3% of a 141 GiB H200.
+ * GiB per GPU held back from the KV cache for everything that is neither weights nor KV cache.
+ * Measured on an H200 (tests/contracts/facts/gpu-memory.json): the CUDA context plus cuBLAS take
+ * 0.86 GiB, and CUDA exposes 139.8 GiB where the instance catalog says 141 (1.2 GiB the fit must not
+ * hand out). Estimated on top: CUDA graphs (vLLM captures them after sizing the cache, ~0.5-1 GiB)
+ * and the peak activations of the profiling forward pass (`max_num_batched_tokens` tokens through one
+ * layer, ~1 GiB for 8B-70B models). vLLM measures the real number at startup; 4 GiB errs on the safe
+ * side, so a plan that passes here does not fail there, at < 3% of a 141 GiB H200.
  */
 export const RUNTIME_RESERVE_GIB = 4;
 

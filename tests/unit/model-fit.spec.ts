@@ -8,6 +8,12 @@ import { validate } from "../../components/inference";
 import { headSplitProblem, kvLink, modelFacts, RUNTIME_RESERVE_GIB, transferMs, workerFit } from "../../components/inference/fit";
 import { smallestFit } from "../../components/inference/validate-fit";
 import { pool, resolved } from "../helpers/inference-fixtures";
+import { loadFacts } from "../contracts/facts";
+
+interface GpuMemoryFact { readonly cudaTotalGiB: number; readonly contextAndCublasGiB: number }
+const h200 = loadFacts<Record<string, GpuMemoryFact>>("gpu-memory").facts["NVIDIA H200"];
+/** A reserve covers what was measured: CUDA context + cuBLAS, and the catalog's GiB that CUDA does not expose (at utilization 1). */
+const coversMeasured = (reserveGiB: number) => reserveGiB >= h200.contextAndCublasGiB + (p5en.gpuMemoryGiB - h200.cudaTotalGiB);
 
 const p5en = instance("p5en.48xlarge");
 const facts = (id: string) => factsOfRow(modelRow(id)!);
@@ -16,6 +22,11 @@ const fit = (id: string, tp: number, maxModelLen = 4096, util = 0.85) =>
 const problemsAt = (ps: readonly { propertyPath: string }[]) => ps.map((p) => p.propertyPath);
 
 describe("inference: model fit per worker", () => {
+  it("the runtime reserve covers what an H200 was measured to hold back (and 1 GiB would not)", () => {
+    assert.ok(coversMeasured(RUNTIME_RESERVE_GIB), `${RUNTIME_RESERVE_GIB} GiB < ${JSON.stringify(h200)}`);
+    assert.equal(coversMeasured(1), false);
+  });
+
   it("Llama-3.1-8B on one H200: KV = 141 x 0.85 - weights - reserve", () => {
     const f = fit("meta-llama/Llama-3.1-8B-Instruct", 1);
     const weights = facts("meta-llama/Llama-3.1-8B-Instruct").weightBytes / 2 ** 30;
