@@ -78,6 +78,14 @@ describe("render: model fit in plan.json / plan.md", function () {
     assert.equal(r.plan.model.weightBytes, 13e9);
   });
 
+  it("TensorRT-LLM: the plan reads --max-seq-len / --free-gpu-memory-fraction and sizes KV from what is free after the weights", async () => {
+    const r = await render("p5en-1gpu", "trtllm", ["inference.backend=trtllm"]);
+    assert.equal(r.code, ExitCode.Ok, r.text);
+    const f = r.plan.fit[0];
+    assert.equal(f.maxModelLen, 4096);
+    assert.ok(Math.abs(f.kvCacheGiBPerGpu - (141 - f.weightsGiBPerGpu - 4) * 0.85) < 0.02, JSON.stringify(f));
+  });
+
   it("an unknown model without modelShape renders and says its fit is unknown", async () => {
     const r = await render("p5en-1gpu", "unknown", ["inference.model=acme/private-13b"]);
     assert.equal(r.code, ExitCode.Ok, r.text);
