@@ -78,7 +78,7 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
   decode: role("decode workers"),
   maxModelLen: { spec: int(1, 1 << 21), default: INFERENCE_DEFAULTS.maxModelLen, doc: "maximum tokens per sequence (prompt + output)" },
   gpuMemoryUtilization: { spec: { kind: "number", minExclusive: 0, max: 1, example: 0.85 }, default: INFERENCE_DEFAULTS.gpuMemoryUtilization, doc: "fraction of GPU memory the engine may use" },
-  kvCacheDtype: { spec: str({ enum: values(KvCacheDtype) }), default: KvCacheDtype.Auto, doc: "KV-cache element type: the model's own (bf16) or fp8; sizes the plan's KV capacity and transfer numbers" },
+  kvCacheDtype: { spec: str({ enum: values(KvCacheDtype) }), default: KvCacheDtype.Auto, doc: "KV-cache element type: the model's own (bf16) or fp8 (vLLM `--kv-cache-dtype fp8`, TRT-LLM `kv_cache_config.dtype: fp8`); also sizes the plan's KV capacity and transfer numbers" },
   modelShape: { defaultDoc: "- none (a model outside the catalog renders with its fit unknown)", doc: "shape of a private model the model catalog does not know (from its config.json), so the plan checks that it fits", spec: { kind: "object", fields: {
     paramsB: { spec: { kind: "number", minExclusive: 0, max: 100000, example: 8.03 }, required: true, doc: "total parameters, in billions" },
     weightDtype: { spec: str({ enum: values(WeightDtype) }), required: true, doc: "storage dtype of the weights" },

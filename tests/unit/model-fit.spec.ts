@@ -5,6 +5,7 @@
 import { strict as assert } from "assert";
 import { factsOfRow, instance, modelRow } from "../../components/catalog";
 import { validate } from "../../components/inference";
+import { engineFor } from "../../components/inference/engine";
 import { headSplitProblem, kvLink, modelFacts, RUNTIME_RESERVE_GIB, transferMs, workerFit } from "../../components/inference/fit";
 import { smallestFit } from "../../components/inference/validate-fit";
 import { pool, resolved } from "../helpers/inference-fixtures";
@@ -127,5 +128,16 @@ describe("inference: model-aware config errors", () => {
     const base = { model: "meta-llama/Llama-3.1-70B-Instruct", prefill: two, decode: two, gpuMemoryUtilization: 0.5, maxModelLen: 6144 };
     assert.equal(validate(resolved("p5en-8x1gpu", "vllm", base), true).length, 2);
     assert.deepEqual(validate(resolved("p5en-8x1gpu", "vllm", { ...base, kvCacheDtype: "fp8" }), true), []);
+  });
+});
+
+describe("inference: kvCacheDtype reaches the engine", () => {
+  it("vLLM gets --kv-cache-dtype fp8 and TRT-LLM kv_cache_config.dtype fp8 only when asked", () => {
+    const args = (backend: "vllm" | "trtllm", kv: "auto" | "fp8") => engineFor(resolved("p5en-1gpu", backend, { kvCacheDtype: kv }), "decode");
+    const fp8 = args("vllm", "fp8").args;
+    assert.equal(fp8[fp8.indexOf("--kv-cache-dtype") + 1], "fp8");
+    assert.equal(args("vllm", "auto").args.includes("--kv-cache-dtype"), false);
+    assert.match(args("trtllm", "fp8").file?.content ?? "", /kv_cache_config:\n {2}dtype: fp8/);
+    assert.doesNotMatch(args("trtllm", "auto").file?.content ?? "", /kv_cache_config/);
   });
 });
