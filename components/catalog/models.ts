@@ -99,7 +99,9 @@ export interface ModelRow {
   readonly qkNorm?: boolean;
   /** One learned attention-sink logit per head and layer (gpt-oss). @default false */
   readonly attentionSinks?: boolean;
+  /** Mixture-of-experts dimensions. @default - none (a dense model) */
   readonly moe?: MoeDims;
+  /** Multi-head latent attention dimensions (then `kvHeads`/`headDim` are not used for the KV cache). @default - none (GQA/MHA) */
   readonly mla?: MlaDims;
   /** Storage dtype of the quantized parameters and which ones (`quantization_config`). */
   readonly weights: { readonly dtype: WeightDtype; readonly scope: QuantScope };
