@@ -7,6 +7,8 @@
  */
 import { INSTANCES } from "../components/catalog/instances";
 import type { GpuPoolFacts } from "../components/catalog/pool";
+import { KvCacheDtype } from "../components/catalog/model-math";
+import { WeightDtype } from "../components/catalog/models";
 import { CapacityType, EfaClusterArgs, resolvePool } from "../components/cluster/args";
 import { poolFacts } from "../components/cluster/derive";
 import { SHARED_STORAGE_CLASS } from "../components/cluster/render";
@@ -77,6 +79,20 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
   decode: role("decode workers"),
   maxModelLen: { spec: int(1, 1 << 21), default: INFERENCE_DEFAULTS.maxModelLen, doc: "maximum tokens per sequence (prompt + output)" },
   gpuMemoryUtilization: { spec: { kind: "number", minExclusive: 0, max: 1, example: 0.85 }, default: INFERENCE_DEFAULTS.gpuMemoryUtilization, doc: "fraction of GPU memory the engine may use" },
+  kvCacheDtype: { spec: str({ enum: values(KvCacheDtype) }), default: KvCacheDtype.Auto, doc: "KV-cache element type: the model's own (bf16) or fp8 (vLLM `--kv-cache-dtype fp8`, TRT-LLM `kv_cache_config.dtype: fp8`); also sizes the plan's KV capacity and transfer numbers" },
+  modelShape: { defaultDoc: "- none (a model outside the catalog renders with its fit unknown)", doc: "shape of a private model the model catalog does not know (from its config.json), so the plan checks that it fits", spec: { kind: "object", fields: {
+    paramsB: { spec: { kind: "number", minExclusive: 0, max: 100000, example: 8.03 }, required: true, doc: "total parameters, in billions" },
+    weightDtype: { spec: str({ enum: values(WeightDtype) }), required: true, doc: "storage dtype of the weights" },
+    layers: { spec: int(1, 1024), required: true, doc: "num_hidden_layers" },
+    attentionHeads: { spec: int(1, 1024), required: true, doc: "num_attention_heads" },
+    kvHeads: { spec: int(1, 1024), defaultDoc: "- (required unless mla is set)", doc: "num_key_value_heads" },
+    headDim: { spec: int(1, 4096), defaultDoc: "- (required unless mla is set)", doc: "head_dim" },
+    maxContext: { spec: int(1, 1 << 24), required: true, doc: "max_position_embeddings" },
+    mla: { doc: "multi-head latent attention (DeepSeek-V3 style)", spec: { kind: "object", fields: {
+      kvLoraRank: { spec: int(1, 65536), required: true, doc: "kv_lora_rank" },
+      qkRopeHeadDim: { spec: int(1, 4096), required: true, doc: "qk_rope_head_dim" },
+    } } },
+  } } },
   modelLoadBudgetSeconds: { spec: int(60, 86400), default: INFERENCE_DEFAULTS.modelLoadBudgetSeconds, doc: "seconds a worker may take to load its model; probes and `pulumi up`'s wait are sized from it" },
   hfTokenSecretName: { spec: str({ pattern: K8S_NAME, patternDoc: "a Kubernetes Secret name (lower-case RFC 1123)" }), defaultDoc: "- (create one from dynamo-efa:hfToken)", doc: "existing Secret with HF_TOKEN and HUGGING_FACE_HUB_TOKEN, instead of the token" },
   namespace: { spec: str(), default: INFERENCE_DEFAULTS.namespace, doc: "Kubernetes namespace of the graph" },

@@ -5,6 +5,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
+import { KvCacheDtype, ModelShape } from "../catalog/model-math";
 import { charts } from "../versions";
 import { DEFAULT_GRAPH_NAMESPACE } from "../_shared/names";
 import { KvTransport, KvTransportChoice, resolveKvTransport } from "./transport";
@@ -86,6 +87,13 @@ export interface InferenceSettings {
   /** Fraction of GPU memory the engine may use, in (0, 1]. @default 0.85 */
   readonly gpuMemoryUtilization?: number;
   /**
+   * Shape of a model the model catalog (`components/catalog/models.ts`) does not know, so the plan can
+   * check that it fits. @default - none (a model outside the catalog renders with its fit unknown)
+   */
+  readonly modelShape?: ModelShape;
+  /** KV-cache element type: `auto` (the model's dtype, bf16) or `fp8`; feeds the fit numbers. @default "auto" */
+  readonly kvCacheDtype?: KvCacheDtype;
+  /**
    * Seconds a worker may take to download and load its model. Startup probes allow at least this
    * long (F2) and `pulumi up` waits this long plus a margin for the graph to turn Ready. @default 1800
    */
@@ -151,6 +159,8 @@ export interface ResolvedInference {
   readonly decode: ResolvedRole;
   readonly maxModelLen: number;
   readonly gpuMemoryUtilization: number;
+  readonly modelShape: ModelShape | undefined;
+  readonly kvCacheDtype: KvCacheDtype;
   readonly modelLoadBudgetSeconds: number;
   readonly pool: GpuPoolFacts;
   /** Image ref; undefined while it is only known at deployment (an Output). */
@@ -210,6 +220,8 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     decode: role(s.decode),
     maxModelLen: s.maxModelLen ?? INFERENCE_DEFAULTS.maxModelLen,
     gpuMemoryUtilization: s.gpuMemoryUtilization ?? INFERENCE_DEFAULTS.gpuMemoryUtilization,
+    modelShape: s.modelShape,
+    kvCacheDtype: s.kvCacheDtype ?? KvCacheDtype.Auto,
     modelLoadBudgetSeconds: s.modelLoadBudgetSeconds ?? INFERENCE_DEFAULTS.modelLoadBudgetSeconds,
     pool: s.gpuPool,
     image,

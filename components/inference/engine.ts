@@ -14,6 +14,7 @@
 import { createHash } from "crypto";
 import { stringify } from "yaml";
 import { Backend, ResolvedInference } from "./args";
+import { KvCacheDtype } from "../catalog/model-math";
 import { KvTransport, NIXL_SIDE_CHANNEL_PORT, roleArgs, ServingRole } from "./derive";
 
 /** A container env var (value or downward-API field). */
@@ -71,6 +72,7 @@ function vllm(r: ResolvedInference, role: ServingRole): EngineParts {
       ...servingArgs(r, role),
       "--max-model-len", String(r.maxModelLen),
       "--gpu-memory-utilization", String(r.gpuMemoryUtilization),
+      ...(r.kvCacheDtype === KvCacheDtype.Fp8 ? ["--kv-cache-dtype", "fp8"] : []),
       "--kv-transfer-config", vllmKvTransferConfig(r.kvTransport),
       ...a.extraArgs,
     ],
@@ -91,6 +93,7 @@ export function trtllmEngineYaml(r: ResolvedInference, role: ServingRole): strin
     tensor_parallel_size: roleArgs(r, role).gpusPerWorker,
     // KV cache moves through NIXL; which NIXL plugin is chosen by TRTLLM_NIXL_KVCACHE_BACKEND.
     cache_transceiver_config: { backend: "NIXL" },
+    ...(r.kvCacheDtype === KvCacheDtype.Fp8 ? { kv_cache_config: { dtype: "fp8" } } : {}),
   });
 }
 

@@ -14,6 +14,7 @@ import {
 } from "./derive";
 import { engineFor, EngineParts, EnvVar } from "./engine";
 import { KV_TRANSPORT_ANNOTATION } from "./transport";
+import { modelFitAnnotations } from "./fit";
 
 /** API version and kind of the graph. */
 export const DGD_API_VERSION = "nvidia.com/v1alpha1" as const;
@@ -62,7 +63,7 @@ function annotations(r: ResolvedInference): Record<string, string> {
   if (r.imageCudaToolkit) a[PlanAnnotation.ImageCudaToolkit] = r.imageCudaToolkit;
   const row = INSTANCES.get(r.pool.instanceType);
   if (row && row.efaHugepages2Mi !== r.pool.hugepages2MiPerNode) a[PlanAnnotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
-  return a;
+  return { ...a, ...modelFitAnnotations(r) };
 }
 
 function roleSelector(r: ResolvedInference, role: ServingRole) {

@@ -9,6 +9,7 @@ import { didYouMean, oneOf } from "../_shared/suggest";
 import { Backend, FrontendServiceType, Placement, ResolvedInference } from "./args";
 import { efaPerWorker, poolHasEfa, roleArgs, ServingRole, SERVING_ROLES, totalGpus, usesEfa, workerShape } from "./derive";
 import { KvTransportChoice } from "./transport";
+import { validateModelFit } from "./validate-fit";
 
 /** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
 export const DIGEST_PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
@@ -132,6 +133,7 @@ export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): 
     const roleProblems = SERVING_ROLES.flatMap((role) => validateRole(r, role, at));
     out.push(...roleProblems);
     if (roleProblems.length === 0) out.push(...validateHugepages(r, at));
+    if (roleProblems.length === 0 && out.length === 0) out.push(...validateModelFit(r, at));
   }
   if (r.createHfSecret && !hasHfToken) {
     out.push({ propertyPath: at("hfToken"), reason: "is required unless hfTokenSecretName names an existing Secret with keys HF_TOKEN and HUGGING_FACE_HUB_TOKEN; pass it as a Pulumi secret (config --secret)" });

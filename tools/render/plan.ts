@@ -8,6 +8,7 @@
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { CriticalPath } from "./graph";
 import { kvTransportMarkdown, kvTransportOf, PlanKvTransport } from "./transport";
+import { ModelPlanSection, modelMarkdown, modelPlan } from "./plan-model";
 import { CostLine, EKS_CLUSTER_USD_PER_HOUR, instanceLine, PRICE_SOURCE, PRICED_REGIONS, PRICES_REVIEWED, totalUsdPerHour } from "./prices";
 
 /** Resource type of the DynamoGraphDeployment custom resource. */
@@ -38,7 +39,7 @@ export interface PlanWorker {
 }
 
 /** The plan. */
-export interface Plan {
+export interface Plan extends ModelPlanSection {
   readonly stack: string;
   readonly region: string;
   readonly gpuPools: readonly PlanPool[];
@@ -137,6 +138,7 @@ export function buildPlan(input: PlanInput): Plan {
       ...(p.availabilityZone ? { availabilityZone: p.availabilityZone } : {}),
     })),
     workers,
+    ...modelPlan(input.resources.filter((r) => r.type === DGD_TYPE), input.pools),
     gpus: { requested: workers.reduce((s, w) => s + w.replicas * w.gpusPerWorker, 0), provisioned: input.pools.reduce((s, p) => s + p.nodes * p.gpusPerNode, 0) },
     efaRails: { used: workers.reduce((s, w) => s + w.replicas * w.efaPerWorker, 0), provisioned: input.pools.reduce((s, p) => s + p.nodes * p.efaPerNode, 0) },
     ...(kvOf(input) ? { kvTransport: kvOf(input) } : {}),
@@ -149,7 +151,8 @@ export function buildPlan(input: PlanInput): Plan {
   };
 }
 
-function table(head: string[], rows: (string | number)[][]): string {
+/** A Markdown table. */
+export function table(head: string[], rows: (string | number)[][]): string {
   return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
 
@@ -164,6 +167,7 @@ export function planMarkdown(plan: Plan): string {
     plan.gpuPools.map((p) => [p.name, p.instanceType, p.nodes, p.gpusPerNode, p.efaPerNode, p.smArch, p.availabilityZone ?? "-"])), "");
   out.push("## Workers", "", table(["role", "service", "replicas", "GPUs/worker", "EFA/worker", "NIXL rails/worker"],
     plan.workers.map((w) => [w.role, w.service, w.replicas, w.gpusPerWorker, w.efaPerWorker, w.nixlRails])), "");
+  out.push(...modelMarkdown(plan));
   out.push("## Capacity", "",
     table(["", "used", "provisioned", "use"], [
       ["GPUs", plan.gpus.requested, plan.gpus.provisioned, pct(plan.gpus.requested, plan.gpus.provisioned)],

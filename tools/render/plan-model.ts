@@ -1,0 +1,150 @@
+/**
+ * The model section of `plan.json` / `plan.md`: which model, from which `config.json`, how it fits
+ * each worker (weights and KV cache per GPU, KV capacity, `maxModelLen` sequences at once) and how
+ * long its KV cache takes to cross from prefill to decode. Pure.
+ *
+ * Read back from the rendered DynamoGraphDeployment (model, tensor parallel, max length and memory
+ * fraction from each worker's engine flags; a stated shape and the KV dtype from its annotations),
+ * like the rest of the plan, so it describes what would really be applied.
+ */
+import type { GpuPoolFacts } from "../../components/catalog/pool";
+import { INSTANCES } from "../../components/catalog/instances";
+import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../../components/catalog/model-math";
+import { Backend } from "../../components/inference/args";
+import {
+  FitAnnotation, GIB, kvLink, modelFacts, RUNTIME_RESERVE_GIB, SHORT_PROMPT_TOKENS, TCP_FLOW_GBPS, transferMs, workerFit,
+} from "../../components/inference/fit";
+import { table } from "./plan";
+
+/** The model in the plan. `known: false` = not in the catalog and no `modelShape`: fit unknown. */
+export type PlanModel =
+  | { readonly id: string; readonly known: false; readonly note: string }
+  | {
+      readonly id: string; readonly known: true; readonly source: string; readonly paramsB: number; readonly paramsActiveB?: number;
+      readonly weightDtype: string; readonly weightBytes: number; readonly weightGiB: number; readonly maxContext: number;
+      readonly kvCacheDtype: KvCacheDtype;
+      /** KV-cache bytes of one token at tensor parallel 1 (all layers, K and V or the MLA latent). */
+      readonly kvBytesPerToken: number;
+    };
+
+/** How the model fits one worker of a role, and its KV transfer. */
+export interface PlanWorkerFit {
+  readonly role: string;
+  readonly service: string;
+  readonly tensorParallel: number;
+  readonly weightsGiBPerGpu: number;
+  readonly kvCacheGiBPerGpu: number;
+  readonly kvCacheGiB: number;
+  readonly kvCapacityTokens: number;
+  readonly maxModelLen: number;
+  readonly maxConcurrentAtMaxLen: number;
+  readonly kvTransport: string;
+  /** Line rate of the worker's KV link, in Gbps. */
+  readonly kvLinkGbps: number;
+  readonly kvLinkBasis: string;
+  /** Bytes of a `maxModelLen` prompt's KV cache, and its transfer time at line rate. */
+  readonly kvBytesAtMaxLen: number;
+  readonly kvTransferMs: number;
+  /** Same for a 1,024-token prompt. */
+  readonly kvBytes1k: number;
+  readonly kvTransferMs1k: number;
+}
+
+/** What `buildPlan` adds for the model. */
+export interface ModelPlanSection {
+  readonly model?: PlanModel;
+  readonly fit?: readonly PlanWorkerFit[];
+  readonly fitAssumptions?: readonly string[];
+}
+
+type Obj = Record<string, any>;
+interface Dgd { readonly inputs: Record<string, unknown> }
+
+function flag(args: readonly unknown[], ...names: string[]): string | undefined {
+  const i = args.findIndex((a) => typeof a === "string" && names.includes(a));
+  return i >= 0 && typeof args[i + 1] === "string" ? (args[i + 1] as string) : undefined;
+}
+
+const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+/** The assumptions every fit number rests on (printed with the table). */
+export function fitAssumptions(): string[] {
+  return [
+    `Estimated, not measured: weights = parameters x bytes of their stored dtype (quantized layers at their dtype, the rest bf16), split evenly over tensor-parallel GPUs.`,
+    `KV cache per GPU = GPU memory x gpuMemoryUtilization - weights - ${RUNTIME_RESERVE_GIB} GiB runtime reserve (CUDA context and cuBLAS, measured 0.86 GiB on an H200; CUDA graphs and profiling activations, estimated); TensorRT-LLM: (GPU memory - weights - reserve) x free-gpu-memory-fraction. GPU memory is the instance catalog's (141 GiB for an H200, of which CUDA exposes 139.8: the reserve covers the gap).`,
+    `KV bytes per token = layers x 2 x KV heads (per GPU: KV heads / TP, at least 1) x head dim x dtype bytes; MLA: layers x (kv_lora_rank + qk_rope_head_dim) x dtype bytes, whole on every GPU. Sliding-window layers (gpt-oss: every other layer, window 128) are counted at full length, so their capacity is understated.`,
+    `KV transfer time = prompt tokens x KV bytes per token (TP 1) / the worker's link at line rate: EFA rails x per-rail Gbps for LIBFABRIC, or one TCP flow at ${TCP_FLOW_GBPS} Gbps over ENA for UCX. Line rate is the physical limit, a lower bound: NIXL over libfabric measured ~9.6 GB/s per worker on p5.48xlarge (FIELD-NOTES §4).`,
+  ];
+}
+
+function planModel(id: string, m: ModelFacts | undefined, kvDtype: KvCacheDtype): PlanModel {
+  if (!m) return { id, known: false, note: "not in the model catalog (components/catalog/models.ts) and no inference.modelShape: fit unknown" };
+  return {
+    id, known: true, source: m.source, paramsB: round(m.paramsTotal / 1e9), ...(m.paramsActive !== undefined ? { paramsActiveB: round(m.paramsActive / 1e9) } : {}),
+    weightDtype: m.weightDtype, weightBytes: m.weightBytes, weightGiB: round(m.weightBytes / GIB), maxContext: m.maxContext,
+    kvCacheDtype: kvDtype, kvBytesPerToken: kvBytesPerTokenPerGpu(m, 1, kvDtype),
+  };
+}
+
+function workerRow(m: ModelFacts, service: string, s: Obj, pool: GpuPoolFacts, backend: Backend, kvDtype: KvCacheDtype): PlanWorkerFit | undefined {
+  const args = (s.extraPodSpec?.mainContainer?.args ?? []) as unknown[];
+  const instance = INSTANCES.get(pool.instanceType);
+  const tp = Number(flag(args, "--tensor-parallel-size"));
+  const maxModelLen = Number(flag(args, "--max-model-len", "--max-seq-len"));
+  const util = Number(flag(args, "--gpu-memory-utilization", "--free-gpu-memory-fraction"));
+  if (!instance || !(tp > 0) || !(maxModelLen > 0) || !(util > 0)) return undefined;
+  const f = workerFit({ model: m, instance, backend, tensorParallel: tp, gpuMemoryUtilization: util, maxModelLen, kvCacheDtype: kvDtype });
+  const link = kvLink(pool, Number(s.resources?.limits?.custom?.["vpc.amazonaws.com/efa"] ?? 0));
+  const perToken = kvBytesPerTokenPerGpu(m, 1, kvDtype);
+  return {
+    role: String(s.subComponentType), service, tensorParallel: tp,
+    weightsGiBPerGpu: round(f.weightsGiBPerGpu), kvCacheGiBPerGpu: round(f.kvCacheGiBPerGpu), kvCacheGiB: round(f.kvCacheGiB),
+    kvCapacityTokens: f.kvCapacityTokens, maxModelLen, maxConcurrentAtMaxLen: f.maxConcurrentAtMaxLen,
+    kvTransport: link.transport, kvLinkGbps: link.gbps, kvLinkBasis: link.basis,
+    kvBytesAtMaxLen: perToken * maxModelLen, kvTransferMs: round(transferMs(perToken * maxModelLen, link)),
+    kvBytes1k: perToken * SHORT_PROMPT_TOKENS, kvTransferMs1k: round(transferMs(perToken * SHORT_PROMPT_TOKENS, link), 3),
+  };
+}
+
+/** The model section of the plan, from the rendered graph(s) and the pools. */
+export function modelPlan(dgds: readonly Dgd[], pools: readonly GpuPoolFacts[]): ModelPlanSection {
+  const dgd = dgds[0];
+  if (!dgd) return {};
+  const spec = (dgd.inputs.spec ?? {}) as Obj;
+  const ann = ((dgd.inputs.metadata as Obj | undefined)?.annotations ?? {}) as Record<string, string>;
+  const workers = Object.entries((spec.services ?? {}) as Obj).filter(([, s]) => s.componentType === "worker");
+  const id = workers.map(([, s]) => flag((s.extraPodSpec?.mainContainer?.args ?? []) as unknown[], "--model")).find((x) => x !== undefined);
+  if (!id) return {};
+  const shape = ann[FitAnnotation.ModelShape] ? (JSON.parse(ann[FitAnnotation.ModelShape]) as ModelShape) : undefined;
+  const kvDtype = (ann[FitAnnotation.KvCacheDtype] ?? KvCacheDtype.Auto) as KvCacheDtype;
+  const m = modelFacts(id, shape);
+  const model = planModel(id, m, kvDtype);
+  const pool = pools.find((p) => p.name === ann["dynamo-efa/gpu-pool"]) ?? pools[0];
+  if (!m || !pool) return { model };
+  const backend = (spec.backendFramework ?? Backend.Vllm) as Backend;
+  const rows = workers.map(([service, s]) => workerRow(m, service, s, pool, backend, kvDtype)).filter((w): w is PlanWorkerFit => w !== undefined);
+  const rank = (r: string) => ["prefill", "decode"].indexOf(r);
+  const fit = rows.sort((a, b) => rank(a.role) - rank(b.role));
+  return { model, fit, fitAssumptions: fitAssumptions() };
+}
+
+const n = (v: number) => v.toLocaleString("en-US");
+
+/** The `plan.md` lines of the model section. */
+export function modelMarkdown(p: ModelPlanSection): string[] {
+  const m = p.model;
+  if (!m) return [];
+  if (!m.known) return [`## Model: \`${m.id}\``, "", `Fit unknown: ${m.note}.`, ""];
+  const active = m.paramsActiveB !== undefined ? ` (${m.paramsActiveB}B active per token)` : "";
+  const out = [`## Model: \`${m.id}\``, "",
+    `- ${m.paramsB}B parameters${active}, ${m.weightDtype} weights: ${m.weightGiB} GiB; max context ${n(m.maxContext)} tokens`,
+    `- KV cache (${m.kvCacheDtype}): ${n(m.kvBytesPerToken)} bytes per token at tensor parallel 1`,
+    `- Source: ${m.source}`, ""];
+  if (p.fit && p.fit.length > 0) {
+    out.push(table(["role", "TP", "weights GiB/GPU", "KV GiB/GPU", "KV tokens", "seqs of maxModelLen", "KV link", `KV of maxModelLen: MB, ms`, "KV of 1k prompt: MB, ms"],
+      p.fit.map((f) => [f.role, f.tensorParallel, f.weightsGiBPerGpu, f.kvCacheGiBPerGpu, n(f.kvCapacityTokens), `${f.maxConcurrentAtMaxLen} x ${n(f.maxModelLen)}`,
+        `${f.kvTransport} ${f.kvLinkGbps} Gbps`, `${round(f.kvBytesAtMaxLen / 1e6, 1)}, ${f.kvTransferMs}`, `${round(f.kvBytes1k / 1e6, 1)}, ${f.kvTransferMs1k}`])), "");
+    out.push(...(p.fitAssumptions ?? []).map((a) => `- ${a}`), "");
+  }
+  return out;
+}
