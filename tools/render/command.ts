@@ -8,13 +8,14 @@ import * as os from "os";
 import * as path from "path";
 import { formatProblems, Problem } from "../../components/_shared/problems";
 import { problemsOf } from "../../components/_shared/pulumi-errors";
-import { checkStackConfig, rawStackConfig, toConfigPath } from "../../program/config-schema";
+import { toConfigPath } from "../../program/config-schema";
+import { stackConfigProblems } from "./check";
 import type { PolicyPackConfigJson } from "../../policy/run";
 import { Args, CliDeps, ExitCode } from "./cli";
 import { lockDir, OutputError, ensureDir, sweepLeftovers } from "./output";
 import { readPolicyConfig } from "./policy-config";
 import { render, RenderResult, writeRender } from "./render";
-import { checkStackName, loadProject, nonFiniteProblems, Project, stackConfig, stackFile, StackConfigMap, UsageError } from "./stackfile";
+import { checkStackName, loadProject, Project, stackConfig, stackFile, StackConfigMap, UsageError } from "./stackfile";
 import { SECRET } from "./redact";
 
 /** Config problems found before the program runs; thrown so the caller reports them all at once. */
@@ -41,18 +42,6 @@ function withTokenPlaceholder(cfg: StackConfigMap, project: string): { cfg: Stac
     cfg: { config: { ...cfg.config, [key]: SECRET }, secretKeys: [...cfg.secretKeys, key].sort(), values: { ...cfg.values, [key]: SECRET } },
     note: `note: ${key} is not set; rendered with a placeholder. Before \`pulumi up\`: pulumi config set --secret ${key} <token>`,
   };
-}
-
-/**
- * Every problem of a stack's merged config, exactly as the program would see it (`rawStackConfig`
- * over the runtime's string map, the same `checkStackConfig`), plus the numbers JSON cannot carry.
- * Empty when the program would accept the config. Used by the CLI and by the fuzz test.
- */
-export function stackConfigProblems(project: string, cfg: StackConfigMap): Problem[] {
-  const nonFinite = nonFiniteProblems(project, cfg.values);
-  const raw = rawStackConfig((k) => cfg.config[k], Object.keys(cfg.config), `${project}:hfToken` in cfg.config);
-  const schema = checkStackConfig(raw).problems.filter((p) => !nonFinite.some((n) => n.propertyPath === p.propertyPath));
-  return [...nonFinite, ...schema];
 }
 
 /** The stack name and its config file, checked: a name never escapes `--out`, and name and file agree. */
