@@ -19,7 +19,7 @@ import { checkStackName, loadProject, Project, stackConfig, stackFile, StackConf
 import { SECRET } from "./redact";
 
 /** Config problems found before the program runs; thrown so the caller reports them all at once. */
-class ConfigProblems extends Error {
+export class ConfigProblems extends Error {
   constructor(readonly problems: readonly Problem[]) {
     super("invalid stack config");
   }
@@ -45,7 +45,7 @@ function withTokenPlaceholder(cfg: StackConfigMap, project: string): { cfg: Stac
 }
 
 /** The stack name and its config file, checked: a name never escapes `--out`, and name and file agree. */
-function stackAndFile(args: Args, deps: CliDeps, root: string, project: Project): { stack: string; file: string } {
+function stackAndFile(args: Args, deps: Pick<CliDeps, "cwd">, root: string, project: Project): { stack: string; file: string } {
   if (args.stack !== undefined) checkStackName(args.stack, "stack");
   if (!args.file) return { stack: args.stack!, file: stackFile(root, project, args.stack!) };
   const file = path.resolve(deps.cwd ?? root, args.file);
@@ -88,19 +88,52 @@ function internalError(e: unknown, deps: CliDeps): number {
   return ExitCode.Internal;
 }
 
+/** A stack resolved, loaded and checked: what the render runs with. */
+export interface LoadedStack {
+  readonly project: Project;
+  readonly stack: string;
+  readonly file: string;
+  /** `--out` resolved, and the stack's directory inside it. */
+  readonly out: string;
+  readonly dir: string;
+  readonly cfg: StackConfigMap;
+  /** Said on stderr when the token is a placeholder. */
+  readonly note?: string;
+}
+
+/**
+ * Resolves, reads and checks the stack exactly as the render does before it runs the program. Throws
+ * `UsageError` or `ConfigProblems` (both exit 2); anything else is a bug. The fuzz test calls this.
+ */
+export function loadStack(args: Args, deps: Pick<CliDeps, "root" | "cwd">): LoadedStack {
+  const project = loadProject(deps.root);
+  const { stack, file } = stackAndFile(args, deps, deps.root, project);
+  const out = path.resolve(deps.cwd ?? deps.root, args.out);
+  const dir = path.join(out, stack);
+  const rel = path.relative(out, dir);
+  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) throw new UsageError(`stack ${JSON.stringify(stack)} would write outside --out ${args.out}`);
+  const { cfg, note } = withTokenPlaceholder(stackConfig(project, file, args.overrides), project.name);
+  const problems = stackConfigProblems(project.name, cfg);
+  if (problems.length > 0) throw new ConfigProblems(problems);
+  return { project, stack, file, out, dir, cfg, ...(note ? { note } : {}) };
+}
+
+/** The stack's output directory when the name is valid (for "left as it was" messages), else undefined. */
+function dirOf(args: Args, deps: CliDeps): string | undefined {
+  try {
+    const { stack } = stackAndFile(args, deps, deps.root, loadProject(deps.root));
+    return path.join(path.resolve(deps.cwd ?? deps.root, args.out), stack);
+  } catch {
+    return undefined; // loadStack reports the problem
+  }
+}
+
 /** Renders one stack; returns the exit code. Never throws. */
 export async function execute(args: Args, deps: CliDeps): Promise<number> {
-  let dir: string | undefined;
+  let dir: string | undefined = dirOf(args, deps);
   try {
-    const project = loadProject(deps.root);
-    const { stack, file } = stackAndFile(args, deps, deps.root, project);
-    const out = path.resolve(deps.cwd ?? deps.root, args.out);
-    dir = path.join(out, stack);
-    const rel = path.relative(out, dir);
-    if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) throw new UsageError(`stack ${JSON.stringify(stack)} would write outside --out ${args.out}`);
-    const { cfg, note } = withTokenPlaceholder(stackConfig(project, file, args.overrides), project.name);
-    const problems = stackConfigProblems(project.name, cfg);
-    if (problems.length > 0) throw new ConfigProblems(problems);
+    const { project, stack, out, cfg, note, ...loaded } = loadStack(args, deps);
+    dir = loaded.dir;
     const policyConfig: PolicyPackConfigJson | undefined = args.policyConfig ? readPolicyConfig(path.resolve(deps.cwd ?? deps.root, args.policyConfig), deps.policyList) : undefined;
     if (note) deps.stderr(note);
     ensureDir(out);
