@@ -109,19 +109,21 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
   return execute(args, deps);
 }
 
-/** The real program and policy pack (loaded here, on first use: `--help` needs neither). */
+/** The real program and policy pack, each loaded on first use: a usage or config error loads neither. */
 export function defaultDeps(): CliDeps {
   /* eslint-disable @typescript-eslint/no-var-requires */
-  const { runProgram } = require("../../program/program") as typeof import("../../program/program");
-  const { runPolicies } = require("../../policy/run") as typeof import("../../policy/run");
-  const { allPolicies } = require("../../policy/policies") as typeof import("../../policy/policies");
+  const program = () => require("../../program/program") as typeof import("../../program/program");
+  const policy = () => require("../../policy/run") as typeof import("../../policy/run");
+  const pack = () => require("../../policy/policies") as typeof import("../../policy/policies");
   /* eslint-enable @typescript-eslint/no-var-requires */
   return {
     root: path.resolve(__dirname, "..", ".."),
     cwd: process.env.INIT_CWD || process.cwd(),
-    program: runProgram,
-    policies: (plan, config) => runPolicies(plan, config),
-    policyList: allPolicies,
+    program: () => program().runProgram(),
+    policies: (plan, config) => policy().runPolicies(plan, config),
+    get policyList() {
+      return pack().allPolicies;
+    },
     stdout: (l) => process.stdout.write(`${l}\n`),
     stderr: (l) => process.stderr.write(`${l}\n`),
   };

@@ -7,14 +7,13 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { formatProblems, Problem } from "../../components/_shared/problems";
-import { problemsOf } from "../../components/_shared/pulumi-errors";
 import { toConfigPath } from "../../program/config-schema";
 import { stackConfigProblems } from "./check";
 import type { PolicyPackConfigJson } from "../../policy/run";
 import { Args, CliDeps, ExitCode } from "./cli";
 import { lockDir, OutputError, ensureDir, sweepLeftovers } from "./output";
 import { readPolicyConfig } from "./policy-config";
-import { render, RenderResult, writeRender } from "./render";
+import type { RenderResult } from "./render";
 import { checkStackName, loadProject, Project, stackConfig, stackFile, StackConfigMap, UsageError } from "./stackfile";
 import { SECRET } from "./redact";
 
@@ -141,6 +140,8 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
     let result: RenderResult;
     try {
       sweepLeftovers(dir);
+      // Loaded only now: a config or usage error never waits for the Pulumi runtime to load.
+      const { render, writeRender } = await import("./render");
       result = await render({ project: project.name, stack, config: cfg, program: deps.program, policies: deps.policies, ...(policyConfig ? { policyConfig } : {}) });
       // The render under mocks is one long promise chain that never returns to the event loop, where
       // signal handlers run: give a pending Ctrl-C its turn before anything is written.
@@ -159,6 +160,14 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
   }
 }
 
+/** A component's validation error (from the program run) at config paths; undefined for anything else. */
+function componentProblems(e: unknown): Problem[] | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const { problemsOf } = require("../../components/_shared/pulumi-errors") as typeof import("../../components/_shared/pulumi-errors");
+  const problems = problemsOf(e);
+  return problems && configProblems(e, problems);
+}
+
 /** Prints one failure and returns its exit code. */
 function report(e: unknown, deps: CliDeps): number {
   if (e instanceof UsageError) {
@@ -170,7 +179,7 @@ function report(e: unknown, deps: CliDeps): number {
     deps.stderr(`render: ${e.message}`);
     return e.code;
   }
-  const problems = e instanceof ConfigProblems ? e.problems : problemsOf(e) && configProblems(e, problemsOf(e)!);
+  const problems = e instanceof ConfigProblems ? e.problems : componentProblems(e);
   if (problems) {
     deps.stderr(formatProblems("render: invalid stack config", problems));
     return ExitCode.InvalidConfig;
