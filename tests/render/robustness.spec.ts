@@ -122,6 +122,19 @@ describe("render robustness (issue 13)", function () {
         assert.match(r.err, re);
       });
     }
+    it("the README's exit-code tables list every code render and verify return", async () => {
+      const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+      const table = (heading: string) => {
+        const section = readme.slice(readme.indexOf(heading));
+        const rows = section.slice(section.indexOf("| exit | meaning |")).split("\n").slice(2);
+        const body = rows.slice(0, rows.findIndex((l) => !l.startsWith("|")));
+        return body.flatMap((l) => l.split("|")[1].split(",").map((c) => Number(c.trim()))).sort((a, b) => a - b);
+      };
+      const verify = (await import("../../tools/verify/cli")).ExitCode;
+      assert.deepEqual(table("## See the whole plan offline: `render`"), [...Object.values(ExitCode)].sort((a, b) => a - b));
+      assert.deepEqual(table("## verify"), [...Object.values(verify)].sort((a, b) => a - b));
+    });
+
     it("3: the README's example file is not named policy.json (the render's own output)", () => {
       const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
       assert.doesNotMatch(readme, /--policy-config policy\.json/);

@@ -12,7 +12,7 @@ import type { RenderProgram, PolicyRunner } from "./render";
 import { Override, parseOverride, UsageError } from "./stackfile";
 
 /** Exit codes (sysexits.h numbers for output problems). */
-export const ExitCode = { Ok: 0, PolicyViolation: 1, InvalidConfig: 2, Internal: 70, CantCreate: 73, IoError: 74, Interrupted: 130 } as const;
+export const ExitCode = { Ok: 0, PolicyViolation: 1, InvalidConfig: 2, Internal: 70, CantCreate: 73, IoError: 74, Interrupted: 130, Terminated: 143 } as const;
 
 export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=value ...] [--file path/to/Pulumi.<stack>.yaml]
 
@@ -140,7 +140,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 if (require.main === module) {
   // Interrupted: the lock is released by the exit handler below; a temporary directory left behind is
   // removed by the next render (its pid is gone), and the previous output was never touched.
-  for (const [sig, code] of [["SIGINT", ExitCode.Interrupted], ["SIGTERM", 143]] as const) {
+  for (const [sig, code] of [["SIGINT", ExitCode.Interrupted], ["SIGTERM", ExitCode.Terminated]] as const) {
     process.once(sig, () => {
       process.stderr.write(`render: interrupted (${sig}); the previous output, if any, is unchanged\n`);
       process.exit(code);
