@@ -144,8 +144,9 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
       const { render, writeRender } = await import("./render");
       result = await render({ project: project.name, stack, config: cfg, program: deps.program, policies: deps.policies, ...(policyConfig ? { policyConfig } : {}) });
       // The render under mocks is one long promise chain that never returns to the event loop, where
-      // signal handlers run: give a pending Ctrl-C its turn before anything is written.
-      await new Promise((resolve) => setImmediate(resolve));
+      // signal handlers run: give a pending Ctrl-C its turn before anything is written. Two turns, so
+      // the loop passes its poll phase (where signals arrive) whichever phase this code started in.
+      for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
       writeRender(dir, result.files);
     } finally {
       lock.release();
