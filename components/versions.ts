@@ -112,10 +112,18 @@ export const image = {
   nixl: "0.10.1",
   efaInstaller: "1.45.1",
   /**
-   * SHA-256 of `aws-efa-installer-<efaInstaller>.tar.gz`. Empty on purpose: no digest of 1.45.1 published with
-   * provenance was found (AWS publishes a GPG signature, not a digest; searched public code and docs 2026-11-30),
-   * and a guessed digest is worse than none. The Dockerfile refuses to build while it is empty; set it
-   * (`image.versions.efaInstallerSha256`) to the `sha256sum` of the tarball you verified with AWS's GPG key.
+   * Fingerprint of the key AWS signs every `aws-efa-installer-<version>.tar.gz` with (detached `.sig` beside the
+   * tarball, key at https://efa-installer.amazonaws.com/aws-efa-installer.key, "Amazon EC2 EFA
+   * <ec2-efa-maintainers@amazon.com>"). The Dockerfile installs the tarball only when the downloaded key has exactly
+   * this fingerprint and gpg reports a VALIDSIG by it. Source: awsdocs/amazon-ec2-user-guide@0147f878
+   * `doc_source/efa-start.md` (Step 3, "Verify the GPG key's fingerprint"); fact in
+   * tests/contracts/facts/efa-installer-signing.json.
+   */
+  efaInstallerGpgFingerprint: "4E9091BCBB97A96B26B15E59A05480B1DD2D3CCC",
+  /**
+   * Optional extra pin: SHA-256 of `aws-efa-installer-<efaInstaller>.tar.gz`, checked after the GPG signature when
+   * set. Empty by default: no digest of 1.45.1 published with provenance was found (AWS publishes a GPG signature,
+   * not a digest; searched public code and docs 2026-11-30), and a guessed digest is worse than none.
    */
   efaInstallerSha256: "",
   ffmpeg: "7.1",

@@ -35,6 +35,7 @@ export const VERSION_ARGS: Readonly<Record<ImageVersionKey, string>> = {
   gdrcopy: "GDRCOPY_REF",
   nixl: "NIXL_REF",
   efaInstaller: "EFA_INSTALLER_VERSION",
+  efaInstallerGpgFingerprint: "EFA_INSTALLER_GPG_FINGERPRINT",
   efaInstallerSha256: "EFA_INSTALLER_SHA256",
   ffmpeg: "FFMPEG_VERSION",
   awsSdkCpp: "AWS_SDK_CPP_VERSION",

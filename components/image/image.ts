@@ -43,10 +43,6 @@ export class DynamoImage extends pulumi.ComponentResource {
       this.buildArgs = pulumi.output<Record<string, string>>({});
       this.repositoryUrl = pulumi.output(undefined);
     } else {
-      if (plan.buildArgs.EFA_INSTALLER_SHA256 === "") {
-        // Not a validation error: render and preview stay useful. The Dockerfile itself refuses to build.
-        pulumi.log.warn("versions.efaInstallerSha256 is empty: the image build will stop at the EFA installer step until it is set to the sha256sum of the verified aws-efa-installer tarball (dockerfiles/README.md)", this);
-      }
       const built = this.build(name, args, plan);
       this.ref = built.ref;
       this.buildArgs = pulumi.output({ ...plan.buildArgs });
