@@ -60,7 +60,7 @@ export const VERSION_ARGS: Readonly<Record<ImageVersionKey, string>> = {
   tensorrtLlmIndexUrl: "TENSORRTLLM_INDEX_URL",
 };
 
-/** The per-consumer arch build args, each in its consumer's syntax and checked by its rules (issue 11). */
+/** The per-consumer arch build args, each in its consumer's syntax and checked by its rules (F10). */
 export const ArchArg = {
   /** nvcc `-gencode` flags: nccl-tests (and NCCL when built from source). */
   NvccGencode: "NVCC_GENCODE",

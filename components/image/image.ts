@@ -19,7 +19,7 @@ export const DYNAMO_IMAGE_TYPE = "dynamo-efa:image:DynamoImage";
 export class DynamoImage extends pulumi.ComponentResource {
   /** Digest-pinned image reference, `<repository>@sha256:<hex>`. */
   public readonly ref: pulumi.Output<string>;
-  /** Same as `ref` (the name STYLE.md rule 12 and `DisaggInference`'s docs use). */
+  /** Same as `ref` (the name docs/CONTRIBUTING.md rule 12 and `DisaggInference`'s docs use). */
   public readonly imageRef: pulumi.Output<string>;
   /** The resolved CUDA arch list the image is built for, canonical strings ("sm_90", "sm_120+PTX"). */
   public readonly cudaArchs: pulumi.Output<string[]>;

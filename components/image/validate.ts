@@ -1,6 +1,6 @@
 /**
  * Synchronous validation of `DynamoImage` args: every problem at once, each naming the argument path, the
- * bad value, what is allowed and the fix (STYLE.md rule 6). Pure: the Dockerfile text is passed in.
+ * bad value, what is allowed and the fix (docs/CONTRIBUTING.md rule 6). Pure: the Dockerfile text is passed in.
  */
 import {
   ArchTarget, ConsumerArchLists, CudaToolkit, ImagePlatform, INSTANCES, NGC_PYTORCH_TORCH, consumerArchLists, parseCudaToolkit,

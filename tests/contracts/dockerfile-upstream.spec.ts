@@ -1,5 +1,5 @@
 /**
- * The combined Dockerfile against what upstream needs (issue 11), parsed with dockerfile-ast: NIXL's meta wheel is
+ * The combined Dockerfile against what upstream needs, parsed with dockerfile-ast: NIXL's meta wheel is
  * installed, TRT-LLM comes from its direct wheel URL with `unsafe-best-match`, the final stage ends in a real smoke
  * check, no runtime ENV overrides FlashInfer's arch detection or sets a no-op, the EFA installer is verified.
  * Each check is a function of the Dockerfile text, run on the real file and on a mutation that must fail.
@@ -84,7 +84,7 @@ export function smokeProblems(text: string, smoke: string): string[] {
 export function envProblems(text: string): string[] {
   const env = envKeys(text, "final");
   const out: string[] = [];
-  if (env.has("FI_EFA_ENABLE_SHM")) out.push("FI_EFA_ENABLE_SHM is read by no libfabric release (FIELD-NOTES §3)");
+  if (env.has("FI_EFA_ENABLE_SHM")) out.push("FI_EFA_ENABLE_SHM is read by no libfabric release (tests/contracts/facts/env-libfabric.json)");
   if (env.get("FI_EFA_ENABLE_SHM_TRANSFER") !== "0") out.push("FI_EFA_ENABLE_SHM_TRANSFER=0 is missing");
   for (const k of ["TORCH_CUDA_ARCH_LIST", "FLASHINFER_CUDA_ARCH_LIST"]) if (env.has(k)) out.push(`runtime ENV ${k} overrides the engines' own arch detection`);
   if (!/\$\{LD_LIBRARY_PATH:\+:\$\{LD_LIBRARY_PATH\}\}$/.test(env.get("LD_LIBRARY_PATH") ?? "")) out.push("LD_LIBRARY_PATH replaces the base image's instead of appending it");
@@ -143,7 +143,7 @@ export function efaProblems(text: string): string[] {
   return out;
 }
 
-describe("contract: the combined Dockerfile against upstream (issue 11)", () => {
+describe("contract: the combined Dockerfile against upstream", () => {
   const cases: [string, (t: string) => string[], (t: string) => string][] = [
     ["NIXL meta wheel kept and installed (NIXL contrib/Dockerfile)", nixlMetaProblems, (t) => t.replace(/nixl-\*-py3-none-any\.whl/g, "nixl_cu12-*.whl")],
     ["TRT-LLM from the direct wheel URL with unsafe-best-match (dynamo#4588)", trtllmProblems,

@@ -1,5 +1,5 @@
 /**
- * Writing a render's directory without ever leaving a half-written one (issue 13, item 4): files go to
+ * Writing a render's directory without ever leaving a half-written one: files go to
  * a temporary directory beside the target, which is swapped in with two renames at the end. A lock
  * file (`O_EXCL`, holding pid and host) makes a second concurrent render into the same directory fail
  * fast instead of mixing two configs. A failed render leaves the previous output as it was.
