@@ -273,6 +273,26 @@ export function toConfigPath(p: Problem, clusterArg = false): Problem {
   return clusterArg ? { ...p, propertyPath: `cluster.${p.propertyPath}` } : p;
 }
 
+/** `p` under `section.` unless its path already starts there. */
+const within = (section: string, p: Problem): Problem => (p.propertyPath.startsWith(`${section}.`) ? p : { ...p, propertyPath: `${section}.${p.propertyPath}` });
+
+/** Where each component's argument paths sit in the stack config, by the component's name. */
+const COMPONENT_SECTIONS: Readonly<Record<string, (p: Problem) => Problem>> = {
+  EfaCluster: (p) => toConfigPath(p, true),
+  DynamoImage: (p) => toConfigPath(within("image", p)),
+  DisaggInference: (p) => toConfigPath(within("inference", p)),
+  DynamoObservability: (p) => within("observability", p),
+};
+
+/**
+ * A component's problems (from the error it threw: `subjectOf` in components/_shared/pulumi-errors.ts)
+ * at the config keys the user wrote; an unknown component's paths only go through `toConfigPath`.
+ */
+export function componentProblemsAtConfig(component: string | undefined, problems: readonly Problem[]): Problem[] {
+  const place = (component !== undefined && COMPONENT_SECTIONS[component]) || ((p: Problem) => toConfigPath(p));
+  return problems.map(place);
+}
+
 /** The VPC's AZs when the config lists none: the GPU AZ plus the region's "a" zone ("b" when it is "a"). */
 export function defaultVpcZones(az: string): string[] {
   const region = az.slice(0, -1);
