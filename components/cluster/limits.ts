@@ -6,9 +6,10 @@ import { GP3_MAX_GIB, IntRange } from "../_shared/limits";
 
 export const CLUSTER_LIMITS = {
   /**
-   * Nodes of one GPU pool (a managed node group, min = desired = max): EKS allows at most 450 nodes
-   * per managed node group (service quota "Nodes per managed node group",
-   * https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html).
+   * Nodes of one GPU pool (a managed node group, min = desired = max): 450 is EKS's default quota
+   * "Nodes per managed node group" (L-BD136A63,
+   * https://docs.aws.amazon.com/eks/latest/userguide/service-quotas.html). An account that had it
+   * raised must raise this number too.
    */
   nodes: { min: 1, max: 450 },
   /**
