@@ -5,6 +5,7 @@
  */
 import { Problem } from "../components/_shared/problems";
 import { OBSERVABILITY_DEFAULTS, PrometheusMode, resolveArgs } from "../components/observability/args";
+import { OBSERVABILITY_LIMITS } from "../components/observability/limits";
 import { validate } from "../components/observability/validate";
 import { check, Field } from "./schema";
 
@@ -14,8 +15,8 @@ export const OBSERVABILITY_FIELDS: Readonly<Record<string, Field>> = {
   prometheus: { spec: { kind: "string", enum: Object.values(PrometheusMode) }, default: OBSERVABILITY_DEFAULTS.prometheus, doc: "install kube-prometheus-stack, or use an existing Prometheus Operator selected by monitorLabels" },
   monitorLabels: { spec: { kind: "map", keyDoc: "label keys", values: { kind: "string" } }, defaultDoc: "- {} (required with existing)", doc: "labels on the PodMonitors, ServiceMonitor and dashboard ConfigMap that an existing Prometheus selects" },
   dcgmExporter: { spec: { kind: "boolean" }, default: OBSERVABILITY_DEFAULTS.dcgmExporter, doc: "DCGM exporter DaemonSet on the GPU nodes (GPU utilisation, memory, power, PCIe)" },
-  retentionDays: { spec: { kind: "integer", min: 1, max: 3650 }, default: OBSERVABILITY_DEFAULTS.retentionDays, doc: "days Prometheus keeps samples" },
-  storageGiB: { spec: { kind: "integer", min: 1, max: 65536 }, default: OBSERVABILITY_DEFAULTS.storageGiB, doc: "Prometheus volume size (encrypted gp3, retained)" },
+  retentionDays: { spec: { kind: "integer", ...OBSERVABILITY_LIMITS.retentionDays }, default: OBSERVABILITY_DEFAULTS.retentionDays, doc: "days Prometheus keeps samples" },
+  storageGiB: { spec: { kind: "integer", ...OBSERVABILITY_LIMITS.storageGiB }, default: OBSERVABILITY_DEFAULTS.storageGiB, doc: "Prometheus volume size (encrypted gp3, retained)" },
 };
 
 /** The observability config, checked; `undefined` when monitoring is off. */

@@ -10,6 +10,7 @@ import type { GpuPoolFacts } from "../components/catalog/pool";
 import { KvCacheDtype } from "../components/catalog/model-math";
 import { WeightDtype } from "../components/catalog/models";
 import { CapacityType, EfaClusterArgs, resolvePool } from "../components/cluster/args";
+import { CLUSTER_LIMITS } from "../components/cluster/limits";
 import { poolFacts } from "../components/cluster/derive";
 import { SHARED_STORAGE_CLASS } from "../components/cluster/render";
 import { AZ_NAME, CAPACITY_RESERVATION_ID, validateClusterArgs } from "../components/cluster/validate";
@@ -18,7 +19,9 @@ import { CUDA_ARCHS_KEYWORDS } from "../components/catalog/arch-lists";
 import type { DynamoImageArgs } from "../components/image/args";
 import { imagePlan } from "../components/image/plan";
 import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, InferenceSettings, KvTransportChoice, Placement, resolveArgs } from "../components/inference/args";
+import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS } from "../components/inference/limits";
 import { CHART_VERSION, DIGEST_PINNED, validate as validateInference } from "../components/inference/validate";
+import type { IntRange } from "../components/_shared/limits";
 import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
 import { Problem, show, ValidationError } from "../components/_shared/problems";
 import { closest, didYouMean } from "../components/_shared/suggest";
@@ -37,12 +40,13 @@ const values = <T extends Record<string, string>>(o: T): string[] => Object.valu
 const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
 
 const str = (extra: Partial<Extract<Spec, { kind: "string" }>> = {}): Spec => ({ kind: "string", ...extra });
-const int = (min: number, max: number): Spec => ({ kind: "integer", min, max });
+/** A whole number in a component's own range (its limits table), so schema and validator agree. */
+const int = (r: IntRange): Spec => ({ kind: "integer", min: r.min, max: r.max });
 const role = (doc: string): Field => ({
   doc,
   spec: { kind: "object", fields: {
-    replicas: { spec: int(1, 64), default: 1, doc: "worker pods of this role (one engine process each)" },
-    gpusPerWorker: { spec: int(1, 8), default: 1, doc: "GPUs per worker (= tensor-parallel size); must divide the node's GPUs" },
+    replicas: { spec: int(ROLE_LIMITS.replicas), default: 1, doc: "worker pods of this role (one engine process each)" },
+    gpusPerWorker: { spec: int(ROLE_LIMITS.gpusPerWorker), default: 1, doc: "GPUs per worker (= tensor-parallel size); must divide the node's GPUs" },
   } },
 });
 
@@ -54,7 +58,7 @@ export const CLUSTER_FIELDS: Readonly<Record<string, Field>> = {
   publicAccessCidrs: { spec: { kind: "array", items: str({ example: "203.0.113.0/24" }) }, default: [], doc: "CIDRs allowed to reach the public API endpoint; empty = private endpoint only" },
   gpuNodes: { required: true, doc: "the GPU node pool (named `gpu`)", spec: { kind: "object", fields: {
     instanceType: { spec: str({ example: "p5en.48xlarge" }), required: true, doc: "EC2 GPU instance type (from the catalog)" },
-    count: { spec: int(1, 64), required: true, doc: "number of GPU nodes" },
+    count: { spec: int(CLUSTER_LIMITS.nodes), required: true, doc: "number of GPU nodes" },
     capacity: { doc: "how the nodes are bought", spec: { kind: "object", fields: {
       type: { spec: str({ enum: values(CapacityType) }), default: CapacityType.OnDemand, doc: "on-demand, a Capacity Block, or an On-Demand Capacity Reservation" },
       reservationId: { spec: str({ pattern: CAPACITY_RESERVATION_ID, patternDoc: 'a capacity reservation id "cr-" + 17 hex digits, e.g. "cr-0123456789abcdef0"' }), defaultDoc: "- (required for capacity-block and odcr)", doc: "the reservation to launch into" },
@@ -78,26 +82,26 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
   servedModelName: { spec: str(), defaultDoc: "- the model id", doc: "name clients send in `model`" },
   prefill: role("prefill workers"),
   decode: role("decode workers"),
-  maxModelLen: { spec: int(1, 1 << 21), default: INFERENCE_DEFAULTS.maxModelLen, doc: "maximum tokens per sequence (prompt + output)" },
-  gpuMemoryUtilization: { spec: { kind: "number", minExclusive: 0, max: 1, example: 0.85 }, default: INFERENCE_DEFAULTS.gpuMemoryUtilization, doc: "fraction of GPU memory the engine may use" },
+  maxModelLen: { spec: int(INFERENCE_LIMITS.maxModelLen), default: INFERENCE_DEFAULTS.maxModelLen, doc: "maximum tokens per sequence (prompt + output)" },
+  gpuMemoryUtilization: { spec: { kind: "number", ...INFERENCE_LIMITS.gpuMemoryUtilization, example: 0.85 }, default: INFERENCE_DEFAULTS.gpuMemoryUtilization, doc: "fraction of GPU memory the engine may use" },
   kvCacheDtype: { spec: str({ enum: values(KvCacheDtype) }), default: KvCacheDtype.Auto, doc: "KV-cache element type: the model's own (bf16) or fp8 (vLLM `--kv-cache-dtype fp8`, TRT-LLM `kv_cache_config.dtype: fp8`); also sizes the plan's KV capacity and transfer numbers" },
   modelShape: { defaultDoc: "- none (a model outside the catalog renders with its fit unknown)", doc: "shape of a private model the model catalog does not know (from its config.json), so the plan checks that it fits", spec: { kind: "object", fields: {
-    paramsB: { spec: { kind: "number", minExclusive: 0, max: 100000, example: 8.03 }, required: true, doc: "total parameters, in billions" },
+    paramsB: { spec: { kind: "number", ...MODEL_SHAPE_LIMITS.paramsB, example: 8.03 }, required: true, doc: "total parameters, in billions" },
     weightDtype: { spec: str({ enum: values(WeightDtype) }), required: true, doc: "storage dtype of the weights" },
-    layers: { spec: int(1, 1024), required: true, doc: "num_hidden_layers" },
-    attentionHeads: { spec: int(1, 1024), required: true, doc: "num_attention_heads" },
-    kvHeads: { spec: int(1, 1024), defaultDoc: "- (required unless mla is set)", doc: "num_key_value_heads" },
-    headDim: { spec: int(1, 4096), defaultDoc: "- (required unless mla is set)", doc: "head_dim" },
-    maxContext: { spec: int(1, 1 << 24), required: true, doc: "max_position_embeddings" },
+    layers: { spec: int(MODEL_SHAPE_LIMITS.layers), required: true, doc: "num_hidden_layers" },
+    attentionHeads: { spec: int(MODEL_SHAPE_LIMITS.attentionHeads), required: true, doc: "num_attention_heads" },
+    kvHeads: { spec: int(MODEL_SHAPE_LIMITS.kvHeads), defaultDoc: "- (required unless mla is set)", doc: "num_key_value_heads" },
+    headDim: { spec: int(MODEL_SHAPE_LIMITS.headDim), defaultDoc: "- (required unless mla is set)", doc: "head_dim" },
+    maxContext: { spec: int(MODEL_SHAPE_LIMITS.maxContext), required: true, doc: "max_position_embeddings" },
     mla: { doc: "multi-head latent attention (DeepSeek-V3 style)", spec: { kind: "object", fields: {
-      kvLoraRank: { spec: int(1, 65536), required: true, doc: "kv_lora_rank" },
-      qkRopeHeadDim: { spec: int(1, 4096), required: true, doc: "qk_rope_head_dim" },
+      kvLoraRank: { spec: int(MODEL_SHAPE_LIMITS.kvLoraRank), required: true, doc: "kv_lora_rank" },
+      qkRopeHeadDim: { spec: int(MODEL_SHAPE_LIMITS.qkRopeHeadDim), required: true, doc: "qk_rope_head_dim" },
     } } },
   } } },
-  modelLoadBudgetSeconds: { spec: int(60, 86400), default: INFERENCE_DEFAULTS.modelLoadBudgetSeconds, doc: "seconds a worker may take to load its model; probes and `pulumi up`'s wait are sized from it" },
+  modelLoadBudgetSeconds: { spec: int(INFERENCE_LIMITS.modelLoadBudgetSeconds), default: INFERENCE_DEFAULTS.modelLoadBudgetSeconds, doc: "seconds a worker may take to load its model; probes and `pulumi up`'s wait are sized from it" },
   hfTokenSecretName: { spec: str({ pattern: K8S_NAME, patternDoc: "a Kubernetes Secret name (lower-case RFC 1123)" }), defaultDoc: "- (create one from dynamo-efa:hfToken)", doc: "existing Secret with HF_TOKEN and HUGGING_FACE_HUB_TOKEN, instead of the token" },
   namespace: { spec: str(), default: INFERENCE_DEFAULTS.namespace, doc: "Kubernetes namespace of the graph" },
-  modelCacheGiB: { spec: int(10, 65536), defaultDoc: "- none (every worker downloads the model itself)", doc: "size of a shared ReadWriteMany model cache (EFS, retained on delete) mounted by every worker; turns on EFS in the cluster" },
+  modelCacheGiB: { spec: int(INFERENCE_LIMITS.modelCacheSizeGiB), defaultDoc: "- none (every worker downloads the model itself)", doc: "size of a shared ReadWriteMany model cache (EFS, retained on delete) mounted by every worker; turns on EFS in the cluster" },
   placement: { spec: str({ enum: values(Placement) }), defaultDoc: '- "separate-nodes" when the pool has >= 2 nodes, else "any"', doc: "keep prefill and decode on different nodes (KV over EFA)" },
   kvTransport: { spec: str({ enum: values(KvTransportChoice) }), default: KvTransportChoice.Auto, doc: 'NIXL backend for KV cache: "libfabric" (RDMA over EFA), "ucx" (TCP, no EFA devices) or "auto" (libfabric on EFA pools)' },
   platform: { doc: "the dynamo-platform Helm release (operator + CRDs)", spec: { kind: "object", fields: {
@@ -105,7 +109,7 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
     version: { spec: str({ pattern: CHART_VERSION, patternDoc: 'a chart version such as "1.0.1"' }), default: charts.dynamoPlatform.version, doc: "dynamo-platform chart version (its NGC tarball URL)" },
   } } },
   frontend: { doc: "the OpenAI-compatible Frontend", spec: { kind: "object", fields: {
-    replicas: { spec: int(1, 16), default: 1, doc: "Frontend pods" },
+    replicas: { spec: int(INFERENCE_LIMITS.frontendReplicas), default: 1, doc: "Frontend pods" },
     serviceType: { spec: str({ enum: values(FrontendServiceType) }), default: FrontendServiceType.ClusterIP, doc: "in-cluster only, or an internal load balancer" },
   } } },
 };
@@ -250,6 +254,7 @@ const PATH_MAP: readonly (readonly [from: string, to: string])[] = [
   ["inference.gpuPool.cpuArch", "cluster.gpuNodes.instanceType"],
   ["inference.gpuPool", "cluster.gpuNodes"],
   ["inference.image", "image.ref"],
+  ["inference.modelCache.sizeGiB", "inference.modelCacheGiB"],
   [`gpuPools.${GPU_POOL_NAME}.nodes`, "cluster.gpuNodes.count"],
   [`gpuPools.${GPU_POOL_NAME}.capacityReservationId`, "cluster.gpuNodes.capacity.reservationId"],
   [`gpuPools.${GPU_POOL_NAME}.capacity`, "cluster.gpuNodes.capacity.type"],
@@ -266,6 +271,26 @@ export function toConfigPath(p: Problem, clusterArg = false): Problem {
     }
   }
   return clusterArg ? { ...p, propertyPath: `cluster.${p.propertyPath}` } : p;
+}
+
+/** `p` under `section.` unless its path already starts there. */
+const within = (section: string, p: Problem): Problem => (p.propertyPath.startsWith(`${section}.`) ? p : { ...p, propertyPath: `${section}.${p.propertyPath}` });
+
+/** Where each component's argument paths sit in the stack config, by the component's name. */
+const COMPONENT_SECTIONS: Readonly<Record<string, (p: Problem) => Problem>> = {
+  EfaCluster: (p) => toConfigPath(p, true),
+  DynamoImage: (p) => toConfigPath(within("image", p)),
+  DisaggInference: (p) => toConfigPath(within("inference", p)),
+  DynamoObservability: (p) => within("observability", p),
+};
+
+/**
+ * A component's problems (from the error it threw: `subjectOf` in components/_shared/pulumi-errors.ts)
+ * at the config keys the user wrote; an unknown component's paths only go through `toConfigPath`.
+ */
+export function componentProblemsAtConfig(component: string | undefined, problems: readonly Problem[]): Problem[] {
+  const place = (component !== undefined && COMPONENT_SECTIONS[component]) || ((p: Problem) => toConfigPath(p));
+  return problems.map(place);
 }
 
 /** The VPC's AZs when the config lists none: the GPU AZ plus the region's "a" zone ("b" when it is "a"). */

@@ -17,10 +17,13 @@ export interface Problem {
 export class ValidationError extends Error {
   /** Every problem found, in the order they were found. */
   public readonly problems: readonly Problem[];
+  /** What the problems are about (`DynamoImage`, `CUDA arch list`); callers map paths by it, never by the message. */
+  public readonly subject: string;
   constructor(subject: string, problems: readonly Problem[]) {
     super(formatProblems(subject, problems));
     this.name = "ValidationError";
     this.problems = problems;
+    this.subject = subject;
   }
 }
 

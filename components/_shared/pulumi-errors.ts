@@ -7,10 +7,18 @@ import { formatProblems, Problem, ValidationError } from "./problems";
  */
 export function assertValid(subject: string, problems: readonly Problem[]): void {
   if (problems.length === 0) return;
-  throw new pulumi.InputPropertiesError({
-    message: formatProblems(subject, problems),
-    errors: problems.map((p) => ({ propertyPath: p.propertyPath, reason: p.reason })),
-  });
+  throw new ComponentInputError(subject, problems);
+}
+
+/**
+ * The engine's `InputPropertiesError`, carrying which component's arguments it is about, so a tool
+ * can place the problems in the user's config (`EfaCluster` args under `cluster.`) without parsing
+ * the message.
+ */
+export class ComponentInputError extends pulumi.InputPropertiesError {
+  constructor(public readonly component: string, problems: readonly Problem[]) {
+    super({ message: formatProblems(component, problems), errors: problems.map((p) => ({ propertyPath: p.propertyPath, reason: p.reason })) });
+  }
 }
 
 /**
@@ -24,6 +32,13 @@ export function underValidation<T>(subject: string, fn: () => T): T {
     if (e instanceof ValidationError) assertValid(subject, e.problems);
     throw e;
   }
+}
+
+/** The component (or subject) either error style is about; undefined when it does not say. */
+export function subjectOf(e: unknown): string | undefined {
+  if (e instanceof ValidationError) return e.subject;
+  const component = pulumi.InputPropertiesError.isInstance(e) ? (e as { component?: unknown }).component : undefined;
+  return typeof component === "string" ? component : undefined;
 }
 
 /** The problems carried by either error style, or undefined for any other error (a bug). */

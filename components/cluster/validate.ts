@@ -3,12 +3,14 @@
  * (`gpuPools.<key>.instanceType`), the bad value, what is allowed and the fix. Pure; runs before any
  * resource exists (docs/CONTRIBUTING.md rule 6).
  */
-import { checkInteger, joinPath, Problem, show } from "../_shared/problems";
+import { joinPath, Problem, show } from "../_shared/problems";
+import { checkRange } from "../_shared/limits";
 import { didYouMean, oneOf } from "../_shared/suggest";
 import { INSTANCES, supportsNixlOverEfa, unknownInstanceReason } from "../catalog/instances";
 import { K8S_NAME } from "../_shared/names";
 import { addons, kubernetes } from "../versions";
 import { CapacityType, CLUSTER_LOG_TYPES, clusterAvailabilityZones, clusterRegion, defaultAvailabilityZones, EfaClusterArgs, EfaLayout, GpuPoolArgs, NatGateways } from "./args";
+import { CLUSTER_LIMITS } from "./limits";
 import { regionProblems, zoneProblems } from "./partition";
 import { compareVersions, parseVersion } from "./render";
 
@@ -95,13 +97,13 @@ export function poolProblems(key: string, p: GpuPoolArgs): Problem[] {
   if (!K8S_NAME.test(key)) out.push({ propertyPath: path, reason: `pool name ${show(key)} must be a lower-case DNS label (a-z, 0-9, "-", at most 63 characters): it becomes a node label value and resource name` });
   if (typeof p !== "object" || p === null) return [...out, { propertyPath: path, reason: `must be an object with instanceType and nodes; got ${show(p)}` }];
   if (!INSTANCES.has(p.instanceType)) out.push({ propertyPath: joinPath(path, "instanceType"), reason: unknownInstanceReason(p.instanceType) });
-  out.push(...checkInteger(joinPath(path, "nodes"), p.nodes, 1, 450));
+  out.push(...checkRange(joinPath(path, "nodes"), p.nodes, CLUSTER_LIMITS.nodes));
   if (p.availabilityZone !== undefined && !AZ_NAME.test(String(p.availabilityZone))) {
     out.push({ propertyPath: joinPath(path, "availabilityZone"), reason: `must be an availability zone name such as "us-east-2a"; got ${show(p.availabilityZone)}` });
   }
   out.push(...efaProblems(path, p), ...capacityProblems(path, p));
-  if (p.rootVolumeSizeGiB !== undefined) out.push(...checkInteger(joinPath(path, "rootVolumeSizeGiB"), p.rootVolumeSizeGiB, 100, 16384));
-  if (p.hugepages2MiPerNode !== undefined) out.push(...checkInteger(joinPath(path, "hugepages2MiPerNode"), p.hugepages2MiPerNode, 0));
+  if (p.rootVolumeSizeGiB !== undefined) out.push(...checkRange(joinPath(path, "rootVolumeSizeGiB"), p.rootVolumeSizeGiB, CLUSTER_LIMITS.rootVolumeSizeGiB));
+  if (p.hugepages2MiPerNode !== undefined) out.push(...checkRange(joinPath(path, "hugepages2MiPerNode"), p.hugepages2MiPerNode, CLUSTER_LIMITS.hugepages2MiPerNode));
   return out;
 }
 
@@ -192,6 +194,6 @@ export function validateClusterArgs(a: EfaClusterArgs): Problem[] {
   if (a.systemInstanceType !== undefined && !/^[a-z][a-z0-9-]*\.[a-z0-9-]+$/.test(a.systemInstanceType)) {
     out.push({ propertyPath: "systemInstanceType", reason: `must be an EC2 instance type such as "m7i.2xlarge"; got ${show(a.systemInstanceType)}` });
   }
-  if (a.systemNodeCount !== undefined) out.push(...checkInteger("systemNodeCount", a.systemNodeCount, 1, 100));
+  if (a.systemNodeCount !== undefined) out.push(...checkRange("systemNodeCount", a.systemNodeCount, CLUSTER_LIMITS.systemNodeCount));
   return out;
 }

@@ -6,7 +6,9 @@ import {
   ArchTarget, ConsumerArchLists, CudaToolkit, ImagePlatform, INSTANCES, NGC_PYTORCH_TORCH, consumerArchLists, parseCudaToolkit,
   resolveCudaArchs, unknownInstanceReason,
 } from "../catalog";
-import { Problem, ValidationError, checkInteger, joinPath, show } from "../_shared/problems";
+import { Problem, ValidationError, joinPath, show } from "../_shared/problems";
+import { checkRange } from "../_shared/limits";
+import { IMAGE_LIMITS } from "./limits";
 import { closest } from "../_shared/suggest";
 import { image, imageTagsByCudaToolkit } from "../versions";
 import { ResolvedImageArgs, SUPPORTED_PLATFORMS } from "./args";
@@ -125,9 +127,9 @@ export function checkToolkitImages(toolkit: CudaToolkit | undefined, overrides: 
     }));
 }
 
-/** Parallel compile jobs: a whole number 1..1024. */
+/** Parallel compile jobs: a whole number in `IMAGE_LIMITS.maxJobs`. */
 export function checkMaxJobs(maxJobs: unknown): Problem[] {
-  return checkInteger("maxJobs", maxJobs, 1, 1024);
+  return checkRange("maxJobs", maxJobs, IMAGE_LIMITS.maxJobs);
 }
 
 /** Target stage and the Dockerfile's build-arg declarations. */

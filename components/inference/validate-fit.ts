@@ -8,9 +8,11 @@
 import { GpuInstance, INSTANCES } from "../catalog/instances";
 import { ModelFacts, ModelShape } from "../catalog/model-math";
 import { modelRow } from "../catalog/models";
-import { checkInteger, Problem, show } from "../_shared/problems";
+import { Problem, show } from "../_shared/problems";
+import { checkNumberRange, checkRange } from "../_shared/limits";
 import { ResolvedInference } from "./args";
 import { efaPerWorker, poolHasEfa, roleArgs, ServingRole, SERVING_ROLES } from "./derive";
+import { MODEL_SHAPE_LIMITS } from "./limits";
 import { FitInput, headSplitProblem, modelFacts, RUNTIME_RESERVE_GIB, workerFit, WorkerFit } from "./fit";
 
 const gib = (n: number) => `${n.toFixed(1)} GiB`;
@@ -69,14 +71,14 @@ function shapeProblems(r: ResolvedInference, s: ModelShape, at: (k: string) => s
   const row = modelRow(r.model);
   if (row) return [{ propertyPath: at("modelShape"), reason: `must not be set for ${show(r.model)}: the model catalog knows it (${row.source}); remove modelShape` }];
   const out: Problem[] = [];
-  for (const k of ["layers", "attentionHeads", "maxContext"] as const) out.push(...checkInteger(at(`modelShape.${k}`), s[k], 1));
-  if (!(typeof s.paramsB === "number" && s.paramsB > 0)) out.push({ propertyPath: at("modelShape.paramsB"), reason: `must be a positive number of billions of parameters; got ${show(s.paramsB)}` });
-  if (!s.mla) {
-    for (const k of ["kvHeads", "headDim"] as const) {
-      if (s[k] === undefined) out.push({ propertyPath: at(`modelShape.${k}`), reason: "is required unless modelShape.mla is set (config.json num_key_value_heads / head_dim)" });
-      else out.push(...checkInteger(at(`modelShape.${k}`), s[k], 1));
-    }
+  const L = MODEL_SHAPE_LIMITS;
+  for (const k of ["layers", "attentionHeads", "maxContext"] as const) out.push(...checkRange(at(`modelShape.${k}`), s[k], L[k]));
+  out.push(...checkNumberRange(at("modelShape.paramsB"), s.paramsB, L.paramsB, "a number of billions of parameters"));
+  for (const k of ["kvHeads", "headDim"] as const) {
+    if (s[k] !== undefined) out.push(...checkRange(at(`modelShape.${k}`), s[k], L[k]));
+    else if (!s.mla) out.push({ propertyPath: at(`modelShape.${k}`), reason: "is required unless modelShape.mla is set (config.json num_key_value_heads / head_dim)" });
   }
+  if (s.mla) for (const k of ["kvLoraRank", "qkRopeHeadDim"] as const) out.push(...checkRange(at(`modelShape.mla.${k}`), s.mla[k], L[k]));
   return out;
 }
 

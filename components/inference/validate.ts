@@ -3,11 +3,13 @@
  * problems, each naming the argument path, the bad value, what is allowed and the fix.
  */
 import { CpuArch } from "../catalog/instances";
-import { checkInteger, joinPath, Problem, show } from "../_shared/problems";
+import { joinPath, Problem, show } from "../_shared/problems";
+import { checkNumberRange, checkRange } from "../_shared/limits";
 import { K8S_NAME } from "../_shared/names";
 import { didYouMean, oneOf } from "../_shared/suggest";
 import { Backend, FrontendServiceType, Placement, ResolvedInference } from "./args";
 import { efaPerWorker, poolHasEfa, roleArgs, ServingRole, SERVING_ROLES, totalGpus, usesEfa, workerShape } from "./derive";
+import { INFERENCE_LIMITS, ROLE_LIMITS } from "./limits";
 import { KvTransportChoice } from "./transport";
 import { validateModelFit } from "./validate-fit";
 
@@ -33,7 +35,7 @@ function closedChoice(path: string, value: string, allowed: readonly string[]): 
 function validateRole(r: ResolvedInference, role: ServingRole, at: (k: string) => string): Problem[] {
   const a = roleArgs(r, role);
   const base = at(role);
-  const out = [...checkInteger(joinPath(base, "replicas"), a.replicas, 1), ...checkInteger(joinPath(base, "gpusPerWorker"), a.gpusPerWorker, 1)];
+  const out = [...checkRange(joinPath(base, "replicas"), a.replicas, ROLE_LIMITS.replicas), ...checkRange(joinPath(base, "gpusPerWorker"), a.gpusPerWorker, ROLE_LIMITS.gpusPerWorker)];
   if (out.length > 0 || !r.pool) return out;
   const p = r.pool;
   const gpw = joinPath(base, "gpusPerWorker");
@@ -98,16 +100,13 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
     ...closedChoice(at("placement"), r.placement, choices(Placement)),
     ...closedChoice(at("frontend.serviceType"), r.frontend.serviceType, choices(FrontendServiceType)),
     ...closedChoice(at("kvTransport"), r.kvTransportChoice, choices(KvTransportChoice)),
-    ...checkInteger(at("maxModelLen"), r.maxModelLen, 1),
-    ...checkInteger(at("modelLoadBudgetSeconds"), r.modelLoadBudgetSeconds, 60),
-    ...checkInteger(at("frontend.replicas"), r.frontend.replicas, 1),
+    ...checkRange(at("maxModelLen"), r.maxModelLen, INFERENCE_LIMITS.maxModelLen),
+    ...checkRange(at("modelLoadBudgetSeconds"), r.modelLoadBudgetSeconds, INFERENCE_LIMITS.modelLoadBudgetSeconds),
+    ...checkRange(at("frontend.replicas"), r.frontend.replicas, INFERENCE_LIMITS.frontendReplicas),
+    ...checkNumberRange(at("gpuMemoryUtilization"), r.gpuMemoryUtilization, INFERENCE_LIMITS.gpuMemoryUtilization, "a fraction", 0.85),
   ];
   if (typeof r.model !== "string" || r.model.trim() === "") {
     out.push({ propertyPath: at("model"), reason: `must name a model, e.g. "meta-llama/Llama-3.1-8B-Instruct"; got ${show(r.model)}` });
-  }
-  const u = r.gpuMemoryUtilization;
-  if (typeof u !== "number" || !(u > 0 && u <= 1)) {
-    out.push({ propertyPath: at("gpuMemoryUtilization"), reason: `must be a fraction in (0, 1], e.g. 0.85; got ${show(u)}` });
   }
   for (const [key, v] of [["namespace", r.namespace], ["graphName", r.graphName], ["platform.namespace", r.platform.namespace]] as const) {
     if (!K8S_NAME.test(v)) out.push({ propertyPath: at(key), reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got ${show(v)}` });
@@ -116,7 +115,7 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
     out.push({ propertyPath: at("platform.version"), reason: `must be a dynamo-platform chart version such as "1.0.1" (it names the chart tarball on helm.ngc.nvidia.com); got ${show(r.platform.version)}` });
   }
   if (r.modelCache) {
-    out.push(...checkInteger(at("modelCache.sizeGiB"), r.modelCache.sizeGiB, 1));
+    out.push(...checkRange(at("modelCache.sizeGiB"), r.modelCache.sizeGiB, INFERENCE_LIMITS.modelCacheSizeGiB));
     if (!r.modelCache.storageClassName) out.push({ propertyPath: at("modelCache.storageClassName"), reason: `must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ${show(r.modelCache.storageClassName)}` });
   }
   return out;

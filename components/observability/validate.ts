@@ -3,19 +3,17 @@
  * with the argument path, the bad value, what is allowed and the fix (docs/CONTRIBUTING.md rule 6). Pure.
  */
 import { K8S_NAME } from "../_shared/names";
+import { checkRange } from "../_shared/limits";
 import { Problem, show } from "../_shared/problems";
 import { oneOf } from "../_shared/suggest";
 import { PrometheusMode, ResolvedObservability } from "./args";
+import { OBSERVABILITY_LIMITS } from "./limits";
 
 /** A Kubernetes label key (optional DNS prefix + name) and value. */
 const LABEL_KEY = /^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 /** A chart version such as `88.5.3` or `4.8.2-rc.1`. */
 const CHART_VERSION = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
-
-function integer(path: string, v: number, min: number, max: number): Problem[] {
-  return Number.isInteger(v) && v >= min && v <= max ? [] : [{ propertyPath: path, reason: `must be an integer from ${min} to ${max}; got ${show(v)}` }];
-}
 
 function labels(path: string, m: Readonly<Record<string, string>>): Problem[] {
   const out: Problem[] = [];
@@ -39,7 +37,7 @@ export function validate(r: ResolvedObservability): Problem[] {
   }
   out.push(...labels("monitorLabels", r.monitorLabels), ...labels("systemNodeSelector", r.systemNodeSelector));
   if (Object.keys(r.systemNodeSelector).length === 0) out.push({ propertyPath: "systemNodeSelector", reason: "must not be empty: monitoring pods would be free to land anywhere; use the system node group's label { \"dynamo-efa/role\": \"system\" }" });
-  out.push(...integer("scrapeIntervalSeconds", r.scrapeIntervalSeconds, 1, 300), ...integer("retentionDays", r.retentionDays, 1, 3650), ...integer("storageGiB", r.storageGiB, 1, 65536));
+  for (const k of ["scrapeIntervalSeconds", "retentionDays", "storageGiB"] as const) out.push(...checkRange(k, r[k], OBSERVABILITY_LIMITS[k]));
   if (!K8S_NAME.test(r.storageClassName)) out.push({ propertyPath: "storageClassName", reason: `must be a StorageClass name; got ${show(r.storageClassName)}` });
   for (const [path, v] of [["kubePrometheusStackVersion", r.kubePrometheusStackVersion], ["dcgmExporterVersion", r.dcgmExporterVersion]] as const) {
     if (!CHART_VERSION.test(v)) out.push({ propertyPath: path, reason: `must be a chart version such as "1.2.3"; got ${show(v)}` });

@@ -225,6 +225,8 @@ describe("cluster: EfaCluster under mocks", function () {
     const e = thrown(() => new EfaCluster("bad", { gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, capacity: "capacity-block" } } }));
     assert.ok(pulumi.InputPropertiesError.isInstance(e));
     assert.deepEqual(e.errors.map((x: any) => x.propertyPath), ["gpuPools.gpu.availabilityZone", "gpuPools.gpu.capacityReservationId", "availabilityZones"]);
+    const { subjectOf } = await import("../../components/_shared/pulumi-errors");
+    assert.equal(subjectOf(e), "EfaCluster", "the error names its component as data (tools place its paths by it)");
     await settled(rec);
     assert.deepEqual(rec.filter((r) => r.name.startsWith("bad-")), []);
   });

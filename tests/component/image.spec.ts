@@ -3,7 +3,7 @@ import * as assert from "assert";
 import * as pulumi from "@pulumi/pulumi";
 import { armMocks, KNOWN_INVOKES, one, ofType, Recorded } from "../helpers/mocks";
 import { promiseOf } from "../helpers/outputs";
-import { problemsOf } from "../../components/_shared/pulumi-errors";
+import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
 import { fatArchs, formatArch } from "../../components/catalog";
 
 type ImageModule = typeof import("../../components/image");
@@ -124,6 +124,7 @@ describe("DynamoImage (mocks)", function () {
     assert.ok(pulumi.InputPropertiesError.isInstance(err), String(err));
     const ps = problemsOf(err)!;
     assert.strictEqual(ps[0].propertyPath, "cudaArchs[0]");
+    assert.strictEqual(subjectOf(err), "DynamoImage", "a catalog error is re-thrown naming the component");
     assert.match(ps[0].reason, /renamed sm_110/);
     assert.deepStrictEqual(rec.slice(before).filter((r) => r.name.startsWith("bad")), []);
   });

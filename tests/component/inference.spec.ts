@@ -120,8 +120,9 @@ describe("inference: DisaggInference component (mocks)", () => {
   });
 
   it("invalid args throw one InputPropertiesError listing every problem, before any child", async () => {
-    const { problemsOf } = await import("../../components/_shared/pulumi-errors");
+    const { problemsOf, subjectOf } = await import("../../components/_shared/pulumi-errors");
     assert.ok(pulumi.InputPropertiesError.isInstance(badError));
+    assert.equal(subjectOf(badError), "DisaggInference");
     assert.deepEqual(problemsOf(badError)!.map((p) => p.propertyPath), ["model", "prefill.gpusPerWorker", "hfToken", "image"]);
     // Only the component itself registered; no child.
     assert.deepEqual(seen.slice(countBeforeBad, countAfterBad).map((s) => s.type), ["dynamo-efa:inference:DisaggInference"]);

@@ -57,9 +57,18 @@ describe("render CLI", function () {
       [["p5en-8gpu", "--bogus"], /unknown option --bogus/],
       [["p5en-8gpu", "--set", "noequals"], /--set expects key=value/],
       [["p5en-8gpu", "--out"], /--out needs a value/],
+      [["p5en-8gpu", "--out", "--set", "a=1"], /--out needs a value; got the flag "--set"/],
+      [["p5en-8gpu", "--file="], /--file needs a non-empty value/],
+      [["p5en-8gpu", "--help=yes"], /--help takes no value/],
+      [["p5en-8gpu", "-x"], /unknown option -x/],
     ] as const) {
       it(`rejects ${JSON.stringify(argv)}`, () => assert.throws(() => parseArgs(argv), (e: Error) => e instanceof UsageError && msg.test(e.message)));
     }
+
+    it("-h is --help and needs no stack; a value starting with - is passed inline", () => {
+      assert.equal(parseArgs(["-h"]).help, true);
+      assert.equal(parseArgs(["p5en-8gpu", "--out=-odd"]).out, "-odd");
+    });
 
     it("--help prints usage and exits 0", async () => {
       const r = await run(["--help"]);

@@ -9,10 +9,10 @@ const cases: Case[] = [
   ["unknown backend lists the choices", () => resolved("p5en-1gpu", "vlm" as any), [["backend", 'must be one of "vllm", "trtllm"; got "vlm"; did you mean "vllm"?']]],
   ["empty model", over({ model: " " }), [["model", 'must name a model, e.g. "meta-llama/Llama-3.1-8B-Instruct"; got " "']]],
   ["replicas are positive integers", over({ prefill: { replicas: 0, gpusPerWorker: 1 }, decode: { replicas: 1.5, gpusPerWorker: 1 } }), [
-    ["prefill.replicas", "must be a whole number >= 1; got 0"],
-    ["decode.replicas", "must be a whole number >= 1; got 1.5"],
+    ["prefill.replicas", "must be a whole number 1..3600; got 0"],
+    ["decode.replicas", "must be a whole number 1..3600; got 1.5"],
   ]],
-  ["gpusPerWorker is a positive integer", over({ decode: { replicas: 1, gpusPerWorker: -2 } }), [["decode.gpusPerWorker", "must be a whole number >= 1; got -2"]]],
+  ["gpusPerWorker is a positive integer", over({ decode: { replicas: 1, gpusPerWorker: -2 } }), [["decode.gpusPerWorker", "must be a whole number 1..8; got -2"]]],
   ["gpusPerWorker divides the node's GPUs", over({ prefill: { replicas: 1, gpusPerWorker: 3 } }), [
     ["prefill.gpusPerWorker", "(3) must divide the 8 GPUs of a p5en.48xlarge node; use one of 1, 2, 4, 8"],
   ]],
@@ -61,12 +61,12 @@ const cases: Case[] = [
   ]],
   ["every scalar problem at once", over({ gpuMemoryUtilization: 1.5, maxModelLen: 0, modelLoadBudgetSeconds: 30, namespace: "Bad_NS", frontend: { replicas: 0, serviceType: "NodePort" as any }, modelCache: { storageClassName: "", sizeGiB: 0 } }), [
     ["frontend.serviceType", 'must be one of "ClusterIP", "InternalLoadBalancer"; got "NodePort"'],
-    ["maxModelLen", "must be a whole number >= 1; got 0"],
-    ["modelLoadBudgetSeconds", "must be a whole number >= 60; got 30"],
-    ["frontend.replicas", "must be a whole number >= 1; got 0"],
+    ["maxModelLen", "must be a whole number 1..2097152; got 0"],
+    ["modelLoadBudgetSeconds", "must be a whole number 60..86400; got 30"],
+    ["frontend.replicas", "must be a whole number 1..16; got 0"],
     ["gpuMemoryUtilization", "must be a fraction in (0, 1], e.g. 0.85; got 1.5"],
     ["namespace", 'must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got "Bad_NS"'],
-    ["modelCache.sizeGiB", "must be a whole number >= 1; got 0"],
+    ["modelCache.sizeGiB", "must be a whole number 10..65536; got 0"],
     ["modelCache.storageClassName", 'must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ""'],
   ]],
 ];

@@ -41,7 +41,7 @@ describe("observability: args, validation, config", () => {
     ["ranges and a chart version", { graphName: "LLM", scrapeIntervalSeconds: 0, dcgmExporterVersion: "latest" },
       [
         { propertyPath: "graphName", reason: 'must be a lower-case RFC 1123 name (a-z, 0-9, "-", at most 63 characters); got "LLM"' },
-        { propertyPath: "scrapeIntervalSeconds", reason: "must be an integer from 1 to 300; got 0" },
+        { propertyPath: "scrapeIntervalSeconds", reason: "must be a whole number 1..300; got 0" },
         { propertyPath: "dcgmExporterVersion", reason: 'must be a chart version such as "1.2.3"; got "latest"' },
       ]],
   ];

@@ -7,6 +7,7 @@
  * Exit codes: see `ExitCode` (README "render" lists them).
  */
 import * as path from "path";
+import { parseArgs as parseNodeArgs } from "node:util";
 import type { Policies } from "@pulumi/policy";
 import type { RenderProgram, PolicyRunner } from "./render";
 import { Override, parseOverride, UsageError } from "./stackfile";
@@ -56,34 +57,59 @@ export interface Args {
   readonly help: boolean;
 }
 
+/** The flags; node:util parses them (as `verify`'s), this table is the one list of them. */
+const OPTIONS = {
+  out: { type: "string" },
+  set: { type: "string", multiple: true },
+  file: { type: "string" },
+  "policy-config": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type OptionToken = Extract<NonNullable<ReturnType<typeof parseNodeArgs>["tokens"]>[number], { kind: "option" }>;
+
+/** What is wrong with one option as written, in this CLI's words; undefined when it is fine. */
+function optionProblem(t: OptionToken): string | undefined {
+  const spec = (OPTIONS as Readonly<Record<string, { type: "string" | "boolean" }>>)[t.name];
+  if (!spec) return `unknown option ${t.rawName.slice(0, 80)}`;
+  if (spec.type === "boolean") return t.value === undefined ? undefined : `${t.rawName} takes no value`;
+  if (t.value === undefined) return `${t.rawName} needs a value`;
+  // A value that looks like a flag (`--out --set ...`) is a forgotten value, as in node's strict mode.
+  if (!t.inlineValue && t.value.startsWith("-")) return `${t.rawName} needs a value; got the flag ${JSON.stringify(t.value.slice(0, 80))} (if that is the value, write ${t.rawName}=${t.value.slice(0, 80)})`;
+  if (t.value === "") return `${t.rawName} needs a non-empty value`;
+  return undefined;
+}
+
+/** node's strict parse: the authority on anything the token pass above does not name. */
+function strictParse(argv: readonly string[]) {
+  try {
+    return parseNodeArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message.split("\n")[0]);
+  }
+}
+
 /** Parses the command line; throws `UsageError`. */
 export function parseArgs(argv: readonly string[]): Args {
-  let stack: string | undefined;
-  let out = "out";
-  let file: string | undefined;
-  let policyConfig: string | undefined;
-  let help = false;
-  const overrides: Override[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const [flag, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || (inline === undefined && v.startsWith("--"))) throw new UsageError(`${flag} needs a value`);
-      if (v === "") throw new UsageError(`${flag} needs a non-empty value`);
-      return v;
-    };
-    if (flag === "--help" || flag === "-h") help = true;
-    else if (flag === "--out") out = value();
-    else if (flag === "--set") overrides.push(parseOverride(value()));
-    else if (flag === "--file") file = value();
-    else if (flag === "--policy-config") policyConfig = value();
-    else if (a.startsWith("-")) throw new UsageError(`unknown option ${a.slice(0, 80)}`);
-    else if (stack === undefined) stack = a;
-    else throw new UsageError(`one stack at a time; got ${JSON.stringify(stack.slice(0, 80))} and ${JSON.stringify(a.slice(0, 80))}`);
+  // Token by token first, so a usage error names the flag the way the user wrote it.
+  const { tokens } = parseNodeArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
+  for (const t of tokens) {
+    const problem = t.kind === "option" ? optionProblem(t) : undefined;
+    if (problem) throw new UsageError(problem);
   }
-  if (!help && stack === undefined && file === undefined) throw new UsageError("name a stack (e.g. p5en-8gpu) or pass --file");
-  return { ...(stack !== undefined ? { stack } : {}), out, overrides, ...(file !== undefined ? { file } : {}), ...(policyConfig !== undefined ? { policyConfig } : {}), help };
+  const { values, positionals } = strictParse(argv);
+  const [stack, second] = positionals;
+  if (second !== undefined) throw new UsageError(`one stack at a time; got ${JSON.stringify(stack.slice(0, 80))} and ${JSON.stringify(second.slice(0, 80))}`);
+  const help = values.help === true;
+  if (!help && stack === undefined && values.file === undefined) throw new UsageError("name a stack (e.g. p5en-8gpu) or pass --file");
+  return {
+    ...(stack !== undefined ? { stack } : {}),
+    out: values.out ?? "out",
+    overrides: (values.set ?? []).map((text) => parseOverride(text)),
+    ...(values.file !== undefined ? { file: values.file } : {}),
+    ...(values["policy-config"] !== undefined ? { policyConfig: values["policy-config"] } : {}),
+    help,
+  };
 }
 
 /** Parses; prints usage or the usage error. Returns the exit code when there is nothing more to do. */

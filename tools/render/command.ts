@@ -7,7 +7,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { formatProblems, Problem } from "../../components/_shared/problems";
-import { toConfigPath } from "../../program/config-schema";
+import { componentProblemsAtConfig } from "../../program/config-schema";
 import { stackConfigProblems } from "./check";
 import type { PolicyPackConfigJson } from "../../policy/run";
 import { Args, CliDeps, ExitCode } from "./cli";
@@ -22,14 +22,6 @@ export class ConfigProblems extends Error {
   constructor(readonly problems: readonly Problem[]) {
     super("invalid stack config");
   }
-}
-
-/** Component paths (`prefill.replicas`) to config paths (`inference.prefill.replicas`), by the erring component. */
-function configProblems(e: unknown, problems: readonly Problem[]): Problem[] {
-  const msg = e instanceof Error ? e.message : "";
-  if (msg.startsWith("EfaCluster")) return problems.map((p) => toConfigPath(p, true));
-  const prefix = msg.startsWith("DisaggInference") ? "inference." : msg.startsWith("DynamoImage") ? "image." : "";
-  return problems.map((p) => toConfigPath(prefix && !p.propertyPath.startsWith(prefix) ? { ...p, propertyPath: prefix + p.propertyPath } : p));
 }
 
 /** Without a token the render still runs: it never needs the value, only that one would be set. */
@@ -164,9 +156,10 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
 /** A component's validation error (from the program run) at config paths; undefined for anything else. */
 function componentProblems(e: unknown): Problem[] | undefined {
   // eslint-disable-next-line @typescript-eslint/no-var-requires
-  const { problemsOf } = require("../../components/_shared/pulumi-errors") as typeof import("../../components/_shared/pulumi-errors");
+  const { problemsOf, subjectOf } = require("../../components/_shared/pulumi-errors") as typeof import("../../components/_shared/pulumi-errors");
   const problems = problemsOf(e);
-  return problems && configProblems(e, problems);
+  // Component paths (`prefill.replicas`) to config paths (`inference.prefill.replicas`), by the component the error names.
+  return problems && componentProblemsAtConfig(subjectOf(e), problems);
 }
 
 /** Prints one failure and returns its exit code. */
