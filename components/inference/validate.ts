@@ -6,7 +6,7 @@ import { CpuArch } from "../catalog/instances";
 import { checkInteger, joinPath, Problem, show } from "../_shared/problems";
 import { K8S_NAME } from "../_shared/names";
 import { didYouMean, oneOf } from "../_shared/suggest";
-import { Backend, FrontendServiceType, Placement, ResolvedInference } from "./args";
+import { Backend, FrontendServiceType, ModelCacheMode, Placement, ResolvedInference } from "./args";
 import { efaPerWorker, poolHasEfa, roleArgs, ServingRole, SERVING_ROLES, totalGpus, usesEfa, workerShape } from "./derive";
 import { KvTransportChoice } from "./transport";
 import { validateModelFit } from "./validate-fit";
@@ -115,9 +115,30 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
   if (!CHART_VERSION.test(String(r.platform.version))) {
     out.push({ propertyPath: at("platform.version"), reason: `must be a dynamo-platform chart version such as "1.0.1" (it names the chart tarball on helm.ngc.nvidia.com); got ${show(r.platform.version)}` });
   }
+  out.push(...cacheModeProblems(r, at));
   if (r.modelCache) {
     out.push(...checkInteger(at("modelCache.sizeGiB"), r.modelCache.sizeGiB, 1));
     if (!r.modelCache.storageClassName) out.push({ propertyPath: at("modelCache.storageClassName"), reason: `must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ${show(r.modelCache.storageClassName)}` });
+  }
+  return out;
+}
+
+/** The model cache mode against what it needs: a shared volume for `efs`, a pool NVMe array for `local-nvme`. */
+function cacheModeProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const out = [...closedChoice(at("modelCacheMode"), r.modelCacheMode, choices(ModelCacheMode)), ...checkInteger(at("modelDownloadBudgetSeconds"), r.modelDownloadBudgetSeconds, 60)];
+  if (r.modelCacheMode === ModelCacheMode.Efs && !r.modelCache) {
+    out.push({ propertyPath: at("modelCache"), reason: `is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB)` });
+  }
+  if (r.modelCacheMode !== ModelCacheMode.Efs && r.modelCache) {
+    out.push({ propertyPath: at("modelCacheMode"), reason: `(${show(r.modelCacheMode)}) does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume` });
+  }
+  if (r.modelCacheMode === ModelCacheMode.LocalNvme) {
+    if (r.pool && !r.pool.localNvme) {
+      out.push({ propertyPath: at("modelCacheMode"), reason: `"local-nvme" needs a pool whose nodes put their instance-store NVMe in a RAID0 array; pool ${show(r.pool.name)} (${r.pool.instanceType}) has none. Turn on the pool's localNvme, or use "efs" or "none"` });
+    }
+    if (typeof r.model === "string" && !/^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/.test(r.model)) {
+      out.push({ propertyPath: at("model"), reason: `"local-nvme" downloads from Hugging Face and needs a model id "org/name"; got ${show(r.model)}` });
+    }
   }
   return out;
 }

@@ -113,7 +113,8 @@ export function modelPlan(dgds: readonly Dgd[], pools: readonly GpuPoolFacts[]):
   const spec = (dgd.inputs.spec ?? {}) as Obj;
   const ann = ((dgd.inputs.metadata as Obj | undefined)?.annotations ?? {}) as Record<string, string>;
   const workers = Object.entries((spec.services ?? {}) as Obj).filter(([, s]) => s.componentType === "worker");
-  const id = workers.map(([, s]) => flag((s.extraPodSpec?.mainContainer?.args ?? []) as unknown[], "--model")).find((x) => x !== undefined);
+  // The model id annotation first: with the local-nvme cache the engine's --model is a path on the node.
+  const id = ann["dynamo-efa/model"] ?? workers.map(([, s]) => flag((s.extraPodSpec?.mainContainer?.args ?? []) as unknown[], "--model")).find((x) => x !== undefined);
   if (!id) return {};
   const shape = ann[FitAnnotation.ModelShape] ? (JSON.parse(ann[FitAnnotation.ModelShape]) as ModelShape) : undefined;
   const kvDtype = (ann[FitAnnotation.KvCacheDtype] ?? KvCacheDtype.Auto) as KvCacheDtype;
