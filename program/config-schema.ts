@@ -174,7 +174,6 @@ const PATH_MAP: readonly (readonly [from: string, to: string])[] = [
   ["inference.gpuPool", "cluster.gpuNodes"],
   ["inference.image", "image.ref"],
   ["inference.modelCacheMode", "inference.modelCache"],
-  ["inference.modelCache", "inference.modelCacheGiB"],
   [`gpuPools.${GPU_POOL_NAME}.nodes`, "cluster.gpuNodes.count"],
   [`gpuPools.${GPU_POOL_NAME}.capacityReservationId`, "cluster.gpuNodes.capacity.reservationId"],
   [`gpuPools.${GPU_POOL_NAME}.capacity`, "cluster.gpuNodes.capacity.type"],

@@ -127,7 +127,7 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
 function cacheModeProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
   const out = [...closedChoice(at("modelCacheMode"), r.modelCacheMode, choices(ModelCacheMode)), ...checkInteger(at("modelDownloadBudgetSeconds"), r.modelDownloadBudgetSeconds, 60)];
   if (r.modelCacheMode === ModelCacheMode.Efs && !r.modelCache) {
-    out.push({ propertyPath: at("modelCache"), reason: `is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB)` });
+    out.push({ propertyPath: at("modelCache"), reason: `is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCacheGiB)` });
   }
   if (r.modelCacheMode !== ModelCacheMode.Efs && r.modelCache) {
     out.push({ propertyPath: at("modelCacheMode"), reason: `(${show(r.modelCacheMode)}) does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume` });

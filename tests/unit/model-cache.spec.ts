@@ -81,7 +81,7 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
       ["inference.modelCacheMode", '"local-nvme" needs a pool whose nodes put their instance-store NVMe in a RAID0 array; pool "gpu" (p5en.48xlarge) has none. Turn on the pool\'s localNvme, or use "efs" or "none"'],
     ]);
     assert.deepEqual(problems(localNvme({ model: "/models/llama" })), [["inference.model", '"local-nvme" downloads from Hugging Face and needs a model id "org/name"; got "/models/llama"']]);
-    assert.deepEqual(problems(resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "efs" })), [["inference.modelCache", 'is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB)']]);
+    assert.deepEqual(problems(resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "efs" })), [["inference.modelCache", 'is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCacheGiB)']]);
     assert.deepEqual(problems(localNvme({ modelCache: { storageClassName: "efs-shared", sizeGiB: 10 } })), [["inference.modelCacheMode", '("local-nvme") does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume']]);
     assert.deepEqual(problems(localNvme({ modelCacheMode: "nvme" as any, modelDownloadBudgetSeconds: 5 })).map(([p]) => p), ["inference.modelCacheMode", "inference.modelDownloadBudgetSeconds"]);
   });
