@@ -34,6 +34,8 @@ interface Fake {
   stalled?: Promise<void>;
   /** Token that has access; others get 403. */
   token: string;
+  /** When set, file downloads answer 302 to this base URL (a CDN on another host), as huggingface.co does. */
+  cdn?: string;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ async function fakeHf(): Promise<Fake> {
     const body = m ? FILES[decodeURIComponent(m[1])] : undefined;
     if (!m || !body) { res.writeHead(404).end(); return; }
     const name = decodeURIComponent(m[1]);
+    if (f.cdn) { res.writeHead(302, { Location: `${f.cdn}/blobs/${encodeURIComponent(name)}` }).end(); return; }
     f.gets[name] = (f.gets[name] ?? 0) + 1;
     res.writeHead(200, { "Content-Length": String(body.length) });
     if (name === f.stallFile && f.gets[name] === 1) {
@@ -159,6 +162,27 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
     assert.equal(none.code, 2);
     assert.match(none.stderr, /model acme\/tiny-llm needs a Hugging Face token \(HTTP 401\) and HF_TOKEN is empty/);
     assert.equal(hf.authorized, 0);
+  });
+
+  it("follows HF's redirect to its CDN on another host without sending the token there", async () => {
+    const seen: (string | undefined)[] = [];
+    const cdn = http.createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      const body = FILES[decodeURIComponent((req.url ?? "").replace(/^\/blobs\//, ""))];
+      if (!body) { res.writeHead(404).end(); return; }
+      res.writeHead(200, { "Content-Length": String(body.length) }).end(body);
+    });
+    await new Promise<void>((resolve) => cdn.listen(0, "127.0.0.1", resolve));
+    try {
+      hf.cdn = `http://localhost:${(cdn.address() as AddressInfo).port}`; // another host name than the endpoint's 127.0.0.1
+      const r = await run(root, hf).done;
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(seen, [undefined, undefined, undefined], "the CDN never sees the Authorization header");
+      assertComplete(root);
+    } finally {
+      cdn.closeAllConnections();
+      await new Promise<void>((resolve) => cdn.close(() => resolve()));
+    }
   });
 
   it("a bad model id is refused before any request", async () => {
