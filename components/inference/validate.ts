@@ -10,6 +10,7 @@ import { Backend, FrontendServiceType, ModelCacheMode, Placement, ResolvedInfere
 import { efaPerWorker, poolHasEfa, roleArgs, ServingRole, SERVING_ROLES, totalGpus, usesEfa, workerShape } from "./derive";
 import { KvTransportChoice } from "./transport";
 import { validateModelFit } from "./validate-fit";
+import { modelFacts } from "./fit";
 
 /** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
 export const DIGEST_PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
@@ -133,6 +134,10 @@ function cacheModeProblems(r: ResolvedInference, at: (k: string) => string): Pro
     out.push({ propertyPath: at("modelCacheMode"), reason: `(${show(r.modelCacheMode)}) does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume` });
   }
   if (r.modelCacheMode === ModelCacheMode.LocalNvme) {
+    const weights = typeof r.model === "string" ? modelFacts(r.model, r.modelShape)?.weightBytes : undefined;
+    if (r.pool?.localNvme && weights !== undefined && weights > 0.9 * r.pool.localNvme.sizeGB * 1e9) {
+      out.push({ propertyPath: at("modelCacheMode"), reason: `${r.model}'s ${(weights / 1e9).toFixed(0)} GB of weights do not fit 90% of the ${r.pool.localNvme.sizeGB} GB NVMe array of a ${r.pool.instanceType} node (kubelet and container images share it); use "efs" or a type with more instance store` });
+    }
     if (r.pool && !r.pool.localNvme) {
       out.push({ propertyPath: at("modelCacheMode"), reason: `"local-nvme" needs a pool whose nodes put their instance-store NVMe in a RAID0 array; pool ${show(r.pool.name)} (${r.pool.instanceType}) has none. Turn on the pool's localNvme, or use "efs" or "none"` });
     }

@@ -6,6 +6,7 @@ import { renderInference } from "../../components/inference/render";
 import { ServingRole, startupFailureThreshold, waitTimeoutSeconds } from "../../components/inference/derive";
 import { COMPLETION_MARKER, modelCacheDir, PREFETCH_SCRIPT } from "../../components/inference/prefetch";
 import { expectGolden } from "../helpers/golden";
+import { modelFacts } from "../../components/inference/fit";
 import { IMAGE, MODEL, pool, resolved } from "../helpers/inference-fixtures";
 
 type Obj = Record<string, any>;
@@ -83,6 +84,10 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
     assert.deepEqual(problems(localNvme({ model: "/models/llama" })), [["inference.model", '"local-nvme" downloads from Hugging Face and needs a model id "org/name"; got "/models/llama"']]);
     assert.deepEqual(problems(resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "efs" })), [["inference.modelCache", 'is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCacheGiB)']]);
     assert.deepEqual(problems(localNvme({ modelCache: { storageClassName: "efs-shared", sizeGiB: 10 } })), [["inference.modelCacheMode", '("local-nvme") does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume']]);
+    const tiny = pool("p5en.48xlarge", 2, true, { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 250 } });
+    assert.deepEqual(problems(localNvme({ model: "meta-llama/Llama-3.1-405B-Instruct", gpuPool: tiny, prefill: { replicas: 1, gpusPerWorker: 8 }, decode: { replicas: 1, gpusPerWorker: 8 } })).filter(([p]) => p === "inference.modelCacheMode"), [
+      ["inference.modelCacheMode", `meta-llama/Llama-3.1-405B-Instruct's ${(modelFacts("meta-llama/Llama-3.1-405B-Instruct")!.weightBytes / 1e9).toFixed(0)} GB of weights do not fit 90% of the 250 GB NVMe array of a p5en.48xlarge node (kubelet and container images share it); use "efs" or a type with more instance store`],
+    ]);
     assert.deepEqual(problems(localNvme({ modelCacheMode: "nvme" as any, modelDownloadBudgetSeconds: 5 })).map(([p]) => p), ["inference.modelCacheMode", "inference.modelDownloadBudgetSeconds"]);
   });
 });
