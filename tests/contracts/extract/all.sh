@@ -5,7 +5,7 @@
 #
 #   LIBFABRIC=~/src/libfabric NIXL=~/src/nixl UCX=~/src/ucx VLLM=~/src/vllm TRTLLM=~/src/TensorRT-LLM \
 #   DYNAMO=~/src/dynamo EKS_CHARTS=~/src/eks-charts K8S_DEVICE_PLUGIN=~/src/k8s-device-plugin \
-#   EKS_AMI=~/src/amazon-eks-ami KARPENTER=~/src/karpenter-provider-aws \
+#   EKS_AMI=~/src/amazon-eks-ami KARPENTER=~/src/karpenter-provider-aws HF_HUB=~/src/huggingface_hub \
 #     tests/contracts/extract/all.sh
 #
 # The *_COMMIT variables default to the commits the committed facts were read at; set them when the checkout
@@ -38,3 +38,4 @@ run EKS_CHARTS chart-aws-load-balancer-controller.json $X/helm-values.ts "${EKS_
   --notes "${LBC_NOTES:-versions.ts pins 3.6.0 (eks-charts release v0.0.246, 2026-10-05), which no reachable snapshot holds: the eks-charts mirror ends at 5239609 (2026-08-03) with chart 3.5.0. The program's values (clusterName, region, vpcId, serviceAccount) are checked against 3.5.0's keys.}"
 run EKS_AMI nodeadm-nodeconfig.json $X/nodeadm-nodeconfig.ts "${EKS_AMI:-}" "${EKS_AMI_COMMIT:-81fec2e895854f599974fe4d3d72f61c0a9aaffa}"
 run KARPENTER instance-local-nvme.json $X/instance-local-nvme.ts "${KARPENTER:-}" "${KARPENTER_COMMIT:-1d927085dd81a9df9301e613f371dac5b4d16bfe}"
+run HF_HUB hf-hub-api.json $X/hf-hub-api.ts "${HF_HUB:-}" "${HF_HUB_COMMIT:-ee0a4510f4bc15e26cb722be2efc2bdb01383ca0}"
