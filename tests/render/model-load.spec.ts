@@ -25,7 +25,9 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
     const md = plan ? fs.readFileSync(path.join(dir, "plan.md"), "utf8") : "";
     const dgdFile = plan ? fs.readdirSync(path.join(dir, "manifests")).find((f) => f.includes("dynamographdeployment")) : undefined;
     const dgd = dgdFile ? YAML.parse(fs.readFileSync(path.join(dir, "manifests", dgdFile), "utf8")) : undefined;
-    return { code, text: lines.join("\n"), plan, md, dgd };
+    const raw = plan ? JSON.parse(fs.readFileSync(path.join(dir, "resources.json"), "utf8")) : [];
+    const resources: { type: string; name: string; urn: string; dependsOn: string[] }[] = Array.isArray(raw) ? raw : raw.resources;
+    return { code, text: lines.join("\n"), plan, md, dgd, resources };
   }
 
   it("p5en-8gpu defaults to local-nvme: 2 downloads (one per node), estimates from the catalog's weight bytes and the stated bandwidths", async () => {
@@ -40,6 +42,9 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
     assert.deepEqual(r.plan.modelLoad.overBudget, []);
     assert.match(r.md, /## Model load: `local-nvme`/);
     assert.match(r.md, /\/mnt\/k8s-disks\/0\/dynamo-efa-model-cache/);
+    const cm = r.resources.find((x) => x.type === "kubernetes:core/v1:ConfigMap" && x.name.endsWith("-model-prefetch"))!;
+    const graph = r.resources.find((x) => x.type.endsWith(":DynamoGraphDeployment"))!;
+    assert.ok(graph.dependsOn.includes(cm.urn), "the graph is sent after the prefetch script's ConfigMap exists");
     for (const svc of ["PrefillWorker", "DecodeWorker"]) {
       const pod = r.dgd.spec.services[svc].extraPodSpec;
       assert.deepEqual(pod.initContainers.map((c: { name: string }) => c.name), ["cache-owner", "model-prefetch"], svc);
