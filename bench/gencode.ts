@@ -54,4 +54,12 @@ function main(): void {
   }
 }
 
-main();
+const USAGE = `usage: npm run bench:gencode [-- --help]
+  Compiles bench/kernel.cu with the fat and the p5en "auto" NVCC_GENCODE (nvcc on PATH) and prints
+  wall time, object size and the fat/auto ratios. Not a test: timings depend on the machine.`;
+
+if (process.argv.slice(2).some((a) => a === "--help" || a === "-h")) console.log(USAGE);
+else if (process.argv.length > 2) {
+  console.error(`bench:gencode takes no arguments; got ${process.argv.slice(2).join(" ")}\n${USAGE}`);
+  process.exit(2);
+} else main();

@@ -58,7 +58,15 @@ async function main(): Promise<void> {
   fs.rmSync(out, { recursive: true, force: true });
 }
 
-main().then(
+const USAGE = `usage: npm run bench [-- --help]
+  Renders each stack BENCH_N times (default 5) after one warm-up render and prints the median wall
+  time, peak RSS, and the 16+16 / 1+1 worker ratio. Not a test: numbers depend on the machine.`;
+
+if (process.argv.slice(2).some((a) => a === "--help" || a === "-h")) console.log(USAGE);
+else if (process.argv.length > 2) {
+  console.error(`bench takes no arguments (set BENCH_N to change the count); got ${process.argv.slice(2).join(" ")}\n${USAGE}`);
+  process.exit(2);
+} else main().then(
   () => process.exit(0),
   (e) => {
     console.error(e);

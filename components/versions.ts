@@ -85,13 +85,13 @@ export const charts = {
    * kube-prometheus-stack (Prometheus Operator, Prometheus, Grafana 12.11.1, kube-state-metrics 8.4.0,
    * prometheus-node-exporter 4.56.1). Source: prometheus-community/helm-charts
    * `charts/kube-prometheus-stack/Chart.yaml` at ea930baee (2026-08-21); value keys in
-   * tests/contracts/facts/kube-prometheus-stack.json.
+   * tests/contracts/facts/chart-kube-prometheus-stack.json (subcharts: chart-<name>.json).
    */
   kubePrometheusStack: { repo: "https://prometheus-community.github.io/helm-charts", chart: "kube-prometheus-stack", version: "88.5.3" },
   /**
    * NVIDIA DCGM exporter (GPU telemetry DaemonSet; image 4.5.3-4.8.2). Source: NVIDIA/dcgm-exporter tag
    * 4.5.3-4.8.2 (691c927, 2026-05-06) `deployment/Chart.yaml`; repo URL from its README; facts in
-   * tests/contracts/facts/dcgm-exporter.json.
+   * tests/contracts/facts/chart-dcgm-exporter.json, metrics in dcgm-metrics.json.
    */
   dcgmExporter: { repo: "https://nvidia.github.io/dcgm-exporter/helm-charts", chart: "dcgm-exporter", version: "4.8.2" },
 } as const;

@@ -21,8 +21,9 @@ import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, InferenceSettings, Kv
 import { CHART_VERSION, DIGEST_PINNED, validate as validateInference } from "../components/inference/validate";
 import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
 import { Problem, show, ValidationError } from "../components/_shared/problems";
+import { closest, didYouMean } from "../components/_shared/suggest";
 import { charts, kubernetes } from "../components/versions";
-import { check, Field, Spec } from "./schema";
+import { brief, check, Field, Spec } from "./schema";
 import { checkObservability, ObservabilityConfig } from "./config-observability";
 
 /** Config namespace (the Pulumi project name). */
@@ -96,7 +97,7 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
   modelLoadBudgetSeconds: { spec: int(60, 86400), default: INFERENCE_DEFAULTS.modelLoadBudgetSeconds, doc: "seconds a worker may take to load its model; probes and `pulumi up`'s wait are sized from it" },
   hfTokenSecretName: { spec: str({ pattern: K8S_NAME, patternDoc: "a Kubernetes Secret name (lower-case RFC 1123)" }), defaultDoc: "- (create one from dynamo-efa:hfToken)", doc: "existing Secret with HF_TOKEN and HUGGING_FACE_HUB_TOKEN, instead of the token" },
   namespace: { spec: str(), default: INFERENCE_DEFAULTS.namespace, doc: "Kubernetes namespace of the graph" },
-  modelCache: { spec: str({ enum: values(ModelCacheMode) }), defaultDoc: '- "efs" when modelCacheGiB is set, else "local-nvme"', doc: 'where the weights come from: "local-nvme" (each node downloads once, before its workers start, into its NVMe RAID0 array; workers mount it read-only), "efs" (one shared EFS cache of modelCacheGiB), "none" (every worker downloads itself)' },
+  modelCacheMode: { spec: str({ enum: values(ModelCacheMode) }), defaultDoc: '- "efs" when modelCacheGiB is set, else "local-nvme"', doc: 'where the weights come from: "local-nvme" (each node downloads once, before its workers start, into its NVMe RAID0 array; workers mount it read-only), "efs" (one shared EFS cache of modelCacheGiB), "none" (every worker downloads itself)' },
   modelCacheGiB: { spec: int(10, 65536), defaultDoc: "- none", doc: 'size of the shared ReadWriteMany model cache of mode "efs" (EFS, retained on delete) mounted by every worker; turns on EFS in the cluster' },
   modelDownloadBudgetSeconds: { spec: int(60, 86400), default: INFERENCE_DEFAULTS.modelDownloadBudgetSeconds, doc: 'seconds the "local-nvme" prefetch may take to download the model to a node; then modelLoadBudgetSeconds covers only the load from NVMe' },
   placement: { spec: str({ enum: values(Placement) }), defaultDoc: '- "separate-nodes" when the pool has >= 2 nodes, else "any"', doc: "keep prefill and decode on different nodes (KV over EFA)" },
@@ -111,6 +112,82 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
   } } },
 };
 
+/**
+ * Top-level keys of the `dynamo-efa:` namespace the program reads, with what each holds. A key not
+ * listed here is a problem with "did you mean" (a typo must not be silently ignored): add a row
+ * when the program reads a new top-level key.
+ */
+export const STACK_KEYS: Readonly<Record<string, string>> = {
+  cluster: "the EKS cluster and its GPU pool (object)",
+  image: "the Dynamo runtime image (object)",
+  inference: "the disaggregated inference graph (object)",
+  observability: "monitoring: false, or an object (absent = on)",
+  graphName: "name of the DynamoGraphDeployment (string)",
+  hfToken: "Hugging Face token (secret: pulumi config set --secret)",
+};
+
+/** Keys of other namespaces the program reads; near misses of these (`aws:regoin`) are problems. */
+export const FOREIGN_KEYS: readonly string[] = ["aws:region"];
+
+const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, "");
+const sortedLetters = (s: string) => [...s.toLowerCase()].sort().join("");
+/** `a` is a near miss of `b`: case, separators, one edit per 4 characters, or swapped letters. */
+function lookAlike(a: string, b: string): boolean {
+  return a !== b && (squash(a) === squash(b) || closest(a, [b]).length > 0 || (a.length > 3 && sortedLetters(a) === sortedLetters(b)));
+}
+
+/** Problems with the full config keys (`ns:key`) of a stack: typos, dotted keys, look-alike namespaces. */
+export function configKeyProblems(keys: readonly string[]): Problem[] {
+  const known = Object.keys(STACK_KEYS);
+  const out: Problem[] = [];
+  for (const full of keys) {
+    const colon = full.indexOf(":");
+    const [ns, key] = colon < 0 ? [CONFIG_NAMESPACE, full] : [full.slice(0, colon), full.slice(colon + 1)];
+    const at = brief(full).slice(1, -1);
+    if (ns === CONFIG_NAMESPACE) {
+      if (key in STACK_KEYS) continue;
+      const [head, ...rest] = key.split(".");
+      const reason = rest.length > 0 && head in STACK_KEYS
+        ? `a dotted key is one literal key to Pulumi, not a path; nest it: ${CONFIG_NAMESPACE}:${head}: { ${rest.join(".")}: ... } (or --set ${key}=...)`
+        : `unknown key${didYouMean(key, known) || `; the ${CONFIG_NAMESPACE} keys are ${known.join(", ")}`}`;
+      out.push({ propertyPath: at, reason });
+    } else if (lookAlike(ns, CONFIG_NAMESPACE)) {
+      out.push({ propertyPath: at, reason: `namespace ${JSON.stringify(ns)} is not the project's; did you mean "${CONFIG_NAMESPACE}:${key}"?` });
+    } else if (!FOREIGN_KEYS.includes(full)) {
+      const near = FOREIGN_KEYS.find((f) => f.startsWith(`${ns}:`) && lookAlike(key, f.slice(ns.length + 1)));
+      if (near) out.push({ propertyPath: at, reason: `not a key this program reads; did you mean "${near}"?` });
+    }
+  }
+  return out;
+}
+
+/**
+ * The raw config as the program reads it, from a getter of full keys (`aws:region`,
+ * `dynamo-efa:inference`) that returns the runtime's string values: object keys are JSON-parsed.
+ * `readStackConfig` (under Pulumi) and the offline tools (from a stack file) both build it here.
+ */
+export function rawStackConfig(get: (fullKey: string) => string | undefined, keys: readonly string[], hfTokenSet: boolean): RawStackConfig {
+  const objectOrRaw = (key: string): unknown => {
+    const text = get(`${CONFIG_NAMESPACE}:${key}`);
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text; // a scalar where an object belongs: the schema check names the key and the type
+    }
+  };
+  return {
+    region: get("aws:region"),
+    graphName: get(`${CONFIG_NAMESPACE}:graphName`),
+    cluster: objectOrRaw("cluster"),
+    image: objectOrRaw("image"),
+    inference: objectOrRaw("inference"),
+    observability: objectOrRaw("observability"),
+    hfTokenSet,
+    keys,
+  };
+}
+
 /** Raw values as read from config (objects already parsed from JSON). */
 export interface RawStackConfig {
   readonly region?: unknown;
@@ -122,6 +199,8 @@ export interface RawStackConfig {
   readonly observability?: unknown;
   /** Whether `dynamo-efa:hfToken` is set (its value is never needed to validate). */
   readonly hfTokenSet: boolean;
+  /** Every full config key of the stack (`ns:key`), to catch typos. @default - not checked */
+  readonly keys?: readonly string[];
 }
 
 /** `dynamo-efa:cluster`, checked and defaulted. */
@@ -173,7 +252,6 @@ const PATH_MAP: readonly (readonly [from: string, to: string])[] = [
   ["inference.gpuPool.cpuArch", "cluster.gpuNodes.instanceType"],
   ["inference.gpuPool", "cluster.gpuNodes"],
   ["inference.image", "image.ref"],
-  ["inference.modelCacheMode", "inference.modelCache"],
   [`gpuPools.${GPU_POOL_NAME}.nodes`, "cluster.gpuNodes.count"],
   [`gpuPools.${GPU_POOL_NAME}.capacityReservationId`, "cluster.gpuNodes.capacity.reservationId"],
   [`gpuPools.${GPU_POOL_NAME}.capacity`, "cluster.gpuNodes.capacity.type"],
@@ -222,17 +300,17 @@ export function clusterArgsOf(c: Partial<ClusterConfig>, efs = false, region?: s
 }
 
 /** `dynamo-efa:inference` as read: the component's settings plus config-only shorthands. */
-type RawInference = Omit<InferenceSettings, "gpuPool" | "modelCache"> & { readonly modelCache?: ModelCacheMode; readonly modelCacheGiB?: number };
+type RawInference = Omit<InferenceSettings, "gpuPool" | "modelCache"> & { readonly modelCacheGiB?: number };
 
 /**
- * The inference settings for the config: `modelCache` is the mode (default "efs" with `modelCacheGiB`, else
+ * The inference settings for the config: `modelCacheMode` defaults to "efs" with `modelCacheGiB`, else
  * "local-nvme": every catalogued GPU type has instance-store NVMe, and the cluster makes it a RAID0 array), and
  * `modelCacheGiB` becomes a model-cache volume on the cluster's shared (EFS) StorageClass, the only class here
  * that serves ReadWriteMany.
  */
 export function inferenceSettingsOf(raw: RawInference): Omit<InferenceSettings, "gpuPool"> {
-  const { modelCache, modelCacheGiB, ...settings } = raw;
-  const modelCacheMode = modelCache ?? (modelCacheGiB !== undefined ? ModelCacheMode.Efs : ModelCacheMode.LocalNvme);
+  const { modelCacheGiB, ...settings } = raw;
+  const modelCacheMode = settings.modelCacheMode ?? (modelCacheGiB !== undefined ? ModelCacheMode.Efs : ModelCacheMode.LocalNvme);
   if (modelCacheGiB === undefined) return { ...settings, modelCacheMode };
   return { ...settings, modelCacheMode, modelCache: { storageClassName: SHARED_STORAGE_CLASS, sizeGiB: modelCacheGiB } };
 }
@@ -296,7 +374,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   const cluster = check("cluster", raw.cluster ?? {}, { kind: "object", fields: CLUSTER_FIELDS });
   const image = check("image", raw.image ?? {}, { kind: "object", fields: IMAGE_FIELDS });
   const inference = check("inference", raw.inference ?? {}, { kind: "object", fields: INFERENCE_FIELDS });
-  const typeProblems = [region, graphName, cluster, image, inference].flatMap((c) => c.problems);
+  const typeProblems = [...configKeyProblems(raw.keys ?? []), ...[region, graphName, cluster, image, inference].flatMap((c) => c.problems)];
 
   const c = (cluster.value ?? {}) as Partial<ClusterConfig>;
   const im = (image.value ?? {}) as Partial<ImageConfig>;

@@ -22,7 +22,7 @@ export interface Field {
 
 /** A value's expected shape. */
 export type Spec =
-  | { readonly kind: "string"; readonly pattern?: RegExp; readonly patternDoc?: string; readonly enum?: readonly string[]; readonly example?: string; readonly numberAsString?: (n: number) => string }
+  | { readonly kind: "string"; readonly pattern?: RegExp; readonly patternDoc?: string; readonly enum?: readonly string[]; readonly example?: string; readonly numberAsString?: (n: number) => string; readonly maxLength?: number }
   | { readonly kind: "integer"; readonly min: number; readonly max: number }
   | { readonly kind: "number"; readonly minExclusive: number; readonly max: number; readonly example: number }
   | { readonly kind: "boolean" }
@@ -37,6 +37,30 @@ export interface Checked {
   readonly problems: Problem[];
 }
 
+/** Longest string any key accepts unless its spec says otherwise. */
+export const MAX_STRING_LENGTH = 256;
+/** Characters no config string may hold: C0/C1 controls (newline, NUL, ...), bidi controls, BOM, U+FFFD (invalid UTF-8). */
+const BAD_CHAR = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ufffd]/u;
+
+/** `show(v)` cut to about 80 characters: messages never echo a 10k-character value. */
+export function brief(v: unknown): string {
+  const s = show(v);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** Why a string is unusable as a config value (control or bidi characters, padding, length), if it is. */
+export function stringDefect(value: string, maxLength = MAX_STRING_LENGTH): string | undefined {
+  const bad = BAD_CHAR.exec(value);
+  if (bad) {
+    const cp = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+    const what = cp === "FFFD" ? "U+FFFD (the file or argument was not valid UTF-8)" : `the control character U+${cp}`;
+    return `must not contain ${what} (at position ${bad.index})`;
+  }
+  if (value !== value.trim()) return "must not start or end with whitespace";
+  if (value.length > maxLength) return `must be at most ${maxLength} characters; got ${value.length}`;
+  return undefined;
+}
+
 const typeName = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "object" ? "an object" : `a ${typeof v}`);
 
 function checkString(path: string, v: unknown, s: Extract<Spec, { kind: "string" }>): Checked {
@@ -44,13 +68,15 @@ function checkString(path: string, v: unknown, s: Extract<Spec, { kind: "string"
   if (typeof v === "number" && s.numberAsString) value = s.numberAsString(v);
   if (typeof value !== "string") {
     const allowed = s.enum ? oneOf(s.enum) : `a string${s.example ? ` such as ${show(s.example)}` : ""}`;
-    return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${allowed}; got ${show(v)} (${typeName(v)})` }] };
+    return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${allowed}; got ${brief(v)} (${typeName(v)})` }] };
   }
+  const defect = stringDefect(value, s.maxLength);
+  if (defect) return { value: undefined, problems: [{ propertyPath: path, reason: `${defect}; got ${brief(value)}` }] };
   if (s.enum && !s.enum.includes(value)) {
-    return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${oneOf(s.enum)}; got ${show(value)}${didYouMean(value, s.enum)}` }] };
+    return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${oneOf(s.enum)}; got ${brief(value)}${didYouMean(value, s.enum)}` }] };
   }
   if (s.pattern && !s.pattern.test(value)) {
-    return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${s.patternDoc ?? `a string matching ${s.pattern}`}; got ${show(value)}` }] };
+    return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${s.patternDoc ?? `a string matching ${s.pattern}`}; got ${brief(value)}` }] };
   }
   return { value, problems: [] };
 }
@@ -58,21 +84,22 @@ function checkString(path: string, v: unknown, s: Extract<Spec, { kind: "string"
 function checkNumber(path: string, v: unknown, s: Extract<Spec, { kind: "integer" | "number" }>): Checked {
   if (s.kind === "integer") {
     const ok = typeof v === "number" && Number.isInteger(v) && v >= s.min && v <= s.max;
-    return ok ? { value: v, problems: [] } : { value: undefined, problems: [{ propertyPath: path, reason: `must be a whole number ${s.min}..${s.max}; got ${show(v)}${typeof v === "number" ? "" : ` (${typeName(v)})`}` }] };
+    return ok ? { value: v, problems: [] } : { value: undefined, problems: [{ propertyPath: path, reason: `must be a whole number ${s.min}..${s.max}; got ${brief(v)}${typeof v === "number" ? "" : ` (${typeName(v)})`}` }] };
   }
   const ok = typeof v === "number" && v > s.minExclusive && v <= s.max;
-  return ok ? { value: v, problems: [] } : { value: undefined, problems: [{ propertyPath: path, reason: `must be a number in (${s.minExclusive}, ${s.max}], e.g. ${s.example}; got ${show(v)}${typeof v === "number" ? "" : ` (${typeName(v)})`}` }] };
+  return ok ? { value: v, problems: [] } : { value: undefined, problems: [{ propertyPath: path, reason: `must be a number in (${s.minExclusive}, ${s.max}], e.g. ${s.example}; got ${brief(v)}${typeof v === "number" ? "" : ` (${typeName(v)})`}` }] };
 }
 
 function checkObject(path: string, v: unknown, fields: Readonly<Record<string, Field>>): Checked {
   if (v === null || typeof v !== "object" || Array.isArray(v)) {
-    return { value: undefined, problems: [{ propertyPath: path, reason: `must be an object with keys ${Object.keys(fields).join(", ")}; got ${show(v)} (${typeName(v)})` }] };
+    return { value: undefined, problems: [{ propertyPath: path, reason: `must be an object with keys ${Object.keys(fields).join(", ")}; got ${brief(v)} (${typeName(v)})` }] };
   }
   const o = v as Record<string, unknown>;
   const problems: Problem[] = [];
   const known = Object.keys(fields);
   for (const k of Object.keys(o).filter((k) => !known.includes(k))) {
-    problems.push({ propertyPath: joinPath(path, k), reason: `unknown key${didYouMean(k, known) || `; known keys: ${known.join(", ")}`}` });
+    const key = k.length > 80 ? `${k.slice(0, 77)}...` : k;
+    problems.push({ propertyPath: joinPath(path, key), reason: `unknown key${didYouMean(k, known) || `; known keys: ${known.join(", ")}`}` });
   }
   const out: Record<string, unknown> = {};
   for (const [k, f] of Object.entries(fields)) {
@@ -103,9 +130,9 @@ export function check(path: string, v: unknown, spec: Spec): Checked {
     case "number":
       return checkNumber(path, v, spec);
     case "boolean":
-      return typeof v === "boolean" ? { value: v, problems: [] } : { value: undefined, problems: [{ propertyPath: path, reason: `must be true or false; got ${show(v)} (${typeName(v)})` }] };
+      return typeof v === "boolean" ? { value: v, problems: [] } : { value: undefined, problems: [{ propertyPath: path, reason: `must be true or false; got ${brief(v)} (${typeName(v)})` }] };
     case "array": {
-      if (!Array.isArray(v)) return { value: undefined, problems: [{ propertyPath: path, reason: `must be a list; got ${show(v)} (${typeName(v)})` }] };
+      if (!Array.isArray(v)) return { value: undefined, problems: [{ propertyPath: path, reason: `must be a list; got ${brief(v)} (${typeName(v)})` }] };
       if (v.length < (spec.minItems ?? 0)) return { value: undefined, problems: [{ propertyPath: path, reason: `must list at least ${spec.minItems} item(s)` }] };
       const parts = v.map((x, i) => check(joinPath(path, i), x, spec.items));
       const problems = parts.flatMap((p) => p.problems);
@@ -114,14 +141,17 @@ export function check(path: string, v: unknown, spec: Spec): Checked {
     case "object":
       return checkObject(path, v, spec.fields);
     case "map": {
-      if (v === null || typeof v !== "object" || Array.isArray(v)) return { value: undefined, problems: [{ propertyPath: path, reason: `must be a map of ${spec.keyDoc} to values; got ${show(v)} (${typeName(v)})` }] };
+      if (v === null || typeof v !== "object" || Array.isArray(v)) return { value: undefined, problems: [{ propertyPath: path, reason: `must be a map of ${spec.keyDoc} to values; got ${brief(v)} (${typeName(v)})` }] };
       const parts = Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, check(joinPath(path, k), x, spec.values)] as const);
       const problems = parts.flatMap(([, c]) => c.problems);
       return { value: problems.length === 0 ? Object.fromEntries(parts.map(([k, c]) => [k, c.value])) : undefined, problems };
     }
-    case "keywordOrList":
-      if (typeof v === "string" || Array.isArray(v)) return { value: v, problems: [] }; // tokens are checked by the catalog
-      return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${oneOf(spec.keywords)} or a list; got ${show(v)} (${typeName(v)})` }] };
+    case "keywordOrList": {
+      // Tokens are checked by the catalog; here only that each is a usable string.
+      if (typeof v === "string") return checkString(path, v, { kind: "string" });
+      if (Array.isArray(v)) return check(path, v, { kind: "array", items: spec.items });
+      return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${oneOf(spec.keywords)} or a list; got ${brief(v)} (${typeName(v)})` }] };
+    }
   }
 }
 

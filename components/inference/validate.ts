@@ -141,9 +141,6 @@ function cacheModeProblems(r: ResolvedInference, at: (k: string) => string): Pro
     if (r.pool && !r.pool.localNvme) {
       out.push({ propertyPath: at("modelCacheMode"), reason: `"local-nvme" needs a pool whose nodes put their instance-store NVMe in a RAID0 array; pool ${show(r.pool.name)} (${r.pool.instanceType}) has none. Turn on the pool's localNvme, or use "efs" or "none"` });
     }
-    if (typeof r.model === "string" && !/^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/.test(r.model)) {
-      out.push({ propertyPath: at("model"), reason: `"local-nvme" downloads from Hugging Face and needs a model id "org/name"; got ${show(r.model)}` });
-    }
   }
   return out;
 }

@@ -1,6 +1,6 @@
 /**
  * The metric names the dashboard and `verify` gate F query. Each one is checked against the upstream
- * facts (tests/contracts/facts/dynamo-metrics.json, dcgm-exporter.json), so a name the pinned Dynamo
+ * facts (tests/contracts/facts/dynamo-metrics.json, dcgm-metrics.json), so a name the pinned Dynamo
  * or DCGM exporter does not expose fails CI. Pure data.
  */
 

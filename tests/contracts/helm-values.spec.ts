@@ -1,6 +1,7 @@
 /**
  * Every key of every Helm release we render is a key its chart reads at the version we pin
- * (facts/chart-<chart>.json); values under keys the chart renders whole (nodeSelector, tolerations, ...)
+ * (facts/chart-<chart>.json), or one of its fetched subcharts reads (their own chart-<subchart>.json, at the
+ * version the chart depends on); values under keys the chart renders whole (nodeSelector, tolerations, ...)
  * are free-form.
  */
 import { strict as assert } from "assert";
@@ -10,12 +11,9 @@ import * as path from "path";
 import { loadBalancerControllerValues } from "../../components/cluster/render";
 import { charts } from "../../components/versions";
 import { extractChart, ChartFacts } from "./extract/helm-values";
-import { FactFile, loadFacts } from "./facts";
-import { unknownValueKeys } from "./helm-contract";
+import { FactFile } from "./facts";
+import { chartFactFile as factsFor, unknownValueKeys, withSubcharts } from "./helm-contract";
 import { readRelease, RenderedRelease, renderedStacks } from "./rendered";
-
-const factsFor = (chart: string): FactFile<ChartFacts> | undefined =>
-  fs.existsSync(path.join(__dirname, "facts", `chart-${chart}.json`)) ? loadFacts<ChartFacts>(`chart-${chart}`) : undefined;
 
 /** The facts are of `version`, or name it in their ref and say why they were read at another commit. */
 const ofVersion = (f: FactFile<ChartFacts>, version: string) =>
@@ -35,7 +33,7 @@ describe("contract: rendered Helm values against the pinned charts' keys", funct
   before(async () => { releases = (await renderedStacks()).flatMap((s) => s.releases.map((r) => ({ stack: s.stack, r }))); });
 
   it("the facts are of the chart versions versions.ts pins (dynamo-platform: the 1.0 line, see its notes)", () => {
-    for (const pin of [charts.efaDevicePlugin, charts.nvidiaDevicePlugin, charts.dynamoPlatform]) {
+    for (const pin of [charts.efaDevicePlugin, charts.nvidiaDevicePlugin, charts.dynamoPlatform, charts.kubePrometheusStack, charts.dcgmExporter]) {
       const f = factsFor(pin.chart);
       assert.ok(f, `no facts/chart-${pin.chart}.json`);
       assert.ok(ofVersion(f, pin.version), `${pin.chart}: facts are of ${f.facts.version} (${f.provenance.ref}), versions.ts pins ${pin.version}`);
@@ -49,7 +47,8 @@ describe("contract: rendered Helm values against the pinned charts' keys", funct
       const f = factsFor(r.chart);
       if (!f) return [`${stack}/${r.file}: no facts/chart-${r.chart}.json; extract the chart's keys (tests/contracts/extract/helm-values.ts)`];
       if (!ofVersion(f, r.version)) return [`${stack}/${r.file}: renders ${r.chart} ${r.version}, the facts are of ${f.facts.version}; re-extract`];
-      return unknownValueKeys(f.facts, r.values).map((p) => `${stack}/${r.file}: ${p}`);
+      const { facts, problems } = withSubcharts(f.facts);
+      return [...problems, ...unknownValueKeys(facts, r.values)].map((p) => `${stack}/${r.file}: ${p}`);
     });
     assert.deepEqual(problems, []);
   });
@@ -72,6 +71,17 @@ describe("contract: rendered Helm values against the pinned charts' keys", funct
     assert.deepEqual(unknownValueKeys(d, { "dynamo-operator": { namespaceRestriction: { enabled: false, enabledd: true } } }).map((p) => p.split(":")[0]), ["dynamo-operator.namespaceRestriction.enabledd"]);
   });
 
+  it("a fetched subchart with facts is checked under its alias (global shared); without facts or at another version it stays opaque", () => {
+    const parent: ChartFacts = { chart: "p", version: "1.0.0", keys: ["q", "x"], freeForm: [], opaque: ["q"], dependencies: { q: { chart: "nats", version: "2.*" } } };
+    const sub: ChartFacts = { chart: "nats", version: "2.4.0", keys: ["global", "global.g", "port", "pod", "pod.labels"], freeForm: ["pod.labels"], opaque: [] };
+    const { facts, problems } = withSubcharts(parent, (c) => (c === "nats" ? sub : undefined));
+    assert.deepEqual([problems, facts.keys, facts.freeForm, facts.opaque], [[], ["global", "global.g", "q", "q.pod", "q.pod.labels", "q.port", "x"], ["q.pod.labels"], []]);
+    assert.deepEqual(unknownValueKeys(facts, { global: { g: 1 }, q: { port: 1, pod: { labels: { any: "x" } }, Port: 2 } }), ["q.Port: p 1.0.0 reads no such key; did you mean q.port?"]);
+    assert.deepEqual(withSubcharts(parent, () => undefined).facts.opaque, ["q"]);
+    const skewed = withSubcharts(parent, () => ({ ...sub, version: "3.0.0" }));
+    assert.deepEqual([skewed.problems, skewed.facts.opaque], [["q: p 1.0.0 depends on nats 2.*, facts/chart-nats.json is of 3.0.0; re-extract it"], ["q"]]);
+  });
+
   it("a release installed from a chart tarball URL is matched to its chart by the tarball's name", () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "helm-release-")), "p.values.yaml");
     try {
@@ -82,21 +92,22 @@ describe("contract: rendered Helm values against the pinned charts' keys", funct
     }
   });
 
-  it("the extractor reads values.yaml, template reads, toYaml/with blocks, vendored and opaque subcharts", () => {
+  it("the extractor reads values.yaml, template reads, toYaml/with blocks, vendored and fetched subcharts, defaults", () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "helm-extract-"));
     const put = (rel: string, text: string) => { fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); fs.writeFileSync(path.join(root, rel), text); };
     try {
-      put("c/Chart.yaml", "name: c\nversion: 1.2.3\ndependencies:\n  - {name: sub, repository: file://sub}\n  - {name: nats, repository: https://x}\n");
+      put("c/Chart.yaml", "name: c\nversion: 1.2.3\ndependencies:\n  - {name: sub, repository: file://sub}\n  - {name: nats, alias: queue, version: 2.*, repository: https://x}\n");
       put("c/values.yaml", "a:\n  b: 1\nlabels: {}\nsub: {x: 1}\n");
       put("c/templates/d.yaml", "{{ .Values.hidden.flag }}\n{{- with .Values.tolerations }}\n{{- toYaml . | nindent 8 }}\n{{- end }}\n{{ toYaml .Values.affinity }}\n");
       put("c/sub/Chart.yaml", "name: sub\nversion: 0.1.0\n");
       put("c/sub/values.yaml", "y: 2\n");
       put("c/sub/templates/t.yaml", "{{ .Values.z.w }} {{ .Values.global.g }}\n");
-      assert.deepEqual(extractChart(root, "c", { sub: "c/sub" }), {
+      assert.deepEqual(extractChart(root, "c", { sub: "c/sub" }, ["a.b", "labels"]), {
         chart: "c", version: "1.2.3",
-        keys: ["a", "a.b", "affinity", "global", "global.g", "hidden", "hidden.flag", "labels", "nats", "sub", "sub.x", "sub.y", "sub.z", "sub.z.w", "tolerations"],
-        freeForm: ["affinity", "labels", "tolerations"], opaque: ["nats"],
+        keys: ["a", "a.b", "affinity", "global", "global.g", "hidden", "hidden.flag", "labels", "queue", "sub", "sub.x", "sub.y", "sub.z", "sub.z.w", "tolerations"],
+        freeForm: ["affinity", "labels", "tolerations"], opaque: ["queue"], dependencies: { queue: { chart: "nats", version: "2.*" } }, defaults: { "a.b": 1, labels: {} },
       });
+      assert.throws(() => extractChart(root, "c", {}, ["a.c"]), /--default a\.c: c\/values\.yaml has no such key/);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

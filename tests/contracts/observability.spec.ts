@@ -11,26 +11,27 @@ import { resolveArgs } from "../../components/observability/args";
 import { DASHBOARD_CONFIGMAP_LABEL, dcgmValues, observabilityNames, PROMETHEUS_POD_PORT, renderPodMonitors, STACK_FULLNAME, stackValues } from "../../components/observability/render";
 import { DynamoPort, DynamoPortName } from "../../components/_shared/names";
 import { charts } from "../../components/versions";
-import { unknownValueKeys, ValueKind } from "./chart-keys";
+import type { ChartFacts } from "./extract/helm-values";
 import { loadFacts } from "./facts";
+import { chartFactFile, unknownValueKeys, withSubcharts } from "./helm-contract";
 
-interface ChartFacts { chart: string; version: string; dependencies?: Record<string, string>; defaults?: Record<string, unknown>; valueKeys: Record<string, ValueKind> }
 interface DynamoFacts {
   frontendMetrics: string[];
   workerMetrics: string[];
   ports: Record<"frontendHttp" | "workerSystem", { port: number; name: string }>;
   metricsPath: string;
 }
-interface DcgmFacts extends ChartFacts { defaultMetrics: { name: string }[]; gpuSeriesLabels: string[]; podAttributeLabels: Record<string, string> }
+interface DcgmMetrics { version: string; defaultMetrics: { name: string }[]; gpuSeriesLabels: string[]; podAttributeLabels: Record<string, string> }
 
-const kps = loadFacts<ChartFacts>("kube-prometheus-stack").facts;
-const subcharts = {
-  grafana: loadFacts<ChartFacts>("grafana").facts.valueKeys,
-  "kube-state-metrics": loadFacts<ChartFacts>("kube-state-metrics").facts.valueKeys,
-  "prometheus-node-exporter": loadFacts<ChartFacts>("prometheus-node-exporter").facts.valueKeys,
-};
-const dcgm = loadFacts<DcgmFacts>("dcgm-exporter").facts;
+const chart = (name: string): ChartFacts => chartFactFile(name)!.facts;
+const kps = chart("kube-prometheus-stack");
+/** kube-prometheus-stack with grafana, kube-state-metrics and prometheus-node-exporter merged in under their aliases. */
+const kpsAll = withSubcharts(kps);
+const dcgmChart = chart("dcgm-exporter");
+const dcgm = loadFacts<DcgmMetrics>("dcgm-metrics").facts;
 const dynamo = loadFacts<DynamoFacts>("dynamo-metrics").facts;
+/** The paths of key problems, without the message. */
+const paths = (problems: string[]) => problems.map((p) => p.split(":")[0]).sort();
 
 const r = resolveArgs({ graphName: "llm", monitorLabels: { release: "prom" } });
 const dashboard = renderDashboard({ graphName: "llm", graphNamespace: "dynamo", gpuPanels: true });
@@ -43,27 +44,38 @@ const known = new Set([...dynamo.frontendMetrics, ...dynamo.workerMetrics, ...dc
 const unknownMetrics = (d: unknown) => dashboardExprs(d).flatMap(metricNames).filter((n) => !known.has(n));
 
 describe("contracts: observability against the pinned charts and Dynamo", () => {
-  it("pins the chart versions the facts were read from (kube-prometheus-stack and its subcharts, dcgm-exporter)", () => {
+  it("pins the chart versions the facts were read from; kube-prometheus-stack's subchart facts are the versions it depends on", () => {
     assert.equal(charts.kubePrometheusStack.version, kps.version);
-    assert.equal(charts.dcgmExporter.version, dcgm.version);
-    for (const sub of ["grafana", "kube-state-metrics", "prometheus-node-exporter"] as const) {
-      assert.equal(loadFacts<ChartFacts>(sub).facts.version, kps.dependencies?.[sub], `${sub} facts are not the version kube-prometheus-stack ${kps.version} depends on`);
-    }
+    assert.equal(charts.dcgmExporter.version, dcgmChart.version);
+    assert.equal(dcgm.version, dcgmChart.version);
+    assert.deepEqual(kpsAll.problems, []);
+    assert.deepEqual(kpsAll.facts.opaque, ["prometheus-windows-exporter"], "grafana, kube-state-metrics and prometheus-node-exporter values are checked, not opaque");
   });
 
-  it("sets only kube-prometheus-stack value keys the pinned chart (and its subcharts) define", () => {
-    assert.deepEqual(unknownValueKeys(stackValues(r, dashboard), kps.valueKeys, subcharts), []);
+  it("rejects subchart facts of another version than kube-prometheus-stack depends on (mutation)", () => {
+    const skewed = withSubcharts(kps, (c) => (c === "grafana" ? { ...chart(c), version: "12.0.0" } : chartFactFile(c)?.facts));
+    assert.deepEqual(skewed.problems, ["grafana: kube-prometheus-stack 88.5.3 depends on grafana 12.11.1, facts/chart-grafana.json is of 12.0.0; re-extract it"]);
+    assert.ok(skewed.facts.opaque.includes("grafana"));
   });
 
-  it("sets only dcgm-exporter value keys the pinned chart defines", () => {
-    assert.deepEqual(unknownValueKeys(dcgmValues(r), dcgm.valueKeys), []);
+  it("sets only kube-prometheus-stack value keys the pinned chart (and its subcharts) read", () => {
+    assert.deepEqual(unknownValueKeys(kpsAll.facts, stackValues(r, dashboard)), []);
   });
 
-  it("rejects a misspelt or invented key (mutations)", () => {
-    const values = stackValues(r, dashboard) as { prometheus: { prometheusSpec: Record<string, unknown> }; grafana: Record<string, unknown> };
-    const bad = { ...values, prometheus: { prometheusSpec: { ...values.prometheus.prometheusSpec, podMonitorSelectorNilUsesHelmValue: false } }, grafana: { ...values.grafana, dashboardProvider: {} } };
-    assert.deepEqual(unknownValueKeys(bad, kps.valueKeys, subcharts).sort(), ["grafana.dashboardProvider", "prometheus.prometheusSpec.podMonitorSelectorNilUsesHelmValue"]);
-    assert.deepEqual(unknownValueKeys({ ...dcgmValues(r), servicemonitor: {} }, dcgm.valueKeys), ["servicemonitor"]);
+  it("sets only dcgm-exporter value keys the pinned chart reads", () => {
+    assert.deepEqual(unknownValueKeys(dcgmChart, dcgmValues(r)), []);
+  });
+
+  it("rejects a misspelt or invented key, in the chart and in each subchart (mutations)", () => {
+    const values = stackValues(r, dashboard) as { prometheus: { prometheusSpec: Record<string, unknown> }; grafana: Record<string, unknown> } & Record<string, Record<string, unknown>>;
+    const bad = {
+      ...values, prometheus: { prometheusSpec: { ...values.prometheus.prometheusSpec, podMonitorSelectorNilUsesHelmValue: false } }, grafana: { ...values.grafana, dashboardProvider: {} },
+      "kube-state-metrics": { ...values["kube-state-metrics"], nodeSelectr: {} }, "prometheus-node-exporter": { ...values["prometheus-node-exporter"], toleration: [] },
+    };
+    assert.deepEqual(paths(unknownValueKeys(kpsAll.facts, bad)), ["grafana.dashboardProvider", "kube-state-metrics.nodeSelectr", "prometheus-node-exporter.toleration", "prometheus.prometheusSpec.podMonitorSelectorNilUsesHelmValue"]);
+    assert.deepEqual(unknownValueKeys(kpsAll.facts, { grafana: { dashboardProvider: {} } }), ["grafana.dashboardProvider: kube-prometheus-stack 88.5.3 reads no such key; did you mean grafana.dashboardProviders?"]);
+    assert.deepEqual(paths(unknownValueKeys(kps, { grafana: { dashboardProvider: {} } })), [], "without its subcharts merged, grafana is opaque");
+    assert.deepEqual(paths(unknownValueKeys(dcgmChart, { ...dcgmValues(r), servicemonitor: {} })), ["servicemonitor"]);
   });
 
   it("the dashboard queries only metric names the pinned Dynamo runtime and DCGM exporter expose", () => {

@@ -31,7 +31,7 @@ describe("policies: monitoring stays off the GPU nodes", () => {
   });
 
   it("the tolerate-all default it guards against is the pinned node-exporter chart's (contract fact)", () => {
-    const facts = loadFacts<{ defaults: { tolerations: unknown } }>("prometheus-node-exporter").facts;
+    const facts = loadFacts<{ defaults: { tolerations: unknown } }>("chart-prometheus-node-exporter").facts;
     assert.deepEqual(facts.defaults.tolerations, [{ effect: "NoSchedule", operator: "Exists" }]);
   });
 });

@@ -118,12 +118,12 @@ describe("render CLI", function () {
       };
       const cfg = path.join(tmp, "policy-config.json");
       fs.writeFileSync(cfg, JSON.stringify({ "fixture-advice": "mandatory" }));
-      const r = await run(["p5en-1gpu", "--out", tmp, "--policy-config", cfg], { program: tinyProgram, policies: (plan, config) => runPolicies(plan, config, [advise]) });
+      const r = await run(["p5en-1gpu", "--out", tmp, "--policy-config", cfg], { program: tinyProgram, policies: (plan, config) => runPolicies(plan, config, [advise]), policyList: [advise] });
       assert.equal(r.code, ExitCode.PolicyViolation, r.err);
       fs.writeFileSync(cfg, "[1]");
-      const bad = await run(["p5en-1gpu", "--out", tmp, "--policy-config", cfg], { program: tinyProgram });
+      const bad = await run(["p5en-1gpu", "--out", tmp, "--policy-config", cfg], { program: tinyProgram, policyList: [advise] });
       assert.equal(bad.code, ExitCode.InvalidConfig);
-      assert.match(bad.err, /--policy-config .*must be a JSON object/);
+      assert.match(bad.err, /--policy-config .*\n.*must be a JSON object/);
     });
 
     it("0 with an advisory violation", async () => {

@@ -53,19 +53,19 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
   });
 
   it("efs (with modelCacheGiB) and none still render, with their own download counts", async () => {
-    const efs = await render("efs", ["inference.modelCache=efs", "inference.modelCacheGiB=200"]);
+    const efs = await render("efs", ["inference.modelCacheMode=efs", "inference.modelCacheGiB=200"]);
     assert.equal(efs.code, ExitCode.Ok, efs.text);
     assert.deepEqual([efs.plan.modelLoad.mode, efs.plan.modelLoad.downloads], ["efs", 1]);
-    const none = await render("none", ["inference.modelCache=none"]);
+    const none = await render("none", ["inference.modelCacheMode=none"]);
     assert.equal(none.code, ExitCode.Ok, none.text);
     assert.deepEqual([none.plan.modelLoad.mode, none.plan.modelLoad.downloads], ["none", 16]);
     for (const r of [efs, none]) assert.equal(r.dgd.spec.services.DecodeWorker.extraPodSpec.initContainers, undefined);
   });
 
   it("local-nvme with modelCacheGiB is refused at the config key, with the fix", async () => {
-    const r = await render("both", ["inference.modelCache=local-nvme", "inference.modelCacheGiB=200"]);
+    const r = await render("both", ["inference.modelCacheMode=local-nvme", "inference.modelCacheGiB=200"]);
     assert.equal(r.code, ExitCode.InvalidConfig);
-    assert.match(r.text, /inference\.modelCache: \("local-nvme"\) does not use the shared cache volume \(modelCache \/ modelCacheGiB\); use mode "efs" or drop the volume/);
+    assert.match(r.text, /inference\.modelCacheMode: \("local-nvme"\) does not use the shared cache volume \(modelCache \/ modelCacheGiB\); use mode "efs" or drop the volume/);
   });
 
   it("an estimate over its budget is flagged", () => {

@@ -11,6 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { requestJson } from "../../tools/verify/http";
 import { gateCompletions } from "../../tools/verify/gates";
+import { projectWith, stackText } from "./stacks";
 import { FakeKube, FrontendMode, GRAPH, KubeScenario, kubeconfigText, MODEL, NAMESPACE, startFrontend, startKube, startPrometheus } from "./fakes";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -64,9 +65,11 @@ async function closedPort(): Promise<number> {
 }
 
 describe("verify CLI against fake cluster and Frontend", function () {
-  this.timeout(2000);
   before(async function () {
-    this.timeout(20000); // first import of @kubernetes/client-node under tsx takes ~2 s
+    // 17: loading the CLI, the schema and @kubernetes/client-node takes ~2 s alone and much longer on a
+    // loaded machine; no bound on it means anything, so this hook has none (a real hang still ends at
+    // mocha's run-level limits, and the reporter counts any test a failed hook leaves unrun).
+    this.timeout(0);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "verify-cli-"));
     main = (await import("../../tools/verify/cli")).main;
     await import("../../tools/verify/run");
@@ -125,7 +128,7 @@ describe("verify CLI against fake cluster and Frontend", function () {
     try {
       const t0 = Date.now();
       const r = await verify([...flags(kube, fe.url), "--timeout", "0.6"]);
-      assert.ok(Date.now() - t0 < 1200, `took ${Date.now() - t0} ms`);
+      assert.ok(Date.now() - t0 < 10000, `took ${Date.now() - t0} ms`); // a hang would never return
       assert.equal(statuses(r), "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED", r.out);
       assert.match(r.out, /completions stream=true: timed out after \d+ ms/);
     } finally {
@@ -149,9 +152,7 @@ describe("verify CLI against fake cluster and Frontend", function () {
   });
 
   it("reads namespace, graph, model and backend from stacks/Pulumi.<stack>.yaml", async () => {
-    const root = path.join(tmp, "proj");
-    fs.mkdirSync(path.join(root, "stacks"), { recursive: true });
-    fs.writeFileSync(path.join(root, "stacks", "Pulumi.p5en.yaml"), `config:\n  dynamo-efa:graphName: ${GRAPH}\n  dynamo-efa:inference:\n    backend: vllm\n    model: ${MODEL}\n`);
+    const root = projectWith({ p5en: stackText(`    backend: vllm\n    model: ${MODEL}\n`, `  dynamo-efa:graphName: ${GRAPH}\n`) });
     const fe = await startFrontend("pass");
     const prom = await startPrometheus(); // the stack file leaves observability on: gate F runs
     const kube = await startKube("libfabric", undefined, prom.url);
@@ -163,6 +164,7 @@ describe("verify CLI against fake cluster and Frontend", function () {
       await fe.close();
       await prom.close();
       await kube.close();
+      fs.rmSync(root, { recursive: true, force: true });
     }
   });
 
@@ -224,7 +226,7 @@ describe("verify CLI against fake cluster and Frontend", function () {
   const usage: [string, string[], RegExp][] = [
     ["no stack", [], /expected exactly one <stack>; got none/],
     ["an unknown flag", ["s", "--nope"], /Unknown option '--nope'/],
-    ["a bad timeout", ["s", "--model", "m", "--backend", "vllm", "--timeout", "0"], /--timeout must be a positive number; got "0"/],
+    ["a bad timeout", ["s", "--model", "m", "--backend", "vllm", "--timeout", "0"], /--timeout must be a number from 0\.1 to 86400; got "0"/],
     ["a missing stack file and no flags", ["nostack"], /no stack file .*Pulumi\.nostack\.yaml; pass --model and --backend/],
     ["a missing kubeconfig file", ["s", "--model", "m", "--backend", "vllm", "--kubeconfig", "/nonexistent/kc"], /--kubeconfig \/nonexistent\/kc: no such file/],
   ];
@@ -238,10 +240,10 @@ describe("verify CLI against fake cluster and Frontend", function () {
   }
 
   it("as a subprocess, turns the result into the process exit code (2, no stack trace)", function () {
-    // ~0.5 s alone (node + tsx start-up, client-node is not loaded on usage errors); slower when
-    // mocha's parallel workers share the two cores, hence the wider bound for this one test.
-    this.timeout(6000);
-    const p = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "tools", "verify", "cli.ts"), "nostack"], { cwd: ROOT, encoding: "utf8", timeout: 5000 });
+    // A child's start-up time says nothing about verify (node + tsx start-up, slower when mocha's
+    // workers share the cores); the exit code and stderr are what is checked, so no time bound.
+    this.timeout(0);
+    const p = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "tools", "verify", "cli.ts"), "nostack"], { cwd: ROOT, encoding: "utf8" });
     assert.equal(p.status, 2, p.stderr);
     assert.match(p.stderr, /^verify: no stack file /);
     assert.doesNotMatch(p.stderr, /\n\s+at /);

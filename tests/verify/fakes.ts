@@ -20,7 +20,14 @@ export const NAMESPACE = "dynamo";
 export const GRAPH = "llama";
 
 /** How the fake Frontend behaves. The field's failure modes, one each. */
-export type FrontendMode = "pass" | "noModels" | "emptyText" | "doubleWrapped" | "brokenSse" | "slowFirstToken" | "hangStream";
+export type FrontendMode =
+  | "pass" | "noModels" | "emptyText" | "doubleWrapped" | "brokenSse" | "slowFirstToken" | "hangStream"
+  // issue 13, item 15: hostile or broken answers verify must survive and fail on
+  | "hugeBody" | "manyEvents" | "errorMidStream" | "dataAfterDone" | "modelIdList";
+
+/** Bytes the `hugeBody` mode sends (over the client's cap); events the `manyEvents` mode sends. */
+export const HUGE_BODY_BYTES = 64 * 1024 * 1024;
+export const MANY_EVENTS = 200_000;
 
 export interface Fake {
   readonly url: string;
@@ -75,11 +82,27 @@ async function stream(res: http.ServerResponse, mode: FrontendMode, firstTokenDe
   const words = [" Paris", ".", " The", " capital"];
   if (mode === "slowFirstToken") await new Promise((r) => setTimeout(r, firstTokenDelayMs));
   if (mode === "hangStream") return void res.write(`data: ${JSON.stringify({ choices: [{ index: 0, text: " Paris" }] })}\n\n`);
-  for (const w of words) {
-    res.write(`data: ${JSON.stringify({ id: "c", object: "text_completion", choices: [{ index: 0, text: w, finish_reason: null }] })}\n\n`);
-  }
+  if (mode === "manyEvents") return void writeMany(res, `data: ${JSON.stringify({ choices: [{ index: 0, text: " x" }] })}\n\n`, MANY_EVENTS);
+  if (mode === "errorMidStream") words.splice(2, 0, "\u0000error");
+  const chunk = (w: string) => (w === "\u0000error" ? { error: { message: "engine died", code: 500 } } : { id: "c", object: "text_completion", choices: [{ index: 0, text: w, finish_reason: null }] });
+  for (const w of words) res.write(`data: ${JSON.stringify(chunk(w))}\n\n`);
   if (mode !== "brokenSse") res.write("data: [DONE]\n\n");
+  if (mode === "dataAfterDone") res.write(`data: ${JSON.stringify(chunk(" more"))}\n\n`);
   res.end();
+}
+
+/** Writes `piece` `n` times, respecting back-pressure, until the client hangs up. */
+function writeMany(res: http.ServerResponse, piece: string, n: number): void {
+  let i = 0;
+  const more = () => {
+    while (i < n && !res.destroyed) {
+      i++;
+      if (!res.write(piece)) return void res.once("drain", more);
+    }
+    res.end();
+  };
+  res.on("error", () => undefined);
+  more();
 }
 
 /**
@@ -93,7 +116,11 @@ export async function startFrontend(mode: FrontendMode, firstTokenDelayMs = 600)
     const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
     requests.push({ path: req.url ?? "", body });
     if (req.method === "GET" && req.url === "/v1/models") {
-      return json(res, 200, { object: "list", data: mode === "noModels" ? [] : [{ id: MODEL, object: "model", owned_by: "nvidia" }] });
+      if (mode === "hugeBody") {
+        res.writeHead(200, { "content-type": "application/json" });
+        return writeMany(res, " ".repeat(64 * 1024), HUGE_BODY_BYTES / (64 * 1024));
+      }
+      return json(res, 200, { object: "list", data: mode === "noModels" ? [] : [{ id: mode === "modelIdList" ? [MODEL] : MODEL, object: "model", owned_by: "nvidia" }] });
     }
     if (req.method !== "POST" || !body) return json(res, 404, { error: "not found" });
     if (typeof body.stream !== "boolean") return json(res, 500, { error: "finish_reason: unknown variant `error`" });

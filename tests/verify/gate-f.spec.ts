@@ -7,21 +7,16 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { prometheusFromConfig } from "../../tools/verify/prometheus";
+import { prometheusFor } from "../../tools/verify/prometheus";
+import { stackPrometheus } from "../../tools/verify/target";
+import { projectWith, stackText } from "./stacks";
 import { GRAPH, MODEL, NAMESPACE, PROMETHEUS_NAMESPACE, startFrontend, startKube, startPrometheus } from "./fakes";
 
 type Main = typeof import("../../tools/verify/cli").main;
 
 function stackRoot(observability?: unknown): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "verify-f-"));
-  fs.mkdirSync(path.join(root, "stacks"));
-  const config: Record<string, unknown> = {
-    "dynamo-efa:graphName": GRAPH,
-    "dynamo-efa:inference": { model: MODEL, backend: "vllm", namespace: NAMESPACE },
-    ...(observability === undefined ? {} : { "dynamo-efa:observability": observability }),
-  };
-  fs.writeFileSync(path.join(root, "stacks", "Pulumi.obs.yaml"), JSON.stringify({ config }));
-  return root;
+  const extra = [`  dynamo-efa:graphName: ${GRAPH}`, ...(observability === undefined ? [] : [`  dynamo-efa:observability: ${JSON.stringify(observability)}`])].join("\n");
+  return projectWith({ obs: stackText(`    model: ${MODEL}\n    backend: vllm\n    namespace: ${NAMESPACE}\n`, extra) });
 }
 
 async function run(main: Main, root: string, opts: { prometheus?: boolean; unscraped?: string[] } = {}) {
@@ -49,13 +44,22 @@ describe("verify gate F through the CLI and the fake cluster", function () {
     main = (await import("../../tools/verify/cli")).main;
   });
 
-  it("finds the stack's Prometheus from its observability config (on unless false / existing)", () => {
+  it("finds the stack's Prometheus from its observability config, read by the program's schema (on unless false / existing)", () => {
     const inCluster = { namespace: PROMETHEUS_NAMESPACE, selector: "dynamo-efa/component=prometheus", port: 9090 };
-    assert.deepEqual(prometheusFromConfig({}), inCluster);
-    assert.deepEqual(prometheusFromConfig({ "dynamo-efa:observability": { retentionDays: 3 } }), inCluster);
-    assert.equal(prometheusFromConfig({ "dynamo-efa:observability": false }), undefined);
-    assert.equal(prometheusFromConfig({ "dynamo-efa:observability": { enabled: false } }), undefined);
-    assert.equal(prometheusFromConfig({ "dynamo-efa:observability": { prometheus: "existing", monitorLabels: { release: "p" } } }), undefined);
+    const of = (observability?: unknown) => {
+      const root = stackRoot(observability);
+      try {
+        return stackPrometheus(root, "obs");
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    };
+    assert.deepEqual(of(), inCluster);
+    assert.deepEqual(of({ retentionDays: 3 }), inCluster);
+    assert.equal(of(false), undefined);
+    assert.equal(of({ enabled: false }), undefined);
+    assert.equal(of({ prometheus: "existing", monitorLabels: { release: "p" } }), undefined);
+    assert.equal(prometheusFor(undefined), undefined);
   });
 
   it("passes every gate, F reading TTFT and ITL through a port-forward to the Prometheus pod", async () => {

@@ -19,6 +19,7 @@ import {
   SseReply,
 } from "../../tools/verify/gates";
 import { SseParser } from "../../tools/verify/http";
+import { projectWith, stackText } from "./stacks";
 import { gateKvLogs, TRTLLM_NOTE } from "../../tools/verify/kvlog";
 import { stackKvTransport } from "../../tools/verify/transport";
 import { renderTable } from "../../tools/verify/report";
@@ -207,17 +208,12 @@ describe("verify ordering, exit code, SSE parsing, table", () => {
 describe("verify stack resolution", () => {
   let root: string;
   before(() => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), "verify-stack-"));
-    fs.mkdirSync(path.join(root, "stacks"));
-    fs.writeFileSync(
-      path.join(root, "stacks", "Pulumi.p5en.yaml"),
-      'config:\n  aws:region: us-east-2\n  dynamo-efa:inference:\n    backend: vllm\n    model: meta-llama/Llama-3.1-8B-Instruct\n    namespace: serving\n',
-    );
-    fs.writeFileSync(path.join(root, "stacks", "Pulumi.empty.yaml"), "config:\n  aws:region: us-east-2\n");
-    fs.writeFileSync(
-      path.join(root, "stacks", "Pulumi.named.yaml"),
-      "config:\n  dynamo-efa:graphName: chat\n  dynamo-efa:inference:\n    model: m\n    servedModelName: served\n",
-    );
+    root = projectWith({
+      p5en: stackText("    backend: vllm\n    model: meta-llama/Llama-3.1-8B-Instruct\n    namespace: serving\n"),
+      empty: "config:\n  aws:region: us-east-2\n",
+      named: stackText("    model: m\n    servedModelName: served\n", "  dynamo-efa:graphName: chat\n"),
+      bare: stackText("    model: m\n", "", ""),
+    });
   });
   after(() => fs.rmSync(root, { recursive: true, force: true }));
   it("reads the stack file, with the program's defaults for servedModelName and graphName", () => {
@@ -256,11 +252,16 @@ describe("verify stack resolution", () => {
     assert.deepEqual([t.namespace, t.graph, t.servedModel, t.backend], ["x", "g", "m", "trtllm"]);
   });
   it("works from flags alone when there is no stack file", () => {
-    assert.equal(resolveTarget("nope", { model: "m", backend: "sglang" }, root).namespace, "dynamo");
+    assert.equal(resolveTarget("nope", { model: "m", backend: "trtllm" }, root).namespace, "dynamo");
   });
-  it("rejects a missing stack file without flags, a file without the key, and an unknown backend", () => {
+  it("16: reads keys without the namespace as render does (one loader)", () => {
+    assert.deepEqual(resolveTarget("bare", {}, root).servedModel, "m");
+  });
+  it("16: rejects a missing stack file without flags, an invalid stack config, and a backend the program cannot run (one schema)", () => {
     assert.throws(() => resolveTarget("nope", {}, root), (e: Error) => e instanceof UsageError && /no stack file .*Pulumi\.nope\.yaml; pass --model and --backend/.test(e.message));
-    assert.throws(() => resolveTarget("empty", {}, root), /no "config\.dynamo-efa:inference" object/);
-    assert.throws(() => resolveTarget("nope", { model: "m", backend: "tgi" }, root), /backend "tgi" is not one of vllm, trtllm, sglang/);
+    assert.throws(() => resolveTarget("empty", {}, root), /stacks\/Pulumi\.empty\.yaml is not a valid stack config: \d+ problems\n {2}- cluster\.availabilityZone: is required/);
+    assert.throws(() => resolveTarget("nope", { model: "m", backend: "tgi" }, root), /- --backend: must be one of "vllm", "trtllm"; got "tgi"/);
+    assert.throws(() => resolveTarget("nope", { model: "m", backend: "sglang" }, root), /- --backend: must be one of "vllm", "trtllm"; got "sglang"/);
+    assert.throws(() => resolveTarget("../x", { model: "m", backend: "vllm" }, root), /"\.\.\/x" is not a valid stack name/);
   });
 });

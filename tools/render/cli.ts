@@ -1,49 +1,53 @@
 /**
- * `npm run render -- <stack> [--out DIR] [--set key=value ...] [--file stack.yaml]`
+ * `npm run render -- <stack> [--out DIR] [--set key=value ...] [--file stack.yaml] [--policy-config F]`
  *
  * Runs the real program under Pulumi mocks (no cloud, no credentials, no Pulumi CLI) and writes
- * `DIR/<stack>/`. Exit codes: 0 ok; 1 a mandatory policy violation; 2 invalid config or usage (the
- * message names the key, no stack trace); 70 internal error (a bug: details in a log file).
+ * `DIR/<stack>/` atomically. Arguments are parsed before anything heavy is loaded: `--help` and usage
+ * errors answer at once; the program and the policy pack load only for a real render (`./command.ts`).
+ * Exit codes: see `ExitCode` (README "render" lists them).
  */
-import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
-import { formatProblems, Problem } from "../../components/_shared/problems";
-import { problemsOf } from "../../components/_shared/pulumi-errors";
-import { toConfigPath } from "../../program/config-schema";
-import type { PolicyPackConfigJson } from "../../policy/run";
-import { PolicyRunner, render, RenderProgram, RenderResult, writeRender } from "./render";
-import { loadProject, Override, parseOverride, stackConfig, stackFile, StackConfigMap, UsageError } from "./stackfile";
-import { SECRET } from "./redact";
+import type { Policies } from "@pulumi/policy";
+import type { RenderProgram, PolicyRunner } from "./render";
+import { Override, parseOverride, UsageError } from "./stackfile";
 
-/** Exit codes. */
-export const ExitCode = { Ok: 0, PolicyViolation: 1, InvalidConfig: 2, Internal: 70 } as const;
+/** Exit codes (sysexits.h numbers for output problems). */
+export const ExitCode = { Ok: 0, PolicyViolation: 1, InvalidConfig: 2, Internal: 70, CantCreate: 73, IoError: 74, Interrupted: 130, Terminated: 143 } as const;
 
 export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=value ...] [--file path/to/Pulumi.<stack>.yaml]
 
-  <stack>          a stack with a file stacks/Pulumi.<stack>.yaml (e.g. p5en-8gpu)
-  --out DIR        output directory; files go to DIR/<stack>/ (default: out)
+  <stack>          a stack with a file stacks/Pulumi.<stack>.yaml (e.g. p5en-8gpu); letters, digits, - _ .
+  --out DIR        output directory; files go to DIR/<stack>/, replaced atomically (default: out)
   --set key=value  override one config key; the path is inside the dynamo-efa namespace
                    (inference.prefill.replicas=4) or fully qualified (aws:region=us-west-2);
                    the value is YAML-typed (4 is a number, [sm_90] a list). Repeatable.
-  --file PATH      read the stack config from PATH instead of stacks/Pulumi.<stack>.yaml
+  --file PATH      read the stack config from PATH instead of stacks/Pulumi.<stack>.yaml; the stack
+                   name is the file's (Pulumi.<stack>.yaml); a <stack> given too must match it
   --policy-config PATH
                    policy pack config JSON, as for pulumi preview --policy-pack-config
-                   (e.g. {"no-noop-nixl-env": "mandatory"})
+                   (e.g. {"no-noop-nixl-env": "mandatory"}); checked against the pack
+  Relative paths are relative to the directory npm was run from.
 
-exit codes: 0 ok, 1 mandatory policy violation, 2 invalid config or usage, 70 internal error`;
+exit codes: 0 ok, 1 mandatory policy violation, 2 invalid config or usage (or the output directory is
+locked by another render), 70 internal error (a bug), 73 cannot create the output, 74 I/O error
+writing it, 130 interrupted (the previous output is kept)`;
 
 /** What the command runs against; tests pass their own. */
 export interface CliDeps {
   /** Repository root (holds Pulumi.yaml). */
   readonly root: string;
+  /** Directory relative user paths resolve against. @default - INIT_CWD (where npm was run), else the process cwd */
+  readonly cwd?: string;
   readonly program: RenderProgram;
   readonly policies: PolicyRunner;
+  /** The policies `--policy-config` is checked against (the pack's, unless a test runs its own). */
+  readonly policyList: Policies;
   readonly stdout: (line: string) => void;
   readonly stderr: (line: string) => void;
 }
 
-interface Args {
+/** The parsed command line. */
+export interface Args {
   readonly stack?: string;
   readonly out: string;
   readonly overrides: Override[];
@@ -66,6 +70,7 @@ export function parseArgs(argv: readonly string[]): Args {
     const value = (): string => {
       const v = inline ?? argv[++i];
       if (v === undefined || (inline === undefined && v.startsWith("--"))) throw new UsageError(`${flag} needs a value`);
+      if (v === "") throw new UsageError(`${flag} needs a non-empty value`);
       return v;
     };
     if (flag === "--help" || flag === "-h") help = true;
@@ -73,147 +78,78 @@ export function parseArgs(argv: readonly string[]): Args {
     else if (flag === "--set") overrides.push(parseOverride(value()));
     else if (flag === "--file") file = value();
     else if (flag === "--policy-config") policyConfig = value();
-    else if (a.startsWith("-")) throw new UsageError(`unknown option ${a}`);
+    else if (a.startsWith("-")) throw new UsageError(`unknown option ${a.slice(0, 80)}`);
     else if (stack === undefined) stack = a;
-    else throw new UsageError(`one stack at a time; got ${JSON.stringify(stack)} and ${JSON.stringify(a)}`);
+    else throw new UsageError(`one stack at a time; got ${JSON.stringify(stack.slice(0, 80))} and ${JSON.stringify(a.slice(0, 80))}`);
   }
   if (!help && stack === undefined && file === undefined) throw new UsageError("name a stack (e.g. p5en-8gpu) or pass --file");
   return { ...(stack !== undefined ? { stack } : {}), out, overrides, ...(file !== undefined ? { file } : {}), ...(policyConfig !== undefined ? { policyConfig } : {}), help };
 }
 
-/** Component paths (`prefill.replicas`) to config paths (`inference.prefill.replicas`), by the erring component. */
-function configProblems(e: unknown, problems: readonly Problem[]): Problem[] {
-  const msg = e instanceof Error ? e.message : "";
-  if (msg.startsWith("EfaCluster")) return problems.map((p) => toConfigPath(p, true));
-  const prefix = msg.startsWith("DisaggInference") ? "inference." : msg.startsWith("DynamoImage") ? "image." : "";
-  return problems.map((p) => toConfigPath(prefix && !p.propertyPath.startsWith(prefix) ? { ...p, propertyPath: prefix + p.propertyPath } : p));
-}
-
-/** Without a token the render still runs: it never needs the value, only that one would be set. */
-function withTokenPlaceholder(cfg: StackConfigMap, project: string): { cfg: StackConfigMap; note?: string } {
-  const key = `${project}:hfToken`;
-  const inference = cfg.values[`${project}:inference`] as { hfTokenSecretName?: unknown } | undefined;
-  if (key in cfg.config || (inference && typeof inference === "object" && inference.hfTokenSecretName !== undefined)) return { cfg };
-  return {
-    cfg: { config: { ...cfg.config, [key]: SECRET }, secretKeys: [...cfg.secretKeys, key].sort(), values: { ...cfg.values, [key]: SECRET } },
-    note: `note: ${key} is not set; rendered with a placeholder. Before \`pulumi up\`: pulumi config set --secret ${key} <token>`,
-  };
-}
-
-/** Reads a policy pack config file (a JSON object). */
-function readPolicyConfig(file: string): PolicyPackConfigJson {
-  let text: string;
+/** Parses; prints usage or the usage error. Returns the exit code when there is nothing more to do. */
+function parseOrExit(argv: readonly string[], stdout: (l: string) => void, stderr: (l: string) => void): Args | number {
   try {
-    text = fs.readFileSync(file, "utf8");
-  } catch {
-    throw new UsageError(`--policy-config ${file}: cannot read the file`);
+    const args = parseArgs(argv);
+    if (!args.help) return args;
+    stdout(USAGE);
+    return ExitCode.Ok;
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    stderr(`render: ${e.message}`);
+    stderr("run `npm run render -- --help` for usage");
+    return ExitCode.InvalidConfig;
   }
-  try {
-    const v = JSON.parse(text);
-    if (v && typeof v === "object" && !Array.isArray(v)) return v as PolicyPackConfigJson;
-  } catch {
-    // reported below
-  }
-  throw new UsageError(`--policy-config ${file}: must be a JSON object of policy name to enforcement level or settings`);
-}
-
-function summary(stack: string, dir: string, r: RenderResult): string[] {
-  const p = r.plan;
-  const manifests = r.files.filter((f) => f.path.startsWith("manifests/")).length;
-  const helm = r.files.filter((f) => f.path.startsWith("helm/")).length;
-  const failed = r.policy.results.filter((x) => !x.passed);
-  return [
-    `rendered ${stack} -> ${dir} (${p.resources.total} resources, ${manifests} manifests, ${helm} Helm releases)`,
-    `  GPUs ${p.gpus.requested}/${p.gpus.provisioned}, EFA rails ${p.efaRails.used}/${p.efaRails.provisioned}; image ${p.image.cudaArchs.join(" ")} (CUDA ${p.image.cudaToolkit})`,
-    `  workers: ${p.workers.map((w) => `${w.role} ${w.replicas}x${w.gpusPerWorker} GPU/${w.efaPerWorker} EFA`).join(", ")}`,
-    `  critical path ~${p.criticalPathDetail.minutes} min: ${p.criticalPath.join(" -> ")}`,
-    `  ~$${p.costPerHourUsd.toFixed(2)}/hour on demand (prices reviewed ${p.cost.reviewed})`,
-    `  policies: ${r.policy.results.length - failed.length} passed, ${failed.length} failed` +
-      ` (${r.policy.mandatoryViolations} mandatory, ${r.policy.advisoryViolations} advisory violations)`,
-    ...failed.flatMap((f) => f.violations.map((v) => `    [${f.enforcementLevel}] ${f.name}: ${v.message}`)),
-  ];
-}
-
-function internalError(e: unknown, dir: string | undefined, deps: CliDeps): number {
-  const text = `${new Date().toISOString()} dynamo-efa render internal error\n${e instanceof Error ? e.stack ?? e.message : String(e)}\n`;
-  let log = path.join(os.tmpdir(), `dynamo-efa-render-${process.pid}.log`);
-  try {
-    if (dir) {
-      fs.mkdirSync(dir, { recursive: true });
-      log = path.join(dir, "render-error.log");
-    }
-    fs.writeFileSync(log, text);
-  } catch {
-    fs.writeFileSync((log = path.join(os.tmpdir(), `dynamo-efa-render-${process.pid}.log`)), text);
-  }
-  deps.stderr(`render: internal error: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`);
-  deps.stderr(`This is a bug in dynamo-efa, not in your config. Details: ${log} (please attach it to a bug report).`);
-  return ExitCode.Internal;
 }
 
 /** Runs the command; returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], deps: CliDeps): Promise<number> {
-  let dir: string | undefined;
-  try {
-    const args = parseArgs(argv);
-    if (args.help) {
-      deps.stdout(USAGE);
-      return ExitCode.Ok;
-    }
-    const project = loadProject(deps.root);
-    const file = args.file ? path.resolve(args.file) : stackFile(deps.root, project, args.stack!);
-    if (args.file && !fs.existsSync(file)) throw new UsageError(`--file ${args.file}: no such file`);
-    const stack = args.stack ?? /^Pulumi\.(.+)\.ya?ml$/.exec(path.basename(file))?.[1] ?? path.basename(file).replace(/\.ya?ml$/, "");
-    const { cfg, note } = withTokenPlaceholder(stackConfig(project, file, args.overrides), project.name);
-    if (note) deps.stderr(note);
-    dir = path.resolve(args.out, stack);
-    const policyConfig = args.policyConfig ? readPolicyConfig(args.policyConfig) : undefined;
-    const result = await render({ project: project.name, stack, config: cfg, program: deps.program, policies: deps.policies, ...(policyConfig ? { policyConfig } : {}) });
-    writeRender(dir, result.files);
-    const rel = path.relative(process.cwd(), dir);
-    for (const line of summary(stack, rel === "" ? "." : rel.startsWith("..") ? dir : rel, result)) deps.stdout(line);
-    return result.policy.mandatoryViolations > 0 ? ExitCode.PolicyViolation : ExitCode.Ok;
-  } catch (e) {
-    if (e instanceof UsageError) {
-      deps.stderr(`render: ${e.message}`);
-      deps.stderr("run `npm run render -- --help` for usage");
-      return ExitCode.InvalidConfig;
-    }
-    const problems = problemsOf(e);
-    if (problems) {
-      deps.stderr(formatProblems("render: invalid stack config", configProblems(e, problems)));
-      return ExitCode.InvalidConfig;
-    }
-    return internalError(e, dir, deps);
-  }
+  const args = parseOrExit(argv, deps.stdout, deps.stderr);
+  if (typeof args === "number") return args;
+  const { execute } = await import("./command");
+  return execute(args, deps);
 }
 
-/** The real program and policy pack. */
+/** The real program and policy pack, each loaded on first use: a usage or config error loads neither. */
 export function defaultDeps(): CliDeps {
-  // Loaded here, not at the top: `--help` and usage errors need neither.
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
-  const { runProgram } = require("../../program/program") as typeof import("../../program/program");
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
-  const { runPolicies } = require("../../policy/run") as typeof import("../../policy/run");
+  /* eslint-disable @typescript-eslint/no-var-requires */
+  const program = () => require("../../program/program") as typeof import("../../program/program");
+  const policy = () => require("../../policy/run") as typeof import("../../policy/run");
+  const pack = () => require("../../policy/policies") as typeof import("../../policy/policies");
+  /* eslint-enable @typescript-eslint/no-var-requires */
   return {
     root: path.resolve(__dirname, "..", ".."),
-    program: runProgram,
-    policies: (plan, config) => runPolicies(plan, config),
+    cwd: process.env.INIT_CWD || process.cwd(),
+    program: () => program().runProgram(),
+    policies: (plan, config) => policy().runPolicies(plan, config),
+    get policyList() {
+      return pack().allPolicies;
+    },
     stdout: (l) => process.stdout.write(`${l}\n`),
     stderr: (l) => process.stderr.write(`${l}\n`),
   };
 }
 
 /** `npm run render -- ...`: the exit code of one render. */
-export function main(argv: readonly string[]): Promise<number> {
-  return runCli(argv, defaultDeps());
+export async function main(argv: readonly string[]): Promise<number> {
+  const args = parseOrExit(argv, (l) => process.stdout.write(`${l}\n`), (l) => process.stderr.write(`${l}\n`));
+  if (typeof args === "number") return args;
+  const { execute } = await import("./command");
+  return execute(args, defaultDeps());
 }
 
 if (require.main === module) {
+  // Interrupted: the lock is released by the exit handler below; a temporary directory left behind is
+  // removed by the next render (its pid is gone), and the previous output was never touched.
+  for (const [sig, code] of [["SIGINT", ExitCode.Interrupted], ["SIGTERM", ExitCode.Terminated]] as const) {
+    process.once(sig, () => {
+      process.stderr.write(`render: interrupted (${sig}); the previous output, if any, is unchanged\n`);
+      process.exit(code);
+    });
+  }
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (e) => {
-      process.stderr.write(`render: internal error: ${String(e)}\n`);
+      process.stderr.write(`render: internal error: ${String(e).slice(0, 200)}\n`);
       process.exit(ExitCode.Internal);
     },
   );

@@ -2,7 +2,6 @@
  * One render: run the program under mocks, derive every output file from the capture, run the
  * policies on the in-memory plan. `writeRender` puts the files on disk.
  */
-import * as fs from "fs";
 import * as path from "path";
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { capture, Capture, CapturedResource, ProgramRun } from "./capture";
@@ -10,6 +9,7 @@ import { criticalPath, mermaid } from "./graph";
 import { dashboardFiles } from "./dashboards";
 import { helmFiles, imageJson, manifestFiles, RenderedFile } from "./manifests";
 import { renderMocks } from "./mocks";
+import { writeRenderAtomic } from "./output";
 import { buildPlan, Plan, planMarkdown } from "./plan";
 import type { PlanResource, PolicyPackConfigJson, PolicyRun } from "../../policy/run";
 import type { StackConfigMap } from "./stackfile";
@@ -124,16 +124,13 @@ function regionOf(cfg: StackConfigMap): string {
   return cfg.config["aws:region"] ?? "us-east-1";
 }
 
-/** Entries a render owns inside its directory; only these are removed before writing. */
+/** Entries a render owns inside its directory; only these are replaced by the next render. */
 const OWNED = ["manifests", "helm", "dashboards", "resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "policy.json", "render-error.log"];
 
-/** Writes the files under `dir` (replacing a previous render's files, and nothing else). */
+/**
+ * Replaces `dir` with the files, atomically (see `./output.ts`): a previous render's files are
+ * replaced, anything else in `dir` is kept. Call with the directory's lock held (`lockDir`).
+ */
 export function writeRender(dir: string, files: readonly RenderedFile[]): void {
-  fs.mkdirSync(dir, { recursive: true });
-  for (const entry of OWNED) fs.rmSync(path.join(dir, entry), { recursive: true, force: true });
-  for (const f of files) {
-    const target = path.join(dir, f.path);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, f.content);
-  }
+  writeRenderAtomic(dir, files, OWNED);
 }

@@ -2,20 +2,45 @@
  * Stack config without the Pulumi CLI: project defaults from `Pulumi.yaml`'s `config:` block, the
  * stack file `stacks/Pulumi.<stack>.yaml` (or `--file`), then `--set key=value` overrides, merged
  * into the flat `ns:key -> string` map the Pulumi runtime reads. `secure:` values never leave this
- * module: they become `"[secret]"` and their keys are marked secret. Pure apart from reading files.
+ * module: they become `"[secret]"` and their keys are marked secret. The one loader `render` and
+ * `verify` share. Pure apart from reading files.
+ *
+ * Reading is defensive (issue 13): only regular files, at most `MAX_FILE_BYTES`, strict UTF-8, one
+ * YAML document with merge keys (`<<: *x`, as Pulumi's own loader) and bounded aliases and depth, so a
+ * FIFO, a UTF-16 file or an alias bomb is a usage error (exit 2), never a hang or a crash.
  */
 import * as fs from "fs";
 import * as path from "path";
 import YAML from "yaml";
+import type { Problem } from "../../components/_shared/problems";
 import { didYouMean } from "../../components/_shared/suggest";
 import { SECRET } from "./redact";
+import { decodeUtf8, readRegularFile, UsageError } from "./safe-read";
 
-/** Bad command line or unreadable stack file: exit code 2, message names the key or file. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
+export { decodeUtf8, readRegularFile, UsageError };
+
+/** Deepest nesting accepted in a config file (the schema is 4 levels deep). */
+export const MAX_DEPTH = 32;
+/** Most aliases (`*x`) one file may use: bounds alias bombs ("billion laughs"). */
+export const MAX_ALIASES = 100;
+/** Largest list index `--set key[N]=...` may name. */
+export const MAX_SET_INDEX = 1000;
+/** Stack names: Pulumi's rule (letters, digits, `-`, `_`, `.`; not `.` or `..`), at most 100 characters. */
+export const STACK_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+/** Top-level keys of a Pulumi stack file (Pulumi.<stack>.yaml). */
+export const STACK_FILE_KEYS: readonly string[] = ["config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment"];
+
+/** Checks a stack name (`what` says where it came from); returns it. */
+export function checkStackName(name: string, what: string): string {
+  if (!STACK_NAME.test(name) || name === "." || name === "..") {
+    throw new UsageError(`${what} ${JSON.stringify(clip(name))} is not a valid stack name: use letters, digits, "-", "_" and "." (not "." or ".."), at most 100 characters`);
   }
+  return name;
+}
+
+/** `s` cut to `n` characters with an ellipsis: messages never echo a huge value. */
+export function clip(s: string, n = 80): string {
+  return s.length > n ? `${s.slice(0, n)}...` : s;
 }
 
 /** The project file's facts the render needs. */
@@ -36,18 +61,33 @@ export interface StackConfigMap {
   readonly values: Readonly<Record<string, unknown>>;
 }
 
-function readYaml(file: string, what: string): unknown {
-  let text: string;
+/** Rejects cycles (a recursive alias) and nesting deeper than `MAX_DEPTH`. */
+function checkShape(v: unknown, label: string, depth = 0, open: Set<unknown> = new Set()): void {
+  if (v === null || typeof v !== "object") return;
+  if (open.has(v)) throw new UsageError(`${label} is not understood: an alias refers to itself (a recursive &anchor / *alias)`);
+  if (depth > MAX_DEPTH) throw new UsageError(`${label} is not understood: nested deeper than ${MAX_DEPTH} levels`);
+  open.add(v);
+  for (const x of Array.isArray(v) ? v : Object.values(v)) checkShape(x, label, depth + 1, open);
+  open.delete(v);
+}
+
+/** Parses YAML text as Pulumi's loader would: merge keys on, unique keys, bounded aliases and depth. */
+export function parseYamlText(text: string, label: string): unknown {
+  if (text.includes("\r") && !text.includes("\n")) throw new UsageError(`${label} is not understood: it uses CR-only line endings; convert it to LF (or CRLF) line endings`);
+  let value: unknown;
   try {
-    text = fs.readFileSync(file, "utf8");
-  } catch {
-    throw new UsageError(`cannot read ${what} ${file}`);
-  }
-  try {
-    return YAML.parse(text);
+    value = YAML.parse(text, { merge: true, maxAliasCount: MAX_ALIASES, uniqueKeys: true });
   } catch (e) {
-    throw new UsageError(`${what} ${file} is not valid YAML: ${(e as Error).message.split("\n")[0]}`);
+    const msg = (e as Error).message.split("\n")[0];
+    if (/alias count/i.test(msg)) throw new UsageError(`${label} is not understood: more than ${MAX_ALIASES} alias expansions (an alias bomb?)`);
+    throw new UsageError(`${label} is not valid YAML: ${clip(msg, 160)}`);
   }
+  checkShape(value, label);
+  return value;
+}
+
+function readYaml(file: string, what: string): unknown {
+  return parseYamlText(decodeUtf8(readRegularFile(file, what), `${what} ${file}`), `${what} ${file}`);
 }
 
 function fullKey(project: string, key: string): string {
@@ -77,7 +117,7 @@ export function stackNames(root: string, project: Project): string[] {
 
 /** The stack file for `stack`, or a usage error listing the stacks that exist. */
 export function stackFile(root: string, project: Project, stack: string): string {
-  if (!/^[A-Za-z0-9_.-]+$/.test(stack)) throw new UsageError(`invalid stack name ${JSON.stringify(stack)}: use letters, digits, "-", "_" and "."`);
+  checkStackName(stack, "stack");
   const file = path.join(root, project.stackConfigDir, `Pulumi.${stack}.yaml`);
   if (fs.existsSync(file)) return file;
   const known = stackNames(root, project);
@@ -114,16 +154,20 @@ export interface Override {
 /** Parses `inference.prefill.replicas=4` (value typed as YAML: 4 is a number, `[a, b]` a list). */
 export function parseOverride(text: string): Override {
   const eq = text.indexOf("=");
-  if (eq <= 0) throw new UsageError(`--set expects key=value (e.g. inference.prefill.replicas=4); got ${JSON.stringify(text)}`);
+  if (eq <= 0) throw new UsageError(`--set expects key=value (e.g. inference.prefill.replicas=4); got ${JSON.stringify(clip(text))}`);
   const key = text.slice(0, eq).trim();
   const raw = text.slice(eq + 1);
   if (!/^([A-Za-z0-9_-]+:)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+|\[\d+\])*$/.test(key)) {
-    throw new UsageError(`--set key ${JSON.stringify(key)} is not a config path such as inference.prefill.replicas or aws:region`);
+    throw new UsageError(`--set key ${JSON.stringify(clip(key))} is not a config path such as inference.prefill.replicas or aws:region`);
+  }
+  for (const m of key.matchAll(/\[(\d+)\]/g)) {
+    if (Number(m[1]) > MAX_SET_INDEX) throw new UsageError(`--set ${clip(key)}: list index ${clip(m[1], 20)} is larger than ${MAX_SET_INDEX}`);
   }
   let value: unknown;
   try {
-    value = raw === "" ? "" : YAML.parse(raw);
-  } catch {
+    value = raw === "" ? "" : parseYamlText(raw, `--set ${clip(key)} value`);
+  } catch (e) {
+    if (e instanceof UsageError && !/is not valid YAML/.test(e.message)) throw e;
     value = raw;
   }
   return { key, value };
@@ -150,14 +194,28 @@ function setIn(target: unknown, segs: readonly Seg[], value: unknown, shown: str
   return obj;
 }
 
+/** The stack file's `config:` map; a file that is not a stack file is a usage error saying why. */
+function stackFileConfig(doc: unknown, label: string): Record<string, unknown> {
+  const what = doc === null || doc === undefined ? "it is empty" : Array.isArray(doc) ? "its top level is a list" : typeof doc !== "object" ? `its top level is a ${typeof doc}` : undefined;
+  if (what) throw new UsageError(`${label} is not understood as a Pulumi stack file: ${what}; a stack file is a map with a "config:" key`);
+  const top = doc as Record<string, unknown>;
+  const unknown = Object.keys(top).filter((k) => !STACK_FILE_KEYS.includes(k));
+  if (!("config" in top)) {
+    const hint = unknown.some((k) => k.includes(":")) ? '; indent the keys under "config:"' : didYouMean(unknown[0] ?? "", ["config"]);
+    throw new UsageError(`${label} is not understood as a Pulumi stack file: it has no "config:" key (top-level keys: ${clip(Object.keys(top).join(", ")) || "none"})${hint}`);
+  }
+  if (unknown.length > 0) throw new UsageError(`${label}: unknown top-level key ${JSON.stringify(clip(unknown[0]))}${didYouMean(unknown[0], STACK_FILE_KEYS) || `; a stack file has ${STACK_FILE_KEYS.join(", ")}`}`);
+  const cfg = top.config ?? {};
+  if (typeof cfg !== "object" || Array.isArray(cfg)) throw new UsageError(`${label}: "config" must be a map of keys to values`);
+  return cfg as Record<string, unknown>;
+}
+
 /** Merges project defaults, the stack file's `config:` and the overrides into the runtime's config map. */
 export function stackConfig(project: Project, file: string, overrides: readonly Override[] = []): StackConfigMap {
-  const doc = readYaml(file, "stack file") as Record<string, unknown> | null;
-  const cfg = doc?.config ?? {};
-  if (typeof cfg !== "object" || Array.isArray(cfg)) throw new UsageError(`stack file ${file}: "config" must be a map of keys to values`);
+  const cfg = stackFileConfig(readYaml(file, "stack file"), `stack file ${file}`);
   const values: Record<string, unknown> = { ...project.defaults };
   const secret = new Set<string>();
-  for (const [k, v] of Object.entries(cfg as Record<string, unknown>)) {
+  for (const [k, v] of Object.entries(cfg)) {
     const key = fullKey(project.name, k);
     const r = unsecure(v);
     values[key] = r.value;
@@ -172,4 +230,24 @@ export function stackConfig(project: Project, file: string, overrides: readonly 
   }
   const config = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
   return { config, secretKeys: [...secret].sort(), values };
+}
+
+/** The user's path of a full config key: `inference.x` in the project namespace, else `ns:key`. */
+export function userPath(project: string, key: string): string {
+  return key.startsWith(`${project}:`) ? key.slice(project.length + 1) : key;
+}
+
+/**
+ * Numbers JSON cannot carry (`.inf`, `-.inf`, `.nan`, `1e309`): the runtime would see `null`, i.e. the
+ * default, so each is a problem at its key instead.
+ */
+export function nonFiniteProblems(project: string, values: Readonly<Record<string, unknown>>): Problem[] {
+  const out: Problem[] = [];
+  const walk = (v: unknown, at: string): void => {
+    if (typeof v === "number" && !Number.isFinite(v)) out.push({ propertyPath: at, reason: `must be a finite number; got ${String(v)} (YAML .inf/.nan, or a literal too large for a double)` });
+    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}[${i}]`));
+    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, `${at}.${k}`);
+  };
+  for (const [k, v] of Object.entries(values)) walk(v, userPath(project, k));
+  return out;
 }

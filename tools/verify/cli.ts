@@ -2,21 +2,20 @@
  * `npm run verify -- <stack> [--kubeconfig F] [--namespace N] [--graph G] [--model M] [--backend B]
  *  [--url http://frontend:8000] [--json out.json] [--timeout S] [--ttft-threshold-ms MS] [--prometheus-url U]`
  *
- * Exit codes: 0 every gate passed; 1 a gate failed (or was INCONCLUSIVE/SKIPPED); 2 usage;
- * 3 cluster or Frontend unreachable (one line on stderr, no stack trace).
+ * Exit codes: see `ExitCode` (the README's verify section lists them). Arguments are parsed before
+ * anything heavy loads; the stack file is read with render's loader and the program's schema.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { parse as parseYaml } from "yaml";
-import { exitCodeOf } from "./gates";
-import { UnreachableError } from "./http";
-import { renderJson, renderTable } from "./report";
-import { resolveTarget, stackFile, UsageError } from "./target";
-import { prometheusFromConfig, PrometheusTarget } from "./prometheus";
+import { UsageError } from "../render/stackfile";
 
-/** Exit codes of the command. */
-export const ExitCode = { Pass: 0, GateFailed: 1, Usage: 2, Unreachable: 3 } as const;
+/**
+ * Exit codes of the command: 0 every gate passed; 1 a gate did not pass (FAIL, INCONCLUSIVE, SKIPPED);
+ * 2 usage, stack config or kubeconfig problem; 3 cluster or Frontend unreachable (the gates that ran are
+ * still reported); 70 internal error (a bug); 73 the --json file cannot be written.
+ */
+export const ExitCode = { Pass: 0, GateFailed: 1, Usage: 2, Unreachable: 3, Internal: 70, CantCreate: 73 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** Where output goes and where stacks are read from (injectable for tests). */
@@ -25,6 +24,8 @@ export interface Io {
   readonly stderr: (s: string) => void;
   /** Project root holding `stacks/`. @default - the repository root (two levels above this file) */
   readonly root: string;
+  /** Directory --kubeconfig and --json resolve against. @default - INIT_CWD (where npm was run), else the process cwd */
+  readonly cwd?: string;
 }
 
 /** Default run budget, seconds. */
@@ -32,18 +33,24 @@ export const DEFAULT_TIMEOUT_S = 120;
 /** Default gate E threshold: the field saw ~1 s on EFA and ~100 s on a TCP fallback. */
 export const DEFAULT_TTFT_THRESHOLD_MS = 5000;
 
+/** Bounds of --timeout (s): Node's timers overflow past ~24.8 days, and below 0.1 s nothing can run. */
+export const TIMEOUT_S = { min: 0.1, max: 86400 } as const;
+/** Bounds of --ttft-threshold-ms. */
+export const TTFT_MS = { min: 1, max: 600000 } as const;
+
 export const USAGE = `usage: npm run verify -- <stack> [options]
   --kubeconfig F          kubeconfig file (default: KUBECONFIG, ~/.kube/config)
   --namespace N           namespace of the graph (default: stack config, else "dynamo")
   --graph G               DynamoGraphDeployment name (default: stack config graphName, else <stack>)
   --model M               served model id (default: stack config servedModelName/model)
-  --backend B             vllm | trtllm | sglang (default: stack config backend)
+  --backend B             vllm | trtllm (default: stack config backend)
   --url U                 Frontend base URL (default: port-forward to a Ready Frontend pod)
   --json F                also write the results as JSON to F
-  --timeout S             budget for the whole run, seconds (default ${DEFAULT_TIMEOUT_S})
-  --ttft-threshold-ms MS  gate E threshold (default ${DEFAULT_TTFT_THRESHOLD_MS})
-  --prometheus-url U      run gate F: read TTFT/ITL back from this Prometheus (e.g. a port-forward to svc/kps-prometheus)
-exit: 0 all gates pass, 1 a gate failed, 2 usage, 3 cluster or frontend unreachable
+  --timeout S             budget for the whole run, seconds, ${TIMEOUT_S.min}..${TIMEOUT_S.max} (default ${DEFAULT_TIMEOUT_S})
+  --ttft-threshold-ms MS  gate E threshold, ${TTFT_MS.min}..${TTFT_MS.max} (default ${DEFAULT_TTFT_THRESHOLD_MS})
+  --prometheus-url U      gate F: read TTFT/ITL back from this Prometheus (default: the stack's own, through a port-forward)
+exit: 0 all gates pass, 1 a gate did not pass, 2 usage / stack config / kubeconfig, 3 cluster or
+frontend unreachable (gates that ran are still reported), 70 internal error, 73 --json not writable
 `;
 
 const OPTIONS = {
@@ -60,11 +67,27 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-function positiveNumber(flag: string, v: string | undefined, dflt: number): number {
+function bounded(flag: string, v: string | undefined, dflt: number, b: { min: number; max: number }): number {
   if (v === undefined) return dflt;
   const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number; got ${JSON.stringify(v)}`);
+  if (v.trim() === "" || !Number.isFinite(n) || n < b.min || n > b.max) throw new UsageError(`${flag} must be a number from ${b.min} to ${b.max}; got ${JSON.stringify(v.slice(0, 40))}`);
   return n;
+}
+
+/** `--url`, `--prometheus-url`: http(s)://host[:port] with a valid port, else a usage error. */
+function httpUrl(flag: string, v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  let u: URL | undefined;
+  try {
+    u = new URL(v);
+  } catch {
+    // reported below
+  }
+  if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || u.hostname === "") {
+    throw new UsageError(`${flag} must be http(s)://host[:port] with a port 1..65535; got ${JSON.stringify(v.slice(0, 80))}`);
+  }
+  if (u.port === "0") throw new UsageError(`${flag} port must be 1..65535; got 0`);
+  return v;
 }
 
 function parse(argv: readonly string[]) {
@@ -76,30 +99,28 @@ function parse(argv: readonly string[]) {
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true as const };
-  if (positionals.length !== 1) throw new UsageError(`expected exactly one <stack>; got ${positionals.length ? positionals.join(" ") : "none"}`);
-  if (values.url !== undefined && !/^https?:\/\/[^/]+/.test(values.url)) throw new UsageError(`--url must be http(s)://host[:port]; got ${values.url}`);
+  if (positionals.length !== 1) throw new UsageError(`expected exactly one <stack>; got ${positionals.length ? positionals.join(" ").slice(0, 80) : "none"}`);
   return {
     help: false as const,
     stack: positionals[0],
-    values,
-    timeoutMs: positiveNumber("--timeout", values.timeout, DEFAULT_TIMEOUT_S) * 1000,
-    ttftThresholdMs: positiveNumber("--ttft-threshold-ms", values["ttft-threshold-ms"], DEFAULT_TTFT_THRESHOLD_MS),
+    values: { ...values, url: httpUrl("--url", values.url), "prometheus-url": httpUrl("--prometheus-url", values["prometheus-url"]) },
+    timeoutMs: bounded("--timeout", values.timeout, DEFAULT_TIMEOUT_S, TIMEOUT_S) * 1000,
+    ttftThresholdMs: bounded("--ttft-threshold-ms", values["ttft-threshold-ms"], DEFAULT_TTFT_THRESHOLD_MS, TTFT_MS),
   };
 }
 
-/** Gate F's Prometheus: `--prometheus-url`, else the one the stack file's observability config installs. */
-function withPrometheus(url: string | undefined, file: string): { prometheus?: PrometheusTarget } {
-  if (url !== undefined) {
-    if (!/^https?:\/\/[^/]+/.test(url)) throw new UsageError(`--prometheus-url must be http(s)://host[:port]; got ${url}`);
-    return { prometheus: { url } };
+/** Writes the --json report; a file that cannot be written is exit 73 (the table was printed already). */
+function writeJson(file: string, text: string, io: Io): boolean {
+  try {
+    fs.writeFileSync(file, text);
+    return true;
+  } catch (e) {
+    io.stderr(`verify: cannot write --json ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+    return false;
   }
-  if (!fs.existsSync(file)) return {};
-  const doc = parseYaml(fs.readFileSync(file, "utf8")) as { config?: Record<string, unknown> } | null;
-  const p = prometheusFromConfig(doc?.config);
-  return p ? { prometheus: p } : {};
 }
 
-/** The command, in-process: returns the exit code instead of exiting. */
+/** The command, in-process: returns the exit code instead of exiting. Never throws. */
 export async function main(argv: readonly string[], io: Io = defaultIo()): Promise<number> {
   try {
     const a = parse(argv);
@@ -107,31 +128,35 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
       io.stdout(USAGE);
       return ExitCode.Pass;
     }
+    // Loaded lazily: the schema and @kubernetes/client-node take seconds to import; usage errors should not wait.
+    const { resolveTarget, stackPrometheus } = await import("./target");
     const target = resolveTarget(a.stack, a.values, io.root);
-    // Loaded lazily: @kubernetes/client-node takes ~1 s to import, and usage errors should not wait for it.
+    const promUrl = a.values["prometheus-url"];
+    const prometheus = promUrl !== undefined ? { url: promUrl } : stackPrometheus(io.root, a.stack);
     const { runGates } = await import("./run");
-    const { results, frontend } = await runGates({
+    const { exitCodeOf } = await import("./gates");
+    const { renderJson, renderTable } = await import("./report");
+    const userPath = (p: string | undefined) => (p === undefined ? undefined : path.resolve(io.cwd ?? process.cwd(), p));
+    const { results, frontend, unreachable } = await runGates({
       target,
-      kubeconfig: a.values.kubeconfig,
+      kubeconfig: userPath(a.values.kubeconfig),
       url: a.values.url,
       timeoutMs: a.timeoutMs,
       ttftThresholdMs: a.ttftThresholdMs,
-      ...withPrometheus(a.values["prometheus-url"], stackFile(io.root, a.stack)),
+      ...(prometheus ? { prometheus } : {}),
     });
-    const exitCode = exitCodeOf(results);
+    const exitCode = unreachable ? ExitCode.Unreachable : exitCodeOf(results);
     io.stdout(renderTable(target, results));
-    if (a.values.json) fs.writeFileSync(a.values.json, renderJson({ target, frontend, exitCode, gates: results }));
-    return exitCode;
+    const wrote = a.values.json ? writeJson(userPath(a.values.json)!, renderJson({ target, frontend, exitCode, gates: results, ...(unreachable ? { unreachable } : {}) }), io) : true;
+    if (unreachable) io.stderr(`verify: ${unreachable}\n`);
+    return wrote ? exitCode : ExitCode.CantCreate;
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr(`verify: ${e.message}\n${USAGE}`);
       return ExitCode.Usage;
     }
-    if (e instanceof UnreachableError) {
-      io.stderr(`verify: ${e.message}\n`);
-      return ExitCode.Unreachable;
-    }
-    throw e;
+    io.stderr(`verify: internal error (a bug in dynamo-efa, please report it): ${String((e as Error)?.message ?? e).split("\n")[0].slice(0, 200)}\n`);
+    return ExitCode.Internal;
   }
 }
 
@@ -140,6 +165,7 @@ function defaultIo(): Io {
     stdout: (s) => process.stdout.write(s),
     stderr: (s) => process.stderr.write(s),
     root: path.resolve(__dirname, "..", ".."),
+    cwd: process.env.INIT_CWD || process.cwd(),
   };
 }
 
@@ -147,8 +173,8 @@ if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (e: unknown) => {
-      process.stderr.write(`verify: unexpected error: ${(e as Error).message ?? String(e)}\n`);
-      process.exit(1);
+      process.stderr.write(`verify: internal error: ${String((e as Error)?.message ?? e).slice(0, 200)}\n`);
+      process.exit(ExitCode.Internal);
     },
   );
 }

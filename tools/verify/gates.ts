@@ -11,12 +11,14 @@
  *  E. time to first token below a threshold (~1 s on EFA, ~100 s on a silent TCP fallback).
  */
 
-/** Outcome of one gate. `INCONCLUSIVE` = no reliable evidence either way; it counts as not passing. */
+/** Outcome of one gate. `INCONCLUSIVE` = no reliable evidence either way; it counts as not passing, as do SKIPPED and NOT RUN. */
 export const GateStatus = {
   Pass: "PASS",
   Fail: "FAIL",
   Inconclusive: "INCONCLUSIVE",
   Skipped: "SKIPPED",
+  /** The gate's checks never ran: the cluster or Frontend became unreachable, or no time was left. */
+  NotRun: "NOT RUN",
 } as const;
 export type GateStatus = (typeof GateStatus)[keyof typeof GateStatus];
 
@@ -195,7 +197,8 @@ export function gateModels(reply: HttpReply, servedModel: string): GateResult {
   if (!Array.isArray(data)) {
     return result("B", GateStatus.Fail, [`GET /v1/models: no "data" array in ${clip(reply.text)}`], reply.ms);
   }
-  const ids = data.map((m) => (isObject(m) ? String(m.id) : "?"));
+  // Only a string id names a model: ["x"] must not pass as "x" through String().
+  const ids = data.map((m) => (isObject(m) && typeof m.id === "string" ? m.id : `? (id ${clip(JSON.stringify(isObject(m) ? m.id : m) ?? "none", 40)})`));
   if (!ids.includes(servedModel)) {
     const seen = ids.length ? ids.join(", ") : "none (Frontend discovered no worker)";
     return result("B", GateStatus.Fail, [`served model "${servedModel}" not listed; listed: ${seen}`], reply.ms);
@@ -235,7 +238,9 @@ export function sseProblems(reply: SseReply): string[] {
   const out: string[] = [];
   const events = reply.events;
   if (events.length === 0) return ["stream: no SSE data events"];
-  if (events[events.length - 1] !== "[DONE]") out.push(`stream: ended without [DONE] after ${events.length} events`);
+  const done = events.indexOf("[DONE]");
+  if (done < 0) out.push(`stream: ended without [DONE] after ${events.length} events`);
+  else if (done < events.length - 1) out.push(`stream: ${events.length - 1 - done} event(s) after [DONE]`);
   let text = "";
   for (const e of events.filter((x) => x !== "[DONE]")) {
     let chunk: unknown;
@@ -243,6 +248,10 @@ export function sseProblems(reply: SseReply): string[] {
       chunk = JSON.parse(e);
     } catch {
       out.push(`stream: event is not JSON: ${clip(e, 80)}`);
+      break;
+    }
+    if (isObject(chunk) && "error" in chunk) {
+      out.push(`stream: error event mid-stream: ${clip(JSON.stringify(chunk.error) ?? "", 120)}`);
       break;
     }
     text += chunkText(chunk);

@@ -16,6 +16,16 @@ export class UnreachableError extends Error {
   }
 }
 
+/** Largest JSON response body read; a Frontend answer is a few KiB. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Largest SSE stream read, in bytes and in events (16 tokens make ~20 events). */
+export const MAX_SSE_BYTES = 16 * 1024 * 1024;
+export const MAX_SSE_EVENTS = 10_000;
+/** Longest SSE line kept while waiting for its newline. */
+export const MAX_SSE_LINE = 1024 * 1024;
+/** The error of a request that was never sent because the run's time budget was spent. */
+export const NOT_SENT = "not sent: no time left in the --timeout budget";
+
 /** Socket error codes that mean "nothing is listening there / no route", not "the server misbehaved". */
 export const UNREACHABLE_CODES: readonly string[] = ["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"];
 
@@ -73,15 +83,30 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Sends one request and buffers the reply; `body` is sent as JSON when given. */
+/** Reads a response body up to `max` bytes; `over` is true when it had more (the socket is then closed). */
+async function readCapped(res: http.IncomingMessage, max: number): Promise<{ text: string; over: boolean }> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of res) {
+    n += (c as Buffer).length;
+    if (n > max) {
+      res.destroy();
+      return { text: Buffer.concat(chunks).toString("utf8"), over: true };
+    }
+    chunks.push(c as Buffer);
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), over: false };
+}
+
+/** Sends one request and buffers the reply (at most `MAX_BODY_BYTES`); `body` is sent as JSON when given. */
 export async function requestJson(url: string, method: "GET" | "POST", body: unknown, timeoutMs: number): Promise<HttpReply> {
   const t0 = Date.now();
+  if (timeoutMs < 1) return { status: 0, text: "", json: undefined, ms: 0, error: NOT_SENT };
   let timedOut = false;
   try {
     const { res } = await send(url, method, body, timeoutMs, () => (timedOut = true));
-    const chunks: Buffer[] = [];
-    for await (const c of res) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString("utf8");
+    const { text, over } = await readCapped(res, MAX_BODY_BYTES);
+    if (over) return { status: res.statusCode ?? 0, text: "", json: undefined, ms: Date.now() - t0, error: `response body larger than ${MAX_BODY_BYTES} bytes (not read further)` };
     return { status: res.statusCode ?? 0, text, json: parseJson(text), ms: Date.now() - t0 };
   } catch (e) {
     if (e instanceof UnreachableError) throw e;
@@ -94,9 +119,10 @@ export async function requestJson(url: string, method: "GET" | "POST", body: unk
 export class SseParser {
   private buf = "";
   private data: string[] = [];
-  /** Feeds text; returns the payloads of the events it completed. */
+  /** Feeds text; returns the payloads of the events it completed. Throws on a line over `MAX_SSE_LINE`. */
   push(text: string): string[] {
     this.buf += text;
+    if (this.buf.length > MAX_SSE_LINE && !this.buf.includes("\n")) throw new Error(`an SSE line longer than ${MAX_SSE_LINE} characters`);
     const out: string[] = [];
     let nl: number;
     while ((nl = this.buf.indexOf("\n")) >= 0) {
@@ -119,12 +145,15 @@ export class SseParser {
 /** POSTs `body` (which must say `"stream": true`) and collects the SSE events, timing the first token. */
 export async function requestSse(url: string, body: unknown, timeoutMs: number): Promise<SseReply> {
   const t0 = Date.now();
+  if (timeoutMs < 1) return { status: 0, events: [], ttftMs: undefined, ms: 0, error: NOT_SENT };
   let timedOut = false;
   const events: string[] = [];
   let ttftMs: number | undefined;
   let status = 0;
+  let bytes = 0;
   const note = (payloads: string[]) => {
     for (const p of payloads) {
+      if (events.length >= MAX_SSE_EVENTS) throw new Error(`more than ${MAX_SSE_EVENTS} SSE events (not read further)`);
       events.push(p);
       if (ttftMs === undefined && p !== "[DONE]") {
         const t = chunkText(parseJson(p));
@@ -137,13 +166,23 @@ export async function requestSse(url: string, body: unknown, timeoutMs: number):
     status = res.statusCode ?? 0;
     const type = String(res.headers["content-type"] ?? "");
     if (!type.includes("text/event-stream")) {
-      const chunks: Buffer[] = [];
-      for await (const c of res) chunks.push(c as Buffer);
-      return { status, events, ttftMs, ms: Date.now() - t0, text: Buffer.concat(chunks).toString("utf8"), error: status === 200 ? `not an SSE response (content-type ${type || "none"})` : undefined };
+      const { text, over } = await readCapped(res, MAX_BODY_BYTES);
+      const error = over ? `response body larger than ${MAX_BODY_BYTES} bytes (not read further)` : status === 200 ? `not an SSE response (content-type ${type || "none"})` : undefined;
+      return { status, events, ttftMs, ms: Date.now() - t0, text, error };
     }
     const parser = new SseParser();
     res.setEncoding("utf8");
-    for await (const c of res) note(parser.push(c as string));
+    try {
+      for await (const c of res) {
+        bytes += Buffer.byteLength(c as string);
+        if (bytes > MAX_SSE_BYTES) throw new Error(`SSE stream larger than ${MAX_SSE_BYTES} bytes (not read further)`);
+        note(parser.push(c as string));
+      }
+    } catch (e) {
+      res.destroy();
+      if (timedOut) throw e;
+      return { status, events: events.slice(0, 100), ttftMs, ms: Date.now() - t0, error: (e as Error).message };
+    }
     note(parser.end());
     return { status, events, ttftMs, ms: Date.now() - t0 };
   } catch (e) {

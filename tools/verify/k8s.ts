@@ -5,12 +5,15 @@
  */
 import * as fs from "node:fs";
 import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
 import { PassThrough } from "node:stream";
 import * as k8s from "@kubernetes/client-node";
 import { OperatorLabel } from "../../components/_shared/names";
 import { EndpointFact, PodFact } from "./gates";
 import { errorCode, UnreachableError, UNREACHABLE_CODES } from "./http";
 import { WorkerLog } from "./kvlog";
+import { decodeUtf8, readRegularFile } from "../render/stackfile";
 import { UsageError } from "./target";
 
 /** Label the EndpointSlice controller puts on every slice of a Service. */
@@ -25,13 +28,52 @@ export interface PodRef extends PodFact {
   readonly container: string | undefined;
 }
 
-/** Loads a kubeconfig: the given file, else the default chain (KUBECONFIG, ~/.kube/config, in-cluster). */
+/** The kubeconfig files the client would read without --kubeconfig: KUBECONFIG's list, else ~/.kube/config. */
+function defaultKubeconfigFiles(): string[] {
+  const env = process.env.KUBECONFIG;
+  if (env) {
+    const listed = env.split(path.delimiter).filter((f) => f !== "");
+    const found = listed.filter((f) => fs.existsSync(f));
+    if (found.length === 0) throw new UsageError(`KUBECONFIG=${env.slice(0, 200)} names no existing file; fix it, or pass --kubeconfig FILE`);
+    return found;
+  }
+  const home = path.join(os.homedir(), ".kube", "config");
+  return fs.existsSync(home) ? [home] : [];
+}
+
+/** A kubeconfig file's text, or a usage error saying plainly why it cannot be used. */
+function kubeconfigText(file: string): string {
+  const text = decodeUtf8(readRegularFile(file, "kubeconfig"), `kubeconfig ${file}`);
+  if (text.trim() === "") throw new UsageError(`kubeconfig ${file} is empty; run e.g. \`aws eks update-kubeconfig --name <cluster>\`, or pass another --kubeconfig`);
+  return text;
+}
+
+/**
+ * Loads a kubeconfig: the given file, else KUBECONFIG / ~/.kube/config, else in-cluster. Missing,
+ * unreadable, empty, malformed or context-less kubeconfigs are usage errors (exit 2) with a plain
+ * message, never a client stack trace.
+ */
 export function loadKubeConfig(file?: string): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
   if (file && !fs.existsSync(file)) throw new UsageError(`--kubeconfig ${file}: no such file`);
-  if (file) kc.loadFromFile(file);
-  else kc.loadFromDefault();
-  if (!kc.getCurrentCluster()) throw new UnreachableError(`no cluster in kubeconfig${file ? ` ${file}` : ""}`);
+  const files = file ? [file] : defaultKubeconfigFiles();
+  if (files.length === 0) {
+    if (process.env.KUBERNETES_SERVICE_HOST) {
+      kc.loadFromCluster();
+      return kc;
+    }
+    throw new UsageError("no kubeconfig: pass --kubeconfig FILE, set KUBECONFIG, or create ~/.kube/config (aws eks update-kubeconfig --name <cluster>)");
+  }
+  const texts = files.map(kubeconfigText);
+  try {
+    if (files.length === 1) kc.loadFromString(texts[0]);
+    else kc.loadFromDefault();
+  } catch (e) {
+    throw new UsageError(`kubeconfig ${files.join(", ")} is not a valid kubeconfig: ${String((e as Error).message ?? e).split("\n")[0].slice(0, 200)}`);
+  }
+  if (!kc.getCurrentCluster()) {
+    throw new UsageError(`kubeconfig ${files.join(", ")} has no current cluster (current-context: ${kc.getCurrentContext() || "unset"}); set current-context, or pass another --kubeconfig`);
+  }
   return kc;
 }
 
@@ -50,6 +92,9 @@ export function clusterError(kc: k8s.KubeConfig, e: unknown, what: string): unkn
     return new UnreachableError(`cluster at ${server} answered HTTP ${status} to ${what}${reason ? `: ${reason}` : ""}`);
   }
   if (e instanceof Error && /timed out/.test(e.message)) return new UnreachableError(`cluster at ${server}: ${e.message}`);
+  if (e instanceof Error && /HTTP protocol is not allowed/.test(e.message)) {
+    return new UsageError(`kubeconfig cluster ${server} is plain http:// without insecure-skip-tls-verify, which the Kubernetes client refuses; use the https:// endpoint (or set insecure-skip-tls-verify: true for a local test cluster)`);
+  }
   return e;
 }
 

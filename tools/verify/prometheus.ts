@@ -7,6 +7,7 @@
 import { OBSERVABILITY_DEFAULTS, PrometheusMode } from "../../components/observability/args";
 import { FrontendMetric, ScrapeLabel } from "../../components/observability/metrics";
 import { PROMETHEUS_POD_LABEL, PROMETHEUS_POD_PORT } from "../../components/observability/render";
+import type { ObservabilityConfig } from "../../program/config-observability";
 import { GateResult, GateStatus, result } from "./gates";
 import type { HttpReply } from "./gates";
 import { requestJson } from "./http";
@@ -76,19 +77,13 @@ export async function readLatencies(base: string, graph: string, namespace: stri
 /** Where gate F finds Prometheus: a URL, or a pod to port-forward to through the Kubernetes API. */
 export type PrometheusTarget = { readonly url: string } | { readonly namespace: string; readonly selector: string; readonly port: number };
 
-/** Stack config key of the observability settings (the program's `dynamo-efa:observability`). */
-export const OBSERVABILITY_CONFIG_KEY = "dynamo-efa:observability";
-
 /**
- * Gate F's Prometheus for a stack file's config: the in-cluster Prometheus the program installs
- * (observability is on unless the key is `false` or `enabled: false`); undefined when monitoring is
- * off or uses an existing Prometheus (then only `--prometheus-url` runs gate F).
+ * Gate F's Prometheus for a stack's checked observability config (the program's schema reads the
+ * stack file): the in-cluster Prometheus the program installs; undefined when monitoring is off or
+ * uses an existing Prometheus (then only `--prometheus-url` runs gate F).
  */
-export function prometheusFromConfig(config: Record<string, unknown> | undefined): PrometheusTarget | undefined {
-  const raw = config?.[OBSERVABILITY_CONFIG_KEY];
-  if (raw === false) return undefined;
-  const o = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
-  if (o.enabled === false || (o.prometheus ?? OBSERVABILITY_DEFAULTS.prometheus) !== PrometheusMode.Install) return undefined;
+export function prometheusFor(observability: ObservabilityConfig | undefined): PrometheusTarget | undefined {
+  if (!observability || observability.prometheus !== PrometheusMode.Install) return undefined;
   const selector = Object.entries(PROMETHEUS_POD_LABEL).map(([k, v]) => `${k}=${v}`).join(",");
   return { namespace: OBSERVABILITY_DEFAULTS.namespace, selector, port: PROMETHEUS_POD_PORT };
 }

@@ -8,6 +8,8 @@ export interface VerifyReport {
   readonly frontend: string | undefined;
   readonly exitCode: number;
   readonly gates: readonly GateResult[];
+  /** Set when the run stopped because the cluster or Frontend became unreachable (exit code 3). */
+  readonly unreachable?: string;
 }
 
 function pad(s: string, n: number): string {

@@ -1,7 +1,9 @@
 /**
  * Runs the gates in order against a live deployment: fetch (k8s.ts, http.ts), judge (gates.ts,
  * kvlog.ts). A gate whose prerequisite did not pass is SKIPPED. Everything runs inside one time
- * budget (`timeoutMs`); a gate reached with no time left FAILs saying so.
+ * budget (`timeoutMs`); a gate reached with no time left is NOT RUN, saying so. When the cluster or the
+ * Frontend becomes unreachable, the gates that ran keep their results and the rest are NOT RUN
+ * (`RunOutcome.unreachable` says why; the CLI still prints the table and writes --json, exit 3).
  */
 import { DynamoPort, GraphService, podSelector } from "../../components/_shared/names";
 import {
@@ -45,6 +47,8 @@ export interface RunOutcome {
   readonly results: GateResult[];
   /** Frontend URL used (undefined when no HTTP gate ran). */
   readonly frontend: string | undefined;
+  /** Why the run stopped early: the cluster or Frontend could not be reached (exit code 3). */
+  readonly unreachable?: string;
 }
 
 const ORDER: readonly GateId[] = ["A", "B", "C", "D", "E", "F"];
@@ -63,7 +67,7 @@ class Budget {
   }
   outOfTime(id: GateId): GateResult | undefined {
     if (this.left() > 0) return undefined;
-    return result(id, GateStatus.Fail, [`no time left (--timeout ${Math.round(this.totalMs / 1000)} s)`]);
+    return result(id, GateStatus.NotRun, [`not run: no time left (--timeout ${this.totalMs / 1000} s)`]);
   }
 }
 
@@ -114,14 +118,11 @@ async function openFrontend(o: RunOptions, pods: readonly PodRef[], kc: KubeConf
   return forwardToPod(kc, o.target.namespace, pod.name, DynamoPort.FrontendHttp);
 }
 
-/** Runs gates A-E; throws `UnreachableError` when the cluster or the Frontend cannot be reached. */
-export async function runGates(o: RunOptions): Promise<RunOutcome> {
+/** Gates A-D's reads and checks, then the HTTP gates; results go to `done` as they finish. */
+async function runAll(o: RunOptions, budget: Budget, done: Map<GateId, GateResult>, opened: (f: Forward) => void): Promise<void> {
   const t = o.target;
-  const budget = new Budget(o.timeoutMs);
   const kc = loadKubeConfig(o.kubeconfig);
   const reader = new ClusterReader(kc, t.namespace);
-  const done = new Map<GateId, GateResult>();
-
   const t0 = Date.now();
   const selector = podSelector(t.graph);
   const pods = await reader.pods(selector, budget.left());
@@ -136,14 +137,29 @@ export async function runGates(o: RunOptions): Promise<RunOutcome> {
   done.set("D", budget.outOfTime("D") ?? gateKvLogs(t.backend, logs, elapsed(t1), t.kvTransport));
 
   const frontend = blockersOf("B", done).length === 0 ? await openFrontend(o, pods, kc) : undefined;
-  try {
-    await httpGates(frontend, t, o, budget, done);
-  } finally {
-    await frontend?.close();
-  }
+  if (frontend) opened(frontend);
+  await httpGates(frontend, t, o, budget, done);
   if (o.prometheus) {
     const b = blockersOf("F", done);
     done.set("F", b.length ? skipped("F", b) : (budget.outOfTime("F") ?? (await gateF(kc, o.prometheus, t.graph, t.namespace, budget.left()))));
   }
-  return { results: ORDER.filter((id) => done.has(id)).map((id) => done.get(id) as GateResult), frontend: frontend?.url };
+}
+
+/** Runs gates A-E, and F when there is a Prometheus to read. Unreachable cluster or Frontend: the outcome keeps what ran and says why. */
+export async function runGates(o: RunOptions): Promise<RunOutcome> {
+  const budget = new Budget(o.timeoutMs);
+  const done = new Map<GateId, GateResult>();
+  let frontend: Forward | undefined;
+  let unreachable: string | undefined;
+  try {
+    await runAll(o, budget, done, (f) => (frontend = f));
+  } catch (e) {
+    if (!(e instanceof UnreachableError)) throw e;
+    unreachable = e.message;
+  } finally {
+    await (frontend as Forward | undefined)?.close();
+  }
+  const notRun = (id: GateId) => result(id, GateStatus.NotRun, [`not run: ${unreachable ?? "stopped early"}`]);
+  const results = ORDER.filter((id) => id !== "F" || o.prometheus).map((id) => done.get(id) ?? notRun(id));
+  return { results, frontend: (frontend as Forward | undefined)?.url, ...(unreachable ? { unreachable } : {}) };
 }

@@ -1,15 +1,24 @@
 /**
- * What `verify` checks: namespace, graph, served model and engine of a stack. Resolved in ONE place
- * (`resolveTarget`) so it is easy to align with the stack config schema the inference program reads.
+ * What `verify` checks: namespace, graph, served model and engine of a stack. Read with the same
+ * loader and the same schema as `render` and the program (issue 13, item 16): `tools/render/stackfile.ts`
+ * merges `Pulumi.yaml` defaults and `stacks/Pulumi.<stack>.yaml` (namespaced or not, merge keys and
+ * all), `tools/render/check.ts` checks it with `checkStackConfig`, so verify accepts exactly the
+ * stacks the program deploys and reads them with the program's defaults.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parse } from "yaml";
-import { DEFAULT_GRAPH_NAME, DEFAULT_GRAPH_NAMESPACE } from "../../components/_shared/names";
-import { INFERENCE_DEFAULTS } from "../../components/inference/args";
+import { DEFAULT_GRAPH_NAME, DEFAULT_GRAPH_NAMESPACE, K8S_NAME } from "../../components/_shared/names";
+import { formatProblems, Problem } from "../../components/_shared/problems";
+import { INFERENCE_FIELDS } from "../../program/config-schema";
+import { check, stringDefect } from "../../program/schema";
+import { checkStackConfigMap } from "../render/check";
+import { checkStackName, loadProject, stackConfig, UsageError } from "../render/stackfile";
 import type { KvTransport } from "../../components/inference/transport";
+import { prometheusFor, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
 import { stackKvTransport } from "./transport";
+
+export { UsageError };
 
 /** The deployment `verify` checks. */
 export interface Target {
@@ -35,70 +44,72 @@ export interface TargetFlags {
   readonly backend?: string;
 }
 
-/** A usage problem (exit code 2). */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
-
-/** Config key holding the inference settings in `stacks/Pulumi.<stack>.yaml`. */
-export const INFERENCE_CONFIG_KEY = "dynamo-efa:inference";
-/** Config key holding the graph name (top level, as the program reads it). */
-export const GRAPH_NAME_CONFIG_KEY = "dynamo-efa:graphName";
 /** Namespace when neither flag nor stack says: the inference component's own default. */
 export const DEFAULT_NAMESPACE = DEFAULT_GRAPH_NAMESPACE;
 
-const BACKENDS: readonly string[] = Object.values(Backend);
-
-/** Path of a stack's config file under `root`. */
+/** Path of a stack's config file under `root` (the project's stack config dir). */
 export function stackFile(root: string, stack: string): string {
-  return path.join(root, "stacks", `Pulumi.${stack}.yaml`);
+  return path.join(root, loadProject(root).stackConfigDir, `Pulumi.${checkStackName(stack, "stack")}.yaml`);
 }
 
-function readStack(file: string): { inf: Record<string, unknown>; graphName?: string; cluster?: Record<string, unknown> } {
-  const doc = parse(fs.readFileSync(file, "utf8")) as { config?: Record<string, unknown> } | null;
-  const inf = doc?.config?.[INFERENCE_CONFIG_KEY];
-  if (typeof inf !== "object" || inf === null || Array.isArray(inf)) {
-    throw new UsageError(`${file}: no "config.${INFERENCE_CONFIG_KEY}" object; pass --namespace, --graph, --model and --backend instead`);
+/** The flags, checked with the schema's own specs (the backend enum is the program's). */
+function flagProblems(flags: TargetFlags): Problem[] {
+  const out: Problem[] = [];
+  if (flags.backend !== undefined) out.push(...check("--backend", flags.backend, INFERENCE_FIELDS.backend.spec).problems);
+  for (const [flag, v] of [["--namespace", flags.namespace], ["--graph", flags.graph]] as const) {
+    if (v !== undefined && !K8S_NAME.test(v)) out.push({ propertyPath: flag, reason: `must be a lower-case RFC 1123 name; got ${JSON.stringify(v.slice(0, 80))}` });
   }
-  const cluster = doc?.config?.["dynamo-efa:cluster"];
-  return { inf: inf as Record<string, unknown>, graphName: str(doc?.config?.[GRAPH_NAME_CONFIG_KEY]), ...(typeof cluster === "object" && cluster !== null ? { cluster: cluster as Record<string, unknown> } : {}) };
+  const bad = flags.model !== undefined ? stringDefect(flags.model) : undefined;
+  if (bad) out.push({ propertyPath: "--model", reason: bad });
+  return out;
 }
 
-function str(v: unknown): string | undefined {
-  return typeof v === "string" && v !== "" ? v : undefined;
+/** The stack file's inference target, checked as the program checks it. */
+function fromStackFile(root: string, file: string): Omit<Target, "source"> {
+  const project = loadProject(root);
+  // verify never needs the token, and a deployed stack had one: do not require it here.
+  const { config, problems } = checkStackConfigMap(project.name, stackConfig(project, file), true);
+  if (!config) throw new UsageError(`${formatProblems(`${path.relative(root, file)} is not a valid stack config`, problems)}\n(fix the stack file, or pass --namespace, --graph, --model and --backend without a stack file)`);
+  const inf = config.inference;
+  return {
+    namespace: inf.namespace ?? DEFAULT_NAMESPACE,
+    graph: config.graphName,
+    servedModel: inf.servedModelName ?? inf.model,
+    backend: (inf.backend ?? Backend.Vllm) as Backend,
+    kvTransport: stackKvTransport(inf as unknown as Record<string, unknown>, config.cluster as unknown as Record<string, unknown>),
+  };
+}
+
+/** Gate F's Prometheus as the stack file's observability config installs it; undefined without one (or without a file). */
+export function stackPrometheus(root: string, stack: string): PrometheusTarget | undefined {
+  const file = stackFile(root, stack);
+  if (!fs.existsSync(file)) return undefined;
+  const project = loadProject(root);
+  return prometheusFor(checkStackConfigMap(project.name, stackConfig(project, file), true).config?.observability);
 }
 
 /**
- * Resolution order: explicit flags; else `stacks/Pulumi.<stack>.yaml` under `root`, read with the
- * program's own keys and defaults: `dynamo-efa:graphName` (default `DEFAULT_GRAPH_NAME`), and under
- * `dynamo-efa:inference`: `backend` (default vllm), `model`, `servedModelName` (default: model),
- * `namespace` (default "dynamo"). No file and no --model => UsageError.
+ * Resolution order: explicit flags; else `stacks/Pulumi.<stack>.yaml` under `root`, checked and
+ * defaulted by the program's schema. No file and no --model/--backend => UsageError.
  */
 export function resolveTarget(stack: string, flags: TargetFlags, root: string): Target {
+  const problems = flagProblems(flags);
+  if (problems.length > 0) throw new UsageError(formatProblems("invalid flags", problems));
   const file = stackFile(root, stack);
   const haveFile = fs.existsSync(file);
-  const { inf, graphName, cluster } = haveFile ? readStack(file) : { inf: {} as Record<string, unknown>, graphName: undefined, cluster: undefined };
-  const model = flags.model ?? str(inf.servedModelName) ?? str(inf.model);
-  const backend = flags.backend ?? str(inf.backend) ?? (haveFile ? INFERENCE_DEFAULTS.backend : undefined);
-  const missing: string[] = [];
-  if (!model) missing.push("--model");
-  if (!backend) missing.push("--backend");
-  if (missing.length > 0) {
-    const where = haveFile ? `${file} has no ${INFERENCE_CONFIG_KEY}.model/backend` : `no stack file ${file}`;
-    throw new UsageError(`${where}; pass ${missing.join(" and ")} (and --namespace/--graph if not "${DEFAULT_NAMESPACE}"/"${DEFAULT_GRAPH_NAME}")`);
-  }
-  if (!BACKENDS.includes(backend as string)) {
-    throw new UsageError(`backend ${JSON.stringify(backend)} is not one of ${BACKENDS.join(", ")}`);
+  const fromFile = haveFile ? fromStackFile(root, file) : undefined;
+  const model = flags.model ?? fromFile?.servedModel;
+  const backend = flags.backend ?? fromFile?.backend;
+  if (!model || !backend) {
+    const missing = [...(model ? [] : ["--model"]), ...(backend ? [] : ["--backend"])];
+    throw new UsageError(`no stack file ${file}; pass ${missing.join(" and ")} (and --namespace/--graph if not "${DEFAULT_NAMESPACE}"/"${DEFAULT_GRAPH_NAME}")`);
   }
   return {
-    namespace: flags.namespace ?? str(inf.namespace) ?? DEFAULT_NAMESPACE,
-    graph: flags.graph ?? graphName ?? DEFAULT_GRAPH_NAME,
-    servedModel: model as string,
+    namespace: flags.namespace ?? fromFile?.namespace ?? DEFAULT_NAMESPACE,
+    graph: flags.graph ?? fromFile?.graph ?? DEFAULT_GRAPH_NAME,
+    servedModel: model,
     backend: backend as Backend,
-    ...(haveFile ? { kvTransport: stackKvTransport(inf, cluster) } : {}),
+    ...(fromFile?.kvTransport ? { kvTransport: fromFile.kvTransport } : {}),
     source: haveFile ? path.relative(root, file) : "flags",
   };
 }

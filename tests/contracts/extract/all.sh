@@ -6,7 +6,12 @@
 #   LIBFABRIC=~/src/libfabric NIXL=~/src/nixl UCX=~/src/ucx VLLM=~/src/vllm TRTLLM=~/src/TensorRT-LLM \
 #   DYNAMO=~/src/dynamo EKS_CHARTS=~/src/eks-charts K8S_DEVICE_PLUGIN=~/src/k8s-device-plugin \
 #   EKS_AMI=~/src/amazon-eks-ami KARPENTER=~/src/karpenter-provider-aws HF_HUB=~/src/huggingface_hub \
-#     tests/contracts/extract/all.sh
+#   KUBE_PROMETHEUS_STACK=~/src/kps KUBE_STATE_METRICS=~/src/ksm PROMETHEUS_NODE_EXPORTER=~/src/pne \
+#   GRAFANA_CHARTS=~/src/grafana-charts DCGM_EXPORTER=~/src/dcgm-exporter tests/contracts/extract/all.sh
+#
+# KUBE_PROMETHEUS_STACK, KUBE_STATE_METRICS and PROMETHEUS_NODE_EXPORTER are checkouts of
+# prometheus-community/helm-charts, each at its chart's release tag (the three pins are three commits);
+# kube-prometheus-stack's fetched subcharts are checked through their own chart-<name>.json.
 #
 # The *_COMMIT variables default to the commits the committed facts were read at; set them when the checkout
 # has no .git. The notes say how each was read this time (the 2026-11-30 extraction: see each file's notes).
@@ -36,6 +41,21 @@ run K8S_DEVICE_PLUGIN chart-nvidia-device-plugin.json $X/helm-values.ts "${K8S_D
 run EKS_CHARTS chart-aws-load-balancer-controller.json $X/helm-values.ts "${EKS_CHARTS:-}" --chart stable/aws-load-balancer-controller --repository aws/eks-charts \
   --ref "${LBC_REF:-master (chart 3.5.0)}" --commit "${EKS_CHARTS_COMMIT:-5239609242f3430be50fb0b714a24d3ef2b47983}" \
   --notes "${LBC_NOTES:-versions.ts pins 3.6.0 (eks-charts release v0.0.246, 2026-10-05), which no reachable snapshot holds: the eks-charts mirror ends at 5239609 (2026-08-03) with chart 3.5.0. The program's values (clusterName, region, vpcId, serviceAccount) are checked against 3.5.0's keys.}"
+PC=prometheus-community/helm-charts
+run KUBE_PROMETHEUS_STACK chart-kube-prometheus-stack.json $X/helm-values.ts "${KUBE_PROMETHEUS_STACK:-}" --chart charts/kube-prometheus-stack \
+  --sub crds=charts/kube-prometheus-stack/charts/crds --default prometheus.service.targetPort --default prometheus.service.port \
+  --default prometheus.prometheusSpec.portName --default grafana.sidecar.dashboards.label --repository $PC \
+  --ref kube-prometheus-stack-88.5.3 --commit "${KUBE_PROMETHEUS_STACK_COMMIT:-ea930baeebeba39f56d6b44e351f23b2a072a600}"
+run KUBE_STATE_METRICS chart-kube-state-metrics.json $X/helm-values.ts "${KUBE_STATE_METRICS:-}" --chart charts/kube-state-metrics --repository $PC \
+  --ref kube-state-metrics-8.4.0 --commit "${KUBE_STATE_METRICS_COMMIT:-1982f1c5828920f5d4ea5d04956169e81f8c5129}"
+run PROMETHEUS_NODE_EXPORTER chart-prometheus-node-exporter.json $X/helm-values.ts "${PROMETHEUS_NODE_EXPORTER:-}" --chart charts/prometheus-node-exporter \
+  --default tolerations --repository $PC --ref prometheus-node-exporter-4.56.1 --commit "${PROMETHEUS_NODE_EXPORTER_COMMIT:-8b8e639cac80a3001412f187060068978f649a55}"
+run GRAFANA_CHARTS chart-grafana.json $X/helm-values.ts "${GRAFANA_CHARTS:-}" --chart charts/grafana --repository grafana-community/helm-charts \
+  --ref grafana-12.11.1 --commit "${GRAFANA_CHARTS_COMMIT:-864f7794683680e5100a38670e103c4fa6e37e29}"
+DCGM_COMMIT="${DCGM_EXPORTER_COMMIT:-691c92762eb551313c825f6efe4ceeee20982801}"
+run DCGM_EXPORTER chart-dcgm-exporter.json $X/helm-values.ts "${DCGM_EXPORTER:-}" --chart deployment --repository NVIDIA/dcgm-exporter \
+  --ref 4.5.3-4.8.2 --commit "$DCGM_COMMIT" --notes "Helm repository https://nvidia.github.io/dcgm-exporter/helm-charts (README.md)."
+run DCGM_EXPORTER dcgm-metrics.json $X/dcgm-metrics.ts "${DCGM_EXPORTER:-}" --ref 4.5.3-4.8.2 --commit "$DCGM_COMMIT"
 run EKS_AMI nodeadm-nodeconfig.json $X/nodeadm-nodeconfig.ts "${EKS_AMI:-}" "${EKS_AMI_COMMIT:-81fec2e895854f599974fe4d3d72f61c0a9aaffa}"
 run KARPENTER instance-local-nvme.json $X/instance-local-nvme.ts "${KARPENTER:-}" "${KARPENTER_COMMIT:-1d927085dd81a9df9301e613f371dac5b4d16bfe}"
 run HF_HUB hf-hub-api.json $X/hf-hub-api.ts "${HF_HUB:-}" "${HF_HUB_COMMIT:-ee0a4510f4bc15e26cb722be2efc2bdb01383ca0}"

@@ -1,17 +1,17 @@
 /**
- * Extracts the DCGM exporter chart facts from a checkout of NVIDIA/dcgm-exporter:
- *   npx tsx tests/contracts/extract/dcgm-exporter.ts <checkout> <ref> <commit> <extracted>
+ * Extracts the metrics the DCGM exporter chart exports, from a checkout of NVIDIA/dcgm-exporter:
+ *   npx tsx tests/contracts/extract/dcgm-metrics.ts <checkout> --ref <tag> [--commit <sha>] > tests/contracts/facts/dcgm-metrics.json
  * - the metrics the chart exports by default: the uncommented fields of the counters CSV the chart
  *   mounts over the image's (`deployment/templates/metrics-configmap.yaml`, used when `customMetrics` is
  *   unset), cross-checked against `etc/default-counters.csv`;
  * - the labels each GPU series carries (`internal/pkg/rendermetrics/render_metrics.go`) and the pod
- *   attributes of its Kubernetes mapping (`internal/pkg/transformation/const.go`);
- * - the chart's value keys (as `chart-values.ts` does).
+ *   attributes of its Kubernetes mapping (`internal/pkg/transformation/const.go`).
+ * The chart's value keys are facts/chart-dcgm-exporter.json (helm-values.ts, `--chart deployment`).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { keyPaths } from "./chart-values";
+import { checkoutArgs, printFacts, today, withNotes } from "./_checkout";
 
 /** Uncommented `DCGM_FI_*` fields of a counters CSV (`field, type, help`). */
 export function csvFields(text: string): { name: string; type: string }[] {
@@ -25,7 +25,6 @@ export function csvFields(text: string): { name: string; type: string }[] {
 
 export function extract(checkout: string): Record<string, unknown> {
   const chart = parse(readFileSync(join(checkout, "deployment/Chart.yaml"), "utf8")) as { version: string; appVersion: string };
-  const values = parse(readFileSync(join(checkout, "deployment/values.yaml"), "utf8")) as Record<string, unknown>;
   const template = readFileSync(join(checkout, "deployment/templates/metrics-configmap.yaml"), "utf8");
   const chartDefault = csvFields(template.slice(template.indexOf("{{- else }}")));
   const imageDefault = new Set(csvFields(readFileSync(join(checkout, "etc/default-counters.csv"), "utf8")).map((f) => f.name));
@@ -40,27 +39,18 @@ export function extract(checkout: string): Record<string, unknown> {
     defaultMetrics: chartDefault.filter((f) => f.type !== "label").map((f) => ({ ...f, inImageDefault: imageDefault.has(f.name) })),
     gpuSeriesLabels: [...gpuFormat.matchAll(/[,{]([A-Za-z_]+)="\{\{/g)].map((m) => m[1]).filter((l) => l !== "GPU_I_PROFILE" && l !== "GPU_I_ID"),
     podAttributeLabels: { pod: attr("podAttribute"), namespace: attr("namespaceAttribute"), container: attr("containerAttribute") },
-    valueKeys: keyPaths(values),
   };
 }
 
-function main(argv: string[]): void {
-  const [checkout, ref, commit, extracted] = argv;
-  if (!checkout || !ref || !commit || !extracted) {
-    process.stderr.write("usage: dcgm-exporter.ts <checkout> <ref> <commit> <extracted>\n");
-    process.exit(2);
-  }
-  const out = {
-    provenance: {
-      repository: "NVIDIA/dcgm-exporter", ref, commit,
-      paths: ["deployment/Chart.yaml", "deployment/values.yaml", "deployment/templates/metrics-configmap.yaml", "etc/default-counters.csv", "internal/pkg/rendermetrics/render_metrics.go", "internal/pkg/transformation/const.go"],
-      extracted,
-      extractor: `tests/contracts/extract/dcgm-exporter.ts <checkout> ${ref} ${commit} ${extracted}`,
-      notes: "Helm repository https://nvidia.github.io/dcgm-exporter/helm-charts (README.md). The chart mounts its own counters ConfigMap over /etc/dcgm-exporter/default-counters.csv, so `defaultMetrics` is that list. DCGM exposes GPU fields only: no EFA/network device counters. `{{ $metric.UUID }}` renders the UUID label name chosen at run time (UUID by default), so it is not listed.",
-    },
-    facts: extract(checkout),
-  };
-  process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+function main(): void {
+  const args = checkoutArgs(process.argv.slice(2), "dcgm-metrics.ts");
+  printFacts({
+    repository: "NVIDIA/dcgm-exporter", ref: args.ref, commit: args.commit,
+    paths: ["deployment/Chart.yaml", "deployment/templates/metrics-configmap.yaml", "etc/default-counters.csv", "internal/pkg/rendermetrics/render_metrics.go", "internal/pkg/transformation/const.go"],
+    extracted: today(),
+    extractor: "tests/contracts/extract/dcgm-metrics.ts",
+    notes: withNotes("Helm repository https://nvidia.github.io/dcgm-exporter/helm-charts (README.md). The chart mounts its own counters ConfigMap over /etc/dcgm-exporter/default-counters.csv, so `defaultMetrics` is that list. DCGM exposes GPU fields only: no EFA/network device counters. `{{ $metric.UUID }}` renders the UUID label name chosen at run time (UUID by default), so it is not listed.", args),
+  }, extract(args.root));
 }
 
-if (require.main === module) main(process.argv.slice(2));
+if (require.main === module) main();

@@ -1,0 +1,189 @@
+/**
+ * The render command after its arguments parsed (`cli.ts` loads this lazily, so `--help` and usage
+ * errors never load the program): resolve the stack and its file, check the config with the schema
+ * the program uses, run the program under mocks, write the output atomically under a lock.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { formatProblems, Problem } from "../../components/_shared/problems";
+import { toConfigPath } from "../../program/config-schema";
+import { stackConfigProblems } from "./check";
+import type { PolicyPackConfigJson } from "../../policy/run";
+import { Args, CliDeps, ExitCode } from "./cli";
+import { lockDir, OutputError, ensureDir, sweepLeftovers } from "./output";
+import { readPolicyConfig } from "./policy-config";
+import type { RenderResult } from "./render";
+import { checkStackName, loadProject, Project, stackConfig, stackFile, StackConfigMap, UsageError } from "./stackfile";
+import { SECRET } from "./redact";
+
+/** Config problems found before the program runs; thrown so the caller reports them all at once. */
+export class ConfigProblems extends Error {
+  constructor(readonly problems: readonly Problem[]) {
+    super("invalid stack config");
+  }
+}
+
+/** Component paths (`prefill.replicas`) to config paths (`inference.prefill.replicas`), by the erring component. */
+function configProblems(e: unknown, problems: readonly Problem[]): Problem[] {
+  const msg = e instanceof Error ? e.message : "";
+  if (msg.startsWith("EfaCluster")) return problems.map((p) => toConfigPath(p, true));
+  const prefix = msg.startsWith("DisaggInference") ? "inference." : msg.startsWith("DynamoImage") ? "image." : "";
+  return problems.map((p) => toConfigPath(prefix && !p.propertyPath.startsWith(prefix) ? { ...p, propertyPath: prefix + p.propertyPath } : p));
+}
+
+/** Without a token the render still runs: it never needs the value, only that one would be set. */
+function withTokenPlaceholder(cfg: StackConfigMap, project: string): { cfg: StackConfigMap; note?: string } {
+  const key = `${project}:hfToken`;
+  const inference = cfg.values[`${project}:inference`] as { hfTokenSecretName?: unknown } | undefined;
+  if (key in cfg.config || (inference && typeof inference === "object" && inference.hfTokenSecretName !== undefined)) return { cfg };
+  return {
+    cfg: { config: { ...cfg.config, [key]: SECRET }, secretKeys: [...cfg.secretKeys, key].sort(), values: { ...cfg.values, [key]: SECRET } },
+    note: `note: ${key} is not set; rendered with a placeholder. Before \`pulumi up\`: pulumi config set --secret ${key} <token>`,
+  };
+}
+
+/** The stack name and its config file, checked: a name never escapes `--out`, and name and file agree. */
+function stackAndFile(args: Args, deps: Pick<CliDeps, "cwd">, root: string, project: Project): { stack: string; file: string } {
+  if (args.stack !== undefined) checkStackName(args.stack, "stack");
+  if (!args.file) return { stack: args.stack!, file: stackFile(root, project, args.stack!) };
+  const file = path.resolve(deps.cwd ?? root, args.file);
+  const named = /^Pulumi\.(.+)\.ya?ml$/.exec(path.basename(file))?.[1];
+  if (args.stack !== undefined && named !== undefined && named !== args.stack) {
+    throw new UsageError(`stack ${JSON.stringify(args.stack)} does not match --file ${args.file} (the file of stack ${JSON.stringify(named)}); name the stack ${JSON.stringify(named)}, or drop the name to use the file's`);
+  }
+  const stack = args.stack ?? named ?? path.basename(file).replace(/\.ya?ml$/, "");
+  return { stack: checkStackName(stack, `stack name taken from --file ${args.file}:`), file };
+}
+
+function summary(stack: string, dir: string, r: RenderResult): string[] {
+  const p = r.plan;
+  const manifests = r.files.filter((f) => f.path.startsWith("manifests/")).length;
+  const helm = r.files.filter((f) => f.path.startsWith("helm/")).length;
+  const failed = r.policy.results.filter((x) => !x.passed);
+  return [
+    `rendered ${stack} -> ${dir} (${p.resources.total} resources, ${manifests} manifests, ${helm} Helm releases)`,
+    `  GPUs ${p.gpus.requested}/${p.gpus.provisioned}, EFA rails ${p.efaRails.used}/${p.efaRails.provisioned}; image ${p.image.cudaArchs.join(" ")} (CUDA ${p.image.cudaToolkit})`,
+    `  workers: ${p.workers.map((w) => `${w.role} ${w.replicas}x${w.gpusPerWorker} GPU/${w.efaPerWorker} EFA`).join(", ")}`,
+    `  critical path ~${p.criticalPathDetail.minutes} min: ${p.criticalPath.join(" -> ")}`,
+    `  ~$${p.costPerHourUsd.toFixed(2)}/hour on demand (prices reviewed ${p.cost.reviewed})`,
+    `  policies: ${r.policy.results.length - failed.length} passed, ${failed.length} failed` +
+      ` (${r.policy.mandatoryViolations} mandatory, ${r.policy.advisoryViolations} advisory violations)`,
+    ...failed.flatMap((f) => f.violations.map((v) => `    [${f.enforcementLevel}] ${f.name}: ${v.message}`)),
+  ];
+}
+
+function internalError(e: unknown, deps: CliDeps): number {
+  const text = `${new Date().toISOString()} dynamo-efa render internal error\n${e instanceof Error ? e.stack ?? e.message : String(e)}\n`;
+  const log = path.join(os.tmpdir(), `dynamo-efa-render-${process.pid}-${Date.now()}.log`);
+  let where = `Details: ${log} (please attach it to a bug report).`;
+  try {
+    fs.writeFileSync(log, text);
+  } catch {
+    where = "No log could be written; the error above is all there is.";
+  }
+  deps.stderr(`render: internal error: ${e instanceof Error ? e.message.split("\n")[0].slice(0, 200) : String(e).slice(0, 200)}`);
+  deps.stderr(`This is a bug in dynamo-efa, not in your config. ${where}`);
+  return ExitCode.Internal;
+}
+
+/** A stack resolved, loaded and checked: what the render runs with. */
+export interface LoadedStack {
+  readonly project: Project;
+  readonly stack: string;
+  readonly file: string;
+  /** `--out` resolved, and the stack's directory inside it. */
+  readonly out: string;
+  readonly dir: string;
+  readonly cfg: StackConfigMap;
+  /** Said on stderr when the token is a placeholder. */
+  readonly note?: string;
+}
+
+/**
+ * Resolves, reads and checks the stack exactly as the render does before it runs the program. Throws
+ * `UsageError` or `ConfigProblems` (both exit 2); anything else is a bug. The fuzz test calls this.
+ */
+export function loadStack(args: Args, deps: Pick<CliDeps, "root" | "cwd">): LoadedStack {
+  const project = loadProject(deps.root);
+  const { stack, file } = stackAndFile(args, deps, deps.root, project);
+  const out = path.resolve(deps.cwd ?? deps.root, args.out);
+  const dir = path.join(out, stack);
+  const rel = path.relative(out, dir);
+  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) throw new UsageError(`stack ${JSON.stringify(stack)} would write outside --out ${args.out}`);
+  const { cfg, note } = withTokenPlaceholder(stackConfig(project, file, args.overrides), project.name);
+  const problems = stackConfigProblems(project.name, cfg);
+  if (problems.length > 0) throw new ConfigProblems(problems);
+  return { project, stack, file, out, dir, cfg, ...(note ? { note } : {}) };
+}
+
+/** The stack's output directory when the name is valid (for "left as it was" messages), else undefined. */
+function dirOf(args: Args, deps: CliDeps): string | undefined {
+  try {
+    const { stack } = stackAndFile(args, deps, deps.root, loadProject(deps.root));
+    return path.join(path.resolve(deps.cwd ?? deps.root, args.out), stack);
+  } catch {
+    return undefined; // loadStack reports the problem
+  }
+}
+
+/** Renders one stack; returns the exit code. Never throws. */
+export async function execute(args: Args, deps: CliDeps): Promise<number> {
+  let dir: string | undefined = dirOf(args, deps);
+  try {
+    const { project, stack, out, cfg, note, ...loaded } = loadStack(args, deps);
+    dir = loaded.dir;
+    const policyConfig: PolicyPackConfigJson | undefined = args.policyConfig ? readPolicyConfig(path.resolve(deps.cwd ?? deps.root, args.policyConfig), deps.policyList) : undefined;
+    if (note) deps.stderr(note);
+    ensureDir(out);
+    const lock = lockDir(dir);
+    let result: RenderResult;
+    try {
+      sweepLeftovers(dir);
+      // Loaded only now: a config or usage error never waits for the Pulumi runtime to load.
+      const { render, writeRender } = await import("./render");
+      result = await render({ project: project.name, stack, config: cfg, program: deps.program, policies: deps.policies, ...(policyConfig ? { policyConfig } : {}) });
+      // The render under mocks is one long promise chain that never returns to the event loop, where
+      // signal handlers run: give a pending Ctrl-C its turn before anything is written. Two turns, so
+      // the loop passes its poll phase (where signals arrive) whichever phase this code started in.
+      for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+      writeRender(dir, result.files);
+    } finally {
+      lock.release();
+    }
+    const shown = path.relative(deps.cwd ?? process.cwd(), dir);
+    for (const line of summary(stack, shown === "" ? "." : shown.startsWith("..") ? dir : shown, result)) deps.stdout(line);
+    return result.policy.mandatoryViolations > 0 ? ExitCode.PolicyViolation : ExitCode.Ok;
+  } catch (e) {
+    const code = report(e, deps);
+    if (dir !== undefined) deps.stderr(fs.existsSync(dir) ? `render: ${dir} was left as it was (the previous render).` : "render: nothing was written.");
+    return code;
+  }
+}
+
+/** A component's validation error (from the program run) at config paths; undefined for anything else. */
+function componentProblems(e: unknown): Problem[] | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const { problemsOf } = require("../../components/_shared/pulumi-errors") as typeof import("../../components/_shared/pulumi-errors");
+  const problems = problemsOf(e);
+  return problems && configProblems(e, problems);
+}
+
+/** Prints one failure and returns its exit code. */
+function report(e: unknown, deps: CliDeps): number {
+  if (e instanceof UsageError) {
+    deps.stderr(`render: ${e.message}`);
+    deps.stderr("run `npm run render -- --help` for usage");
+    return ExitCode.InvalidConfig;
+  }
+  if (e instanceof OutputError) {
+    deps.stderr(`render: ${e.message}`);
+    return e.code;
+  }
+  const problems = e instanceof ConfigProblems ? e.problems : componentProblems(e);
+  if (problems) {
+    deps.stderr(formatProblems("render: invalid stack config", problems));
+    return ExitCode.InvalidConfig;
+  }
+  return internalError(e, deps);
+}
