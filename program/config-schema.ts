@@ -18,7 +18,7 @@ import { CUDA_TOOLKITS, CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/
 import { CUDA_ARCHS_KEYWORDS } from "../components/catalog/arch-lists";
 import type { DynamoImageArgs } from "../components/image/args";
 import { imagePlan } from "../components/image/plan";
-import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, InferenceSettings, KvTransportChoice, Placement, resolveArgs } from "../components/inference/args";
+import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, InferenceSettings, KvTransportChoice, ModelCacheMode, Placement, resolveArgs } from "../components/inference/args";
 import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS } from "../components/inference/limits";
 import { CHART_VERSION, DIGEST_PINNED, validate as validateInference } from "../components/inference/validate";
 import type { IntRange } from "../components/_shared/limits";
@@ -101,7 +101,9 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
   modelLoadBudgetSeconds: { spec: int(INFERENCE_LIMITS.modelLoadBudgetSeconds), default: INFERENCE_DEFAULTS.modelLoadBudgetSeconds, doc: "seconds a worker may take to load its model; probes and `pulumi up`'s wait are sized from it" },
   hfTokenSecretName: { spec: str({ pattern: K8S_NAME, patternDoc: "a Kubernetes Secret name (lower-case RFC 1123)" }), defaultDoc: "- (create one from dynamo-efa:hfToken)", doc: "existing Secret with HF_TOKEN and HUGGING_FACE_HUB_TOKEN, instead of the token" },
   namespace: { spec: str(), default: INFERENCE_DEFAULTS.namespace, doc: "Kubernetes namespace of the graph" },
-  modelCacheGiB: { spec: int(INFERENCE_LIMITS.modelCacheSizeGiB), defaultDoc: "- none (every worker downloads the model itself)", doc: "size of a shared ReadWriteMany model cache (EFS, retained on delete) mounted by every worker; turns on EFS in the cluster" },
+  modelCacheMode: { spec: str({ enum: values(ModelCacheMode) }), defaultDoc: '- "efs" when modelCacheGiB is set, else "local-nvme"', doc: 'where the weights come from: "local-nvme" (each node downloads once, before its workers start, into its NVMe RAID0 array; workers mount it read-only), "efs" (one shared EFS cache of modelCacheGiB), "none" (every worker downloads itself)' },
+  modelCacheGiB: { spec: int(INFERENCE_LIMITS.modelCacheSizeGiB), defaultDoc: "- none", doc: 'size of the shared ReadWriteMany model cache of mode "efs" (EFS, retained on delete) mounted by every worker; turns on EFS in the cluster' },
+  modelDownloadBudgetSeconds: { spec: int(INFERENCE_LIMITS.modelDownloadBudgetSeconds), default: INFERENCE_DEFAULTS.modelDownloadBudgetSeconds, doc: 'seconds the "local-nvme" prefetch may take to download the model to a node; then modelLoadBudgetSeconds covers only the load from NVMe' },
   placement: { spec: str({ enum: values(Placement) }), defaultDoc: '- "separate-nodes" when the pool has >= 2 nodes, else "any"', doc: "keep prefill and decode on different nodes (KV over EFA)" },
   kvTransport: { spec: str({ enum: values(KvTransportChoice) }), default: KvTransportChoice.Auto, doc: 'NIXL backend for KV cache: "libfabric" (RDMA over EFA), "ucx" (TCP, no EFA devices) or "auto" (libfabric on EFA pools)' },
   platform: { doc: "the dynamo-platform Helm release (operator + CRDs)", spec: { kind: "object", fields: {
@@ -323,16 +325,19 @@ export function clusterArgsOf(c: Partial<ClusterConfig>, efs = false, region?: s
 }
 
 /** `dynamo-efa:inference` as read: the component's settings plus config-only shorthands. */
-type RawInference = Omit<InferenceSettings, "gpuPool"> & { readonly modelCacheGiB?: number };
+type RawInference = Omit<InferenceSettings, "gpuPool" | "modelCache"> & { readonly modelCacheGiB?: number };
 
 /**
- * The inference settings for the config: `modelCacheGiB` becomes a model-cache volume on the
- * cluster's shared (EFS) StorageClass, the only class here that serves ReadWriteMany.
+ * The inference settings for the config: `modelCacheMode` defaults to "efs" with `modelCacheGiB`, else
+ * "local-nvme": every catalogued GPU type has instance-store NVMe, and the cluster makes it a RAID0 array), and
+ * `modelCacheGiB` becomes a model-cache volume on the cluster's shared (EFS) StorageClass, the only class here
+ * that serves ReadWriteMany.
  */
 export function inferenceSettingsOf(raw: RawInference): Omit<InferenceSettings, "gpuPool"> {
   const { modelCacheGiB, ...settings } = raw;
-  if (modelCacheGiB === undefined) return settings;
-  return { ...settings, modelCache: { storageClassName: SHARED_STORAGE_CLASS, sizeGiB: modelCacheGiB } };
+  const modelCacheMode = settings.modelCacheMode ?? (modelCacheGiB !== undefined ? ModelCacheMode.Efs : ModelCacheMode.LocalNvme);
+  if (modelCacheGiB === undefined) return { ...settings, modelCacheMode };
+  return { ...settings, modelCacheMode, modelCache: { storageClassName: SHARED_STORAGE_CLASS, sizeGiB: modelCacheGiB } };
 }
 
 /**

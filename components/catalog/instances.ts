@@ -8,6 +8,7 @@
  */
 import { ValidationError } from "../_shared/problems";
 import { closest } from "../_shared/suggest";
+import { localNvmeGB } from "./instance-storage";
 
 /** CPU architecture of an instance. Only x86_64 pools are supported (the image is x86_64-only). */
 export const CpuArch = { X86_64: "x86_64", Arm64: "arm64" } as const;
@@ -51,6 +52,8 @@ export interface GpuInstance {
    * measured on p5-class nodes; other types are assumed equal until measured (override per pool).
    */
   readonly efaHugepages2Mi: number;
+  /** Instance-store NVMe, total GB (0 = none); see `./instance-storage.ts` for the source. */
+  readonly localNvmeGB: number;
   /** True when `efaHugepages2Mi` was measured on this type rather than assumed. */
   readonly efaHugepagesMeasured: boolean;
   /** True when a row's facts are not yet confirmed by AWS documentation (docs/ARCHITECTURE.md#gpu-instances). */
@@ -60,7 +63,7 @@ export interface GpuInstance {
 /** Hugepages the EFA driver pre-allocates per node, as measured on p5/p5en (F14). */
 export const EFA_DRIVER_HUGEPAGES_2MI = 5128;
 
-type Row = Omit<GpuInstance, "family" | "efaHugepages2Mi" | "efaHugepagesMeasured"> & { measured?: boolean };
+type Row = Omit<GpuInstance, "family" | "efaHugepages2Mi" | "efaHugepagesMeasured" | "localNvmeGB"> & { measured?: boolean };
 
 function row(r: Row): GpuInstance {
   const { measured, ...rest } = r;
@@ -69,6 +72,7 @@ function row(r: Row): GpuInstance {
     family: r.name.split(".")[0],
     efaHugepages2Mi: r.efaDevices > 0 ? EFA_DRIVER_HUGEPAGES_2MI : 0,
     efaHugepagesMeasured: measured === true,
+    localNvmeGB: localNvmeGB(r.name),
   };
 }
 

@@ -52,6 +52,8 @@ export interface GpuPoolFacts {
   readonly nodeSelector: Readonly<Record<string, string>>;
   /** Taints on the pool's nodes. */
   readonly taints: readonly Taint[];
+  /** The node's instance-store NVMe as one RAID0 array, when the pool sets it up (the `local-nvme` model cache needs it). @default - none */
+  readonly localNvme?: { readonly mountPath: string; readonly sizeGB: number };
 }
 
 /** Options that shape a pool's facts beyond the catalog row. */
@@ -62,6 +64,8 @@ export interface PoolFactsOptions {
   readonly availabilityZone?: string;
   /** Override for the catalog's pre-allocated hugepages (measured on your nodes). */
   readonly hugepages2MiPerNode?: number;
+  /** Where the node's RAID0 array of instance-store NVMe is mounted, when the pool sets one up. */
+  readonly localNvmeMountPath?: string;
 }
 
 /** Derives a pool's facts from its catalog row. */
@@ -83,5 +87,6 @@ export function gpuPoolFacts(row: GpuInstance, o: PoolFactsOptions): GpuPoolFact
     memoryGiBPerNode: row.memoryGiB,
     nodeSelector: { [POOL_LABEL]: o.name, [INSTANCE_TYPE_LABEL]: row.name },
     taints: [GPU_TAINT],
+    ...(o.localNvmeMountPath !== undefined && row.localNvmeGB > 0 ? { localNvme: { mountPath: o.localNvmeMountPath, sizeGB: row.localNvmeGB } } : {}),
   };
 }

@@ -85,6 +85,12 @@ export interface GpuPoolArgs {
   readonly amiReleaseVersion?: string;
   /** 2 MiB hugepages the EFA driver pre-allocates per node, when you measured a different value. @default - catalog value */
   readonly hugepages2MiPerNode?: number;
+  /**
+   * Turn the instance-store NVMe disks into one RAID0 array (nodeadm `localStorage.strategy: RAID0`, mounted at
+   * `/mnt/k8s-disks/0`; kubelet and containerd state move onto it), where the `local-nvme` model cache lives.
+   * @default - true when the instance type has instance-store NVMe (every catalogued GPU type)
+   */
+  readonly localNvme?: boolean;
   /** Extra node labels. @default {} */
   readonly labels?: Readonly<Record<string, string>>;
 }
@@ -172,6 +178,8 @@ export interface ResolvedPool {
   readonly rootVolumeSizeGiB: number;
   readonly amiReleaseVersion?: string;
   readonly hugepages2MiPerNode?: number;
+  /** Instance-store NVMe as one RAID0 array (user data). */
+  readonly localNvme: boolean;
   readonly labels: Readonly<Record<string, string>>;
 }
 
@@ -228,6 +236,7 @@ export function resolvePool(name: string, p: GpuPoolArgs): ResolvedPool {
     rootVolumeSizeGiB: p.rootVolumeSizeGiB ?? DEFAULT_GPU_ROOT_VOLUME_GIB,
     ...(p.amiReleaseVersion !== undefined ? { amiReleaseVersion: p.amiReleaseVersion } : {}),
     ...(p.hugepages2MiPerNode !== undefined ? { hugepages2MiPerNode: p.hugepages2MiPerNode } : {}),
+    localNvme: p.localNvme ?? instance(p.instanceType).localNvmeGB > 0,
     labels: p.labels ?? {},
   };
 }

@@ -7,6 +7,7 @@ import { ValidationError } from "../_shared/problems";
 import { GpuInstance, instance } from "../catalog/instances";
 import { GpuPoolFacts, gpuPoolFacts, GPU_TAINT, POOL_LABEL, Taint } from "../catalog/pool";
 import { CapacityType, EfaLayout, ResolvedPool } from "./args";
+import { NODEADM } from "./user-data";
 
 /** `interfaceType` of an EC2 launch-template network interface. */
 export const InterfaceType = { Ena: "interface", Efa: "efa", EfaOnly: "efa-only" } as const;
@@ -176,6 +177,7 @@ export function poolFacts(pool: ResolvedPool): GpuPoolFacts {
     efaEnabled: pool.efa,
     ...(pool.availabilityZone !== undefined ? { availabilityZone: pool.availabilityZone } : {}),
     ...(pool.hugepages2MiPerNode !== undefined ? { hugepages2MiPerNode: pool.hugepages2MiPerNode } : {}),
+    ...(pool.localNvme ? { localNvmeMountPath: NODEADM.raidMountPoint } : {}),
   });
 }
 

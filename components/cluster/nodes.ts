@@ -10,6 +10,7 @@ import { ResolvedClusterArgs, ResolvedPool } from "./args";
 import { capacitySettings, efaInterfaceLayout, efaSecurityGroupRules, ignoresDesiredSize, poolLabels, poolScaling, poolTaints } from "./derive";
 import { ec2TrustPolicy, nodePolicies } from "./render";
 import { AwsPartition } from "./partition";
+import { gpuUserData } from "./user-data";
 
 /** The node role and what must exist before a node group uses it. */
 export interface NodeRole {
@@ -82,6 +83,7 @@ function poolLaunchTemplate(c: PoolContext, pool: ResolvedPool, pg: aws.ec2.Plac
     ? efaInterfaceLayout(row, pool.efaLayout, `gpuPools.${pool.name}.efaLayout`).map((s) => ({ ...s, securityGroups: sgs, deleteOnTermination: "true" }))
     : undefined;
   const tags = { ...c.args.tags, "dynamo-efa/pool": pool.name };
+  const userData = gpuUserData(pool);
   return new aws.ec2.LaunchTemplate(
     `${c.name}-gpu-lt-${pool.name}`,
     {
@@ -94,6 +96,8 @@ function poolLaunchTemplate(c: PoolContext, pool: ResolvedPool, pg: aws.ec2.Plac
       ...(pg ? { placement: { groupName: pg.name } } : {}),
       ...(cap.instanceMarketOptions ? { instanceMarketOptions: cap.instanceMarketOptions } : {}),
       ...(cap.capacityReservationSpecification ? { capacityReservationSpecification: cap.capacityReservationSpecification } : {}),
+      // EC2 takes user data base64-encoded; EKS appends its own NodeConfig part (cluster coordinates) to it.
+      ...(userData !== undefined ? { userData: Buffer.from(userData, "utf8").toString("base64") } : {}),
       tagSpecifications: launchTagSpecifications(["instance", "volume", "network-interface"], `${c.name}-gpu-${pool.name}`, tags),
       tags,
     },

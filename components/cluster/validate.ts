@@ -104,6 +104,9 @@ export function poolProblems(key: string, p: GpuPoolArgs): Problem[] {
   out.push(...efaProblems(path, p), ...capacityProblems(path, p));
   if (p.rootVolumeSizeGiB !== undefined) out.push(...checkRange(joinPath(path, "rootVolumeSizeGiB"), p.rootVolumeSizeGiB, CLUSTER_LIMITS.rootVolumeSizeGiB));
   if (p.hugepages2MiPerNode !== undefined) out.push(...checkRange(joinPath(path, "hugepages2MiPerNode"), p.hugepages2MiPerNode, CLUSTER_LIMITS.hugepages2MiPerNode));
+  const row = INSTANCES.get(p.instanceType);
+  if (p.localNvme !== undefined && typeof p.localNvme !== "boolean") out.push({ propertyPath: joinPath(path, "localNvme"), reason: `must be true or false; got ${show(p.localNvme)}` });
+  else if (p.localNvme === true && row && row.localNvmeGB === 0) out.push({ propertyPath: joinPath(path, "localNvme"), reason: `${row.name} has no instance-store NVMe; set localNvme to false or pick a type with local NVMe such as "p5en.48xlarge"` });
   return out;
 }
 

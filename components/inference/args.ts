@@ -44,6 +44,20 @@ export interface RoleArgs {
   readonly extraArgs?: readonly string[];
 }
 
+/** Where the workers' model weights come from. */
+export const ModelCacheMode = {
+  /** Every worker downloads the model itself from Hugging Face, inside its engine, into its own container. */
+  None: "none",
+  /** One shared ReadWriteMany volume (`modelCache`, e.g. EFS) as every worker's `HF_HOME`; the first worker to start downloads. */
+  Efs: "efs",
+  /**
+   * Each node downloads the model once, before its workers start, into its instance-store NVMe RAID0 array
+   * (a per-pod init container under a node-level lock; see `./prefetch.ts`); workers mount it read-only.
+   */
+  LocalNvme: "local-nvme",
+} as const;
+export type ModelCacheMode = (typeof ModelCacheMode)[keyof typeof ModelCacheMode];
+
 /** Optional shared model cache (a PVC mounted at `/models`, `HF_HOME` pointed at it). */
 export interface ModelCacheArgs {
   /** StorageClass that can serve ReadWriteMany (e.g. an EFS or FSx class). */
@@ -106,8 +120,19 @@ export interface InferenceSettings {
   readonly graphName?: string;
   /** Use this existing Secret (keys `HF_TOKEN`, `HUGGING_FACE_HUB_TOKEN`) instead of creating one. @default - create one from `hfToken` */
   readonly hfTokenSecretName?: string;
-  /** Shared model cache, retained on delete. @default - none (each pod downloads into its own emptyDir) */
+  /** Shared model cache, retained on delete (the `efs` mode). @default - none (each pod downloads into its own emptyDir) */
   readonly modelCache?: ModelCacheArgs;
+  /**
+   * Where the weights come from: `none`, `efs` (needs `modelCache`) or `local-nvme` (needs a pool with a local
+   * NVMe array, `GpuPoolFacts.localNvme`). @default - "efs" when `modelCache` is set, else "none"
+   */
+  readonly modelCacheMode?: ModelCacheMode;
+  /**
+   * Seconds the `local-nvme` prefetch may take to download the model to a node (waiting for another pod's download
+   * included); `modelLoadBudgetSeconds` then covers only the engine's load from NVMe. In `none`/`efs` the engine
+   * downloads inside its own start, so there the load budget covers both. @default 1800
+   */
+  readonly modelDownloadBudgetSeconds?: number;
   /** Dynamo platform. @default { install: true } */
   readonly platform?: PlatformArgs;
   /** Frontend. @default { replicas: 1, serviceType: "ClusterIP" } */
@@ -169,6 +194,8 @@ export interface ResolvedInference {
   readonly createHfSecret: boolean;
   readonly hfSecretName: string | undefined;
   readonly modelCache: ModelCacheArgs | undefined;
+  readonly modelCacheMode: ModelCacheMode;
+  readonly modelDownloadBudgetSeconds: number;
   readonly platform: Required<PlatformArgs>;
   readonly frontend: Required<FrontendArgs>;
   readonly placement: Placement;
@@ -188,6 +215,7 @@ export const INFERENCE_DEFAULTS = {
   maxModelLen: 4096,
   gpuMemoryUtilization: 0.85,
   modelLoadBudgetSeconds: 1800,
+  modelDownloadBudgetSeconds: 1800,
   namespace: DEFAULT_GRAPH_NAMESPACE,
   platformNamespace: "dynamo-system",
   frontendReplicas: 1,
@@ -228,6 +256,8 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     createHfSecret: s.hfTokenSecretName === undefined,
     hfSecretName: s.hfTokenSecretName,
     modelCache: s.modelCache,
+    modelCacheMode: s.modelCacheMode ?? (s.modelCache ? ModelCacheMode.Efs : ModelCacheMode.None),
+    modelDownloadBudgetSeconds: s.modelDownloadBudgetSeconds ?? INFERENCE_DEFAULTS.modelDownloadBudgetSeconds,
     platform: {
       install: p.install ?? true,
       namespace: p.namespace ?? INFERENCE_DEFAULTS.platformNamespace,

@@ -3,7 +3,7 @@
  * facts. Pure; no Pulumi import.
  */
 import type { GpuPoolFacts } from "../catalog/pool";
-import { Placement, ResolvedInference, ResolvedRole } from "./args";
+import { ModelCacheMode, Placement, ResolvedInference, ResolvedRole } from "./args";
 import { KvTransport } from "./transport";
 
 /** The two worker roles of a disaggregated graph. */
@@ -124,9 +124,12 @@ export function totalGpus(r: ResolvedInference): number {
   return r.prefill.replicas * r.prefill.gpusPerWorker + r.decode.replicas * r.decode.gpusPerWorker;
 }
 
-/** Seconds `pulumi up` waits for the graph: the load budget plus 10 minutes for pulls and scheduling. */
+/**
+ * Seconds `pulumi up` waits for the graph: the load budget, the `local-nvme` download budget (spent in init
+ * containers, before any probe runs), plus 10 minutes for pulls and scheduling.
+ */
 export function waitTimeoutSeconds(r: ResolvedInference): number {
-  return r.modelLoadBudgetSeconds + 600;
+  return r.modelLoadBudgetSeconds + (r.modelCacheMode === ModelCacheMode.LocalNvme ? r.modelDownloadBudgetSeconds : 0) + 600;
 }
 
 /** Startup probe period, in seconds. */

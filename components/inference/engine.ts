@@ -16,6 +16,7 @@ import { stringify } from "yaml";
 import { Backend, ResolvedInference } from "./args";
 import { KvCacheDtype } from "../catalog/model-math";
 import { KvTransport, NIXL_SIDE_CHANNEL_PORT, roleArgs, ServingRole } from "./derive";
+import { engineModelArg } from "./render-cache";
 
 /** A container env var (value or downward-API field). */
 export interface EnvVar {
@@ -57,7 +58,7 @@ export function vllmKvTransferConfig(transport: KvTransport): string {
 /** Flags both engines' Dynamo workers take with the same names: model, served name, role, tensor parallel. */
 function servingArgs(r: ResolvedInference, role: ServingRole): string[] {
   return [
-    "--model", r.model,
+    "--model", engineModelArg(r),
     "--served-model-name", r.servedModelName,
     "--disaggregation-mode", role,
     "--tensor-parallel-size", String(roleArgs(r, role).gpusPerWorker),

@@ -6,3 +6,5 @@ export * from "./render-graph";
 export * from "./render-k8s";
 export * from "./render";
 export * from "./inference";
+export * from "./render-cache";
+export * from "./prefetch";

@@ -15,6 +15,7 @@ import {
   renderEngineConfigMaps, renderFrontendLoadBalancer, renderHfSecret, renderModelCachePvc, renderNamespace, renderPlatformRelease,
 } from "./render-k8s";
 import { validate, validateImage } from "./validate";
+import { renderPrefetchConfigMap } from "./render-cache";
 
 /** Pulumi type token. */
 export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
@@ -59,6 +60,8 @@ export class DisaggInference extends pulumi.ComponentResource {
     const pvc = renderModelCachePvc(r);
     if (pvc) deps.push(new k8s.core.v1.PersistentVolumeClaim(`${name}-model-cache`, pvc, { ...inNs, retainOnDelete: true }));
     for (const { role, configMap } of renderEngineConfigMaps(r)) deps.push(new k8s.core.v1.ConfigMap(`${name}-engine-${role}`, configMap, inNs));
+    const prefetch = renderPrefetchConfigMap(r);
+    if (prefetch) deps.push(new k8s.core.v1.ConfigMap(`${name}-model-prefetch`, prefetch, inNs));
     const lb = renderFrontendLoadBalancer(r);
     if (lb) new k8s.core.v1.Service(`${name}-frontend-lb`, lb, inNs);
     this.platformRelease = this.platform(name, r, child);

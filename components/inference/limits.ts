@@ -29,6 +29,8 @@ export const INFERENCE_LIMITS = {
    * still importing the engine) and at most a day; both the project's choice.
    */
   modelLoadBudgetSeconds: { min: 60, max: 86400 },
+  /** Seconds the "local-nvme" prefetch may take to download a model to a node: the same minute-to-a-day bounds. */
+  modelDownloadBudgetSeconds: { min: 60, max: 86400 },
   /** Frontend pods: 16 is the project's choice. */
   frontendReplicas: { min: 1, max: 16 },
   /**

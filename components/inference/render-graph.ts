@@ -15,6 +15,9 @@ import {
 import { engineFor, EngineParts, EnvVar } from "./engine";
 import { KV_TRANSPORT_ANNOTATION } from "./transport";
 import { modelFitAnnotations } from "./fit";
+import {
+  cacheGraphAnnotations, nodeCacheAnnotations, nodeCacheEnv, nodeCacheInitContainers, nodeCacheMainMounts, nodeCacheVolumes,
+} from "./render-cache";
 
 /** API version and kind of the graph. */
 export const DGD_API_VERSION = "nvidia.com/v1alpha1" as const;
@@ -63,7 +66,7 @@ function annotations(r: ResolvedInference): Record<string, string> {
   if (r.imageCudaToolkit) a[PlanAnnotation.ImageCudaToolkit] = r.imageCudaToolkit;
   const row = INSTANCES.get(r.pool.instanceType);
   if (row && row.efaHugepages2Mi !== r.pool.hugepages2MiPerNode) a[PlanAnnotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
-  return { ...a, ...modelFitAnnotations(r) };
+  return { ...a, ...cacheGraphAnnotations(r), ...modelFitAnnotations(r) };
 }
 
 function roleSelector(r: ResolvedInference, role: ServingRole) {
@@ -123,9 +126,9 @@ function workerSecurity(r: ResolvedInference, efa: boolean): object {
   return { ...base, capabilities: { drop: ["ALL"] } };
 }
 
-function volumes(shape: WorkerShape, engine: EngineParts) {
-  const vols: object[] = [];
-  const mounts: object[] = [];
+function volumes(r: ResolvedInference, shape: WorkerShape, engine: EngineParts) {
+  const vols: object[] = [...nodeCacheVolumes(r)];
+  const mounts: object[] = [...nodeCacheMainMounts(r)];
   if (shape.hugepages2MiPages > 0) {
     vols.push({ name: "hugepages-2mi", emptyDir: { medium: "HugePages-2Mi" } });
     mounts.push({ name: "hugepages-2mi", mountPath: "/dev/hugepages" });
@@ -141,7 +144,7 @@ function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts
   const env: EnvVar[] = [];
   if (usesEfa(r)) env.push(...efaEnv(shape));
   if (r.modelCache) env.push({ name: "HF_HOME", value: `${MODEL_CACHE_MOUNT}/hf` });
-  return [...env, ...engine.env];
+  return [...env, ...nodeCacheEnv(r), ...engine.env];
 }
 
 /** One worker service of the graph. */
@@ -149,9 +152,11 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
   const shape = workerShape(r, role);
   const engine = engineFor(r, role);
   const efa = usesEfa(r);
-  const { vols, mounts } = volumes(shape, engine);
+  const { vols, mounts } = volumes(r, shape, engine);
   const affinity = workerAffinity(r, role);
   const names = graphNames(r.graphName, r.namespace);
+  const podAnnotations = { ...(engine.file ? { "dynamo-efa/engine-config-sha256": engine.file.sha256 } : {}), ...nodeCacheAnnotations(r) };
+  const initContainers = nodeCacheInitContainers(r, image);
   return {
     componentType: "worker",
     subComponentType: role,
@@ -161,7 +166,7 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
     resources: workerResources(shape),
     sharedMemory: { size: `${shape.shmGiB}Gi` },
     ...(r.modelCache ? { volumeMounts: [{ name: names.modelCachePvc, mountPoint: MODEL_CACHE_MOUNT }] } : {}),
-    ...(engine.file ? { extraPodMetadata: { annotations: { "dynamo-efa/engine-config-sha256": engine.file.sha256 } } } : {}),
+    ...(Object.keys(podAnnotations).length > 0 ? { extraPodMetadata: { annotations: podAnnotations } } : {}),
     readinessProbe: {
       httpGet: { path: "/health", port: DynamoPortName.WorkerSystem },
       periodSeconds: 10, timeoutSeconds: 4, failureThreshold: 3,
@@ -171,6 +176,8 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
       tolerations: r.pool.taints.map((t) => ({ key: t.key, operator: "Equal", value: t.value, effect: t.effect })),
       ...(affinity ? { affinity } : {}),
       ...(vols.length > 0 ? { volumes: vols } : {}),
+      // local-nvme: the engine starts only after these exit 0, i.e. when the node's copy is complete (marker).
+      ...(initContainers.length > 0 ? { initContainers } : {}),
       mainContainer: {
         image,
         command: [...engine.command],

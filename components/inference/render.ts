@@ -8,6 +8,7 @@ import { KvTransport, SERVING_ROLES, ServingRole, workerShape } from "./derive";
 import { commandLine, engineFor } from "./engine";
 import { HelmReleaseSpec, renderEngineConfigMaps, renderFrontendLoadBalancer, renderHfSecret, renderModelCachePvc, renderNamespace, renderPlatformRelease } from "./render-k8s";
 import { DgdObject, renderGraph } from "./render-graph";
+import { renderPrefetchConfigMap } from "./render-cache";
 
 /** Placeholder written instead of the HF token when the render tool has none. */
 export const REDACTED_TOKEN = "<redacted: set from the hfToken Pulumi secret>";
@@ -75,7 +76,7 @@ export function renderInference(r: ResolvedInference, hfToken: string = REDACTED
     namespace: renderNamespace(r),
     hfSecret: r.createHfSecret ? renderHfSecret(r, hfToken) : undefined,
     modelCachePvc: renderModelCachePvc(r),
-    engineConfigMaps: renderEngineConfigMaps(r).map((c) => c.configMap),
+    engineConfigMaps: [...renderEngineConfigMaps(r).map((c) => c.configMap), ...[renderPrefetchConfigMap(r)].filter((c) => c !== undefined)],
     frontendLoadBalancer: renderFrontendLoadBalancer(r),
     helm: renderPlatformRelease(r),
     graph: renderGraph(r, r.image),

@@ -7,11 +7,12 @@ import { joinPath, Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 import { K8S_NAME } from "../_shared/names";
 import { didYouMean, oneOf } from "../_shared/suggest";
-import { Backend, FrontendServiceType, Placement, ResolvedInference } from "./args";
+import { Backend, FrontendServiceType, ModelCacheMode, Placement, ResolvedInference } from "./args";
 import { efaPerWorker, poolHasEfa, roleArgs, ServingRole, SERVING_ROLES, totalGpus, usesEfa, workerShape } from "./derive";
 import { INFERENCE_LIMITS, ROLE_LIMITS } from "./limits";
 import { KvTransportChoice } from "./transport";
 import { validateModelFit } from "./validate-fit";
+import { modelFacts } from "./fit";
 
 /** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
 export const DIGEST_PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
@@ -114,9 +115,31 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
   if (!CHART_VERSION.test(String(r.platform.version))) {
     out.push({ propertyPath: at("platform.version"), reason: `must be a dynamo-platform chart version such as "1.0.1" (it names the chart tarball on helm.ngc.nvidia.com); got ${show(r.platform.version)}` });
   }
+  out.push(...cacheModeProblems(r, at));
   if (r.modelCache) {
     out.push(...checkRange(at("modelCache.sizeGiB"), r.modelCache.sizeGiB, INFERENCE_LIMITS.modelCacheSizeGiB));
     if (!r.modelCache.storageClassName) out.push({ propertyPath: at("modelCache.storageClassName"), reason: `must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ${show(r.modelCache.storageClassName)}` });
+  }
+  return out;
+}
+
+/** The model cache mode against what it needs: a shared volume for `efs`, a pool NVMe array for `local-nvme`. */
+function cacheModeProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const out = [...closedChoice(at("modelCacheMode"), r.modelCacheMode, choices(ModelCacheMode)), ...checkRange(at("modelDownloadBudgetSeconds"), r.modelDownloadBudgetSeconds, INFERENCE_LIMITS.modelDownloadBudgetSeconds)];
+  if (r.modelCacheMode === ModelCacheMode.Efs && !r.modelCache) {
+    out.push({ propertyPath: at("modelCache"), reason: `is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCacheGiB)` });
+  }
+  if (r.modelCacheMode !== ModelCacheMode.Efs && r.modelCache) {
+    out.push({ propertyPath: at("modelCacheMode"), reason: `(${show(r.modelCacheMode)}) does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume` });
+  }
+  if (r.modelCacheMode === ModelCacheMode.LocalNvme) {
+    const weights = typeof r.model === "string" ? modelFacts(r.model, r.modelShape)?.weightBytes : undefined;
+    if (r.pool?.localNvme && weights !== undefined && weights > 0.9 * r.pool.localNvme.sizeGB * 1e9) {
+      out.push({ propertyPath: at("modelCacheMode"), reason: `${r.model}'s ${(weights / 1e9).toFixed(0)} GB of weights do not fit 90% of the ${r.pool.localNvme.sizeGB} GB NVMe array of a ${r.pool.instanceType} node (kubelet and container images share it); use "efs" or a type with more instance store` });
+    }
+    if (r.pool && !r.pool.localNvme) {
+      out.push({ propertyPath: at("modelCacheMode"), reason: `"local-nvme" needs a pool whose nodes put their instance-store NVMe in a RAID0 array; pool ${show(r.pool.name)} (${r.pool.instanceType}) has none. Turn on the pool's localNvme, or use "efs" or "none"` });
+    }
   }
   return out;
 }

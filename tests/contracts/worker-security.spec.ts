@@ -39,7 +39,7 @@ export function workerIsolationProblems(label: string, svc: any, allowedCaps: re
 function renderedGraphs(): { file: string; graph: any }[] {
   const files = [
     ...fs.readdirSync(path.join(GOLDEN, "inference")).map((f) => path.join("inference", f)),
-    ...fs.readdirSync(path.join(GOLDEN, "render")).map((s) => path.join("render", s, "manifests", "03-dynamographdeployment-dynamo-llm.yaml")),
+    ...fs.readdirSync(path.join(GOLDEN, "render")).flatMap((s) => fs.readdirSync(path.join(GOLDEN, "render", s, "manifests")).filter((f) => f.includes("-dynamographdeployment-")).map((f) => path.join("render", s, "manifests", f))),
   ];
   return files.map((file) => ({ file, graph: YAML.parse(fs.readFileSync(path.join(GOLDEN, file), "utf8")) }));
 }

@@ -85,7 +85,7 @@ function resourceItem(path: string, v: unknown, out: string[]): void {
   if (v.custom !== undefined) stringMap(`${path}.custom`, v.custom, out, true);
 }
 
-const SERVICE_FIELDS = ["componentType", "subComponentType", "replicas", "resources", "envs", "envFromSecret", "volumeMounts", "sharedMemory", "extraPodSpec", "livenessProbe", "readinessProbe", "multinode", "annotations", "labels"];
+const SERVICE_FIELDS = ["componentType", "subComponentType", "replicas", "resources", "envs", "envFromSecret", "volumeMounts", "sharedMemory", "extraPodSpec", "livenessProbe", "readinessProbe", "multinode", "annotations", "labels", "extraPodMetadata"];
 
 function service(path: string, s: unknown, out: string[]): void {
   if (!keys(path, s, SERVICE_FIELDS, out)) return;
@@ -115,6 +115,10 @@ function service(path: string, s: unknown, out: string[]): void {
     out.push(`${path}.multinode.nodeCount: must be a whole number >= 2`);
   }
   for (const m of ["annotations", "labels"]) if (s[m] !== undefined) stringMap(`${path}.${m}`, s[m], out);
+  // extraPodMetadata {annotations, labels}: in the CRD (facts/dgd-crd.json), merged onto the pods the operator creates.
+  if (s.extraPodMetadata !== undefined && keys(`${path}.extraPodMetadata`, s.extraPodMetadata, ["annotations", "labels"], out)) {
+    for (const m of ["annotations", "labels"]) if (s.extraPodMetadata[m] !== undefined) stringMap(`${path}.extraPodMetadata.${m}`, s.extraPodMetadata[m], out);
+  }
   if (s.extraPodSpec !== undefined && isObj(s.extraPodSpec)) {
     const { mainContainer, ...podSpec } = s.extraPodSpec;
     // The operator supplies the container name and merges mainContainer over its defaults.

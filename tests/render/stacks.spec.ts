@@ -179,7 +179,7 @@ describe("render: both stacks, real program", function () {
   });
 
   it("inference.modelCacheGiB: a retained ReadWriteMany cache on the cluster's retained EFS, mounted by every worker", async () => {
-    const r = await renderStack("p5en-8gpu", path.join(tmp, "cache"), ["--set", "inference.modelCacheGiB=200"]);
+    const r = await renderStack("p5en-8gpu", path.join(tmp, "cache"), ["--set", "inference.modelCacheMode=efs", "--set", "inference.modelCacheGiB=200"]);
     assert.equal(r.code, 0, r.stderr.join("\n"));
     const manifests = path.join(r.dir, "manifests");
     const read = (kind: string) => YAML.parse(fs.readFileSync(path.join(manifests, fs.readdirSync(manifests).find((f) => f.includes(kind))!), "utf8"));

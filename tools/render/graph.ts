@@ -34,7 +34,8 @@ const DGD_TYPE = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
 export function createMinutes(n: GraphNode): number {
   if (n.type === DGD_TYPE) {
     const ann = ((n.inputs?.metadata as Record<string, unknown> | undefined)?.annotations ?? {}) as Record<string, unknown>;
-    const budget = Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]);
+    // local-nvme: the per-node download runs in init containers before the load budget starts.
+    const budget = Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]) + Number(ann["dynamo-efa/model-download-budget-seconds"] ?? 0);
     return Number.isFinite(budget) && budget > 0 ? budget / 60 : 10;
   }
   return CREATE_MINUTES[n.type] ?? DEFAULT_MINUTES;

@@ -15,6 +15,7 @@ import {
   FitAnnotation, GIB, kvLink, modelFacts, RUNTIME_RESERVE_GIB, SHORT_PROMPT_TOKENS, TCP_FLOW_GBPS, transferMs, workerFit,
 } from "../../components/inference/fit";
 import { table } from "./plan";
+import { loadMarkdown, loadPlan, ModelLoadPlan } from "./plan-load";
 
 /** The model in the plan. `known: false` = not in the catalog and no `modelShape`: fit unknown. */
 export type PlanModel =
@@ -55,6 +56,8 @@ export interface ModelPlanSection {
   readonly model?: PlanModel;
   readonly fit?: readonly PlanWorkerFit[];
   readonly fitAssumptions?: readonly string[];
+  /** Where the weights live, downloads per deploy, estimated download and load vs budgets. */
+  readonly modelLoad?: ModelLoadPlan;
 }
 
 type Obj = Record<string, any>;
@@ -113,7 +116,8 @@ export function modelPlan(dgds: readonly Dgd[], pools: readonly GpuPoolFacts[]):
   const spec = (dgd.inputs.spec ?? {}) as Obj;
   const ann = ((dgd.inputs.metadata as Obj | undefined)?.annotations ?? {}) as Record<string, string>;
   const workers = Object.entries((spec.services ?? {}) as Obj).filter(([, s]) => s.componentType === "worker");
-  const id = workers.map(([, s]) => flag((s.extraPodSpec?.mainContainer?.args ?? []) as unknown[], "--model")).find((x) => x !== undefined);
+  // The model id annotation first: with the local-nvme cache the engine's --model is a path on the node.
+  const id = ann["dynamo-efa/model"] ?? workers.map(([, s]) => flag((s.extraPodSpec?.mainContainer?.args ?? []) as unknown[], "--model")).find((x) => x !== undefined);
   if (!id) return {};
   const shape = ann[FitAnnotation.ModelShape] ? (JSON.parse(ann[FitAnnotation.ModelShape]) as ModelShape) : undefined;
   const kvDtype = (ann[FitAnnotation.KvCacheDtype] ?? KvCacheDtype.Auto) as KvCacheDtype;
@@ -125,7 +129,8 @@ export function modelPlan(dgds: readonly Dgd[], pools: readonly GpuPoolFacts[]):
   const rows = workers.map(([service, s]) => workerRow(m, service, s, pool, backend, kvDtype)).filter((w): w is PlanWorkerFit => w !== undefined);
   const rank = (r: string) => ["prefill", "decode"].indexOf(r);
   const fit = rows.sort((a, b) => rank(a.role) - rank(b.role));
-  return { model, fit, fitAssumptions: fitAssumptions() };
+  const replicas = workers.reduce((n, [, s]) => n + Number(s.replicas ?? 1), 0);
+  return { model, fit, fitAssumptions: fitAssumptions(), modelLoad: loadPlan(m, ann, pool, replicas) };
 }
 
 const n = (v: number) => v.toLocaleString("en-US");
@@ -146,5 +151,6 @@ export function modelMarkdown(p: ModelPlanSection): string[] {
         `${f.kvTransport} ${f.kvLinkGbps} Gbps`, `${round(f.kvBytesAtMaxLen / 1e6, 1)}, ${f.kvTransferMs}`, `${round(f.kvBytes1k / 1e6, 1)}, ${f.kvTransferMs1k}`])), "");
     out.push(...(p.fitAssumptions ?? []).map((a) => `- ${a}`), "");
   }
+  out.push(...loadMarkdown(p.modelLoad, table));
   return out;
 }

@@ -5,6 +5,7 @@
 #
 #   LIBFABRIC=~/src/libfabric NIXL=~/src/nixl UCX=~/src/ucx VLLM=~/src/vllm TRTLLM=~/src/TensorRT-LLM \
 #   DYNAMO=~/src/dynamo EKS_CHARTS=~/src/eks-charts K8S_DEVICE_PLUGIN=~/src/k8s-device-plugin \
+#   EKS_AMI=~/src/amazon-eks-ami KARPENTER=~/src/karpenter-provider-aws HF_HUB=~/src/huggingface_hub \
 #   KUBE_PROMETHEUS_STACK=~/src/kps KUBE_STATE_METRICS=~/src/ksm PROMETHEUS_NODE_EXPORTER=~/src/pne \
 #   GRAFANA_CHARTS=~/src/grafana-charts DCGM_EXPORTER=~/src/dcgm-exporter EC2_USER_GUIDE=~/src/amazon-ec2-user-guide \
 #   tests/contracts/extract/all.sh
@@ -58,3 +59,6 @@ run DCGM_EXPORTER chart-dcgm-exporter.json $X/helm-values.ts "${DCGM_EXPORTER:-}
 run DCGM_EXPORTER dcgm-metrics.json $X/dcgm-metrics.ts "${DCGM_EXPORTER:-}" --ref 4.5.3-4.8.2 --commit "$DCGM_COMMIT"
 run EC2_USER_GUIDE efa-installer-signing.json $X/efa-installer-signing.ts "${EC2_USER_GUIDE:-}" --ref master \
   --commit "${EC2_USER_GUIDE_COMMIT:-0147f878dcbad26b1151a12701a773743f0cd496}"
+run EKS_AMI nodeadm-nodeconfig.json $X/nodeadm-nodeconfig.ts "${EKS_AMI:-}" "${EKS_AMI_COMMIT:-81fec2e895854f599974fe4d3d72f61c0a9aaffa}"
+run KARPENTER instance-local-nvme.json $X/instance-local-nvme.ts "${KARPENTER:-}" "${KARPENTER_COMMIT:-1d927085dd81a9df9301e613f371dac5b4d16bfe}"
+run HF_HUB hf-hub-api.json $X/hf-hub-api.ts "${HF_HUB:-}" "${HF_HUB_COMMIT:-ee0a4510f4bc15e26cb722be2efc2bdb01383ca0}"

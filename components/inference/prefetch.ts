@@ -1,0 +1,41 @@
+/**
+ * The per-node model prefetch of the `local-nvme` model cache: the script every worker pod runs as its first
+ * init container (`./prefetch/prefetch.py`, Python standard library only: the combined image has Python 3.12),
+ * and the paths it shares with the workers. Pure apart from reading the script file once.
+ *
+ * Why an init container with a node-level lock, not a DaemonSet with a readiness gate: the workers must not
+ * start before the weights are complete, and only their own pod's init containers can hold a container back
+ * (a DaemonSet's readiness gates nothing in another pod, so each worker would need a waiting init container
+ * anyway). In the worker pod, a failed download is on the pod that cannot start (`Init:Error`, with the model
+ * named in its log) and keeps the graph from turning Ready; the lock is a kernel `flock`, released when its
+ * holder dies, so a killed pod never wedges the node; and the prefetch runs exactly where and when a worker
+ * needs the model, with the image, Secret and model of that worker, with no second workload to keep in step.
+ */
+import { createHash } from "crypto";
+import * as fs from "fs";
+import * as path from "path";
+
+/** The script's file name, and its text (shipped to the cluster in a ConfigMap). */
+export const PREFETCH_FILE = "prefetch.py";
+export const PREFETCH_SCRIPT: string = fs.readFileSync(path.join(__dirname, "prefetch", PREFETCH_FILE), "utf8");
+/** sha256 of the script, put on the pod template so a changed script rolls the workers. */
+export const PREFETCH_SHA256 = createHash("sha256").update(PREFETCH_SCRIPT).digest("hex");
+
+/** The file the script writes last, inside the model directory, when every file is complete. */
+export const COMPLETION_MARKER = ".dynamo-efa-complete";
+/** Subdirectory of the node's NVMe array that holds the cache (a hostPath). */
+export const NODE_CACHE_SUBDIR = "dynamo-efa-model-cache";
+/** Where the prefetch (read-write) and the workers (read-only) mount the node cache. */
+export const NODE_CACHE_MOUNT = "/model-cache";
+/** Model revision the cache holds (the branch resolved to its commit once, recorded in the marker). */
+export const DEFAULT_MODEL_REVISION = "main";
+
+/** The node cache's host directory on an array mounted at `arrayMountPath`. */
+export function nodeCacheHostPath(arrayMountPath: string): string {
+  return `${arrayMountPath.replace(/\/+$/, "")}/${NODE_CACHE_SUBDIR}`;
+}
+
+/** The directory of a model revision under the cache mount: what the worker passes as `--model`. Mirrors `model_dir` in the script. */
+export function modelCacheDir(mount: string, model: string, revision = DEFAULT_MODEL_REVISION): string {
+  return `${mount}/models/${model.replace("/", "--")}/${revision}`;
+}

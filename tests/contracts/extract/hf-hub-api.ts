@@ -1,0 +1,48 @@
+/**
+ * Extracts the Hugging Face Hub HTTP API the prefetch script speaks, from huggingface_hub (the client vLLM itself
+ * uses): the default endpoint and its HF_ENDPOINT override, the file download URL template, the model-info URL of
+ * a revision with its `blobs` parameter (file sizes), the JSON keys of the listing (`sha`, `siblings[].rfilename`,
+ * `siblings[].size`), and the offline switch the engines read.
+ * Usage: npx tsx tests/contracts/extract/hf-hub-api.ts <huggingface_hub checkout> <commit> > tests/contracts/facts/hf-hub-api.json
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export const PATHS = { constants: "src/huggingface_hub/constants.py", api: "src/huggingface_hub/hf_api.py" } as const;
+
+function must(re: RegExp, text: string, what: string): RegExpExecArray {
+  const m = re.exec(text);
+  if (!m) throw new Error(`hf-hub-api extractor: ${what} not found (pattern ${re})`);
+  return m;
+}
+
+export function extract(read: (p: string) => string) {
+  const c = read(PATHS.constants);
+  const api = read(PATHS.api);
+  const modelInfo = api.slice(api.indexOf("def model_info("), api.indexOf("def dataset_info("));
+  return {
+    defaultEndpoint: must(/_HF_DEFAULT_ENDPOINT = "([^"]+)"/, c, "_HF_DEFAULT_ENDPOINT")[1],
+    endpointEnv: must(/ENDPOINT = os\.getenv\("([A-Z_]+)", _HF_DEFAULT_ENDPOINT\)/, c, "ENDPOINT env")[1],
+    resolveUrl: `{endpoint}${must(/HUGGINGFACE_CO_URL_TEMPLATE = ENDPOINT \+ "([^"]+)"/, c, "HUGGINGFACE_CO_URL_TEMPLATE")[1]}`,
+    modelRevisionUrl: must(/f"\{self\.endpoint\}(\/api\/models\/\{repo_id\}\/revision\/)\{quote\(revision, safe=''\)\}"/, modelInfo, "model_info revision path")[1].replace(/^/, "{endpoint}") + "{revision}",
+    blobsParam: /params\["blobs"\] = True/.test(modelInfo),
+    listingKeys: {
+      sha: /self\.sha = kwargs\.pop\("sha", None\)/.test(api),
+      siblingFile: must(/rfilename=sibling\["(rfilename)"\]/, api, "sibling rfilename")[1],
+      siblingSize: must(/size=sibling\.get\("(size)"\)/, api, "sibling size")[1],
+    },
+    offlineEnv: must(/HF_HUB_OFFLINE = _is_true\(os\.environ\.get\("([A-Z_]+)"\)/, c, "HF_HUB_OFFLINE")[1],
+  };
+}
+
+if (require.main === module) {
+  const [checkout, commit] = process.argv.slice(2);
+  if (!checkout || !commit) throw new Error("usage: hf-hub-api.ts <checkout> <commit>");
+  const facts = extract((p) => fs.readFileSync(path.join(checkout, p), "utf8"));
+  const provenance = {
+    repository: "huggingface/huggingface_hub", ref: "main", commit, paths: Object.values(PATHS), extracted: new Date().toISOString().slice(0, 10),
+    extractor: "tests/contracts/extract/hf-hub-api.ts",
+    notes: "The Hub's HTTP API as its own client calls it. Status codes (401/403 gated or no access, 404 not found or hidden, 429 rate limit, Retry-After) are the Hub's documented HTTP behaviour, not extracted here.",
+  };
+  process.stdout.write(`${JSON.stringify({ provenance, facts }, null, 2)}\n`);
+}

@@ -1,0 +1,193 @@
+/**
+ * The per-node prefetch script (components/inference/prefetch/prefetch.py) against a fake Hugging Face endpoint
+ * on 127.0.0.1: one download per node with 8 workers starting at once, an interrupted download never used, 429
+ * retried, a token without access failing with the model named. Needs python3; skips with the reason otherwise.
+ */
+import { strict as assert } from "assert";
+import { ChildProcess, spawn, spawnSync } from "child_process";
+import * as fs from "fs";
+import * as http from "http";
+import { AddressInfo } from "net";
+import * as os from "os";
+import * as path from "path";
+import { COMPLETION_MARKER, modelCacheDir } from "../../components/inference/prefetch";
+
+const SCRIPT = path.join(__dirname, "..", "..", "components", "inference", "prefetch", "prefetch.py");
+const MODEL = "acme/tiny-llm";
+const SHA = "0123456789abcdef0123456789abcdef01234567";
+const FILES: Record<string, Buffer> = {
+  "config.json": Buffer.from('{"model_type": "llama"}'),
+  "model-00001-of-00002.safetensors": Buffer.alloc(3 << 20, 7),
+  "model-00002-of-00002.safetensors": Buffer.alloc(1 << 20, 9),
+  "original/consolidated.00.pth": Buffer.alloc(1024, 1),
+};
+
+interface Fake {
+  url: string;
+  gets: Record<string, number>;
+  /** Status codes to answer the next listing requests with, before answering normally. */
+  listingFailures: number[];
+  /** Requests that carried the expected token. */
+  authorized: number;
+  /** When set, the first GET of this file sends half and then stalls; `stalled` resolves at that point. */
+  stallFile?: string;
+  stalled?: Promise<void>;
+  /** Token that has access; others get 403. */
+  token: string;
+  /** When set, file downloads answer 302 to this base URL (a CDN on another host), as huggingface.co does. */
+  cdn?: string;
+  close(): Promise<void>;
+}
+
+async function fakeHf(): Promise<Fake> {
+  const open = new Set<http.ServerResponse>();
+  let onStall: (() => void) | undefined;
+  const f: Fake = { url: "", gets: {}, listingFailures: [], authorized: 0, token: "hf_good", close: async () => undefined };
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url ?? "/", "http://x");
+    const auth = req.headers.authorization;
+    if (auth !== `Bearer ${f.token}`) { res.writeHead(auth ? 403 : 401).end("gated"); return; }
+    f.authorized += 1;
+    if (u.pathname === `/api/models/${MODEL}/revision/main`) {
+      const code = f.listingFailures.shift();
+      if (code !== undefined) { res.writeHead(code, { "Retry-After": "0" }).end("slow down"); return; }
+      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ sha: SHA, siblings: Object.keys(FILES).map((rfilename) => ({ rfilename, size: FILES[rfilename].length })) }));
+      return;
+    }
+    const m = new RegExp(`^/${MODEL}/resolve/${SHA}/(.+)$`).exec(u.pathname);
+    const body = m ? FILES[decodeURIComponent(m[1])] : undefined;
+    if (!m || !body) { res.writeHead(404).end(); return; }
+    const name = decodeURIComponent(m[1]);
+    if (f.cdn) { res.writeHead(302, { Location: `${f.cdn}/blobs/${encodeURIComponent(name)}` }).end(); return; }
+    f.gets[name] = (f.gets[name] ?? 0) + 1;
+    res.writeHead(200, { "Content-Length": String(body.length) });
+    if (name === f.stallFile && f.gets[name] === 1) {
+      open.add(res);
+      res.write(body.subarray(0, body.length >> 1), () => onStall?.());
+      return; // never ends: the client is killed while it waits for the rest
+    }
+    res.end(body);
+  });
+  f.stalled = new Promise((resolve) => { onStall = resolve; });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  f.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  f.close = () => new Promise((resolve) => { for (const r of open) r.destroy(); server.closeAllConnections(); server.close(() => resolve()); });
+  return f;
+}
+
+function run(root: string, hf: Fake, extra: Record<string, string> = {}): { child: ChildProcess; done: Promise<{ code: number | null; stderr: string }> } {
+  const child = spawn("python3", [SCRIPT], {
+    env: { PATH: process.env.PATH ?? "", MODEL_ID: MODEL, CACHE_ROOT: root, HF_ENDPOINT: hf.url, HF_TOKEN: hf.token, RETRY_BASE_SECONDS: "0.01", DOWNLOAD_BUDGET_SECONDS: "600", ...extra },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (d) => { stderr += String(d); });
+  return { child, done: new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr }))) };
+}
+
+const finalDir = (root: string) => modelCacheDir(root, MODEL);
+
+function assertComplete(root: string): void {
+  const dir = finalDir(root);
+  const marker = JSON.parse(fs.readFileSync(path.join(dir, COMPLETION_MARKER), "utf8"));
+  assert.deepEqual([marker.model, marker.sha, marker.files], [MODEL, SHA, 3]);
+  for (const name of ["config.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]) {
+    assert.ok(fs.readFileSync(path.join(dir, name)).equals(FILES[name]), `${name} is byte-identical`);
+  }
+  assert.equal(fs.existsSync(path.join(dir, "original")), false, "Meta's consolidated checkpoint is skipped when safetensors exist");
+}
+
+describe("prefetch: one download per node, atomic completion, retries (fake HF on 127.0.0.1)", function () {
+  this.timeout(120000);
+  let hf: Fake;
+  let root: string;
+
+  before(function () {
+    const probe = spawnSync("python3", ["--version"], { encoding: "utf8" });
+    if (probe.error || probe.status !== 0) {
+      console.log(`      skipped: python3 is not available here (${probe.error?.message ?? probe.stderr}); the prefetch script needs it`);
+      this.skip();
+    }
+  });
+  beforeEach(async () => { hf = await fakeHf(); root = fs.mkdtempSync(path.join(os.tmpdir(), "prefetch-")); });
+  afterEach(async () => { await hf?.close(); if (root) fs.rmSync(root, { recursive: true, force: true }); });
+
+  it("8 workers of one node starting at once: every file downloaded exactly once, all 8 succeed", async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, () => run(root, hf).done));
+    assert.deepEqual(results.map((r) => r.code), Array(8).fill(0), results.map((r) => r.stderr).join("\n"));
+    assert.deepEqual(hf.gets, { "config.json": 1, "model-00001-of-00002.safetensors": 1, "model-00002-of-00002.safetensors": 1 });
+    assertComplete(root);
+    const again = await run(root, hf).done;
+    assert.equal(again.code, 0);
+    assert.match(again.stderr, /already complete/);
+    assert.equal(hf.gets["config.json"], 1, "a complete cache is never downloaded again");
+  });
+
+  it("an interrupted download is never used: no marker, no final directory; the next run starts over and completes", async () => {
+    hf.stallFile = "model-00001-of-00002.safetensors";
+    const first = run(root, hf);
+    await hf.stalled;
+    first.child.kill("SIGKILL");
+    await first.done;
+    assert.equal(fs.existsSync(finalDir(root)), false, "the workers' directory does not exist after an interrupted download");
+    assert.equal(fs.readdirSync(path.join(root, ".staging")).length, 1, "the partial download sits in staging");
+    const second = await run(root, hf).done;
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stderr, /removing an interrupted download/);
+    assert.deepEqual(fs.readdirSync(path.join(root, ".staging")), []);
+    assertComplete(root);
+  });
+
+  it("HTTP 429 and 503 are retried with backoff", async () => {
+    hf.listingFailures = [429, 503, 429];
+    const r = await run(root, hf).done;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((r.stderr.match(/retry \d+\/7/g) ?? []).length, 3, r.stderr);
+    assertComplete(root);
+  });
+
+  it("gives up after the attempts and says so (exit 1), leaving nothing for the workers", async () => {
+    hf.listingFailures = Array(10).fill(503);
+    const r = await run(root, hf, { RETRY_MAX_ATTEMPTS: "3" }).done;
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /FAILED: RuntimeError: listing acme\/tiny-llm: HTTP 503 after 3 attempts/);
+    assert.equal(fs.existsSync(finalDir(root)), false);
+  });
+
+  it("a token without access fails at once (exit 2) naming the model and the fix; no token says it is missing", async () => {
+    const denied = await run(root, hf, { HF_TOKEN: "hf_other" }).done;
+    assert.equal(denied.code, 2);
+    assert.match(denied.stderr, /the Hugging Face token has no access to model acme\/tiny-llm \(HTTP 403\): accept the model's license at http:\/\/127\.0\.0\.1:\d+\/acme\/tiny-llm/);
+    const none = await run(root, hf, { HF_TOKEN: "" }).done;
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /model acme\/tiny-llm needs a Hugging Face token \(HTTP 401\) and HF_TOKEN is empty/);
+    assert.equal(hf.authorized, 0);
+  });
+
+  it("follows HF's redirect to its CDN on another host without sending the token there", async () => {
+    const seen: (string | undefined)[] = [];
+    const cdn = http.createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      const body = FILES[decodeURIComponent((req.url ?? "").replace(/^\/blobs\//, ""))];
+      if (!body) { res.writeHead(404).end(); return; }
+      res.writeHead(200, { "Content-Length": String(body.length) }).end(body);
+    });
+    await new Promise<void>((resolve) => cdn.listen(0, "127.0.0.1", resolve));
+    try {
+      hf.cdn = `http://localhost:${(cdn.address() as AddressInfo).port}`; // another host name than the endpoint's 127.0.0.1
+      const r = await run(root, hf).done;
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(seen, [undefined, undefined, undefined], "the CDN never sees the Authorization header");
+      assertComplete(root);
+    } finally {
+      cdn.closeAllConnections();
+      await new Promise<void>((resolve) => cdn.close(() => resolve()));
+    }
+  });
+
+  it("a bad model id is refused before any request", async () => {
+    const r = await run(root, hf, { MODEL_ID: "../etc" }).done;
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /MODEL_ID must be a Hugging Face model id "org\/name"; got '\.\.\/etc'/);
+  });
+});

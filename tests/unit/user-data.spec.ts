@@ -1,0 +1,50 @@
+import { strict as assert } from "assert";
+import YAML from "yaml";
+import { instance, instanceNames } from "../../components/catalog/instances";
+import { resolvePool } from "../../components/cluster/args";
+import { poolFacts } from "../../components/cluster/derive";
+import { gpuUserData, LocalStorageStrategy, mimeMultipart, NODEADM } from "../../components/cluster/user-data";
+import { poolProblems } from "../../components/cluster/validate";
+import { parseMultipart, yamlParts } from "../helpers/mime";
+
+const P5EN = { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2b" };
+
+describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () => {
+  it("p5en: one application/node.eks.aws part whose NodeConfig asks for RAID0, nothing else", () => {
+    const doc = parseMultipart(gpuUserData(resolvePool("gpu", P5EN))!);
+    assert.equal(doc.headers["mime-version"], "1.0");
+    assert.equal(doc.closed, true, "the document ends with the closing boundary");
+    assert.deepEqual(doc.parts.map((p) => p.headers["content-type"]), [NODEADM.mediaType]);
+    const configs = yamlParts(doc, NODEADM.mediaType) as any[];
+    assert.deepEqual(configs, [{ apiVersion: "node.eks.aws/v1alpha1", kind: "NodeConfig", spec: { instance: { localStorage: { strategy: "RAID0" } } } }]);
+  });
+
+  it("no cluster section: EKS appends the cluster coordinates for a managed node group on an EKS AMI type", () => {
+    const [cfg] = yamlParts(parseMultipart(gpuUserData(resolvePool("gpu", P5EN))!), NODEADM.mediaType) as any[];
+    assert.equal(cfg.spec.cluster, undefined);
+  });
+
+  it("every catalogued GPU type has instance-store NVMe, so every pool gets RAID0 by default; localNvme: false gives no user data", () => {
+    for (const name of instanceNames()) {
+      assert.ok(instance(name).localNvmeGB > 0, name);
+      assert.equal(resolvePool("gpu", { instanceType: name, nodes: 1, availabilityZone: "us-east-2b" }).localNvme, true, name);
+    }
+    assert.equal(gpuUserData(resolvePool("gpu", { ...P5EN, localNvme: false })), undefined);
+  });
+
+  it("pool facts carry the array's mount point only when RAID0 is set up", () => {
+    assert.deepEqual(poolFacts(resolvePool("gpu", P5EN)).localNvme, { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 });
+    assert.equal(poolFacts(resolvePool("gpu", { ...P5EN, localNvme: false })).localNvme, undefined);
+  });
+
+  it("localNvme must be a boolean", () => {
+    assert.deepEqual(poolProblems("gpu", { ...P5EN, localNvme: "yes" as any }).map((p) => [p.propertyPath, p.reason]), [["gpuPools.gpu.localNvme", 'must be true or false; got "yes"']]);
+  });
+
+  it("the parser sees a changed strategy or a missing closing boundary (the checks can fail)", () => {
+    const bad = mimeMultipart([{ contentType: NODEADM.mediaType, body: YAML.stringify({ apiVersion: NODEADM.apiVersion, kind: NODEADM.kind, spec: { instance: { localStorage: { strategy: LocalStorageStrategy.Mount } } } }) }]);
+    assert.equal((yamlParts(parseMultipart(bad), NODEADM.mediaType)[0] as any).spec.instance.localStorage.strategy, "Mount");
+    assert.equal(parseMultipart(bad.replace(/--[^\n]*--\n$/, "")).closed, false);
+    assert.throws(() => mimeMultipart([{ contentType: "text/plain", body: "--==DYNAMO-EFA-BOUNDARY==" }]), /contains the MIME boundary/);
+  });
+});

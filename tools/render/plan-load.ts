@@ -1,0 +1,109 @@
+/**
+ * The model-load section of `plan.json` / `plan.md`: where the weights live, how many times a deploy downloads
+ * them, and estimated download and load times against their budgets. Pure; read back from the rendered graph's
+ * annotations (model id, cache mode, budgets) like the rest of the plan, with the weight bytes from the model
+ * catalog (or a stated `modelShape`).
+ *
+ * The bandwidths are stated assumptions, not measurements (printed with the table); change them here when the
+ * field measures better numbers.
+ */
+import type { GpuPoolFacts } from "../../components/catalog/pool";
+import type { ModelFacts } from "../../components/catalog/model-math";
+import { ModelCacheMode } from "../../components/inference/args";
+import { nodeCacheHostPath } from "../../components/inference/prefetch";
+import { PlanAnnotation } from "../../components/_shared/names";
+
+/** Stated bandwidths and fixed costs, in MB/s (10^6 bytes) and seconds. */
+export const LOAD_ASSUMPTIONS = {
+  /** One node downloading from Hugging Face's CDN, one file at a time (the prefetch is one stream): assumed. */
+  hfDownloadMBps: 200,
+  /** Sequential read of the instance-store NVMe RAID0 array (8 disks on p5en): assumed, well under the disks' sum. */
+  nvmeReadMBps: 4000,
+  /** One EFS client (one node) reading, elastic throughput: assumed. */
+  efsReadMBps: 500,
+  /** gp3 root volume at its baseline throughput (125 MiB/s: the launch template sets no extra throughput). */
+  gp3ReadMBps: 131,
+  /** Engine start besides reading the weights (CUDA context, torch.compile, CUDA graph capture): assumed. */
+  engineStartSeconds: 90,
+} as const;
+
+/** The model-load section. */
+export interface ModelLoadPlan {
+  readonly mode: ModelCacheMode;
+  /** Where the weights live on the nodes, in words. */
+  readonly where: string;
+  /** Downloads from Hugging Face per deploy. */
+  readonly downloads: number;
+  readonly weightBytes: number;
+  readonly downloadSeconds: number;
+  /** Budget of the download (local-nvme: the prefetch's own; otherwise part of the load budget). */
+  readonly downloadBudgetSeconds?: number;
+  readonly loadSeconds: number;
+  readonly loadBudgetSeconds: number;
+  readonly basis: { readonly download: string; readonly load: string };
+  /** Budgets the estimate exceeds. */
+  readonly overBudget: readonly string[];
+}
+
+const GB = 1e9;
+const secs = (bytes: number, mbps: number) => Math.ceil(bytes / (mbps * 1e6));
+
+/** The section for one graph: `workers` worker pods on `pool`, with annotations `ann`. */
+export function loadPlan(m: ModelFacts, ann: Readonly<Record<string, string>>, pool: GpuPoolFacts, workers: number): ModelLoadPlan {
+  const a = LOAD_ASSUMPTIONS;
+  const mode = (ann["dynamo-efa/model-cache"] ?? ModelCacheMode.None) as ModelCacheMode;
+  const loadBudget = Number(ann[PlanAnnotation.ModelLoadBudgetSeconds] ?? 0);
+  const w = m.weightBytes;
+  const gb = `${(w / GB).toFixed(1)} GB`;
+  const perNode = Math.max(1, Math.ceil(workers / Math.max(1, pool.nodes)));
+  const local = pool.localNvme ? { mbps: a.nvmeReadMBps, what: "NVMe RAID0" } : { mbps: a.gp3ReadMBps, what: "gp3 root volume" };
+  let p: Omit<ModelLoadPlan, "overBudget" | "weightBytes" | "mode" | "loadBudgetSeconds">;
+  if (mode === ModelCacheMode.LocalNvme) {
+    const dl = secs(w, a.hfDownloadMBps);
+    p = {
+      where: `each node's NVMe RAID0 array (${nodeCacheHostPath(pool.localNvme?.mountPath ?? "?")}), downloaded once per node before its workers start`,
+      downloads: pool.nodes, downloadSeconds: dl, downloadBudgetSeconds: Number(ann["dynamo-efa/model-download-budget-seconds"] ?? 0),
+      loadSeconds: secs(w, a.nvmeReadMBps) + a.engineStartSeconds,
+      basis: { download: `${gb} at ${a.hfDownloadMBps} MB/s, the ${pool.nodes} nodes in parallel`, load: `${gb} at ${a.nvmeReadMBps} MB/s from NVMe (co-located workers share the page cache) + ${a.engineStartSeconds} s engine start` },
+    };
+  } else if (mode === ModelCacheMode.Efs) {
+    p = {
+      where: "one shared EFS file system (HF_HOME of every worker); the first worker downloads",
+      downloads: 1, downloadSeconds: secs(w, Math.min(a.hfDownloadMBps, a.efsReadMBps)),
+      loadSeconds: secs(w, a.efsReadMBps) + a.engineStartSeconds,
+      basis: { download: `${gb} at ${Math.min(a.hfDownloadMBps, a.efsReadMBps)} MB/s into EFS, inside the first engine's start`, load: `${gb} at ${a.efsReadMBps} MB/s per node from EFS + ${a.engineStartSeconds} s engine start` },
+    };
+  } else {
+    p = {
+      where: `every worker's own container file system (${local.what}); each worker downloads the whole model`,
+      downloads: workers, downloadSeconds: secs(w * perNode, a.hfDownloadMBps),
+      loadSeconds: secs(w, local.mbps) + a.engineStartSeconds,
+      basis: { download: `${perNode} workers per node x ${gb} sharing ${a.hfDownloadMBps} MB/s, inside each engine's start`, load: `${gb} at ${local.mbps} MB/s from the ${local.what} + ${a.engineStartSeconds} s engine start` },
+    };
+  }
+  const overBudget: string[] = [];
+  if (mode === ModelCacheMode.LocalNvme) {
+    if (p.downloadSeconds > (p.downloadBudgetSeconds ?? 0)) overBudget.push(`download ${p.downloadSeconds} s > modelDownloadBudgetSeconds ${p.downloadBudgetSeconds}`);
+    if (p.loadSeconds > loadBudget) overBudget.push(`load ${p.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget}`);
+  } else if (p.downloadSeconds + p.loadSeconds > loadBudget) {
+    overBudget.push(`download + load ${p.downloadSeconds + p.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget} (the engine downloads inside its start)`);
+  }
+  return { mode, weightBytes: w, loadBudgetSeconds: loadBudget, ...p, overBudget };
+}
+
+/** The `plan.md` lines of the section. */
+export function loadMarkdown(l: ModelLoadPlan | undefined, table: (head: string[], rows: (string | number)[][]) => string): string[] {
+  if (!l) return [];
+  const budget = (b: number | undefined, note: string) => (b === undefined ? note : String(b));
+  const a = LOAD_ASSUMPTIONS;
+  return [
+    `## Model load: \`${l.mode}\``, "",
+    `- Weights live in ${l.where}; ${l.downloads} download${l.downloads === 1 ? "" : "s"} from Hugging Face per deploy.`,
+    ...(l.overBudget.length > 0 ? [`- **Over budget (estimated)**: ${l.overBudget.join("; ")}. Raise the budget or use a faster cache.`] : []), "",
+    table(["step", "estimate s", "budget s", "basis"], [
+      ["download", l.downloadSeconds, budget(l.downloadBudgetSeconds, "(in load)"), l.basis.download],
+      ["load", l.loadSeconds, l.loadBudgetSeconds, l.basis.load],
+    ]), "",
+    `- Estimated from stated bandwidths, not measured: Hugging Face ${a.hfDownloadMBps} MB/s per node, NVMe RAID0 ${a.nvmeReadMBps} MB/s, EFS ${a.efsReadMBps} MB/s per node, gp3 root ${a.gp3ReadMBps} MB/s, engine start ${a.engineStartSeconds} s (tools/render/plan-load.ts).`, "",
+  ];
+}
