@@ -1,5 +1,5 @@
 /**
- * Every version default in the package, in one dated place (STYLE.md rule 5). Each value is
+ * Every version default in the package, in one dated place (docs/CONTRIBUTING.md rule 5). Each value is
  * overridable from component args and stack config; none is buried in code elsewhere.
  *
  * Reviewed: 2026-11-29. When bumping, update the source note next to the value.
@@ -19,7 +19,7 @@ export const VERSIONS_REVIEWED = "2026-11-29";
  * Skew, stated honestly: this runtime is main between the 1.0.x and 1.1.0 releases (its pyproject still says
  * version 1.0.0), while the operator chart stays at 1.0.1 (`charts.dynamoPlatform`). The runtime/operator
  * contract is the DGD CRD and the env/probes the operator injects; nothing at this commit is known to break
- * against operator 1.0.1, but it is NOT a released pair (FIELD-NOTES §4 asks for the same minor).
+ * against operator 1.0.1, but it is NOT a released pair (docs/ARCHITECTURE.md#dynamo-on-kubernetes: same minor).
  */
 export const DYNAMO_COMMIT = "f2fd3a16e78ce472d427f17ec85f764085a8ddd3";
 
@@ -27,10 +27,10 @@ export const DYNAMO_COMMIT = "f2fd3a16e78ce472d427f17ec85f764085a8ddd3";
 export const kubernetes = {
   /**
    * Default EKS Kubernetes version: a standard-support release in Dec 2026.
-   * Source: FIELD-NOTES §3 (standard 1.34 until 2026-12-02, 1.35, 1.36; extended 1.32, 1.33).
+   * Source: docs/ARCHITECTURE.md#efa-on-eks (standard 1.34 until 2026-12-02, 1.35, 1.36; extended 1.32, 1.33).
    */
   defaultVersion: "1.35",
-  /** Versions EKS supports (standard + extended) in Dec 2026. Source: FIELD-NOTES §3. */
+  /** Versions EKS supports (standard + extended) in Dec 2026. Source: docs/ARCHITECTURE.md#efa-on-eks. */
   supportedVersions: ["1.32", "1.33", "1.34", "1.35", "1.36"],
 } as const;
 
@@ -41,7 +41,7 @@ export const kubernetes = {
  * CNI versions" table lists v1.19.0-eksbuild.1 already for 1.24-1.31), so `efa-only` interfaces work.
  */
 export const addons = {
-  /** Oldest VPC CNI that supports `efa-only` interfaces. Source: FIELD-NOTES §3. */
+  /** Oldest VPC CNI that supports `efa-only` interfaces. Source: docs/ARCHITECTURE.md#efa-on-eks. */
   vpcCniMinimum: "1.18.5",
 } as const;
 
@@ -70,7 +70,8 @@ export const charts = {
    * `upgradeCRD` pre-install/pre-upgrade hook Job) and the separate `dynamo-crds` chart is gone (last
    * release 0.9.1; removed upstream in ai-dynamo/dynamo 5277fb9bb "simplify CRD management").
    * Installed from the chart tarball URL NVIDIA documents (`helm install dynamo-platform <url>`), not
-   * through a repository index: `tarballUrl(version)`. 1.0.1 is the operator the field ran (FIELD-NOTES §4).
+   * through a repository index: `tarballUrl(version)`. 1.0.1 is the operator the field ran
+   * (docs/FIELD-FAILURES.md#where-these-come-from).
    * Source: ai-dynamo/dynamo@5277fb9bbe326c94c75a2f079786a0a0f58fd71a
    * `deploy/helm/charts/platform/components/operator/values.yaml` (`upgradeCRD: true`); docs.nvidia.com/dynamo
    * installation guide (tarball URL pattern). Not re-checked against NGC from here (no network).
@@ -99,7 +100,7 @@ export const charts = {
 /**
  * Components of the combined image: the defaults of the Dockerfile's version ARGs. A test asserts
  * that `dockerfiles/Dockerfile.dynamo-combined-efa` declares exactly these defaults.
- * Source: FIELD-NOTES §5 and UPSTREAM-IMAGE-AND-DGD.md §1.1 (the field's 7-stage build).
+ * Source: the field's 7-stage build (docs/ARCHITECTURE.md#the-combined-image).
  */
 export const image = {
   cudaToolkit: "12.9",
@@ -112,10 +113,18 @@ export const image = {
   nixl: "0.10.1",
   efaInstaller: "1.45.1",
   /**
-   * SHA-256 of `aws-efa-installer-<efaInstaller>.tar.gz`. Empty on purpose: no digest of 1.45.1 published with
-   * provenance was found (AWS publishes a GPG signature, not a digest; searched public code and docs 2026-11-30),
-   * and a guessed digest is worse than none. The Dockerfile refuses to build while it is empty; set it
-   * (`image.versions.efaInstallerSha256`) to the `sha256sum` of the tarball you verified with AWS's GPG key.
+   * Fingerprint of the key AWS signs every `aws-efa-installer-<version>.tar.gz` with (detached `.sig` beside the
+   * tarball, key at https://efa-installer.amazonaws.com/aws-efa-installer.key, "Amazon EC2 EFA
+   * <ec2-efa-maintainers@amazon.com>"). The Dockerfile installs the tarball only when the downloaded key has exactly
+   * this fingerprint and gpg reports a VALIDSIG by it. Source: awsdocs/amazon-ec2-user-guide@0147f878
+   * `doc_source/efa-start.md` (Step 3, "Verify the GPG key's fingerprint"); fact in
+   * tests/contracts/facts/efa-installer-signing.json.
+   */
+  efaInstallerGpgFingerprint: "4E9091BCBB97A96B26B15E59A05480B1DD2D3CCC",
+  /**
+   * Optional extra pin: SHA-256 of `aws-efa-installer-<efaInstaller>.tar.gz`, checked after the GPG signature when
+   * set. Empty by default: no digest of 1.45.1 published with provenance was found (AWS publishes a GPG signature,
+   * not a digest; searched public code and docs 2026-11-30), and a guessed digest is worse than none.
    */
   efaInstallerSha256: "",
   ffmpeg: "7.1",
@@ -125,22 +134,22 @@ export const image = {
   vllm: "v0.17.1",
   flashinfer: "v0.6.4",
   lmcache: "0.4.1",
-  /** Compile-stage base image (CUDA 12.9 devel). Source: UPSTREAM-IMAGE-AND-DGD.md §1.1. */
+  /** Compile-stage base image (CUDA 12.9 devel). Source: docs/ARCHITECTURE.md#the-combined-image. */
   baseImage: "nvcr.io/nvidia/cuda-dl-base",
   baseImageTag: "25.06-cuda12.9-devel-ubuntu24.04",
-  /** NGC PyTorch (the one PyTorch both engines share). Source: FIELD-NOTES §5. */
+  /** NGC PyTorch (the one PyTorch both engines share). Source: docs/ARCHITECTURE.md#the-combined-image. */
   pytorchImage: "nvcr.io/nvidia/pytorch",
-  /** Final-stage base image. Source: FIELD-NOTES §5. */
+  /** Final-stage base image. Source: docs/ARCHITECTURE.md#the-combined-image. */
   runtimeImage: "nvcr.io/nvidia/cuda",
   runtimeImageTag: "12.9.1-runtime-ubuntu24.04",
-  /** rustup-init used to install `rust`. Source: UPSTREAM-IMAGE-AND-DGD.md §1.1 (rustup-init 1.28.1). */
+  /** rustup-init used to install `rust`. Source: the field's Dockerfile (docs/ARCHITECTURE.md#the-combined-image). */
   rustup: "1.28.1",
   /**
    * uv release (GitHub release tarball; the field used the unpinned `ghcr.io/astral-sh/uv:latest`).
    * Source: astral-sh/uv releases; tag 0.9.15 published Dec 2025 (seen in public renovate bumps).
    */
   uv: "0.9.15",
-  /** sccache release. Source: UPSTREAM-IMAGE-AND-DGD.md §1.1 (SCCACHE_VERSION v0.14.0). */
+  /** sccache release. Source: the field's Dockerfile (docs/ARCHITECTURE.md#the-combined-image). */
   sccache: "v0.14.0",
   /** maturin, builds the Dynamo Rust bindings wheel. Source: PyPI `maturin` (1.9.4, Aug 2025). */
   maturin: "1.9.4",
@@ -152,14 +161,15 @@ export const image = {
   nccl: "v2.27.7-1",
   /** pip-licenses, run from a throw-away uv tool env to write /SBOM.txt and /THIRD-PARTY-LICENSES. Source: PyPI `pip-licenses` 5.0.0. */
   pipLicenses: "5.0.0",
-  /** Index serving the TensorRT-LLM wheel. Source: UPSTREAM-IMAGE-AND-DGD.md §1.1. */
+  /** Index serving the TensorRT-LLM wheel. Source: docs/ARCHITECTURE.md#the-combined-image. */
   tensorrtLlmIndexUrl: "https://pypi.nvidia.com/",
 } as const;
 
 /**
  * Base and runtime image tags known to match a CUDA toolkit of the compile stages. A toolkit not listed
  * needs `versions.baseImageTag` and `versions.runtimeImageTag` set explicitly.
- * Source: FIELD-NOTES §5 (12.9); UPSTREAM-IMAGE-AND-DGD.md §3 context.yaml (cuda-dl-base 25.11 for 13.0;
+ * Source: docs/ARCHITECTURE.md#the-combined-image (12.9; ai-dynamo/dynamo@001eacbe container/context.yaml:
+ * cuda-dl-base 25.11 for 13.0;
  * the matching `nvcr.io/nvidia/cuda` runtime tag is *unverified*, so 13.0 is not listed).
  */
 export const imageTagsByCudaToolkit: Readonly<Record<string, { readonly baseImageTag: string; readonly runtimeImageTag: string }>> = {

@@ -4,7 +4,7 @@
 usage: overlay-venv.py <vllm site-packages> <target site-packages>
 
 Decisions are made per distribution, by the project name inside its METADATA (not by folder name, which left two
-versions of flashinfer, transformers, ... side by side: issue 11, item 8), and files move by their RECORD:
+versions of flashinfer, transformers, ... side by side), and files move by their RECORD:
 - never: torch, torchvision, torchaudio, triton and the `nvidia-*` CUDA wheels (NGC's torch and CUDA 13 stack is the
   one PyTorch both engines share);
 - always (replacing whatever version the target has): vLLM and the packages built with or for it;

@@ -1,5 +1,5 @@
 /**
- * The pack's policies, listed explicitly in the order of issue 7 (STYLE.md rule 17). Importable by
+ * The pack's policies, listed explicitly in pack order (docs/CONTRIBUTING.md rule 17). Importable by
  * tests and by the offline `render` tool without starting the policy gRPC server (that happens only
  * in `./index.ts`).
  */
@@ -12,7 +12,7 @@ import { observabilityPolicies } from "./rules/observability";
 
 const byName = new Map([...inferencePolicies, ...gpuClusterPolicies, ...imagePolicies, ...securityPolicies, ...observabilityPolicies].map((p) => [p.name, p] as const));
 
-/** Policy names in pack order (issue 7's numbering). */
+/** Policy names in pack order (the order of policy/README.md's table). */
 export const POLICY_NAMES = [
   "nixl-libfabric-on-efa",
   "no-noop-nixl-env",
@@ -40,7 +40,7 @@ export const POLICY_NAMES = [
 ] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
-/** The field failures (FIELD-NOTES §1) each policy makes impossible to ship; [] = general hardening. */
+/** The field failures each policy makes impossible to ship (docs/FIELD-FAILURES.md#coverage); [] = general hardening. */
 export const FIELD_FAILURES: Readonly<Record<PolicyName, readonly string[]>> = {
   "nixl-libfabric-on-efa": ["F3"],
   "no-noop-nixl-env": ["F3", "F13"],

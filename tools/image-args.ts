@@ -116,8 +116,7 @@ function consumerSummary(plan: ImageBuildPlan): string {
     const list = plan.archLists[c];
     return `# ${c}: ${list === "" ? "(empty: step skipped)" : list}    <- ${ARCH_CONSUMERS[c]}`;
   });
-  const efa = plan.buildArgs.EFA_INSTALLER_SHA256 === "" ? "# note: add --build-arg EFA_INSTALLER_SHA256=<sha256sum of the verified aws-efa-installer tarball>; the build stops without it\n" : "";
-  return `# per-consumer arch lists (${plan.platforms.join(",")}, CUDA ${plan.cudaToolkit}):\n${lines.join("\n")}\n${efa}`;
+  return `# per-consumer arch lists (${plan.platforms.join(",")}, CUDA ${plan.cudaToolkit}):\n${lines.join("\n")}\n`;
 }
 
 if (require.main === module) {

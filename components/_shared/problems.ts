@@ -1,5 +1,5 @@
 /**
- * One error style for the whole package (STYLE.md rule 6): validators collect `Problem`s, never throw
+ * One error style for the whole package (docs/CONTRIBUTING.md rule 6): validators collect `Problem`s, never throw
  * one at a time, and the caller reports them all at once. This module is pure (no Pulumi import) so
  * derive/validate code and the offline tools can use it; `assertValid` in `./pulumi-errors.ts` turns
  * the list into the `pulumi.InputPropertiesError` the engine pretty-prints.

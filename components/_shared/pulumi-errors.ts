@@ -3,7 +3,7 @@ import { formatProblems, Problem, ValidationError } from "./problems";
 
 /**
  * Throws one `pulumi.InputPropertiesError` listing every problem (the engine prints each with its
- * property path). Called by component constructors before they create any child (STYLE.md rule 6).
+ * property path). Called by component constructors before they create any child (docs/CONTRIBUTING.md rule 6).
  */
 export function assertValid(subject: string, problems: readonly Problem[]): void {
   if (problems.length === 0) return;

@@ -1,5 +1,5 @@
 /**
- * Per-consumer arch lists (issue 11): one validated list of targets becomes a list per build system inside the
+ * Per-consumer arch lists: one validated list of targets becomes a list per build system inside the
  * image, each checked against that consumer's own acceptance rules. nvcc accepting a target is not torch accepting
  * it (torch >= 2.9 rejects "10.1"), and FlashInfer and the EP kernels have rules of their own. A list one consumer
  * rejects is a `ValidationError` naming the consumer, the arch and the fix. Pure.
@@ -32,7 +32,7 @@ export interface ConsumerArchLists {
 
 /**
  * SMs the EP kernels are built for: DeepEP uses Hopper-only PTX (`elect.sync`, `cp.async.bulk`), and vLLM's
- * `tools/ep_kernels` and Dynamo's `install_vllm.sh` build them for "9.0;10.0" (FIELD-NOTES §5 (3); UPSTREAM §3).
+ * `tools/ep_kernels` and Dynamo's `install_vllm.sh` build them for "9.0;10.0" (docs/ARCHITECTURE.md#cuda-architectures).
  */
 export const EP_KERNEL_SMS: readonly number[] = [90, 100];
 

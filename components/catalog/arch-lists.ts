@@ -1,5 +1,5 @@
 /**
- * Arch lists (issue 2d): explicit lists (validated, de-duplicated, sorted, exactly what was asked), the "fat"
+ * Arch lists: explicit lists (validated, de-duplicated, sorted, exactly what was asked), the "fat"
  * default and "auto" (the minimal list for a set of instance types), plus `archCovers`. Pure.
  */
 import { Problem, ValidationError, show } from "../_shared/problems";
@@ -16,10 +16,10 @@ export type CudaArchsSpec = "fat" | "auto" | readonly string[];
 export const CUDA_ARCHS_KEYWORDS = ["fat", "auto"] as const;
 
 /**
- * The fat default the field asked for (FIELD-NOTES §5, issue 2d): A100, A10G/RTX-30, Orin, L4/L40S, H100/H200,
+ * The fat default the field asked for (F10): A100, A10G/RTX-30, Orin, L4/L40S, H100/H200,
  * B200, Thor (sm_101; sm_110 from CUDA 13.0) and RTX PRO 6000 Blackwell. B300 (sm_103) and GB10 (sm_121) run the
  * sm_100 / sm_120 SASS (same major, higher minor: binary compatible). On linux/amd64 the Arm SoCs (Orin, Thor)
- * are left out (issue 11): that image never runs on them, and torch >= 2.9 rejects "10.1".
+ * are left out: that image never runs on them, and torch >= 2.9 rejects "10.1".
  */
 const FAT_SMS = [80, 86, 87, 89, 90, 100, 101, 120];
 

@@ -1,8 +1,8 @@
 /**
- * Which SM archs a platform's image can ever run on (issue 11, "platform-aware fat"). Orin (sm_87), Thor (sm_101,
+ * Which SM archs a platform's image can ever run on ("platform-aware fat"). Orin (sm_87), Thor (sm_101,
  * renamed sm_110 in CUDA 13.0) and DGX Spark GB10 (sm_121) are Arm SoCs with integrated GPUs: a `linux/amd64`
  * image never runs on them, so compiling for them there only costs build time (and sm_101 breaks torch >= 2.9).
- * Source: FIELD-NOTES §5 "Build-breaking facts" (2); NVIDIA CUDA GPU compute capability table. Pure.
+ * Source: docs/ARCHITECTURE.md#cuda-architectures; NVIDIA CUDA GPU compute capability table. Pure.
  */
 
 /** Image platforms the catalog knows. */

@@ -1,5 +1,5 @@
 /**
- * Derivations (issue 2e): one arch list rendered in each build system's syntax (FIELD-NOTES §5). Pure. The list
+ * Derivations: one arch list rendered in each build system's syntax (docs/ARCHITECTURE.md#cuda-architectures). Pure. The list
  * is assumed valid for its toolkit (it comes from `resolveCudaArchs`/`parseArchList`), so nothing here can emit
  * a target the toolkit rejects.
  */

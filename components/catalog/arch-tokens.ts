@@ -1,5 +1,5 @@
 /**
- * Arch tokens (issue 2c): what users type (`sm_90`, `sm_90a`, `sm_100f`, `compute_90`, `90`, `9.0`, `9.0a`,
+ * Arch tokens: what users type (`sm_90`, `sm_90a`, `sm_100f`, `compute_90`, `90`, `9.0`, `9.0a`,
  * `9.0+PTX`) parsed into one canonical `ArchTarget`, validated against the chosen CUDA toolkit. A regex such as
  * `^sm_[0-9]+$` is not validation (field failure F10): it accepts sm_101, which nvcc 13 rejects. Pure.
  */

@@ -1,5 +1,5 @@
 /**
- * CUDA toolkits and the compile targets each one's `nvcc` accepts (issue 2b). Pure data; no Pulumi import.
+ * CUDA toolkits and the compile targets each one's `nvcc` accepts. Pure data; no Pulumi import.
  *
  * Sources (the per-target minimum/maximum CUDA versions agree across all three):
  * - nvcc 13.0.88 in the development environment: `nvcc --list-gpu-arch` prints compute_75 80 86 87 88 89 90
@@ -25,7 +25,7 @@ import { image } from "../versions";
 export const CUDA_TOOLKITS = ["12.4", "12.6", "12.8", "12.9", "13.0", "13.1", "13.2"] as const;
 /** One of `CUDA_TOOLKITS`. */
 export type CudaToolkit = (typeof CUDA_TOOLKITS)[number];
-/** The CUDA of the combined image's compile stages (`cuda-dl-base:25.06-cuda12.9`, FIELD-NOTES §5): 12.9, kept in versions.ts. */
+/** The CUDA of the combined image's compile stages (`cuda-dl-base:25.06-cuda12.9`, docs/ARCHITECTURE.md#the-combined-image): 12.9, kept in versions.ts. */
 export const DEFAULT_CUDA_TOOLKIT: CudaToolkit = image.cudaToolkit;
 
 /** Target variant: "" = portable base, "a" = architecture-specific, "f" = family-specific (CUDA 12.9+). */

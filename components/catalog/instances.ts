@@ -3,7 +3,7 @@
  * devices, network cards, hugepages). No EFA count is ever typed anywhere else (field failure F12).
  * Pure data and functions; no Pulumi import.
  *
- * Source for every row unless noted: FIELD-NOTES §2 (AWS EC2 accelerated-computing instance pages,
+ * Source for every row unless noted: docs/ARCHITECTURE.md#gpu-instances (AWS EC2 accelerated-computing instance pages,
  * "Supported instance types for EFA", reviewed 2026-11). vCPU and memory: the EC2 instance type pages.
  */
 import { ValidationError } from "../_shared/problems";
@@ -53,7 +53,7 @@ export interface GpuInstance {
   readonly efaHugepages2Mi: number;
   /** True when `efaHugepages2Mi` was measured on this type rather than assumed. */
   readonly efaHugepagesMeasured: boolean;
-  /** True when a row's facts are not yet confirmed by AWS documentation (FIELD-NOTES marks them). */
+  /** True when a row's facts are not yet confirmed by AWS documentation (docs/ARCHITECTURE.md#gpu-instances). */
   readonly unverified?: boolean;
 }
 

@@ -2,7 +2,7 @@
  * What torch's extension builder accepts in `TORCH_CUDA_ARCH_LIST`, per torch release, and which torch each NGC
  * PyTorch image ships. Pure data, one source per row. `torch.utils.cpp_extension._get_cuda_arch_flags` raises
  * `ValueError: Unknown CUDA arch (X) or GPU not supported` for any entry outside its `supported_arches` (+ "+PTX"),
- * independent of what nvcc accepts: nvcc 12.9 takes sm_101, torch >= 2.9 does not (issue 11, item 1).
+ * independent of what nvcc accepts: nvcc 12.9 takes sm_101, torch >= 2.9 does not.
  *
  * Mirrored from the contract facts (tests/contracts/facts/torch-cuda-archs*.json) rather than imported: the
  * component package ships `components/` only, never `tests/`, and a catalog row must carry its source in code.
@@ -45,7 +45,7 @@ export const TORCH_CUDA_ARCHS: readonly TorchArchRow[] = [
  * llm-d/llm-d-kv-cache#429, allenai/open-instruct#1556), and every release from 2.9.0 to 2.11 has the same list.
  */
 export const NGC_PYTORCH_TORCH: Readonly<Record<string, { readonly torch: string; readonly source: string }>> = {
-  "25.12-py3": { torch: "2.10", source: "NGC PyTorch 25.12 release notes: torch 2.10.0a0+b4e4ee81d3.nv25.12 (UPSTREAM-IMAGE-AND-DGD.md §1.1, TORCH_VER)" },
+  "25.12-py3": { torch: "2.10", source: "NGC PyTorch 25.12 release notes: torch 2.10.0a0+b4e4ee81d3.nv25.12 (the field's Dockerfile, TORCH_VER: docs/ARCHITECTURE.md#the-combined-image)" },
 };
 
 /** The accepted entries of `torch` ("2.10"), or undefined when the catalog has no row for it. */

@@ -1,7 +1,7 @@
 /**
  * In-cluster children of `EfaCluster`: the EBS CSI add-on and default StorageClass, the EFA and
  * NVIDIA device plugins, and the optional EFS file system and AWS Load Balancer Controller.
- * Every Kubernetes child gets `{ parent, provider }` (STYLE.md rule 11).
+ * Every Kubernetes child gets `{ parent, provider }` (docs/CONTRIBUTING.md rule 11).
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "@pulumi/aws";

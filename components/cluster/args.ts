@@ -1,6 +1,6 @@
 /**
  * `EfaClusterArgs` and its pool args, the closed choices they use, and `resolveArgs()`, which fills
- * every default in one pure place (STYLE.md rule 5). No Pulumi runtime import: `Input` is a type only.
+ * every default in one pure place (docs/CONTRIBUTING.md rule 5). No Pulumi runtime import: `Input` is a type only.
  */
 import type { Input } from "@pulumi/pulumi";
 import { instance, supportsNixlOverEfa } from "../catalog/instances";
@@ -248,7 +248,7 @@ export function clusterRegion(a: EfaClusterArgs): string {
   return a.region ?? regionOfAz(clusterAvailabilityZones(a)[0] ?? "");
 }
 
-/** Fills every default (STYLE.md rule 5). Assumes `validateClusterArgs` found no problem. */
+/** Fills every default (docs/CONTRIBUTING.md rule 5). Assumes `validateClusterArgs` found no problem. */
 export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
   const existing = a.existingVpc;
   const region = clusterRegion(a);

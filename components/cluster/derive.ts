@@ -1,5 +1,5 @@
 /**
- * Pure derivations of `EfaCluster` (STYLE.md rule 7): network interface layout, EFA security group
+ * Pure derivations of `EfaCluster` (docs/CONTRIBUTING.md rule 7): network interface layout, EFA security group
  * rules, capacity settings, per-pool facts and node labels. They read the catalog, never an AWS
  * invoke, so the plan is the same offline and online. No Pulumi import.
  */

@@ -1,7 +1,7 @@
 /**
  * `validateClusterArgs()`: every problem with `EfaClusterArgs` at once, each naming the argument path
  * (`gpuPools.<key>.instanceType`), the bad value, what is allowed and the fix. Pure; runs before any
- * resource exists (STYLE.md rule 6).
+ * resource exists (docs/CONTRIBUTING.md rule 6).
  */
 import { checkInteger, joinPath, Problem, show } from "../_shared/problems";
 import { didYouMean, oneOf } from "../_shared/suggest";

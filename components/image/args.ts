@@ -1,5 +1,5 @@
 /**
- * Arguments of `DynamoImage` and their single, pure resolution (STYLE.md rule 5). Type-only Pulumi import.
+ * Arguments of `DynamoImage` and their single, pure resolution (docs/CONTRIBUTING.md rule 5). Type-only Pulumi import.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { CudaArchsSpec } from "../catalog";

@@ -35,6 +35,7 @@ export const VERSION_ARGS: Readonly<Record<ImageVersionKey, string>> = {
   gdrcopy: "GDRCOPY_REF",
   nixl: "NIXL_REF",
   efaInstaller: "EFA_INSTALLER_VERSION",
+  efaInstallerGpgFingerprint: "EFA_INSTALLER_GPG_FINGERPRINT",
   efaInstallerSha256: "EFA_INSTALLER_SHA256",
   ffmpeg: "FFMPEG_VERSION",
   awsSdkCpp: "AWS_SDK_CPP_VERSION",
@@ -59,7 +60,7 @@ export const VERSION_ARGS: Readonly<Record<ImageVersionKey, string>> = {
   tensorrtLlmIndexUrl: "TENSORRTLLM_INDEX_URL",
 };
 
-/** The per-consumer arch build args, each in its consumer's syntax and checked by its rules (issue 11). */
+/** The per-consumer arch build args, each in its consumer's syntax and checked by its rules (F10). */
 export const ArchArg = {
   /** nvcc `-gencode` flags: nccl-tests (and NCCL when built from source). */
   NvccGencode: "NVCC_GENCODE",

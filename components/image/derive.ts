@@ -1,5 +1,5 @@
 /**
- * Pure build-arg derivation for the combined Dockerfile (STYLE.md rule 7): the same inputs give the same
+ * Pure build-arg derivation for the combined Dockerfile (docs/CONTRIBUTING.md rule 7): the same inputs give the same
  * build args, tag and cache settings offline (render) and under Pulumi. No Pulumi import.
  */
 import { createHash } from "crypto";
@@ -80,7 +80,7 @@ export function sha256(data: string | Uint8Array): string {
 
 /**
  * Deterministic image tag `<target>-cu<toolkit digits>-<16 hex>` from a hash of the Dockerfile, every
- * context file, the build args, target and platforms (STYLE.md rule 12): the same inputs always give the
+ * context file, the build args, target and platforms (docs/CONTRIBUTING.md rule 12): the same inputs always give the
  * same tag, so an IMMUTABLE repository is never asked to move a tag.
  */
 export function contentTag(t: TagInputs): string {

@@ -30,7 +30,7 @@ export const DYNAMO_IMAGE_TYPE = "dynamo-efa:image:DynamoImage";
 export class DynamoImage extends pulumi.ComponentResource {
   /** Digest-pinned image reference, `<repository>@sha256:<hex>`. */
   public readonly ref: pulumi.Output<string>;
-  /** Same as `ref` (the name STYLE.md rule 12 and `DisaggInference`'s docs use). */
+  /** Same as `ref` (the name docs/CONTRIBUTING.md rule 12 and `DisaggInference`'s docs use). */
   public readonly imageRef: pulumi.Output<string>;
   /** The resolved CUDA arch list the image is built for, canonical strings ("sm_90", "sm_120+PTX"). */
   public readonly cudaArchs: pulumi.Output<string[]>;
@@ -54,10 +54,6 @@ export class DynamoImage extends pulumi.ComponentResource {
       this.buildArgs = pulumi.output<Record<string, string>>({});
       this.repositoryUrl = pulumi.output(undefined);
     } else {
-      if (plan.buildArgs.EFA_INSTALLER_SHA256 === "") {
-        // Not a validation error: render and preview stay useful. The Dockerfile itself refuses to build.
-        pulumi.log.warn("versions.efaInstallerSha256 is empty: the image build will stop at the EFA installer step until it is set to the sha256sum of the verified aws-efa-installer tarball (dockerfiles/README.md)", this);
-      }
       const built = this.build(name, args, plan);
       this.ref = built.ref;
       this.buildArgs = pulumi.output({ ...plan.buildArgs });

@@ -1,6 +1,6 @@
 /**
  * Synchronous validation of `DynamoImage` args: every problem at once, each naming the argument path, the
- * bad value, what is allowed and the fix (STYLE.md rule 6). Pure: the Dockerfile text is passed in.
+ * bad value, what is allowed and the fix (docs/CONTRIBUTING.md rule 6). Pure: the Dockerfile text is passed in.
  */
 import {
   ArchTarget, ConsumerArchLists, CudaToolkit, ImagePlatform, INSTANCES, NGC_PYTORCH_TORCH, consumerArchLists, parseCudaToolkit,
@@ -8,7 +8,7 @@ import {
 } from "../catalog";
 import { Problem, ValidationError, checkInteger, joinPath, show } from "../_shared/problems";
 import { closest } from "../_shared/suggest";
-import { imageTagsByCudaToolkit } from "../versions";
+import { image, imageTagsByCudaToolkit } from "../versions";
 import { ResolvedImageArgs, SUPPORTED_PLATFORMS } from "./args";
 import { DigestArg, VERSION_ARGS } from "./build-args";
 import { declaredArgs, stageNames } from "./dockerfile";
@@ -96,6 +96,8 @@ export function checkVersions(versions: Readonly<Record<string, unknown>>, diges
       problems.push({ propertyPath: path, reason: `unknown version key; ${hint}` });
     } else if (k === "efaInstallerSha256") {
       if (typeof v !== "string" || !/^([0-9a-f]{64})?$/.test(v)) problems.push({ propertyPath: path, reason: `must be the 64 lower-case hex digits of sha256sum aws-efa-installer-<version>.tar.gz; got ${show(v)}` });
+    } else if (k === "efaInstallerGpgFingerprint") {
+      if (typeof v !== "string" || !/^[0-9A-Fa-f]{40}$/.test(v)) problems.push({ propertyPath: path, reason: `must be the 40 hex digits of the EFA installer signing key's fingerprint, without spaces (AWS documents ${show(image.efaInstallerGpgFingerprint)}); got ${show(v)}` });
     } else if (typeof v !== "string" || v.trim() === "" || /\s/.test(v)) {
       problems.push({ propertyPath: path, reason: `must be a non-empty version string without spaces; got ${show(v)}` });
     } else if (v === "latest" || v.endsWith(":latest")) {

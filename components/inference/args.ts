@@ -1,6 +1,6 @@
 /**
  * Arguments of `DisaggInference` and their resolution to plain, fully-defaulted data
- * (STYLE.md rules 3-5). `resolveArgs` is pure: it never looks at Pulumi values, so the offline
+ * (docs/CONTRIBUTING.md rules 3-5). `resolveArgs` is pure: it never looks at Pulumi values, so the offline
  * render tool and the tests share it with the component.
  */
 import type * as pulumi from "@pulumi/pulumi";

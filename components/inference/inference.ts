@@ -21,7 +21,7 @@ export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
 
 /**
  * The graph for an image ref that was only known at deployment: the ref is validated when it
- * resolves (STYLE.md rule 6: the one fact that cannot be checked synchronously), with the same
+ * resolves (docs/CONTRIBUTING.md rule 6: the one fact that cannot be checked synchronously), with the same
  * message and property path as the synchronous check.
  */
 export function checkedGraph(r: ResolvedInference, image: string): DgdObject {

@@ -1,6 +1,6 @@
 /**
  * The ONE DynamoGraphDeployment (F1) holding Frontend, PrefillWorker and DecodeWorker, as a plain
- * object. Pure. Field shapes follow the v1alpha1 CRD (UPSTREAM-IMAGE-AND-DGD.md §3): resources in
+ * object. Pure. Field shapes follow the v1alpha1 CRD (docs/ARCHITECTURE.md#the-dynamographdeployment-schema): resources in
  * Dynamo's form (`limits.gpu`, `limits.custom`, F8), service-level `readinessProbe` (replaces the
  * operator's wholesale) and `extraPodSpec.mainContainer.startupProbe` (merged over the operator's
  * defaults, startupProbe replaced wholesale).

@@ -37,8 +37,8 @@ export function resolveKvTransport(choice: KvTransportChoice, poolHasEfa: boolea
 /**
  * How KV bytes travel with a backend. LIBFABRIC here always means the EFA provider with GPU RDMA
  * (`FI_PROVIDER=efa`, `FI_EFA_USE_DEVICE_RDMA=1`). UCX workers are given no EFA device and the
- * image's UCX is not set up for EFA, so across nodes UCX uses TCP (field report: TTFT ~98 s over TCP
- * vs ~1 s on EFA for the same request; FIELD-NOTES §4).
+ * image's UCX is not set up for EFA, so across nodes UCX uses TCP (published: TTFT ~98 s over TCP
+ * vs ~1 s on EFA for the same request; docs/ARCHITECTURE.md#dynamo-on-kubernetes).
  */
 export function kvWire(t: KvTransport): { readonly rdma: boolean; readonly description: string } {
   return t === KvTransport.Libfabric

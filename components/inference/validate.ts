@@ -1,5 +1,5 @@
 /**
- * Every invariant of a disaggregated graph, checked at once (STYLE.md rule 6). Pure: returns the
+ * Every invariant of a disaggregated graph, checked at once (docs/CONTRIBUTING.md rule 6). Pure: returns the
  * problems, each naming the argument path, the bad value, what is allowed and the fix.
  */
 import { CpuArch } from "../catalog/instances";

@@ -1,5 +1,5 @@
 /**
- * Arguments of `DynamoObservability` and their one resolution step (STYLE.md rules 3-5). Pure: the
+ * Arguments of `DynamoObservability` and their one resolution step (docs/CONTRIBUTING.md rules 3-5). Pure: the
  * provider is the only Pulumi value and is passed through untouched.
  */
 import type * as k8s from "@pulumi/kubernetes";

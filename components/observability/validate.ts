@@ -1,6 +1,6 @@
 /**
  * Synchronous validation of `DynamoObservability`'s resolved arguments: every problem at once, each
- * with the argument path, the bad value, what is allowed and the fix (STYLE.md rule 6). Pure.
+ * with the argument path, the bad value, what is allowed and the fix (docs/CONTRIBUTING.md rule 6). Pure.
  */
 import { K8S_NAME } from "../_shared/names";
 import { Problem, show } from "../_shared/problems";

@@ -15,7 +15,7 @@ export * from "./_command";
 export * from "./_stack";
 export * from "./_unknowns";
 
-/** Resource type tokens the policies match on (CustomResources by their type string: PULUMI-TESTING §6.14). */
+/** Resource type tokens the policies match on (CustomResources by their type string: docs/ARCHITECTURE.md#pulumi-without-the-cli). */
 export const ResourceType = {
   Dgd: "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment",
   LaunchTemplate: "aws:ec2/launchTemplate:LaunchTemplate",

@@ -221,7 +221,7 @@ export const antiAffinityOnOperatorLabels = dgdPolicy({
 /**
  * 22. (advisory) TRT-LLM workers that select NIXL's LIBFABRIC backend run a combination upstream does
  * not support yet: Dynamo's TRT-LLM backend docs list only UCX for NIXL, LIBFABRIC "work in progress"
- * (NVIDIA/TensorRT-LLM#10024 open; FIELD-NOTES §4). Advisory: the selector exists and may work; the
+ * (NVIDIA/TensorRT-LLM#10024 open). Advisory: the selector exists and may work; the
  * deployment's `verify` gate D is what proves it.
  */
 export const trtllmLibfabricCaveat = dgdPolicy({

@@ -20,7 +20,7 @@ let mod: ImageModule;
 const invokes: any[] = [];
 const opts = new Map<string, { parent?: string; retainOnDelete?: boolean; protect?: boolean }>();
 
-/** Runs `fn` as a stack, recording each resource's options (MockResourceArgs carries none; FIELD-NOTES §6). */
+/** Runs `fn` as a stack, recording each resource's options (MockResourceArgs carries none; docs/ARCHITECTURE.md#pulumi-without-the-cli). */
 async function inStack<T>(fn: () => T): Promise<T> {
   let out!: T;
   await pulumi.runtime.runInPulumiStack(async () => {

@@ -1,6 +1,6 @@
 /**
  * DisaggInference under recording mocks. Parents, dependsOn, retainOnDelete and secret options are
- * captured with a stack transformation inside runInPulumiStack (FIELD-NOTES §6): the mock monitor
+ * captured with a stack transformation inside runInPulumiStack (docs/ARCHITECTURE.md#pulumi-without-the-cli): the mock monitor
  * does not see them.
  */
 import { strict as assert } from "assert";

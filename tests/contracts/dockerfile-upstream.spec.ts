@@ -1,5 +1,5 @@
 /**
- * The combined Dockerfile against what upstream needs (issue 11), parsed with dockerfile-ast: NIXL's meta wheel is
+ * The combined Dockerfile against what upstream needs, parsed with dockerfile-ast: NIXL's meta wheel is
  * installed, TRT-LLM comes from its direct wheel URL with `unsafe-best-match`, the final stage ends in a real smoke
  * check, no runtime ENV overrides FlashInfer's arch detection or sets a no-op, the EFA installer is verified.
  * Each check is a function of the Dockerfile text, run on the real file and on a mutation that must fail.
@@ -84,7 +84,7 @@ export function smokeProblems(text: string, smoke: string): string[] {
 export function envProblems(text: string): string[] {
   const env = envKeys(text, "final");
   const out: string[] = [];
-  if (env.has("FI_EFA_ENABLE_SHM")) out.push("FI_EFA_ENABLE_SHM is read by no libfabric release (FIELD-NOTES §3)");
+  if (env.has("FI_EFA_ENABLE_SHM")) out.push("FI_EFA_ENABLE_SHM is read by no libfabric release (tests/contracts/facts/env-libfabric.json)");
   if (env.get("FI_EFA_ENABLE_SHM_TRANSFER") !== "0") out.push("FI_EFA_ENABLE_SHM_TRANSFER=0 is missing");
   for (const k of ["TORCH_CUDA_ARCH_LIST", "FLASHINFER_CUDA_ARCH_LIST"]) if (env.has(k)) out.push(`runtime ENV ${k} overrides the engines' own arch detection`);
   if (!/\$\{LD_LIBRARY_PATH:\+:\$\{LD_LIBRARY_PATH\}\}$/.test(env.get("LD_LIBRARY_PATH") ?? "")) out.push("LD_LIBRARY_PATH replaces the base image's instead of appending it");
@@ -95,15 +95,55 @@ export function envProblems(text: string): string[] {
   return out;
 }
 
+/** Whether the `if` at line `i` of `lines` exits 1 before its `fi` (a check that stops the build). */
+function stops(lines: readonly string[], i: number): boolean {
+  if (i < 0) return false;
+  const end = lines.findIndex((l, j) => j > i && /^\s*fi\s*$/.test(l));
+  return end > i && lines.slice(i + 1, end).some((l) => /^\s*exit 1\s*$/.test(l));
+}
+
+/** The variable a `name="$(...)"` line at `i` assigns, or undefined. */
+const assigned = (lines: readonly string[], i: number): string | undefined => (i < 0 ? undefined : /^\s*(?:export\s+)?(\w+)="\$\(/.exec(lines[i])?.[1]);
+
+/**
+ * The EFA installer is verified or not installed: gnupg installed, the key imported into a throw-away GNUPGHOME, its
+ * fingerprint compared with EFA_INSTALLER_GPG_FINGERPRINT, `gpg --verify --status-fd` whose VALIDSIG primary-key
+ * fingerprint must be the pinned one, the optional sha256 pin, and no extraction or install before all of that.
+ */
 export function efaProblems(text: string): string[] {
-  const fin = stage(text, "final");
+  const fin = commands(stage(text, "final"));
+  const at = (re: RegExp, from = 0) => fin.findIndex((l, i) => i >= from && re.test(l));
   const out: string[] = [];
-  if (!/if \[ -z "\$\{EFA_INSTALLER_SHA256\}" \]; then[\s\S]*?exit 1\s*\nfi/.test(fin)) out.push("an empty EFA_INSTALLER_SHA256 does not stop the build");
-  if (!/sha256sum -c -/.test(fin)) out.push("the EFA installer is not checked with sha256sum -c");
+  if (!fin.some((l) => /apt-get install\b.*\sgnupg(\s|$)/.test(l))) out.push("final does not apt-get install gnupg");
+  const pinLine = at(/="\$\(.*\$\{EFA_INSTALLER_GPG_FINGERPRINT\}/);
+  const pins = ["EFA_INSTALLER_GPG_FINGERPRINT", ...(assigned(fin, pinLine) ? [assigned(fin, pinLine)!] : [])];
+  const refersPin = (l: string) => pins.some((p) => l.includes(`\${${p}}`));
+  const home = at(/^export GNUPGHOME="\$\(mktemp -d\)"$/);
+  if (home < 0) out.push("the EFA key is not imported into a throw-away GNUPGHOME (export GNUPGHOME=\"$(mktemp -d)\")");
+  const imp = at(/\bgpg\b.*--import\b.*aws-efa-installer\.key/);
+  if (imp < 0 || imp < home) out.push("aws-efa-installer.key is not imported after GNUPGHOME is set");
+  const list = at(/\bgpg\b.*--with-colons\b.*--fingerprint\b.*\$1 == "fpr".*\$10\b/);
+  const keys = assigned(fin, list);
+  const fprCheck = keys ? at(new RegExp(`^if \\[ "\\$\\{${keys}\\}" != "\\$\\{(${pins.join("|")})\\}" \\]; then$`)) : -1;
+  if (!keys || !stops(fin, fprCheck)) out.push("the imported key's fingerprint (gpg --with-colons --fingerprint, fpr field 10) is not compared with EFA_INSTALLER_GPG_FINGERPRINT, stopping the build");
+  const verify = at(/\bgpg\b.*--status-fd\b.*--verify\b.*\.sig"/);
+  const status = assigned(fin, verify) ?? /if ! (\w+)="\$\(gpg/.exec(fin[verify] ?? "")?.[1];
+  if (!status) out.push("the signature is not checked with gpg --status-fd --verify");
+  const signers = at(/\$2 == "VALIDSIG".*\$12\b/);
+  const signerVar = assigned(fin, signers);
+  const sigCheck = signerVar && status && fin[signers].includes(`\${${status}}`) ? fin.findIndex((l, i) => i > signers && /^if /.test(l) && l.includes(`\${${signerVar}}`) && refersPin(l)) : -1;
+  if (!stops(fin, sigCheck)) out.push("no VALIDSIG line whose primary-key fingerprint (field 12) is EFA_INSTALLER_GPG_FINGERPRINT is required (gpg's exit code accepts any key)");
+  const sha = at(/^if \[ -n "\$\{EFA_INSTALLER_SHA256\}" \]; then$/);
+  if (sha < 0 || !/sha256sum -c -/.test(fin[sha + 1] ?? "")) out.push("a set EFA_INSTALLER_SHA256 is not checked with sha256sum -c");
+  const verified = Math.max(fprCheck, sigCheck, sha);
+  const early = fin.map((l, i) => ((/\btar\b.*\s-\w*x|efa_installer\.sh/.test(l) && /efa/i.test(l)) || (/efa-installer/.test(l) && /\|\s*tar\b/.test(l)) ? i : -1))
+    .filter((i) => i >= 0 && (i < verified || Math.min(fprCheck, sigCheck, sha) < 0));
+  for (const i of early) out.push(`the EFA installer is extracted or run before it is verified: ${fin[i].trim()}`);
+  if (at(/efa_installer\.sh/) < 0) out.push("final does not run efa_installer.sh");
   return out;
 }
 
-describe("contract: the combined Dockerfile against upstream (issue 11)", () => {
+describe("contract: the combined Dockerfile against upstream", () => {
   const cases: [string, (t: string) => string[], (t: string) => string][] = [
     ["NIXL meta wheel kept and installed (NIXL contrib/Dockerfile)", nixlMetaProblems, (t) => t.replace(/nixl-\*-py3-none-any\.whl/g, "nixl_cu12-*.whl")],
     ["TRT-LLM from the direct wheel URL with unsafe-best-match (dynamo#4588)", trtllmProblems,
@@ -111,7 +151,8 @@ describe("contract: the combined Dockerfile against upstream (issue 11)", () => 
     ["final runs the smoke check after its last install", (t) => smokeProblems(t, SMOKE), (t) => t.replace(/^python3 \/tmp\/image-smoke\.py$/m, "true")],
     ["runtime ENV: no FI_EFA_ENABLE_SHM, no arch-list overrides, LD_LIBRARY_PATH appended", envProblems,
       (t) => t.replace("    FI_EFA_ENABLE_SHM_TRANSFER=0 \\", "    FI_EFA_ENABLE_SHM=0 \\\n    FI_EFA_ENABLE_SHM_TRANSFER=0 \\")],
-    ["the EFA installer is verified or not installed", efaProblems, (t) => t.replace(/\s*exit 1\nfi\necho "\$\{EFA_INSTALLER_SHA256\}/, '\nfi\necho "${EFA_INSTALLER_SHA256}')],
+    ["the EFA installer is verified or not installed (GPG key fingerprint, VALIDSIG, then extract)", efaProblems,
+      (t) => t.replace(/^efa_signers=.*VALIDSIG.*\n/m, "")],
   ];
   for (const [name, check, mutate] of cases) {
     it(name, () => assert.deepStrictEqual(check(TEXT), []));
@@ -121,6 +162,23 @@ describe("contract: the combined Dockerfile against upstream (issue 11)", () => 
       assert.ok(check(mutated).length > 0, "the mutated Dockerfile passed");
     });
   }
+
+  it("the EFA checks each catch their own removal: fingerprint check, VALIDSIG exit, early extraction, gnupg, GNUPGHOME", () => {
+    const mutations: [RegExp, (t: string) => string][] = [
+      [/fingerprint .* is not compared/, (t) => t.replace(/^if \[ "\$\{efa_keys\}" != .*$/m, "if false; then")],
+      [/no VALIDSIG line/, (t) => t.replace(/(^if ! grep -qxF "\$\{efa_fpr\}" <<<"\$\{efa_signers\}".*\n.*\n)  exit 1\n/m, "$1")],
+      [/extracted or run before it is verified: tar -xzf/, (t) => t.replace(/^(efa_fpr=)/m, 'tar -xzf "${efa_dir}/${efa_tgz}" -C "${efa_dir}"\n$1')],
+      [/extracted or run before it is verified: curl/, (t) => t.replace(/^(curl -fsSL -o "\$\{efa_dir\}\/\$\{efa_tgz\}") (".*")$/m, "curl -fsSL $2 | tar -xz -C /tmp")],
+      [/does not apt-get install gnupg/, (t) => t.replace(/ tcl gnupg$/m, " tcl")],
+      [/throw-away GNUPGHOME/, (t) => t.replace(/^export GNUPGHOME=.*\n/m, "")],
+      [/sha256sum -c/, (t) => t.replace(/^if \[ -n "\$\{EFA_INSTALLER_SHA256\}" \]; then\n.*\n/m, "if false; then\n")],
+    ];
+    for (const [want, mutate] of mutations) {
+      const mutated = mutate(TEXT);
+      assert.notStrictEqual(mutated, TEXT, `the mutation for ${want} changed nothing`);
+      assert.match(efaProblems(mutated).join("\n"), want);
+    }
+  });
 
   it("a smoke check that only resolves specs is caught", () => {
     const specOnly = SMOKE.replace(/importlib\.import_module\(name\)/, "importlib.util.find_spec(name)");

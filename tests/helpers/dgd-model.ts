@@ -2,7 +2,7 @@
  * A typed model of the DynamoGraphDeployment (nvidia.com/v1alpha1) fields this project renders, with
  * a strict validator: unknown fields, wrong types and out-of-range values are errors, so a typo in a
  * field name (which the operator would silently ignore) fails the test. Source of the field list:
- * UPSTREAM-IMAGE-AND-DGD.md §3 (the CRD's `dynamographdeployment_types.go` / `common.go`). Embedded
+ * docs/ARCHITECTURE.md#the-dynamographdeployment-schema (the CRD's `dynamographdeployment_types.go` / `common.go`). Embedded
  * Kubernetes types (PodSpec, Container, Probe, EnvVar) are validated with `kubernetes-models`.
  */
 import { Container, EnvVar, PodSpec, Probe } from "kubernetes-models/v1";

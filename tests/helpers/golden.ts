@@ -1,5 +1,5 @@
 /**
- * Golden files (STYLE.md rule 16): rendered text compared with `tests/golden/<relPath>`.
+ * Golden files (docs/CONTRIBUTING.md rule 16): rendered text compared with `tests/golden/<relPath>`.
  * `UPDATE_GOLDEN=1` rewrites the file from the code; without it a mismatch fails with the first
  * differing line and the command that refreshes the file after a deliberate change.
  */

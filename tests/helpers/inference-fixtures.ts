@@ -11,7 +11,7 @@ export function pool(type = "p5en.48xlarge", nodes = 2, efaEnabled = true, extra
   return { ...gpuPoolFacts(instance(type), { name: "gpu", nodes, efaEnabled, availabilityZone: "us-east-2a" }), ...extra };
 }
 
-/** The two reference variants of issue 5. */
+/** The two reference variants: one GPU per worker on one node, and 8 + 8 on two nodes. */
 export const VARIANTS = {
   /** 1 prefill + 1 decode worker of 1 GPU on 1 x p5en.48xlarge. */
   "p5en-1gpu": (): InferenceSettings => ({ model: MODEL, gpuPool: pool("p5en.48xlarge", 1), prefill: { replicas: 1, gpusPerWorker: 1 }, decode: { replicas: 1, gpusPerWorker: 1 } }),

@@ -1,5 +1,5 @@
 /**
- * Shared recording mocks for component tests (STYLE.md rule 16). Records every resource the code
+ * Shared recording mocks for component tests (docs/CONTRIBUTING.md rule 16). Records every resource the code
  * registers, answers invokes only for tokens listed in `KNOWN_INVOKES` (anything else throws, so an
  * unexpected cloud lookup fails the test instead of silently returning `{}`), and returns realistic,
  * deterministic outputs per resource type.

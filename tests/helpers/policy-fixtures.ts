@@ -84,7 +84,7 @@ export function happyGraph(): Record<string, any> {
   };
 }
 
-/** Current AWS EFA layout for `cards` EFA cards: ENA primary, then `efa-only` (FIELD-NOTES §3). */
+/** Current AWS EFA layout for `cards` EFA cards: ENA primary, then `efa-only` (docs/ARCHITECTURE.md#efa-on-eks). */
 function efaInterfaceSlots(cards: number): Record<string, any>[] {
   const efa = Array.from({ length: cards }, (_, c) => ({ networkCardIndex: c, deviceIndex: c === 0 ? 1 : 0, interfaceType: "efa-only" }));
   return [{ networkCardIndex: 0, deviceIndex: 0, interfaceType: "interface" }, ...efa];

@@ -1,5 +1,5 @@
 /**
- * Test harness for the policy pack (PULUMI-TESTING §7): builds the args the policy server would
+ * Test harness for the policy pack (docs/ARCHITECTURE.md#pulumi-without-the-cli): builds the args the policy server would
  * build (props behind `@pulumi/policy`'s unknown-checking proxy, `notApplicable` thrown and caught)
  * and runs one policy. A thin layer over `policy/run.ts`, so tests and the offline render run the
  * policies the same way.
@@ -85,7 +85,7 @@ export interface MutationCase<I> {
 
 /**
  * Declares the mocha tests of one resource policy: the happy input passes, then each mutation
- * yields exactly its messages (STYLE.md rule 17).
+ * yields exactly its messages (docs/CONTRIBUTING.md rule 17).
  */
 export function resourcePolicyTable(p: ResourceValidationPolicy, type: string, happy: () => Record<string, any>, cases: readonly MutationCase<any>[], x: ResourceExtras = {}): void {
   describe(p.name, () => {

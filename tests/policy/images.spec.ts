@@ -44,7 +44,7 @@ describe("policies: images (F5, F10) and registry", () => {
       expect: [invalid('image "img"', "buildArgs.NVCC_GENCODE", "-gencode=arch=compute_101,code=sm_101", "13.0", reason("sm_101", "13.0"))] },
     { title: "a typo in the FlashInfer list", mutate: (i) => { i.buildArgs.FLASHINFER_CUDA_ARCH_LIST = "9.O"; }, expect: [invalid('image "img"', "buildArgs.FLASHINFER_CUDA_ARCH_LIST", "9.O", "12.9", reason("9.O", "12.9"))] },
     { title: "an unknown CUDA toolkit", mutate: (i) => { i.buildArgs.CUDA_VERSION = "12.10"; }, expect: [`image "img": buildArgs.CUDA_VERSION: ${toolkitReason("12.10", "buildArgs.CUDA_VERSION")}`] },
-    { title: "sm_101: nvcc 12.9 takes it, torch 2.10's extension builder does not (issue 11)", mutate: (i) => { i.buildArgs.TORCH_CUDA_ARCH_LIST = "9.0;10.1"; },
+    { title: "sm_101: nvcc 12.9 takes it, torch 2.10's extension builder does not", mutate: (i) => { i.buildArgs.TORCH_CUDA_ARCH_LIST = "9.0;10.1"; },
       expect: [`image "img": buildArgs.TORCH_CUDA_ARCH_LIST "9.0;10.1": ${torchArchProblems([{ sm: 101, variant: "", ptx: false }], "2.10", "x")[0].reason}`] },
     { title: "sm_101 in NVCC_GENCODE alone is fine on 12.9 (nccl-tests only)", mutate: (i) => { i.buildArgs.NVCC_GENCODE = "-gencode=arch=compute_101,code=sm_101"; }, expect: [] },
     { title: "an EP kernel list the toolkit rejects", mutate: (i) => { i.buildArgs.CUDA_VERSION = "13.0"; i.buildArgs.TORCH_CUDA_ARCH_LIST = "9.0"; i.buildArgs.EP_KERNELS_CUDA_ARCH_LIST = "9.0;10.1"; },

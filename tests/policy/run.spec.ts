@@ -5,7 +5,7 @@ import { happyStack, mutate, T } from "../helpers/policy-fixtures";
 import { planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 describe("policy pack: runner and pack shape", () => {
-  it("lists the 23 policies (issue 7's twenty, two for launch templates and TRT-LLM transport, one for monitoring) in order, each with a kebab-case name, one-sentence description and config schema", () => {
+  it("lists the 23 policies in pack order, each with a kebab-case name, one-sentence description and config schema", () => {
     assert.deepEqual(allPolicies.map((p) => p.name), [...POLICY_NAMES]);
     assert.equal(allPolicies.length, 23);
     for (const p of allPolicies) {

@@ -1,5 +1,5 @@
 /**
- * Issue 13: a bounded fast-check fuzz of stack files through the render CLI's own entry.
+ * A bounded fast-check fuzz of stack files through the render CLI's own entry.
  *
  * In-process (FUZZ_RUNS mutated stack files, default 300): `loadStack`, the exact loading and
  * validation the CLI runs before the program, must either accept the file or reject it as a usage /
@@ -107,7 +107,7 @@ function holds(user: unknown, checked: unknown): boolean {
   return Object.is(user, checked);
 }
 
-describe("render fuzz: mutated stack files through the CLI's loading and validation (issue 13)", function () {
+describe("render fuzz: mutated stack files through the CLI's loading and validation", function () {
   this.timeout(0); // bounded by run count; a slow machine only makes it slower
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-fuzz-"));
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * Issue 13, items 1-11: `render` never loses data, never lies, never blames itself for the user's
+ * `render` never loses data, never lies, never blames itself for the user's
  * input. Each numbered case runs through the CLI (`runCli`, in-process, with a one-resource program
  * where the real one is not needed; the config is still checked by the real schema) and, where the
  * process itself matters (signals, --help, INIT_CWD), as a child process.
@@ -60,7 +60,7 @@ function snapshot(dir: string): Record<string, string> {
   return out;
 }
 
-describe("render robustness (issue 13)", function () {
+describe("render robustness: no lost data, no false success, the user's input blamed", function () {
   this.timeout(120000);
   let tmp: string;
   beforeEach(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-robust-"))));

@@ -1,4 +1,4 @@
-/** plan.json / plan.md state the KV transport and whether KV moves over RDMA or TCP (issue 12). */
+/** plan.json / plan.md state the KV transport and whether KV moves over RDMA or TCP. */
 import { strict as assert } from "assert";
 import { renderGraph } from "../../components/inference";
 import { buildPlan, planMarkdown } from "../../tools/render/plan";

@@ -1,4 +1,4 @@
-/** Stack-config keys of issue 12: inference.kvTransport, inference.platform, and AZs against aws:region. */
+/** Stack-config keys of the deployment shape: inference.kvTransport, inference.platform, and AZs against aws:region. */
 import { strict as assert } from "assert";
 import { checkStackConfig } from "../../program/config-schema";
 
@@ -9,7 +9,7 @@ const base = {
 const problems = (inference: object, extra: object = {}) =>
   checkStackConfig({ ...base, ...extra, inference: { model: "m/x", ...inference } }).problems.map((p) => `${p.propertyPath}: ${p.reason}`);
 
-describe("config: issue 12 keys", () => {
+describe("config: inference.kvTransport, inference.platform and AZs against aws:region", () => {
   it("defaults: kvTransport auto, platform installed at the pinned chart version; the region reaches the cluster args", () => {
     const { config } = checkStackConfig({ ...base, inference: { model: "m/x" } });
     assert.equal(config?.inference.kvTransport, "auto");

@@ -1,5 +1,5 @@
 /**
- * Per-consumer arch lists (issue 11): each consumer's list obeys its own rules, and a list a consumer rejects is one
+ * Per-consumer arch lists: each consumer's list obeys its own rules, and a list a consumer rejects is one
  * ValidationError naming the consumer, the arch and the fix. The property test is the "make the class impossible"
  * check: whatever valid list goes in, the torch list that comes out only holds entries torch accepts.
  */

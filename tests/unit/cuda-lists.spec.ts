@@ -66,7 +66,7 @@ describe("catalog: CUDA arch lists", () => {
     ]);
   });
 
-  // linux/amd64 (the default platform) leaves out the Arm SoCs: Orin sm_87, Thor sm_101/sm_110 (issue 11).
+  // linux/amd64 (the default platform) leaves out the Arm SoCs: Orin sm_87, Thor sm_101/sm_110.
   const FAT_12 = "sm_80 sm_86 sm_89 sm_90+PTX";
   const FAT_128 = "sm_80 sm_86 sm_89 sm_90 sm_100 sm_120+PTX";
   const FAT_13 = FAT_128;

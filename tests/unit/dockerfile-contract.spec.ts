@@ -170,7 +170,7 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
   it("sets no no-op env var (F3, F13) and bakes no SSH server or key", () => {
     const live = LINES.filter(code).join("\n");
     for (const bad of ["NIXL_BACKEND", "VLLM_NIXL_KVCACHE_BACKEND", "NIXL_LIBFABRIC_MAX_RAILS", "NIXL_SKIP_TOPOLOGY_CHECK"]) {
-      assert.ok(!live.includes(bad), `${bad} is not read by NIXL/vLLM (FIELD-NOTES F3/F13)`);
+      assert.ok(!live.includes(bad), `${bad} is not read by NIXL/vLLM (F3, F13: docs/FIELD-FAILURES.md)`);
     }
     for (const bad of [/openssh-server/, /ssh-keygen/, /authorized_keys/, /id_(rsa|ecdsa|ed25519)/]) assert.doesNotMatch(live, bad);
   });

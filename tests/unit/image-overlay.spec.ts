@@ -1,5 +1,5 @@
 /**
- * dockerfiles/overlay-venv.py (the final stage's vLLM overlay, issue 11 item 8) run on fake site-packages: one
+ * dockerfiles/overlay-venv.py (the final stage's vLLM overlay) run on fake site-packages: one
  * distribution per project, decided by the Name in METADATA, files moved by RECORD. Needs python3; skips with a
  * printed reason without it.
  */

@@ -148,6 +148,16 @@ describe("imagePlan: validation (every problem at once)", () => {
     assert.deepStrictEqual(problems({ versions: { efaInstallerSha256: "sha256:abc" } }).map((x) => x.path), ["versions.efaInstallerSha256"]);
   });
 
+  it("versions.efaInstallerGpgFingerprint defaults to AWS's key and takes 40 hex digits without spaces", () => {
+    assert.strictEqual(build().buildArgs.EFA_INSTALLER_GPG_FINGERPRINT, "4E9091BCBB97A96B26B15E59A05480B1DD2D3CCC");
+    assert.strictEqual(build({ versions: { efaInstallerGpgFingerprint: "b".repeat(40) } }).buildArgs.EFA_INSTALLER_GPG_FINGERPRINT, "b".repeat(40));
+    for (const bad of ["4E90 91BC BB97 A96B 26B1 5E59 A054 80B1 DD2D 3CCC", "DD2D3CCC", "", "G".repeat(40)]) {
+      const ps = problems({ versions: { efaInstallerGpgFingerprint: bad } });
+      assert.deepStrictEqual(ps.map((x) => x.path), ["versions.efaInstallerGpgFingerprint"], bad);
+      assert.match(ps[0].reason, /40 hex digits .*without spaces .*AWS documents "4E9091BCBB97A96B26B15E59A05480B1DD2D3CCC"/);
+    }
+  });
+
   it("(kept) CUDA 13.0 accepts its own image tags", () => {
     const p = build({ cudaArchs: ["sm_90"], cudaToolkit: "13.0", versions: { baseImageTag: "25.11-cuda13.0-devel-ubuntu24.04", runtimeImageTag: "13.0.2-runtime-ubuntu24.04" } });
     assert.strictEqual(p.buildArgs.CUDA_VERSION, "13.0");

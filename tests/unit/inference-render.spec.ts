@@ -203,7 +203,7 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
   });
 });
 
-describe("inference: kvTransport (issue 12)", () => {
+describe("inference: kvTransport", () => {
   it("auto = LIBFABRIC on an EFA pool: EFA devices, hugepages, FI_* env, IPC_LOCK, and the choice on the graph", () => {
     const r = resolved("p5en-8x1gpu", "vllm");
     assert.equal(r.kvTransport, "LIBFABRIC");

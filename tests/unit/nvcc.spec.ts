@@ -1,5 +1,5 @@
 /**
- * The CUDA catalog against the real compiler (issue 2, section 3). When `nvcc` is on PATH: the catalog's base
+ * The CUDA catalog against the real compiler (docs/FIELD-FAILURES.md#f10). When `nvcc` is on PATH: the catalog's base
  * targets for the installed toolkit equal `nvcc --list-gpu-arch`; the derived NVCC_GENCODE of the fat list and of
  * `auto` for every instance family compiles; every a/f variant the catalog claims compiles and every variant it
  * does not claim is rejected. One tiny kernel, output to /dev/null, two compiles at a time (2 cores). The fat

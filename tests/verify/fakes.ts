@@ -22,7 +22,7 @@ export const GRAPH = "llama";
 /** How the fake Frontend behaves. The field's failure modes, one each. */
 export type FrontendMode =
   | "pass" | "noModels" | "emptyText" | "doubleWrapped" | "brokenSse" | "slowFirstToken" | "hangStream"
-  // issue 13, item 15: hostile or broken answers verify must survive and fail on
+  // hostile or broken answers verify must survive and fail on
   | "hugeBody" | "manyEvents" | "errorMidStream" | "dataAfterDone" | "modelIdList";
 
 /** Bytes the `hugeBody` mode sends (over the client's cap); events the `manyEvents` mode sends. */
@@ -106,7 +106,7 @@ function writeMany(res: http.ServerResponse, piece: string, n: number): void {
 }
 
 /**
- * Starts the fake Frontend. Like the Dynamo Frontend bug of the field report (F4), it answers 500
+ * Starts the fake Frontend. Like the Dynamo Frontend bug of docs/FIELD-FAILURES.md#f4, it answers 500
  * when a request body has no explicit `stream`.
  */
 export async function startFrontend(mode: FrontendMode, firstTokenDelayMs = 600): Promise<Fake> {
@@ -133,7 +133,7 @@ export async function startFrontend(mode: FrontendMode, firstTokenDelayMs = 600)
   return { url: await listen(server), requests, close: closer(server) };
 }
 
-/** Cluster scenarios of the field report. */
+/** Cluster scenarios of the field report (docs/FIELD-FAILURES.md#gate-matrix). */
 export type KubeScenario = "libfabric" | "ucx" | "handshakeFailed" | "notReadyWorker" | "trtllmNoLine";
 
 const LIBFABRIC_LOG = [

@@ -1,5 +1,5 @@
 /**
- * Issue 13, items 12-16: `verify` never lies about why it stopped. Through the real CLI entry
+ * `verify` never lies about why it stopped. Through the real CLI entry
  * (`main`, in-process) against the fakes on 127.0.0.1: kubeconfig problems have plain messages and
  * their own exit code, an unreachable Frontend still reports the gates that ran, time budgets and URLs
  * are bounded, hostile responses are capped and fail gate C/B, and the stack file is read with
@@ -25,11 +25,11 @@ interface Run {
   readonly json: { exitCode: number; unreachable?: string; gates: { id: string; status: string; evidence: string[] }[] } | undefined;
 }
 
-describe("verify robustness (issue 13)", function () {
+describe("verify robustness: plain messages, own exit codes, partial reports", function () {
   let main: Main;
   let tmp: string;
   before(async function () {
-    this.timeout(0); // module loading: no bound is meaningful (see cli.spec.ts, item 17)
+    this.timeout(0); // module loading: no bound is meaningful (see cli.spec.ts)
     main = (await import("../../tools/verify/cli")).main;
     await import("../../tools/verify/run");
   });

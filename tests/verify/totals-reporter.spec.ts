@@ -1,5 +1,5 @@
 /**
- * Issue 13, item 17: the totals reporter (tests/helpers/totals-reporter.cjs) must never print
+ * The totals reporter (tests/helpers/totals-reporter.cjs) must never print
  * "0 skipped" over tests a failed hook kept from running. Runs mocha as a child on a synthetic suite
  * (tests/verify/fixtures/*.fixture.cjs) whose before-all fails, serially and in parallel mode.
  */
@@ -18,7 +18,7 @@ function mocha(files: string[], extra: string[] = []): { status: number | null; 
   return { status: p.status, last: lines[lines.length - 1] };
 }
 
-describe("totals reporter (issue 13, item 17)", function () {
+describe("totals reporter: never \"0 skipped\" over tests a failed hook kept from running", function () {
   this.timeout(0); // child mocha runs: their start-up time says nothing about the reporter
 
   for (const [mode, extra] of [["serially", []], ["in parallel mode", ["--parallel", "--jobs", "2"]]] as const) {

@@ -2,7 +2,7 @@
  * The capture engine: runs a program function under Pulumi mocks, inside a real root stack, and
  * records every resource the program registers with what the engine would be told about it.
  *
- * How (FIELD-NOTES §6, checked against @pulumi/pulumi 3.248.0 `runtime/stack.js`, `resource.js`,
+ * How (docs/ARCHITECTURE.md#pulumi-without-the-cli, checked against @pulumi/pulumi 3.248.0 `runtime/stack.js`, `resource.js`,
  * `runtime/dependsOn.js`):
  * - `runInPulumiStack(init)` creates the root `pulumi:pulumi:Stack` component and calls `init` with
  *   it set as the stack resource; `registerStackTransformation` called first inside `init` appends to

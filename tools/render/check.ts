@@ -1,5 +1,5 @@
 /**
- * The stack config check `render` and `verify` share (issue 13, item 16): the merged config map from
+ * The stack config check `render` and `verify` share: the merged config map from
  * `./stackfile.ts`, read back exactly as the program reads it (`rawStackConfig` over the runtime's
  * string map) and checked by the program's own `checkStackConfig`, plus the numbers JSON cannot carry.
  * No Pulumi import: cheap enough for verify and for the fuzz test.

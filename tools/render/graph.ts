@@ -11,7 +11,7 @@ export type GraphNode = Pick<CapturedResource, "urn" | "type" | "name" | "custom
 
 /**
  * Rough minutes each resource type takes to create, for weighting the critical path. Sources:
- * FIELD-NOTES §5 (the combined image took ~95 min on CodeBuild XLARGE); EKS control plane ~10-15
+ * docs/ARCHITECTURE.md#the-combined-image (the combined image took ~95 min on CodeBuild XLARGE); EKS control plane ~10-15
  * min and a managed node group ~5-10 min (AWS EKS user guide, observed); the DGD waits for its model
  * to load (its recorded load budget). Anything else: 0.1 min (one API call).
  */

@@ -1,5 +1,5 @@
 /**
- * Writing a render's directory without ever leaving a half-written one (issue 13, item 4): files go to
+ * Writing a render's directory without ever leaving a half-written one: files go to
  * a temporary directory beside the target, which is swapped in with two renames at the end. A lock
  * file (`O_EXCL`, holding pid and host) makes a second concurrent render into the same directory fail
  * fast instead of mixing two configs. A failed render leaves the previous output as it was.
@@ -102,6 +102,7 @@ export interface Lock {
 export function lockDir(target: string): Lock {
   const file = path.join(path.dirname(target), `.${path.basename(target)}.lock`);
   const me: Holder = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
+  removeDeadDrafts(file);
   for (let attempt = 0; attempt < 2; attempt++) {
     // The holder is written to a private file first and hard-linked into place: the lock appears with
     // its content in one step, so a render killed at any instant never leaves an empty, unjudgeable lock.
@@ -137,6 +138,25 @@ export function lockDir(target: string): Lock {
     fs.rmSync(file, { force: true });
   }
   throw new OutputError(`cannot take the lock ${file}: another render keeps taking it`, OutputExit.Locked);
+}
+
+/**
+ * Removes lock drafts (`<lock>.<pid>-<random>`) whose process is gone: a render killed between linking
+ * its draft into place and removing it leaves one behind. Drafts of live processes are theirs.
+ */
+function removeDeadDrafts(lockFile: string): void {
+  const dir = path.dirname(lockFile);
+  const prefix = `${path.basename(lockFile)}.`;
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return; // the directory does not exist yet: nothing to sweep
+  }
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)-[a-z0-9]+$/.exec(name.slice(prefix.length)) : null;
+    if (m && !alive(Number(m[1]))) fs.rmSync(path.join(dir, name), { force: true });
+  }
 }
 
 /** A sibling of `target` that no other render uses: `.<name>.<tag>-<pid>-<random>`. */

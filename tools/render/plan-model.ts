@@ -73,7 +73,7 @@ export function fitAssumptions(): string[] {
     `Estimated, not measured: weights = parameters x bytes of their stored dtype (quantized layers at their dtype, the rest bf16), split evenly over tensor-parallel GPUs.`,
     `KV cache per GPU = GPU memory x gpuMemoryUtilization - weights - ${RUNTIME_RESERVE_GIB} GiB runtime reserve (CUDA context and cuBLAS, measured 0.86 GiB on an H200; CUDA graphs and profiling activations, estimated); TensorRT-LLM: (GPU memory - weights - reserve) x free-gpu-memory-fraction. GPU memory is the instance catalog's (141 GiB for an H200, of which CUDA exposes 139.8: the reserve covers the gap).`,
     `KV bytes per token = layers x 2 x KV heads (per GPU: KV heads / TP, at least 1) x head dim x dtype bytes; MLA: layers x (kv_lora_rank + qk_rope_head_dim) x dtype bytes, whole on every GPU. Sliding-window layers (gpt-oss: every other layer, window 128) are counted at full length, so their capacity is understated.`,
-    `KV transfer time = prompt tokens x KV bytes per token (TP 1) / the worker's link at line rate: EFA rails x per-rail Gbps for LIBFABRIC, or one TCP flow at ${TCP_FLOW_GBPS} Gbps over ENA for UCX. Line rate is the physical limit, a lower bound: NIXL over libfabric measured ~9.6 GB/s per worker on p5.48xlarge (FIELD-NOTES §4).`,
+    `KV transfer time = prompt tokens x KV bytes per token (TP 1) / the worker's link at line rate: EFA rails x per-rail Gbps for LIBFABRIC, or one TCP flow at ${TCP_FLOW_GBPS} Gbps over ENA for UCX. Line rate is the physical limit, a lower bound: NIXL over libfabric measured ~9.6 GB/s per worker on p5.48xlarge (docs/ARCHITECTURE.md#dynamo-on-kubernetes).`,
   ];
 }
 

@@ -34,7 +34,7 @@ export interface PlanWorker {
   readonly replicas: number;
   readonly gpusPerWorker: number;
   readonly efaPerWorker: number;
-  /** EFA rails NIXL uses per worker: every EFA device the pod is given (FIELD-NOTES F13). */
+  /** EFA rails NIXL uses per worker: every EFA device the pod is given (docs/FIELD-FAILURES.md#f13). */
   readonly nixlRails: number;
 }
 

@@ -1,6 +1,6 @@
 /**
  * `--policy-config FILE`: the pack config JSON (`pulumi preview --policy-pack-config` shape), checked
- * against the pack itself (issue 13, item 3): every key is `all` or a policy of the pack, every level
+ * against the pack itself: every key is `all` or a policy of the pack, every level
  * is one of Pulumi's four, every setting is a property of that policy's `configSchema` with the
  * schema's type. A typo must never switch a gate off silently.
  */

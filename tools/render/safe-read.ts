@@ -1,5 +1,5 @@
 /**
- * Reading a user's file without ever hanging or crashing (issue 13, items 8 and 10): only regular
+ * Reading a user's file without ever hanging or crashing: only regular
  * files (a FIFO or a device is refused after `fstat`, never read), at most `MAX_FILE_BYTES`, strict
  * UTF-8 with the line of the first bad byte, UTF-16 recognised and named. Shared by the stack file,
  * `--policy-config` and verify's kubeconfig. Errors are `UsageError`s (exit 2).

@@ -5,7 +5,7 @@
  * module: they become `"[secret]"` and their keys are marked secret. The one loader `render` and
  * `verify` share. Pure apart from reading files.
  *
- * Reading is defensive (issue 13): only regular files, at most `MAX_FILE_BYTES`, strict UTF-8, one
+ * Reading is defensive: only regular files, at most `MAX_FILE_BYTES`, strict UTF-8, one
  * YAML document with merge keys (`<<: *x`, as Pulumi's own loader) and bounded aliases and depth, so a
  * FIFO, a UTF-16 file or an alias bomb is a usage error (exit 2), never a hang or a crash.
  */

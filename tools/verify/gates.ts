@@ -1,8 +1,8 @@
 /**
- * The field report's gate matrix as pure functions over data already fetched (pods, EndpointSlices,
+ * The field report's gate matrix (docs/FIELD-FAILURES.md#gate-matrix) as pure functions over data already fetched (pods, EndpointSlices,
  * HTTP responses, worker logs). No I/O here: `cli.ts` fetches, these decide PASS/FAIL with evidence.
  *
- * Gates, in order (FIELD-NOTES §1; field report rev6/rev7):
+ * Gates, in order (docs/FIELD-FAILURES.md#gate-matrix: rev6/rev7):
  *  A. pods of the graph Running and Ready; every worker pod has a `ready==true` EndpointSlice endpoint
  *     (Dynamo's Kubernetes discovery only lists those, F2).
  *  B. `/v1/models` lists the served model.
@@ -100,7 +100,7 @@ export interface EndpointFact {
   readonly service: string | undefined;
   /** `targetRef.name` when the target is a Pod. */
   readonly pod: string | undefined;
-  /** `conditions.ready`; Kubernetes discovery counts only `true` (daemon.rs filter in the field report). */
+  /** `conditions.ready`; Kubernetes discovery counts only `true` (Dynamo's daemon.rs filter: docs/FIELD-FAILURES.md#f2). */
   readonly ready: boolean | undefined;
 }
 

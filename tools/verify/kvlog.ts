@@ -1,15 +1,15 @@
 /**
  * Gate D: worker logs prove which NIXL backend carries the KV cache (field failure F3). Pure.
  *
- * Log lines, as seen in the field report and in public issue threads:
+ * Log lines, as seen in the field report (docs/FIELD-FAILURES.md#the-field-report) and in public issue threads:
  * - NIXL's Python API logs `NIXL INFO _api.py:NNN Backend <NAME> was instantiated` when an agent
  *   creates a backend (vLLM NixlConnector and SGLang create their agent through it).
  * - vLLM's NixlConnector logs `NIXL transfer failure: handshake_failed` (also `handshake_setup_failed`,
  *   older `Handshake failed for request ...`) when the side-channel handshake fails.
  * - `nixl._bindings.nixlBackendError: NIXL_ERR_BACKEND` when a backend call fails (memory registration,
  *   loadRemoteMD).
- * - The field report's plugin checks grepped `plugin load failed`, `create_backend error` and
- *   `LIBFABRIC.*fail`.
+ * - The field report's plugin checks (gate D, docs/FIELD-FAILURES.md#gate-matrix) grepped `plugin load failed`,
+ *   `create_backend error` and `LIBFABRIC.*fail`.
  *
  * TRT-LLM: its NIXL cache transceiver is C++ (`NixlTransferAgent`), which creates the backend named by
  * `TRTLLM_NIXL_KVCACHE_BACKEND` without going through NIXL's Python API, so the `was instantiated`

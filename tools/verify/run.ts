@@ -54,7 +54,7 @@ export interface RunOutcome {
 const ORDER: readonly GateId[] = ["A", "B", "C", "D", "E", "F"];
 const COMPONENTS: readonly string[] = [GraphService.Frontend, GraphService.Prefill, GraphService.Decode];
 const WORKERS: readonly string[] = [GraphService.Prefill, GraphService.Decode];
-/** Prompt of the smoke requests (the field report's). `stream` is always explicit (F4). */
+/** Prompt of the smoke requests (the field report's: docs/FIELD-FAILURES.md#the-field-report). `stream` is always explicit (F4). */
 const PROMPT = "The capital of France is";
 
 class Budget {

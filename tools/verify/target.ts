@@ -1,6 +1,6 @@
 /**
  * What `verify` checks: namespace, graph, served model and engine of a stack. Read with the same
- * loader and the same schema as `render` and the program (issue 13, item 16): `tools/render/stackfile.ts`
+ * loader and the same schema as `render` and the program: `tools/render/stackfile.ts`
  * merges `Pulumi.yaml` defaults and `stacks/Pulumi.<stack>.yaml` (namespaced or not, merge keys and
  * all), `tools/render/check.ts` checks it with `checkStackConfig`, so verify accepts exactly the
  * stacks the program deploys and reads them with the program's defaults.

@@ -6,7 +6,8 @@
 #   LIBFABRIC=~/src/libfabric NIXL=~/src/nixl UCX=~/src/ucx VLLM=~/src/vllm TRTLLM=~/src/TensorRT-LLM \
 #   DYNAMO=~/src/dynamo EKS_CHARTS=~/src/eks-charts K8S_DEVICE_PLUGIN=~/src/k8s-device-plugin \
 #   KUBE_PROMETHEUS_STACK=~/src/kps KUBE_STATE_METRICS=~/src/ksm PROMETHEUS_NODE_EXPORTER=~/src/pne \
-#   GRAFANA_CHARTS=~/src/grafana-charts DCGM_EXPORTER=~/src/dcgm-exporter tests/contracts/extract/all.sh
+#   GRAFANA_CHARTS=~/src/grafana-charts DCGM_EXPORTER=~/src/dcgm-exporter EC2_USER_GUIDE=~/src/amazon-ec2-user-guide \
+#   tests/contracts/extract/all.sh
 #
 # KUBE_PROMETHEUS_STACK, KUBE_STATE_METRICS and PROMETHEUS_NODE_EXPORTER are checkouts of
 # prometheus-community/helm-charts, each at its chart's release tag (the three pins are three commits);
@@ -55,3 +56,5 @@ DCGM_COMMIT="${DCGM_EXPORTER_COMMIT:-691c92762eb551313c825f6efe4ceeee20982801}"
 run DCGM_EXPORTER chart-dcgm-exporter.json $X/helm-values.ts "${DCGM_EXPORTER:-}" --chart deployment --repository NVIDIA/dcgm-exporter \
   --ref 4.5.3-4.8.2 --commit "$DCGM_COMMIT" --notes "Helm repository https://nvidia.github.io/dcgm-exporter/helm-charts (README.md)."
 run DCGM_EXPORTER dcgm-metrics.json $X/dcgm-metrics.ts "${DCGM_EXPORTER:-}" --ref 4.5.3-4.8.2 --commit "$DCGM_COMMIT"
+run EC2_USER_GUIDE efa-installer-signing.json $X/efa-installer-signing.ts "${EC2_USER_GUIDE:-}" --ref master \
+  --commit "${EC2_USER_GUIDE_COMMIT:-0147f878dcbad26b1151a12701a773743f0cd496}"
