@@ -1,8 +1,18 @@
+/**
+ * The package root (`dynamo-efa`): one namespace per component folder, the same modules as the subpaths
+ * `dynamo-efa/components/<folder>` (package.json `exports`). Each folder's `index.ts` lists its public
+ * API explicitly; what it marks internal is left out of the published declarations (`stripInternal`).
+ */
 export * as catalog from "./catalog";
 export * as versions from "./versions";
-export * from "./_shared/names";
-export * from "./_shared/problems";
 export * as cluster from "./cluster";
 export * as inference from "./inference";
 export * as image from "./image";
 export * as observability from "./observability";
+/** Thrown by every component on invalid arguments; `problems` lists each one with its argument path. */
+export { ValidationError } from "./_shared/problems";
+export type { Problem } from "./_shared/problems";
+/** @internal */
+export * from "./_shared/names";
+/** @internal */
+export * from "./_shared/problems";

@@ -16,6 +16,17 @@ import { ecrRegistryOf, ecrRepositoryName, registryOf, withDigest, withTag } fro
 /** Pulumi type token of `DynamoImage`. */
 export const DYNAMO_IMAGE_TYPE = "dynamo-efa:image:DynamoImage";
 
+/**
+ * The Dynamo serving image for a GPU fleet: builds the combined vLLM + TensorRT-LLM Dockerfile for a
+ * CUDA arch list validated against the build's CUDA toolkit (`"auto"`: the SM archs of `instanceTypes`),
+ * pushes it to an ECR repository with immutable, scanned, encrypted, retained tags, and exposes the
+ * digest-pinned `ref`. Given a digest-pinned `ref` and explicit `cudaArchs` it builds nothing and passes
+ * the image through. Invalid arguments throw a `ValidationError` that names each argument path.
+ *
+ * @example
+ * const img = new DynamoImage("dynamo", { cudaArchs: "auto", instanceTypes: ["p5en.48xlarge"] });
+ * // img.ref: "<account>.dkr.ecr.<region>.amazonaws.com/dynamo@sha256:...", img.cudaArchs: ["sm_90"]
+ */
 export class DynamoImage extends pulumi.ComponentResource {
   /** Digest-pinned image reference, `<repository>@sha256:<hex>`. */
   public readonly ref: pulumi.Output<string>;

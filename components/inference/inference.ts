@@ -30,6 +30,21 @@ export function checkedGraph(r: ResolvedInference, image: string): DgdObject {
   return renderGraph(r, image);
 }
 
+/**
+ * Disaggregated LLM serving on one GPU pool: installs the Dynamo platform (Helm, CRDs included), a
+ * namespace, the Hugging Face token secret, an optional retained model-cache volume and ONE
+ * DynamoGraphDeployment with a Frontend, prefill workers and decode workers, and waits for it to be
+ * Ready. Per-worker GPUs, EFA devices, hugepages, CPU and memory are derived from `gpuPool` (the plain
+ * facts of `EfaCluster.gpuPools`); KV moves over NIXL LIBFABRIC on EFA pools. Every invalid argument is
+ * reported at once in a `ValidationError`; the same objects come from the pure `renderInference`.
+ *
+ * @example
+ * const llm = new DisaggInference("llm", {
+ *   model: "meta-llama/Llama-3.1-8B-Instruct", gpuPool: cluster.gpuPools.gpu, image: img.ref,
+ *   prefill: { replicas: 8, gpusPerWorker: 1 }, decode: { replicas: 8, gpusPerWorker: 1 },
+ *   provider: cluster.k8sProvider, hfToken: new pulumi.Config().requireSecret("hfToken"),
+ * });
+ */
 export class DisaggInference extends pulumi.ComponentResource {
   /** The DynamoGraphDeployment's name (also the Dynamo namespace the operator derives). */
   public readonly graphName: pulumi.Output<string>;

@@ -83,9 +83,21 @@ describe("policy pack: CrossGuard entry point", function () {
   it("PulumiPolicy.yaml and package.json describe a nodejs pack with a version", () => {
     assert.match(fs.readFileSync(path.join(PACK, "PulumiPolicy.yaml"), "utf8"), /^runtime: nodejs$/m);
     const pkg = JSON.parse(fs.readFileSync(path.join(PACK, "package.json"), "utf8"));
+    // PolicyPack reads the version from <cwd>/package.json; the runner loads "." through `main`.
     assert.match(pkg.version, /^\d+\.\d+\.\d+$/);
-    assert.equal(pkg.dependencies["@pulumi/pulumi"], "3.248.0");
-    assert.ok(pkg.dependencies["@pulumi/policy"]);
+    assert.equal(pkg.main, "index.ts");
+  });
+
+  it("the pack is part of the root package: no dependencies of its own, the runner resolves from the root install", () => {
+    const pack = JSON.parse(fs.readFileSync(path.join(PACK, "package.json"), "utf8"));
+    assert.deepEqual([pack.dependencies, pack.devDependencies], [undefined, undefined], "policy/package.json declares no dependencies: `npm ci` at the root installs them");
+    const root = JSON.parse(fs.readFileSync(path.join(PACK, "..", "package.json"), "utf8"));
+    assert.equal(root.dependencies["@pulumi/pulumi"], "3.248.0");
+    assert.ok(root.dependencies["@pulumi/policy"]);
+    // The CLI's nodejs host finds the runner with require.resolve from the pack directory (a
+    // policy/node_modules would win and bring a second @pulumi/pulumi).
+    const runner = require.resolve("@pulumi/pulumi/cmd/run-policy-pack", { paths: [PACK] });
+    assert.equal(path.relative(path.join(PACK, ".."), runner).split(path.sep).slice(0, 3).join("/"), "node_modules/@pulumi/pulumi");
   });
 
   it("GetAnalyzerInfo: pack dynamo-efa with the 23 policies and their default levels", async () => {

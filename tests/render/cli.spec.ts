@@ -12,7 +12,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { runPolicies } from "../../policy/run";
 import { CliDeps, defaultDeps, ExitCode, parseArgs, runCli, USAGE } from "../../tools/render/cli";
-import { RenderFacts } from "../../tools/render/render";
+import type { RenderFacts } from "../../program/run";
 import { UsageError } from "../../tools/render/stackfile";
 
 const ROOT = path.join(__dirname, "..", "..");

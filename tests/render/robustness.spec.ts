@@ -12,7 +12,7 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import { CliDeps, defaultDeps, ExitCode, runCli } from "../../tools/render/cli";
 import { outputError, writeRenderAtomic } from "../../tools/render/output";
-import { RenderFacts } from "../../tools/render/render";
+import type { RenderFacts } from "../../program/run";
 
 const ROOT = path.join(__dirname, "..", "..");
 const STACK_TRACE = /^\s+at .+(\(|:\d+:\d+)/m;

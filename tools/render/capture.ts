@@ -20,6 +20,7 @@
  * Mocks and the root stack are process-global: call `capture` once at a time (it serializes itself).
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { ProgramRun } from "../../program/run";
 import { fromSerialized, SECRET } from "./redact";
 
 // Internal SDK modules (exported at runtime, `@internal` in the typings).
@@ -86,12 +87,6 @@ export interface CaptureOptions {
   readonly config?: Record<string, string>;
   /** Config keys (`ns:key`) whose values are secret. */
   readonly secretKeys?: readonly string[];
-}
-
-/** What a program function hands back: the stack outputs, plus anything else the caller wants. */
-export interface ProgramRun<R> {
-  readonly exports: Record<string, unknown>;
-  readonly result: R;
 }
 
 interface Seen {

@@ -3,8 +3,8 @@
  * policies on the in-memory plan. `writeRender` puts the files on disk.
  */
 import * as path from "path";
-import type { GpuPoolFacts } from "../../components/catalog/pool";
-import { capture, Capture, CapturedResource, ProgramRun } from "./capture";
+import type { ProgramRun, RenderFacts } from "../../program/run";
+import { capture, Capture, CapturedResource } from "./capture";
 import { criticalPath, mermaid } from "./graph";
 import { dashboardFiles } from "./dashboards";
 import { helmFiles, imageJson, manifestFiles, RenderedFile } from "./manifests";
@@ -13,20 +13,6 @@ import { writeRenderAtomic } from "./output";
 import { buildPlan, Plan, planMarkdown } from "./plan";
 import type { PlanResource, PolicyPackConfigJson, PolicyRun } from "../../policy/run";
 import type { StackConfigMap } from "./stackfile";
-
-/** Plain facts the program hands the render besides its resources. */
-export interface RenderFacts {
-  readonly region: string;
-  /** Every GPU pool of the cluster (`EfaCluster.gpuPools`). */
-  readonly gpuPools: readonly GpuPoolFacts[];
-  readonly image: {
-    readonly cudaArchs: readonly string[];
-    readonly cudaToolkit: string;
-    readonly build: boolean;
-    /** The image component's plain build plan (written to image.json). */
-    readonly plan?: unknown;
-  };
-}
 
 /** A program the render can run: constructs every resource when called (never at import time). */
 export type RenderProgram = () => ProgramRun<RenderFacts>;
