@@ -38,7 +38,9 @@ const run = (cmd: string, args: readonly string[], cwd: string): string =>
 function packAndInstall(tmp: string): string {
   const stage = path.join(tmp, "stage");
   fs.mkdirSync(stage);
-  for (const f of ["package.json", "README.md", "dockerfiles"]) fs.cpSync(path.join(ROOT, f), path.join(stage, f), { recursive: true });
+  // Everything package.json ships that the build does not emit (dockerfiles, the prefetch script), as npm pack would take it.
+  const shipped = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { files: string[] }).files.filter((f) => !f.startsWith("bin/"));
+  for (const f of ["package.json", "README.md", ...shipped]) fs.cpSync(path.join(ROOT, f), path.join(stage, f), { recursive: true });
   run(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", path.join(stage, "bin")], ROOT);
   const tgz = run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", tmp], stage).trim().split("\n").pop()!;
   const consumer = path.join(tmp, "consumer");
