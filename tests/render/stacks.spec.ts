@@ -153,7 +153,9 @@ describe("render: both stacks, real program", function () {
     ]);
     for (const role of ["prefill", "decode"]) {
       const w = plan.workers.find((x: { role: string }) => x.role === role);
-      assert.deepEqual({ ...w, service: undefined }, { role, service: undefined, replicas: 8, gpusPerWorker: 1, efaPerWorker: 2, nixlRails: 2 });
+      const { cpu: _c, memory: _m, hugepages2Mi: _h, avoids, ...counts } = w;
+      assert.deepEqual({ ...counts, service: undefined }, { role, service: undefined, replicas: 8, gpusPerWorker: 1, efaPerWorker: 2, nixlRails: 2 });
+      assert.deepEqual(avoids, [role === "prefill" ? "DecodeWorker" : "PrefillWorker"], "separate-nodes: each role avoids the other");
     }
     assert.deepEqual(plan.image.cudaArchs, ["sm_90"]);
     const image = readJson(dir, "image.json");
