@@ -1,7 +1,7 @@
 /**
  * `image.builder` is a stack config key (issue 18): `--set image.builder=…` is accepted and reaches
  * the image component's buildx builder; without it the default builder is used; a non-string is a
- * config error naming the key.
+ * config error naming the key. image.json names each build arg once.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -35,6 +35,14 @@ describe("render: image.builder from stack config", function () {
     assert.equal(r.code, 0, r.err);
     assert.ok(r.image, "image built");
     assert.equal(r.image.builder, undefined);
+  });
+
+  it("image.json states the build args once (in plan.buildArgs), not twice", () => {
+    const text = fs.readFileSync(path.join(tmp, "b", "p5en-1gpu", "image.json"), "utf8");
+    const image = JSON.parse(text) as { plan: { buildArgs: Record<string, string> }; buildArgs?: unknown };
+    assert.ok(Object.keys(image.plan.buildArgs).length > 10);
+    assert.equal(image.buildArgs, undefined);
+    assert.equal(text.split('"VLLM_REF"').length, 2, "VLLM_REF appears once");
   });
 
   it("a non-string builder is a config error naming image.builder", async () => {

@@ -9,6 +9,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { defaultDeps, runCli } from "../../tools/render/cli";
+import { USAGE } from "../../tools/verify/cli";
+import { DEFAULT_GRAPH_NAME } from "../../components/_shared/names";
 
 const README = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
 const SECTIONS = ["First request", "Building the image", "Teardown"];
@@ -59,6 +61,17 @@ describe("README: first request, image build, teardown", function () {
     assert.match(section("Teardown"), /table\s+below|What survives/);
     assert.match(section("First request"), /\/v1\/chat\/completions/);
     assert.match(section("First request"), /npm run verify/);
+  });
+
+  it("README help texts match the code: outputs.json fields, verify --graph default", async () => {
+    const code = await runCli(["p5en-1gpu", "--out", tmp], { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined });
+    assert.equal(code, 0);
+    const outputs = Object.keys(JSON.parse(fs.readFileSync(path.join(tmp, "p5en-1gpu", "outputs.json"), "utf8")));
+    const row = README.split("\n").find((l) => l.startsWith("| `outputs.json` |")) ?? "";
+    assert.deepEqual([...row.matchAll(/`(\w+)`/g)].map((m) => m[1]).filter((k) => k !== "outputs" && k !== "secret").sort(), outputs.sort());
+    const graphLine = USAGE.split("\n").find((l) => l.trim().startsWith("--graph")) ?? "";
+    assert.ok(graphLine.includes(`"${DEFAULT_GRAPH_NAME}"`), graphLine);
+    assert.ok(README.includes(`\`dynamo-efa:graphName\` (default \`${DEFAULT_GRAPH_NAME}\`)`));
   });
 
   it("the check fails on an unmarked AWS command", () => {
