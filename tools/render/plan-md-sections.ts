@@ -79,7 +79,7 @@ export function remoteChildren(resources: readonly { readonly type: string; read
     rows.push(["`aws:ec2/vpc:Vpc`", "1", "awsx VPC"], ["`aws:ec2/subnet:Subnet`", String(azs * specs), `${specs} subnet types (subnetSpecs) x ${azs} AZs`],
       ["`aws:ec2/natGateway:NatGateway` + `aws:ec2/eip:Eip`", `${nats} + ${nats}`, `natGateways.strategy ${nat ?? "?"}`],
       ["`aws:ec2/internetGateway:InternetGateway`", "1", "public subnets"],
-      ["`aws:ec2/routeTable:RouteTable`, routes, associations", "one table per subnet", "awsx's layout"]);
+      ["`aws:ec2/routeTable:RouteTable`, routes, associations", "several", "awsx's per-subnet routing (not counted offline)"]);
   }
   for (const eks of resources.filter((r) => r.type === "eks:index:Cluster")) {
     rows.push(["`aws:eks/cluster:Cluster`", "1", "the EKS control plane"],
