@@ -61,7 +61,7 @@ describe("render: both stacks, real program", function () {
         const r = out[stack];
         assert.equal(r.code, 0, [...r.stdout, ...r.stderr].join("\n"));
         const all = files(r.dir);
-        for (const f of ["resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "policy.json"]) assert.ok(all.includes(f), `${f} missing: ${all.join(", ")}`);
+        for (const f of ["resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "topology.svg", "policy.json"]) assert.ok(all.includes(f), `${f} missing: ${all.join(", ")}`);
         assert.ok(all.some((f) => f.startsWith("manifests/")), "no manifests");
         assert.ok(all.some((f) => f.startsWith("helm/") && f.endsWith(".values.yaml")), "no helm values");
         assert.match(r.stdout[0], new RegExp(`^rendered ${stack} -> `));
@@ -160,7 +160,7 @@ describe("render: both stacks, real program", function () {
     assert.deepEqual(plan.image.cudaArchs, ["sm_90"]);
     const image = readJson(dir, "image.json");
     assert.deepEqual(image.cudaArchs, ["sm_90"]);
-    assert.equal(image.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
+    assert.equal(image.plan.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
     assert.match(image.ref, /@sha256:[0-9a-f]{64}$/);
     assert.ok(plan.costPerHourUsd > 100 && plan.costPerHourUsd < 300, String(plan.costPerHourUsd));
     assert.ok(plan.criticalPath.length >= 2);
