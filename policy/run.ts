@@ -70,7 +70,12 @@ export interface PolicyResult {
   /** No violations (always true for a disabled policy). */
   readonly passed: boolean;
   readonly violations: readonly PolicyViolation[];
-  /** Reasons the policy said it does not apply (to a resource, or to the stack). */
+  /** Resources (or 1 for the stack) the policy actually evaluated. */
+  readonly checked: number;
+  /**
+   * Why the policy did not run: its reasons when it applied to nothing (a passing policy that checked
+   * something is never "not applicable"), and every value it could not read during preview.
+   */
   readonly notApplicable: readonly string[];
 }
 
@@ -238,7 +243,7 @@ export async function runPolicies(plan: readonly PlanResource[], config?: Policy
     const level = enforcementOf(p, config);
     const base = { name: p.name, description: p.description, enforcementLevel: level };
     if (level === "disabled") {
-      results.push({ ...base, passed: true, violations: [], notApplicable: ["disabled by config"] });
+      results.push({ ...base, passed: true, violations: [], checked: 0, notApplicable: ["disabled by config"] });
       continue;
     }
     const cfg = policyConfig(p, config);
@@ -249,7 +254,8 @@ export async function runPolicies(plan: readonly PlanResource[], config?: Policy
     const violations = runs.flatMap((r) => r.violations);
     const notApplicable = [...new Set(runs.flatMap((r) => (r.notApplicable ? [r.notApplicable] : [])))];
     const unknown = runs.flatMap((r) => (r.unknown ? [{ message: `can't run policy ${p.name} during preview: ${r.unknown}` }] : []));
-    results.push({ ...base, passed: violations.length === 0, violations, notApplicable: [...notApplicable, ...unknown.map((u) => u.message)] });
+    const checked = runs.filter((r) => !r.notApplicable && !r.unknown).length;
+    results.push({ ...base, passed: violations.length === 0, violations, checked, notApplicable: [...(checked === 0 ? notApplicable : []), ...unknown.map((u) => u.message)] });
   }
   const blocking = (l: EnforcementLevel) => l === "mandatory" || l === "remediate";
   const mandatoryViolations = results.filter((r) => blocking(r.enforcementLevel)).reduce((n, r) => n + r.violations.length, 0);

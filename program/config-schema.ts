@@ -73,6 +73,7 @@ export const IMAGE_FIELDS: Readonly<Record<string, Field>> = {
   cudaToolkit: { spec: str({ enum: CUDA_TOOLKITS, numberAsString: (n) => (Number.isInteger(n) ? n.toFixed(1) : String(n)) }), defaultDoc: `\`"${DEFAULT_CUDA_TOOLKIT}"\``, doc: "CUDA toolkit of the image's compile stages" },
   versions: { spec: { kind: "map", keyDoc: "Dockerfile version keys (see dockerfiles/README.md)", values: str() }, defaultDoc: "- components/versions.ts", doc: "overrides of the image's component versions, e.g. { vllm: v0.17.1 }" },
   ref: { spec: str({ pattern: DIGEST_PINNED, patternDoc: 'a digest-pinned image reference "<repository>@sha256:<64 hex digits>"' }), defaultDoc: "- (build the image)", doc: "use this prebuilt image instead of building; then list cudaArchs explicitly" },
+  builder: { spec: str({ example: "dynamo-builder" }), defaultDoc: "- the default buildx builder", doc: "name of an existing buildx builder (linux/amd64; README \"Building the image\")" },
 };
 
 /** `dynamo-efa:inference`. */
@@ -227,6 +228,7 @@ export interface ImageConfig {
   readonly cudaToolkit?: CudaToolkit;
   readonly ref?: string;
   readonly versions?: Readonly<Record<string, string>>;
+  readonly builder?: string;
   /** The canonical arch list `cudaArchs` resolves to for this pool (e.g. `["sm_90"]`). */
   readonly resolvedCudaArchs: readonly string[];
 }
@@ -358,6 +360,7 @@ export function imageArgsOf(im: Partial<ImageConfig>, instanceType: string | und
     ...(im.cudaToolkit !== undefined ? { cudaToolkit: im.cudaToolkit } : {}),
     ...(im.ref !== undefined ? { ref: im.ref } : {}),
     ...(im.versions !== undefined ? { versions: im.versions } : {}),
+    ...(im.builder !== undefined ? { builder: im.builder } : {}),
     instanceTypes: instanceType ? [instanceType] : [],
   };
 }

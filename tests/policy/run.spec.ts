@@ -98,5 +98,12 @@ describe("policy pack: runner and pack shape", () => {
     assert.match(imds.notApplicable.join("\n"), /can't run policy imdsv2-required during preview: string value at \.metadataOptions can't be known during preview/);
     const hf = run.results.find((r) => r.name === "hf-token-is-secret")!;
     assert.deepEqual(hf.notApplicable, ["Policy only applies to resources of type 'kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment', 'kubernetes:core/v1:ConfigMap', 'kubernetes:core/v1:Secret'"]);
+    assert.equal(hf.checked, 0);
+  });
+
+  it("a policy that checked some resources is never 'not applicable' for the ones it skipped", async () => {
+    const run = await runPolicies(happyStack());
+    for (const r of run.results.filter((x) => x.checked > 0)) assert.deepEqual(r.notApplicable, [], r.name);
+    assert.ok(run.results.find((r) => r.name === "imdsv2-required")!.checked > 0);
   });
 });

@@ -340,13 +340,14 @@ describe("render robustness: no lost data, no false success, the user's input bl
       });
     }
     it("10: YAML merge keys work as in Pulumi's own loader", async () => {
-      const merged = STACK_1_TEXT.replace("    prefill: { replicas: 1, gpusPerWorker: 1 }\n    decode: { replicas: 1, gpusPerWorker: 1 }\n", "    prefill: &role { replicas: 1, gpusPerWorker: 1 }\n    decode:\n      <<: *role\n");
+      const model = "    model: meta-llama/Llama-3.1-8B-Instruct\n";
+      const merged = STACK_1_TEXT.replace(model, `${model}    prefill: &role { replicas: 2, gpusPerWorker: 1 }\n    decode:\n      <<: *role\n`);
       assert.notEqual(merged, STACK_1_TEXT);
       const r = await run(["--file", stackFileWith(tmp, "Pulumi.p5en-1gpu.yaml", () => merged), "--out", path.join(tmp, "out")], { program: defaultDeps().program });
       assert.equal(r.code, ExitCode.Ok, r.err);
       const plan = JSON.parse(fs.readFileSync(path.join(tmp, "out", "p5en-1gpu", "plan.json"), "utf8"));
       const roles = plan.workers.map((w: { role: string; replicas: number }) => `${w.role}:${w.replicas}`).filter((x: string) => !x.startsWith("frontend"));
-      assert.deepEqual(roles.sort(), ["decode:1", "prefill:1"]);
+      assert.deepEqual(roles.sort(), ["decode:2", "prefill:2"]);
     });
   });
 

@@ -61,7 +61,7 @@ describe("render: both stacks, real program", function () {
         const r = out[stack];
         assert.equal(r.code, 0, [...r.stdout, ...r.stderr].join("\n"));
         const all = files(r.dir);
-        for (const f of ["resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "policy.json"]) assert.ok(all.includes(f), `${f} missing: ${all.join(", ")}`);
+        for (const f of ["resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "topology.svg", "policy.json"]) assert.ok(all.includes(f), `${f} missing: ${all.join(", ")}`);
         assert.ok(all.some((f) => f.startsWith("manifests/")), "no manifests");
         assert.ok(all.some((f) => f.startsWith("helm/") && f.endsWith(".values.yaml")), "no helm values");
         assert.match(r.stdout[0], new RegExp(`^rendered ${stack} -> `));
@@ -153,12 +153,14 @@ describe("render: both stacks, real program", function () {
     ]);
     for (const role of ["prefill", "decode"]) {
       const w = plan.workers.find((x: { role: string }) => x.role === role);
-      assert.deepEqual({ ...w, service: undefined }, { role, service: undefined, replicas: 8, gpusPerWorker: 1, efaPerWorker: 2, nixlRails: 2 });
+      const { cpu: _c, memory: _m, hugepages2Mi: _h, avoids, ...counts } = w;
+      assert.deepEqual({ ...counts, service: undefined }, { role, service: undefined, replicas: 8, gpusPerWorker: 1, efaPerWorker: 2, nixlRails: 2 });
+      assert.deepEqual(avoids, [role === "prefill" ? "DecodeWorker" : "PrefillWorker"], "separate-nodes: each role avoids the other");
     }
     assert.deepEqual(plan.image.cudaArchs, ["sm_90"]);
     const image = readJson(dir, "image.json");
     assert.deepEqual(image.cudaArchs, ["sm_90"]);
-    assert.equal(image.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
+    assert.equal(image.plan.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
     assert.match(image.ref, /@sha256:[0-9a-f]{64}$/);
     assert.ok(plan.costPerHourUsd > 100 && plan.costPerHourUsd < 300, String(plan.costPerHourUsd));
     assert.ok(plan.criticalPath.length >= 2);

@@ -122,9 +122,12 @@ export function imageJson(resources: readonly ManifestSource[], facts: ImageFact
   const builds = resources.filter((r) => r.type === "docker-build:index:Image");
   const base = { cudaArchs: [...facts.cudaArchs], cudaToolkit: facts.cudaToolkit, ...(facts.ref ? { ref: facts.ref } : {}), ...(facts.plan ? { plan: facts.plan } : {}) };
   if (builds.length === 0) return { build: false, ...base };
+  // The build args are in the plan already; repeated only where the resource's differ from it.
+  const planArgs = JSON.stringify((facts.plan as Obj | undefined)?.buildArgs ?? null);
   const describe = (r: ManifestSource) => {
     const i = r.redactedInputs as Obj;
-    return { name: r.name, ...Object.fromEntries(IMAGE_FIELDS.filter((f) => i[f] !== undefined).map((f) => [f, i[f]])) };
+    const fields = IMAGE_FIELDS.filter((f) => i[f] !== undefined && !(f === "buildArgs" && JSON.stringify(i[f]) === planArgs));
+    return { name: r.name, ...Object.fromEntries(fields.map((f) => [f, i[f]])) };
   };
   return { build: true, ...base, ...(builds.length === 1 ? describe(builds[0]) : { images: builds.map(describe) }) };
 }

@@ -6,6 +6,7 @@
  * from the cluster's plain `GpuPoolFacts`, so a mismatch between the two shows up here.
  */
 import type { GpuPoolFacts } from "../../components/catalog/pool";
+import { OperatorLabel } from "../../components/_shared/names";
 import { CriticalPath } from "./graph";
 import { kvTransportMarkdown, kvTransportOf, PlanKvTransport } from "./transport";
 import { ModelPlanSection, modelMarkdown, modelPlan } from "./plan-model";
@@ -36,6 +37,12 @@ export interface PlanWorker {
   readonly efaPerWorker: number;
   /** EFA rails NIXL uses per worker: every EFA device the pod is given (docs/FIELD-FAILURES.md#f13). */
   readonly nixlRails: number;
+  /** Requests of one worker's pod, as rendered: CPU cores, memory and 2 MiB hugepages (Kubernetes quantities). */
+  readonly cpu: string;
+  readonly memory: string;
+  readonly hugepages2Mi: string;
+  /** Services this worker never shares a node with (its required pod anti-affinity). */
+  readonly avoids: readonly string[];
 }
 
 /** The plan. */
@@ -82,6 +89,14 @@ function num(v: unknown): number {
   return Number.isFinite(n) ? n : 0;
 }
 
+/** A service's CPU, memory and hugepages requests, and the services its required anti-affinity keeps off its node. */
+function podRequests(s: Obj): Pick<PlanWorker, "cpu" | "memory" | "hugepages2Mi" | "avoids"> {
+  const req = (s.resources?.requests ?? {}) as Obj;
+  const terms = (s.extraPodSpec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []) as Obj[];
+  const avoids = terms.map((t) => t.labelSelector?.matchLabels?.[OperatorLabel.Component]).filter((x): x is string => typeof x === "string");
+  return { cpu: String(req.cpu ?? "-"), memory: String(req.memory ?? "-"), hugepages2Mi: String(req.custom?.["hugepages-2Mi"] ?? "-"), avoids };
+}
+
 /** Workers of every DGD, in role order (frontend, prefill, decode, others). */
 export function workersOf(resources: PlanInput["resources"]): PlanWorker[] {
   const order = ["frontend", "prefill", "decode"];
@@ -98,6 +113,7 @@ export function workersOf(resources: PlanInput["resources"]): PlanWorker[] {
         gpusPerWorker: num(limits.gpu),
         efaPerWorker: efa,
         nixlRails: efa,
+        ...podRequests(s),
       });
     }
   }
@@ -160,13 +176,23 @@ function pct(a: number, b: number): string {
   return b === 0 ? "-" : `${Math.round((100 * a) / b)}%`;
 }
 
+/** Sections of `plan.md` written elsewhere (`./plan-md-sections.ts`), by where they go. */
+export interface PlanMdSlots {
+  readonly afterTitle?: readonly string[];
+  readonly afterWorkers?: readonly string[];
+  readonly afterImage?: readonly string[];
+  /** Replaces the plain resource count. */
+  readonly resources?: readonly string[];
+  readonly end?: readonly string[];
+}
+
 /** `plan.md`: the same plan, for people. */
-export function planMarkdown(plan: Plan): string {
-  const out = [`# Plan for stack \`${plan.stack}\` (${plan.region})`, ""];
+export function planMarkdown(plan: Plan, slots: PlanMdSlots = {}): string {
+  const out = [`# Plan for stack \`${plan.stack}\` (${plan.region})`, "", ...(slots.afterTitle ?? [])];
   out.push("## GPU pools", "", table(["pool", "instance", "nodes", "GPUs/node", "EFA/node", "SM", "AZ"],
     plan.gpuPools.map((p) => [p.name, p.instanceType, p.nodes, p.gpusPerNode, p.efaPerNode, p.smArch, p.availabilityZone ?? "-"])), "");
   out.push("## Workers", "", table(["role", "service", "replicas", "GPUs/worker", "EFA/worker", "NIXL rails/worker"],
-    plan.workers.map((w) => [w.role, w.service, w.replicas, w.gpusPerWorker, w.efaPerWorker, w.nixlRails])), "");
+    plan.workers.map((w) => [w.role, w.service, w.replicas, w.gpusPerWorker, w.efaPerWorker, w.nixlRails])), "", ...(slots.afterWorkers ?? []));
   out.push(...modelMarkdown(plan));
   out.push("## Capacity", "",
     table(["", "used", "provisioned", "use"], [
@@ -176,13 +202,14 @@ export function planMarkdown(plan: Plan): string {
     "", "NIXL's LIBFABRIC plugin uses every EFA device a worker's pod is given, aligned to its GPUs by the EFA device plugin; \"EFA rails used\" is the sum over workers.", "");
   out.push(...kvTransportMarkdown(plan.kvTransport));
   out.push("## Image", "", `- CUDA archs: ${plan.image.cudaArchs.join(", ")} (toolkit ${plan.image.cudaToolkit})`,
-    `- ${plan.image.build ? "built by this stack" : "prebuilt, not built by this stack"}${plan.image.ref ? `: \`${plan.image.ref}\`` : ""}`, "");
+    `- ${plan.image.build ? "built by this stack" : "prebuilt, not built by this stack"}${plan.image.ref ? `: \`${plan.image.ref}\`` : ""}`, "", ...(slots.afterImage ?? []));
   out.push(`## Critical path (~${plan.criticalPathDetail.minutes} min)`, "",
     "The dependency chain that takes longest to create (rough minutes per resource type, see `tools/render/graph.ts`):", "",
     ...plan.criticalPathDetail.steps.map((s, i) => `${i + 1}. \`${s.name}\` (${s.type}, ~${s.minutes} min)`), "");
   out.push(`## Cost: ~$${plan.costPerHourUsd.toFixed(2)}/hour on demand`, "",
     table(["item", "count", "$/h each", "$/h", "note"], plan.cost.lines.map((l) => [l.item, l.count, l.usdPerHourEach ?? "?", l.usdPerHour ?? "?", l.note ?? ""])), "",
     `Prices: ${plan.cost.source}; reviewed ${plan.cost.reviewed}.${plan.cost.regionPriced ? "" : ` The table has no prices for ${plan.region}; us-east-1 prices were used.`} Storage, data transfer, NAT and load balancers are not included.`, "");
-  out.push(`## Resources (${plan.resources.total})`, "", table(["type", "count"], Object.entries(plan.resources.byType).map(([t, n]) => [`\`${t}\``, n])), "");
+  out.push(...(slots.resources ?? [`## Resources (${plan.resources.total})`, "", table(["type", "count"], Object.entries(plan.resources.byType).map(([t, n]) => [`\`${t}\``, n])), ""]));
+  out.push(...(slots.end ?? []));
   return out.join("\n");
 }

@@ -11,6 +11,9 @@ import { helmFiles, imageJson, manifestFiles, RenderedFile } from "./manifests";
 import { renderMocks } from "./mocks";
 import { writeRenderAtomic } from "./output";
 import { buildPlan, Plan, planMarkdown } from "./plan";
+import { topologySvg } from "./topology";
+import { planMdSlots, remoteChildren } from "./plan-md-sections";
+import { imageTargets, imageVsGpuNodes } from "./build-order";
 import type { PlanResource, PolicyPackConfigJson, PolicyRun } from "../../policy/run";
 import type { StackConfigMap } from "./stackfile";
 
@@ -91,6 +94,9 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     image: { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, build: facts.image.build, ...(ref ? { ref } : {}) },
   });
   const policy = await o.policies(policyPlan(c.resources), o.policyConfig);
+  const graph = mermaid(c.resources, critical);
+  const order = imageVsGpuNodes(c.resources, facts.gpuPools.map((p) => p.instanceType));
+  const slots = planMdSlots(plan, { mermaid: graph, policy, order: order && { ...order, imageTargets: imageTargets(c.resources) } }, remoteChildren(c.resources));
   const files: RenderedFile[] = [
     { path: "resources.json", content: json(c.resources.map(resourceRecord)) },
     { path: "outputs.json", content: json(c.outputs) },
@@ -99,8 +105,9 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     ...dashboardFiles(c.resources),
     { path: "image.json", content: json(imageJson(c.resources, { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, ...(ref ? { ref } : {}), ...(facts.image.plan ? { plan: facts.image.plan } : {}) })) },
     { path: "plan.json", content: json(plan) },
-    { path: "plan.md", content: planMarkdown(plan) },
-    { path: "graph.mmd", content: mermaid(c.resources, critical) },
+    { path: "plan.md", content: planMarkdown(plan, slots) },
+    { path: "graph.mmd", content: graph },
+    { path: "topology.svg", content: topologySvg(plan) },
     { path: "policy.json", content: json(policy) },
   ];
   return { capture: c, plan, policy, files };
@@ -111,7 +118,7 @@ function regionOf(cfg: StackConfigMap): string {
 }
 
 /** Entries a render owns inside its directory; only these are replaced by the next render. */
-const OWNED = ["manifests", "helm", "dashboards", "resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "policy.json", "render-error.log"];
+const OWNED = ["manifests", "helm", "dashboards", "resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "topology.svg", "policy.json", "render-error.log"];
 
 /**
  * Replaces `dir` with the files, atomically (see `./output.ts`): a previous render's files are

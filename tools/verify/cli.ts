@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { UsageError } from "../render/stackfile";
+import { DEFAULT_GRAPH_NAME } from "../../components/_shared/names";
 
 /**
  * Exit codes of the command: 0 every gate passed; 1 a gate did not pass (FAIL, INCONCLUSIVE, SKIPPED);
@@ -41,7 +42,7 @@ export const TTFT_MS = { min: 1, max: 600000 } as const;
 export const USAGE = `usage: npm run verify -- <stack> [options]
   --kubeconfig F          kubeconfig file (default: KUBECONFIG, ~/.kube/config)
   --namespace N           namespace of the graph (default: stack config, else "dynamo")
-  --graph G               DynamoGraphDeployment name (default: stack config graphName, else <stack>)
+  --graph G               DynamoGraphDeployment name (default: stack config graphName, else "${DEFAULT_GRAPH_NAME}")
   --model M               served model id (default: stack config servedModelName/model)
   --backend B             vllm | trtllm (default: stack config backend)
   --url U                 Frontend base URL (default: port-forward to a Ready Frontend pod)

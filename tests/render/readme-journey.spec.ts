@@ -1,0 +1,81 @@
+/**
+ * The README takes a person from render to first token and back: the sections "First
+ * request", "Building the image" and "Teardown" exist, and every command in their shell blocks is
+ * either marked as needing AWS / the Pulumi CLI or is an offline `npm run render` that this test runs.
+ * The "What survives pulumi destroy" table exists once (Teardown links to it, never repeats it).
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { defaultDeps, runCli } from "../../tools/render/cli";
+import { USAGE } from "../../tools/verify/cli";
+import { DEFAULT_GRAPH_NAME } from "../../components/_shared/names";
+
+const README = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
+const SECTIONS = ["First request", "Building the image", "Teardown"];
+const MARKED = /#\s*needs (AWS|the Pulumi CLI)\b/;
+
+/** The body of the `### title` section, up to the next heading. */
+function section(title: string): string {
+  const start = README.indexOf(`\n### ${title}\n`);
+  assert.ok(start >= 0, `README lacks "### ${title}"`);
+  const rest = README.slice(start + title.length + 6);
+  const end = rest.search(/\n#{2,3} /);
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+/** Commands of the ```sh blocks, continuation lines joined. */
+export function commands(body: string): string[] {
+  const blocks = [...body.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+  return blocks.flatMap((b) => b.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) => l.length > 0));
+}
+
+describe("README: first request, image build, teardown", function () {
+  this.timeout(120000);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "readme-journey-"));
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  for (const title of SECTIONS) {
+    it(`"${title}": every command is run here or marked as needing AWS`, async () => {
+      const cmds = commands(section(title));
+      assert.ok(cmds.length > 0, `${title}: no commands`);
+      for (const c of cmds) {
+        if (MARKED.test(c)) continue;
+        const m = /^npm run render -- (.*?)\s*(#.*)?$/.exec(c);
+        assert.ok(m, `${title}: "${c}" is neither run by a test nor marked "# needs AWS"`);
+        const args = m[1].split(/\s+/);
+        const code = await runCli([...args, "--out", tmp], { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined });
+        assert.equal(code, 0, c);
+        const set = args.indexOf("--set");
+        if (set >= 0 && args[set + 1].startsWith("image.builder=")) {
+          const res = JSON.parse(fs.readFileSync(path.join(tmp, args[0], "resources.json"), "utf8")) as { type: string; inputs: Record<string, any> }[];
+          assert.deepEqual(res.find((r) => r.type === "docker-build:index:Image")?.inputs.builder, { name: args[set + 1].split("=")[1] });
+        }
+      }
+    });
+  }
+
+  it("the retained-resources table is written once and Teardown points to it", () => {
+    assert.equal(README.split("### What survives `pulumi destroy`").length, 2);
+    assert.match(section("Teardown"), /table\s+below|What survives/);
+    assert.match(section("First request"), /\/v1\/chat\/completions/);
+    assert.match(section("First request"), /npm run verify/);
+  });
+
+  it("README help texts match the code: outputs.json fields, verify --graph default", async () => {
+    const code = await runCli(["p5en-1gpu", "--out", tmp], { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined });
+    assert.equal(code, 0);
+    const outputs = Object.keys(JSON.parse(fs.readFileSync(path.join(tmp, "p5en-1gpu", "outputs.json"), "utf8")));
+    const row = README.split("\n").find((l) => l.startsWith("| `outputs.json` |")) ?? "";
+    assert.deepEqual([...row.matchAll(/`(\w+)`/g)].map((m) => m[1]).filter((k) => k !== "outputs" && k !== "secret").sort(), outputs.sort());
+    const graphLine = USAGE.split("\n").find((l) => l.trim().startsWith("--graph")) ?? "";
+    assert.ok(graphLine.includes(`"${DEFAULT_GRAPH_NAME}"`), graphLine);
+    assert.ok(README.includes(`\`dynamo-efa:graphName\` (default \`${DEFAULT_GRAPH_NAME}\`)`));
+  });
+
+  it("the check fails on an unmarked AWS command", () => {
+    const cmds = commands("```sh\npulumi destroy -s x\n```\n");
+    assert.deepEqual(cmds.filter((c) => !MARKED.test(c) && !c.startsWith("npm run render -- ")), ["pulumi destroy -s x"]);
+  });
+});

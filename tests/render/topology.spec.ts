@@ -1,0 +1,123 @@
+/**
+ * `topology.svg`: both stacks write it; parsed with a strict XML parser, it has one GPU cell per
+ * provisioned GPU and one rail cell per EFA device, every worker replica of `plan.json` on exactly
+ * its GPUs and rails of ONE node, no node holding two roles that avoid each other, idle cells for
+ * what is left, and a KV path labelled with the plan's transport and transfer time. The layout's
+ * rules are checked on small plans too (packing, anti-affinity, a replica that fits nowhere).
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { defaultDeps, runCli } from "../../tools/render/cli";
+import type { Plan, PlanWorker } from "../../tools/render/plan";
+import { layoutOf } from "../../tools/render/topology-layout";
+import { topologySvg } from "../../tools/render/topology";
+import { allElements, parseXml, XmlElement } from "../helpers/xml";
+
+const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
+
+const cells = (els: XmlElement[], cls: string) => els.filter((e) => e.name === "rect" && e.attrs.class === cls);
+
+/** Checks an SVG against its plan; returns nothing, asserts everything. */
+function checkAgainstPlan(svg: string, plan: Plan): void {
+  const els = allElements(parseXml(svg));
+  assert.equal(els[0].name, "svg");
+  const nodes = els.filter((e) => e.name === "g" && e.attrs.class === "node");
+  assert.equal(nodes.length, plan.gpuPools.reduce((s, p) => s + p.nodes, 0), "one box per GPU node");
+  const gpus = cells(els, "gpu");
+  const rails = cells(els, "rail");
+  assert.equal(gpus.length, plan.gpus.provisioned, "one GPU cell per provisioned GPU");
+  assert.equal(rails.length, plan.efaRails.provisioned, "one rail cell per EFA device");
+  for (const n of nodes) {
+    const pool = plan.gpuPools.find((p) => p.name === n.attrs["data-pool"]);
+    assert.ok(pool, `node ${n.attrs["data-node"]} of an unknown pool`);
+    const mine = allElements(n);
+    assert.deepEqual(cells(mine, "gpu").map((c) => Number(c.attrs["data-gpu"])), Array.from({ length: pool.gpusPerNode }, (_, i) => i));
+    assert.equal(cells(mine, "rail").length, pool.efaPerNode);
+  }
+  const nodeOf = (c: XmlElement) => c.attrs["data-node"];
+  for (const w of plan.workers.filter((x) => x.gpusPerWorker > 0)) {
+    for (let r = 0; r < w.replicas; r++) {
+      const id = `${w.service}/${r}`;
+      const g = gpus.filter((c) => c.attrs["data-worker"] === id);
+      const e = rails.filter((c) => c.attrs["data-worker"] === id);
+      assert.equal(g.length, w.gpusPerWorker, `${id}: GPU cells`);
+      assert.equal(e.length, w.efaPerWorker, `${id}: rail cells`);
+      assert.equal(new Set([...g, ...e].map(nodeOf)).size, 1, `${id}: GPUs and rails on one node`);
+      assert.ok(g.every((c) => c.attrs["data-role"] === w.role));
+    }
+  }
+  for (const n of nodes) {
+    const services = new Set(cells(allElements(n), "gpu").map((c) => c.attrs["data-worker"]?.split("/")[0]).filter(Boolean));
+    for (const w of plan.workers) if (services.has(w.service)) for (const a of w.avoids) assert.ok(!services.has(a), `${w.service} shares ${n.attrs["data-node"]} with ${a}`);
+  }
+  assert.equal(gpus.filter((c) => c.attrs["data-state"] === "idle").length, plan.gpus.provisioned - plan.gpus.requested, "idle GPU cells");
+  assert.equal(rails.filter((c) => c.attrs["data-state"] === "idle").length, plan.efaRails.provisioned - plan.efaRails.used, "idle rail cells");
+}
+
+describe("render: topology.svg", function () {
+  this.timeout(120000);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-topology-"));
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  for (const stack of STACKS) {
+    it(`${stack}: written, well-formed, and matches plan.json`, async () => {
+      const code = await runCli([stack, "--out", tmp], { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined });
+      assert.equal(code, 0);
+      const dir = path.join(tmp, stack);
+      const plan = JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8")) as Plan;
+      const svg = fs.readFileSync(path.join(dir, "topology.svg"), "utf8");
+      checkAgainstPlan(svg, plan);
+      const kv = allElements(parseXml(svg)).find((e) => e.attrs.class === "kv-path");
+      assert.ok(kv, "KV path drawn");
+      assert.equal(kv.attrs["data-transport"], plan.kvTransport?.transport);
+      const f = plan.fit?.find((x) => x.role === "prefill");
+      assert.ok(f && svg.includes(`~${f.kvTransferMs} ms`), "KV path labelled with the plan's transfer time");
+      const md = fs.readFileSync(path.join(dir, "plan.md"), "utf8");
+      assert.match(md, /!\[[^\]]*\]\(topology\.svg\)/, "plan.md embeds the SVG");
+      const mmd = fs.readFileSync(path.join(dir, "graph.mmd"), "utf8");
+      assert.ok(md.includes("```mermaid\n" + mmd.trimEnd() + "\n```"), "plan.md embeds graph.mmd as a mermaid block");
+    });
+  }
+
+  describe("layout rules", () => {
+    const worker = (role: string, replicas: number, gpus: number, efa: number, avoids: string[] = []): PlanWorker => ({
+      role, service: `${role}-svc`, replicas, gpusPerWorker: gpus, efaPerWorker: efa, nixlRails: efa, cpu: "1", memory: "1Gi", hugepages2Mi: "-", avoids,
+    });
+    const pool = (nodes: number) => [{ name: "gpu", instanceType: "p5en.48xlarge", nodes, gpusPerNode: 8, efaPerNode: 16, smArch: "sm_90" }];
+
+    it("packs roles without anti-affinity onto one node, rails aligned to GPUs", () => {
+      const l = layoutOf({ gpuPools: pool(2), workers: [worker("prefill", 2, 2, 4), worker("decode", 1, 4, 8)] });
+      assert.deepEqual(l.nodes[0].workers.map((w) => [w.role, w.gpus, w.rails]), [
+        ["prefill", [0, 1], [0, 1, 2, 3]], ["prefill", [2, 3], [4, 5, 6, 7]], ["decode", [4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]],
+      ]);
+      assert.equal(l.nodes[1].workers.length, 0);
+    });
+
+    it("keeps roles apart under anti-affinity and reports replicas that fit nowhere", () => {
+      const l = layoutOf({ gpuPools: pool(2), workers: [worker("prefill", 1, 1, 2, ["decode-svc"]), worker("decode", 9, 1, 2, ["prefill-svc"])] });
+      assert.deepEqual(l.nodes.map((n) => new Set(n.workers.map((w) => w.role)).size), [1, 1]);
+      assert.deepEqual(l.unplaced, [{ service: "decode-svc", role: "decode", replica: 8 }]);
+    });
+
+    it("draws an unplaced replica as a warning, and the check catches a missing GPU cell", () => {
+      const plan = {
+        stack: "t", region: "us-east-1", gpuPools: pool(1), workers: [worker("prefill", 9, 1, 0)],
+        gpus: { requested: 9, provisioned: 8 }, efaRails: { used: 0, provisioned: 16 },
+      } as unknown as Plan;
+      const svg = topologySvg(plan);
+      assert.match(svg, /NOT PLACED \(would stay Pending\): prefill-svc\/8/);
+      assert.throws(() => checkAgainstPlan(svg, plan), /prefill-svc\/8: GPU cells|idle GPU cells/);
+      const good = { ...plan, workers: [worker("prefill", 8, 1, 0)], gpus: { requested: 8, provisioned: 8 } } as Plan;
+      checkAgainstPlan(topologySvg(good), good);
+      assert.throws(() => checkAgainstPlan(topologySvg(good).replace(/<rect class="gpu"[^>]*data-gpu="7"[^>]*\/>/, ""), good), /one GPU cell per provisioned GPU/);
+    });
+
+    it("the XML check rejects a malformed document", () => {
+      assert.throws(() => parseXml("<svg><g></svg>"), /closes <g>/);
+      assert.throws(() => parseXml('<svg a="1" a="2"/>'), /duplicate attribute/);
+      assert.throws(() => parseXml("<svg>a & b</svg>"), /bad "&"/);
+    });
+  });
+});
