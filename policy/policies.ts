@@ -9,8 +9,9 @@ import { imagePolicies } from "./rules/images";
 import { inferencePolicies } from "./rules/inference";
 import { securityPolicies } from "./rules/security";
 import { observabilityPolicies } from "./rules/observability";
+import { modelFitPolicies } from "./rules/model-fit";
 
-const byName = new Map([...inferencePolicies, ...gpuClusterPolicies, ...imagePolicies, ...securityPolicies, ...observabilityPolicies].map((p) => [p.name, p] as const));
+const byName = new Map([...inferencePolicies, ...gpuClusterPolicies, ...imagePolicies, ...securityPolicies, ...observabilityPolicies, ...modelFitPolicies].map((p) => [p.name, p] as const));
 
 /** Policy names in pack order (the order of policy/README.md's table). */
 export const POLICY_NAMES = [
@@ -37,6 +38,7 @@ export const POLICY_NAMES = [
   "launch-template-tags-non-empty",
   "trtllm-libfabric-caveat",
   "monitoring-off-gpu-nodes",
+  "model-fit-annotations-match-catalog",
 ] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
@@ -65,6 +67,7 @@ export const FIELD_FAILURES: Readonly<Record<PolicyName, readonly string[]>> = {
   "launch-template-tags-non-empty": [],
   "trtllm-libfabric-caveat": ["F3"],
   "monitoring-off-gpu-nodes": [],
+  "model-fit-annotations-match-catalog": [],
 };
 
 /** Every policy of the pack, in pack order. */

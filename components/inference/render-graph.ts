@@ -15,6 +15,7 @@ import {
 import { engineFor, EngineParts, EnvVar } from "./engine";
 import { KV_TRANSPORT_ANNOTATION } from "./transport";
 import { modelFitAnnotations } from "./fit";
+import { graphFitAnnotations } from "./fit-annotations";
 import {
   cacheGraphAnnotations, nodeCacheAnnotations, nodeCacheEnv, nodeCacheInitContainers, nodeCacheMainMounts, nodeCacheVolumes,
 } from "./render-cache";
@@ -66,7 +67,7 @@ function annotations(r: ResolvedInference): Record<string, string> {
   if (r.imageCudaToolkit) a[PlanAnnotation.ImageCudaToolkit] = r.imageCudaToolkit;
   const row = INSTANCES.get(r.pool.instanceType);
   if (row && row.efaHugepages2Mi !== r.pool.hugepages2MiPerNode) a[PlanAnnotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
-  return { ...a, ...cacheGraphAnnotations(r), ...modelFitAnnotations(r) };
+  return { ...a, ...cacheGraphAnnotations(r), ...modelFitAnnotations(r), ...graphFitAnnotations(r) };
 }
 
 function roleSelector(r: ResolvedInference, role: ServingRole) {

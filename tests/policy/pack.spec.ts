@@ -100,7 +100,7 @@ describe("policy pack: CrossGuard entry point", function () {
     assert.equal(path.relative(path.join(PACK, ".."), runner).split(path.sep).slice(0, 3).join("/"), "node_modules/@pulumi/pulumi");
   });
 
-  it("GetAnalyzerInfo: pack dynamo-efa with the 23 policies and their default levels", async () => {
+  it("GetAnalyzerInfo: pack dynamo-efa with the 24 policies and their default levels", async () => {
     const info: any = await call(client, "getAnalyzerInfo", new Empty());
     assert.equal(info.getName(), "dynamo-efa");
     const policies = info.getPoliciesList().map((p: any) => [p.getName(), LEVEL[p.getEnforcementlevel()]]);

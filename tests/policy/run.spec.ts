@@ -5,9 +5,9 @@ import { happyStack, mutate, T } from "../helpers/policy-fixtures";
 import { planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 describe("policy pack: runner and pack shape", () => {
-  it("lists the 23 policies in pack order, each with a kebab-case name, one-sentence description and config schema", () => {
+  it("lists the 24 policies in pack order, each with a kebab-case name, one-sentence description and config schema", () => {
     assert.deepEqual(allPolicies.map((p) => p.name), [...POLICY_NAMES]);
-    assert.equal(allPolicies.length, 23);
+    assert.equal(allPolicies.length, 24);
     for (const p of allPolicies) {
       assert.match(p.name, /^[a-z0-9]+(-[a-z0-9]+)*$/, p.name);
       assert.match(p.description, /^[A-Z][^]*\.$/, p.name);
@@ -22,7 +22,7 @@ describe("policy pack: runner and pack shape", () => {
     assert.deepEqual(failing, []);
     assert.equal(run.mandatoryViolations, 0);
     assert.equal(run.passed, true);
-    assert.equal(run.results.length, 23);
+    assert.equal(run.results.length, 24);
   });
 
   it("the happy plan also passes in the offline render's shape: dependencies as one union, no per-property links, secrets as secretPaths", async () => {

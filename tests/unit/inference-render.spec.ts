@@ -153,6 +153,7 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
     walk(a, b, "");
     const allowed = [
       /^\.spec\.backendFramework$/,
+      /^\.metadata\.annotations\.dynamo-efa\/fit-(prefill|decode)-kv-(cache-gib-per-gpu|capacity-tokens)$/,
       /^\.spec\.services\.(Prefill|Decode)Worker\.envs$/,
       /^\.spec\.services\.(Prefill|Decode)Worker\.extraPodMetadata$/,
       /^\.spec\.services\.(Prefill|Decode)Worker\.extraPodSpec\.volumes$/,
