@@ -10,7 +10,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { requestJson } from "../../tools/verify/http";
-import { gateCompletions } from "../../tools/verify/gates";
+import { gateCompletions } from "../../tools/verify/gates-http";
 import { projectWith, stackText } from "./stacks";
 import { FakeKube, FrontendMode, GRAPH, KubeScenario, kubeconfigText, MODEL, NAMESPACE, startFrontend, startKube, startPrometheus } from "./fakes";
 

@@ -3,21 +3,8 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import {
-  blockersOf,
-  EndpointFact,
-  exitCodeOf,
-  gateCompletions,
-  gateModels,
-  gatePods,
-  GateId,
-  GateResult,
-  gateTtft,
-  HttpReply,
-  PodFact,
-  result,
-  SseReply,
-} from "../../tools/verify/gates";
+import { blockersOf, EndpointFact, exitCodeOf, gatePods, GateId, GateResult, PodFact, result } from "../../tools/verify/gates";
+import { gateCompletions, gateModels, gateTtft, HttpReply, SseReply } from "../../tools/verify/gates-http";
 import { SseParser } from "../../tools/verify/http";
 import { projectWith, stackText } from "./stacks";
 import { gateKvLogs, TRTLLM_NOTE } from "../../tools/verify/kvlog";

@@ -7,7 +7,7 @@ import { strict as assert } from "assert";
 import * as http from "node:http";
 import { GateStatus } from "../../tools/verify/gates";
 import { gatePrometheus, latencyQueries, readLatencies } from "../../tools/verify/prometheus";
-import type { HttpReply } from "../../tools/verify/gates";
+import type { HttpReply } from "../../tools/verify/gates-http";
 
 const vector = (v: string) => ({ status: "success", data: { resultType: "vector", result: [{ metric: {}, value: [1764500000.0, v] }] } });
 const reply = (json: unknown, status = 200): HttpReply => ({ status, json, text: JSON.stringify(json), ms: 1 });

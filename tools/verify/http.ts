@@ -6,7 +6,7 @@
  */
 import * as http from "node:http";
 import * as https from "node:https";
-import { chunkText, HttpReply, SseReply } from "./gates";
+import { chunkText, HttpReply, SseReply } from "./gates-http";
 
 /** The Frontend (or cluster) could not be reached at all. */
 export class UnreachableError extends Error {

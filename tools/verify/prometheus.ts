@@ -9,7 +9,7 @@ import { FrontendMetric, ScrapeLabel } from "../../components/observability/metr
 import { PROMETHEUS_POD_LABEL, PROMETHEUS_POD_PORT } from "../../components/observability/render";
 import type { ObservabilityConfig } from "../../program/config-observability";
 import { GateResult, GateStatus, result } from "./gates";
-import type { HttpReply } from "./gates";
+import type { HttpReply } from "./gates-http";
 import { requestJson } from "./http";
 
 /** One latency the gate reads: a histogram quantile over a recent window. */

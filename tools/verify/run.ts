@@ -6,19 +6,8 @@
  * (`RunOutcome.unreachable` says why; the CLI still prints the table and writes --json, exit 3).
  */
 import { DynamoPort, GraphService, podSelector } from "../../components/_shared/names";
-import {
-  blockersOf,
-  gateCompletions,
-  gateModels,
-  gatePods,
-  GateId,
-  GateResult,
-  GateStatus,
-  gateTtft,
-  isWorker,
-  result,
-  skipped,
-} from "./gates";
+import { blockersOf, gatePods, GateId, GateResult, GateStatus, isWorker, result, skipped } from "./gates";
+import { gateCompletions, gateModels, gateTtft } from "./gates-http";
 import { requestJson, requestSse, UnreachableError } from "./http";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { ClusterReader, Forward, forwardToPod, loadKubeConfig, PodRef } from "./k8s";
