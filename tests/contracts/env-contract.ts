@@ -4,6 +4,7 @@
  * TRTLLM_, UCX_) that its project does not read at the pinned version does nothing when set.
  */
 import { FactFile, loadFacts } from "./facts";
+import { editDistance } from "../../components/_shared/suggest";
 
 /** env-<project>.json for projects that list the names they read. */
 interface NamedEnvFacts { readonly prefix: string; readonly names: Readonly<Record<string, readonly string[]>>; readonly deprecated?: readonly string[] }
@@ -39,27 +40,12 @@ function ucxReads(f: UcxEnvFacts, name: string): boolean {
   return fields.has(rest) || f.tablePrefixes.some((p) => rest.startsWith(p) && fields.has(rest.slice(p.length)));
 }
 
-/** Edit distance, for "did you mean". */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length];
-}
-
 /** The closest read name: one that extends `name`, else the nearest within 3 edits. */
 function suggestion(name: string, names: ReadonlySet<string>): string | undefined {
   const all = [...names].sort();
   const longer = all.filter((n) => n.startsWith(`${name}_`)).sort((a, b) => a.length - b.length)[0];
   if (longer) return longer;
-  const near = all.map((n) => [n, distance(name, n)] as const).filter(([, d]) => d <= 3).sort((a, b) => a[1] - b[1]);
+  const near = all.map((n) => [n, editDistance(name, n)] as const).filter(([, d]) => d <= 3).sort((a, b) => a[1] - b[1]);
   return near[0]?.[0];
 }
 
