@@ -7,9 +7,22 @@ import { spawnSync } from "child_process";
 import { mkdtempSync, rmSync, statSync } from "fs";
 import { loadavg, tmpdir } from "os";
 import { join } from "path";
-import { ArchTarget, CUDA_TOOLKITS, CudaToolkit, autoArchs, fatArchs, formatArch, nvccGencode } from "../components/catalog";
+import {
+  ArchTarget,
+  CUDA_TOOLKITS,
+  CudaToolkit,
+  autoArchs,
+  fatArchs,
+  formatArch,
+  nvccGencode,
+} from "../components/catalog";
 
-interface Result { label: string; archs: string; ms: number; bytes: number }
+interface Result {
+  label: string;
+  archs: string;
+  ms: number;
+  bytes: number;
+}
 
 function installedToolkit(): CudaToolkit {
   const r = spawnSync("nvcc", ["--version"], { encoding: "utf8" });
@@ -19,7 +32,9 @@ function installedToolkit(): CudaToolkit {
   }
   const release = /release (\d+\.\d+)/.exec(r.stdout)?.[1] ?? "";
   if (!(CUDA_TOOLKITS as readonly string[]).includes(release)) {
-    console.error(`nvcc reports CUDA ${release || "(unparsed)"}, which the catalog does not list (${CUDA_TOOLKITS.join(", ")})`);
+    console.error(
+      `nvcc reports CUDA ${release || "(unparsed)"}, which the catalog does not list (${CUDA_TOOLKITS.join(", ")})`,
+    );
     process.exit(1);
   }
   return release as CudaToolkit;
@@ -44,9 +59,13 @@ function main(): void {
   try {
     const auto = compile("auto-p5en", autoArchs(["p5en.48xlarge"], toolkit, "bench"), dir);
     const fat = compile("fat", fatArchs(toolkit), dir);
-    console.log(`CUDA ${toolkit}, bench/kernel.cu, nvcc -c -O3 (load average ${loadavg()[0].toFixed(1)}: timings scale with it)`);
+    console.log(
+      `CUDA ${toolkit}, bench/kernel.cu, nvcc -c -O3 (load average ${loadavg()[0].toFixed(1)}: timings scale with it)`,
+    );
     for (const r of [fat, auto]) {
-      console.log(`  ${r.label.padEnd(10)} ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${(r.bytes / 1024).toFixed(1).padStart(8)} KiB  ${r.archs}`);
+      console.log(
+        `  ${r.label.padEnd(10)} ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${(r.bytes / 1024).toFixed(1).padStart(8)} KiB  ${r.archs}`,
+      );
     }
     console.log(`  fat/auto   time x${(fat.ms / auto.ms).toFixed(2)}, size x${(fat.bytes / auto.bytes).toFixed(2)}`);
   } finally {

@@ -20,7 +20,17 @@ const CASES: readonly Case[] = [
   { label: "p5en-8gpu (8+8 workers)", argv: ["p5en-8gpu"] },
   {
     label: "p5en-8gpu x4 nodes (16+16 workers)",
-    argv: ["p5en-8gpu", "--set", "cluster.gpuNodes.count=4", "--set", "inference.prefill.replicas=16", "--set", "inference.decode.replicas=16", "--set", "inference.placement=any"],
+    argv: [
+      "p5en-8gpu",
+      "--set",
+      "cluster.gpuNodes.count=4",
+      "--set",
+      "inference.prefill.replicas=16",
+      "--set",
+      "inference.decode.replicas=16",
+      "--set",
+      "inference.placement=any",
+    ],
   },
 ];
 
@@ -44,7 +54,9 @@ async function main(): Promise<void> {
     return Number(process.hrtime.bigint() - t) / 1e6;
   };
   const warm = await once(CASES[0]);
-  console.log(`module load ${load.toFixed(0)} ms, first render ${warm.toFixed(0)} ms; then ${n} timed renders per case, ${os.cpus().length} CPUs`);
+  console.log(
+    `module load ${load.toFixed(0)} ms, first render ${warm.toFixed(0)} ms; then ${n} timed renders per case, ${os.cpus().length} CPUs`,
+  );
   const medians: number[] = [];
   for (const c of CASES) {
     const times: number[] = [];
@@ -52,7 +64,9 @@ async function main(): Promise<void> {
     const med = median(times);
     medians.push(med);
     const rssMiB = process.resourceUsage().maxRSS / 1024;
-    console.log(`${c.label.padEnd(36)} median ${med.toFixed(0).padStart(6)} ms  (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})  peak RSS ${rssMiB.toFixed(0)} MiB`);
+    console.log(
+      `${c.label.padEnd(36)} median ${med.toFixed(0).padStart(6)} ms  (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})  peak RSS ${rssMiB.toFixed(0)} MiB`,
+    );
   }
   console.log(`ratio 16+16 / 1+1 workers: ${(medians[2] / medians[0]).toFixed(2)} (target <= 1.5)`);
   fs.rmSync(out, { recursive: true, force: true });
@@ -64,12 +78,15 @@ const USAGE = `usage: npm run bench [-- --help]
 
 if (process.argv.slice(2).some((a) => a === "--help" || a === "-h")) console.log(USAGE);
 else if (process.argv.length > 2) {
-  console.error(`bench takes no arguments (set BENCH_N to change the count); got ${process.argv.slice(2).join(" ")}\n${USAGE}`);
+  console.error(
+    `bench takes no arguments (set BENCH_N to change the count); got ${process.argv.slice(2).join(" ")}\n${USAGE}`,
+  );
   process.exit(2);
-} else main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e);
-    process.exit(70);
-  },
-);
+} else
+  main().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(70);
+    },
+  );

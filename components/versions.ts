@@ -58,12 +58,20 @@ export const charts = {
    * (NVIDIA/k8s-device-plugin#1692, reverted by #1837 in 0.19.3 and 0.20.0); the cluster component
    * also sets `mofedEnabled: false` for every chart >= 0.19.0. Source: tag v0.20.0 (2026-08-19).
    */
-  nvidiaDevicePlugin: { repo: "https://nvidia.github.io/k8s-device-plugin", chart: "nvidia-device-plugin", version: "0.20.0" },
+  nvidiaDevicePlugin: {
+    repo: "https://nvidia.github.io/k8s-device-plugin",
+    chart: "nvidia-device-plugin",
+    version: "0.20.0",
+  },
   /**
    * AWS Load Balancer Controller (optional; internal NLB in front of the frontend).
    * Source: aws/eks-charts release v0.0.246 (2026-10-05): "aws-load-balancer-controller v3.6.0".
    */
-  awsLoadBalancerController: { repo: "https://aws.github.io/eks-charts", chart: "aws-load-balancer-controller", version: "3.6.0" },
+  awsLoadBalancerController: {
+    repo: "https://aws.github.io/eks-charts",
+    chart: "aws-load-balancer-controller",
+    version: "3.6.0",
+  },
   /**
    * Dynamo operator platform; same minor as the runtime image. Since Dynamo 1.0.0 the CRDs ship inside
    * this chart (`deploy/helm/charts/platform/components/operator/crds/`, applied by the operator's
@@ -80,7 +88,8 @@ export const charts = {
     chart: "dynamo-platform",
     version: "1.0.1",
     /** The published chart tarball of `version`. */
-    tarballUrl: (version: string) => `https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-${version}.tgz`,
+    tarballUrl: (version: string) =>
+      `https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-${version}.tgz`,
   },
   /**
    * kube-prometheus-stack (Prometheus Operator, Prometheus, Grafana 12.11.1, kube-state-metrics 8.4.0,
@@ -88,13 +97,21 @@ export const charts = {
    * `charts/kube-prometheus-stack/Chart.yaml` at ea930baee (2026-08-21); value keys in
    * tests/contracts/facts/chart-kube-prometheus-stack.json (subcharts: chart-<name>.json).
    */
-  kubePrometheusStack: { repo: "https://prometheus-community.github.io/helm-charts", chart: "kube-prometheus-stack", version: "88.5.3" },
+  kubePrometheusStack: {
+    repo: "https://prometheus-community.github.io/helm-charts",
+    chart: "kube-prometheus-stack",
+    version: "88.5.3",
+  },
   /**
    * NVIDIA DCGM exporter (GPU telemetry DaemonSet; image 4.5.3-4.8.2). Source: NVIDIA/dcgm-exporter tag
    * 4.5.3-4.8.2 (691c927, 2026-05-06) `deployment/Chart.yaml`; repo URL from its README; facts in
    * tests/contracts/facts/chart-dcgm-exporter.json, metrics in dcgm-metrics.json.
    */
-  dcgmExporter: { repo: "https://nvidia.github.io/dcgm-exporter/helm-charts", chart: "dcgm-exporter", version: "4.8.2" },
+  dcgmExporter: {
+    repo: "https://nvidia.github.io/dcgm-exporter/helm-charts",
+    chart: "dcgm-exporter",
+    version: "4.8.2",
+  },
 } as const;
 
 /**
@@ -172,6 +189,8 @@ export const image = {
  * cuda-dl-base 25.11 for 13.0;
  * the matching `nvcr.io/nvidia/cuda` runtime tag is *unverified*, so 13.0 is not listed).
  */
-export const imageTagsByCudaToolkit: Readonly<Record<string, { readonly baseImageTag: string; readonly runtimeImageTag: string }>> = {
+export const imageTagsByCudaToolkit: Readonly<
+  Record<string, { readonly baseImageTag: string; readonly runtimeImageTag: string }>
+> = {
   "12.9": { baseImageTag: image.baseImageTag, runtimeImageTag: image.runtimeImageTag },
 };

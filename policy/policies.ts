@@ -11,7 +11,16 @@ import { securityPolicies } from "./rules/security";
 import { observabilityPolicies } from "./rules/observability";
 import { modelFitPolicies } from "./rules/model-fit";
 
-const byName = new Map([...inferencePolicies, ...gpuClusterPolicies, ...imagePolicies, ...securityPolicies, ...observabilityPolicies, ...modelFitPolicies].map((p) => [p.name, p] as const));
+const byName = new Map(
+  [
+    ...inferencePolicies,
+    ...gpuClusterPolicies,
+    ...imagePolicies,
+    ...securityPolicies,
+    ...observabilityPolicies,
+    ...modelFitPolicies,
+  ].map((p) => [p.name, p] as const),
+);
 
 /** Policy names in pack order (the order of policy/README.md's table). */
 export const POLICY_NAMES = [
@@ -83,7 +92,10 @@ export const allPolicies: Policies = POLICY_NAMES.map((n) => {
  * overrides it. Example: `{ all: "mandatory", "no-noop-nixl-env": "advisory" }`.
  */
 export type PolicyPackConfigJson = {
-  readonly [policy: string]: EnforcementLevel | ({ readonly enforcementLevel?: EnforcementLevel } & { readonly [key: string]: unknown }) | undefined;
+  readonly [policy: string]:
+    | EnforcementLevel
+    | ({ readonly enforcementLevel?: EnforcementLevel } & { readonly [key: string]: unknown })
+    | undefined;
 };
 
 /**
@@ -96,7 +108,11 @@ export function initialConfig(config: PolicyPackConfigJson): PolicyPackConfig {
   for (const name of POLICY_NAMES) {
     const own = config[name];
     if (typeof own === "string") out[name] = own;
-    else if (own) out[name] = { ...own, ...(own.enforcementLevel ?? all ? { enforcementLevel: own.enforcementLevel ?? all } : {}) };
+    else if (own)
+      out[name] = {
+        ...own,
+        ...((own.enforcementLevel ?? all) ? { enforcementLevel: own.enforcementLevel ?? all } : {}),
+      };
     else if (all) out[name] = all;
   }
   return out;

@@ -108,7 +108,10 @@ const NO_TAGS: ReadonlyMap<string, string> = new Map();
  * Effective enforcement level of `policy`, Pulumi's precedence: the policy's own config entry, else
  * `all`, else the policy's default, else `mandatory` (the pack default).
  */
-export function enforcementOf(policy: { name: string; enforcementLevel?: EnforcementLevel }, config?: PolicyPackConfigJson): EnforcementLevel {
+export function enforcementOf(
+  policy: { name: string; enforcementLevel?: EnforcementLevel },
+  config?: PolicyPackConfigJson,
+): EnforcementLevel {
   const c = config ?? {};
   const own = c[policy.name];
   const ownLevel = typeof own === "string" ? own : own?.enforcementLevel;
@@ -116,9 +119,13 @@ export function enforcementOf(policy: { name: string; enforcementLevel?: Enforce
 }
 
 /** Config a policy's `getConfig()` returns: its schema defaults under the caller's values. */
-export function policyConfig(policy: { name: string; configSchema?: { properties: Record<string, any> } }, config?: PolicyPackConfigJson): Record<string, unknown> {
+export function policyConfig(
+  policy: { name: string; configSchema?: { properties: Record<string, any> } },
+  config?: PolicyPackConfigJson,
+): Record<string, unknown> {
   const defaults: Record<string, unknown> = {};
-  for (const [k, s] of Object.entries(policy.configSchema?.properties ?? {})) if (s && "default" in s) defaults[k] = s.default;
+  for (const [k, s] of Object.entries(policy.configSchema?.properties ?? {}))
+    if (s && "default" in s) defaults[k] = s.default;
   const own = (config ?? {})[policy.name];
   const values = typeof own === "object" && own !== null ? { ...own } : {};
   delete (values as Record<string, unknown>).enforcementLevel;
@@ -130,7 +137,10 @@ const typeMatcher = (type: string) => ({
 });
 
 /** Full resource options as the policy server builds them (missing lists become empty). */
-function fullOpts(o: PlanResourceOptions | undefined, parent?: string): PolicyResourceOptions & { retainOnDelete?: boolean; secretPaths?: readonly string[] } {
+function fullOpts(
+  o: PlanResourceOptions | undefined,
+  parent?: string,
+): PolicyResourceOptions & { retainOnDelete?: boolean; secretPaths?: readonly string[] } {
   return {
     protect: o?.protect ?? false,
     ignoreChanges: [...(o?.ignoreChanges ?? [])],
@@ -164,7 +174,10 @@ export function resourceValidationArgs(r: PlanResource, getConfig: () => object 
 }
 
 /** `StackValidationArgs` for a whole plan: resources linked to their parent and dependencies by URN. */
-export function stackValidationArgs(plan: readonly PlanResource[], getConfig: () => object = () => ({})): StackValidationArgs {
+export function stackValidationArgs(
+  plan: readonly PlanResource[],
+  getConfig: () => object = () => ({}),
+): StackValidationArgs {
   const byUrn = new Map<string, PolicyResource>();
   const nodes = plan.map((r) => {
     const props = unknownCheckingProxy(r.props);
@@ -183,7 +196,8 @@ export function stackValidationArgs(plan: readonly PlanResource[], getConfig: ()
     byUrn.set(r.urn, node);
     return node;
   });
-  const resolve = (urns: readonly string[] | undefined) => (urns ?? []).map((u) => byUrn.get(u)).filter((x): x is PolicyResource => x !== undefined);
+  const resolve = (urns: readonly string[] | undefined) =>
+    (urns ?? []).map((u) => byUrn.get(u)).filter((x): x is PolicyResource => x !== undefined);
   plan.forEach((r, i) => {
     const node = nodes[i];
     const parent = r.parent ? byUrn.get(r.parent) : undefined;
@@ -191,7 +205,12 @@ export function stackValidationArgs(plan: readonly PlanResource[], getConfig: ()
     node.dependencies = resolve(r.dependencies);
     for (const [k, urns] of Object.entries(r.propertyDependencies ?? {})) node.propertyDependencies[k] = resolve(urns);
   });
-  return { resources: nodes, stackTags: NO_TAGS, getConfig: getConfig as StackValidationArgs["getConfig"], notApplicable: throwNotApplicable };
+  return {
+    resources: nodes,
+    stackTags: NO_TAGS,
+    getConfig: getConfig as StackValidationArgs["getConfig"],
+    notApplicable: throwNotApplicable,
+  };
 }
 
 /** What one policy run over one resource (or the stack) produced. */
@@ -203,9 +222,13 @@ export interface SingleRun {
   readonly unknown?: string;
 }
 
-async function guarded(run: (report: ReportViolation) => Promise<void> | void, defaultUrn?: string): Promise<SingleRun> {
+async function guarded(
+  run: (report: ReportViolation) => Promise<void> | void,
+  defaultUrn?: string,
+): Promise<SingleRun> {
   const violations: PolicyViolation[] = [];
-  const report: ReportViolation = (message, urn) => violations.push({ message, ...((urn ?? defaultUrn) ? { urn: urn ?? defaultUrn } : {}) });
+  const report: ReportViolation = (message, urn) =>
+    violations.push({ message, ...((urn ?? defaultUrn) ? { urn: urn ?? defaultUrn } : {}) });
   try {
     await run(report);
   } catch (e) {
@@ -218,7 +241,12 @@ async function guarded(run: (report: ReportViolation) => Promise<void> | void, d
 
 /** Runs a resource policy's validations over one resource's args. */
 export async function runResourcePolicy(p: ResourceValidationPolicy, args: ResourceValidationArgs): Promise<SingleRun> {
-  const fns = p.validateResource === undefined ? [] : Array.isArray(p.validateResource) ? p.validateResource : [p.validateResource];
+  const fns =
+    p.validateResource === undefined
+      ? []
+      : Array.isArray(p.validateResource)
+        ? p.validateResource
+        : [p.validateResource];
   return guarded(async (report) => {
     for (const f of fns) await f(args, report);
   }, args.urn);
@@ -229,7 +257,8 @@ export async function runStackPolicy(p: StackValidationPolicy, args: StackValida
   return guarded((report) => p.validateStack(args, report));
 }
 
-const isStackPolicy = (p: Policies[number]): p is StackValidationPolicy => "validateStack" in p && typeof (p as StackValidationPolicy).validateStack === "function";
+const isStackPolicy = (p: Policies[number]): p is StackValidationPolicy =>
+  "validateStack" in p && typeof (p as StackValidationPolicy).validateStack === "function";
 
 /**
  * Runs every policy of `policies` (default: the whole pack) over `plan`, with `config` in the
@@ -237,7 +266,11 @@ const isStackPolicy = (p: Policies[number]): p is StackValidationPolicy => "vali
  * { enforcementLevel?, ...props } }`; policies without an entry keep their own level, else mandatory). Returns one
  * result per policy; `passed` is false when any mandatory policy reported a violation.
  */
-export async function runPolicies(plan: readonly PlanResource[], config?: PolicyPackConfigJson, policies: Policies = allPolicies): Promise<PolicyRun> {
+export async function runPolicies(
+  plan: readonly PlanResource[],
+  config?: PolicyPackConfigJson,
+  policies: Policies = allPolicies,
+): Promise<PolicyRun> {
   const results: PolicyResult[] = [];
   for (const p of policies) {
     const level = enforcementOf(p, config);
@@ -253,12 +286,24 @@ export async function runPolicies(plan: readonly PlanResource[], config?: Policy
       : await Promise.all(plan.map((r) => runResourcePolicy(p, resourceValidationArgs(r, getConfig))));
     const violations = runs.flatMap((r) => r.violations);
     const notApplicable = [...new Set(runs.flatMap((r) => (r.notApplicable ? [r.notApplicable] : [])))];
-    const unknown = runs.flatMap((r) => (r.unknown ? [{ message: `can't run policy ${p.name} during preview: ${r.unknown}` }] : []));
+    const unknown = runs.flatMap((r) =>
+      r.unknown ? [{ message: `can't run policy ${p.name} during preview: ${r.unknown}` }] : [],
+    );
     const checked = runs.filter((r) => !r.notApplicable && !r.unknown).length;
-    results.push({ ...base, passed: violations.length === 0, violations, checked, notApplicable: [...(checked === 0 ? notApplicable : []), ...unknown.map((u) => u.message)] });
+    results.push({
+      ...base,
+      passed: violations.length === 0,
+      violations,
+      checked,
+      notApplicable: [...(checked === 0 ? notApplicable : []), ...unknown.map((u) => u.message)],
+    });
   }
   const blocking = (l: EnforcementLevel) => l === "mandatory" || l === "remediate";
-  const mandatoryViolations = results.filter((r) => blocking(r.enforcementLevel)).reduce((n, r) => n + r.violations.length, 0);
-  const advisoryViolations = results.filter((r) => r.enforcementLevel === "advisory").reduce((n, r) => n + r.violations.length, 0);
+  const mandatoryViolations = results
+    .filter((r) => blocking(r.enforcementLevel))
+    .reduce((n, r) => n + r.violations.length, 0);
+  const advisoryViolations = results
+    .filter((r) => r.enforcementLevel === "advisory")
+    .reduce((n, r) => n + r.violations.length, 0);
   return { results, mandatoryViolations, advisoryViolations, passed: mandatoryViolations === 0 };
 }

@@ -12,7 +12,10 @@ const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, "");
 const sortedLetters = (s: string) => [...s.toLowerCase()].sort().join("");
 /** `a` is a near miss of `b`: case, separators, one edit per 4 characters, or swapped letters. */
 function lookAlike(a: string, b: string): boolean {
-  return a !== b && (squash(a) === squash(b) || closest(a, [b]).length > 0 || (a.length > 3 && sortedLetters(a) === sortedLetters(b)));
+  return (
+    a !== b &&
+    (squash(a) === squash(b) || closest(a, [b]).length > 0 || (a.length > 3 && sortedLetters(a) === sortedLetters(b)))
+  );
 }
 
 /** Problems with the full config keys (`ns:key`) of a stack: typos, dotted keys, look-alike namespaces. */
@@ -26,12 +29,16 @@ export function configKeyProblems(keys: readonly string[]): Problem[] {
     if (ns === CONFIG_NAMESPACE) {
       if (key in STACK_KEYS) continue;
       const [head, ...rest] = key.split(".");
-      const reason = rest.length > 0 && head in STACK_KEYS
-        ? `a dotted key is one literal key to Pulumi, not a path; nest it: ${CONFIG_NAMESPACE}:${head}: { ${rest.join(".")}: ... } (or --set ${key}=...)`
-        : `unknown key${didYouMean(key, known) || `; the ${CONFIG_NAMESPACE} keys are ${known.join(", ")}`}`;
+      const reason =
+        rest.length > 0 && head in STACK_KEYS
+          ? `a dotted key is one literal key to Pulumi, not a path; nest it: ${CONFIG_NAMESPACE}:${head}: { ${rest.join(".")}: ... } (or --set ${key}=...)`
+          : `unknown key${didYouMean(key, known) || `; the ${CONFIG_NAMESPACE} keys are ${known.join(", ")}`}`;
       out.push({ propertyPath: at, reason });
     } else if (lookAlike(ns, CONFIG_NAMESPACE)) {
-      out.push({ propertyPath: at, reason: `namespace ${JSON.stringify(ns)} is not the project's; did you mean "${CONFIG_NAMESPACE}:${key}"?` });
+      out.push({
+        propertyPath: at,
+        reason: `namespace ${JSON.stringify(ns)} is not the project's; did you mean "${CONFIG_NAMESPACE}:${key}"?`,
+      });
     } else if (!FOREIGN_KEYS.includes(full)) {
       const near = FOREIGN_KEYS.find((f) => f.startsWith(`${ns}:`) && lookAlike(key, f.slice(ns.length + 1)));
       if (near) out.push({ propertyPath: at, reason: `not a key this program reads; did you mean "${near}"?` });
@@ -45,7 +52,11 @@ export function configKeyProblems(keys: readonly string[]): Problem[] {
  * `dynamo-efa:inference`) that returns the runtime's string values: object keys are JSON-parsed.
  * `readStackConfig` (under Pulumi) and the offline tools (from a stack file) both build it here.
  */
-export function rawStackConfig(get: (fullKey: string) => string | undefined, keys: readonly string[], hfTokenSet: boolean): RawStackConfig {
+export function rawStackConfig(
+  get: (fullKey: string) => string | undefined,
+  keys: readonly string[],
+  hfTokenSet: boolean,
+): RawStackConfig {
   const objectOrRaw = (key: string): unknown => {
     const text = get(`${CONFIG_NAMESPACE}:${key}`);
     if (text === undefined) return undefined;

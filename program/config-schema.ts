@@ -97,7 +97,8 @@ export function toConfigPath(p: Problem, clusterArg = false): Problem {
 }
 
 /** `p` under `section.` unless its path already starts there. */
-const within = (section: string, p: Problem): Problem => (p.propertyPath.startsWith(`${section}.`) ? p : { ...p, propertyPath: `${section}.${p.propertyPath}` });
+const within = (section: string, p: Problem): Problem =>
+  p.propertyPath.startsWith(`${section}.`) ? p : { ...p, propertyPath: `${section}.${p.propertyPath}` };
 
 /** Where each component's argument paths sit in the stack config, by the component's name. */
 const COMPONENT_SECTIONS: Readonly<Record<string, (p: Problem) => Problem>> = {
@@ -138,7 +139,9 @@ export function clusterArgsOf(c: Partial<ClusterConfig>, efs = false, region?: s
       },
     },
     ...(c.kubernetesVersion ? { kubernetesVersion: c.kubernetesVersion } : {}),
-    ...(c.availabilityZones ?? c.availabilityZone ? { availabilityZones: c.availabilityZones ?? defaultVpcZones(c.availabilityZone!) } : {}),
+    ...((c.availabilityZones ?? c.availabilityZone)
+      ? { availabilityZones: c.availabilityZones ?? defaultVpcZones(c.availabilityZone!) }
+      : {}),
     publicAccessCidrs: c.publicAccessCidrs ?? [],
     ...(efs ? { efs: true } : {}),
     ...(region ? { region } : {}),
@@ -156,9 +159,14 @@ type RawInference = Omit<InferenceSettings, "gpuPool" | "modelCache"> & { readon
  */
 export function inferenceSettingsOf(raw: RawInference): Omit<InferenceSettings, "gpuPool"> {
   const { modelCacheGiB, ...settings } = raw;
-  const modelCacheMode = settings.modelCacheMode ?? (modelCacheGiB !== undefined ? ModelCacheMode.Efs : ModelCacheMode.LocalNvme);
+  const modelCacheMode =
+    settings.modelCacheMode ?? (modelCacheGiB !== undefined ? ModelCacheMode.Efs : ModelCacheMode.LocalNvme);
   if (modelCacheGiB === undefined) return { ...settings, modelCacheMode };
-  return { ...settings, modelCacheMode, modelCache: { storageClassName: SHARED_STORAGE_CLASS, sizeGiB: modelCacheGiB } };
+  return {
+    ...settings,
+    modelCacheMode,
+    modelCache: { storageClassName: SHARED_STORAGE_CLASS, sizeGiB: modelCacheGiB },
+  };
 }
 
 /**
@@ -168,7 +176,10 @@ export function inferenceSettingsOf(raw: RawInference): Omit<InferenceSettings, 
  */
 function clusterProblems(c: Partial<ClusterConfig>, region: string | undefined, efs: boolean): Problem[] {
   const out = validateClusterArgs(clusterArgsOf(c, efs, region)).map((p) => toConfigPath(p, true));
-  const derived = (p: Problem) => c.availabilityZones === undefined && p.propertyPath.startsWith("cluster.availabilityZones") && p.reason.includes("(aws:region)");
+  const derived = (p: Problem) =>
+    c.availabilityZones === undefined &&
+    p.propertyPath.startsWith("cluster.availabilityZones") &&
+    p.reason.includes("(aws:region)");
   return out.filter((p) => !derived(p));
 }
 
@@ -192,14 +203,18 @@ function imageProblems(args: DynamoImageArgs): { archs: string[]; toolkit?: stri
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e;
     const problems = e.problems.map((p) =>
-      p.propertyPath.startsWith("instanceTypes") ? { ...p, propertyPath: "cluster.gpuNodes.instanceType" } : { ...p, propertyPath: `image.${p.propertyPath}` });
+      p.propertyPath.startsWith("instanceTypes")
+        ? { ...p, propertyPath: "cluster.gpuNodes.instanceType" }
+        : { ...p, propertyPath: `image.${p.propertyPath}` },
+    );
     return { archs: [], problems };
   }
 }
 
 /** Drops a semantic problem when a type problem already explains it (same path, parent or child). */
 function dedupe(typeProblems: readonly Problem[], semantic: readonly Problem[]): Problem[] {
-  const related = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || a.startsWith(`${b}[`) || b.startsWith(`${a}.`) || b.startsWith(`${a}[`);
+  const related = (a: string, b: string) =>
+    a === b || a.startsWith(`${b}.`) || a.startsWith(`${b}[`) || b.startsWith(`${a}.`) || b.startsWith(`${a}[`);
   const seen = new Set<string>();
   const out: Problem[] = [...typeProblems];
   for (const p of semantic) {
@@ -216,12 +231,23 @@ function dedupe(typeProblems: readonly Problem[], semantic: readonly Problem[]):
  * bad value, allowed values, fix); `config` is set only when there are none.
  */
 export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; problems: Problem[] } {
-  const region = check("aws:region", raw.region ?? "", str({ pattern: REGION, patternDoc: 'an AWS region such as "us-east-2"' }));
-  const graphName = check("graphName", raw.graphName ?? DEFAULT_GRAPH_NAME, str({ pattern: K8S_NAME, patternDoc: "a lower-case RFC 1123 name" }));
+  const region = check(
+    "aws:region",
+    raw.region ?? "",
+    str({ pattern: REGION, patternDoc: 'an AWS region such as "us-east-2"' }),
+  );
+  const graphName = check(
+    "graphName",
+    raw.graphName ?? DEFAULT_GRAPH_NAME,
+    str({ pattern: K8S_NAME, patternDoc: "a lower-case RFC 1123 name" }),
+  );
   const cluster = check("cluster", raw.cluster ?? {}, { kind: "object", fields: CLUSTER_FIELDS });
   const image = check("image", raw.image ?? {}, { kind: "object", fields: IMAGE_FIELDS });
   const inference = check("inference", raw.inference ?? {}, { kind: "object", fields: INFERENCE_FIELDS });
-  const typeProblems = [...configKeyProblems(raw.keys ?? []), ...[region, graphName, cluster, image, inference].flatMap((c) => c.problems)];
+  const typeProblems = [
+    ...configKeyProblems(raw.keys ?? []),
+    ...[region, graphName, cluster, image, inference].flatMap((c) => c.problems),
+  ];
 
   const c = (cluster.value ?? {}) as Partial<ClusterConfig>;
   const im = (image.value ?? {}) as Partial<ImageConfig>;
@@ -232,17 +258,26 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   const instanceType = c.gpuNodes?.instanceType;
   const resolved = imageProblems(imageArgsOf(im, instanceType));
   semantic.push(...resolved.problems);
-  const obs = checkObservability(raw.observability, (graphName.value as string | undefined) ?? DEFAULT_GRAPH_NAME, inf.namespace ?? INFERENCE_DEFAULTS.namespace);
+  const obs = checkObservability(
+    raw.observability,
+    (graphName.value as string | undefined) ?? DEFAULT_GRAPH_NAME,
+    inf.namespace ?? INFERENCE_DEFAULTS.namespace,
+  );
 
   const clusterArgs = clusterArgsOf(c, efs, regionValue);
   const clusterOk = semantic.every((p) => !p.propertyPath.startsWith("cluster.gpuNodes"));
-  const pool = clusterOk && instanceType && INSTANCES.has(instanceType) && c.gpuNodes?.count
-    ? poolFacts(resolvePool(GPU_POOL_NAME, clusterArgs.gpuPools[GPU_POOL_NAME]))
-    : undefined;
+  const pool =
+    clusterOk && instanceType && INSTANCES.has(instanceType) && c.gpuNodes?.count
+      ? poolFacts(resolvePool(GPU_POOL_NAME, clusterArgs.gpuPools[GPU_POOL_NAME]))
+      : undefined;
   if (pool && inference.value) {
     const settings: InferenceSettings = { ...inf, gpuPool: pool, graphName: graphName.value as string | undefined };
     const image = im.ref ?? `placeholder.invalid/dynamo@sha256:${"0".repeat(64)}`;
-    semantic.push(...validateInference(resolveArgs("llm", settings, image), raw.hfTokenSet, "inference").map((p) => toConfigPath(p)));
+    semantic.push(
+      ...validateInference(resolveArgs("llm", settings, image), raw.hfTokenSet, "inference").map((p) =>
+        toConfigPath(p),
+      ),
+    );
   }
   const problems = dedupe(typeProblems, [...semantic, ...obs.problems]);
   if (problems.length > 0 || !pool) return { problems };
@@ -255,7 +290,12 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
       clusterArgs,
       image: { ...(im as Omit<ImageConfig, "resolvedCudaArchs">), resolvedCudaArchs: resolved.archs },
       imageArgs: imageArgsOf(im, instanceType),
-      inference: { ...inf, graphName: graphName.value as string, imageCudaArchs: resolved.archs, imageCudaToolkit: resolved.toolkit ?? DEFAULT_CUDA_TOOLKIT },
+      inference: {
+        ...inf,
+        graphName: graphName.value as string,
+        imageCudaArchs: resolved.archs,
+        imageCudaToolkit: resolved.toolkit ?? DEFAULT_CUDA_TOOLKIT,
+      },
       gpuPool: pool,
       ...(obs.value ? { observability: obs.value } : {}),
     },

@@ -22,7 +22,9 @@ export function readStackConfig(): ProgramConfig {
   const cfg = new pulumi.Config(CONFIG_NAMESPACE);
   const hfToken = cfg.getSecret("hfToken");
   const keys = Object.keys(pulumi.runtime.allConfig());
-  const { config, problems } = checkStackConfig(rawStackConfig((k) => pulumi.runtime.getConfig(k), keys, hfToken !== undefined));
+  const { config, problems } = checkStackConfig(
+    rawStackConfig((k) => pulumi.runtime.getConfig(k), keys, hfToken !== undefined),
+  );
   throwIfAny(`${CONFIG_NAMESPACE} stack config`, problems);
   return { config: config!, ...(hfToken ? { hfToken } : {}) };
 }

@@ -63,7 +63,10 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   });
   if (c.observability) {
     new DynamoObservability(c.graphName, {
-      ...c.observability, provider: cluster.k8sProvider, graphName: c.graphName, graphNamespace: c.inference.namespace ?? INFERENCE_DEFAULTS.namespace,
+      ...c.observability,
+      provider: cluster.k8sProvider,
+      graphName: c.graphName,
+      graphNamespace: c.inference.namespace ?? INFERENCE_DEFAULTS.namespace,
     });
   }
   // Not named `exports`: in the CommonJS that Pulumi's ts-node emits, a local `exports` would shadow
@@ -81,7 +84,12 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
     result: {
       region: c.region,
       gpuPools: pools,
-      image: { cudaArchs: [...image.plan.cudaArchs], cudaToolkit: image.plan.cudaToolkit, build: image.plan.kind === "build", plan: image.plan },
+      image: {
+        cudaArchs: [...image.plan.cudaArchs],
+        cudaToolkit: image.plan.cudaToolkit,
+        build: image.plan.kind === "build",
+        plan: image.plan,
+      },
     },
   };
 }

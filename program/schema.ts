@@ -22,7 +22,15 @@ export interface Field {
 
 /** A value's expected shape. */
 export type Spec =
-  | { readonly kind: "string"; readonly pattern?: RegExp; readonly patternDoc?: string; readonly enum?: readonly string[]; readonly example?: string; readonly numberAsString?: (n: number) => string; readonly maxLength?: number }
+  | {
+      readonly kind: "string";
+      readonly pattern?: RegExp;
+      readonly patternDoc?: string;
+      readonly enum?: readonly string[];
+      readonly example?: string;
+      readonly numberAsString?: (n: number) => string;
+      readonly maxLength?: number;
+    }
   | { readonly kind: "integer"; readonly min: number; readonly max: number }
   | { readonly kind: "number"; readonly minExclusive: number; readonly max: number; readonly example: number }
   | { readonly kind: "boolean" }
@@ -61,22 +69,39 @@ export function stringDefect(value: string, maxLength = MAX_STRING_LENGTH): stri
   return undefined;
 }
 
-const typeName = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "object" ? "an object" : `a ${typeof v}`);
+const typeName = (v: unknown): string =>
+  v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "object" ? "an object" : `a ${typeof v}`;
 
 function checkString(path: string, v: unknown, s: Extract<Spec, { kind: "string" }>): Checked {
   let value = v;
   if (typeof v === "number" && s.numberAsString) value = s.numberAsString(v);
   if (typeof value !== "string") {
     const allowed = s.enum ? oneOf(s.enum) : `a string${s.example ? ` such as ${show(s.example)}` : ""}`;
-    return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${allowed}; got ${brief(v)} (${typeName(v)})` }] };
+    return {
+      value: undefined,
+      problems: [{ propertyPath: path, reason: `must be ${allowed}; got ${brief(v)} (${typeName(v)})` }],
+    };
   }
   const defect = stringDefect(value, s.maxLength);
   if (defect) return { value: undefined, problems: [{ propertyPath: path, reason: `${defect}; got ${brief(value)}` }] };
   if (s.enum && !s.enum.includes(value)) {
-    return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${oneOf(s.enum)}; got ${brief(value)}${didYouMean(value, s.enum)}` }] };
+    return {
+      value: undefined,
+      problems: [
+        { propertyPath: path, reason: `must be ${oneOf(s.enum)}; got ${brief(value)}${didYouMean(value, s.enum)}` },
+      ],
+    };
   }
   if (s.pattern && !s.pattern.test(value)) {
-    return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${s.patternDoc ?? `a string matching ${s.pattern}`}; got ${brief(value)}` }] };
+    return {
+      value: undefined,
+      problems: [
+        {
+          propertyPath: path,
+          reason: `must be ${s.patternDoc ?? `a string matching ${s.pattern}`}; got ${brief(value)}`,
+        },
+      ],
+    };
   }
   return { value, problems: [] };
 }
@@ -84,22 +109,53 @@ function checkString(path: string, v: unknown, s: Extract<Spec, { kind: "string"
 function checkNumber(path: string, v: unknown, s: Extract<Spec, { kind: "integer" | "number" }>): Checked {
   if (s.kind === "integer") {
     const ok = typeof v === "number" && Number.isInteger(v) && v >= s.min && v <= s.max;
-    return ok ? { value: v, problems: [] } : { value: undefined, problems: [{ propertyPath: path, reason: `must be a whole number ${s.min}..${s.max}; got ${brief(v)}${typeof v === "number" ? "" : ` (${typeName(v)})`}` }] };
+    return ok
+      ? { value: v, problems: [] }
+      : {
+          value: undefined,
+          problems: [
+            {
+              propertyPath: path,
+              reason: `must be a whole number ${s.min}..${s.max}; got ${brief(v)}${typeof v === "number" ? "" : ` (${typeName(v)})`}`,
+            },
+          ],
+        };
   }
   const ok = typeof v === "number" && v > s.minExclusive && v <= s.max;
-  return ok ? { value: v, problems: [] } : { value: undefined, problems: [{ propertyPath: path, reason: `must be a number in (${s.minExclusive}, ${s.max}], e.g. ${s.example}; got ${brief(v)}${typeof v === "number" ? "" : ` (${typeName(v)})`}` }] };
+  return ok
+    ? { value: v, problems: [] }
+    : {
+        value: undefined,
+        problems: [
+          {
+            propertyPath: path,
+            reason: `must be a number in (${s.minExclusive}, ${s.max}], e.g. ${s.example}; got ${brief(v)}${typeof v === "number" ? "" : ` (${typeName(v)})`}`,
+          },
+        ],
+      };
 }
 
 function checkObject(path: string, v: unknown, fields: Readonly<Record<string, Field>>): Checked {
   if (v === null || typeof v !== "object" || Array.isArray(v)) {
-    return { value: undefined, problems: [{ propertyPath: path, reason: `must be an object with keys ${Object.keys(fields).join(", ")}; got ${brief(v)} (${typeName(v)})` }] };
+    return {
+      value: undefined,
+      problems: [
+        {
+          propertyPath: path,
+          reason: `must be an object with keys ${Object.keys(fields).join(", ")}; got ${brief(v)} (${typeName(v)})`,
+        },
+      ],
+    };
   }
   const o = v as Record<string, unknown>;
   const problems: Problem[] = [];
   const known = Object.keys(fields);
   for (const k of Object.keys(o).filter((k) => !known.includes(k))) {
     const key = k.length > 80 ? `${k.slice(0, 77)}...` : k;
-    problems.push({ propertyPath: joinPath(path, key), reason: `unknown key${didYouMean(k, known) || `; known keys: ${known.join(", ")}`}` });
+    problems.push({
+      propertyPath: joinPath(path, key),
+      reason: `unknown key${didYouMean(k, known) || `; known keys: ${known.join(", ")}`}`,
+    });
   }
   const out: Record<string, unknown> = {};
   for (const [k, f] of Object.entries(fields)) {
@@ -130,10 +186,23 @@ export function check(path: string, v: unknown, spec: Spec): Checked {
     case "number":
       return checkNumber(path, v, spec);
     case "boolean":
-      return typeof v === "boolean" ? { value: v, problems: [] } : { value: undefined, problems: [{ propertyPath: path, reason: `must be true or false; got ${brief(v)} (${typeName(v)})` }] };
+      return typeof v === "boolean"
+        ? { value: v, problems: [] }
+        : {
+            value: undefined,
+            problems: [{ propertyPath: path, reason: `must be true or false; got ${brief(v)} (${typeName(v)})` }],
+          };
     case "array": {
-      if (!Array.isArray(v)) return { value: undefined, problems: [{ propertyPath: path, reason: `must be a list; got ${brief(v)} (${typeName(v)})` }] };
-      if (v.length < (spec.minItems ?? 0)) return { value: undefined, problems: [{ propertyPath: path, reason: `must list at least ${spec.minItems} item(s)` }] };
+      if (!Array.isArray(v))
+        return {
+          value: undefined,
+          problems: [{ propertyPath: path, reason: `must be a list; got ${brief(v)} (${typeName(v)})` }],
+        };
+      if (v.length < (spec.minItems ?? 0))
+        return {
+          value: undefined,
+          problems: [{ propertyPath: path, reason: `must list at least ${spec.minItems} item(s)` }],
+        };
       const parts = v.map((x, i) => check(joinPath(path, i), x, spec.items));
       const problems = parts.flatMap((p) => p.problems);
       return { value: problems.length === 0 ? parts.map((p) => p.value) : undefined, problems };
@@ -141,16 +210,35 @@ export function check(path: string, v: unknown, spec: Spec): Checked {
     case "object":
       return checkObject(path, v, spec.fields);
     case "map": {
-      if (v === null || typeof v !== "object" || Array.isArray(v)) return { value: undefined, problems: [{ propertyPath: path, reason: `must be a map of ${spec.keyDoc} to values; got ${brief(v)} (${typeName(v)})` }] };
-      const parts = Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, check(joinPath(path, k), x, spec.values)] as const);
+      if (v === null || typeof v !== "object" || Array.isArray(v))
+        return {
+          value: undefined,
+          problems: [
+            {
+              propertyPath: path,
+              reason: `must be a map of ${spec.keyDoc} to values; got ${brief(v)} (${typeName(v)})`,
+            },
+          ],
+        };
+      const parts = Object.entries(v as Record<string, unknown>).map(
+        ([k, x]) => [k, check(joinPath(path, k), x, spec.values)] as const,
+      );
       const problems = parts.flatMap(([, c]) => c.problems);
-      return { value: problems.length === 0 ? Object.fromEntries(parts.map(([k, c]) => [k, c.value])) : undefined, problems };
+      return {
+        value: problems.length === 0 ? Object.fromEntries(parts.map(([k, c]) => [k, c.value])) : undefined,
+        problems,
+      };
     }
     case "keywordOrList": {
       // Tokens are checked by the catalog; here only that each is a usable string.
       if (typeof v === "string") return checkString(path, v, { kind: "string" });
       if (Array.isArray(v)) return check(path, v, { kind: "array", items: spec.items });
-      return { value: undefined, problems: [{ propertyPath: path, reason: `must be ${oneOf(spec.keywords)} or a list; got ${brief(v)} (${typeName(v)})` }] };
+      return {
+        value: undefined,
+        problems: [
+          { propertyPath: path, reason: `must be ${oneOf(spec.keywords)} or a list; got ${brief(v)} (${typeName(v)})` },
+        ],
+      };
     }
   }
 }
@@ -190,7 +278,9 @@ export function referenceRows(prefix: string, fields: Readonly<Record<string, Fi
   const rows: ReferenceRow[] = [];
   for (const [k, f] of Object.entries(fields)) {
     const key = `${prefix}.${k}`;
-    const def = f.required ? "required" : f.defaultDoc ?? (f.default !== undefined ? `\`${JSON.stringify(f.default)}\`` : "-");
+    const def = f.required
+      ? "required"
+      : (f.defaultDoc ?? (f.default !== undefined ? `\`${JSON.stringify(f.default)}\`` : "-"));
     rows.push({ key, type: describeType(f.spec), default: def, doc: f.doc });
     if (f.spec.kind === "object") rows.push(...referenceRows(key, f.spec.fields));
   }

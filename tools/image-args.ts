@@ -40,14 +40,23 @@ interface Options {
 }
 
 const VALUE_FLAGS: Record<string, keyof Options> = {
-  "-a": "archs", "--archs": "archs", "--toolkit": "toolkit", "--base-image-tag": "baseImageTag",
-  "--runtime-image-tag": "runtimeImageTag", "--target": "target", "-t": "tag", "--tag": "tag",
+  "-a": "archs",
+  "--archs": "archs",
+  "--toolkit": "toolkit",
+  "--base-image-tag": "baseImageTag",
+  "--runtime-image-tag": "runtimeImageTag",
+  "--target": "target",
+  "-t": "tag",
+  "--tag": "tag",
 };
 
 function parseArgv(argv: readonly string[]): Options | string {
   const o: Options = { printCommand: false, help: false };
   for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].startsWith("--") && argv[i].includes("=") ? [argv[i].slice(0, argv[i].indexOf("=")), argv[i].slice(argv[i].indexOf("=") + 1)] : [argv[i], undefined];
+    const [flag, inline] =
+      argv[i].startsWith("--") && argv[i].includes("=")
+        ? [argv[i].slice(0, argv[i].indexOf("=")), argv[i].slice(argv[i].indexOf("=") + 1)]
+        : [argv[i], undefined];
     if (flag === "--print-command") o.printCommand = true;
     else if (flag === "-h" || flag === "--help") o.help = true;
     else if (VALUE_FLAGS[flag]) {
@@ -90,7 +99,10 @@ export function run(argv: readonly string[], env: Readonly<Record<string, string
   const archs = o.archs ?? env.CUDA_ARCH_LIST ?? "fat";
   const archsFlag = o.archs === undefined && env.CUDA_ARCH_LIST !== undefined ? "CUDA_ARCH_LIST" : "-a";
   const tokens = archs.split(/[\s,;]+/).filter((t) => t !== "");
-  const versions = { ...(o.baseImageTag ? { baseImageTag: o.baseImageTag } : {}), ...(o.runtimeImageTag ? { runtimeImageTag: o.runtimeImageTag } : {}) };
+  const versions = {
+    ...(o.baseImageTag ? { baseImageTag: o.baseImageTag } : {}),
+    ...(o.runtimeImageTag ? { runtimeImageTag: o.runtimeImageTag } : {}),
+  };
   let plan: ImageBuildPlan;
   try {
     const cudaArchs = tokens.length === 1 && tokens[0] === "fat" ? "fat" : tokens;
@@ -103,8 +115,12 @@ export function run(argv: readonly string[], env: Readonly<Record<string, string
   const summary = consumerSummary(plan);
   if (!o.printCommand) return { code: 0, stdout: `${flags.join(" \\\n")}\n`, stderr: summary };
   const cmd = [
-    "docker buildx build", `-f ${shellQuote(packagePath(plan.dockerfile))}`, `--target ${plan.target}`,
-    `--platform ${plan.platforms.join(",")}`, ...flags, `-t ${shellQuote(o.tag ?? `dynamo-combined-efa:${plan.tag}`)}`,
+    "docker buildx build",
+    `-f ${shellQuote(packagePath(plan.dockerfile))}`,
+    `--target ${plan.target}`,
+    `--platform ${plan.platforms.join(",")}`,
+    ...flags,
+    `-t ${shellQuote(o.tag ?? `dynamo-combined-efa:${plan.tag}`)}`,
     shellQuote(packagePath(plan.context)),
   ];
   return { code: 0, stdout: `${cmd.join(" \\\n  ")}\n`, stderr: summary };

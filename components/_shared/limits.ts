@@ -34,7 +34,13 @@ export function describeNumberRange(r: NumberRange): string {
 }
 
 /** Problems for a value outside a number range; `what` says what it measures ("a fraction"). */
-export function checkNumberRange(path: string, value: unknown, r: NumberRange, what: string, example?: number): Problem[] {
+export function checkNumberRange(
+  path: string,
+  value: unknown,
+  r: NumberRange,
+  what: string,
+  example?: number,
+): Problem[] {
   if (typeof value === "number" && Number.isFinite(value) && value > r.minExclusive && value <= r.max) return [];
   const eg = example === undefined ? "" : `, e.g. ${example}`;
   return [{ propertyPath: path, reason: `must be ${what} in ${describeNumberRange(r)}${eg}; got ${show(value)}` }];

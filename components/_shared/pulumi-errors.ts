@@ -16,8 +16,14 @@ export function assertValid(subject: string, problems: readonly Problem[]): void
  * the message.
  */
 export class ComponentInputError extends pulumi.InputPropertiesError {
-  constructor(public readonly component: string, problems: readonly Problem[]) {
-    super({ message: formatProblems(component, problems), errors: problems.map((p) => ({ propertyPath: p.propertyPath, reason: p.reason })) });
+  constructor(
+    public readonly component: string,
+    problems: readonly Problem[],
+  ) {
+    super({
+      message: formatProblems(component, problems),
+      errors: problems.map((p) => ({ propertyPath: p.propertyPath, reason: p.reason })),
+    });
   }
 }
 

@@ -25,7 +25,9 @@ export function editDistance(a: string, b: string): number {
 export function closest(input: string, known: readonly string[], max = 3): string[] {
   const needle = input.toLowerCase();
   const limit = Math.max(1, Math.floor((needle.length - 1) / 4));
-  const scored = known.map((name) => ({ name, d: editDistance(needle, name.toLowerCase()) })).filter((c) => c.d <= limit);
+  const scored = known
+    .map((name) => ({ name, d: editDistance(needle, name.toLowerCase()) }))
+    .filter((c) => c.d <= limit);
   const best = Math.min(...scored.map((c) => c.d));
   return scored
     .filter((c) => c.d === best)

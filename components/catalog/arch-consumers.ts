@@ -47,16 +47,22 @@ function flashinferEntry(t: ArchTarget, toolkit: CudaToolkit): { entry: string }
   const cc = computeCapability(t.sm);
   if (t.variant !== "" || t.sm < 90) return { entry: `${cc}${t.variant}` };
   if (toolkitHas(toolkit, t.sm, "a")) return { entry: `${cc}a` };
-  return { reason: `${ARCH_CONSUMERS.flashinfer} builds Hopper+ kernels as sm_${t.sm}a (as its own GPU detection does), but CUDA ${toolkit} has no sm_${t.sm}a; raise cudaToolkit or drop ${formatArch(t)}` };
+  return {
+    reason: `${ARCH_CONSUMERS.flashinfer} builds Hopper+ kernels as sm_${t.sm}a (as its own GPU detection does), but CUDA ${toolkit} has no sm_${t.sm}a; raise cudaToolkit or drop ${formatArch(t)}`,
+  };
 }
 
 /** Why torch `torch` rejects entry `entry` of a TORCH_CUDA_ARCH_LIST made from `t`, or undefined. */
 function torchReason(t: ArchTarget, entry: string, torch: string): string | undefined {
   const accepted = torchAcceptedArchs(torch);
-  if (accepted === undefined) return `the catalog has no accepted-arch list for torch ${torch}; add a row to components/catalog/torch-archs.ts from its torch/utils/cpp_extension.py`;
+  if (accepted === undefined)
+    return `the catalog has no accepted-arch list for torch ${torch}; add a row to components/catalog/torch-archs.ts from its torch/utils/cpp_extension.py`;
   const bare = entry.replace(/\+PTX$/, "");
   if (accepted.includes(bare)) return undefined;
-  const fix = t.sm === 101 ? "sm_101 is Jetson Thor under CUDA 12.x; torch >= 2.9 only knows it as 11.0 (sm_110, CUDA 13)" : `torch ${torch} accepts ${accepted.filter((a) => Number(a.split(".")[0]) >= 7).join(", ")}`;
+  const fix =
+    t.sm === 101
+      ? "sm_101 is Jetson Thor under CUDA 12.x; torch >= 2.9 only knows it as 11.0 (sm_110, CUDA 13)"
+      : `torch ${torch} accepts ${accepted.filter((a) => Number(a.split(".")[0]) >= 7).join(", ")}`;
   return `${ARCH_CONSUMERS.torch} of torch ${torch} rejects ${formatArch(t)} (TORCH_CUDA_ARCH_LIST entry "${entry}": ValueError "Unknown CUDA arch (${bare}) or GPU not supported"); ${fix}; drop ${formatArch(t)} from cudaArchs (nvcc accepting it is not enough)`;
 }
 
@@ -81,7 +87,11 @@ export function torchArchProblems(list: readonly ArchTarget[], torch: string, pr
  * and the `torch` release in the image. Throws one `ValidationError` at `propertyPath` naming every consumer that
  * rejects an arch.
  */
-export function consumerArchLists(list: readonly ArchTarget[], opts: { readonly toolkit: CudaToolkit; readonly torch: string }, propertyPath: string): ConsumerArchLists {
+export function consumerArchLists(
+  list: readonly ArchTarget[],
+  opts: { readonly toolkit: CudaToolkit; readonly torch: string },
+  propertyPath: string,
+): ConsumerArchLists {
   const problems: Problem[] = torchArchProblems(list, opts.torch, propertyPath);
   const fi: string[] = [];
   for (const t of list) {
@@ -90,6 +100,13 @@ export function consumerArchLists(list: readonly ArchTarget[], opts: { readonly 
     else if (!fi.includes(r.entry)) fi.push(r.entry);
   }
   if (problems.length > 0) throw new ValidationError("CUDA arch list", problems);
-  const ep = list.filter((t) => EP_KERNEL_SMS.includes(t.sm)).map((t) => ({ sm: t.sm, variant: "" as const, ptx: false }));
-  return { nvcc: nvccGencode(list), torch: torchCudaArchList(list), flashinfer: fi.join(" "), epKernels: torchCudaArchList(ep) };
+  const ep = list
+    .filter((t) => EP_KERNEL_SMS.includes(t.sm))
+    .map((t) => ({ sm: t.sm, variant: "" as const, ptx: false }));
+  return {
+    nvcc: nvccGencode(list),
+    torch: torchCudaArchList(list),
+    flashinfer: fi.join(" "),
+    epKernels: torchCudaArchList(ep),
+  };
 }

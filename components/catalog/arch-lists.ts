@@ -61,13 +61,20 @@ function autoTargets(
   instanceTypes.forEach((name, i) => {
     const row = typeof name === "string" ? INSTANCES.get(name) : undefined;
     const t = row ? readArchToken(row.smArch) : undefined;
-    const why = !row ? unknownInstanceReason(name) : !t ? `catalog arch ${show(row.smArch)} is not an arch token` : unsupportedReason(t, toolkit);
+    const why = !row
+      ? unknownInstanceReason(name)
+      : !t
+        ? `catalog arch ${show(row.smArch)} is not an arch token`
+        : unsupportedReason(t, toolkit);
     if (why === undefined && t) targets.push(t);
     else if (!row || !t) problems.push({ propertyPath: pathOf(i), reason: prefix + why });
     else {
       // The fix for a derived arch is a newer toolkit or a different instance type, not editing a token.
       const fix = (why ?? "").replace(/or drop sm_\w+$/, `or remove ${name}`);
-      problems.push({ propertyPath: pathOf(i), reason: `${prefix}${name} has ${row.gpuModel} GPUs (${row.smArch}): ${fix}` });
+      problems.push({
+        propertyPath: pathOf(i),
+        reason: `${prefix}${name} has ${row.gpuModel} GPUs (${row.smArch}): ${fix}`,
+      });
     }
   });
   return { targets: normalize(targets), problems };
@@ -79,7 +86,9 @@ function autoTargets(
  */
 export function autoArchs(instanceTypes: readonly string[], toolkit: CudaToolkit, propertyPath: string): ArchTarget[] {
   if (instanceTypes.length === 0) {
-    throw new ValidationError("CUDA arch list", [{ propertyPath, reason: "needs at least one GPU instance type to derive archs from" }]);
+    throw new ValidationError("CUDA arch list", [
+      { propertyPath, reason: "needs at least one GPU instance type to derive archs from" },
+    ]);
   }
   const { targets, problems } = autoTargets(instanceTypes, toolkit, (i) => `${propertyPath}[${i}]`, "");
   if (problems.length > 0) throw new ValidationError("CUDA arch list", problems);
@@ -95,13 +104,21 @@ function splitTokens(tokens: string | readonly string[]): readonly string[] {
  * Explicit list -> validated, de-duplicated, sorted targets: exactly what was asked (PTX only where a token says
  * `+PTX` or `compute_`). Throws one `ValidationError` with every bad token at `${propertyPath}[i]`.
  */
-export function parseArchList(tokens: string | readonly string[], toolkit: CudaToolkit, propertyPath: string): ArchTarget[] {
+export function parseArchList(
+  tokens: string | readonly string[],
+  toolkit: CudaToolkit,
+  propertyPath: string,
+): ArchTarget[] {
   if (typeof tokens !== "string" && !Array.isArray(tokens)) {
-    throw new ValidationError("CUDA arch list", [{ propertyPath, reason: `must be a list of arch tokens such as ["sm_90", "sm_100"]; got ${show(tokens)}` }]);
+    throw new ValidationError("CUDA arch list", [
+      { propertyPath, reason: `must be a list of arch tokens such as ["sm_90", "sm_100"]; got ${show(tokens)}` },
+    ]);
   }
   const list = splitTokens(tokens);
   if (list.length === 0) {
-    throw new ValidationError("CUDA arch list", [{ propertyPath, reason: 'must list at least one arch token such as "sm_90" (or be "fat" or "auto")' }]);
+    throw new ValidationError("CUDA arch list", [
+      { propertyPath, reason: 'must list at least one arch token such as "sm_90" (or be "fat" or "auto")' },
+    ]);
   }
   const problems: Problem[] = [];
   const targets: ArchTarget[] = [];
@@ -120,12 +137,20 @@ export function parseArchList(tokens: string | readonly string[], toolkit: CudaT
  */
 export function resolveCudaArchs(
   spec: CudaArchsSpec | string,
-  opts: { readonly toolkit: CudaToolkit; readonly instanceTypes?: readonly string[]; readonly platform?: ImagePlatform },
+  opts: {
+    readonly toolkit: CudaToolkit;
+    readonly instanceTypes?: readonly string[];
+    readonly platform?: ImagePlatform;
+  },
   propertyPath: string,
 ): ArchTarget[] {
   if (spec === "fat") return fatArchs(opts.toolkit, opts.platform);
   if (spec !== "auto" && opts.platform !== undefined) {
-    return checkPlatform(resolveCudaArchs(spec, { ...opts, platform: undefined }, propertyPath), opts.platform, propertyPath);
+    return checkPlatform(
+      resolveCudaArchs(spec, { ...opts, platform: undefined }, propertyPath),
+      opts.platform,
+      propertyPath,
+    );
   }
   if (spec === "auto") return resolveAuto(opts, propertyPath);
   if (typeof spec === "string" && !/[\s,;]/.test(spec.trim()) && !readArchToken(spec)) {
@@ -133,7 +158,10 @@ export function resolveCudaArchs(
     const near = CUDA_ARCHS_KEYWORDS.filter((k) => editDistance(spec.toLowerCase(), k) <= 2);
     const dym = near.length > 0 ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?` : ".";
     throw new ValidationError("CUDA arch list", [
-      { propertyPath, reason: `unknown cudaArchs ${show(spec)}${dym} Use "fat", "auto" or a list of arch tokens such as ["sm_90", "sm_100"]` },
+      {
+        propertyPath,
+        reason: `unknown cudaArchs ${show(spec)}${dym} Use "fat", "auto" or a list of arch tokens such as ["sm_90", "sm_100"]`,
+      },
     ]);
   }
   return parseArchList(spec as string | readonly string[], opts.toolkit, propertyPath);
@@ -149,11 +177,17 @@ function checkPlatform(list: ArchTarget[], platform: ImagePlatform, propertyPath
   return list;
 }
 
-function resolveAuto(opts: { readonly toolkit: CudaToolkit; readonly instanceTypes?: readonly string[] }, propertyPath: string): ArchTarget[] {
+function resolveAuto(
+  opts: { readonly toolkit: CudaToolkit; readonly instanceTypes?: readonly string[] },
+  propertyPath: string,
+): ArchTarget[] {
   const types = opts.instanceTypes ?? [];
   if (types.length === 0) {
     throw new ValidationError("CUDA arch list", [
-      { propertyPath, reason: '"auto" derives archs from the GPU instance types, but none were given; list arch tokens or use "fat"' },
+      {
+        propertyPath,
+        reason: '"auto" derives archs from the GPU instance types, but none were given; list arch tokens or use "fat"',
+      },
     ]);
   }
   const { targets, problems } = autoTargets(types, opts.toolkit, () => propertyPath, '"auto": ');
@@ -172,7 +206,8 @@ function resolveAuto(opts: { readonly toolkit: CudaToolkit; readonly instanceTyp
  */
 export function archCovers(list: readonly ArchTarget[], smArch: string): boolean {
   const gpu = readArchToken(smArch);
-  if (!gpu) throw new ValidationError("CUDA arch", [{ propertyPath: "smArch", reason: `not an SM arch: ${show(smArch)}` }]);
+  if (!gpu)
+    throw new ValidationError("CUDA arch", [{ propertyPath: "smArch", reason: `not an SM arch: ${show(smArch)}` }]);
   const major = (sm: number) => Math.floor(sm / 10);
   const sameFamilyUp = (t: ArchTarget) => major(t.sm) === major(gpu.sm) && t.sm <= gpu.sm;
   return list.some((t) => {

@@ -59,7 +59,9 @@ function spellings(toolkit: CudaToolkit): string[] {
 
 /** "sm_50, sm_52, ..., sm_121f" for an error message. */
 export function validTokenList(toolkit: CudaToolkit): string {
-  return toolkitTargets(toolkit).map((t) => formatArch(t)).join(", ");
+  return toolkitTargets(toolkit)
+    .map((t) => formatArch(t))
+    .join(", ");
 }
 
 function unknownReason(token: string, toolkit: CudaToolkit): string {
@@ -104,8 +106,13 @@ export function unsupportedReason(t: ArchTarget, toolkit: CudaToolkit): string |
 /** A base SM that exists, asked for with a variant no toolkit has (sm_90f, sm_80a), or an SM no toolkit has. */
 function variantMissingReason(t: ArchTarget, toolkit: CudaToolkit): string | undefined {
   if (t.variant === "" || toolkitsWith(t.sm, "").length === 0) return undefined;
-  const withVariant = toolkitTargets(toolkit).filter((x) => x.variant === t.variant).map((x) => formatArch(x));
-  const where = withVariant.length > 0 ? `CUDA ${toolkit} has ${VARIANT_NAME[t.variant]} targets only for ${withVariant.join(", ")}` : `CUDA ${toolkit} has no ${VARIANT_NAME[t.variant]} targets (they arrived in CUDA ${t.variant === "f" ? "12.9" : "12.0"})`;
+  const withVariant = toolkitTargets(toolkit)
+    .filter((x) => x.variant === t.variant)
+    .map((x) => formatArch(x));
+  const where =
+    withVariant.length > 0
+      ? `CUDA ${toolkit} has ${VARIANT_NAME[t.variant]} targets only for ${withVariant.join(", ")}`
+      : `CUDA ${toolkit} has no ${VARIANT_NAME[t.variant]} targets (they arrived in CUDA ${t.variant === "f" ? "12.9" : "12.0"})`;
   return `sm_${t.sm} has no ${VARIANT_NAME[t.variant]} variant; ${where}; write "sm_${t.sm}" for the base target`;
 }
 

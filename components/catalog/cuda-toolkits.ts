@@ -126,7 +126,12 @@ export function toolkitsWith(sm: number, variant: ArchVariant): CudaToolkit[] {
  * number (12.9, 13 -> "13.0"). Throws a `ValidationError` at `propertyPath` listing the allowed toolkits.
  */
 export function parseCudaToolkit(value: unknown, propertyPath: string): CudaToolkit {
-  const text = typeof value === "number" && Number.isFinite(value) ? (Number.isInteger(value) ? value.toFixed(1) : String(value)) : value;
+  const text =
+    typeof value === "number" && Number.isFinite(value)
+      ? Number.isInteger(value)
+        ? value.toFixed(1)
+        : String(value)
+      : value;
   if (typeof text === "string") {
     const m = /^\s*(\d+)\.(\d+)(?:\.\d+)?\s*$/.exec(text);
     const key = m ? `${Number(m[1])}.${Number(m[2])}` : text;
@@ -134,7 +139,10 @@ export function parseCudaToolkit(value: unknown, propertyPath: string): CudaTool
   }
   const allowed = CUDA_TOOLKITS.map((t) => JSON.stringify(t)).join(", ");
   throw new ValidationError("CUDA toolkit", [
-    { propertyPath, reason: `unsupported CUDA toolkit ${show(value)}${toolkitHint(text)} (allowed: ${allowed}; default "${DEFAULT_CUDA_TOOLKIT}")` },
+    {
+      propertyPath,
+      reason: `unsupported CUDA toolkit ${show(value)}${toolkitHint(text)} (allowed: ${allowed}; default "${DEFAULT_CUDA_TOOLKIT}")`,
+    },
   ]);
 }
 

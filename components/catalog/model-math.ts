@@ -59,9 +59,12 @@ function attentionParams(m: ModelRow): { linear: number; other: number } {
   if (m.mla) {
     const a = m.mla;
     const qk = a.qkNopeHeadDim + a.qkRopeHeadDim;
-    const linear = h * a.qLoraRank + a.qLoraRank * m.attentionHeads * qk
-      + h * (a.kvLoraRank + a.qkRopeHeadDim) + a.kvLoraRank * m.attentionHeads * (a.qkNopeHeadDim + a.vHeadDim)
-      + m.attentionHeads * a.vHeadDim * h;
+    const linear =
+      h * a.qLoraRank +
+      a.qLoraRank * m.attentionHeads * qk +
+      h * (a.kvLoraRank + a.qkRopeHeadDim) +
+      a.kvLoraRank * m.attentionHeads * (a.qkNopeHeadDim + a.vHeadDim) +
+      m.attentionHeads * a.vHeadDim * h;
     return { linear, other: a.qLoraRank + a.kvLoraRank }; // q_a_layernorm, kv_a_layernorm
   }
   const q = m.attentionHeads * m.headDim;
@@ -104,7 +107,13 @@ export function paramGroups(m: ModelRow): ParamGroups {
     routedBiases = moeLayers * moe.experts * perExpertBias;
     other += moeLayers * (moe.experts * h + (moe.routerBias ? moe.experts : 0));
   }
-  return { embeddings: m.vocabSize * h * (m.tiedEmbeddings ? 1 : 2), linear, routedExperts: routed, routedExpertBiases: routedBiases, other };
+  return {
+    embeddings: m.vocabSize * h * (m.tiedEmbeddings ? 1 : 2),
+    linear,
+    routedExperts: routed,
+    routedExpertBiases: routedBiases,
+    other,
+  };
 }
 
 /** Total parameters of a catalog row. */
@@ -120,7 +129,9 @@ export function totalParams(m: ModelRow): number {
 export function activeParams(m: ModelRow): number {
   const g = paramGroups(m);
   if (!m.moe) return totalParams(m);
-  return totalParams(m) - Math.round((g.routedExperts + g.routedExpertBiases) * (1 - m.moe.expertsPerToken / m.moe.experts));
+  return (
+    totalParams(m) - Math.round((g.routedExperts + g.routedExpertBiases) * (1 - m.moe.expertsPerToken / m.moe.experts))
+  );
 }
 
 /** Bytes of all weights of a catalog row: quantized groups at their dtype, the rest bf16. */
@@ -129,31 +140,50 @@ export function weightBytes(m: ModelRow): number {
   const q = WEIGHT_DTYPE_BYTES[m.weights.dtype];
   const bf16 = WEIGHT_DTYPE_BYTES.bf16;
   switch (m.weights.scope) {
-    case "all": return totalParams(m) * q;
-    case "linear": return (g.linear + g.routedExperts) * q + (g.embeddings + g.routedExpertBiases + g.other) * bf16;
-    case "experts": return g.routedExperts * q + (g.embeddings + g.linear + g.routedExpertBiases + g.other) * bf16;
+    case "all":
+      return totalParams(m) * q;
+    case "linear":
+      return (g.linear + g.routedExperts) * q + (g.embeddings + g.routedExpertBiases + g.other) * bf16;
+    case "experts":
+      return g.routedExperts * q + (g.embeddings + g.linear + g.routedExpertBiases + g.other) * bf16;
   }
 }
 
 /** A catalog row as fit facts. */
 export function factsOfRow(m: ModelRow): ModelFacts {
   return {
-    id: m.id, source: m.source, paramsTotal: totalParams(m), ...(m.moe ? { paramsActive: activeParams(m) } : {}),
-    weightBytes: weightBytes(m), weightDtype: m.weights.dtype, layers: m.layers, attentionHeads: m.attentionHeads,
-    kvHeads: m.kvHeads, headDim: m.headDim, maxContext: m.maxContext,
+    id: m.id,
+    source: m.source,
+    paramsTotal: totalParams(m),
+    ...(m.moe ? { paramsActive: activeParams(m) } : {}),
+    weightBytes: weightBytes(m),
+    weightDtype: m.weights.dtype,
+    layers: m.layers,
+    attentionHeads: m.attentionHeads,
+    kvHeads: m.kvHeads,
+    headDim: m.headDim,
+    maxContext: m.maxContext,
     ...(m.mla ? { mla: { kvLoraRank: m.mla.kvLoraRank, qkRopeHeadDim: m.mla.qkRopeHeadDim } } : {}),
   };
 }
 
 /** Source recorded for a stated shape. */
-export const STATED_SHAPE_SOURCE = "inference.modelShape (stated in the stack config, not checked against a config.json)";
+export const STATED_SHAPE_SOURCE =
+  "inference.modelShape (stated in the stack config, not checked against a config.json)";
 
 /** A stated `ModelShape` as fit facts (every parameter at `weightDtype`). */
 export function factsOfShape(id: string, s: ModelShape): ModelFacts {
   return {
-    id, source: STATED_SHAPE_SOURCE, paramsTotal: Math.round(s.paramsB * 1e9), weightBytes: Math.round(s.paramsB * 1e9 * WEIGHT_DTYPE_BYTES[s.weightDtype]),
-    weightDtype: s.weightDtype, layers: s.layers, attentionHeads: s.attentionHeads,
-    kvHeads: s.kvHeads ?? s.attentionHeads, headDim: s.headDim ?? 0, maxContext: s.maxContext,
+    id,
+    source: STATED_SHAPE_SOURCE,
+    paramsTotal: Math.round(s.paramsB * 1e9),
+    weightBytes: Math.round(s.paramsB * 1e9 * WEIGHT_DTYPE_BYTES[s.weightDtype]),
+    weightDtype: s.weightDtype,
+    layers: s.layers,
+    attentionHeads: s.attentionHeads,
+    kvHeads: s.kvHeads ?? s.attentionHeads,
+    headDim: s.headDim ?? 0,
+    maxContext: s.maxContext,
     ...(s.mla ? { mla: s.mla } : {}),
   };
 }

@@ -87,6 +87,8 @@ export function gpuPoolFacts(row: GpuInstance, o: PoolFactsOptions): GpuPoolFact
     memoryGiBPerNode: row.memoryGiB,
     nodeSelector: { [POOL_LABEL]: o.name, [INSTANCE_TYPE_LABEL]: row.name },
     taints: [GPU_TAINT],
-    ...(o.localNvmeMountPath !== undefined && row.localNvmeGB > 0 ? { localNvme: { mountPath: o.localNvmeMountPath, sizeGB: row.localNvmeGB } } : {}),
+    ...(o.localNvmeMountPath !== undefined && row.localNvmeGB > 0
+      ? { localNvme: { mountPath: o.localNvmeMountPath, sizeGB: row.localNvmeGB } }
+      : {}),
   };
 }

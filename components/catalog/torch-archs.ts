@@ -21,8 +21,33 @@ export interface TorchArchRow {
 
 /** The list torch >= 2.9 carries (pytorch/pytorch 9c5601ecc, #156176: Thor 10.1 renamed 11.0, 10.3/12.1 added). */
 const SINCE_2_9 = [
-  "3.5", "3.7", "5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9",
-  "9.0", "9.0a", "10.0", "10.0a", "11.0", "11.0a", "10.3", "10.3a", "12.0", "12.0a", "12.1", "12.1a",
+  "3.5",
+  "3.7",
+  "5.0",
+  "5.2",
+  "5.3",
+  "6.0",
+  "6.1",
+  "6.2",
+  "7.0",
+  "7.2",
+  "7.5",
+  "8.0",
+  "8.6",
+  "8.7",
+  "8.9",
+  "9.0",
+  "9.0a",
+  "10.0",
+  "10.0a",
+  "11.0",
+  "11.0a",
+  "10.3",
+  "10.3a",
+  "12.0",
+  "12.0a",
+  "12.1",
+  "12.1a",
 ] as const;
 
 /** Accepted entries by torch release. */
@@ -30,12 +55,14 @@ export const TORCH_CUDA_ARCHS: readonly TorchArchRow[] = [
   {
     torch: "2.10",
     accepted: SINCE_2_9,
-    source: "pytorch/pytorch torch/utils/cpp_extension.py supported_arches as set by 9c5601ecc (#156176), in every release since 2.9.0 (#166120); facts/torch-cuda-archs.json",
+    source:
+      "pytorch/pytorch torch/utils/cpp_extension.py supported_arches as set by 9c5601ecc (#156176), in every release since 2.9.0 (#166120); facts/torch-cuda-archs.json",
   },
   {
     torch: "2.11",
     accepted: SINCE_2_9,
-    source: "torch 2.11.0+cu130 (git 70d99e998b49) on the device machine: _get_cuda_arch_flags probed per entry; facts/torch-cuda-archs-device.json",
+    source:
+      "torch 2.11.0+cu130 (git 70d99e998b49) on the device machine: _get_cuda_arch_flags probed per entry; facts/torch-cuda-archs-device.json",
   },
 ];
 
@@ -45,7 +72,11 @@ export const TORCH_CUDA_ARCHS: readonly TorchArchRow[] = [
  * llm-d/llm-d-kv-cache#429, allenai/open-instruct#1556), and every release from 2.9.0 to 2.11 has the same list.
  */
 export const NGC_PYTORCH_TORCH: Readonly<Record<string, { readonly torch: string; readonly source: string }>> = {
-  "25.12-py3": { torch: "2.10", source: "NGC PyTorch 25.12 release notes: torch 2.10.0a0+b4e4ee81d3.nv25.12 (the field's Dockerfile, TORCH_VER: docs/ARCHITECTURE.md#the-combined-image)" },
+  "25.12-py3": {
+    torch: "2.10",
+    source:
+      "NGC PyTorch 25.12 release notes: torch 2.10.0a0+b4e4ee81d3.nv25.12 (the field's Dockerfile, TORCH_VER: docs/ARCHITECTURE.md#the-combined-image)",
+  },
 };
 
 /** The accepted entries of `torch` ("2.10"), or undefined when the catalog has no row for it. */

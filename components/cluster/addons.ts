@@ -9,8 +9,16 @@ import * as k8s from "@pulumi/kubernetes";
 import { charts } from "../versions";
 import { ResolvedClusterArgs } from "./args";
 import {
-  BLOCK_STORAGE_CLASS, blockStorageClass, ebsCsiPolicy, SHARED_STORAGE_CLASS, efaDevicePluginValues, efsCsiPolicy, irsaTrustPolicy,
-  loadBalancerControllerValues, nvidiaDevicePluginValues, sharedStorageClass,
+  BLOCK_STORAGE_CLASS,
+  blockStorageClass,
+  ebsCsiPolicy,
+  SHARED_STORAGE_CLASS,
+  efaDevicePluginValues,
+  efsCsiPolicy,
+  irsaTrustPolicy,
+  loadBalancerControllerValues,
+  nvidiaDevicePluginValues,
+  sharedStorageClass,
 } from "./render";
 import { loadBalancerControllerPolicy } from "./lbc-policy";
 
@@ -29,11 +37,18 @@ export interface AddonContext {
 }
 
 /** An IRSA role for `kube-system/<serviceAccount>` with one policy attached. */
-function irsaRole(c: AddonContext, role: string, serviceAccount: string, policyArn: pulumi.Input<string>): aws.iam.Role {
+function irsaRole(
+  c: AddonContext,
+  role: string,
+  serviceAccount: string,
+  policyArn: pulumi.Input<string>,
+): aws.iam.Role {
   const r = new aws.iam.Role(
     `${c.name}-${role}`,
     {
-      assumeRolePolicy: pulumi.all([c.oidcProviderArn, c.oidcProviderUrl]).apply(([arn, url]) => irsaTrustPolicy(arn, url, "kube-system", serviceAccount)),
+      assumeRolePolicy: pulumi
+        .all([c.oidcProviderArn, c.oidcProviderUrl])
+        .apply(([arn, url]) => irsaTrustPolicy(arn, url, "kube-system", serviceAccount)),
       description: `IRSA role of kube-system/${serviceAccount}`,
       tags: { ...c.args.tags },
     },
@@ -43,7 +58,13 @@ function irsaRole(c: AddonContext, role: string, serviceAccount: string, policyA
   return r;
 }
 
-function managedAddon(c: AddonContext, role: string, addonName: string, version: string | undefined, roleArn: pulumi.Input<string>): aws.eks.Addon {
+function managedAddon(
+  c: AddonContext,
+  role: string,
+  addonName: string,
+  version: string | undefined,
+  roleArn: pulumi.Input<string>,
+): aws.eks.Addon {
   return new aws.eks.Addon(
     `${c.name}-${role}`,
     {
@@ -64,32 +85,75 @@ export function blockStorage(c: AddonContext): string {
   const role = irsaRole(c, "ebs-csi", "ebs-csi-controller-sa", ebsCsiPolicy(c.args.partition));
   const addon = managedAddon(c, "ebs-csi", "aws-ebs-csi-driver", c.args.ebsCsiAddonVersion, role.arn);
   const spec: k8s.storage.v1.StorageClassArgs = blockStorageClass();
-  new k8s.storage.v1.StorageClass(`${c.name}-gp3`, spec, { parent: c.parent, provider: c.provider, dependsOn: [addon] });
+  new k8s.storage.v1.StorageClass(`${c.name}-gp3`, spec, {
+    parent: c.parent,
+    provider: c.provider,
+    dependsOn: [addon],
+  });
   return BLOCK_STORAGE_CLASS;
 }
 
-function release(c: AddonContext, role: string, chart: { repo: string; chart: string }, version: string, values: pulumi.Input<Record<string, unknown>>): k8s.helm.v3.Release {
+function release(
+  c: AddonContext,
+  role: string,
+  chart: { repo: string; chart: string },
+  version: string,
+  values: pulumi.Input<Record<string, unknown>>,
+): k8s.helm.v3.Release {
   return new k8s.helm.v3.Release(
     `${c.name}-${role}`,
-    { chart: chart.chart, version, repositoryOpts: { repo: chart.repo }, namespace: "kube-system", values, atomic: true, cleanupOnFail: true },
+    {
+      chart: chart.chart,
+      version,
+      repositoryOpts: { repo: chart.repo },
+      namespace: "kube-system",
+      values,
+      atomic: true,
+      cleanupOnFail: true,
+    },
     { parent: c.parent, provider: c.provider, dependsOn: c.nodes },
   );
 }
 
 /** The EFA device plugin (only when some pool has EFA) and the NVIDIA device plugin. */
-export function devicePlugins(c: AddonContext, efaInstanceTypes: readonly string[]): { efa?: k8s.helm.v3.Release; nvidia: k8s.helm.v3.Release } {
-  const efa = efaInstanceTypes.length > 0
-    ? release(c, "efa-device-plugin", charts.efaDevicePlugin, c.args.efaDevicePluginChartVersion, efaDevicePluginValues(efaInstanceTypes))
-    : undefined;
-  const nvidia = release(c, "nvidia-device-plugin", charts.nvidiaDevicePlugin, c.args.nvidiaDevicePluginChartVersion, nvidiaDevicePluginValues(c.args.nvidiaDevicePluginChartVersion));
+export function devicePlugins(
+  c: AddonContext,
+  efaInstanceTypes: readonly string[],
+): { efa?: k8s.helm.v3.Release; nvidia: k8s.helm.v3.Release } {
+  const efa =
+    efaInstanceTypes.length > 0
+      ? release(
+          c,
+          "efa-device-plugin",
+          charts.efaDevicePlugin,
+          c.args.efaDevicePluginChartVersion,
+          efaDevicePluginValues(efaInstanceTypes),
+        )
+      : undefined;
+  const nvidia = release(
+    c,
+    "nvidia-device-plugin",
+    charts.nvidiaDevicePlugin,
+    c.args.nvidiaDevicePluginChartVersion,
+    nvidiaDevicePluginValues(c.args.nvidiaDevicePluginChartVersion),
+  );
   return { ...(efa ? { efa } : {}), nvidia };
 }
 
 /** EFS file system (encrypted, retained), one mount target per private subnet, EFS CSI add-on and StorageClass. */
-export function sharedStorage(c: AddonContext, vpcId: pulumi.Input<string>, subnetIn: (az: string) => pulumi.Input<string>): { fileSystemId: pulumi.Output<string>; storageClassName: string } {
+export function sharedStorage(
+  c: AddonContext,
+  vpcId: pulumi.Input<string>,
+  subnetIn: (az: string) => pulumi.Input<string>,
+): { fileSystemId: pulumi.Output<string>; storageClassName: string } {
   const fs = new aws.efs.FileSystem(
     `${c.name}-efs`,
-    { encrypted: true, throughputMode: "elastic", performanceMode: "generalPurpose", tags: { ...c.args.tags, Name: `${c.name}-model-cache` } },
+    {
+      encrypted: true,
+      throughputMode: "elastic",
+      performanceMode: "generalPurpose",
+      tags: { ...c.args.tags, Name: `${c.name}-model-cache` },
+    },
     { parent: c.parent, retainOnDelete: true },
   );
   const sg = new aws.ec2.SecurityGroup(
@@ -97,28 +161,59 @@ export function sharedStorage(c: AddonContext, vpcId: pulumi.Input<string>, subn
     {
       vpcId,
       description: "NFS from cluster nodes to the shared model cache",
-      ingress: [{ protocol: "tcp", fromPort: 2049, toPort: 2049, securityGroups: [c.clusterSecurityGroupId], description: "NFS from EKS nodes" }],
+      ingress: [
+        {
+          protocol: "tcp",
+          fromPort: 2049,
+          toPort: 2049,
+          securityGroups: [c.clusterSecurityGroupId],
+          description: "NFS from EKS nodes",
+        },
+      ],
       tags: { ...c.args.tags, Name: `${c.name}-efs` },
     },
     { parent: c.parent },
   );
   const targets = c.args.availabilityZones.map(
-    (az) => new aws.efs.MountTarget(`${c.name}-efs-${az}`, { fileSystemId: fs.id, subnetId: subnetIn(az), securityGroups: [sg.id] }, { parent: c.parent }),
+    (az) =>
+      new aws.efs.MountTarget(
+        `${c.name}-efs-${az}`,
+        { fileSystemId: fs.id, subnetId: subnetIn(az), securityGroups: [sg.id] },
+        { parent: c.parent },
+      ),
   );
   const role = irsaRole(c, "efs-csi", "efs-csi-controller-sa", efsCsiPolicy(c.args.partition));
   const addon = managedAddon(c, "efs-csi", "aws-efs-csi-driver", undefined, role.arn);
   const spec: k8s.storage.v1.StorageClassArgs = sharedStorageClass(fs.id);
-  new k8s.storage.v1.StorageClass(`${c.name}-efs`, spec, { parent: c.parent, provider: c.provider, dependsOn: [addon, ...targets] });
+  new k8s.storage.v1.StorageClass(`${c.name}-efs`, spec, {
+    parent: c.parent,
+    provider: c.provider,
+    dependsOn: [addon, ...targets],
+  });
   return { fileSystemId: fs.id, storageClassName: SHARED_STORAGE_CLASS };
 }
 
 /** AWS Load Balancer Controller with its IRSA role and policy. */
-export function loadBalancerController(c: AddonContext, vpcId: pulumi.Output<string>, region: string): k8s.helm.v3.Release {
+export function loadBalancerController(
+  c: AddonContext,
+  vpcId: pulumi.Output<string>,
+  region: string,
+): k8s.helm.v3.Release {
   const sa = "aws-load-balancer-controller";
-  const policy = new aws.iam.Policy(`${c.name}-lbc`, { description: "AWS Load Balancer Controller", policy: loadBalancerControllerPolicy(c.args.partition.id), tags: { ...c.args.tags } }, { parent: c.parent });
-  const role = irsaRole(c, "lbc", sa, policy.arn);
-  const values = pulumi.all([c.clusterName, vpcId, role.arn]).apply(([clusterName, vpc, roleArn]) =>
-    loadBalancerControllerValues({ clusterName, region, vpcId: vpc, roleArn, serviceAccount: sa }),
+  const policy = new aws.iam.Policy(
+    `${c.name}-lbc`,
+    {
+      description: "AWS Load Balancer Controller",
+      policy: loadBalancerControllerPolicy(c.args.partition.id),
+      tags: { ...c.args.tags },
+    },
+    { parent: c.parent },
   );
+  const role = irsaRole(c, "lbc", sa, policy.arn);
+  const values = pulumi
+    .all([c.clusterName, vpcId, role.arn])
+    .apply(([clusterName, vpc, roleArn]) =>
+      loadBalancerControllerValues({ clusterName, region, vpcId: vpc, roleArn, serviceAccount: sa }),
+    );
   return release(c, "lbc", charts.awsLoadBalancerController, c.args.loadBalancerControllerChartVersion, values);
 }

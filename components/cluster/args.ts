@@ -243,13 +243,17 @@ export function resolvePool(name: string, p: GpuPoolArgs): ResolvedPool {
 
 /** The VPC's AZs when the user did not list them: the pools' AZs, sorted. */
 export function defaultAvailabilityZones(pools: Readonly<Record<string, GpuPoolArgs>>): string[] {
-  const azs = Object.values(pools ?? {}).map((p) => p?.availabilityZone).filter((az): az is string => typeof az === "string");
+  const azs = Object.values(pools ?? {})
+    .map((p) => p?.availabilityZone)
+    .filter((az): az is string => typeof az === "string");
   return [...new Set(azs)].sort();
 }
 
 /** The VPC's AZs: the existing VPC's subnet keys, the listed AZs, or the pools' AZs. */
 export function clusterAvailabilityZones(a: EfaClusterArgs): string[] {
-  return a.existingVpc ? Object.keys(a.existingVpc.privateSubnetIds ?? {}).sort() : [...(a.availabilityZones ?? defaultAvailabilityZones(a.gpuPools ?? {}))];
+  return a.existingVpc
+    ? Object.keys(a.existingVpc.privateSubnetIds ?? {}).sort()
+    : [...(a.availabilityZones ?? defaultAvailabilityZones(a.gpuPools ?? {}))];
 }
 
 /** The region: `region`, else the region of the first AZ (validated to hold every AZ). */
@@ -262,7 +266,9 @@ export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
   const existing = a.existingVpc;
   const region = clusterRegion(a);
   return {
-    pools: Object.keys(a.gpuPools).sort().map((k) => resolvePool(k, a.gpuPools[k])),
+    pools: Object.keys(a.gpuPools)
+      .sort()
+      .map((k) => resolvePool(k, a.gpuPools[k])),
     region,
     partition: partitionOf(region) ?? DEFAULT_PARTITION,
     kubernetesVersion: a.kubernetesVersion ?? kubernetes.defaultVersion,
@@ -283,7 +289,8 @@ export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
     nvidiaDevicePluginChartVersion: a.nvidiaDevicePluginChartVersion ?? charts.nvidiaDevicePlugin.version,
     efs: a.efs ?? false,
     loadBalancerController: a.loadBalancerController ?? false,
-    loadBalancerControllerChartVersion: a.loadBalancerControllerChartVersion ?? charts.awsLoadBalancerController.version,
+    loadBalancerControllerChartVersion:
+      a.loadBalancerControllerChartVersion ?? charts.awsLoadBalancerController.version,
     tags: a.tags ?? {},
   };
 }

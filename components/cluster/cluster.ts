@@ -64,7 +64,10 @@ export class EfaCluster extends pulumi.ComponentResource {
   constructor(name: string, args: EfaClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("dynamo-efa:cluster:EfaCluster", name, {}, opts);
     // The region defaults to the stack's aws:region (read here, not in the pure validators).
-    const withRegion: EfaClusterArgs = { ...args, ...(args.region === undefined && awsConfigRegion() ? { region: awsConfigRegion() } : {}) };
+    const withRegion: EfaClusterArgs = {
+      ...args,
+      ...(args.region === undefined && awsConfigRegion() ? { region: awsConfigRegion() } : {}),
+    };
     assertValid("EfaCluster", validateClusterArgs(withRegion)); // fail fast, before any child
     const a = resolveArgs(withRegion);
     this.gpuPools = gpuPoolsFacts(a.pools);
@@ -78,7 +81,11 @@ export class EfaCluster extends pulumi.ComponentResource {
     this.oidcProviderArn = cluster.oidcProviderArn;
     this.oidcProviderUrl = cluster.oidcProviderUrl.apply((u) => u.replace(/^https:\/\//, ""));
     this.kubeconfig = pulumi.secret(cluster.kubeconfigJson);
-    this.k8sProvider = new k8s.Provider(`${name}-k8s`, { kubeconfig: this.kubeconfig, enableServerSideApply: true }, { parent: this });
+    this.k8sProvider = new k8s.Provider(
+      `${name}-k8s`,
+      { kubeconfig: this.kubeconfig, enableServerSideApply: true },
+      { parent: this },
+    );
 
     const anyEfa = a.pools.some((p) => p.efa);
     const efaSg = anyEfa ? efaSecurityGroup(name, net.vpcId, { ...a.tags }, this) : undefined;
@@ -87,39 +94,86 @@ export class EfaCluster extends pulumi.ComponentResource {
 
     const role = nodeRole(name, a.partition, { ...a.tags }, this);
     const ctx: PoolContext = {
-      name, args: a, clusterName: this.clusterName, clusterSecurityGroupId: this.clusterSecurityGroupId,
-      ...(efaSg ? { efaSecurityGroupId: efaSg.id } : {}), nodeRole: role, subnetIds: net.privateSubnetIds, parent: this,
+      name,
+      args: a,
+      clusterName: this.clusterName,
+      clusterSecurityGroupId: this.clusterSecurityGroupId,
+      ...(efaSg ? { efaSecurityGroupId: efaSg.id } : {}),
+      nodeRole: role,
+      subnetIds: net.privateSubnetIds,
+      parent: this,
     };
     const system = systemNodeGroup(ctx);
-    const pools = a.pools.map((p) => gpuPool({ ...ctx, subnetIds: p.availabilityZone ? [net.privateSubnetIn(p.availabilityZone)] : net.privateSubnetIds }, p));
+    const pools = a.pools.map((p) =>
+      gpuPool(
+        { ...ctx, subnetIds: p.availabilityZone ? [net.privateSubnetIn(p.availabilityZone)] : net.privateSubnetIds },
+        p,
+      ),
+    );
     this.nodeGroupNames = Object.fromEntries(a.pools.map((p, i) => [p.name, pools[i].nodeGroup.nodeGroupName]));
 
     const addonCtx: AddonContext = {
-      name, args: a, clusterName: this.clusterName, oidcProviderArn: this.oidcProviderArn, oidcProviderUrl: this.oidcProviderUrl,
-      clusterSecurityGroupId: this.clusterSecurityGroupId, provider: this.k8sProvider, nodes: [system], parent: this,
+      name,
+      args: a,
+      clusterName: this.clusterName,
+      oidcProviderArn: this.oidcProviderArn,
+      oidcProviderUrl: this.oidcProviderUrl,
+      clusterSecurityGroupId: this.clusterSecurityGroupId,
+      provider: this.k8sProvider,
+      nodes: [system],
+      parent: this,
     };
     const block = blockStorage(addonCtx);
-    devicePlugins(addonCtx, a.pools.filter((p) => p.efa).map((p) => p.instanceType));
+    devicePlugins(
+      addonCtx,
+      a.pools.filter((p) => p.efa).map((p) => p.instanceType),
+    );
     const shared = a.efs ? sharedStorage(addonCtx, net.vpcId, net.privateSubnetIn) : undefined;
     this.efsFileSystemId = shared?.fileSystemId;
     this.storageClassNames = { block, ...(shared ? { shared: shared.storageClassName } : {}) };
     if (a.loadBalancerController) loadBalancerController(addonCtx, net.vpcId, a.region);
 
     this.registerOutputs({
-      kubeconfig: this.kubeconfig, k8sProvider: this.k8sProvider, clusterName: this.clusterName, oidcProviderArn: this.oidcProviderArn,
-      oidcProviderUrl: this.oidcProviderUrl, clusterSecurityGroupId: this.clusterSecurityGroupId, efaSecurityGroupId: this.efaSecurityGroupId,
-      nodeSecurityGroupIds: this.nodeSecurityGroupIds, storageClassNames: this.storageClassNames, efsFileSystemId: this.efsFileSystemId,
-      gpuPools: this.gpuPools, nodeGroupNames: this.nodeGroupNames, vpcId: this.vpcId, privateSubnetIds: this.privateSubnetIds,
+      kubeconfig: this.kubeconfig,
+      k8sProvider: this.k8sProvider,
+      clusterName: this.clusterName,
+      oidcProviderArn: this.oidcProviderArn,
+      oidcProviderUrl: this.oidcProviderUrl,
+      clusterSecurityGroupId: this.clusterSecurityGroupId,
+      efaSecurityGroupId: this.efaSecurityGroupId,
+      nodeSecurityGroupIds: this.nodeSecurityGroupIds,
+      storageClassNames: this.storageClassNames,
+      efsFileSystemId: this.efsFileSystemId,
+      gpuPools: this.gpuPools,
+      nodeGroupNames: this.nodeGroupNames,
+      vpcId: this.vpcId,
+      privateSubnetIds: this.privateSubnetIds,
     });
   }
 
   /** The EKS control plane (remote component): API auth, logging, KMS envelope encryption, restricted endpoint. */
   private eksCluster(name: string, a: ResolvedClusterArgs, net: ClusterNetwork): eks.Cluster {
-    const kmsKeyArn = a.secretsKmsKeyArn ?? new aws.kms.Key(`${name}-secrets`, { description: `${name}: EKS secrets envelope encryption`, enableKeyRotation: true, deletionWindowInDays: 30, tags: { ...a.tags } }, { parent: this }).arn;
+    const kmsKeyArn =
+      a.secretsKmsKeyArn ??
+      new aws.kms.Key(
+        `${name}-secrets`,
+        {
+          description: `${name}: EKS secrets envelope encryption`,
+          enableKeyRotation: true,
+          deletionWindowInDays: 30,
+          tags: { ...a.tags },
+        },
+        { parent: this },
+      ).arn;
     const accessEntries = Object.fromEntries(
       Object.entries(a.adminPrincipalArns).map(([key, principalArn]) => [
         key,
-        { principalArn, accessPolicies: { admin: { policyArn: clusterAdminAccessPolicy(a.partition), accessScope: { type: "cluster" } } } },
+        {
+          principalArn,
+          accessPolicies: {
+            admin: { policyArn: clusterAdminAccessPolicy(a.partition), accessScope: { type: "cluster" } },
+          },
+        },
       ]),
     );
     const publicEndpoint = a.publicAccessCidrs.length > 0;

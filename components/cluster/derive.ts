@@ -47,20 +47,43 @@ export function efaCards(row: GpuInstance): number[] {
  */
 export function efaInterfaceLayout(row: GpuInstance, layout: EfaLayout, propertyPath = "efaLayout"): InterfaceSlot[] {
   if (row.efaDevices === 0) {
-    throw new ValidationError("EFA interface layout", [{ propertyPath, reason: `${row.name} has no EFA device; turn EFA off for this pool or pick a type with EFA such as "p5en.48xlarge"` }]);
+    throw new ValidationError("EFA interface layout", [
+      {
+        propertyPath,
+        reason: `${row.name} has no EFA device; turn EFA off for this pool or pick a type with EFA such as "p5en.48xlarge"`,
+      },
+    ]);
   }
   const cards = efaCards(row);
   if (cards[cards.length - 1] >= row.networkCards) {
-    throw new ValidationError("EFA interface layout", [{ propertyPath, reason: `catalog row ${row.name} lists ${row.efaDevices} EFA devices on ${row.networkCards} network cards; fix the catalog` }]);
+    throw new ValidationError("EFA interface layout", [
+      {
+        propertyPath,
+        reason: `catalog row ${row.name} lists ${row.efaDevices} EFA devices on ${row.networkCards} network cards; fix the catalog`,
+      },
+    ]);
   }
   if (layout === EfaLayout.Legacy) {
     if (!row.card0SupportsEfa) {
-      throw new ValidationError("EFA interface layout", [{ propertyPath, reason: `"legacy" puts an EFA interface on network card 0, which has no EFA on ${row.name}; use "current"` }]);
+      throw new ValidationError("EFA interface layout", [
+        {
+          propertyPath,
+          reason: `"legacy" puts an EFA interface on network card 0, which has no EFA on ${row.name}; use "current"`,
+        },
+      ]);
     }
-    return cards.map((card) => ({ networkCardIndex: card, deviceIndex: card === 0 ? 0 : 1, interfaceType: InterfaceType.Efa }));
+    return cards.map((card) => ({
+      networkCardIndex: card,
+      deviceIndex: card === 0 ? 0 : 1,
+      interfaceType: InterfaceType.Efa,
+    }));
   }
   const primary: InterfaceSlot = { networkCardIndex: 0, deviceIndex: 0, interfaceType: InterfaceType.Ena };
-  const efa = cards.map((card) => ({ networkCardIndex: card, deviceIndex: card === 0 ? 1 : 0, interfaceType: InterfaceType.EfaOnly }));
+  const efa = cards.map((card) => ({
+    networkCardIndex: card,
+    deviceIndex: card === 0 ? 1 : 0,
+    interfaceType: InterfaceType.EfaOnly,
+  }));
   return [primary, ...efa];
 }
 
@@ -98,7 +121,9 @@ export interface CapacitySettings {
   /** `aws.ec2.LaunchTemplate.instanceMarketOptions`, when any. */
   readonly instanceMarketOptions?: { readonly marketType: "capacity-block" };
   /** `aws.ec2.LaunchTemplate.capacityReservationSpecification`, when any. */
-  readonly capacityReservationSpecification?: { readonly capacityReservationTarget: { readonly capacityReservationId: string } };
+  readonly capacityReservationSpecification?: {
+    readonly capacityReservationTarget: { readonly capacityReservationId: string };
+  };
 }
 
 /**
@@ -107,10 +132,17 @@ export interface CapacitySettings {
  * @see https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html
  */
 export function capacitySettings(pool: Pick<ResolvedPool, "capacity" | "capacityReservationId">): CapacitySettings {
-  const target = pool.capacityReservationId !== undefined ? { capacityReservationTarget: { capacityReservationId: pool.capacityReservationId } } : undefined;
+  const target =
+    pool.capacityReservationId !== undefined
+      ? { capacityReservationTarget: { capacityReservationId: pool.capacityReservationId } }
+      : undefined;
   switch (pool.capacity) {
     case CapacityType.CapacityBlock:
-      return { nodeGroupCapacityType: "CAPACITY_BLOCK", instanceMarketOptions: { marketType: "capacity-block" }, ...(target ? { capacityReservationSpecification: target } : {}) };
+      return {
+        nodeGroupCapacityType: "CAPACITY_BLOCK",
+        instanceMarketOptions: { marketType: "capacity-block" },
+        ...(target ? { capacityReservationSpecification: target } : {}),
+      };
     case CapacityType.Odcr:
       return { nodeGroupCapacityType: "ON_DEMAND", ...(target ? { capacityReservationSpecification: target } : {}) };
     default:
@@ -155,12 +187,23 @@ export const POOL_INSTANCE_TYPE_LABEL = "dynamo-efa/instance-type";
 
 /** Node labels of a pool's managed node group. */
 export function poolLabels(pool: ResolvedPool): Record<string, string> {
-  return { ...pool.labels, [POOL_LABEL]: pool.name, [POOL_INSTANCE_TYPE_LABEL]: pool.instanceType, ...(pool.efa ? { [EFA_LABEL]: "true" } : {}) };
+  return {
+    ...pool.labels,
+    [POOL_LABEL]: pool.name,
+    [POOL_INSTANCE_TYPE_LABEL]: pool.instanceType,
+    ...(pool.efa ? { [EFA_LABEL]: "true" } : {}),
+  };
 }
 
 /** A node-group taint in EKS API terms (`NO_SCHEDULE`, not `NoSchedule`). */
-export function eksTaint(t: Taint): { key: string; value: string; effect: "NO_SCHEDULE" | "PREFER_NO_SCHEDULE" | "NO_EXECUTE" } {
-  const effect = ({ NoSchedule: "NO_SCHEDULE", PreferNoSchedule: "PREFER_NO_SCHEDULE", NoExecute: "NO_EXECUTE" } as const)[t.effect];
+export function eksTaint(t: Taint): {
+  key: string;
+  value: string;
+  effect: "NO_SCHEDULE" | "PREFER_NO_SCHEDULE" | "NO_EXECUTE";
+} {
+  const effect = (
+    { NoSchedule: "NO_SCHEDULE", PreferNoSchedule: "PREFER_NO_SCHEDULE", NoExecute: "NO_EXECUTE" } as const
+  )[t.effect];
   return { key: t.key, value: t.value, effect };
 }
 
@@ -193,6 +236,12 @@ export function gpuPoolsFacts(pools: readonly ResolvedPool[]): Record<string, Gp
  */
 export function azIndex(availabilityZones: readonly string[], az: string): number {
   const i = availabilityZones.indexOf(az);
-  if (i < 0) throw new ValidationError("subnet lookup", [{ propertyPath: "availabilityZones", reason: `${JSON.stringify(az)} is not one of the VPC's AZs ${JSON.stringify(availabilityZones)}` }]);
+  if (i < 0)
+    throw new ValidationError("subnet lookup", [
+      {
+        propertyPath: "availabilityZones",
+        reason: `${JSON.stringify(az)} is not one of the VPC's AZs ${JSON.stringify(availabilityZones)}`,
+      },
+    ]);
   return i;
 }

@@ -60,10 +60,12 @@ export function clusterNetwork(name: string, a: ResolvedClusterArgs, parent: pul
     privateSubnetIn: (az) => {
       const i = azIndex(azs, az);
       return vpc.privateSubnetIds.apply((ids) => {
-        if (ids.length !== azs.length) throw new Error(`${name}: the VPC returned ${ids.length} private subnets for ${azs.length} AZs; cannot map AZ ${az} to a subnet`);
+        if (ids.length !== azs.length)
+          throw new Error(
+            `${name}: the VPC returned ${ids.length} private subnets for ${azs.length} AZs; cannot map AZ ${az} to a subnet`,
+          );
         return ids[i];
       });
     },
   };
 }
-

@@ -7,7 +7,15 @@ import * as pulumi from "@pulumi/pulumi";
 import * as aws from "@pulumi/aws";
 import { instance } from "../catalog/instances";
 import { ResolvedClusterArgs, ResolvedPool } from "./args";
-import { capacitySettings, efaInterfaceLayout, efaSecurityGroupRules, ignoresDesiredSize, poolLabels, poolScaling, poolTaints } from "./derive";
+import {
+  capacitySettings,
+  efaInterfaceLayout,
+  efaSecurityGroupRules,
+  ignoresDesiredSize,
+  poolLabels,
+  poolScaling,
+  poolTaints,
+} from "./derive";
 import { ec2TrustPolicy, nodePolicies } from "./render";
 import { AwsPartition } from "./partition";
 import { gpuUserData } from "./user-data";
@@ -19,31 +27,76 @@ export interface NodeRole {
 }
 
 /** IAM role of every node (GPU and system). */
-export function nodeRole(name: string, partition: AwsPartition, tags: Record<string, string>, parent: pulumi.Resource): NodeRole {
-  const role = new aws.iam.Role(`${name}-node`, { assumeRolePolicy: ec2TrustPolicy(partition), description: "EKS nodes of the dynamo-efa cluster", tags }, { parent });
+export function nodeRole(
+  name: string,
+  partition: AwsPartition,
+  tags: Record<string, string>,
+  parent: pulumi.Resource,
+): NodeRole {
+  const role = new aws.iam.Role(
+    `${name}-node`,
+    { assumeRolePolicy: ec2TrustPolicy(partition), description: "EKS nodes of the dynamo-efa cluster", tags },
+    { parent },
+  );
   const attachments = Object.entries(nodePolicies(partition)).map(
-    ([key, arn]) => new aws.iam.RolePolicyAttachment(`${name}-node-${key}`, { role: role.name, policyArn: arn }, { parent }),
+    ([key, arn]) =>
+      new aws.iam.RolePolicyAttachment(`${name}-node-${key}`, { role: role.name, policyArn: arn }, { parent }),
   );
   return { role, attachments };
 }
 
 /** The EFA security group: all traffic among its members, ingress and egress. */
-export function efaSecurityGroup(name: string, vpcId: pulumi.Input<string>, tags: Record<string, string>, parent: pulumi.Resource): aws.ec2.SecurityGroup {
-  const sg = new aws.ec2.SecurityGroup(`${name}-efa`, { vpcId, description: "EFA: all traffic between EFA interfaces of the cluster", tags: { ...tags, Name: `${name}-efa` } }, { parent });
+export function efaSecurityGroup(
+  name: string,
+  vpcId: pulumi.Input<string>,
+  tags: Record<string, string>,
+  parent: pulumi.Resource,
+): aws.ec2.SecurityGroup {
+  const sg = new aws.ec2.SecurityGroup(
+    `${name}-efa`,
+    {
+      vpcId,
+      description: "EFA: all traffic between EFA interfaces of the cluster",
+      tags: { ...tags, Name: `${name}-efa` },
+    },
+    { parent },
+  );
   for (const r of efaSecurityGroupRules()) {
-    new aws.ec2.SecurityGroupRule(`${name}-efa-${r.type}`, { securityGroupId: sg.id, type: r.type, protocol: r.protocol, fromPort: r.fromPort, toPort: r.toPort, self: r.self, description: r.description }, { parent });
+    new aws.ec2.SecurityGroupRule(
+      `${name}-efa-${r.type}`,
+      {
+        securityGroupId: sg.id,
+        type: r.type,
+        protocol: r.protocol,
+        fromPort: r.fromPort,
+        toPort: r.toPort,
+        self: r.self,
+        description: r.description,
+      },
+      { parent },
+    );
   }
   return sg;
 }
 
 /** IMDSv2 only; hop limit 1 keeps non-host-network pods away from the node role (see `podImdsAccess`). */
 export function metadataOptions(hopLimit: number): aws.types.input.ec2.LaunchTemplateMetadataOptions {
-  return { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: hopLimit, instanceMetadataTags: "disabled" };
+  return {
+    httpEndpoint: "enabled",
+    httpTokens: "required",
+    httpPutResponseHopLimit: hopLimit,
+    instanceMetadataTags: "disabled",
+  };
 }
 
 /** Encrypted gp3 root volume (`/dev/xvda` on the EKS AL2023 AMIs). */
 export function rootVolume(sizeGiB: number): aws.types.input.ec2.LaunchTemplateBlockDeviceMapping[] {
-  return [{ deviceName: "/dev/xvda", ebs: { volumeSize: sizeGiB, volumeType: "gp3", encrypted: "true", deleteOnTermination: "true" } }];
+  return [
+    {
+      deviceName: "/dev/xvda",
+      ebs: { volumeSize: sizeGiB, volumeType: "gp3", encrypted: "true", deleteOnTermination: "true" },
+    },
+  ];
 }
 
 /**
@@ -51,7 +104,11 @@ export function rootVolume(sizeGiB: number): aws.types.input.ec2.LaunchTemplateB
  * specification whose tag list is empty (`InvalidTagSpecification.Malformed`,
  * hashicorp/terraform-provider-aws#13155), and with no user tags that is what a plain copy would send.
  */
-export function launchTagSpecifications(resourceTypes: readonly string[], name: string, tags: Readonly<Record<string, string>>): { resourceType: string; tags: Record<string, string> }[] {
+export function launchTagSpecifications(
+  resourceTypes: readonly string[],
+  name: string,
+  tags: Readonly<Record<string, string>>,
+): { resourceType: string; tags: Record<string, string> }[] {
   return resourceTypes.map((resourceType) => ({ resourceType, tags: { Name: name, ...tags } }));
 }
 
@@ -74,13 +131,21 @@ export interface GpuPoolResources {
   readonly nodeGroup: aws.eks.NodeGroup;
 }
 
-function poolLaunchTemplate(c: PoolContext, pool: ResolvedPool, pg: aws.ec2.PlacementGroup | undefined): aws.ec2.LaunchTemplate {
+function poolLaunchTemplate(
+  c: PoolContext,
+  pool: ResolvedPool,
+  pg: aws.ec2.PlacementGroup | undefined,
+): aws.ec2.LaunchTemplate {
   const row = instance(pool.instanceType, `gpuPools.${pool.name}.instanceType`);
   const cap = capacitySettings(pool);
   const sgs = pool.efa ? [c.clusterSecurityGroupId, c.efaSecurityGroupId!] : [c.clusterSecurityGroupId];
   // No subnetId anywhere: EKS rejects a managed node group whose launch template names a subnet.
   const nics = pool.efa
-    ? efaInterfaceLayout(row, pool.efaLayout, `gpuPools.${pool.name}.efaLayout`).map((s) => ({ ...s, securityGroups: sgs, deleteOnTermination: "true" }))
+    ? efaInterfaceLayout(row, pool.efaLayout, `gpuPools.${pool.name}.efaLayout`).map((s) => ({
+        ...s,
+        securityGroups: sgs,
+        deleteOnTermination: "true",
+      }))
     : undefined;
   const tags = { ...c.args.tags, "dynamo-efa/pool": pool.name };
   const userData = gpuUserData(pool);
@@ -95,10 +160,16 @@ function poolLaunchTemplate(c: PoolContext, pool: ResolvedPool, pg: aws.ec2.Plac
       ...(nics ? { networkInterfaces: nics } : { vpcSecurityGroupIds: sgs }),
       ...(pg ? { placement: { groupName: pg.name } } : {}),
       ...(cap.instanceMarketOptions ? { instanceMarketOptions: cap.instanceMarketOptions } : {}),
-      ...(cap.capacityReservationSpecification ? { capacityReservationSpecification: cap.capacityReservationSpecification } : {}),
+      ...(cap.capacityReservationSpecification
+        ? { capacityReservationSpecification: cap.capacityReservationSpecification }
+        : {}),
       // EC2 takes user data base64-encoded; EKS appends its own NodeConfig part (cluster coordinates) to it.
       ...(userData !== undefined ? { userData: Buffer.from(userData, "utf8").toString("base64") } : {}),
-      tagSpecifications: launchTagSpecifications(["instance", "volume", "network-interface"], `${c.name}-gpu-${pool.name}`, tags),
+      tagSpecifications: launchTagSpecifications(
+        ["instance", "volume", "network-interface"],
+        `${c.name}-gpu-${pool.name}`,
+        tags,
+      ),
       tags,
     },
     { parent: c.parent },
@@ -108,7 +179,11 @@ function poolLaunchTemplate(c: PoolContext, pool: ResolvedPool, pg: aws.ec2.Plac
 /** Placement group, launch template and managed node group of one GPU pool. */
 export function gpuPool(c: PoolContext, pool: ResolvedPool): GpuPoolResources {
   const pg = pool.placementGroup
-    ? new aws.ec2.PlacementGroup(`${c.name}-placement-${pool.name}`, { strategy: "cluster", tags: { ...c.args.tags, "dynamo-efa/pool": pool.name } }, { parent: c.parent })
+    ? new aws.ec2.PlacementGroup(
+        `${c.name}-placement-${pool.name}`,
+        { strategy: "cluster", tags: { ...c.args.tags, "dynamo-efa/pool": pool.name } },
+        { parent: c.parent },
+      )
     : undefined;
   const lt = poolLaunchTemplate(c, pool, pg);
   const nodeGroup = new aws.eks.NodeGroup(
@@ -128,7 +203,11 @@ export function gpuPool(c: PoolContext, pool: ResolvedPool): GpuPoolResources {
       updateConfig: { maxUnavailable: 1 },
       tags: { ...c.args.tags, "dynamo-efa/pool": pool.name },
     },
-    { parent: c.parent, dependsOn: c.nodeRole.attachments, ...(ignoresDesiredSize(pool) ? { ignoreChanges: ["scalingConfig.desiredSize"] } : {}) },
+    {
+      parent: c.parent,
+      dependsOn: c.nodeRole.attachments,
+      ...(ignoresDesiredSize(pool) ? { ignoreChanges: ["scalingConfig.desiredSize"] } : {}),
+    },
   );
   return { ...(pg ? { placementGroup: pg } : {}), launchTemplate: lt, nodeGroup };
 }

@@ -25,7 +25,11 @@ export interface AwsPartition {
 export const AWS_PARTITIONS: readonly AwsPartition[] = [
   { id: "aws-cn", dnsSuffix: "amazonaws.com.cn", regionPattern: /^cn-[a-z]+-\d+$/ },
   { id: "aws-us-gov", dnsSuffix: "amazonaws.com", regionPattern: /^us-gov-[a-z]+-\d+$/ },
-  { id: "aws", dnsSuffix: "amazonaws.com", regionPattern: /^(?!cn-|us-gov-|us-iso|eu-isoe-|eusc-)[a-z]{2}-[a-z]+-\d+$/ },
+  {
+    id: "aws",
+    dnsSuffix: "amazonaws.com",
+    regionPattern: /^(?!cn-|us-gov-|us-iso|eu-isoe-|eusc-)[a-z]{2}-[a-z]+-\d+$/,
+  },
 ];
 
 /** The commercial partition (what every render and test without a region uses). */
@@ -50,14 +54,22 @@ export function regionProblems(path: string, region: unknown): Problem[] {
     return [{ propertyPath: path, reason: `must be an AWS region name such as "us-east-2"; got ${show(region)}` }];
   }
   if (partitionOf(region)) return [];
-  return [{ propertyPath: path, reason: `${show(region)} is in a partition this package does not support; use a region of ${AWS_PARTITIONS.map((p) => show(p.id)).join(", ")} (e.g. "us-east-2", "cn-north-1", "us-gov-west-1")` }];
+  return [
+    {
+      propertyPath: path,
+      reason: `${show(region)} is in a partition this package does not support; use a region of ${AWS_PARTITIONS.map((p) => show(p.id)).join(", ")} (e.g. "us-east-2", "cn-north-1", "us-gov-west-1")`,
+    },
+  ];
 }
 
 /** One problem per AZ (with its path) that is not in `region`. */
 export function zoneProblems(region: string, zones: readonly (readonly [path: string, az: string])[]): Problem[] {
   return zones
     .filter(([, az]) => typeof az === "string" && regionOfAz(az) !== region)
-    .map(([path, az]) => ({ propertyPath: path, reason: `${show(az)} is not in region ${show(region)} (aws:region); use a zone of that region such as "${region}a", or change the region` }));
+    .map(([path, az]) => ({
+      propertyPath: path,
+      reason: `${show(az)} is not in region ${show(region)} (aws:region); use a zone of that region such as "${region}a", or change the region`,
+    }));
 }
 
 /** ARN of an AWS managed IAM policy in `partition` (`arn:<id>:iam::aws:policy/<name>`). */

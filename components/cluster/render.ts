@@ -34,7 +34,10 @@ export function efaDevicePluginValues(efaInstanceTypes: readonly string[]): Reco
   return {
     tolerations: [gpuToleration()],
     nodeSelector: { [EFA_LABEL]: "true" },
-    supportedInstanceLabels: { keys: ["node.kubernetes.io/instance-type"], values: [...new Set(efaInstanceTypes)].sort() },
+    supportedInstanceLabels: {
+      keys: ["node.kubernetes.io/instance-type"],
+      values: [...new Set(efaInstanceTypes)].sort(),
+    },
   };
 }
 
@@ -54,7 +57,9 @@ export function nvidiaDevicePluginValues(chartVersion: string): Record<string, u
     tolerations: [gpuToleration()],
     affinity: {
       nodeAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: POOL_LABEL, operator: "Exists" }] }] },
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: POOL_LABEL, operator: "Exists" }] }],
+        },
       },
     },
     ...(knowsMofed ? { mofedEnabled: false } : {}),
@@ -62,7 +67,13 @@ export function nvidiaDevicePluginValues(chartVersion: string): Record<string, u
 }
 
 /** Values of the AWS Load Balancer Controller (IRSA; region and VPC given so it never needs IMDS). */
-export function loadBalancerControllerValues(o: { clusterName: string; region: string; vpcId: string; roleArn: string; serviceAccount: string }): Record<string, unknown> {
+export function loadBalancerControllerValues(o: {
+  clusterName: string;
+  region: string;
+  vpcId: string;
+  roleArn: string;
+  serviceAccount: string;
+}): Record<string, unknown> {
   return {
     clusterName: o.clusterName,
     region: o.region,
@@ -111,20 +122,35 @@ export function sharedStorageClass<T>(fileSystemId: T): StorageClassSpec<T> {
 
 /** Trust policy letting EC2 instances assume the node role (`ec2.amazonaws.com.cn` in aws-cn). */
 export function ec2TrustPolicy(partition: AwsPartition): string {
-  return JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { Service: `ec2.${partition.dnsSuffix}` }, Action: "sts:AssumeRole" }] });
+  return JSON.stringify({
+    Version: "2012-10-17",
+    Statement: [{ Effect: "Allow", Principal: { Service: `ec2.${partition.dnsSuffix}` }, Action: "sts:AssumeRole" }],
+  });
 }
 
 /** IRSA trust policy: only `namespace/serviceAccount` of this cluster's OIDC issuer may assume the role. */
-export function irsaTrustPolicy(oidcProviderArn: string, oidcProviderUrl: string, namespace: string, serviceAccount: string): string {
+export function irsaTrustPolicy(
+  oidcProviderArn: string,
+  oidcProviderUrl: string,
+  namespace: string,
+  serviceAccount: string,
+): string {
   const issuer = oidcProviderUrl.replace(/^https:\/\//, "");
   return JSON.stringify({
     Version: "2012-10-17",
-    Statement: [{
-      Effect: "Allow",
-      Principal: { Federated: oidcProviderArn },
-      Action: "sts:AssumeRoleWithWebIdentity",
-      Condition: { StringEquals: { [`${issuer}:sub`]: `system:serviceaccount:${namespace}:${serviceAccount}`, [`${issuer}:aud`]: "sts.amazonaws.com" } },
-    }],
+    Statement: [
+      {
+        Effect: "Allow",
+        Principal: { Federated: oidcProviderArn },
+        Action: "sts:AssumeRoleWithWebIdentity",
+        Condition: {
+          StringEquals: {
+            [`${issuer}:sub`]: `system:serviceaccount:${namespace}:${serviceAccount}`,
+            [`${issuer}:aud`]: "sts.amazonaws.com",
+          },
+        },
+      },
+    ],
   });
 }
 
@@ -137,8 +163,11 @@ export function nodePolicies(partition: AwsPartition): Readonly<Record<string, s
   };
 }
 /** AWS managed policy of the EBS CSI driver, in `partition`. */
-export const ebsCsiPolicy = (partition: AwsPartition) => managedPolicyArn(partition, "service-role/AmazonEBSCSIDriverPolicy");
+export const ebsCsiPolicy = (partition: AwsPartition) =>
+  managedPolicyArn(partition, "service-role/AmazonEBSCSIDriverPolicy");
 /** AWS managed policy of the EFS CSI driver, in `partition`. */
-export const efsCsiPolicy = (partition: AwsPartition) => managedPolicyArn(partition, "service-role/AmazonEFSCSIDriverPolicy");
+export const efsCsiPolicy = (partition: AwsPartition) =>
+  managedPolicyArn(partition, "service-role/AmazonEFSCSIDriverPolicy");
 /** EKS access policy granted to `adminPrincipalArns`, in `partition`. */
-export const clusterAdminAccessPolicy = (partition: AwsPartition) => `arn:${partition.id}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy`;
+export const clusterAdminAccessPolicy = (partition: AwsPartition) =>
+  `arn:${partition.id}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy`;

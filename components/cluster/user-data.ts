@@ -38,7 +38,11 @@ export interface NodeConfig {
 
 /** The NodeConfig of a GPU node whose instance-store NVMe becomes one RAID0 array at `NODEADM.raidMountPoint`. */
 export function localNvmeNodeConfig(): NodeConfig {
-  return { apiVersion: NODEADM.apiVersion, kind: NODEADM.kind, spec: { instance: { localStorage: { strategy: LocalStorageStrategy.Raid0 } } } };
+  return {
+    apiVersion: NODEADM.apiVersion,
+    kind: NODEADM.kind,
+    spec: { instance: { localStorage: { strategy: LocalStorageStrategy.Raid0 } } },
+  };
 }
 
 /** One part of a MIME multipart document. */
@@ -52,7 +56,8 @@ export const USER_DATA_BOUNDARY = "==DYNAMO-EFA-BOUNDARY==";
 
 /** A `multipart/mixed` document (RFC 2046), the form EKS requires for managed node group user data. */
 export function mimeMultipart(parts: readonly MimePart[], boundary = USER_DATA_BOUNDARY): string {
-  for (const p of parts) if (p.body.includes(`--${boundary}`)) throw new Error(`a user data part contains the MIME boundary ${boundary}`);
+  for (const p of parts)
+    if (p.body.includes(`--${boundary}`)) throw new Error(`a user data part contains the MIME boundary ${boundary}`);
   const lines = ["MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${boundary}"`, ""];
   for (const p of parts) lines.push(`--${boundary}`, `Content-Type: ${p.contentType}`, "", p.body.trimEnd(), "");
   lines.push(`--${boundary}--`, "");

@@ -86,7 +86,9 @@ export function sha256(data: string | Uint8Array): string {
 export function contentTag(t: TagInputs): string {
   const files = t.contextFiles.map((f) => [f.path, f.sha256] as [string, string]).sort(byKey);
   const args = Object.entries(t.buildArgs).sort(byKey);
-  const digest = sha256(JSON.stringify({ d: t.dockerfileSha256, files, args, target: t.target, platforms: [...t.platforms].sort() }));
+  const digest = sha256(
+    JSON.stringify({ d: t.dockerfileSha256, files, args, target: t.target, platforms: [...t.platforms].sort() }),
+  );
   return `${t.target.replace(/_/g, "-")}-cu${t.toolkit.replace(".", "")}-${digest.slice(0, 16)}`;
 }
 
@@ -101,5 +103,10 @@ export interface CacheSettings {
 
 /** The cache settings for a target and toolkit. */
 export function cacheSettings(target: string, toolkit: CudaToolkit): CacheSettings {
-  return { tag: `cache-${target.replace(/_/g, "-")}-cu${toolkit.replace(".", "")}`, mode: "max", imageManifest: true, ociMediaTypes: true };
+  return {
+    tag: `cache-${target.replace(/_/g, "-")}-cu${toolkit.replace(".", "")}`,
+    mode: "max",
+    imageManifest: true,
+    ociMediaTypes: true,
+  };
 }

@@ -60,56 +60,104 @@ export class DynamoImage extends pulumi.ComponentResource {
       this.repositoryUrl = built.repositoryUrl;
     }
     this.imageRef = this.ref;
-    this.registerOutputs({ ref: this.ref, imageRef: this.imageRef, cudaArchs: this.cudaArchs, cudaToolkit: this.cudaToolkit, buildArgs: this.buildArgs, repositoryUrl: this.repositoryUrl });
+    this.registerOutputs({
+      ref: this.ref,
+      imageRef: this.imageRef,
+      cudaArchs: this.cudaArchs,
+      cudaToolkit: this.cudaToolkit,
+      buildArgs: this.buildArgs,
+      repositoryUrl: this.repositoryUrl,
+    });
   }
 
   private build(name: string, args: DynamoImageArgs, plan: ImageBuildPlan) {
     const repoName = ecrRepositoryName(args.repositoryName ?? name);
-    const repositoryUrl = args.repositoryUrl !== undefined
-      ? pulumi.output(args.repositoryUrl)
-      : this.repository(`${name}-repo`, repoName, args, true).repositoryUrl;
-    const cacheUrl = !plan.cache ? undefined : args.cacheRepositoryUrl !== undefined
-      ? pulumi.output(args.cacheRepositoryUrl)
-      : this.repository(`${name}-cache`, `${repoName}-cache`, args, false).repositoryUrl;
+    const repositoryUrl =
+      args.repositoryUrl !== undefined
+        ? pulumi.output(args.repositoryUrl)
+        : this.repository(`${name}-repo`, repoName, args, true).repositoryUrl;
+    const cacheUrl = !plan.cache
+      ? undefined
+      : args.cacheRepositoryUrl !== undefined
+        ? pulumi.output(args.cacheRepositoryUrl)
+        : this.repository(`${name}-cache`, `${repoName}-cache`, args, false).repositoryUrl;
     const cacheRef = cacheUrl && plan.cache ? cacheUrl.apply((u) => withTag(u, plan.cache!.tag)) : undefined;
-    const image = new dockerbuild.Image(`${name}-image`, {
-      push: true,
-      buildOnPreview: false,
-      context: { location: packagePath(plan.context) },
-      dockerfile: { location: packagePath(plan.dockerfile) },
-      target: plan.target,
-      platforms: [...plan.platforms] as dockerbuild.types.enums.Platform[],
-      buildArgs: { ...plan.buildArgs },
-      tags: [repositoryUrl.apply((u) => withTag(u, plan.tag))],
-      registries: this.registries(pulumi.all([repositoryUrl, cacheUrl ?? repositoryUrl])),
-      ...(cacheRef && plan.cache ? {
-        cacheFrom: [{ registry: { ref: cacheRef } }],
-        cacheTo: [{ registry: { ref: cacheRef, mode: dockerbuild.CacheMode.Max, imageManifest: plan.cache.imageManifest, ociMediaTypes: plan.cache.ociMediaTypes } }],
-      } : {}),
-      ...(plan.builder ? { builder: { name: plan.builder } } : {}),
-    }, { parent: this });
-    return { ref: pulumi.all([repositoryUrl, image.digest]).apply(([u, d]) => withDigest(u, d)), repositoryUrl: repositoryUrl as pulumi.Output<string | undefined> };
+    const image = new dockerbuild.Image(
+      `${name}-image`,
+      {
+        push: true,
+        buildOnPreview: false,
+        context: { location: packagePath(plan.context) },
+        dockerfile: { location: packagePath(plan.dockerfile) },
+        target: plan.target,
+        platforms: [...plan.platforms] as dockerbuild.types.enums.Platform[],
+        buildArgs: { ...plan.buildArgs },
+        tags: [repositoryUrl.apply((u) => withTag(u, plan.tag))],
+        registries: this.registries(pulumi.all([repositoryUrl, cacheUrl ?? repositoryUrl])),
+        ...(cacheRef && plan.cache
+          ? {
+              cacheFrom: [{ registry: { ref: cacheRef } }],
+              cacheTo: [
+                {
+                  registry: {
+                    ref: cacheRef,
+                    mode: dockerbuild.CacheMode.Max,
+                    imageManifest: plan.cache.imageManifest,
+                    ociMediaTypes: plan.cache.ociMediaTypes,
+                  },
+                },
+              ],
+            }
+          : {}),
+        ...(plan.builder ? { builder: { name: plan.builder } } : {}),
+      },
+      { parent: this },
+    );
+    return {
+      ref: pulumi.all([repositoryUrl, image.digest]).apply(([u, d]) => withDigest(u, d)),
+      repositoryUrl: repositoryUrl as pulumi.Output<string | undefined>,
+    };
   }
 
   /** An ECR repository: image repo = IMMUTABLE, scan on push, retained; cache repo = MUTABLE (cache tag is rewritten). */
-  private repository(resourceName: string, repoName: string, args: DynamoImageArgs, isImage: boolean): aws.ecr.Repository {
-    const encryption = args.kmsKeyArn !== undefined
-      ? { encryptionType: "KMS", kmsKey: args.kmsKeyArn }
-      : { encryptionType: "AES256" };
-    const repo = new aws.ecr.Repository(resourceName, {
-      name: repoName,
-      imageTagMutability: isImage ? "IMMUTABLE" : "MUTABLE",
-      imageScanningConfiguration: { scanOnPush: isImage },
-      encryptionConfigurations: [encryption],
-      forceDelete: !isImage,
-      tags: { ...(args.tags ?? {}), "dynamo-efa/role": isImage ? "image" : "build-cache" },
-    }, isImage ? { parent: this, retainOnDelete: true, protect: args.protect ?? false } : { parent: this });
+  private repository(
+    resourceName: string,
+    repoName: string,
+    args: DynamoImageArgs,
+    isImage: boolean,
+  ): aws.ecr.Repository {
+    const encryption =
+      args.kmsKeyArn !== undefined ? { encryptionType: "KMS", kmsKey: args.kmsKeyArn } : { encryptionType: "AES256" };
+    const repo = new aws.ecr.Repository(
+      resourceName,
+      {
+        name: repoName,
+        imageTagMutability: isImage ? "IMMUTABLE" : "MUTABLE",
+        imageScanningConfiguration: { scanOnPush: isImage },
+        encryptionConfigurations: [encryption],
+        forceDelete: !isImage,
+        tags: { ...(args.tags ?? {}), "dynamo-efa/role": isImage ? "image" : "build-cache" },
+      },
+      isImage ? { parent: this, retainOnDelete: true, protect: args.protect ?? false } : { parent: this },
+    );
     if (!isImage) {
-      new aws.ecr.LifecyclePolicy(`${resourceName}-lifecycle`, {
-        repository: repo.name,
-        policy: JSON.stringify({ rules: [{ rulePriority: 1, description: "expire untagged cache blobs after 14 days",
-          selection: { tagStatus: "untagged", countType: "sinceImagePushed", countUnit: "days", countNumber: 14 }, action: { type: "expire" } }] }),
-      }, { parent: this });
+      new aws.ecr.LifecyclePolicy(
+        `${resourceName}-lifecycle`,
+        {
+          repository: repo.name,
+          policy: JSON.stringify({
+            rules: [
+              {
+                rulePriority: 1,
+                description: "expire untagged cache blobs after 14 days",
+                selection: { tagStatus: "untagged", countType: "sinceImagePushed", countUnit: "days", countNumber: 14 },
+                action: { type: "expire" },
+              },
+            ],
+          }),
+        },
+        { parent: this },
+      );
     }
     return repo;
   }
@@ -118,10 +166,21 @@ export class DynamoImage extends pulumi.ComponentResource {
   private registries(urls: pulumi.Output<[string, string]>): pulumi.Output<dockerbuild.types.input.RegistryArgs[]> {
     return urls.apply((list) => {
       const hosts = [...new Map(list.map((u) => [registryOf(u), ecrRegistryOf(u)])).entries()];
-      return pulumi.all(hosts.flatMap(([address, ecr]) => ecr ? [
-        aws.ecr.getAuthorizationTokenOutput({ registryId: ecr.registryId, region: ecr.region }, { parent: this })
-          .apply((t): dockerbuild.types.input.RegistryArgs => ({ address, username: t.userName, password: pulumi.secret(t.password) })),
-      ] : []));
+      return pulumi.all(
+        hosts.flatMap(([address, ecr]) =>
+          ecr
+            ? [
+                aws.ecr
+                  .getAuthorizationTokenOutput({ registryId: ecr.registryId, region: ecr.region }, { parent: this })
+                  .apply((t): dockerbuild.types.input.RegistryArgs => ({
+                    address,
+                    username: t.userName,
+                    password: pulumi.secret(t.password),
+                  })),
+              ]
+            : [],
+        ),
+      );
     });
   }
 }

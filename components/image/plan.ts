@@ -9,7 +9,15 @@ import { ConsumerArchLists, CudaToolkit } from "../catalog";
 import { Problem, ValidationError } from "../_shared/problems";
 import { DynamoImageArgs, resolveArgs } from "./args";
 import { CacheSettings, ContextFile, archStrings, cacheSettings, contentTag, deriveBuildArgs, sha256 } from "./derive";
-import { checkArchs, checkDockerfile, checkMaxJobs, checkPlatforms, checkPrebuilt, checkToolkitImages, checkVersions } from "./validate";
+import {
+  checkArchs,
+  checkDockerfile,
+  checkMaxJobs,
+  checkPlatforms,
+  checkPrebuilt,
+  checkToolkitImages,
+  checkVersions,
+} from "./validate";
 import { image as imageVersions } from "../versions";
 
 /** File name of the package's combined Dockerfile, inside `dockerfiles/`. */
@@ -90,7 +98,10 @@ function readDockerfile(path: string, problems: Problem[]): string {
   try {
     return readFileSync(path, "utf8");
   } catch {
-    problems.push({ propertyPath: "dockerfile", reason: `cannot read ${path}; give a path relative to the package root or an absolute path` });
+    problems.push({
+      propertyPath: "dockerfile",
+      reason: `cannot read ${path}; give a path relative to the package root or an absolute path`,
+    });
     return "";
   }
 }
@@ -113,24 +124,46 @@ export function imagePlan(args: DynamoImageArgs): ImagePlan {
   const dockerfile = packagePath(a.dockerfile ?? join("dockerfiles", DOCKERFILE_NAME));
   const context = packagePath(a.context ?? "dockerfiles");
   const text = readDockerfile(dockerfile, problems);
-  if (!existsSync(context) || !statSync(context).isDirectory()) problems.push({ propertyPath: "context", reason: `${context} is not a directory` });
-  if (problems.length > 0 || !facts.toolkit || !facts.archs || !facts.archLists) throw new ValidationError("DynamoImage", problems);
+  if (!existsSync(context) || !statSync(context).isDirectory())
+    problems.push({ propertyPath: "context", reason: `${context} is not a directory` });
+  if (problems.length > 0 || !facts.toolkit || !facts.archs || !facts.archLists)
+    throw new ValidationError("DynamoImage", problems);
   const buildArgs = deriveBuildArgs({
-    toolkit: facts.toolkit, archLists: facts.archLists, versions: a.versions as Record<string, string>,
-    imageDigests: a.imageDigests as Record<string, string>, maxJobs: a.maxJobs as number,
-    buildNcclFromSource: a.buildNcclFromSource, flashinferAot: a.flashinferAot, buildEpKernels: a.buildEpKernels,
+    toolkit: facts.toolkit,
+    archLists: facts.archLists,
+    versions: a.versions as Record<string, string>,
+    imageDigests: a.imageDigests as Record<string, string>,
+    maxJobs: a.maxJobs as number,
+    buildNcclFromSource: a.buildNcclFromSource,
+    flashinferAot: a.flashinferAot,
+    buildEpKernels: a.buildEpKernels,
   });
   const more = checkDockerfile(text, a.target, Object.keys(buildArgs));
   if (more.length > 0) throw new ValidationError("DynamoImage", more);
   const tag = contentTag({
-    toolkit: facts.toolkit, target: a.target, platforms: a.platforms, buildArgs,
-    dockerfileSha256: sha256(text), contextFiles: contextFiles(context),
+    toolkit: facts.toolkit,
+    target: a.target,
+    platforms: a.platforms,
+    buildArgs,
+    dockerfileSha256: sha256(text),
+    contextFiles: contextFiles(context),
   });
   return {
-    kind: "build", dockerfile: shownPath(dockerfile), context: shownPath(context), target: a.target,
-    platforms: [...a.platforms], cudaToolkit: facts.toolkit, cudaArchs: archStrings(facts.archs), archLists: facts.archLists, buildArgs, tag,
+    kind: "build",
+    dockerfile: shownPath(dockerfile),
+    context: shownPath(context),
+    target: a.target,
+    platforms: [...a.platforms],
+    cudaToolkit: facts.toolkit,
+    cudaArchs: archStrings(facts.archs),
+    archLists: facts.archLists,
+    buildArgs,
+    tag,
     cache: a.cache ? cacheSettings(a.target, facts.toolkit) : undefined,
-    createsRepository: args.repositoryUrl === undefined, createsCacheRepository: a.cache && args.cacheRepositoryUrl === undefined,
-    builder: a.builder, push: true, buildOnPreview: false,
+    createsRepository: args.repositoryUrl === undefined,
+    createsCacheRepository: a.cache && args.cacheRepositoryUrl === undefined,
+    builder: a.builder,
+    push: true,
+    buildOnPreview: false,
   };
 }

@@ -35,7 +35,12 @@ export function parseImageRef(ref: string): ImageRefParts | undefined {
   const repository = colon >= 0 ? rest.slice(0, colon) : rest;
   if (tag !== undefined && !TAG.test(tag)) return undefined;
   if (!/^[a-z0-9]+(?:[._-]+[a-z0-9]+|__)*(?:\/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*$/.test(repository)) return undefined;
-  return { ...(registry ? { registry } : {}), repository, ...(tag !== undefined ? { tag } : {}), ...(digest ? { digest } : {}) };
+  return {
+    ...(registry ? { registry } : {}),
+    repository,
+    ...(tag !== undefined ? { tag } : {}),
+    ...(digest ? { digest } : {}),
+  };
 }
 
 /** Reassembles parts into a reference string. */
@@ -94,6 +99,10 @@ export function registryOf(url: string): string {
  * digit, at most 256 characters (ECR's rules).
  */
 export function ecrRepositoryName(name: string): string {
-  const cleaned = name.toLowerCase().replace(/[^a-z0-9._/-]+/g, "-").replace(/^[^a-z0-9]+/, "").replace(/[-_.]+$/, "");
+  const cleaned = name
+    .toLowerCase()
+    .replace(/[^a-z0-9._/-]+/g, "-")
+    .replace(/^[^a-z0-9]+/, "")
+    .replace(/[-_.]+$/, "");
   return (cleaned || "dynamo-efa").slice(0, 256);
 }

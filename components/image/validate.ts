@@ -3,8 +3,16 @@
  * bad value, what is allowed and the fix (docs/CONTRIBUTING.md rule 6). Pure: the Dockerfile text is passed in.
  */
 import {
-  ArchTarget, ConsumerArchLists, CudaToolkit, ImagePlatform, INSTANCES, NGC_PYTORCH_TORCH, consumerArchLists, parseCudaToolkit,
-  resolveCudaArchs, unknownInstanceReason,
+  ArchTarget,
+  ConsumerArchLists,
+  CudaToolkit,
+  ImagePlatform,
+  INSTANCES,
+  NGC_PYTORCH_TORCH,
+  consumerArchLists,
+  parseCudaToolkit,
+  resolveCudaArchs,
+  unknownInstanceReason,
 } from "../catalog";
 import { Problem, ValidationError, joinPath, show } from "../_shared/problems";
 import { checkRange } from "../_shared/limits";
@@ -48,9 +56,12 @@ export function checkArchs(a: ResolvedImageArgs): ValidatedFacts {
     return { toolkit, problems };
   }
   const platform = (a.platforms.length === 1 ? a.platforms[0] : "linux/amd64") as ImagePlatform;
-  const archs = toolkit && a.cudaArchs !== undefined
-    ? collect(problems, () => resolveCudaArchs(a.cudaArchs!, { toolkit, instanceTypes: a.instanceTypes, platform }, "cudaArchs"))
-    : undefined;
+  const archs =
+    toolkit && a.cudaArchs !== undefined
+      ? collect(problems, () =>
+          resolveCudaArchs(a.cudaArchs!, { toolkit, instanceTypes: a.instanceTypes, platform }, "cudaArchs"),
+        )
+      : undefined;
   if (a.cudaArchs !== "auto") {
     a.instanceTypes.forEach((t, i) => {
       if (!INSTANCES.has(t)) problems.push({ propertyPath: `instanceTypes[${i}]`, reason: unknownInstanceReason(t) });
@@ -58,7 +69,10 @@ export function checkArchs(a: ResolvedImageArgs): ValidatedFacts {
   }
   // A prebuilt image (ref) states its list; the consumer rules apply to the build that made it, not here.
   const torch = a.ref === undefined ? imageTorch(a.versions.pytorchImageTag, problems) : undefined;
-  const archLists = toolkit && archs && torch ? collect(problems, () => consumerArchLists(archs, { toolkit, torch }, "cudaArchs")) : undefined;
+  const archLists =
+    toolkit && archs && torch
+      ? collect(problems, () => consumerArchLists(archs, { toolkit, torch }, "cudaArchs"))
+      : undefined;
   return { toolkit, archs, archLists, problems };
 }
 
@@ -79,45 +93,79 @@ export function checkPlatforms(platforms: readonly string[]): Problem[] {
     return [{ propertyPath: "platforms", reason: `must be ["linux/amd64"]; got ${show(platforms)}` }];
   }
   return platforms.flatMap((p, i) =>
-    (SUPPORTED_PLATFORMS as readonly string[]).includes(p) ? [] : [{
-      propertyPath: `platforms[${i}]`,
-      reason: `${show(p)} is not supported: the combined image is x86_64-only (CUDA base images, EFA installer and wheels are amd64; arm64/Grace pools are out of scope). Use ["linux/amd64"]`,
-    }],
+    (SUPPORTED_PLATFORMS as readonly string[]).includes(p)
+      ? []
+      : [
+          {
+            propertyPath: `platforms[${i}]`,
+            reason: `${show(p)} is not supported: the combined image is x86_64-only (CUDA base images, EFA installer and wheels are amd64; arm64/Grace pools are out of scope). Use ["linux/amd64"]`,
+          },
+        ],
   );
 }
 
 /** Versions (known keys, non-empty, never "latest") and digests (`sha256:<64 hex>`). */
-export function checkVersions(versions: Readonly<Record<string, unknown>>, digests: Readonly<Record<string, unknown>>): Problem[] {
+export function checkVersions(
+  versions: Readonly<Record<string, unknown>>,
+  digests: Readonly<Record<string, unknown>>,
+): Problem[] {
   const problems: Problem[] = [];
   const known = Object.keys(VERSION_ARGS).filter((k) => k !== "cudaToolkit");
   for (const [k, v] of Object.entries(versions)) {
     const path = joinPath("versions", k);
     if (!known.includes(k)) {
       const near = closest(k, known);
-      const hint = k === "cudaToolkit" ? "set the toolkit with cudaToolkit" : near.length ? `did you mean ${near.map(show).join(" or ")}?` : `known: ${known.join(", ")}`;
+      const hint =
+        k === "cudaToolkit"
+          ? "set the toolkit with cudaToolkit"
+          : near.length
+            ? `did you mean ${near.map(show).join(" or ")}?`
+            : `known: ${known.join(", ")}`;
       problems.push({ propertyPath: path, reason: `unknown version key; ${hint}` });
     } else if (k === "efaInstallerSha256") {
-      if (typeof v !== "string" || !/^([0-9a-f]{64})?$/.test(v)) problems.push({ propertyPath: path, reason: `must be the 64 lower-case hex digits of sha256sum aws-efa-installer-<version>.tar.gz; got ${show(v)}` });
+      if (typeof v !== "string" || !/^([0-9a-f]{64})?$/.test(v))
+        problems.push({
+          propertyPath: path,
+          reason: `must be the 64 lower-case hex digits of sha256sum aws-efa-installer-<version>.tar.gz; got ${show(v)}`,
+        });
     } else if (k === "efaInstallerGpgFingerprint") {
-      if (typeof v !== "string" || !/^[0-9A-Fa-f]{40}$/.test(v)) problems.push({ propertyPath: path, reason: `must be the 40 hex digits of the EFA installer signing key's fingerprint, without spaces (AWS documents ${show(image.efaInstallerGpgFingerprint)}); got ${show(v)}` });
+      if (typeof v !== "string" || !/^[0-9A-Fa-f]{40}$/.test(v))
+        problems.push({
+          propertyPath: path,
+          reason: `must be the 40 hex digits of the EFA installer signing key's fingerprint, without spaces (AWS documents ${show(image.efaInstallerGpgFingerprint)}); got ${show(v)}`,
+        });
     } else if (typeof v !== "string" || v.trim() === "" || /\s/.test(v)) {
-      problems.push({ propertyPath: path, reason: `must be a non-empty version string without spaces; got ${show(v)}` });
+      problems.push({
+        propertyPath: path,
+        reason: `must be a non-empty version string without spaces; got ${show(v)}`,
+      });
     } else if (v === "latest" || v.endsWith(":latest")) {
-      problems.push({ propertyPath: path, reason: `"latest" is not a version: pin a tag (field defect: unpinned images)` });
+      problems.push({
+        propertyPath: path,
+        reason: `"latest" is not a version: pin a tag (field defect: unpinned images)`,
+      });
     }
   }
   for (const [k, v] of Object.entries(digests)) {
     const path = joinPath("imageDigests", k);
-    if (!(k in DigestArg)) problems.push({ propertyPath: path, reason: `unknown image; allowed: ${Object.keys(DigestArg).join(", ")}` });
+    if (!(k in DigestArg))
+      problems.push({ propertyPath: path, reason: `unknown image; allowed: ${Object.keys(DigestArg).join(", ")}` });
     else if (typeof v !== "string" || !/^sha256:[0-9a-f]{64}$/.test(v)) {
-      problems.push({ propertyPath: path, reason: `must be "sha256:" followed by 64 lower-case hex digits; got ${show(v)}` });
+      problems.push({
+        propertyPath: path,
+        reason: `must be "sha256:" followed by 64 lower-case hex digits; got ${show(v)}`,
+      });
     }
   }
   return problems;
 }
 
 /** A toolkit other than the Dockerfile's needs base/runtime tags of that CUDA version. */
-export function checkToolkitImages(toolkit: CudaToolkit | undefined, overrides: Readonly<Record<string, unknown>>, defaults: Readonly<Record<string, unknown>>): Problem[] {
+export function checkToolkitImages(
+  toolkit: CudaToolkit | undefined,
+  overrides: Readonly<Record<string, unknown>>,
+  defaults: Readonly<Record<string, unknown>>,
+): Problem[] {
   if (!toolkit || imageTagsByCudaToolkit[toolkit]) return [];
   return (["baseImageTag", "runtimeImageTag"] as const)
     .filter((k) => overrides[k] === undefined || overrides[k] === defaults[k])
@@ -158,10 +206,23 @@ export function checkDockerfile(text: string, target: string, buildArgNames: rea
 export function checkPrebuilt(ref: string, given: Readonly<Record<string, unknown>>): Problem[] {
   const problems: Problem[] = [];
   if (typeof ref !== "string" || !isDigestPinned(ref)) {
-    problems.push({ propertyPath: "ref", reason: `must be digest-pinned, "<repository>@sha256:<64 hex>", so deployments roll only on a real change; got ${show(ref)}` });
+    problems.push({
+      propertyPath: "ref",
+      reason: `must be digest-pinned, "<repository>@sha256:<64 hex>", so deployments roll only on a real change; got ${show(ref)}`,
+    });
   }
-  for (const k of ["repositoryUrl", "cacheRepositoryUrl", "versions", "imageDigests", "target", "builder", "dockerfile", "context"]) {
-    if (given[k] !== undefined) problems.push({ propertyPath: k, reason: "has no effect with ref (no build happens); remove it or remove ref" });
+  for (const k of [
+    "repositoryUrl",
+    "cacheRepositoryUrl",
+    "versions",
+    "imageDigests",
+    "target",
+    "builder",
+    "dockerfile",
+    "context",
+  ]) {
+    if (given[k] !== undefined)
+      problems.push({ propertyPath: k, reason: "has no effect with ref (no build happens); remove it or remove ref" });
   }
   return problems;
 }

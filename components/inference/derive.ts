@@ -74,9 +74,10 @@ export function efaPerWorker(pool: GpuPoolFacts, gpusPerWorker: number): number 
  * worker bounds it (the worst case for the hugepage share).
  */
 export function workersPerNode(r: ResolvedInference, role: ServingRole): number {
-  const gpus = r.placement === Placement.SeparateNodes
-    ? roleArgs(r, role).gpusPerWorker
-    : Math.min(r.prefill.gpusPerWorker, r.decode.gpusPerWorker);
+  const gpus =
+    r.placement === Placement.SeparateNodes
+      ? roleArgs(r, role).gpusPerWorker
+      : Math.min(r.prefill.gpusPerWorker, r.decode.gpusPerWorker);
   return Math.max(1, Math.floor(r.pool.gpusPerNode / Math.max(1, gpus)));
 }
 
@@ -93,7 +94,10 @@ export function cpuPerWorker(pool: GpuPoolFacts, perNode: number): number {
 
 /** GiB of memory left for one worker after node headroom and the hugepages carved out of RAM. */
 export function memoryGiBPerWorker(pool: GpuPoolFacts, perNode: number): number {
-  const headroom = Math.max(NODE_HEADROOM.minMemoryGiB, Math.ceil(pool.memoryGiBPerNode * NODE_HEADROOM.memoryFraction));
+  const headroom = Math.max(
+    NODE_HEADROOM.minMemoryGiB,
+    Math.ceil(pool.memoryGiBPerNode * NODE_HEADROOM.memoryFraction),
+  );
   const hugepagesGiB = Math.ceil((pool.hugepages2MiPerNode * 2) / 1024);
   return Math.max(1, Math.floor((pool.memoryGiBPerNode - headroom - hugepagesGiB) / perNode));
 }
@@ -129,7 +133,9 @@ export function totalGpus(r: ResolvedInference): number {
  * containers, before any probe runs), plus 10 minutes for pulls and scheduling.
  */
 export function waitTimeoutSeconds(r: ResolvedInference): number {
-  return r.modelLoadBudgetSeconds + (r.modelCacheMode === ModelCacheMode.LocalNvme ? r.modelDownloadBudgetSeconds : 0) + 600;
+  return (
+    r.modelLoadBudgetSeconds + (r.modelCacheMode === ModelCacheMode.LocalNvme ? r.modelDownloadBudgetSeconds : 0) + 600
+  );
 }
 
 /** Startup probe period, in seconds. */

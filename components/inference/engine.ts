@@ -52,16 +52,24 @@ export const TRTLLM_ENGINE_DIR = "/etc/dynamo-efa/engine";
  * not read. LIBFABRIC on EFA pools; UCX only on pools without EFA (KV then crosses nodes over TCP).
  */
 export function vllmKvTransferConfig(transport: KvTransport): string {
-  return JSON.stringify({ kv_connector: "NixlConnector", kv_role: "kv_both", kv_connector_extra_config: { backends: [transport] } });
+  return JSON.stringify({
+    kv_connector: "NixlConnector",
+    kv_role: "kv_both",
+    kv_connector_extra_config: { backends: [transport] },
+  });
 }
 
 /** Flags both engines' Dynamo workers take with the same names: model, served name, role, tensor parallel. */
 function servingArgs(r: ResolvedInference, role: ServingRole): string[] {
   return [
-    "--model", engineModelArg(r),
-    "--served-model-name", r.servedModelName,
-    "--disaggregation-mode", role,
-    "--tensor-parallel-size", String(roleArgs(r, role).gpusPerWorker),
+    "--model",
+    engineModelArg(r),
+    "--served-model-name",
+    r.servedModelName,
+    "--disaggregation-mode",
+    role,
+    "--tensor-parallel-size",
+    String(roleArgs(r, role).gpusPerWorker),
   ];
 }
 
@@ -71,10 +79,13 @@ function vllm(r: ResolvedInference, role: ServingRole): EngineParts {
     command: ["python3", "-m", "dynamo.vllm"],
     args: [
       ...servingArgs(r, role),
-      "--max-model-len", String(r.maxModelLen),
-      "--gpu-memory-utilization", String(r.gpuMemoryUtilization),
+      "--max-model-len",
+      String(r.maxModelLen),
+      "--gpu-memory-utilization",
+      String(r.gpuMemoryUtilization),
       ...(r.kvCacheDtype === KvCacheDtype.Fp8 ? ["--kv-cache-dtype", "fp8"] : []),
-      "--kv-transfer-config", vllmKvTransferConfig(r.kvTransport),
+      "--kv-transfer-config",
+      vllmKvTransferConfig(r.kvTransport),
       ...a.extraArgs,
     ],
     env: [
@@ -112,9 +123,12 @@ function trtllm(r: ResolvedInference, role: ServingRole): EngineParts {
     command: ["python3", "-m", "dynamo.trtllm"],
     args: [
       ...servingArgs(r, role),
-      "--max-seq-len", String(r.maxModelLen),
-      "--free-gpu-memory-fraction", String(r.gpuMemoryUtilization),
-      "--extra-engine-args", `${TRTLLM_ENGINE_DIR}/${file.key}`,
+      "--max-seq-len",
+      String(r.maxModelLen),
+      "--free-gpu-memory-fraction",
+      String(r.gpuMemoryUtilization),
+      "--extra-engine-args",
+      `${TRTLLM_ENGINE_DIR}/${file.key}`,
       ...a.extraArgs,
     ],
     env: [{ name: "TRTLLM_NIXL_KVCACHE_BACKEND", value: r.kvTransport }],

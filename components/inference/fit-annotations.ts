@@ -37,7 +37,10 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** The model's own annotations (parameters, KV bytes per token at tensor parallel 1). */
 export function modelAnnotationValues(m: ModelFacts, kvDtype: KvCacheDtype): Record<string, number> {
-  return { [ModelFitAnnotation.ParamsB]: round2(m.paramsTotal / 1e9), [ModelFitAnnotation.KvBytesPerToken]: kvBytesPerTokenPerGpu(m, 1, kvDtype) };
+  return {
+    [ModelFitAnnotation.ParamsB]: round2(m.paramsTotal / 1e9),
+    [ModelFitAnnotation.KvBytesPerToken]: kvBytesPerTokenPerGpu(m, 1, kvDtype),
+  };
 }
 
 /** The annotations of one role's worker fit, as numbers. */
@@ -51,8 +54,15 @@ export function roleAnnotationValues(role: string, f: WorkerFit): Record<string,
 }
 
 /** All fit annotations of a graph, as strings. */
-export function fitAnnotations(m: ModelFacts, kvDtype: KvCacheDtype, fits: readonly { readonly role: string; readonly fit: WorkerFit }[]): Record<string, string> {
-  const values = { ...modelAnnotationValues(m, kvDtype), ...Object.assign({}, ...fits.map((w) => roleAnnotationValues(w.role, w.fit))) } as Record<string, number>;
+export function fitAnnotations(
+  m: ModelFacts,
+  kvDtype: KvCacheDtype,
+  fits: readonly { readonly role: string; readonly fit: WorkerFit }[],
+): Record<string, string> {
+  const values = {
+    ...modelAnnotationValues(m, kvDtype),
+    ...Object.assign({}, ...fits.map((w) => roleAnnotationValues(w.role, w.fit))),
+  } as Record<string, number>;
   return Object.fromEntries(Object.entries(values).map(([k, n]) => [k, String(n)]));
 }
 
@@ -63,7 +73,15 @@ export function graphFitAnnotations(r: ResolvedInference): Record<string, string
   if (!m || !instance) return {};
   const fits = SERVING_ROLES.map((role) => ({
     role,
-    fit: workerFit({ model: m, instance, backend: r.backend, tensorParallel: roleArgs(r, role).gpusPerWorker, gpuMemoryUtilization: r.gpuMemoryUtilization, maxModelLen: r.maxModelLen, kvCacheDtype: r.kvCacheDtype }),
+    fit: workerFit({
+      model: m,
+      instance,
+      backend: r.backend,
+      tensorParallel: roleArgs(r, role).gpusPerWorker,
+      gpuMemoryUtilization: r.gpuMemoryUtilization,
+      maxModelLen: r.maxModelLen,
+      kvCacheDtype: r.kvCacheDtype,
+    }),
   }));
   return fitAnnotations(m, r.kvCacheDtype, fits);
 }

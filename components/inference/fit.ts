@@ -13,7 +13,14 @@
  */
 import { GpuInstance, INSTANCES } from "../catalog/instances";
 import type { GpuPoolFacts } from "../catalog/pool";
-import { factsOfRow, factsOfShape, KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../catalog/model-math";
+import {
+  factsOfRow,
+  factsOfShape,
+  KvCacheDtype,
+  kvBytesPerTokenPerGpu,
+  ModelFacts,
+  ModelShape,
+} from "../catalog/model-math";
 import { modelRow } from "../catalog/models";
 import { Backend } from "./args";
 
@@ -89,15 +96,23 @@ export function workerFit(i: FitInput): WorkerFit {
   const perToken = kvBytesPerTokenPerGpu(i.model, i.tensorParallel, i.kvCacheDtype);
   const tokens = kv > 0 && perToken > 0 ? Math.floor((kv * GIB) / perToken) : 0;
   return {
-    tensorParallel: i.tensorParallel, gpuMemoryGiB: mem, usableGiBPerGpu: usable, weightsGiBPerGpu: weights,
-    kvCacheGiBPerGpu: kv, kvCacheGiB: kv * i.tensorParallel, kvBytesPerTokenPerGpu: perToken,
-    kvCapacityTokens: tokens, maxConcurrentAtMaxLen: Math.floor(tokens / i.maxModelLen), weightsFit: weights < usable,
+    tensorParallel: i.tensorParallel,
+    gpuMemoryGiB: mem,
+    usableGiBPerGpu: usable,
+    weightsGiBPerGpu: weights,
+    kvCacheGiBPerGpu: kv,
+    kvCacheGiB: kv * i.tensorParallel,
+    kvBytesPerTokenPerGpu: perToken,
+    kvCapacityTokens: tokens,
+    maxConcurrentAtMaxLen: Math.floor(tokens / i.maxModelLen),
+    weightsFit: weights < usable,
   };
 }
 
 /** Why a tensor-parallel size cannot split the model's heads, or undefined when it can (vLLM's rule). */
 export function headSplitProblem(m: ModelFacts, tp: number): string | undefined {
-  if (m.attentionHeads % tp !== 0) return `${m.attentionHeads} attention heads are not divisible by tensor parallel ${tp}`;
+  if (m.attentionHeads % tp !== 0)
+    return `${m.attentionHeads} attention heads are not divisible by tensor parallel ${tp}`;
   if (m.mla) return undefined; // one latent per token: nothing to split by KV head
   const ok = tp <= m.kvHeads ? m.kvHeads % tp === 0 : tp % m.kvHeads === 0;
   return ok ? undefined : `${m.kvHeads} KV heads cannot be split over (or replicated to) tensor parallel ${tp}`;
@@ -117,14 +132,22 @@ export interface KvLink {
 export function kvLink(pool: GpuPoolFacts, efaDevices: number): KvLink {
   const row = INSTANCES.get(pool.instanceType);
   if (efaDevices > 0 && row?.perRailGbps) {
-    return { transport: "LIBFABRIC", gbps: efaDevices * row.perRailGbps, basis: `${efaDevices} EFA rails x ${row.perRailGbps} Gbps (${pool.instanceType})` };
+    return {
+      transport: "LIBFABRIC",
+      gbps: efaDevices * row.perRailGbps,
+      basis: `${efaDevices} EFA rails x ${row.perRailGbps} Gbps (${pool.instanceType})`,
+    };
   }
-  return { transport: "UCX", gbps: TCP_FLOW_GBPS, basis: `TCP over ENA, one flow at EC2's ${TCP_FLOW_GBPS} Gbps single-flow limit (assumed)` };
+  return {
+    transport: "UCX",
+    gbps: TCP_FLOW_GBPS,
+    basis: `TCP over ENA, one flow at EC2's ${TCP_FLOW_GBPS} Gbps single-flow limit (assumed)`,
+  };
 }
 
 /** Milliseconds to move `bytes` at the link's line rate: a lower bound, never reached in practice. */
 export function transferMs(bytes: number, link: KvLink): number {
-  return (bytes * 8) / (link.gbps * 1e9) * 1000;
+  return ((bytes * 8) / (link.gbps * 1e9)) * 1000;
 }
 
 /** DGD annotations (only when not the default) that let the plan size a model the catalog does not know. */
@@ -136,7 +159,10 @@ export const FitAnnotation = {
 } as const;
 
 /** The fit annotations of a graph: the stated shape and a non-default KV dtype. */
-export function modelFitAnnotations(r: { readonly modelShape?: ModelShape; readonly kvCacheDtype: KvCacheDtype }): Record<string, string> {
+export function modelFitAnnotations(r: {
+  readonly modelShape?: ModelShape;
+  readonly kvCacheDtype: KvCacheDtype;
+}): Record<string, string> {
   return {
     ...(r.modelShape ? { [FitAnnotation.ModelShape]: JSON.stringify(r.modelShape) } : {}),
     ...(r.kvCacheDtype !== KvCacheDtype.Auto ? { [FitAnnotation.KvCacheDtype]: r.kvCacheDtype } : {}),

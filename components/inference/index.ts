@@ -5,7 +5,16 @@
  */
 export { DISAGG_INFERENCE_TYPE, DisaggInference } from "./inference";
 export { Backend, FrontendServiceType, KvTransportChoice, Placement, resolveArgs } from "./args";
-export type { DisaggInferenceArgs, FrontendArgs, InferenceSettings, ModelCacheArgs, PlatformArgs, ResolvedInference, ResolvedRole, RoleArgs } from "./args";
+export type {
+  DisaggInferenceArgs,
+  FrontendArgs,
+  InferenceSettings,
+  ModelCacheArgs,
+  PlatformArgs,
+  ResolvedInference,
+  ResolvedRole,
+  RoleArgs,
+} from "./args";
 export { ServingRole } from "./derive";
 export { validate } from "./validate";
 export { renderInference, workerPlan } from "./render";

@@ -12,7 +12,12 @@ import { commandLine, engineFor } from "./engine";
 import { frontendUrl, WorkerPlanRow, workerPlan } from "./render";
 import { DGD_API_VERSION, DGD_KIND, DgdObject, renderGraph } from "./render-graph";
 import {
-  renderEngineConfigMaps, renderFrontendLoadBalancer, renderHfSecret, renderModelCachePvc, renderNamespace, renderPlatformRelease,
+  renderEngineConfigMaps,
+  renderFrontendLoadBalancer,
+  renderHfSecret,
+  renderModelCachePvc,
+  renderNamespace,
+  renderPlatformRelease,
 } from "./render-k8s";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap } from "./render-cache";
@@ -73,8 +78,10 @@ export class DisaggInference extends pulumi.ComponentResource {
     const inNs = { ...child, dependsOn: [ns] };
     const deps: pulumi.Resource[] = [ns, ...this.secret(name, r, args, inNs)];
     const pvc = renderModelCachePvc(r);
-    if (pvc) deps.push(new k8s.core.v1.PersistentVolumeClaim(`${name}-model-cache`, pvc, { ...inNs, retainOnDelete: true }));
-    for (const { role, configMap } of renderEngineConfigMaps(r)) deps.push(new k8s.core.v1.ConfigMap(`${name}-engine-${role}`, configMap, inNs));
+    if (pvc)
+      deps.push(new k8s.core.v1.PersistentVolumeClaim(`${name}-model-cache`, pvc, { ...inNs, retainOnDelete: true }));
+    for (const { role, configMap } of renderEngineConfigMaps(r))
+      deps.push(new k8s.core.v1.ConfigMap(`${name}-engine-${role}`, configMap, inNs));
     const prefetch = renderPrefetchConfigMap(r);
     if (prefetch) deps.push(new k8s.core.v1.ConfigMap(`${name}-model-prefetch`, prefetch, inNs));
     const lb = renderFrontendLoadBalancer(r);
@@ -85,34 +92,62 @@ export class DisaggInference extends pulumi.ComponentResource {
     const graph = pulumi.output(args.image).apply((image) => checkedGraph(r, image));
     this.graph = new k8s.apiextensions.CustomResource(
       `${name}-graph`,
-      { apiVersion: DGD_API_VERSION, kind: DGD_KIND, metadata: graph.apply((g) => g.metadata), spec: graph.apply((g) => g.spec) },
+      {
+        apiVersion: DGD_API_VERSION,
+        kind: DGD_KIND,
+        metadata: graph.apply((g) => g.metadata),
+        spec: graph.apply((g) => g.spec),
+      },
       { ...child, dependsOn: deps },
     );
 
     this.graphName = pulumi.output(r.graphName);
     this.frontendUrl = pulumi.output(frontendUrl(r));
     this.servedModelName = pulumi.output(r.servedModelName);
-    this.workerCommands = pulumi.output(Object.fromEntries(SERVING_ROLES.map((role) => [role, commandLine(engineFor(r, role))])) as Record<ServingRole, string>);
+    this.workerCommands = pulumi.output(
+      Object.fromEntries(SERVING_ROLES.map((role) => [role, commandLine(engineFor(r, role))])) as Record<
+        ServingRole,
+        string
+      >,
+    );
     this.workers = pulumi.output(workerPlan(r));
     this.registerOutputs({
-      graphName: this.graphName, frontendUrl: this.frontendUrl, servedModelName: this.servedModelName,
-      workerCommands: this.workerCommands, workers: this.workers,
+      graphName: this.graphName,
+      frontendUrl: this.frontendUrl,
+      servedModelName: this.servedModelName,
+      workerCommands: this.workerCommands,
+      workers: this.workers,
     });
   }
 
   /** The HF secret (created only when no existing secret is named); stringData is a Pulumi secret. */
-  private secret(name: string, r: ResolvedInference, args: DisaggInferenceArgs, o: pulumi.CustomResourceOptions): pulumi.Resource[] {
+  private secret(
+    name: string,
+    r: ResolvedInference,
+    args: DisaggInferenceArgs,
+    o: pulumi.CustomResourceOptions,
+  ): pulumi.Resource[] {
     if (!r.createHfSecret || args.hfToken === undefined) return [];
     const shape = renderHfSecret(r, "");
     const stringData = pulumi.secret(pulumi.output(args.hfToken).apply((t) => renderHfSecret(r, t).stringData));
-    return [new k8s.core.v1.Secret(`${name}-hf-token`, { metadata: shape.metadata, type: shape.type, stringData }, { ...o, additionalSecretOutputs: ["stringData", "data"] })];
+    return [
+      new k8s.core.v1.Secret(
+        `${name}-hf-token`,
+        { metadata: shape.metadata, type: shape.type, stringData },
+        { ...o, additionalSecretOutputs: ["stringData", "data"] },
+      ),
+    ];
   }
 
   /**
    * The `dynamo-platform` release (operator + CRDs). The graph lists it in `dependsOn`, so the
    * DynamoGraphDeployment CRD exists (and the operator's webhook answers) before the graph is sent.
    */
-  private platform(name: string, r: ResolvedInference, o: pulumi.CustomResourceOptions): k8s.helm.v3.Release | undefined {
+  private platform(
+    name: string,
+    r: ResolvedInference,
+    o: pulumi.CustomResourceOptions,
+  ): k8s.helm.v3.Release | undefined {
     const rel = renderPlatformRelease(r);
     return rel ? new k8s.helm.v3.Release(`${name}-dynamo-platform`, rel, o) : undefined;
   }

@@ -29,7 +29,9 @@ function prefetchScriptPath(): string {
     const shipped = path.join(dir, "components", "inference", "prefetch", PREFETCH_FILE);
     if (fs.existsSync(shipped)) return shipped;
   }
-  throw new Error(`cannot find components/inference/prefetch/${PREFETCH_FILE} above ${__dirname}: the package is incomplete; reinstall it`);
+  throw new Error(
+    `cannot find components/inference/prefetch/${PREFETCH_FILE} above ${__dirname}: the package is incomplete; reinstall it`,
+  );
 }
 
 export const PREFETCH_SCRIPT: string = fs.readFileSync(prefetchScriptPath(), "utf8");

@@ -14,7 +14,13 @@ import { graphNames } from "../_shared/names";
 import { ModelCacheMode, ResolvedInference } from "./args";
 import type { EnvVar } from "./engine";
 import {
-  DEFAULT_MODEL_REVISION, modelCacheDir, NODE_CACHE_MOUNT, nodeCacheHostPath, PREFETCH_FILE, PREFETCH_SCRIPT, PREFETCH_SHA256,
+  DEFAULT_MODEL_REVISION,
+  modelCacheDir,
+  NODE_CACHE_MOUNT,
+  nodeCacheHostPath,
+  PREFETCH_FILE,
+  PREFETCH_SCRIPT,
+  PREFETCH_SHA256,
 } from "./prefetch";
 
 /** Volume names in the worker pod. */
@@ -59,14 +65,22 @@ export function prefetchConfigMapName(r: Pick<ResolvedInference, "graphName">): 
 /** The ConfigMap with the prefetch script, in `local-nvme` mode. */
 export function renderPrefetchConfigMap(r: ResolvedInference) {
   if (!usesNodeCache(r)) return undefined;
-  return { apiVersion: "v1" as const, kind: "ConfigMap" as const, metadata: { name: prefetchConfigMapName(r), namespace: r.namespace }, data: { [PREFETCH_FILE]: PREFETCH_SCRIPT } };
+  return {
+    apiVersion: "v1" as const,
+    kind: "ConfigMap" as const,
+    metadata: { name: prefetchConfigMapName(r), namespace: r.namespace },
+    data: { [PREFETCH_FILE]: PREFETCH_SCRIPT },
+  };
 }
 
 /** The pod volumes of the node cache and the script. */
 export function nodeCacheVolumes(r: ResolvedInference): object[] {
   if (!usesNodeCache(r) || !r.pool.localNvme) return [];
   return [
-    { name: NODE_CACHE_VOLUME, hostPath: { path: nodeCacheHostPath(r.pool.localNvme.mountPath), type: "DirectoryOrCreate" } },
+    {
+      name: NODE_CACHE_VOLUME,
+      hostPath: { path: nodeCacheHostPath(r.pool.localNvme.mountPath), type: "DirectoryOrCreate" },
+    },
     { name: PREFETCH_VOLUME, configMap: { name: prefetchConfigMapName(r), defaultMode: 0o444 } },
   ];
 }
@@ -81,7 +95,10 @@ export function nodeCacheEnv(r: ResolvedInference): EnvVar[] {
   return usesNodeCache(r) ? [{ name: "HF_HUB_OFFLINE", value: "1" }] : [];
 }
 
-const token = (secret: string) => ({ name: "HF_TOKEN", valueFrom: { secretKeyRef: { name: secret, key: "HF_TOKEN" } } });
+const token = (secret: string) => ({
+  name: "HF_TOKEN",
+  valueFrom: { secretKeyRef: { name: secret, key: "HF_TOKEN" } },
+});
 
 /** The two init containers: `cache-owner` (root, CHOWN only) and `model-prefetch` (non-root). */
 export function nodeCacheInitContainers(r: ResolvedInference, image: string): object[] {
@@ -94,7 +111,12 @@ export function nodeCacheInitContainers(r: ResolvedInference, image: string): ob
       name: "cache-owner",
       image,
       command: ["chown", `${uid}:${uid}`, NODE_CACHE_MOUNT],
-      securityContext: { ...locked, runAsUser: 0, runAsNonRoot: false, capabilities: { drop: ["ALL"], add: ["CHOWN"] } },
+      securityContext: {
+        ...locked,
+        runAsUser: 0,
+        runAsNonRoot: false,
+        capabilities: { drop: ["ALL"], add: ["CHOWN"] },
+      },
       resources: small,
       volumeMounts: [{ name: NODE_CACHE_VOLUME, mountPath: NODE_CACHE_MOUNT }],
     },
@@ -109,9 +131,18 @@ export function nodeCacheInitContainers(r: ResolvedInference, image: string): ob
         { name: "DOWNLOAD_BUDGET_SECONDS", value: String(r.modelDownloadBudgetSeconds) },
         token(r.hfSecretName ?? graphNames(r.graphName, r.namespace).hfSecret),
       ],
-      securityContext: { ...locked, runAsNonRoot: true, runAsUser: r.runAsUser, runAsGroup: r.runAsUser, capabilities: { drop: ["ALL"] } },
+      securityContext: {
+        ...locked,
+        runAsNonRoot: true,
+        runAsUser: r.runAsUser,
+        runAsGroup: r.runAsUser,
+        capabilities: { drop: ["ALL"] },
+      },
       resources: { requests: { cpu: "2", memory: "2Gi" }, limits: { memory: "8Gi" } },
-      volumeMounts: [{ name: NODE_CACHE_VOLUME, mountPath: NODE_CACHE_MOUNT }, { name: PREFETCH_VOLUME, mountPath: PREFETCH_DIR, readOnly: true }],
+      volumeMounts: [
+        { name: NODE_CACHE_VOLUME, mountPath: NODE_CACHE_MOUNT },
+        { name: PREFETCH_VOLUME, mountPath: PREFETCH_DIR, readOnly: true },
+      ],
     },
   ];
 }

@@ -9,15 +9,26 @@ import { GraphService, DynamoPort, DynamoPortName, OperatorLabel, PlanAnnotation
 import { INSTANCES } from "../catalog/instances";
 import { Placement, ResolvedInference } from "./args";
 import {
-  KvTransport, ServingRole, STARTUP_PERIOD_SECONDS, usesEfa,
-  startupFailureThreshold, waitTimeoutSeconds, workerShape, WorkerShape,
+  KvTransport,
+  ServingRole,
+  STARTUP_PERIOD_SECONDS,
+  usesEfa,
+  startupFailureThreshold,
+  waitTimeoutSeconds,
+  workerShape,
+  WorkerShape,
 } from "./derive";
 import { engineFor, EngineParts, EnvVar } from "./engine";
 import { KV_TRANSPORT_ANNOTATION } from "./transport";
 import { modelFitAnnotations } from "./fit";
 import { graphFitAnnotations } from "./fit-annotations";
 import {
-  cacheGraphAnnotations, nodeCacheAnnotations, nodeCacheEnv, nodeCacheInitContainers, nodeCacheMainMounts, nodeCacheVolumes,
+  cacheGraphAnnotations,
+  nodeCacheAnnotations,
+  nodeCacheEnv,
+  nodeCacheInitContainers,
+  nodeCacheMainMounts,
+  nodeCacheVolumes,
 } from "./render-cache";
 
 /** API version and kind of the graph. */
@@ -66,7 +77,8 @@ function annotations(r: ResolvedInference): Record<string, string> {
   if (r.imageCudaArchs) a[PlanAnnotation.ImageCudaArchs] = r.imageCudaArchs.join(",");
   if (r.imageCudaToolkit) a[PlanAnnotation.ImageCudaToolkit] = r.imageCudaToolkit;
   const row = INSTANCES.get(r.pool.instanceType);
-  if (row && row.efaHugepages2Mi !== r.pool.hugepages2MiPerNode) a[PlanAnnotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
+  if (row && row.efaHugepages2Mi !== r.pool.hugepages2MiPerNode)
+    a[PlanAnnotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
   return { ...a, ...cacheGraphAnnotations(r), ...modelFitAnnotations(r), ...graphFitAnnotations(r) };
 }
 
@@ -96,7 +108,11 @@ function workerResources(shape: WorkerShape) {
   if (shape.efaPerWorker > 0) custom[EFA_RESOURCE] = String(shape.efaPerWorker);
   const huge = shape.hugepages2MiPages > 0 ? { "hugepages-2Mi": `${shape.hugepages2MiMi}Mi` } : {};
   return {
-    requests: { cpu: String(shape.cpu), memory: `${shape.memoryGiB}Gi`, ...(shape.hugepages2MiPages > 0 ? { custom: huge } : {}) },
+    requests: {
+      cpu: String(shape.cpu),
+      memory: `${shape.memoryGiB}Gi`,
+      ...(shape.hugepages2MiPages > 0 ? { custom: huge } : {}),
+    },
     limits: { memory: `${shape.memoryGiB}Gi`, gpu: String(shape.gpusPerWorker), custom: { ...custom, ...huge } },
   };
 }
@@ -156,7 +172,10 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
   const { vols, mounts } = volumes(r, shape, engine);
   const affinity = workerAffinity(r, role);
   const names = graphNames(r.graphName, r.namespace);
-  const podAnnotations = { ...(engine.file ? { "dynamo-efa/engine-config-sha256": engine.file.sha256 } : {}), ...nodeCacheAnnotations(r) };
+  const podAnnotations = {
+    ...(engine.file ? { "dynamo-efa/engine-config-sha256": engine.file.sha256 } : {}),
+    ...nodeCacheAnnotations(r),
+  };
   const initContainers = nodeCacheInitContainers(r, image);
   return {
     componentType: "worker",
@@ -170,7 +189,9 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
     ...(Object.keys(podAnnotations).length > 0 ? { extraPodMetadata: { annotations: podAnnotations } } : {}),
     readinessProbe: {
       httpGet: { path: "/health", port: DynamoPortName.WorkerSystem },
-      periodSeconds: 10, timeoutSeconds: 4, failureThreshold: 3,
+      periodSeconds: 10,
+      timeoutSeconds: 4,
+      failureThreshold: 3,
     },
     extraPodSpec: {
       nodeSelector: { ...r.pool.nodeSelector },
@@ -185,7 +206,9 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
         args: [...engine.args],
         startupProbe: {
           httpGet: { path: "/live", port: DynamoPortName.WorkerSystem },
-          periodSeconds: STARTUP_PERIOD_SECONDS, timeoutSeconds: 5, failureThreshold: startupFailureThreshold(r),
+          periodSeconds: STARTUP_PERIOD_SECONDS,
+          timeoutSeconds: 5,
+          failureThreshold: startupFailureThreshold(r),
         },
         securityContext: workerSecurity(r, efa),
         ...(mounts.length > 0 ? { volumeMounts: mounts } : {}),
@@ -207,7 +230,12 @@ export function renderFrontend(r: ResolvedInference, image: string): Record<stri
         image,
         command: ["python3", "-m", "dynamo.frontend"],
         args: ["--http-port", String(DynamoPort.FrontendHttp)],
-        securityContext: { runAsNonRoot: true, runAsUser: r.runAsUser, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+        securityContext: {
+          runAsNonRoot: true,
+          runAsUser: r.runAsUser,
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ["ALL"] },
+        },
       },
     },
   };
@@ -217,8 +245,16 @@ export function renderFrontend(r: ResolvedInference, image: string): Record<stri
 export interface DgdObject {
   readonly apiVersion: typeof DGD_API_VERSION;
   readonly kind: typeof DGD_KIND;
-  readonly metadata: { readonly name: string; readonly namespace: string; readonly annotations: Record<string, string> };
-  readonly spec: { readonly backendFramework: string; readonly services: Record<GraphService, Record<string, unknown>>; readonly pvcs?: object[] };
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace: string;
+    readonly annotations: Record<string, string>;
+  };
+  readonly spec: {
+    readonly backendFramework: string;
+    readonly services: Record<GraphService, Record<string, unknown>>;
+    readonly pvcs?: object[];
+  };
 }
 
 /** The whole DynamoGraphDeployment. */

@@ -43,11 +43,29 @@ export function renderModelCachePvc(r: ResolvedInference) {
 }
 
 /** ConfigMaps holding engine files (TRT-LLM engine args), one per role; none for vLLM. */
-export function renderEngineConfigMaps(r: ResolvedInference): { role: ServingRole; configMap: { apiVersion: "v1"; kind: "ConfigMap"; metadata: { name: string; namespace: string }; data: Record<string, string> } }[] {
+export function renderEngineConfigMaps(r: ResolvedInference): {
+  role: ServingRole;
+  configMap: {
+    apiVersion: "v1";
+    kind: "ConfigMap";
+    metadata: { name: string; namespace: string };
+    data: Record<string, string>;
+  };
+}[] {
   return SERVING_ROLES.flatMap((role) => {
     const f = engineFor(r, role).file;
     if (!f) return [];
-    return [{ role, configMap: { apiVersion: "v1" as const, kind: "ConfigMap" as const, metadata: { name: f.configMapName, namespace: r.namespace }, data: { [f.key]: f.content } } }];
+    return [
+      {
+        role,
+        configMap: {
+          apiVersion: "v1" as const,
+          kind: "ConfigMap" as const,
+          metadata: { name: f.configMapName, namespace: r.namespace },
+          data: { [f.key]: f.content },
+        },
+      },
+    ];
   });
 }
 

@@ -6,7 +6,15 @@ import { graphNames, DynamoPort } from "../_shared/names";
 import { ResolvedInference } from "./args";
 import { KvTransport, SERVING_ROLES, ServingRole, workerShape } from "./derive";
 import { commandLine, engineFor } from "./engine";
-import { HelmReleaseSpec, renderEngineConfigMaps, renderFrontendLoadBalancer, renderHfSecret, renderModelCachePvc, renderNamespace, renderPlatformRelease } from "./render-k8s";
+import {
+  HelmReleaseSpec,
+  renderEngineConfigMaps,
+  renderFrontendLoadBalancer,
+  renderHfSecret,
+  renderModelCachePvc,
+  renderNamespace,
+  renderPlatformRelease,
+} from "./render-k8s";
 import { DgdObject, renderGraph } from "./render-graph";
 import { renderPrefetchConfigMap } from "./render-cache";
 
@@ -71,12 +79,16 @@ export interface RenderedInference {
  * replaced by a placeholder unless given.
  */
 export function renderInference(r: ResolvedInference, hfToken: string = REDACTED_TOKEN): RenderedInference {
-  if (r.image === undefined) throw new Error("renderInference needs the image ref as a plain string (resolveArgs(name, settings, image))");
+  if (r.image === undefined)
+    throw new Error("renderInference needs the image ref as a plain string (resolveArgs(name, settings, image))");
   return {
     namespace: renderNamespace(r),
     hfSecret: r.createHfSecret ? renderHfSecret(r, hfToken) : undefined,
     modelCachePvc: renderModelCachePvc(r),
-    engineConfigMaps: [...renderEngineConfigMaps(r).map((c) => c.configMap), ...[renderPrefetchConfigMap(r)].filter((c) => c !== undefined)],
+    engineConfigMaps: [
+      ...renderEngineConfigMaps(r).map((c) => c.configMap),
+      ...[renderPrefetchConfigMap(r)].filter((c) => c !== undefined),
+    ],
     frontendLoadBalancer: renderFrontendLoadBalancer(r),
     helm: renderPlatformRelease(r),
     graph: renderGraph(r, r.image),

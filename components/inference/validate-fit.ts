@@ -19,16 +19,25 @@ const gib = (n: number) => `${n.toFixed(1)} GiB`;
 const int = (n: number) => n.toLocaleString("en-US");
 
 function fitInput(r: ResolvedInference, model: ModelFacts, instance: GpuInstance, tp: number): FitInput {
-  return { model, instance, backend: r.backend, tensorParallel: tp, gpuMemoryUtilization: r.gpuMemoryUtilization, maxModelLen: r.maxModelLen, kvCacheDtype: r.kvCacheDtype };
+  return {
+    model,
+    instance,
+    backend: r.backend,
+    tensorParallel: tp,
+    gpuMemoryUtilization: r.gpuMemoryUtilization,
+    maxModelLen: r.maxModelLen,
+    kvCacheDtype: r.kvCacheDtype,
+  };
 }
 
 /** Why `tp` GPUs per worker do not run the model, or undefined when they do. */
 function misfit(r: ResolvedInference, m: ModelFacts, f: WorkerFit, tp: number): string | undefined {
   const split = headSplitProblem(m, tp);
   if (split) return split;
-  const budget = r.backend === "trtllm"
-    ? `${f.gpuMemoryGiB} GiB - ${RUNTIME_RESERVE_GIB} GiB runtime reserve`
-    : `${f.gpuMemoryGiB} GiB x gpuMemoryUtilization ${r.gpuMemoryUtilization} - ${RUNTIME_RESERVE_GIB} GiB runtime reserve`;
+  const budget =
+    r.backend === "trtllm"
+      ? `${f.gpuMemoryGiB} GiB - ${RUNTIME_RESERVE_GIB} GiB runtime reserve`
+      : `${f.gpuMemoryGiB} GiB x gpuMemoryUtilization ${r.gpuMemoryUtilization} - ${RUNTIME_RESERVE_GIB} GiB runtime reserve`;
   if (!f.weightsFit) {
     return `${show(m.id)} has ${gib(m.weightBytes / 2 ** 30)} of ${m.weightDtype} weights (${(m.paramsTotal / 1e9).toFixed(2)}B parameters): ${gib(f.weightsGiBPerGpu)} per GPU at tensor parallel ${tp}, more than the ${gib(f.usableGiBPerGpu)} one GPU offers (${budget})`;
   }
@@ -39,7 +48,11 @@ function misfit(r: ResolvedInference, m: ModelFacts, f: WorkerFit, tp: number): 
 }
 
 /** The smallest GPUs per worker (a divisor of the node's GPUs, whole EFA devices) that runs the model. */
-export function smallestFit(r: ResolvedInference, m: ModelFacts, instance: GpuInstance): { tp: number; fit: WorkerFit } | undefined {
+export function smallestFit(
+  r: ResolvedInference,
+  m: ModelFacts,
+  instance: GpuInstance,
+): { tp: number; fit: WorkerFit } | undefined {
   for (let tp = 1; tp <= r.pool.gpusPerNode; tp++) {
     if (r.pool.gpusPerNode % tp !== 0) continue;
     const efa = efaPerWorker(r.pool, tp);
@@ -59,26 +72,50 @@ function remedy(r: ResolvedInference, m: ModelFacts, instance: GpuInstance): str
   return `the smallest gpusPerWorker that fits is ${best.tp} (${gib(f.weightsGiBPerGpu)} of weights and ${gib(f.kvCacheGiBPerGpu)} of KV cache per GPU, ${int(f.kvCapacityTokens)} tokens = ${int(f.maxConcurrentAtMaxLen)} sequences of ${int(r.maxModelLen)}); replicas x gpusPerWorker must still fit the pool`;
 }
 
-function roleProblem(r: ResolvedInference, role: ServingRole, m: ModelFacts, instance: GpuInstance, at: (k: string) => string): Problem[] {
+function roleProblem(
+  r: ResolvedInference,
+  role: ServingRole,
+  m: ModelFacts,
+  instance: GpuInstance,
+  at: (k: string) => string,
+): Problem[] {
   const tp = roleArgs(r, role).gpusPerWorker;
   const why = misfit(r, m, workerFit(fitInput(r, m, instance, tp)), tp);
   if (!why) return [];
-  return [{ propertyPath: at(`${role}.gpusPerWorker`), reason: `(${tp}) does not run the model on ${instance.name}: ${why}. Fix: ${remedy(r, m, instance)}` }];
+  return [
+    {
+      propertyPath: at(`${role}.gpusPerWorker`),
+      reason: `(${tp}) does not run the model on ${instance.name}: ${why}. Fix: ${remedy(r, m, instance)}`,
+    },
+  ];
 }
 
 /** Problems with a stated `modelShape` (types are the config schema's; these are the relations). */
 function shapeProblems(r: ResolvedInference, s: ModelShape, at: (k: string) => string): Problem[] {
   const row = modelRow(r.model);
-  if (row) return [{ propertyPath: at("modelShape"), reason: `must not be set for ${show(r.model)}: the model catalog knows it (${row.source}); remove modelShape` }];
+  if (row)
+    return [
+      {
+        propertyPath: at("modelShape"),
+        reason: `must not be set for ${show(r.model)}: the model catalog knows it (${row.source}); remove modelShape`,
+      },
+    ];
   const out: Problem[] = [];
   const L = MODEL_SHAPE_LIMITS;
-  for (const k of ["layers", "attentionHeads", "maxContext"] as const) out.push(...checkRange(at(`modelShape.${k}`), s[k], L[k]));
+  for (const k of ["layers", "attentionHeads", "maxContext"] as const)
+    out.push(...checkRange(at(`modelShape.${k}`), s[k], L[k]));
   out.push(...checkNumberRange(at("modelShape.paramsB"), s.paramsB, L.paramsB, "a number of billions of parameters"));
   for (const k of ["kvHeads", "headDim"] as const) {
     if (s[k] !== undefined) out.push(...checkRange(at(`modelShape.${k}`), s[k], L[k]));
-    else if (!s.mla) out.push({ propertyPath: at(`modelShape.${k}`), reason: "is required unless modelShape.mla is set (config.json num_key_value_heads / head_dim)" });
+    else if (!s.mla)
+      out.push({
+        propertyPath: at(`modelShape.${k}`),
+        reason: "is required unless modelShape.mla is set (config.json num_key_value_heads / head_dim)",
+      });
   }
-  if (s.mla) for (const k of ["kvLoraRank", "qkRopeHeadDim"] as const) out.push(...checkRange(at(`modelShape.mla.${k}`), s.mla[k], L[k]));
+  if (s.mla)
+    for (const k of ["kvLoraRank", "qkRopeHeadDim"] as const)
+      out.push(...checkRange(at(`modelShape.mla.${k}`), s.mla[k], L[k]));
   return out;
 }
 
@@ -93,7 +130,10 @@ export function validateModelFit(r: ResolvedInference, at: (k: string) => string
   if (!m || !instance) return [];
   const out: Problem[] = [];
   if (r.maxModelLen > m.maxContext) {
-    out.push({ propertyPath: at("maxModelLen"), reason: `(${int(r.maxModelLen)}) is above ${show(m.id)}'s maximum context of ${int(m.maxContext)} tokens (max_position_embeddings); use at most ${m.maxContext}` });
+    out.push({
+      propertyPath: at("maxModelLen"),
+      reason: `(${int(r.maxModelLen)}) is above ${show(m.id)}'s maximum context of ${int(m.maxContext)} tokens (max_position_embeddings); use at most ${m.maxContext}`,
+    });
     return out;
   }
   for (const role of SERVING_ROLES) out.push(...roleProblem(r, role, m, instance, at));

@@ -8,7 +8,16 @@ import { checkNumberRange, checkRange } from "../_shared/limits";
 import { K8S_NAME } from "../_shared/names";
 import { didYouMean, oneOf } from "../_shared/suggest";
 import { Backend, FrontendServiceType, ModelCacheMode, Placement, ResolvedInference } from "./args";
-import { efaPerWorker, poolHasEfa, roleArgs, ServingRole, SERVING_ROLES, totalGpus, usesEfa, workerShape } from "./derive";
+import {
+  efaPerWorker,
+  poolHasEfa,
+  roleArgs,
+  ServingRole,
+  SERVING_ROLES,
+  totalGpus,
+  usesEfa,
+  workerShape,
+} from "./derive";
 import { INFERENCE_LIMITS, ROLE_LIMITS } from "./limits";
 import { KvTransportChoice } from "./transport";
 import { validateModelFit } from "./validate-fit";
@@ -25,34 +34,56 @@ const choices = <T extends Record<string, string>>(o: T): string[] => Object.val
 /** Problems with the image ref (also used at deploy time when the ref is an Output). */
 export function validateImage(image: string, path = "image"): Problem[] {
   if (DIGEST_PINNED.test(image)) return [];
-  return [{ propertyPath: path, reason: `must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got ${show(image)}. Use the image component's imageRef or append the digest shown by \`docker buildx imagetools inspect\`` }];
+  return [
+    {
+      propertyPath: path,
+      reason: `must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got ${show(image)}. Use the image component's imageRef or append the digest shown by \`docker buildx imagetools inspect\``,
+    },
+  ];
 }
 
 function closedChoice(path: string, value: string, allowed: readonly string[]): Problem[] {
   if (allowed.includes(value)) return [];
-  return [{ propertyPath: path, reason: `must be ${oneOf(allowed)}; got ${show(value)}${didYouMean(String(value), allowed)}` }];
+  return [
+    {
+      propertyPath: path,
+      reason: `must be ${oneOf(allowed)}; got ${show(value)}${didYouMean(String(value), allowed)}`,
+    },
+  ];
 }
 
 function validateRole(r: ResolvedInference, role: ServingRole, at: (k: string) => string): Problem[] {
   const a = roleArgs(r, role);
   const base = at(role);
-  const out = [...checkRange(joinPath(base, "replicas"), a.replicas, ROLE_LIMITS.replicas), ...checkRange(joinPath(base, "gpusPerWorker"), a.gpusPerWorker, ROLE_LIMITS.gpusPerWorker)];
+  const out = [
+    ...checkRange(joinPath(base, "replicas"), a.replicas, ROLE_LIMITS.replicas),
+    ...checkRange(joinPath(base, "gpusPerWorker"), a.gpusPerWorker, ROLE_LIMITS.gpusPerWorker),
+  ];
   if (out.length > 0 || !r.pool) return out;
   const p = r.pool;
   const gpw = joinPath(base, "gpusPerWorker");
   if (p.gpusPerNode % a.gpusPerWorker !== 0) {
-    out.push({ propertyPath: gpw, reason: `(${a.gpusPerWorker}) must divide the ${p.gpusPerNode} GPUs of a ${p.instanceType} node; use one of ${divisors(p.gpusPerNode).join(", ")}` });
+    out.push({
+      propertyPath: gpw,
+      reason: `(${a.gpusPerWorker}) must divide the ${p.gpusPerNode} GPUs of a ${p.instanceType} node; use one of ${divisors(p.gpusPerNode).join(", ")}`,
+    });
     return out;
   }
   if (usesEfa(r)) {
     const efa = efaPerWorker(p, a.gpusPerWorker);
     if (!Number.isInteger(efa) || efa < 1) {
       const min = Math.ceil(1 / p.efaPerGpu);
-      out.push({ propertyPath: gpw, reason: `(${a.gpusPerWorker}) gives ${efa} EFA devices per worker on ${p.instanceType} (${p.efaPerGpu} EFA per GPU); a worker needs a whole number >= 1 of EFA devices: use a multiple of ${min} GPUs per worker` });
+      out.push({
+        propertyPath: gpw,
+        reason: `(${a.gpusPerWorker}) gives ${efa} EFA devices per worker on ${p.instanceType} (${p.efaPerGpu} EFA per GPU); a worker needs a whole number >= 1 of EFA devices: use a multiple of ${min} GPUs per worker`,
+      });
     }
   }
   if (r.placement === Placement.SeparateNodes && a.replicas * a.gpusPerWorker > p.gpusPerNode) {
-    out.push({ propertyPath: base, reason: `${a.replicas} x ${a.gpusPerWorker} GPU = ${a.replicas * a.gpusPerWorker} GPUs do not fit on one ${p.gpusPerNode}-GPU ${p.instanceType} node; placement "separate-nodes" keeps every ${role} worker on one node. Lower replicas or gpusPerWorker, or set placement "any"` });
+    out.push({
+      propertyPath: base,
+      reason: `${a.replicas} x ${a.gpusPerWorker} GPU = ${a.replicas * a.gpusPerWorker} GPUs do not fit on one ${p.gpusPerNode}-GPU ${p.instanceType} node; placement "separate-nodes" keeps every ${role} worker on one node. Lower replicas or gpusPerWorker, or set placement "any"`,
+    });
   }
   return out;
 }
@@ -64,7 +95,12 @@ function validateHugepages(r: ResolvedInference, at: (k: string) => string): Pro
   const shapes = SERVING_ROLES.map((role) => workerShape(r, role));
   const worst = shapes.reduce((a, b) => (b.workersPerNode > a.workersPerNode ? b : a));
   if (worst.hugepages2MiPages >= 1) return [];
-  return [{ propertyPath: at("gpuPool.hugepages2MiPerNode"), reason: `(${p.hugepages2MiPerNode}) 2 MiB hugepages per node leave less than one page for each of ${worst.workersPerNode} workers per node; set the value measured on your nodes (HugePages_Total in /proc/meminfo), 0 to run without hugepages (FI_EFA_USE_HUGE_PAGE=0), or use more GPUs per worker` }];
+  return [
+    {
+      propertyPath: at("gpuPool.hugepages2MiPerNode"),
+      reason: `(${p.hugepages2MiPerNode}) 2 MiB hugepages per node leave less than one page for each of ${worst.workersPerNode} workers per node; set the value measured on your nodes (HugePages_Total in /proc/meminfo), 0 to run without hugepages (FI_EFA_USE_HUGE_PAGE=0), or use more GPUs per worker`,
+    },
+  ];
 }
 
 function divisors(n: number): number[] {
@@ -73,24 +109,45 @@ function divisors(n: number): number[] {
 
 function validatePool(r: ResolvedInference, at: (k: string) => string): Problem[] {
   const p = r.pool;
-  if (!p) return [{ propertyPath: at("gpuPool"), reason: "is required: pass EfaCluster.gpuPools[<name>] or GpuPoolFacts written by hand" }];
+  if (!p)
+    return [
+      {
+        propertyPath: at("gpuPool"),
+        reason: "is required: pass EfaCluster.gpuPools[<name>] or GpuPoolFacts written by hand",
+      },
+    ];
   const out: Problem[] = [];
   if (p.cpuArch !== CpuArch.X86_64) {
-    out.push({ propertyPath: at("gpuPool.cpuArch"), reason: `must be "x86_64" (the combined image is linux/amd64); got ${show(p.cpuArch)}` });
+    out.push({
+      propertyPath: at("gpuPool.cpuArch"),
+      reason: `must be "x86_64" (the combined image is linux/amd64); got ${show(p.cpuArch)}`,
+    });
   }
   if (usesEfa(r) && p.gpuDirectRdma !== true) {
-    out.push({ propertyPath: at("gpuPool"), reason: `pool ${show(p.name)} (${p.instanceType}) has EFA but no GPUDirect RDMA (${show(p.gpuDirectRdma)}); NIXL's LIBFABRIC plugin needs it to move KV cache from GPU memory. Use a P-family pool (p4d, p5, p5e, p5en, p6) or disable EFA on this pool (KV then moves over UCX)` });
+    out.push({
+      propertyPath: at("gpuPool"),
+      reason: `pool ${show(p.name)} (${p.instanceType}) has EFA but no GPUDirect RDMA (${show(p.gpuDirectRdma)}); NIXL's LIBFABRIC plugin needs it to move KV cache from GPU memory. Use a P-family pool (p4d, p5, p5e, p5en, p6) or disable EFA on this pool (KV then moves over UCX)`,
+    });
   }
   const want = totalGpus(r);
   const have = p.nodes * p.gpusPerNode;
   if (Number.isFinite(want) && want > have) {
-    out.push({ propertyPath: at("gpuPool"), reason: `prefill ${r.prefill.replicas} x ${r.prefill.gpusPerWorker} GPU + decode ${r.decode.replicas} x ${r.decode.gpusPerWorker} GPU = ${want} GPUs exceed the pool's ${have} GPUs (${p.nodes} x ${p.instanceType} x ${p.gpusPerNode}); add nodes or lower replicas` });
+    out.push({
+      propertyPath: at("gpuPool"),
+      reason: `prefill ${r.prefill.replicas} x ${r.prefill.gpusPerWorker} GPU + decode ${r.decode.replicas} x ${r.decode.gpusPerWorker} GPU = ${want} GPUs exceed the pool's ${have} GPUs (${p.nodes} x ${p.instanceType} x ${p.gpusPerNode}); add nodes or lower replicas`,
+    });
   }
   if (r.kvTransportChoice === KvTransportChoice.Libfabric && !poolHasEfa(p)) {
-    out.push({ propertyPath: at("kvTransport"), reason: `"libfabric" moves KV over EFA, but pool ${show(p.name)} (${p.instanceType}) has no EFA attached; use "auto" or "ucx" (KV over TCP), or a P-family pool with EFA` });
+    out.push({
+      propertyPath: at("kvTransport"),
+      reason: `"libfabric" moves KV over EFA, but pool ${show(p.name)} (${p.instanceType}) has no EFA attached; use "auto" or "ucx" (KV over TCP), or a P-family pool with EFA`,
+    });
   }
   if (r.placement === Placement.SeparateNodes && p.nodes < 2) {
-    out.push({ propertyPath: at("placement"), reason: `"separate-nodes" needs a pool of >= 2 nodes; pool ${show(p.name)} has ${p.nodes}. Add a node or set placement "any"` });
+    out.push({
+      propertyPath: at("placement"),
+      reason: `"separate-nodes" needs a pool of >= 2 nodes; pool ${show(p.name)} has ${p.nodes}. Add a node or set placement "any"`,
+    });
   }
   return out;
 }
@@ -104,41 +161,84 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
     ...checkRange(at("maxModelLen"), r.maxModelLen, INFERENCE_LIMITS.maxModelLen),
     ...checkRange(at("modelLoadBudgetSeconds"), r.modelLoadBudgetSeconds, INFERENCE_LIMITS.modelLoadBudgetSeconds),
     ...checkRange(at("frontend.replicas"), r.frontend.replicas, INFERENCE_LIMITS.frontendReplicas),
-    ...checkNumberRange(at("gpuMemoryUtilization"), r.gpuMemoryUtilization, INFERENCE_LIMITS.gpuMemoryUtilization, "a fraction", 0.85),
+    ...checkNumberRange(
+      at("gpuMemoryUtilization"),
+      r.gpuMemoryUtilization,
+      INFERENCE_LIMITS.gpuMemoryUtilization,
+      "a fraction",
+      0.85,
+    ),
   ];
   if (typeof r.model !== "string" || r.model.trim() === "") {
-    out.push({ propertyPath: at("model"), reason: `must name a model, e.g. "meta-llama/Llama-3.1-8B-Instruct"; got ${show(r.model)}` });
+    out.push({
+      propertyPath: at("model"),
+      reason: `must name a model, e.g. "meta-llama/Llama-3.1-8B-Instruct"; got ${show(r.model)}`,
+    });
   }
-  for (const [key, v] of [["namespace", r.namespace], ["graphName", r.graphName], ["platform.namespace", r.platform.namespace]] as const) {
-    if (!K8S_NAME.test(v)) out.push({ propertyPath: at(key), reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got ${show(v)}` });
+  for (const [key, v] of [
+    ["namespace", r.namespace],
+    ["graphName", r.graphName],
+    ["platform.namespace", r.platform.namespace],
+  ] as const) {
+    if (!K8S_NAME.test(v))
+      out.push({
+        propertyPath: at(key),
+        reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got ${show(v)}`,
+      });
   }
   if (!CHART_VERSION.test(String(r.platform.version))) {
-    out.push({ propertyPath: at("platform.version"), reason: `must be a dynamo-platform chart version such as "1.0.1" (it names the chart tarball on helm.ngc.nvidia.com); got ${show(r.platform.version)}` });
+    out.push({
+      propertyPath: at("platform.version"),
+      reason: `must be a dynamo-platform chart version such as "1.0.1" (it names the chart tarball on helm.ngc.nvidia.com); got ${show(r.platform.version)}`,
+    });
   }
   out.push(...cacheModeProblems(r, at));
   if (r.modelCache) {
     out.push(...checkRange(at("modelCache.sizeGiB"), r.modelCache.sizeGiB, INFERENCE_LIMITS.modelCacheSizeGiB));
-    if (!r.modelCache.storageClassName) out.push({ propertyPath: at("modelCache.storageClassName"), reason: `must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ${show(r.modelCache.storageClassName)}` });
+    if (!r.modelCache.storageClassName)
+      out.push({
+        propertyPath: at("modelCache.storageClassName"),
+        reason: `must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ${show(r.modelCache.storageClassName)}`,
+      });
   }
   return out;
 }
 
 /** The model cache mode against what it needs: a shared volume for `efs`, a pool NVMe array for `local-nvme`. */
 function cacheModeProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
-  const out = [...closedChoice(at("modelCacheMode"), r.modelCacheMode, choices(ModelCacheMode)), ...checkRange(at("modelDownloadBudgetSeconds"), r.modelDownloadBudgetSeconds, INFERENCE_LIMITS.modelDownloadBudgetSeconds)];
+  const out = [
+    ...closedChoice(at("modelCacheMode"), r.modelCacheMode, choices(ModelCacheMode)),
+    ...checkRange(
+      at("modelDownloadBudgetSeconds"),
+      r.modelDownloadBudgetSeconds,
+      INFERENCE_LIMITS.modelDownloadBudgetSeconds,
+    ),
+  ];
   if (r.modelCacheMode === ModelCacheMode.Efs && !r.modelCache) {
-    out.push({ propertyPath: at("modelCache"), reason: `is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCacheGiB)` });
+    out.push({
+      propertyPath: at("modelCache"),
+      reason: `is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCacheGiB)`,
+    });
   }
   if (r.modelCacheMode !== ModelCacheMode.Efs && r.modelCache) {
-    out.push({ propertyPath: at("modelCacheMode"), reason: `(${show(r.modelCacheMode)}) does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume` });
+    out.push({
+      propertyPath: at("modelCacheMode"),
+      reason: `(${show(r.modelCacheMode)}) does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume`,
+    });
   }
   if (r.modelCacheMode === ModelCacheMode.LocalNvme) {
     const weights = typeof r.model === "string" ? modelFacts(r.model, r.modelShape)?.weightBytes : undefined;
     if (r.pool?.localNvme && weights !== undefined && weights > 0.9 * r.pool.localNvme.sizeGB * 1e9) {
-      out.push({ propertyPath: at("modelCacheMode"), reason: `${r.model}'s ${(weights / 1e9).toFixed(0)} GB of weights do not fit 90% of the ${r.pool.localNvme.sizeGB} GB NVMe array of a ${r.pool.instanceType} node (kubelet and container images share it); use "efs" or a type with more instance store` });
+      out.push({
+        propertyPath: at("modelCacheMode"),
+        reason: `${r.model}'s ${(weights / 1e9).toFixed(0)} GB of weights do not fit 90% of the ${r.pool.localNvme.sizeGB} GB NVMe array of a ${r.pool.instanceType} node (kubelet and container images share it); use "efs" or a type with more instance store`,
+      });
     }
     if (r.pool && !r.pool.localNvme) {
-      out.push({ propertyPath: at("modelCacheMode"), reason: `"local-nvme" needs a pool whose nodes put their instance-store NVMe in a RAID0 array; pool ${show(r.pool.name)} (${r.pool.instanceType}) has none. Turn on the pool's localNvme, or use "efs" or "none"` });
+      out.push({
+        propertyPath: at("modelCacheMode"),
+        reason: `"local-nvme" needs a pool whose nodes put their instance-store NVMe in a RAID0 array; pool ${show(r.pool.name)} (${r.pool.instanceType}) has none. Turn on the pool's localNvme, or use "efs" or "none"`,
+      });
     }
   }
   return out;
@@ -158,10 +258,17 @@ export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): 
     if (roleProblems.length === 0 && out.length === 0) out.push(...validateModelFit(r, at));
   }
   if (r.createHfSecret && !hasHfToken) {
-    out.push({ propertyPath: at("hfToken"), reason: "is required unless hfTokenSecretName names an existing Secret with keys HF_TOKEN and HUGGING_FACE_HUB_TOKEN; pass it as a Pulumi secret (config --secret)" });
+    out.push({
+      propertyPath: at("hfToken"),
+      reason:
+        "is required unless hfTokenSecretName names an existing Secret with keys HF_TOKEN and HUGGING_FACE_HUB_TOKEN; pass it as a Pulumi secret (config --secret)",
+    });
   }
   if (!r.createHfSecret && hasHfToken) {
-    out.push({ propertyPath: at("hfTokenSecretName"), reason: `(${show(r.hfSecretName)}) and hfToken are both set; pass only one: the token (the component creates the Secret) or the name of an existing Secret` });
+    out.push({
+      propertyPath: at("hfTokenSecretName"),
+      reason: `(${show(r.hfSecretName)}) and hfToken are both set; pass only one: the token (the component creates the Secret) or the name of an existing Secret`,
+    });
   }
   if (r.image !== undefined) out.push(...validateImage(r.image, at("image")));
   return out;

@@ -43,7 +43,10 @@ function quantile(q: number, histogram: string, sel: string, by: readonly string
 }
 
 function percentiles(histogram: string, sel: string, by: readonly string[] = [], legend = ""): Target[] {
-  return [0.5, 0.95, 0.99].map((q) => ({ expr: quantile(q, histogram, sel, by), legendFormat: `p${Math.round(q * 100)}${legend}` }));
+  return [0.5, 0.95, 0.99].map((q) => ({
+    expr: quantile(q, histogram, sel, by),
+    legendFormat: `p${Math.round(q * 100)}${legend}`,
+  }));
 }
 
 function servingPanels(s: DashboardSpec): PanelSpec[] {
@@ -51,38 +54,80 @@ function servingPanels(s: DashboardSpec): PanelSpec[] {
   const wk = `${ScrapeLabel.Graph}="${s.graphName}", namespace="${s.graphNamespace}", ${ScrapeLabel.Service}=~"PrefillWorker|DecodeWorker"`;
   const byService = ` {{${ScrapeLabel.Service}}}`;
   return [
-    { title: "Time to first token", unit: "s", description: `${FrontendMetric.TimeToFirstToken} percentiles at the Frontend (~1 s on EFA; ~100 s means KV over a TCP fallback)`, targets: percentiles(FrontendMetric.TimeToFirstToken, fe) },
-    { title: "Inter-token latency", unit: "s", description: `${FrontendMetric.InterTokenLatency} percentiles at the Frontend`, targets: percentiles(FrontendMetric.InterTokenLatency, fe) },
     {
-      title: "Requests and errors", unit: "reqps", description: `${FrontendMetric.Requests} by status, and worker ${WorkerMetric.Errors}`,
+      title: "Time to first token",
+      unit: "s",
+      description: `${FrontendMetric.TimeToFirstToken} percentiles at the Frontend (~1 s on EFA; ~100 s means KV over a TCP fallback)`,
+      targets: percentiles(FrontendMetric.TimeToFirstToken, fe),
+    },
+    {
+      title: "Inter-token latency",
+      unit: "s",
+      description: `${FrontendMetric.InterTokenLatency} percentiles at the Frontend`,
+      targets: percentiles(FrontendMetric.InterTokenLatency, fe),
+    },
+    {
+      title: "Requests and errors",
+      unit: "reqps",
+      description: `${FrontendMetric.Requests} by status, and worker ${WorkerMetric.Errors}`,
       targets: [
-        { expr: `sum by (status) (rate(${FrontendMetric.Requests}{${fe}}${RATE}))`, legendFormat: "frontend {{status}}" },
-        { expr: `sum by (${ScrapeLabel.Service}) (rate(${WorkerMetric.Errors}{${wk}}${RATE}))`, legendFormat: `errors${byService}` },
+        {
+          expr: `sum by (status) (rate(${FrontendMetric.Requests}{${fe}}${RATE}))`,
+          legendFormat: "frontend {{status}}",
+        },
+        {
+          expr: `sum by (${ScrapeLabel.Service}) (rate(${WorkerMetric.Errors}{${wk}}${RATE}))`,
+          legendFormat: `errors${byService}`,
+        },
       ],
     },
-    { title: "Request duration", unit: "s", description: `${FrontendMetric.RequestDuration} percentiles at the Frontend`, targets: percentiles(FrontendMetric.RequestDuration, fe) },
     {
-      title: "Queued and in-flight requests", unit: "short", description: "Frontend queue (waiting for a first response) and requests in flight per worker role",
+      title: "Request duration",
+      unit: "s",
+      description: `${FrontendMetric.RequestDuration} percentiles at the Frontend`,
+      targets: percentiles(FrontendMetric.RequestDuration, fe),
+    },
+    {
+      title: "Queued and in-flight requests",
+      unit: "short",
+      description: "Frontend queue (waiting for a first response) and requests in flight per worker role",
       targets: [
         { expr: `sum(${FrontendMetric.QueuedRequests}{${fe}})`, legendFormat: "frontend queued" },
         { expr: `sum(${FrontendMetric.InflightRequests}{${fe}})`, legendFormat: "frontend in flight" },
-        { expr: `sum by (${ScrapeLabel.Service}) (${WorkerMetric.InflightRequests}{${wk}})`, legendFormat: `in flight${byService}` },
+        {
+          expr: `sum by (${ScrapeLabel.Service}) (${WorkerMetric.InflightRequests}{${wk}})`,
+          legendFormat: `in flight${byService}`,
+        },
       ],
     },
     {
-      title: "Prefill vs decode: time to first response", unit: "s",
+      title: "Prefill vs decode: time to first response",
+      unit: "s",
       description: `${WorkerMetric.TimeToFirstResponse} p50/p95 per worker role; the decode side includes waiting for its KV blocks from prefill`,
-      targets: [0.5, 0.95].map((q) => ({ expr: quantile(q, WorkerMetric.TimeToFirstResponse, wk, [ScrapeLabel.Service]), legendFormat: `p${Math.round(q * 100)}${byService}` })),
+      targets: [0.5, 0.95].map((q) => ({
+        expr: quantile(q, WorkerMetric.TimeToFirstResponse, wk, [ScrapeLabel.Service]),
+        legendFormat: `p${Math.round(q * 100)}${byService}`,
+      })),
     },
     {
-      title: "Prefill vs decode: request rate and duration", unit: "s", description: `${WorkerMetric.RequestDuration} p95 and ${WorkerMetric.Requests} per worker role`,
+      title: "Prefill vs decode: request rate and duration",
+      unit: "s",
+      description: `${WorkerMetric.RequestDuration} p95 and ${WorkerMetric.Requests} per worker role`,
       targets: [
-        { expr: quantile(0.95, WorkerMetric.RequestDuration, wk, [ScrapeLabel.Service]), legendFormat: `p95${byService}` },
-        { expr: `sum by (${ScrapeLabel.Service}) (rate(${WorkerMetric.Requests}{${wk}}${RATE}))`, legendFormat: `req/s${byService}` },
+        {
+          expr: quantile(0.95, WorkerMetric.RequestDuration, wk, [ScrapeLabel.Service]),
+          legendFormat: `p95${byService}`,
+        },
+        {
+          expr: `sum by (${ScrapeLabel.Service}) (rate(${WorkerMetric.Requests}{${wk}}${RATE}))`,
+          legendFormat: `req/s${byService}`,
+        },
       ],
     },
     {
-      title: "Input and output tokens", unit: "short", description: `${FrontendMetric.InputSequenceTokens} and ${FrontendMetric.OutputSequenceTokens} p50`,
+      title: "Input and output tokens",
+      unit: "short",
+      description: `${FrontendMetric.InputSequenceTokens} and ${FrontendMetric.OutputSequenceTokens} p50`,
       targets: [
         { expr: quantile(0.5, FrontendMetric.InputSequenceTokens, fe), legendFormat: "input p50" },
         { expr: quantile(0.5, FrontendMetric.OutputSequenceTokens, fe), legendFormat: "output p50" },
@@ -95,21 +140,42 @@ function gpuPanels(s: DashboardSpec): PanelSpec[] {
   const ns = `${DcgmLabel.Namespace}="${s.graphNamespace}", ${DcgmLabel.Pod}=~"${s.graphName}-.*"`;
   const pod = `{{${DcgmLabel.Pod}}}`;
   return [
-    { title: "GPU utilisation per worker", unit: "percent", description: `${GpuMetric.Utilisation} per worker pod (DCGM maps GPUs to pods)`, targets: [{ expr: `avg by (${DcgmLabel.Pod}) (${GpuMetric.Utilisation}{${ns}})`, legendFormat: pod }] },
     {
-      title: "GPU memory used per worker", unit: "decmbytes", description: `${GpuMetric.FramebufferUsed} and ${GpuMetric.FramebufferFree} (MiB) per worker pod`,
+      title: "GPU utilisation per worker",
+      unit: "percent",
+      description: `${GpuMetric.Utilisation} per worker pod (DCGM maps GPUs to pods)`,
+      targets: [{ expr: `avg by (${DcgmLabel.Pod}) (${GpuMetric.Utilisation}{${ns}})`, legendFormat: pod }],
+    },
+    {
+      title: "GPU memory used per worker",
+      unit: "decmbytes",
+      description: `${GpuMetric.FramebufferUsed} and ${GpuMetric.FramebufferFree} (MiB) per worker pod`,
       targets: [
         { expr: `sum by (${DcgmLabel.Pod}) (${GpuMetric.FramebufferUsed}{${ns}})`, legendFormat: `used ${pod}` },
         { expr: `sum by (${DcgmLabel.Pod}) (${GpuMetric.FramebufferFree}{${ns}})`, legendFormat: `free ${pod}` },
       ],
     },
-    { title: "GPU power per node", unit: "watt", description: `${GpuMetric.Power} summed per node`, targets: [{ expr: `sum by (${DcgmLabel.Hostname}) (${GpuMetric.Power})`, legendFormat: `{{${DcgmLabel.Hostname}}}` }] },
     {
-      title: "GPU PCIe bytes per node (GPUDirect RDMA to EFA crosses PCIe)", unit: "Bps",
+      title: "GPU power per node",
+      unit: "watt",
+      description: `${GpuMetric.Power} summed per node`,
+      targets: [
+        { expr: `sum by (${DcgmLabel.Hostname}) (${GpuMetric.Power})`, legendFormat: `{{${DcgmLabel.Hostname}}}` },
+      ],
+    },
+    {
+      title: "GPU PCIe bytes per node (GPUDirect RDMA to EFA crosses PCIe)",
+      unit: "Bps",
       description: `${GpuMetric.PcieTxBytes} / ${GpuMetric.PcieRxBytes} summed per node. No pinned exporter exposes EFA device counters; this is the nearest measured proxy`,
       targets: [
-        { expr: `sum by (${DcgmLabel.Hostname}) (${GpuMetric.PcieTxBytes})`, legendFormat: `tx {{${DcgmLabel.Hostname}}}` },
-        { expr: `sum by (${DcgmLabel.Hostname}) (${GpuMetric.PcieRxBytes})`, legendFormat: `rx {{${DcgmLabel.Hostname}}}` },
+        {
+          expr: `sum by (${DcgmLabel.Hostname}) (${GpuMetric.PcieTxBytes})`,
+          legendFormat: `tx {{${DcgmLabel.Hostname}}}`,
+        },
+        {
+          expr: `sum by (${DcgmLabel.Hostname}) (${GpuMetric.PcieRxBytes})`,
+          legendFormat: `rx {{${DcgmLabel.Hostname}}}`,
+        },
       ],
     },
   ];
@@ -125,8 +191,16 @@ function layout(specs: readonly PanelSpec[]): Record<string, unknown>[] {
     datasource: { type: "prometheus", uid: "${datasource}" },
     gridPos: { h: 8, w: 12, x: (i % 2) * 12, y: Math.floor(i / 2) * 8 },
     fieldConfig: { defaults: { unit: p.unit }, overrides: [] },
-    options: { legend: { displayMode: "list", placement: "bottom", showLegend: true }, tooltip: { mode: "multi", sort: "none" } },
-    targets: p.targets.map((t, j) => ({ refId: String.fromCharCode(65 + j), datasource: { type: "prometheus", uid: "${datasource}" }, expr: t.expr, legendFormat: t.legendFormat })),
+    options: {
+      legend: { displayMode: "list", placement: "bottom", showLegend: true },
+      tooltip: { mode: "multi", sort: "none" },
+    },
+    targets: p.targets.map((t, j) => ({
+      refId: String.fromCharCode(65 + j),
+      datasource: { type: "prometheus", uid: "${datasource}" },
+      expr: t.expr,
+      legendFormat: t.legendFormat,
+    })),
   }));
 }
 
@@ -143,7 +217,11 @@ export function renderDashboard(s: DashboardSpec): Record<string, unknown> {
     refresh: "30s",
     time: { from: "now-1h", to: "now" },
     timezone: "utc",
-    templating: { list: [{ name: "datasource", label: "Prometheus", type: "datasource", query: "prometheus", current: {}, hide: 0 }] },
+    templating: {
+      list: [
+        { name: "datasource", label: "Prometheus", type: "datasource", query: "prometheus", current: {}, hide: 0 },
+      ],
+    },
     panels: layout([...servingPanels(s), ...(s.gpuPanels ? gpuPanels(s) : [])]),
   };
 }

@@ -65,4 +65,8 @@ export const DcgmLabel = { Hostname: "Hostname", Pod: "pod", Namespace: "namespa
 export const bucket = (histogram: string): string => `${histogram}_bucket`;
 
 /** Every metric name the package queries (for the contract test). */
-export const QUERIED_METRICS: readonly string[] = [...Object.values(FrontendMetric), ...Object.values(WorkerMetric), ...Object.values(GpuMetric)];
+export const QUERIED_METRICS: readonly string[] = [
+  ...Object.values(FrontendMetric),
+  ...Object.values(WorkerMetric),
+  ...Object.values(GpuMetric),
+];

@@ -30,19 +30,28 @@ export class DynamoObservability extends pulumi.ComponentResource {
 
     const child = { parent: this, provider: args.provider };
     const rel = renderReleases(r);
-    this.stackRelease = rel.stack ? new k8s.helm.v3.Release(`${name}-kube-prometheus-stack`, rel.stack, child) : undefined;
+    this.stackRelease = rel.stack
+      ? new k8s.helm.v3.Release(`${name}-kube-prometheus-stack`, rel.stack, child)
+      : undefined;
     // DCGM's ServiceMonitor needs the Prometheus Operator's CRDs.
     const afterStack = this.stackRelease ? [this.stackRelease] : [];
-    this.dcgmRelease = rel.dcgm ? new k8s.helm.v3.Release(`${name}-dcgm-exporter`, rel.dcgm, { ...child, dependsOn: afterStack }) : undefined;
+    this.dcgmRelease = rel.dcgm
+      ? new k8s.helm.v3.Release(`${name}-dcgm-exporter`, rel.dcgm, { ...child, dependsOn: afterStack })
+      : undefined;
     for (const { role, monitor } of renderPodMonitors(r)) {
-      new k8s.apiextensions.CustomResource(`${name}-${role}-podmonitor`, monitor, { ...child, dependsOn: [...afterStack, ...(args.dependsOn ?? [])] });
+      new k8s.apiextensions.CustomResource(`${name}-${role}-podmonitor`, monitor, {
+        ...child,
+        dependsOn: [...afterStack, ...(args.dependsOn ?? [])],
+      });
     }
     const cm = renderDashboardConfigMap(r);
     if (cm) new k8s.core.v1.ConfigMap(`${name}-dashboard`, cm, child);
 
     const n = observabilityNames(r.graphName);
     this.namespace = pulumi.output(r.namespace);
-    this.prometheusService = pulumi.output(rel.stack ? `${r.namespace}/${n.prometheusService}:${n.prometheusPort}` : undefined);
+    this.prometheusService = pulumi.output(
+      rel.stack ? `${r.namespace}/${n.prometheusService}:${n.prometheusPort}` : undefined,
+    );
     this.registerOutputs({ namespace: this.namespace, prometheusService: this.prometheusService });
   }
 }

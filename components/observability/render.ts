@@ -65,7 +65,10 @@ export function observabilityNames(graph: string): ObservabilityNames {
 }
 
 /** Pins a pod to the system node group (and so off the tainted GPU nodes). */
-const onSystem = (r: ResolvedObservability) => ({ nodeSelector: { ...r.systemNodeSelector }, tolerations: [] as unknown[] });
+const onSystem = (r: ResolvedObservability) => ({
+  nodeSelector: { ...r.systemNodeSelector },
+  tolerations: [] as unknown[],
+});
 
 /** Where the grafana chart mounts `dashboards.<provider>.<name>` (grafana 12.11.1 `templates/_pod.tpl`: `/var/lib/grafana/dashboards/<provider>/<name>.json`). */
 const DASHBOARD_DIR = "/var/lib/grafana/dashboards";
@@ -78,7 +81,17 @@ function grafanaValues(r: ResolvedObservability, dashboard: Record<string, unkno
     dashboardProviders: {
       "dashboardproviders.yaml": {
         apiVersion: 1,
-        providers: [{ name: n.dashboardProvider, orgId: 1, folder: "dynamo-efa", type: "file", disableDeletion: true, editable: false, options: { path: `${DASHBOARD_DIR}/${n.dashboardProvider}` } }],
+        providers: [
+          {
+            name: n.dashboardProvider,
+            orgId: 1,
+            folder: "dynamo-efa",
+            type: "file",
+            disableDeletion: true,
+            editable: false,
+            options: { path: `${DASHBOARD_DIR}/${n.dashboardProvider}` },
+          },
+        ],
       },
     },
     dashboards: { [n.dashboardProvider]: { [n.dashboardFile]: { json: JSON.stringify(dashboard, null, 2) } } },
@@ -107,7 +120,15 @@ export function stackValues(r: ResolvedObservability, dashboard: Record<string, 
         // Select every PodMonitor/ServiceMonitor, not only this release's: the graph's and DCGM's.
         podMonitorSelectorNilUsesHelmValues: false,
         serviceMonitorSelectorNilUsesHelmValues: false,
-        storageSpec: { volumeClaimTemplate: { spec: { storageClassName: r.storageClassName, accessModes: ["ReadWriteOnce"], resources: { requests: { storage: `${r.storageGiB}Gi` } } } } },
+        storageSpec: {
+          volumeClaimTemplate: {
+            spec: {
+              storageClassName: r.storageClassName,
+              accessModes: ["ReadWriteOnce"],
+              resources: { requests: { storage: `${r.storageGiB}Gi` } },
+            },
+          },
+        },
       },
     },
     grafana: grafanaValues(r, dashboard),
@@ -121,7 +142,13 @@ export function stackValues(r: ResolvedObservability, dashboard: Record<string, 
 export function dcgmValues(r: ResolvedObservability): Record<string, unknown> {
   return {
     tolerations: [gpuToleration()],
-    affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: POOL_LABEL, operator: "Exists" }] }] } } },
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: POOL_LABEL, operator: "Exists" }] }],
+        },
+      },
+    },
     serviceMonitor: {
       enabled: true,
       interval: `${r.scrapeIntervalSeconds}s`,
@@ -136,14 +163,38 @@ export function dcgmValues(r: ResolvedObservability): Record<string, unknown> {
 export function renderReleases(r: ResolvedObservability): { stack?: ReleaseSpec; dcgm?: ReleaseSpec } {
   const n = observabilityNames(r.graphName);
   const common = { namespace: r.namespace, createNamespace: true, atomic: true, timeout: 900 };
-  const dashboard = renderDashboard({ graphName: r.graphName, graphNamespace: r.graphNamespace, gpuPanels: r.dcgmExporter });
+  const dashboard = renderDashboard({
+    graphName: r.graphName,
+    graphNamespace: r.graphNamespace,
+    gpuPanels: r.dcgmExporter,
+  });
   const kps = charts.kubePrometheusStack;
   const dcgm = charts.dcgmExporter;
   return {
     ...(r.prometheus === PrometheusMode.Install
-      ? { stack: { name: n.stackRelease, chart: kps.chart, version: r.kubePrometheusStackVersion, repositoryOpts: { repo: kps.repo }, ...common, values: stackValues(r, dashboard) } }
+      ? {
+          stack: {
+            name: n.stackRelease,
+            chart: kps.chart,
+            version: r.kubePrometheusStackVersion,
+            repositoryOpts: { repo: kps.repo },
+            ...common,
+            values: stackValues(r, dashboard),
+          },
+        }
       : {}),
-    ...(r.dcgmExporter ? { dcgm: { name: n.dcgmRelease, chart: dcgm.chart, version: r.dcgmExporterVersion, repositoryOpts: { repo: dcgm.repo }, ...common, values: dcgmValues(r) } } : {}),
+    ...(r.dcgmExporter
+      ? {
+          dcgm: {
+            name: n.dcgmRelease,
+            chart: dcgm.chart,
+            version: r.dcgmExporterVersion,
+            repositoryOpts: { repo: dcgm.repo },
+            ...common,
+            values: dcgmValues(r),
+          },
+        }
+      : {}),
   };
 }
 
@@ -162,21 +213,35 @@ function podMonitor(r: ResolvedObservability, role: "frontend" | "worker", port:
   return {
     apiVersion: "monitoring.coreos.com/v1",
     kind: "PodMonitor",
-    metadata: { name: `${r.graphName}-${role}`, namespace: r.graphNamespace, labels: { "app.kubernetes.io/managed-by": "dynamo-efa", ...r.monitorLabels } },
+    metadata: {
+      name: `${r.graphName}-${role}`,
+      namespace: r.graphNamespace,
+      labels: { "app.kubernetes.io/managed-by": "dynamo-efa", ...r.monitorLabels },
+    },
     spec: {
       selector: { matchLabels: { [OperatorLabel.GraphName]: r.graphName, [OperatorLabel.ComponentType]: role } },
       namespaceSelector: { matchNames: [r.graphNamespace] },
-      podMetricsEndpoints: [{
-        port,
-        path: "/metrics",
-        interval: `${r.scrapeIntervalSeconds}s`,
-        // Series carry the graph and service key, so the dashboard selects this graph only (the
-        // operator's own PodMonitors, when it creates them, add neither).
-        relabelings: [
-          { action: "replace", sourceLabels: [podLabelMeta(OperatorLabel.GraphName)], targetLabel: ScrapeLabel.Graph },
-          { action: "replace", sourceLabels: [podLabelMeta(OperatorLabel.Component)], targetLabel: ScrapeLabel.Service },
-        ],
-      }],
+      podMetricsEndpoints: [
+        {
+          port,
+          path: "/metrics",
+          interval: `${r.scrapeIntervalSeconds}s`,
+          // Series carry the graph and service key, so the dashboard selects this graph only (the
+          // operator's own PodMonitors, when it creates them, add neither).
+          relabelings: [
+            {
+              action: "replace",
+              sourceLabels: [podLabelMeta(OperatorLabel.GraphName)],
+              targetLabel: ScrapeLabel.Graph,
+            },
+            {
+              action: "replace",
+              sourceLabels: [podLabelMeta(OperatorLabel.Component)],
+              targetLabel: ScrapeLabel.Service,
+            },
+          ],
+        },
+      ],
     },
   };
 }
@@ -185,7 +250,9 @@ function podMonitor(r: ResolvedObservability, role: "frontend" | "worker", port:
  * PodMonitors for the graph, from the operator's pod labels: the Frontend's `/metrics` on its HTTP
  * port (`http`, 8000) and the workers' on the system port (`system`, 9090).
  */
-export function renderPodMonitors(r: ResolvedObservability): { readonly role: "frontend" | "worker"; readonly monitor: PodMonitorObject }[] {
+export function renderPodMonitors(
+  r: ResolvedObservability,
+): { readonly role: "frontend" | "worker"; readonly monitor: PodMonitorObject }[] {
   return [
     { role: "frontend", monitor: podMonitor(r, "frontend", DynamoPortName.FrontendHttp) },
     { role: "worker", monitor: podMonitor(r, "worker", DynamoPortName.WorkerSystem) },
@@ -196,12 +263,22 @@ export function renderPodMonitors(r: ResolvedObservability): { readonly role: "f
 export const DASHBOARD_CONFIGMAP_LABEL = "grafana_dashboard";
 
 /** With an existing Prometheus: the dashboard as a ConfigMap for a Grafana sidecar to pick up. */
-export function renderDashboardConfigMap(r: ResolvedObservability): { metadata: Record<string, unknown>; data: Record<string, string> } | undefined {
+export function renderDashboardConfigMap(
+  r: ResolvedObservability,
+): { metadata: Record<string, unknown>; data: Record<string, string> } | undefined {
   if (r.prometheus !== PrometheusMode.Existing) return undefined;
   const n = observabilityNames(r.graphName);
-  const dashboard = renderDashboard({ graphName: r.graphName, graphNamespace: r.graphNamespace, gpuPanels: r.dcgmExporter });
+  const dashboard = renderDashboard({
+    graphName: r.graphName,
+    graphNamespace: r.graphNamespace,
+    gpuPanels: r.dcgmExporter,
+  });
   return {
-    metadata: { name: `${n.dashboardFile}-dashboard`, namespace: r.namespace, labels: { [DASHBOARD_CONFIGMAP_LABEL]: "1", ...r.monitorLabels } },
+    metadata: {
+      name: `${n.dashboardFile}-dashboard`,
+      namespace: r.namespace,
+      labels: { [DASHBOARD_CONFIGMAP_LABEL]: "1", ...r.monitorLabels },
+    },
     data: { [`${n.dashboardFile}.json`]: `${JSON.stringify(dashboard, null, 2)}\n` },
   };
 }

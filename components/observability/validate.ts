@@ -18,8 +18,16 @@ const CHART_VERSION = /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 function labels(path: string, m: Readonly<Record<string, string>>): Problem[] {
   const out: Problem[] = [];
   for (const [k, v] of Object.entries(m)) {
-    if (!LABEL_KEY.test(k)) out.push({ propertyPath: `${path}.${k}`, reason: `${show(k)} is not a Kubernetes label key (an optional DNS prefix and "/", then at most 63 of A-Z a-z 0-9 - _ .)` });
-    if (typeof v !== "string" || !LABEL_VALUE.test(v)) out.push({ propertyPath: `${path}.${k}`, reason: `label value ${show(v)} must be a string of at most 63 of A-Z a-z 0-9 - _ . (starting and ending alphanumeric)` });
+    if (!LABEL_KEY.test(k))
+      out.push({
+        propertyPath: `${path}.${k}`,
+        reason: `${show(k)} is not a Kubernetes label key (an optional DNS prefix and "/", then at most 63 of A-Z a-z 0-9 - _ .)`,
+      });
+    if (typeof v !== "string" || !LABEL_VALUE.test(v))
+      out.push({
+        propertyPath: `${path}.${k}`,
+        reason: `label value ${show(v)} must be a string of at most 63 of A-Z a-z 0-9 - _ . (starting and ending alphanumeric)`,
+      });
   }
   return out;
 }
@@ -27,20 +35,47 @@ function labels(path: string, m: Readonly<Record<string, string>>): Problem[] {
 /** Every problem with the resolved arguments; empty when they are valid. */
 export function validate(r: ResolvedObservability): Problem[] {
   const out: Problem[] = [];
-  for (const [path, v] of [["graphName", r.graphName], ["graphNamespace", r.graphNamespace], ["namespace", r.namespace]] as const) {
-    if (!K8S_NAME.test(v)) out.push({ propertyPath: path, reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", at most 63 characters); got ${show(v)}` });
+  for (const [path, v] of [
+    ["graphName", r.graphName],
+    ["graphNamespace", r.graphNamespace],
+    ["namespace", r.namespace],
+  ] as const) {
+    if (!K8S_NAME.test(v))
+      out.push({
+        propertyPath: path,
+        reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", at most 63 characters); got ${show(v)}`,
+      });
   }
   const modes = Object.values(PrometheusMode) as string[];
-  if (!modes.includes(r.prometheus)) out.push({ propertyPath: "prometheus", reason: `must be ${oneOf(modes)}; got ${show(r.prometheus)}` });
+  if (!modes.includes(r.prometheus))
+    out.push({ propertyPath: "prometheus", reason: `must be ${oneOf(modes)}; got ${show(r.prometheus)}` });
   if (r.prometheus === PrometheusMode.Existing && Object.keys(r.monitorLabels).length === 0) {
-    out.push({ propertyPath: "monitorLabels", reason: 'required with prometheus "existing": give the labels your Prometheus\'s podMonitorSelector and serviceMonitorSelector match, e.g. { release: "kube-prometheus-stack" }' });
+    out.push({
+      propertyPath: "monitorLabels",
+      reason:
+        'required with prometheus "existing": give the labels your Prometheus\'s podMonitorSelector and serviceMonitorSelector match, e.g. { release: "kube-prometheus-stack" }',
+    });
   }
   out.push(...labels("monitorLabels", r.monitorLabels), ...labels("systemNodeSelector", r.systemNodeSelector));
-  if (Object.keys(r.systemNodeSelector).length === 0) out.push({ propertyPath: "systemNodeSelector", reason: "must not be empty: monitoring pods would be free to land anywhere; use the system node group's label { \"dynamo-efa/role\": \"system\" }" });
-  for (const k of ["scrapeIntervalSeconds", "retentionDays", "storageGiB"] as const) out.push(...checkRange(k, r[k], OBSERVABILITY_LIMITS[k]));
-  if (!K8S_NAME.test(r.storageClassName)) out.push({ propertyPath: "storageClassName", reason: `must be a StorageClass name; got ${show(r.storageClassName)}` });
-  for (const [path, v] of [["kubePrometheusStackVersion", r.kubePrometheusStackVersion], ["dcgmExporterVersion", r.dcgmExporterVersion]] as const) {
-    if (!CHART_VERSION.test(v)) out.push({ propertyPath: path, reason: `must be a chart version such as "1.2.3"; got ${show(v)}` });
+  if (Object.keys(r.systemNodeSelector).length === 0)
+    out.push({
+      propertyPath: "systemNodeSelector",
+      reason:
+        'must not be empty: monitoring pods would be free to land anywhere; use the system node group\'s label { "dynamo-efa/role": "system" }',
+    });
+  for (const k of ["scrapeIntervalSeconds", "retentionDays", "storageGiB"] as const)
+    out.push(...checkRange(k, r[k], OBSERVABILITY_LIMITS[k]));
+  if (!K8S_NAME.test(r.storageClassName))
+    out.push({
+      propertyPath: "storageClassName",
+      reason: `must be a StorageClass name; got ${show(r.storageClassName)}`,
+    });
+  for (const [path, v] of [
+    ["kubePrometheusStackVersion", r.kubePrometheusStackVersion],
+    ["dcgmExporterVersion", r.dcgmExporterVersion],
+  ] as const) {
+    if (!CHART_VERSION.test(v))
+      out.push({ propertyPath: path, reason: `must be a chart version such as "1.2.3"; got ${show(v)}` });
   }
   return out;
 }

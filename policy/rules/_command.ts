@@ -75,7 +75,8 @@ export function engineOf(props: any, svc: any): string | undefined {
 }
 
 /** vLLM's `--kv-transfer-config` of a worker: absent, unparseable, or the parsed JSON. */
-export type KvTransferConfig = { kind: "absent" } | { kind: "invalid"; raw: string; error: string } | { kind: "ok"; raw: string; json: any };
+export type KvTransferConfig =
+  { kind: "absent" } | { kind: "invalid"; raw: string; error: string } | { kind: "ok"; raw: string; json: any };
 
 /** Parses a vLLM worker's `--kv-transfer-config` JSON. */
 export function kvTransferConfig(svc: any): KvTransferConfig {

@@ -2,7 +2,13 @@
  * Small builders shared by the rule modules: a resource policy over a set of type strings, and the
  * DGD-specific variant. Keeps every rule file to its checks.
  */
-import type { ReportViolation, ResourceValidationArgs, ResourceValidationPolicy, PolicyConfigSchema, EnforcementLevel } from "@pulumi/policy";
+import type {
+  ReportViolation,
+  ResourceValidationArgs,
+  ResourceValidationPolicy,
+  PolicyConfigSchema,
+  EnforcementLevel,
+} from "@pulumi/policy";
 import { ResourceType } from "./_predicates";
 
 /** What a rule module declares for one resource policy. */
@@ -44,7 +50,8 @@ export function resourcePolicy<C extends object>(rule: ResourceRule<C>): Resourc
     ...(rule.enforcementLevel ? { enforcementLevel: rule.enforcementLevel } : {}),
     configSchema: rule.schema ?? schemaFor(rule.defaults),
     validateResource: (args, report) => {
-      if (!rule.types.includes(args.type)) args.notApplicable(`Policy only applies to resources of type ${rule.types.map((t) => `'${t}'`).join(", ")}`);
+      if (!rule.types.includes(args.type))
+        args.notApplicable(`Policy only applies to resources of type ${rule.types.map((t) => `'${t}'`).join(", ")}`);
       const config = { ...rule.defaults, ...(args.getConfig<Partial<C>>() ?? {}) } as C;
       rule.check(args.props, args, report, config);
     },

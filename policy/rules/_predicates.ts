@@ -130,7 +130,9 @@ export function envOf(props: any, s: GraphService): EnvVar[] {
     [`spec.services.${s.key}.extraPodSpec.mainContainer.env`, mainContainer(s.svc).env],
   ];
   return lists.flatMap(([where, list]) =>
-    (Array.isArray(list) ? list : []).filter((e) => typeof e?.name === "string").map((e) => ({ name: e.name, value: e.value, valueFrom: e.valueFrom, where })),
+    (Array.isArray(list) ? list : [])
+      .filter((e) => typeof e?.name === "string")
+      .map((e) => ({ name: e.name, value: e.value, valueFrom: e.valueFrom, where })),
   );
 }
 
@@ -140,7 +142,6 @@ export function envValue(env: readonly EnvVar[], name: string): string | undefin
   const last = hits[hits.length - 1];
   return last && last.value !== undefined ? String(last.value) : undefined;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Resources (Dynamo form: `resources.limits.{gpu, custom}`; Kubernetes form on the main container)
@@ -207,7 +208,8 @@ export function instanceTypeOf(svc: any): string | undefined {
   const terms = pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
   for (const t of terms) {
     for (const e of t?.matchExpressions ?? []) {
-      if (e?.key === INSTANCE_TYPE_LABEL && e?.operator === "In" && Array.isArray(e.values) && e.values.length === 1) return e.values[0];
+      if (e?.key === INSTANCE_TYPE_LABEL && e?.operator === "In" && Array.isArray(e.values) && e.values.length === 1)
+        return e.values[0];
     }
   }
   return undefined;

@@ -37,4 +37,3 @@ export function transitiveDependencies(r: GraphNode): GraphNode[] {
   }
   return [...seen.values()];
 }
-

@@ -16,7 +16,15 @@ const proxy: {
 
 /** The sentinel strings the engine sends for values unknown during preview. */
 const UNKNOWN_SENTINELS: ReadonlySet<unknown> = new Set(
-  ["unknownBooleanValue", "unknownNumberValue", "unknownStringValue", "unknownArrayValue", "unknownAssetValue", "unknownArchiveValue", "unknownObjectValue"].map((k) => proxy[k]),
+  [
+    "unknownBooleanValue",
+    "unknownNumberValue",
+    "unknownStringValue",
+    "unknownArrayValue",
+    "unknownAssetValue",
+    "unknownArchiveValue",
+    "unknownObjectValue",
+  ].map((k) => proxy[k]),
 );
 
 /** True when `v` is a value unknown during preview (read from raw, un-proxied props). */
@@ -40,4 +48,3 @@ export const unknownCheckingProxy = proxy.unknownCheckingProxy;
 export function isUnknownValueError(e: unknown): boolean {
   return e instanceof proxy.UnknownValueError;
 }
-

@@ -3,19 +3,46 @@
  * pool's AWS resources (EFA security group, single AZ, IMDSv2).
  */
 import type { PolicyResource, ReportViolation, StackValidationPolicy } from "@pulumi/policy";
-import { efaPerGpu, INSTANCES, unknownInstanceReason, GpuInstance, supportsNixlOverEfa } from "../../components/catalog/instances";
+import {
+  efaPerGpu,
+  INSTANCES,
+  unknownInstanceReason,
+  GpuInstance,
+  supportsNixlOverEfa,
+} from "../../components/catalog/instances";
 import { resourcePolicy, dgdPolicy, schemaFor } from "./_policy";
 import {
-  annotation, containerResource, dgdName, EFA_RESOURCE, efaOf, gpusOf, GraphService, hugepagesOf, instanceTypeOf,
-  isUnknownValue, ofType, PlanAnnotation, POOL_LABEL, q, rawProps, requestsEfa, ResourceType, workers,
+  annotation,
+  containerResource,
+  dgdName,
+  EFA_RESOURCE,
+  efaOf,
+  gpusOf,
+  GraphService,
+  hugepagesOf,
+  instanceTypeOf,
+  isUnknownValue,
+  ofType,
+  PlanAnnotation,
+  POOL_LABEL,
+  q,
+  rawProps,
+  requestsEfa,
+  ResourceType,
+  workers,
 } from "./_predicates";
 
 const GPU_K8S = "nvidia.com/gpu";
 
 function checkKubernetesForm(w: GraphService, report: ReportViolation): void {
-  for (const [key, dynamo, what] of [[GPU_K8S, "resources.limits.gpu", "GPUs"], [EFA_RESOURCE, `resources.limits.custom["${EFA_RESOURCE}"]`, "EFA devices"]]) {
+  for (const [key, dynamo, what] of [
+    [GPU_K8S, "resources.limits.gpu", "GPUs"],
+    [EFA_RESOURCE, `resources.limits.custom["${EFA_RESOURCE}"]`, "EFA devices"],
+  ]) {
     if (containerResource(w.svc, key) !== undefined) {
-      report(`${w.label} sets ${key} on extraPodSpec.mainContainer.resources (Kubernetes form), which the operator ignores, so it schedules 0 ${what} (F8); move it to ${dynamo}`);
+      report(
+        `${w.label} sets ${key} on extraPodSpec.mainContainer.resources (Kubernetes form), which the operator ignores, so it schedules 0 ${what} (F8); move it to ${dynamo}`,
+      );
     }
   }
 }
@@ -34,24 +61,32 @@ function checkEfaCount(w: GraphService, row: GpuInstance, allowWithoutEfa: boole
   const perGpu = efaPerGpu(row);
   const expected = gpus * perGpu;
   if (!Number.isInteger(expected) || expected < 1) {
-    return report(`${w.label}: ${gpus} GPU(s) x ${perGpu} EFA per GPU of a ${row.name} = ${expected}, not a whole number of EFA devices (F12); use a GPU count per worker that is a multiple of ${Math.ceil(1 / perGpu)}`);
+    return report(
+      `${w.label}: ${gpus} GPU(s) x ${perGpu} EFA per GPU of a ${row.name} = ${expected}, not a whole number of EFA devices (F12); use a GPU count per worker that is a multiple of ${Math.ceil(1 / perGpu)}`,
+    );
   }
   if (efa !== expected) {
-    report(`${w.label} requests ${efa} EFA device(s) for ${gpus} GPU(s); on ${row.name} a worker gets ${gpus} GPU(s) x ${perGpu} EFA per GPU = ${expected} (EFA counts come from the instance catalog: F12); set ${field} to "${expected}"`);
+    report(
+      `${w.label} requests ${efa} EFA device(s) for ${gpus} GPU(s); on ${row.name} a worker gets ${gpus} GPU(s) x ${perGpu} EFA per GPU = ${expected} (EFA counts come from the instance catalog: F12); set ${field} to "${expected}"`,
+    );
   }
 }
 
 /** 5. EFA requested = GPUs x EFA-per-GPU of the instance the worker is pinned to, in Dynamo resource form. */
 export const efaPerWorkerMatchesPool = dgdPolicy({
   name: "efa-per-worker-matches-pool",
-  description: "Each worker requests GPUs and EFA in Dynamo resource form, and EFA devices equal its GPUs times the EFA-per-GPU of its instance type (none is allowed only where NIXL cannot use EFA).",
+  description:
+    "Each worker requests GPUs and EFA in Dynamo resource form, and EFA devices equal its GPUs times the EFA-per-GPU of its instance type (none is allowed only where NIXL cannot use EFA).",
   defaults: { allowWithoutEfa: false },
   check: (props, args, report, cfg) => {
     for (const w of workers(props, args.name)) {
       checkKubernetesForm(w, report);
       const type = instanceTypeOf(w.svc);
       if (type === undefined) {
-        if (requestsEfa(w.svc)) report(`${w.label} requests EFA but is not pinned to an instance type; add extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] so its EFA count matches the node's`);
+        if (requestsEfa(w.svc))
+          report(
+            `${w.label} requests EFA but is not pinned to an instance type; add extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] so its EFA count matches the node's`,
+          );
         continue;
       }
       const row = INSTANCES.get(type);
@@ -61,11 +96,26 @@ export const efaPerWorkerMatchesPool = dgdPolicy({
   },
 });
 
-interface HugepageItem { readonly who: string; readonly pages: number; readonly gpus: number }
-interface NodePool { readonly type: string; readonly pool: string; readonly row: GpuInstance; total: number; source: string; readonly items: HugepageItem[]; readonly urns: Set<string> }
+interface HugepageItem {
+  readonly who: string;
+  readonly pages: number;
+  readonly gpus: number;
+}
+interface NodePool {
+  readonly type: string;
+  readonly pool: string;
+  readonly row: GpuInstance;
+  total: number;
+  source: string;
+  readonly items: HugepageItem[];
+  readonly urns: Set<string>;
+}
 
 /** The most hugepages any set of worker replicas that fits one node's GPUs can request (0/1 knapsack on GPUs). */
-export function worstNodeHugepages(items: readonly HugepageItem[], gpusPerNode: number): { pages: number; who: string[] } {
+export function worstNodeHugepages(
+  items: readonly HugepageItem[],
+  gpusPerNode: number,
+): { pages: number; who: string[] } {
   const free = items.filter((i) => i.gpus === 0);
   let best = Array.from({ length: gpusPerNode + 1 }, () => ({ pages: 0, who: [] as string[] }));
   for (const it of items.filter((i) => i.gpus > 0)) {
@@ -98,13 +148,26 @@ function collectPools(resources: readonly PolicyResource[]): Map<string, NodePoo
       if (!row || pages === 0) continue;
       const poolName = w.svc?.extraPodSpec?.nodeSelector?.[POOL_LABEL];
       const key = `${row.name}|${poolName ?? ""}`;
-      const pool = pools.get(key) ?? { type: key, pool: typeof poolName === "string" ? ` of pool ${q(poolName)}` : "", row, total: row.efaHugepages2Mi, source: `the ${row.name} catalog value`, items: [], urns: new Set<string>() };
+      const pool = pools.get(key) ?? {
+        type: key,
+        pool: typeof poolName === "string" ? ` of pool ${q(poolName)}` : "",
+        row,
+        total: row.efaHugepages2Mi,
+        source: `the ${row.name} catalog value`,
+        items: [],
+        urns: new Set<string>(),
+      };
       if (Number.isFinite(override) && override >= 0 && (pool.source.startsWith("the ") || override < pool.total)) {
         pool.total = override;
         pool.source = `annotation ${PlanAnnotation.Hugepages2MiPerNode} on ${q(dgdName(props, r.name))}`;
       }
       const replicas = isUnknownValue(w.svc.replicas) ? 1 : Number(w.svc.replicas ?? 1);
-      for (let i = 0; i < replicas; i++) pool.items.push({ who: `${w.key} of ${q(dgdName(props, r.name))} at ${pages} pages`, pages, gpus: gpusOf(w.svc) });
+      for (let i = 0; i < replicas; i++)
+        pool.items.push({
+          who: `${w.key} of ${q(dgdName(props, r.name))} at ${pages} pages`,
+          pages,
+          gpus: gpusOf(w.svc),
+        });
       pool.urns.add(r.urn);
       pools.set(key, pool);
     }
@@ -115,7 +178,8 @@ function collectPools(resources: readonly PolicyResource[]): Map<string, NodePoo
 /** 6. (stack) Hugepages of the workers that can share a node fit the node's pre-allocated total. */
 export const hugepagesFitNode: StackValidationPolicy = {
   name: "hugepages-fit-node",
-  description: "The 2 MiB hugepages requested by worker replicas that can share a node fit the hugepages that node pre-allocates.",
+  description:
+    "The 2 MiB hugepages requested by worker replicas that can share a node fit the hugepages that node pre-allocates.",
   configSchema: schemaFor({}),
   validateStack: (args, report) => {
     const pools = collectPools(args.resources);
@@ -142,7 +206,8 @@ function efaInterfaces(ltProps: any): any[] {
 }
 
 const sameRef = (a: unknown, b: unknown) => typeof a === "string" && !isUnknownValue(a) && a === b;
-const linked = (r: PolicyResource, key: string, target: PolicyResource) => (r.propertyDependencies?.[key] ?? []).some((d) => d.urn === target.urn);
+const linked = (r: PolicyResource, key: string, target: PolicyResource) =>
+  (r.propertyDependencies?.[key] ?? []).some((d) => d.urn === target.urn);
 const isAll = (p: unknown) => p === "-1" || p === "all" || p === -1;
 
 /** Whether a standalone rule resource is a self-referencing all-traffic rule of `sg`, and its direction. */
@@ -151,16 +216,27 @@ function ruleDirection(rule: PolicyResource, sg: PolicyResource): "ingress" | "e
   const sgId = rawProps(sg.props)?.id;
   // Without per-property dependencies (the offline plan records only the union), a rule belongs to
   // every security group it depends on; "self" is then decided from the rule's own fields.
-  const byDeps = rule.propertyDependencies?.securityGroupId === undefined && (rule.dependencies ?? []).some((d) => d.urn === sg.urn);
+  const byDeps =
+    rule.propertyDependencies?.securityGroupId === undefined && (rule.dependencies ?? []).some((d) => d.urn === sg.urn);
   const ofSg = linked(rule, "securityGroupId", sg) || sameRef(p?.securityGroupId, sgId) || byDeps;
   if (!ofSg) return undefined;
   if (rule.type === ResourceType.SgRule) {
-    const self = p?.self === true || linked(rule, "sourceSecurityGroupId", sg) || sameRef(p?.sourceSecurityGroupId, p?.securityGroupId);
+    const self =
+      p?.self === true ||
+      linked(rule, "sourceSecurityGroupId", sg) ||
+      sameRef(p?.sourceSecurityGroupId, p?.securityGroupId);
     return self && isAll(p?.protocol) && (p?.type === "ingress" || p?.type === "egress") ? p.type : undefined;
   }
-  const self = linked(rule, "referencedSecurityGroupId", sg) || sameRef(p?.referencedSecurityGroupId, p?.securityGroupId) || sameRef(p?.referencedSecurityGroupId, sgId);
+  const self =
+    linked(rule, "referencedSecurityGroupId", sg) ||
+    sameRef(p?.referencedSecurityGroupId, p?.securityGroupId) ||
+    sameRef(p?.referencedSecurityGroupId, sgId);
   if (!self || !isAll(p?.ipProtocol)) return undefined;
-  return rule.type === ResourceType.SgIngressRule ? "ingress" : rule.type === ResourceType.SgEgressRule ? "egress" : undefined;
+  return rule.type === ResourceType.SgIngressRule
+    ? "ingress"
+    : rule.type === ResourceType.SgEgressRule
+      ? "egress"
+      : undefined;
 }
 
 /** Directions (`ingress`, `egress`) in which `sg` allows all traffic from/to itself. */
@@ -169,7 +245,15 @@ export function selfReferencingDirections(sg: PolicyResource, resources: readonl
   const p = rawProps(sg.props);
   for (const dir of ["ingress", "egress"]) {
     const inline = Array.isArray(p?.[dir]) ? p[dir] : [];
-    if (inline.some((r: any) => isAll(r?.protocol) && (r?.self === true || (Array.isArray(r?.securityGroups) && r.securityGroups.some((g: unknown) => sameRef(g, p?.id)))))) dirs.add(dir);
+    if (
+      inline.some(
+        (r: any) =>
+          isAll(r?.protocol) &&
+          (r?.self === true ||
+            (Array.isArray(r?.securityGroups) && r.securityGroups.some((g: unknown) => sameRef(g, p?.id)))),
+      )
+    )
+      dirs.add(dir);
   }
   const ruleTypes: string[] = [ResourceType.SgRule, ResourceType.SgIngressRule, ResourceType.SgEgressRule];
   for (const rule of resources.filter((r) => ruleTypes.includes(r.type))) {
@@ -183,30 +267,47 @@ export function selfReferencingDirections(sg: PolicyResource, resources: readonl
 function attachedGroups(lt: PolicyResource, resources: readonly PolicyResource[]): PolicyResource[] {
   const p = rawProps(lt.props);
   const ids = [...(p?.vpcSecurityGroupIds ?? []), ...efaInterfaces(p).flatMap((n) => n?.securityGroups ?? [])];
-  const deps = [...(lt.propertyDependencies?.networkInterfaces ?? []), ...(lt.propertyDependencies?.vpcSecurityGroupIds ?? []), ...(lt.dependencies ?? [])];
-  return ofType(resources, ResourceType.SecurityGroup).filter((sg) => deps.some((d) => d.urn === sg.urn) || ids.some((id: unknown) => sameRef(id, rawProps(sg.props)?.id)));
+  const deps = [
+    ...(lt.propertyDependencies?.networkInterfaces ?? []),
+    ...(lt.propertyDependencies?.vpcSecurityGroupIds ?? []),
+    ...(lt.dependencies ?? []),
+  ];
+  return ofType(resources, ResourceType.SecurityGroup).filter(
+    (sg) => deps.some((d) => d.urn === sg.urn) || ids.some((id: unknown) => sameRef(id, rawProps(sg.props)?.id)),
+  );
 }
 
 /** 12. (stack) The security group on EFA interfaces allows all traffic to and from itself. */
 export const efaSecurityGroupSelfReferencing: StackValidationPolicy = {
   name: "efa-security-group-self-referencing",
-  description: "Every EFA launch template attaches a security group that allows all traffic from itself (ingress) and to itself (egress).",
+  description:
+    "Every EFA launch template attaches a security group that allows all traffic from itself (ingress) and to itself (egress).",
   configSchema: schemaFor({}),
   validateStack: (args, report) => {
-    const lts = ofType(args.resources, ResourceType.LaunchTemplate).filter((lt) => efaInterfaces(rawProps(lt.props)).length > 0);
+    const lts = ofType(args.resources, ResourceType.LaunchTemplate).filter(
+      (lt) => efaInterfaces(rawProps(lt.props)).length > 0,
+    );
     if (lts.length === 0) args.notApplicable("no launch template with EFA interfaces");
     for (const lt of lts) {
       const groups = attachedGroups(lt, args.resources);
       const refs = efaInterfaces(rawProps(lt.props)).flatMap((n) => n?.securityGroups ?? []);
       if (groups.length === 0) {
         if (refs.some(isUnknownValue) || isUnknownValue(rawProps(lt.props)?.networkInterfaces)) continue; // preview: ids not known yet
-        report(`launch template ${q(lt.name)} has EFA interfaces but no security group created in this stack is attached to them (got ${q([...new Set(refs)])}); attach a security group with self-referencing all-traffic ingress and egress rules`, lt.urn);
+        report(
+          `launch template ${q(lt.name)} has EFA interfaces but no security group created in this stack is attached to them (got ${q([...new Set(refs)])}); attach a security group with self-referencing all-traffic ingress and egress rules`,
+          lt.urn,
+        );
         continue;
       }
       const ok = groups.some((sg) => selfReferencingDirections(sg, args.resources).size === 2);
       if (!ok) {
-        const have = groups.map((sg) => `${q(sg.name)}: ${[...selfReferencingDirections(sg, args.resources)].join("+") || "none"}`).join(", ");
-        report(`launch template ${q(lt.name)} has EFA interfaces but none of its security groups allows all traffic to and from itself (self-referencing ${have}); add protocol -1 rules referencing the group itself for BOTH ingress and egress, or EFA traffic between nodes is dropped`, lt.urn);
+        const have = groups
+          .map((sg) => `${q(sg.name)}: ${[...selfReferencingDirections(sg, args.resources)].join("+") || "none"}`)
+          .join(", ");
+        report(
+          `launch template ${q(lt.name)} has EFA interfaces but none of its security groups allows all traffic to and from itself (self-referencing ${have}); add protocol -1 rules referencing the group itself for BOTH ingress and egress, or EFA traffic between nodes is dropped`,
+          lt.urn,
+        );
       }
     }
   },
@@ -218,16 +319,20 @@ function launchTemplateOf(ng: PolicyResource, resources: readonly PolicyResource
   const byDep = deps.find((d) => d.type === ResourceType.LaunchTemplate);
   if (byDep) return byDep;
   const ref = rawProps(ng.props)?.launchTemplate;
-  return ofType(resources, ResourceType.LaunchTemplate).find((lt) => sameRef(ref?.id, rawProps(lt.props)?.id) || sameRef(ref?.name, rawProps(lt.props)?.name));
+  return ofType(resources, ResourceType.LaunchTemplate).find(
+    (lt) => sameRef(ref?.id, rawProps(lt.props)?.id) || sameRef(ref?.name, rawProps(lt.props)?.name),
+  );
 }
 
 /** 13. (stack) EFA node groups live in one AZ (one subnet). */
 export const efaPoolSingleAz: StackValidationPolicy = {
   name: "efa-pool-single-az",
-  description: "A node group whose launch template has EFA interfaces is placed in exactly one subnet, so one availability zone.",
+  description:
+    "A node group whose launch template has EFA interfaces is placed in exactly one subnet, so one availability zone.",
   configSchema: schemaFor({}),
   validateStack: (args, report) => {
-    const groups = ofType(args.resources, ResourceType.NodeGroup).map((ng) => ({ ng, lt: launchTemplateOf(ng, args.resources) }))
+    const groups = ofType(args.resources, ResourceType.NodeGroup)
+      .map((ng) => ({ ng, lt: launchTemplateOf(ng, args.resources) }))
       .filter(({ lt }) => lt !== undefined && efaInterfaces(rawProps(lt.props)).length > 0);
     if (groups.length === 0) args.notApplicable("no node group with an EFA launch template");
     for (const { ng, lt } of groups) {
@@ -236,7 +341,10 @@ export const efaPoolSingleAz: StackValidationPolicy = {
       const subnetRes = (ng.propertyDependencies?.subnetIds ?? []).filter((s) => s.type === ResourceType.Subnet);
       const azs = new Set(subnetRes.map((s) => rawProps(s.props)?.availabilityZone));
       if (subnetRes.length === subnets.length && azs.size === 1 && ![...azs].some(isUnknownValue)) continue;
-      report(`node group ${q(ng.name)} uses EFA (launch template ${q(lt!.name)}) but spans ${subnets.length} subnets ${q(subnets.map((s: unknown) => (isUnknownValue(s) ? "(unknown)" : s)))}; EFA traffic does not cross availability zones and a cluster placement group is single-AZ: give it exactly one private subnet`, ng.urn);
+      report(
+        `node group ${q(ng.name)} uses EFA (launch template ${q(lt!.name)}) but spans ${subnets.length} subnets ${q(subnets.map((s: unknown) => (isUnknownValue(s) ? "(unknown)" : s)))}; EFA traffic does not cross availability zones and a cluster placement group is single-AZ: give it exactly one private subnet`,
+        ng.urn,
+      );
     }
   },
 };
@@ -249,9 +357,14 @@ export const imdsv2Required = resourcePolicy({
   defaults: { maxHopLimit: 2 },
   check: (props, args, report, cfg) => {
     const m = props?.metadataOptions ?? {};
-    if (m.httpTokens !== "required") report(`launch template ${q(args.name)} does not require IMDSv2 (metadataOptions.httpTokens is ${q(m.httpTokens)}); set metadataOptions: { httpTokens: "required" }`);
+    if (m.httpTokens !== "required")
+      report(
+        `launch template ${q(args.name)} does not require IMDSv2 (metadataOptions.httpTokens is ${q(m.httpTokens)}); set metadataOptions: { httpTokens: "required" }`,
+      );
     if (typeof m.httpPutResponseHopLimit === "number" && m.httpPutResponseHopLimit > cfg.maxHopLimit) {
-      report(`launch template ${q(args.name)} sets metadataOptions.httpPutResponseHopLimit ${m.httpPutResponseHopLimit}, letting containers reach instance credentials; set it to ${cfg.maxHopLimit} or less`);
+      report(
+        `launch template ${q(args.name)} sets metadataOptions.httpPutResponseHopLimit ${m.httpPutResponseHopLimit}, letting containers reach instance credentials; set it to ${cfg.maxHopLimit} or less`,
+      );
     }
   },
 });
@@ -262,7 +375,8 @@ export const imdsv2Required = resourcePolicy({
  */
 export const launchTemplateTagsNonEmpty = resourcePolicy({
   name: "launch-template-tags-non-empty",
-  description: "Every tag specification of a launch template carries at least one tag (EC2 rejects an empty one, so no instance launches).",
+  description:
+    "Every tag specification of a launch template carries at least one tag (EC2 rejects an empty one, so no instance launches).",
   types: [ResourceType.LaunchTemplate],
   defaults: {},
   check: (props, args, report) => {
@@ -272,10 +386,20 @@ export const launchTemplateTagsNonEmpty = resourcePolicy({
       const tags = spec?.tags;
       if (isUnknownValue(spec) || isUnknownValue(tags)) return;
       const empty = tags === undefined || tags === null || (typeof tags === "object" && Object.keys(tags).length === 0);
-      if (empty) report(`launch template ${q(args.name)} has tagSpecifications[${i}] (resourceType ${q(spec?.resourceType)}) with no tags; EC2 rejects it with InvalidTagSpecification.Malformed and no node launches: give it at least a Name tag, or drop the specification`);
+      if (empty)
+        report(
+          `launch template ${q(args.name)} has tagSpecifications[${i}] (resourceType ${q(spec?.resourceType)}) with no tags; EC2 rejects it with InvalidTagSpecification.Malformed and no node launches: give it at least a Name tag, or drop the specification`,
+        );
     });
   },
 });
 
 /** Policies of this module, in pack order. */
-export const gpuClusterPolicies = [efaPerWorkerMatchesPool, hugepagesFitNode, efaSecurityGroupSelfReferencing, efaPoolSingleAz, imdsv2Required, launchTemplateTagsNonEmpty];
+export const gpuClusterPolicies = [
+  efaPerWorkerMatchesPool,
+  hugepagesFitNode,
+  efaSecurityGroupSelfReferencing,
+  efaPoolSingleAz,
+  imdsv2Required,
+  launchTemplateTagsNonEmpty,
+];

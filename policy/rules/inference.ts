@@ -5,29 +5,58 @@
 import type { ReportViolation, StackValidationPolicy } from "@pulumi/policy";
 import { dgdPolicy, schemaFor } from "./_policy";
 import {
-  annotation, configOf, DynamoPort, engineOf, envOf, envValue, GraphService, graphServices, isFrontend, isWorker,
-  kvTransferConfig, mainContainer, ofType, OperatorLabel, PlanAnnotation, probeBudgetSeconds, q, requestsEfa, ResourceType,
-  dgdName, dgdNamespace, rawProps, workers,
+  annotation,
+  configOf,
+  DynamoPort,
+  engineOf,
+  envOf,
+  envValue,
+  GraphService,
+  graphServices,
+  isFrontend,
+  isWorker,
+  kvTransferConfig,
+  mainContainer,
+  ofType,
+  OperatorLabel,
+  PlanAnnotation,
+  probeBudgetSeconds,
+  q,
+  requestsEfa,
+  ResourceType,
+  dgdName,
+  dgdNamespace,
+  rawProps,
+  workers,
 } from "./_predicates";
 import { envVerdict } from "../../tests/contracts/env-contract";
 
 const VLLM_LIBFABRIC = `--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both","kv_connector_extra_config":{"backends":["LIBFABRIC"]}}'`;
 
 /** Env selectors of the NIXL backend per engine (vLLM has none: its selector is the JSON flag). */
-const ENV_SELECTOR: Record<string, string> = { trtllm: "TRTLLM_NIXL_KVCACHE_BACKEND", sglang: "SGLANG_DISAGGREGATION_NIXL_BACKEND" };
+const ENV_SELECTOR: Record<string, string> = {
+  trtllm: "TRTLLM_NIXL_KVCACHE_BACKEND",
+  sglang: "SGLANG_DISAGGREGATION_NIXL_BACKEND",
+};
 
 function checkVllmBackend(w: GraphService, backend: string, report: ReportViolation): void {
   const kv = kvTransferConfig(w.svc);
   if (kv.kind === "absent") {
-    report(`${w.label} requests EFA but its vLLM command has no --kv-transfer-config, so NixlConnector uses UCX and the KV handshake fails across nodes (F3); add ${VLLM_LIBFABRIC}`);
+    report(
+      `${w.label} requests EFA but its vLLM command has no --kv-transfer-config, so NixlConnector uses UCX and the KV handshake fails across nodes (F3); add ${VLLM_LIBFABRIC}`,
+    );
   } else if (kv.kind === "invalid") {
     report(`${w.label}: --kv-transfer-config ${q(kv.raw)} is not valid JSON (${kv.error}); pass ${VLLM_LIBFABRIC}`);
   } else if (kv.json?.kv_connector !== "NixlConnector") {
-    report(`${w.label} requests EFA but --kv-transfer-config selects kv_connector ${q(kv.json?.kv_connector)}; use "kv_connector":"NixlConnector" with "kv_connector_extra_config":{"backends":["${backend}"]} (F3)`);
+    report(
+      `${w.label} requests EFA but --kv-transfer-config selects kv_connector ${q(kv.json?.kv_connector)}; use "kv_connector":"NixlConnector" with "kv_connector_extra_config":{"backends":["${backend}"]} (F3)`,
+    );
   } else {
     const backends = kv.json?.kv_connector_extra_config?.backends;
     if (!Array.isArray(backends) || !backends.includes(backend)) {
-      report(`${w.label} requests EFA but --kv-transfer-config selects NIXL backends ${backends === undefined ? "(none: UCX by default)" : q(backends)}; set "kv_connector_extra_config":{"backends":["${backend}"]}, the only selector vLLM's NixlConnector reads (NIXL_BACKEND and VLLM_NIXL_KVCACHE_BACKEND are ignored: F3)`);
+      report(
+        `${w.label} requests EFA but --kv-transfer-config selects NIXL backends ${backends === undefined ? "(none: UCX by default)" : q(backends)}; set "kv_connector_extra_config":{"backends":["${backend}"]}, the only selector vLLM's NixlConnector reads (NIXL_BACKEND and VLLM_NIXL_KVCACHE_BACKEND are ignored: F3)`,
+      );
     }
   }
 }
@@ -35,7 +64,8 @@ function checkVllmBackend(w: GraphService, backend: string, report: ReportViolat
 /** 1. Workers given EFA select NIXL's LIBFABRIC backend through their engine's real selector. */
 export const nixlLibfabricOnEfa = dgdPolicy({
   name: "nixl-libfabric-on-efa",
-  description: "Workers that request EFA select NIXL's LIBFABRIC backend through their engine's real selector (vLLM --kv-transfer-config backends, TRT-LLM/SGLang env).",
+  description:
+    "Workers that request EFA select NIXL's LIBFABRIC backend through their engine's real selector (vLLM --kv-transfer-config backends, TRT-LLM/SGLang env).",
   defaults: { backend: "LIBFABRIC" },
   check: (props, args, report, cfg) => {
     for (const w of workers(props, args.name)) {
@@ -46,9 +76,14 @@ export const nixlLibfabricOnEfa = dgdPolicy({
       } else if (engine !== undefined && ENV_SELECTOR[engine]) {
         const name = ENV_SELECTOR[engine];
         const v = envValue(envOf(props, w), name);
-        if (v !== cfg.backend) report(`${w.label} requests EFA but ${name} is ${q(v)}; set env ${name}=${cfg.backend}, the only NIXL backend selector ${engine} reads (F3)`);
+        if (v !== cfg.backend)
+          report(
+            `${w.label} requests EFA but ${name} is ${q(v)}; set env ${name}=${cfg.backend}, the only NIXL backend selector ${engine} reads (F3)`,
+          );
       } else {
-        report(`${w.label} requests EFA but its engine is unknown (spec.backendFramework ${q(props?.spec?.backendFramework)}, no python3 -m dynamo.vllm|trtllm|sglang in its command); set spec.backendFramework to vllm, trtllm or sglang`);
+        report(
+          `${w.label} requests EFA but its engine is unknown (spec.backendFramework ${q(props?.spec?.backendFramework)}, no python3 -m dynamo.vllm|trtllm|sglang in its command); set spec.backendFramework to vllm, trtllm or sglang`,
+        );
       }
     }
   },
@@ -56,10 +91,14 @@ export const nixlLibfabricOnEfa = dgdPolicy({
 
 /** Why each no-op variable does nothing (F3, F13). */
 const NOOP_REASONS: Record<string, string> = {
-  NIXL_BACKEND: "vLLM's NixlConnector selects its backend only from --kv-transfer-config kv_connector_extra_config.backends (F3)",
-  VLLM_NIXL_KVCACHE_BACKEND: "vLLM's NixlConnector selects its backend only from --kv-transfer-config kv_connector_extra_config.backends (F3)",
-  NIXL_LIBFABRIC_MAX_RAILS: "NIXL's libfabric plugin uses every EFA device the pod is given; rails follow resources.limits.custom[\"vpc.amazonaws.com/efa\"] (F13)",
-  NIXL_SKIP_TOPOLOGY_CHECK: "NIXL's libfabric plugin maps each GPU to nearby EFA devices by topology and has no such switch (F13)",
+  NIXL_BACKEND:
+    "vLLM's NixlConnector selects its backend only from --kv-transfer-config kv_connector_extra_config.backends (F3)",
+  VLLM_NIXL_KVCACHE_BACKEND:
+    "vLLM's NixlConnector selects its backend only from --kv-transfer-config kv_connector_extra_config.backends (F3)",
+  NIXL_LIBFABRIC_MAX_RAILS:
+    'NIXL\'s libfabric plugin uses every EFA device the pod is given; rails follow resources.limits.custom["vpc.amazonaws.com/efa"] (F13)',
+  NIXL_SKIP_TOPOLOGY_CHECK:
+    "NIXL's libfabric plugin maps each GPU to nearby EFA devices by topology and has no such switch (F13)",
 };
 
 /** Why `name` does nothing (and the name that was likely meant), or undefined when something reads it. */
@@ -68,7 +107,10 @@ function noopReason(name: string, alwaysFlag: readonly string[]): { why: string;
   // `in`, not the boolean tags: Pulumi's ts-node does not compile strictly, so tagged unions do not narrow there.
   const upstream = "reason" in v ? v : undefined;
   if (upstream === undefined && !alwaysFlag.includes(name)) return undefined;
-  return { why: NOOP_REASONS[name] ?? upstream?.reason ?? "neither NIXL nor the engines read it", meant: upstream?.suggestion };
+  return {
+    why: NOOP_REASONS[name] ?? upstream?.reason ?? "neither NIXL nor the engines read it",
+    meant: upstream?.suggestion,
+  };
 }
 
 /**
@@ -78,14 +120,18 @@ function noopReason(name: string, alwaysFlag: readonly string[]): { why: string;
  */
 export const noNoopNixlEnv = dgdPolicy({
   name: "no-noop-nixl-env",
-  description: "Services set no env var that nothing reads: NIXL_BACKEND, VLLM_NIXL_KVCACHE_BACKEND, NIXL_LIBFABRIC_MAX_RAILS, NIXL_SKIP_TOPOLOGY_CHECK, and any FI_/NIXL_/VLLM_/TRTLLM_/UCX_ name the pinned upstream does not read.",
+  description:
+    "Services set no env var that nothing reads: NIXL_BACKEND, VLLM_NIXL_KVCACHE_BACKEND, NIXL_LIBFABRIC_MAX_RAILS, NIXL_SKIP_TOPOLOGY_CHECK, and any FI_/NIXL_/VLLM_/TRTLLM_/UCX_ name the pinned upstream does not read.",
   enforcementLevel: "advisory",
   defaults: { names: Object.keys(NOOP_REASONS) },
   check: (props, args, report, cfg) => {
     for (const s of graphServices(props, args.name)) {
       for (const e of envOf(props, s)) {
         const r = noopReason(e.name, cfg.names);
-        if (r) report(`${s.label} sets ${e.name} in ${e.where}, which does nothing: ${r.why}; remove it${r.meant ? ` (did you mean ${r.meant}?)` : ""}`);
+        if (r)
+          report(
+            `${s.label} sets ${e.name} in ${e.where}, which does nothing: ${r.why}; remove it${r.meant ? ` (did you mean ${r.meant}?)` : ""}`,
+          );
       }
     }
   },
@@ -93,31 +139,50 @@ export const noNoopNixlEnv = dgdPolicy({
 
 function loadBudget(props: any, fallback: number): { seconds: number; source: string } | { error: string } {
   const raw = annotation(props, PlanAnnotation.ModelLoadBudgetSeconds);
-  if (raw === undefined) return { seconds: fallback, source: `the policy default; record it as annotation ${PlanAnnotation.ModelLoadBudgetSeconds}` };
+  if (raw === undefined)
+    return {
+      seconds: fallback,
+      source: `the policy default; record it as annotation ${PlanAnnotation.ModelLoadBudgetSeconds}`,
+    };
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) return { error: `annotation ${PlanAnnotation.ModelLoadBudgetSeconds} must be a positive number of seconds; got ${q(raw)}` };
+  if (!Number.isFinite(n) || n <= 0)
+    return {
+      error: `annotation ${PlanAnnotation.ModelLoadBudgetSeconds} must be a positive number of seconds; got ${q(raw)}`,
+    };
   return { seconds: n, source: `annotation ${PlanAnnotation.ModelLoadBudgetSeconds}` };
 }
 
-const httpTarget = (p: any) => (p?.httpGet ? `httpGet ${p.httpGet.path} on port ${p.httpGet.port}` : Object.keys(p ?? {}).filter((k) => !/Seconds|Threshold/.test(k)).join("/") || "no handler");
+const httpTarget = (p: any) =>
+  p?.httpGet
+    ? `httpGet ${p.httpGet.path} on port ${p.httpGet.port}`
+    : Object.keys(p ?? {})
+        .filter((k) => !/Seconds|Threshold/.test(k))
+        .join("/") || "no handler";
 
 function checkBudget(w: GraphService, load: { seconds: number; source: string }, report: ReportViolation): void {
   const startup = mainContainer(w.svc).startupProbe;
   const readiness = w.svc.readinessProbe ?? mainContainer(w.svc).readinessProbe;
   const probe = startup ?? readiness;
-  const which = startup ? "extraPodSpec.mainContainer.startupProbe" : readiness ? "readinessProbe" : "the operator's default readiness probe";
+  const which = startup
+    ? "extraPodSpec.mainContainer.startupProbe"
+    : readiness
+      ? "readinessProbe"
+      : "the operator's default readiness probe";
   const budget = probeBudgetSeconds(probe);
   if (budget >= load.seconds) return;
   const delay = Number(probe?.initialDelaySeconds ?? 0);
   const period = Number(probe?.periodSeconds ?? 10);
   const need = Math.ceil((load.seconds - delay) / period);
-  report(`${w.label}: startup budget is ${budget} s (${which}: ${delay} s + ${period} s x ${Number(probe?.failureThreshold ?? 3)}), less than the model-load budget ${load.seconds} s (${load.source}), so the worker is killed or never listed before the model loads (F2); set extraPodSpec.mainContainer.startupProbe failureThreshold >= ${need} at periodSeconds ${period}`);
+  report(
+    `${w.label}: startup budget is ${budget} s (${which}: ${delay} s + ${period} s x ${Number(probe?.failureThreshold ?? 3)}), less than the model-load budget ${load.seconds} s (${load.source}), so the worker is killed or never listed before the model loads (F2); set extraPodSpec.mainContainer.startupProbe failureThreshold >= ${need} at periodSeconds ${period}`,
+  );
 }
 
 /** 3. Workers have their own readiness on the system port and a startup budget >= the model-load budget. */
 export const workerProbeBudget = dgdPolicy({
   name: "worker-probe-budget",
-  description: "Workers have readiness on /health at the system port and a startup budget at least the model-load budget recorded on the graph.",
+  description:
+    "Workers have readiness on /health at the system port and a startup budget at least the model-load budget recorded on the graph.",
   defaults: { defaultModelLoadBudgetSeconds: 600, systemPort: DynamoPort.WorkerSystem, readinessPath: "/health" },
   check: (props, args, report, cfg) => {
     const load = loadBudget(props, cfg.defaultModelLoadBudgetSeconds);
@@ -126,9 +191,16 @@ export const workerProbeBudget = dgdPolicy({
       const readiness = w.svc.readinessProbe ?? mainContainer(w.svc).readinessProbe;
       const want = `readinessProbe httpGet ${cfg.readinessPath} on port ${cfg.systemPort}`;
       if (!readiness) {
-        report(`${w.label} has no readinessProbe, so the operator's 30 s default applies and the Frontend lists 0 instances while the model loads (F2); add ${want}`);
-      } else if (readiness.httpGet?.path !== cfg.readinessPath || ![cfg.systemPort, String(cfg.systemPort), "system"].includes(readiness.httpGet?.port)) {
-        report(`${w.label}: readinessProbe is ${httpTarget(readiness)}; use ${want} (the operator's handler type and port, or Kubernetes rejects two handler types)`);
+        report(
+          `${w.label} has no readinessProbe, so the operator's 30 s default applies and the Frontend lists 0 instances while the model loads (F2); add ${want}`,
+        );
+      } else if (
+        readiness.httpGet?.path !== cfg.readinessPath ||
+        ![cfg.systemPort, String(cfg.systemPort), "system"].includes(readiness.httpGet?.port)
+      ) {
+        report(
+          `${w.label}: readinessProbe is ${httpTarget(readiness)}; use ${want} (the operator's handler type and port, or Kubernetes rejects two handler types)`,
+        );
       }
       if (!("error" in load)) checkBudget(w, load, report);
     }
@@ -138,7 +210,8 @@ export const workerProbeBudget = dgdPolicy({
 /** 4. (stack) A Frontend and its prefill/decode workers live in one graph. */
 export const oneGraphPerModel: StackValidationPolicy = {
   name: "one-graph-per-model",
-  description: "A Frontend and its prefill and decode workers live in one DynamoGraphDeployment, never split across graphs.",
+  description:
+    "A Frontend and its prefill and decode workers live in one DynamoGraphDeployment, never split across graphs.",
   configSchema: schemaFor({ requireDisaggregated: true }),
   validateStack: (args, report) => {
     const cfg = configOf(args, { requireDisaggregated: true });
@@ -146,18 +219,37 @@ export const oneGraphPerModel: StackValidationPolicy = {
     if (graphs.length === 0) args.notApplicable("no DynamoGraphDeployment in the stack");
     const parts = graphs.map(({ r, props }) => {
       const svcs = graphServices(props, r.name);
-      const has = (sub: string) => svcs.filter((s) => isWorker(s.svc) && s.svc.subComponentType === sub).map((s) => s.key);
-      return { r, name: dgdName(props, r.name), ns: dgdNamespace(props), frontend: svcs.filter((s) => isFrontend(s.svc)).map((s) => s.key), prefill: has("prefill"), decode: has("decode"), workers: svcs.filter((s) => isWorker(s.svc)).map((s) => s.key) };
+      const has = (sub: string) =>
+        svcs.filter((s) => isWorker(s.svc) && s.svc.subComponentType === sub).map((s) => s.key);
+      return {
+        r,
+        name: dgdName(props, r.name),
+        ns: dgdNamespace(props),
+        frontend: svcs.filter((s) => isFrontend(s.svc)).map((s) => s.key),
+        prefill: has("prefill"),
+        decode: has("decode"),
+        workers: svcs.filter((s) => isWorker(s.svc)).map((s) => s.key),
+      };
     });
-    const fix = "separate graphs get separate Dynamo namespaces and the Frontend sees 0 workers (F1); put Frontend, PrefillWorker and DecodeWorker in one DynamoGraphDeployment";
+    const fix =
+      "separate graphs get separate Dynamo namespaces and the Frontend sees 0 workers (F1); put Frontend, PrefillWorker and DecodeWorker in one DynamoGraphDeployment";
     for (const g of parts) {
-      const elsewhere = (pick: (p: typeof g) => string[]) => parts.filter((o) => o !== g && o.ns === g.ns && pick(o).length > 0).map((o) => q(o.name));
-      const where = (pick: (p: typeof g) => string[]) => (elsewhere(pick).length ? ` (found in ${elsewhere(pick).join(", ")})` : "");
+      const elsewhere = (pick: (p: typeof g) => string[]) =>
+        parts.filter((o) => o !== g && o.ns === g.ns && pick(o).length > 0).map((o) => q(o.name));
+      const where = (pick: (p: typeof g) => string[]) =>
+        elsewhere(pick).length ? ` (found in ${elsewhere(pick).join(", ")})` : "";
       const subject = `DynamoGraphDeployment ${q(g.name)} in namespace ${q(g.ns)}`;
-      if (g.workers.length > 0 && g.frontend.length === 0) report(`${subject} has workers ${g.workers.join(", ")} but no Frontend${where((p) => p.frontend)}; ${fix}`, g.r.urn);
-      if (g.frontend.length > 0 && g.workers.length === 0) report(`${subject} has a Frontend but no workers${where((p) => p.workers)}; ${fix}`, g.r.urn);
-      if (cfg.requireDisaggregated && g.prefill.length > 0 && g.decode.length === 0) report(`${subject} has prefill workers but no decode worker${where((p) => p.decode)}; ${fix}`, g.r.urn);
-      if (cfg.requireDisaggregated && g.decode.length > 0 && g.prefill.length === 0) report(`${subject} has decode workers but no prefill worker${where((p) => p.prefill)}; ${fix}`, g.r.urn);
+      if (g.workers.length > 0 && g.frontend.length === 0)
+        report(
+          `${subject} has workers ${g.workers.join(", ")} but no Frontend${where((p) => p.frontend)}; ${fix}`,
+          g.r.urn,
+        );
+      if (g.frontend.length > 0 && g.workers.length === 0)
+        report(`${subject} has a Frontend but no workers${where((p) => p.workers)}; ${fix}`, g.r.urn);
+      if (cfg.requireDisaggregated && g.prefill.length > 0 && g.decode.length === 0)
+        report(`${subject} has prefill workers but no decode worker${where((p) => p.decode)}; ${fix}`, g.r.urn);
+      if (cfg.requireDisaggregated && g.decode.length > 0 && g.prefill.length === 0)
+        report(`${subject} has decode workers but no prefill worker${where((p) => p.prefill)}; ${fix}`, g.r.urn);
     }
   },
 };
@@ -165,13 +257,16 @@ export const oneGraphPerModel: StackValidationPolicy = {
 /** 7. Workers never use the host network. */
 export const noHostNetworkWorkers = dgdPolicy({
   name: "no-host-network-workers",
-  description: "Worker pods do not use hostNetwork, so co-scheduled workers cannot clash on the system and NIXL side-channel ports.",
+  description:
+    "Worker pods do not use hostNetwork, so co-scheduled workers cannot clash on the system and NIXL side-channel ports.",
   defaults: { includeFrontend: true },
   check: (props, args, report, cfg) => {
     for (const s of graphServices(props, args.name)) {
       if (!isWorker(s.svc) && !(cfg.includeFrontend && isFrontend(s.svc))) continue;
       if (s.svc?.extraPodSpec?.hostNetwork === true) {
-        report(`${s.label} sets extraPodSpec.hostNetwork: true; remove it (hostNetwork pods on one node clash on ports ${DynamoPort.WorkerSystem} and 5600/5700: F6)`);
+        report(
+          `${s.label} sets extraPodSpec.hostNetwork: true; remove it (hostNetwork pods on one node clash on ports ${DynamoPort.WorkerSystem} and 5600/5700: F6)`,
+        );
       }
     }
   },
@@ -179,7 +274,10 @@ export const noHostNetworkWorkers = dgdPolicy({
 
 /** Label keys a pod-(anti-)affinity selector of a DGD service may use. */
 function selectableLabels(props: any, name: string, forbidden: readonly string[]): Set<string> {
-  const own = graphServices(props, name).flatMap((s) => [...Object.keys(s.svc?.labels ?? {}), ...Object.keys(s.svc?.extraPodMetadata?.labels ?? {})]);
+  const own = graphServices(props, name).flatMap((s) => [
+    ...Object.keys(s.svc?.labels ?? {}),
+    ...Object.keys(s.svc?.extraPodMetadata?.labels ?? {}),
+  ]);
   return new Set([...Object.values(OperatorLabel), ...own].filter((k) => !forbidden.includes(k)));
 }
 
@@ -190,7 +288,10 @@ function affinitySelectors(svc: any): [string, string[]][] {
     const a = svc?.extraPodSpec?.affinity?.[kind] ?? {};
     const req: any[] = a.requiredDuringSchedulingIgnoredDuringExecution ?? [];
     const pref: any[] = (a.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((p: any) => p?.podAffinityTerm);
-    for (const [mode, terms] of [["required", req], ["preferred", pref]] as const) {
+    for (const [mode, terms] of [
+      ["required", req],
+      ["preferred", pref],
+    ] as const) {
       for (const t of terms) {
         const sel = t?.labelSelector ?? {};
         const keys = [...Object.keys(sel.matchLabels ?? {}), ...(sel.matchExpressions ?? []).map((e: any) => e?.key)];
@@ -204,14 +305,17 @@ function affinitySelectors(svc: any): [string, string[]][] {
 /** 8. Pod (anti-)affinity selects on labels the operator really puts on pods. */
 export const antiAffinityOnOperatorLabels = dgdPolicy({
   name: "anti-affinity-on-operator-labels",
-  description: "Pod affinity and anti-affinity of graph services select on labels the Dynamo operator sets on its pods, never on app.kubernetes.io/part-of.",
+  description:
+    "Pod affinity and anti-affinity of graph services select on labels the Dynamo operator sets on its pods, never on app.kubernetes.io/part-of.",
   defaults: { forbiddenLabels: ["app.kubernetes.io/part-of"] },
   check: (props, args, report, cfg) => {
     const allowed = selectableLabels(props, args.name, cfg.forbiddenLabels);
     for (const s of graphServices(props, args.name)) {
       for (const [path, keys] of affinitySelectors(s.svc)) {
         for (const key of keys.filter((k) => !allowed.has(k))) {
-          report(`${s.label}: ${path} selects pods by ${q(key)}, a label the Dynamo operator does not keep on its pods, so the rule matches nothing (F7); select on ${OperatorLabel.GraphName} and ${OperatorLabel.Component}`);
+          report(
+            `${s.label}: ${path} selects pods by ${q(key)}, a label the Dynamo operator does not keep on its pods, so the rule matches nothing (F7); select on ${OperatorLabel.GraphName} and ${OperatorLabel.Component}`,
+          );
         }
       }
     }
@@ -226,7 +330,8 @@ export const antiAffinityOnOperatorLabels = dgdPolicy({
  */
 export const trtllmLibfabricCaveat = dgdPolicy({
   name: "trtllm-libfabric-caveat",
-  description: "Warns when TRT-LLM workers select NIXL's LIBFABRIC backend, which upstream Dynamo does not support for TRT-LLM yet (UCX only; LIBFABRIC work in progress, TensorRT-LLM #10024).",
+  description:
+    "Warns when TRT-LLM workers select NIXL's LIBFABRIC backend, which upstream Dynamo does not support for TRT-LLM yet (UCX only; LIBFABRIC work in progress, TensorRT-LLM #10024).",
   enforcementLevel: "advisory",
   defaults: {},
   check: (props, args, report) => {
@@ -234,10 +339,20 @@ export const trtllmLibfabricCaveat = dgdPolicy({
       if (engineOf(props, w.svc) !== "trtllm") continue;
       const v = envValue(envOf(props, w), ENV_SELECTOR.trtllm);
       if (v !== "LIBFABRIC") continue;
-      report(`${w.label} runs TRT-LLM with ${ENV_SELECTOR.trtllm}=LIBFABRIC; Dynamo's TRT-LLM backend supports only UCX for NIXL today (LIBFABRIC is work in progress, NVIDIA/TensorRT-LLM#10024), so KV transfer may fail or fall back: check the worker logs (verify gate D), or set inference.kvTransport to "ucx" (KV then moves over TCP, much slower across nodes)`);
+      report(
+        `${w.label} runs TRT-LLM with ${ENV_SELECTOR.trtllm}=LIBFABRIC; Dynamo's TRT-LLM backend supports only UCX for NIXL today (LIBFABRIC is work in progress, NVIDIA/TensorRT-LLM#10024), so KV transfer may fail or fall back: check the worker logs (verify gate D), or set inference.kvTransport to "ucx" (KV then moves over TCP, much slower across nodes)`,
+      );
     }
   },
 });
 
 /** Policies of this module, in pack order. */
-export const inferencePolicies = [nixlLibfabricOnEfa, noNoopNixlEnv, workerProbeBudget, oneGraphPerModel, noHostNetworkWorkers, antiAffinityOnOperatorLabels, trtllmLibfabricCaveat];
+export const inferencePolicies = [
+  nixlLibfabricOnEfa,
+  noNoopNixlEnv,
+  workerProbeBudget,
+  oneGraphPerModel,
+  noHostNetworkWorkers,
+  antiAffinityOnOperatorLabels,
+  trtllmLibfabricCaveat,
+];

@@ -10,7 +10,11 @@ import { INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype, ModelFacts, ModelShape } from "../../components/catalog/model-math";
 import { Backend } from "../../components/inference/args";
 import { FitAnnotation, modelFacts, workerFit } from "../../components/inference/fit";
-import { modelAnnotationValues, ModelFitAnnotation, roleAnnotationValues } from "../../components/inference/fit-annotations";
+import {
+  modelAnnotationValues,
+  ModelFitAnnotation,
+  roleAnnotationValues,
+} from "../../components/inference/fit-annotations";
 import { dgdPolicy } from "./_policy";
 import { commandWords, flagValue } from "./_command";
 import { annotation, dgdName, GraphService, instanceTypeOf, q, workers } from "./_predicates";
@@ -18,7 +22,8 @@ import { annotation, dgdName, GraphService, instanceTypeOf, q, workers } from ".
 const MODEL_ANNOTATION = "dynamo-efa/model";
 
 /** Whether an annotation key is one of the recorded fit numbers. */
-const isFitKey = (k: string) => k === ModelFitAnnotation.ParamsB || k === ModelFitAnnotation.KvBytesPerToken || /^dynamo-efa\/fit-/.test(k);
+const isFitKey = (k: string) =>
+  k === ModelFitAnnotation.ParamsB || k === ModelFitAnnotation.KvBytesPerToken || /^dynamo-efa\/fit-/.test(k);
 
 /** The first of `flags` a worker's command sets, as a number (NaN when absent or not a number). */
 function flagNumber(words: readonly string[], ...flags: string[]): number {
@@ -30,8 +35,13 @@ function flagNumber(words: readonly string[], ...flags: string[]): number {
 }
 
 /** The model the graph serves, from its annotations and its workers' `--model`; a reason when unknown. */
-function graphModel(props: any, ws: readonly GraphService[]): { m: ModelFacts; kvDtype: KvCacheDtype } | { why: string } {
-  const id = annotation(props, MODEL_ANNOTATION) ?? ws.map((w) => flagValue(commandWords(w.svc), "--model")).find((x) => x !== undefined);
+function graphModel(
+  props: any,
+  ws: readonly GraphService[],
+): { m: ModelFacts; kvDtype: KvCacheDtype } | { why: string } {
+  const id =
+    annotation(props, MODEL_ANNOTATION) ??
+    ws.map((w) => flagValue(commandWords(w.svc), "--model")).find((x) => x !== undefined);
   if (!id) return { why: `no ${MODEL_ANNOTATION} annotation and no worker --model` };
   let shape: ModelShape | undefined;
   const rawShape = annotation(props, FitAnnotation.ModelShape);
@@ -41,12 +51,20 @@ function graphModel(props: any, ws: readonly GraphService[]): { m: ModelFacts; k
     return { why: `annotation ${FitAnnotation.ModelShape} is not valid JSON (${(e as Error).message})` };
   }
   const m = modelFacts(id, shape);
-  if (!m) return { why: `model ${q(id)} is not in the model catalog (components/catalog/models.ts) and the graph states no ${FitAnnotation.ModelShape}` };
+  if (!m)
+    return {
+      why: `model ${q(id)} is not in the model catalog (components/catalog/models.ts) and the graph states no ${FitAnnotation.ModelShape}`,
+    };
   return { m, kvDtype: (annotation(props, FitAnnotation.KvCacheDtype) ?? KvCacheDtype.Auto) as KvCacheDtype };
 }
 
 /** The fit numbers one worker's flags and instance give, keyed by annotation; a reason when they cannot be computed. */
-function workerValues(props: any, w: GraphService, m: ModelFacts, kvDtype: KvCacheDtype): Record<string, number> | { why: string } {
+function workerValues(
+  props: any,
+  w: GraphService,
+  m: ModelFacts,
+  kvDtype: KvCacheDtype,
+): Record<string, number> | { why: string } {
   const role = String(w.svc?.subComponentType ?? "");
   const words = commandWords(w.svc);
   const tp = flagNumber(words, "--tensor-parallel-size");
@@ -55,12 +73,26 @@ function workerValues(props: any, w: GraphService, m: ModelFacts, kvDtype: KvCac
   const type = instanceTypeOf(w.svc);
   const instance = type === undefined ? undefined : INSTANCES.get(type);
   if (!role) return { why: `${w.label} has no subComponentType (prefill or decode)` };
-  if (!instance) return { why: `${w.label} is pinned to instance type ${q(type)}, which the instance catalog does not know` };
+  if (!instance)
+    return { why: `${w.label} is pinned to instance type ${q(type)}, which the instance catalog does not know` };
   if (!(tp > 0) || !(maxModelLen > 0) || !(util > 0)) {
-    return { why: `${w.label} does not state --tensor-parallel-size, --max-model-len (--max-seq-len) and --gpu-memory-utilization (--free-gpu-memory-fraction) as positive numbers` };
+    return {
+      why: `${w.label} does not state --tensor-parallel-size, --max-model-len (--max-seq-len) and --gpu-memory-utilization (--free-gpu-memory-fraction) as positive numbers`,
+    };
   }
   const backend = (props?.spec?.backendFramework === Backend.Trtllm ? Backend.Trtllm : Backend.Vllm) as Backend;
-  return roleAnnotationValues(role, workerFit({ model: m, instance, backend, tensorParallel: tp, gpuMemoryUtilization: util, maxModelLen, kvCacheDtype: kvDtype }));
+  return roleAnnotationValues(
+    role,
+    workerFit({
+      model: m,
+      instance,
+      backend,
+      tensorParallel: tp,
+      gpuMemoryUtilization: util,
+      maxModelLen,
+      kvCacheDtype: kvDtype,
+    }),
+  );
 }
 
 /** Largest difference between a stated and a computed value that rounding explains. */
@@ -69,14 +101,22 @@ function tolerance(key: string, cfg: { gibTolerance: number; tokenTolerance: num
   return /tokens$/.test(key) ? cfg.tokenTolerance : cfg.gibTolerance;
 }
 
-function compare(name: string, stated: Record<string, string>, computed: Record<string, number>, cfg: { gibTolerance: number; tokenTolerance: number }, report: ReportViolation): void {
+function compare(
+  name: string,
+  stated: Record<string, string>,
+  computed: Record<string, number>,
+  cfg: { gibTolerance: number; tokenTolerance: number },
+  report: ReportViolation,
+): void {
   for (const [k, raw] of Object.entries(stated)) {
     const want = computed[k];
     // A role with no worker in this graph (a graph split by hand) has nothing to recompute against.
     if (want === undefined) continue;
     const got = Number(raw);
     if (!Number.isFinite(got) || Math.abs(got - want) > tolerance(k, cfg) + 1e-9) {
-      report(`DynamoGraphDeployment ${q(name)}: annotation ${k} is ${q(raw)}, but the model catalog, the workers' engine flags and instance type give ${want}; re-render the plan instead of editing the annotation`);
+      report(
+        `DynamoGraphDeployment ${q(name)}: annotation ${k} is ${q(raw)}, but the model catalog, the workers' engine flags and instance type give ${want}; re-render the plan instead of editing the annotation`,
+      );
     }
   }
 }
@@ -84,7 +124,8 @@ function compare(name: string, stated: Record<string, string>, computed: Record<
 /** Model-fit annotations agree with what the catalog, the engine flags and the GPUs give. */
 export const modelFitAnnotationsMatchCatalog = dgdPolicy({
   name: "model-fit-annotations-match-catalog",
-  description: "The model-fit annotations of a DynamoGraphDeployment (parameters, KV bytes per token, per-role weights, KV cache and token capacity) match what the model catalog, the workers' engine flags and instance type give.",
+  description:
+    "The model-fit annotations of a DynamoGraphDeployment (parameters, KV bytes per token, per-role weights, KV cache and token capacity) match what the model catalog, the workers' engine flags and instance type give.",
   defaults: { gibTolerance: 0.01, tokenTolerance: 1 },
   check: (props, args, report, cfg) => {
     const all = (props?.metadata?.annotations ?? {}) as Record<string, string>;
@@ -93,11 +134,17 @@ export const modelFitAnnotationsMatchCatalog = dgdPolicy({
     const name = dgdName(props, args.name);
     const ws = workers(props, args.name);
     const model = graphModel(props, ws);
-    if ("why" in model) return report(`DynamoGraphDeployment ${q(name)} states model-fit annotations that cannot be checked: ${model.why}; remove them or name a catalog model`);
+    if ("why" in model)
+      return report(
+        `DynamoGraphDeployment ${q(name)} states model-fit annotations that cannot be checked: ${model.why}; remove them or name a catalog model`,
+      );
     const computed: Record<string, number> = { ...modelAnnotationValues(model.m, model.kvDtype) };
     for (const w of ws) {
       const v = workerValues(props, w, model.m, model.kvDtype);
-      if ("why" in v) return report(`DynamoGraphDeployment ${q(name)} states model-fit annotations that cannot be checked: ${v.why}; state them, or remove the annotations`);
+      if ("why" in v)
+        return report(
+          `DynamoGraphDeployment ${q(name)} states model-fit annotations that cannot be checked: ${v.why}; state them, or remove the annotations`,
+        );
       Object.assign(computed, v);
     }
     compare(name, stated, computed, cfg, report);

@@ -22,16 +22,28 @@ export const TOLERATE_ALL_DEFAULTS: Readonly<Record<string, readonly string[]>> 
 };
 
 function at(values: unknown, dotted: string): unknown {
-  return dotted.split(".").reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), values);
+  return dotted
+    .split(".")
+    .reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined), values);
 }
 
 /** 21. Monitoring pods stay off the GPU nodes (the DCGM exporter excepted). */
 export const monitoringOffGpuNodes = resourcePolicy({
   name: "monitoring-off-gpu-nodes",
-  description: "Monitoring Helm releases neither tolerate the GPU taint nor request GPUs (charts that must run on GPU nodes, such as the DCGM exporter, may tolerate it), and override chart defaults that tolerate every taint.",
+  description:
+    "Monitoring Helm releases neither tolerate the GPU taint nor request GPUs (charts that must run on GPU nodes, such as the DCGM exporter, may tolerate it), and override chart defaults that tolerate every taint.",
   types: [HELM_RELEASE],
   defaults: {
-    monitoringCharts: ["kube-prometheus-stack", "prometheus", "grafana", "prometheus-node-exporter", "kube-state-metrics", "loki", "alloy", "opentelemetry-collector"],
+    monitoringCharts: [
+      "kube-prometheus-stack",
+      "prometheus",
+      "grafana",
+      "prometheus-node-exporter",
+      "kube-state-metrics",
+      "loki",
+      "alloy",
+      "opentelemetry-collector",
+    ],
     gpuNodeCharts: ["dcgm-exporter"],
   },
   check: (props, args, report, cfg) => {
@@ -41,11 +53,16 @@ export const monitoringOffGpuNodes = resourcePolicy({
     const values = raw?.values;
     if (isUnknownValue(values)) return;
     for (const p of gpuAccessPaths(values ?? {})) {
-      report(`Helm release ${q(args.name)} (chart ${chart}) lets monitoring pods onto the GPU nodes at values.${p}; remove the toleration of nvidia.com/gpu (or the GPU request) and pin the pods to the system node group with a nodeSelector`);
+      report(
+        `Helm release ${q(args.name)} (chart ${chart}) lets monitoring pods onto the GPU nodes at values.${p}; remove the toleration of nvidia.com/gpu (or the GPU request) and pin the pods to the system node group with a nodeSelector`,
+      );
     }
     const monitoringOnNodes = chart !== "kube-prometheus-stack" || at(values, "nodeExporter.enabled") !== false;
     for (const p of monitoringOnNodes ? (TOLERATE_ALL_DEFAULTS[chart] ?? []) : []) {
-      if (at(values, p) === undefined) report(`Helm release ${q(args.name)} (chart ${chart}) keeps the chart default of values.${p}, which tolerates every NoSchedule taint (the GPU taint included); set it explicitly, e.g. to []`);
+      if (at(values, p) === undefined)
+        report(
+          `Helm release ${q(args.name)} (chart ${chart}) keeps the chart default of values.${p}, which tolerates every NoSchedule taint (the GPU taint included); set it explicitly, e.g. to []`,
+        );
     }
   },
 });

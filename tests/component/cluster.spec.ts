@@ -25,7 +25,13 @@ const full: EfaClusterArgs = {
   tags: { project: "dynamo-efa" },
   gpuPools: {
     prefill: { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2b" },
-    decode: { instanceType: "p5.48xlarge", nodes: 1, availabilityZone: "us-east-2c", capacity: "capacity-block", capacityReservationId: CR },
+    decode: {
+      instanceType: "p5.48xlarge",
+      nodes: 1,
+      availabilityZone: "us-east-2c",
+      capacity: "capacity-block",
+      capacityReservationId: CR,
+    },
     dev: { instanceType: "g6e.12xlarge", nodes: 1 },
   },
 };
@@ -43,14 +49,22 @@ describe("cluster: EfaCluster under mocks", function () {
     this.timeout(30000);
     rec = armMocks();
     await pulumi.runtime.runInPulumiStack(async () => {
-      pulumi.runtime.registerStackTransformation((a) => { seen.push({ type: a.type, name: a.name, opts: a.opts }); return undefined; });
+      pulumi.runtime.registerStackTransformation((a) => {
+        seen.push({ type: a.type, name: a.name, opts: a.opts });
+        return undefined;
+      });
       ({ EfaCluster } = await import("../../components/cluster"));
       c = new EfaCluster("t", full);
       small = new EfaCluster("s", {
         existingVpc: { vpcId: "vpc-own", privateSubnetIds: { "us-west-2b": "subnet-b", "us-west-2a": "subnet-a" } },
         gpuPools: { dev: { instanceType: "g6e.48xlarge", nodes: 1 } },
       });
-      await Promise.all([promiseOf(c.kubeconfig), promiseOf(small.kubeconfig), promiseOf(c.nodeGroupNames.prefill), promiseOf(c.efsFileSystemId!)]);
+      await Promise.all([
+        promiseOf(c.kubeconfig),
+        promiseOf(small.kubeconfig),
+        promiseOf(c.nodeGroupNames.prefill),
+        promiseOf(c.efsFileSystemId!),
+      ]);
       await settled(rec);
       return {};
     });
@@ -58,14 +72,26 @@ describe("cluster: EfaCluster under mocks", function () {
 
   it("every child is parented to its EfaCluster; every Kubernetes child uses the cluster's provider", () => {
     const children = seen.filter((x) => x.name.startsWith("t-"));
-    const recordedChildren = rec.filter((r) => r.name.startsWith("t-")).map((r) => `${r.type}::${r.name}`).sort();
+    const recordedChildren = rec
+      .filter((r) => r.name.startsWith("t-"))
+      .map((r) => `${r.type}::${r.name}`)
+      .sort();
     assert.deepEqual(children.map((x) => `${x.type}::${x.name}`).sort(), recordedChildren);
     for (const x of children) assert.equal(x.opts.parent, c, `${x.type} ${x.name} has another parent`);
     const k8sChildren = children.filter((x) => x.type.startsWith("kubernetes:"));
-    assert.deepEqual(k8sChildren.map((x) => x.name).sort(), ["t-efa-device-plugin", "t-efs", "t-gp3", "t-lbc", "t-nvidia-device-plugin"]);
+    assert.deepEqual(k8sChildren.map((x) => x.name).sort(), [
+      "t-efa-device-plugin",
+      "t-efs",
+      "t-gp3",
+      "t-lbc",
+      "t-nvidia-device-plugin",
+    ]);
     for (const x of k8sChildren) assert.equal(x.opts.provider, c.k8sProvider, x.name);
     const gpuNg = children.find((x) => x.name === "t-gpu-ng-prefill")!;
-    assert.ok(Array.isArray(gpuNg.opts.dependsOn) && gpuNg.opts.dependsOn.length === 3, "node group waits for the node role's policy attachments");
+    assert.ok(
+      Array.isArray(gpuNg.opts.dependsOn) && gpuNg.opts.dependsOn.length === 3,
+      "node group waits for the node role's policy attachments",
+    );
   });
 
   const lt = (pool: string) => one(rec, "aws:ec2/launchTemplate:LaunchTemplate", `t-gpu-lt-${pool}`).inputs;
@@ -91,15 +117,27 @@ describe("cluster: EfaCluster under mocks", function () {
 
   it("launch templates: IMDSv2 required with hop limit 1, encrypted gp3 root of 500 GiB, instance type", () => {
     for (const pool of ["prefill", "decode", "dev"]) {
-      assert.deepEqual(lt(pool).metadataOptions, { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 1, instanceMetadataTags: "disabled" });
-      assert.deepEqual(lt(pool).blockDeviceMappings, [{ deviceName: "/dev/xvda", ebs: { volumeSize: 500, volumeType: "gp3", encrypted: "true", deleteOnTermination: "true" } }]);
+      assert.deepEqual(lt(pool).metadataOptions, {
+        httpEndpoint: "enabled",
+        httpTokens: "required",
+        httpPutResponseHopLimit: 1,
+        instanceMetadataTags: "disabled",
+      });
+      assert.deepEqual(lt(pool).blockDeviceMappings, [
+        {
+          deviceName: "/dev/xvda",
+          ebs: { volumeSize: 500, volumeType: "gp3", encrypted: "true", deleteOnTermination: "true" },
+        },
+      ]);
     }
     assert.equal(lt("decode").instanceType, "p5.48xlarge");
   });
 
   it("capacity block: market type and reservation in the launch template, CAPACITY_BLOCK node group, no placement group", () => {
     assert.deepEqual(lt("decode").instanceMarketOptions, { marketType: "capacity-block" });
-    assert.deepEqual(lt("decode").capacityReservationSpecification, { capacityReservationTarget: { capacityReservationId: CR } });
+    assert.deepEqual(lt("decode").capacityReservationSpecification, {
+      capacityReservationTarget: { capacityReservationId: CR },
+    });
     assert.equal(ng("decode").capacityType, "CAPACITY_BLOCK");
     assert.equal(ng("decode").instanceTypes, undefined);
     assert.equal(lt("decode").placement, undefined);
@@ -115,13 +153,20 @@ describe("cluster: EfaCluster under mocks", function () {
   it("launch templates: every tag specification has a Name tag (EC2 rejects an empty one)", () => {
     const lts = ofType(rec, "aws:ec2/launchTemplate:LaunchTemplate");
     assert.ok(lts.length >= 4);
-    for (const l of lts) for (const spec of l.inputs.tagSpecifications) assert.ok(spec.tags.Name, `${l.name} ${spec.resourceType}`);
-    assert.deepEqual(one(rec, "aws:ec2/launchTemplate:LaunchTemplate", "s-system-lt").inputs.tagSpecifications.map((t: any) => t.tags), [{ Name: "s-system" }, { Name: "s-system" }]);
+    for (const l of lts)
+      for (const spec of l.inputs.tagSpecifications) assert.ok(spec.tags.Name, `${l.name} ${spec.resourceType}`);
+    assert.deepEqual(
+      one(rec, "aws:ec2/launchTemplate:LaunchTemplate", "s-system-lt").inputs.tagSpecifications.map((t: any) => t.tags),
+      [{ Name: "s-system" }, { Name: "s-system" }],
+    );
   });
 
   it("placement group: present for the on-demand EFA pool only", () => {
     const pgs = ofType(rec, "aws:ec2/placementGroup:PlacementGroup");
-    assert.deepEqual(pgs.map((p) => [p.name, p.inputs.strategy]), [["t-placement-prefill", "cluster"]]);
+    assert.deepEqual(
+      pgs.map((p) => [p.name, p.inputs.strategy]),
+      [["t-placement-prefill", "cluster"]],
+    );
     assert.deepEqual(lt("prefill").placement, { groupName: "t-placement-prefill" });
   });
 
@@ -132,23 +177,34 @@ describe("cluster: EfaCluster under mocks", function () {
     assert.deepEqual(ng("decode").subnetIds, ["subnet-private-us-east-2c"]);
     assert.deepEqual(p.scalingConfig, { desiredSize: 2, minSize: 2, maxSize: 2 });
     assert.deepEqual(p.taints, [{ key: "nvidia.com/gpu", value: "true", effect: "NO_SCHEDULE" }]);
-    assert.deepEqual(p.labels, { "dynamo-efa/pool": "prefill", "dynamo-efa/instance-type": "p5en.48xlarge", "dynamo-efa/efa": "true" });
+    assert.deepEqual(p.labels, {
+      "dynamo-efa/pool": "prefill",
+      "dynamo-efa/instance-type": "p5en.48xlarge",
+      "dynamo-efa/efa": "true",
+    });
     assert.deepEqual(p.launchTemplate, { id: "t-gpu-lt-prefill-id", version: "1" });
   });
 
   it("a pool without EFA: one ENA via vpcSecurityGroupIds, all private subnets, no EFA label", () => {
     assert.equal(lt("dev").networkInterfaces, undefined);
     assert.deepEqual(lt("dev").vpcSecurityGroupIds, ["sg-0e4c1a55e7000c0de"]);
-    assert.deepEqual(ng("dev").subnetIds, ["subnet-private-us-east-2a", "subnet-private-us-east-2b", "subnet-private-us-east-2c"]);
+    assert.deepEqual(ng("dev").subnetIds, [
+      "subnet-private-us-east-2a",
+      "subnet-private-us-east-2b",
+      "subnet-private-us-east-2c",
+    ]);
     assert.equal(ng("dev").labels["dynamo-efa/efa"], undefined);
   });
 
   it("EFA security group: self-referencing all-traffic ingress and egress rules", () => {
     const rules = ofType(rec, "aws:ec2/securityGroupRule:SecurityGroupRule").filter((r) => r.name.startsWith("t-efa-"));
-    assert.deepEqual(rules.map((r) => [r.inputs.type, r.inputs.protocol, r.inputs.self, r.inputs.securityGroupId]), [
-      ["egress", "-1", true, "t-efa-id"],
-      ["ingress", "-1", true, "t-efa-id"],
-    ]);
+    assert.deepEqual(
+      rules.map((r) => [r.inputs.type, r.inputs.protocol, r.inputs.self, r.inputs.securityGroupId]),
+      [
+        ["egress", "-1", true, "t-efa-id"],
+        ["ingress", "-1", true, "t-efa-id"],
+      ],
+    );
   });
 
   it("EKS: API auth with an admin access entry, all log types, KMS encryption, private + CIDR-limited public endpoint", () => {
@@ -158,35 +214,59 @@ describe("cluster: EfaCluster under mocks", function () {
     assert.deepEqual(e.enabledClusterLogTypes, ["api", "audit", "authenticator", "controllerManager", "scheduler"]);
     assert.match(e.encryptionConfigKeyArn, /^arn:aws:kms:/);
     assert.equal(one(rec, "aws:kms/key:Key", "t-secrets").inputs.enableKeyRotation, true);
-    assert.deepEqual([e.endpointPrivateAccess, e.endpointPublicAccess, e.publicAccessCidrs], [true, true, ["203.0.113.0/24"]]);
+    assert.deepEqual(
+      [e.endpointPrivateAccess, e.endpointPublicAccess, e.publicAccessCidrs],
+      [true, true, ["203.0.113.0/24"]],
+    );
     assert.deepEqual([e.skipDefaultNodeGroup, e.useDefaultVpcCni, e.version], [true, false, "1.35"]);
-    assert.deepEqual(e.privateSubnetIds, ["subnet-private-us-east-2a", "subnet-private-us-east-2b", "subnet-private-us-east-2c"]);
+    assert.deepEqual(e.privateSubnetIds, [
+      "subnet-private-us-east-2a",
+      "subnet-private-us-east-2b",
+      "subnet-private-us-east-2c",
+    ]);
   });
 
   it("VPC: awsx with the listed AZs, one private and one public subnet spec", () => {
     const v = one(rec, "awsx:ec2:Vpc", "t-vpc").inputs;
     assert.deepEqual(v.availabilityZoneNames, ["us-east-2a", "us-east-2b", "us-east-2c"]);
-    assert.deepEqual(v.subnetSpecs.map((s: any) => s.type), ["Private", "Public"]);
+    assert.deepEqual(
+      v.subnetSpecs.map((s: any) => s.type),
+      ["Private", "Public"],
+    );
   });
 
   it("Helm: device plugins pinned from versions.ts, tolerating the GPU taint, through the cluster's provider", async () => {
     const { charts } = await import("../../components/versions");
     const efa = one(rec, "kubernetes:helm.sh/v3:Release", "t-efa-device-plugin");
-    assert.deepEqual([efa.inputs.chart, efa.inputs.version, efa.inputs.repositoryOpts.repo], [charts.efaDevicePlugin.chart, charts.efaDevicePlugin.version, charts.efaDevicePlugin.repo]);
+    assert.deepEqual(
+      [efa.inputs.chart, efa.inputs.version, efa.inputs.repositoryOpts.repo],
+      [charts.efaDevicePlugin.chart, charts.efaDevicePlugin.version, charts.efaDevicePlugin.repo],
+    );
     assert.deepEqual(efa.inputs.values.nodeSelector, { "dynamo-efa/efa": "true" });
     assert.deepEqual(efa.inputs.values.supportedInstanceLabels.values, ["p5.48xlarge", "p5en.48xlarge"]);
-    assert.deepEqual(efa.inputs.values.tolerations, [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]);
+    assert.deepEqual(efa.inputs.values.tolerations, [
+      { key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" },
+    ]);
     const nv = one(rec, "kubernetes:helm.sh/v3:Release", "t-nvidia-device-plugin");
     assert.deepEqual([nv.inputs.version, nv.inputs.values.mofedEnabled], [charts.nvidiaDevicePlugin.version, false]);
     for (const r of [efa, nv]) assert.match(r.provider ?? "", /t-k8s::t-k8s-id$/);
   });
 
   it("storage: EBS CSI add-on with an IRSA role, default gp3 class, EFS retained with a mount target per AZ", () => {
-    assert.equal(one(rec, "aws:eks/addon:Addon", "t-ebs-csi").inputs.serviceAccountRoleArn, "arn:aws:iam::123456789012:role/t-ebs-csi");
+    assert.equal(
+      one(rec, "aws:eks/addon:Addon", "t-ebs-csi").inputs.serviceAccountRoleArn,
+      "arn:aws:iam::123456789012:role/t-ebs-csi",
+    );
     assert.equal(one(rec, "kubernetes:storage.k8s.io/v1:StorageClass", "t-gp3").inputs.parameters.encrypted, "true");
     assert.equal(one(rec, "aws:efs/fileSystem:FileSystem", "t-efs").inputs.encrypted, true);
-    assert.deepEqual(ofType(rec, "aws:efs/mountTarget:MountTarget").map((m) => m.inputs.subnetId), ["subnet-private-us-east-2a", "subnet-private-us-east-2b", "subnet-private-us-east-2c"]);
-    assert.equal(one(rec, "kubernetes:storage.k8s.io/v1:StorageClass", "t-efs").inputs.parameters.fileSystemId, "t-efs-id");
+    assert.deepEqual(
+      ofType(rec, "aws:efs/mountTarget:MountTarget").map((m) => m.inputs.subnetId),
+      ["subnet-private-us-east-2a", "subnet-private-us-east-2b", "subnet-private-us-east-2c"],
+    );
+    assert.equal(
+      one(rec, "kubernetes:storage.k8s.io/v1:StorageClass", "t-efs").inputs.parameters.fileSystemId,
+      "t-efs-id",
+    );
     assert.deepEqual(c.storageClassNames, { block: "gp3-encrypted", shared: "efs-shared" });
   });
 
@@ -210,7 +290,8 @@ describe("cluster: EfaCluster under mocks", function () {
 
   it("disabled path: no EFA SG, placement group, EFA plugin, EFS or LB controller; private endpoint; own VPC", async () => {
     const names = rec.map((r) => r.name).filter((n) => n.startsWith("s-"));
-    for (const absent of ["s-efa", "s-efa-device-plugin", "s-efs", "s-lbc", "s-placement-dev", "s-vpc"]) assert.ok(!names.includes(absent), absent);
+    for (const absent of ["s-efa", "s-efa-device-plugin", "s-efs", "s-lbc", "s-placement-dev", "s-vpc"])
+      assert.ok(!names.includes(absent), absent);
     assert.equal(small.efaSecurityGroupId, undefined);
     assert.equal(small.efsFileSystemId, undefined);
     assert.deepEqual(small.storageClassNames, { block: "gp3-encrypted" });
@@ -222,12 +303,23 @@ describe("cluster: EfaCluster under mocks", function () {
   });
 
   it("invalid args: one InputPropertiesError listing every problem, and no child created", async () => {
-    const e = thrown(() => new EfaCluster("bad", { gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, capacity: "capacity-block" } } }));
+    const e = thrown(
+      () =>
+        new EfaCluster("bad", {
+          gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, capacity: "capacity-block" } },
+        }),
+    );
     assert.ok(pulumi.InputPropertiesError.isInstance(e));
-    assert.deepEqual(e.errors.map((x: any) => x.propertyPath), ["gpuPools.gpu.availabilityZone", "gpuPools.gpu.capacityReservationId", "availabilityZones"]);
+    assert.deepEqual(
+      e.errors.map((x: any) => x.propertyPath),
+      ["gpuPools.gpu.availabilityZone", "gpuPools.gpu.capacityReservationId", "availabilityZones"],
+    );
     const { subjectOf } = await import("../../components/_shared/pulumi-errors");
     assert.equal(subjectOf(e), "EfaCluster", "the error names its component as data (tools place its paths by it)");
     await settled(rec);
-    assert.deepEqual(rec.filter((r) => r.name.startsWith("bad-")), []);
+    assert.deepEqual(
+      rec.filter((r) => r.name.startsWith("bad-")),
+      [],
+    );
   });
 });

@@ -25,7 +25,11 @@ async function inStack<T>(fn: () => T): Promise<T> {
   let out!: T;
   await pulumi.runtime.runInPulumiStack(async () => {
     pulumi.runtime.registerStackTransformation((a) => {
-      opts.set(a.name, { parent: (a.opts.parent as pulumi.Resource | undefined)?.constructor.name, retainOnDelete: a.opts.retainOnDelete, protect: a.opts.protect });
+      opts.set(a.name, {
+        parent: (a.opts.parent as pulumi.Resource | undefined)?.constructor.name,
+        retainOnDelete: a.opts.retainOnDelete,
+        protect: a.opts.protect,
+      });
       return undefined;
     });
     out = fn();
@@ -39,7 +43,15 @@ describe("DynamoImage (mocks)", function () {
     rec = armMocks();
     KNOWN_INVOKES[ECR_TOKEN] = (inputs) => {
       invokes.push(inputs);
-      return { userName: "AWS", password: "t0k3n", proxyEndpoint: `https://${inputs.registryId}.dkr.ecr.${inputs.region}.amazonaws.com`, authorizationToken: "x", expiresAt: "2026-12-01T00:00:00Z", region: inputs.region, id: "x" };
+      return {
+        userName: "AWS",
+        password: "t0k3n",
+        proxyEndpoint: `https://${inputs.registryId}.dkr.ecr.${inputs.region}.amazonaws.com`,
+        authorizationToken: "x",
+        expiresAt: "2026-12-01T00:00:00Z",
+        region: inputs.region,
+        id: "x",
+      };
     };
     mod = await import("../../components/image");
   });
@@ -50,12 +62,21 @@ describe("DynamoImage (mocks)", function () {
     assert.strictEqual(await promiseOf(img.imageRef), ref);
     const repo = one(rec, "aws:ecr/repository:Repository", "dyn-repo").inputs;
     assert.deepStrictEqual(
-      { name: repo.name, mut: repo.imageTagMutability, scan: repo.imageScanningConfiguration, enc: repo.encryptionConfigurations, force: repo.forceDelete },
+      {
+        name: repo.name,
+        mut: repo.imageTagMutability,
+        scan: repo.imageScanningConfiguration,
+        enc: repo.encryptionConfigurations,
+        force: repo.forceDelete,
+      },
       { name: "dyn", mut: "IMMUTABLE", scan: { scanOnPush: true }, enc: [{ encryptionType: "AES256" }], force: false },
     );
     assert.deepStrictEqual(opts.get("dyn-repo"), { parent: "DynamoImage", retainOnDelete: true, protect: true });
     const cache = one(rec, "aws:ecr/repository:Repository", "dyn-cache").inputs;
-    assert.deepStrictEqual([cache.name, cache.imageTagMutability, cache.encryptionConfigurations], ["dyn-cache", "MUTABLE", [{ encryptionType: "AES256" }]]);
+    assert.deepStrictEqual(
+      [cache.name, cache.imageTagMutability, cache.encryptionConfigurations],
+      ["dyn-cache", "MUTABLE", [{ encryptionType: "AES256" }]],
+    );
     one(rec, "aws:ecr/lifecyclePolicy:LifecyclePolicy", "dyn-cache-lifecycle");
 
     const b = one(rec, "docker-build:index:Image", "dyn-image").inputs;
@@ -69,10 +90,18 @@ describe("DynamoImage (mocks)", function () {
     assert.match(b.context.location, /\/dockerfiles$/);
     assert.deepStrictEqual(b.tags, [`${repoUrl}:${img.plan.kind === "build" ? img.plan.tag : "?"}`]);
     assert.deepStrictEqual(b.cacheFrom, [{ registry: { ref: cacheRef } }]);
-    assert.deepStrictEqual(b.cacheTo, [{ registry: { ref: cacheRef, mode: "max", imageManifest: true, ociMediaTypes: true } }]);
+    assert.deepStrictEqual(b.cacheTo, [
+      { registry: { ref: cacheRef, mode: "max", imageManifest: true, ociMediaTypes: true } },
+    ]);
     assert.strictEqual(b.registries[SECRET_SIG], SECRET_VALUE, "registry credentials reach the provider as a secret");
-    assert.deepStrictEqual(unsecret(b.registries).map((r: any) => [r.address, r.username, r.password]), [[`${ACCOUNT}.dkr.ecr.us-east-2.amazonaws.com`, "AWS", "t0k3n"]]);
-    assert.deepStrictEqual(invokes.map((i) => [i.registryId, i.region]), [[ACCOUNT, "us-east-2"]]);
+    assert.deepStrictEqual(
+      unsecret(b.registries).map((r: any) => [r.address, r.username, r.password]),
+      [[`${ACCOUNT}.dkr.ecr.us-east-2.amazonaws.com`, "AWS", "t0k3n"]],
+    );
+    assert.deepStrictEqual(
+      invokes.map((i) => [i.registryId, i.region]),
+      [[ACCOUNT, "us-east-2"]],
+    );
 
     assert.match(ref, new RegExp(`^${repoUrl.replace(/\./g, "\\.")}@sha256:[0-9a-f]{64}$`));
     assert.deepStrictEqual(await promiseOf(img.cudaArchs), fatArchs("12.9").map(formatArch));
@@ -85,19 +114,31 @@ describe("DynamoImage (mocks)", function () {
   it('"auto" for p5en passes sm_90 only; KMS key and existing repository URLs create no repositories', async () => {
     const before = rec.length;
     const kms = `arm:aws:kms:us-east-2:${ACCOUNT}:key/abc`;
-    const img = await inStack(() => new mod.DynamoImage("p5en", {
-      cudaArchs: "auto", instanceTypes: ["p5en.48xlarge"], kmsKeyArn: kms,
-      repositoryUrl: `${ACCOUNT}.dkr.ecr.us-west-2.amazonaws.com/team/dynamo`, builder: "big-builder",
-    }));
+    const img = await inStack(
+      () =>
+        new mod.DynamoImage("p5en", {
+          cudaArchs: "auto",
+          instanceTypes: ["p5en.48xlarge"],
+          kmsKeyArn: kms,
+          repositoryUrl: `${ACCOUNT}.dkr.ecr.us-west-2.amazonaws.com/team/dynamo`,
+          builder: "big-builder",
+        }),
+    );
     await promiseOf(img.ref);
     const mine = rec.slice(before);
     const cacheRepo = one(mine, "aws:ecr/repository:Repository", "p5en-cache").inputs;
     assert.deepStrictEqual(cacheRepo.encryptionConfigurations, [{ encryptionType: "KMS", kmsKey: kms }]);
-    assert.deepStrictEqual(ofType(mine, "aws:ecr/repository:Repository").map((r) => r.name), ["p5en-cache"]);
+    assert.deepStrictEqual(
+      ofType(mine, "aws:ecr/repository:Repository").map((r) => r.name),
+      ["p5en-cache"],
+    );
     const b = one(mine, "docker-build:index:Image", "p5en-image").inputs;
     assert.strictEqual(b.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
     assert.deepStrictEqual(b.builder, { name: "big-builder" });
-    assert.deepStrictEqual([...new Set(unsecret(b.registries).map((r: any) => r.address))].sort(), [`${ACCOUNT}.dkr.ecr.us-east-2.amazonaws.com`, `${ACCOUNT}.dkr.ecr.us-west-2.amazonaws.com`]);
+    assert.deepStrictEqual([...new Set(unsecret(b.registries).map((r: any) => r.address))].sort(), [
+      `${ACCOUNT}.dkr.ecr.us-east-2.amazonaws.com`,
+      `${ACCOUNT}.dkr.ecr.us-west-2.amazonaws.com`,
+    ]);
     assert.match(await promiseOf(img.ref), /^123456789012\.dkr\.ecr\.us-west-2\.amazonaws\.com\/team\/dynamo@sha256:/);
   });
 
@@ -106,7 +147,10 @@ describe("DynamoImage (mocks)", function () {
     const img = await inStack(() => new mod.DynamoImage("nocache", { cache: false, cudaArchs: ["sm_90", "sm_100"] }));
     await promiseOf(img.ref);
     const mine = rec.slice(before);
-    assert.deepStrictEqual(ofType(mine, "aws:ecr/repository:Repository").map((r) => r.name), ["nocache-repo"]);
+    assert.deepStrictEqual(
+      ofType(mine, "aws:ecr/repository:Repository").map((r) => r.name),
+      ["nocache-repo"],
+    );
     const b = one(mine, "docker-build:index:Image", "nocache-image").inputs;
     assert.strictEqual(b.cacheFrom, undefined);
     assert.strictEqual(b.cacheTo, undefined);
@@ -126,19 +170,36 @@ describe("DynamoImage (mocks)", function () {
     assert.strictEqual(ps[0].propertyPath, "cudaArchs[0]");
     assert.strictEqual(subjectOf(err), "DynamoImage", "a catalog error is re-thrown naming the component");
     assert.match(ps[0].reason, /renamed sm_110/);
-    assert.deepStrictEqual(rec.slice(before).filter((r) => r.name.startsWith("bad")), []);
+    assert.deepStrictEqual(
+      rec.slice(before).filter((r) => r.name.startsWith("bad")),
+      [],
+    );
   });
 
   it("an arm64 pool is rejected with a clear error before any resource", () => {
     const before = rec.length;
-    assert.throws(() => new mod.DynamoImage("grace", { cudaArchs: "auto", instanceTypes: ["p6e-gb200.36xlarge"], platforms: ["linux/arm64"] }), (e: unknown) => {
-      const ps = problemsOf(e)!;
-      assert.deepStrictEqual(ps.map((p) => p.propertyPath), ["cudaArchs", "platforms[0]"]);
-      assert.match(ps[0].reason, /arm64 \(Grace\/Graviton\).*linux\/amd64/);
-      assert.match(ps[1].reason, /x86_64-only/);
-      return true;
-    });
-    assert.deepStrictEqual(rec.slice(before).filter((r) => r.name.startsWith("grace")), []);
+    assert.throws(
+      () =>
+        new mod.DynamoImage("grace", {
+          cudaArchs: "auto",
+          instanceTypes: ["p6e-gb200.36xlarge"],
+          platforms: ["linux/arm64"],
+        }),
+      (e: unknown) => {
+        const ps = problemsOf(e)!;
+        assert.deepStrictEqual(
+          ps.map((p) => p.propertyPath),
+          ["cudaArchs", "platforms[0]"],
+        );
+        assert.match(ps[0].reason, /arm64 \(Grace\/Graviton\).*linux\/amd64/);
+        assert.match(ps[1].reason, /x86_64-only/);
+        return true;
+      },
+    );
+    assert.deepStrictEqual(
+      rec.slice(before).filter((r) => r.name.startsWith("grace")),
+      [],
+    );
   });
 
   it("skip path: a digest-pinned ref passes through, no build, no repository", async () => {
@@ -148,7 +209,16 @@ describe("DynamoImage (mocks)", function () {
     assert.strictEqual(await promiseOf(img.ref), ref);
     assert.deepStrictEqual(await promiseOf(img.cudaArchs), ["sm_90"]);
     assert.deepStrictEqual(await promiseOf(img.buildArgs), {});
-    assert.deepStrictEqual(rec.slice(before).filter((r) => r.custom).map((r) => r.type), []);
-    assert.throws(() => new mod.DynamoImage("pre2", { ref: "nvcr.io/x/y:1" , cudaArchs: ["sm_90"] }), /must be digest-pinned/);
+    assert.deepStrictEqual(
+      rec
+        .slice(before)
+        .filter((r) => r.custom)
+        .map((r) => r.type),
+      [],
+    );
+    assert.throws(
+      () => new mod.DynamoImage("pre2", { ref: "nvcr.io/x/y:1", cudaArchs: ["sm_90"] }),
+      /must be digest-pinned/,
+    );
   });
 });

@@ -9,7 +9,13 @@ import { armMocks, ofType, one, Recorded } from "../helpers/mocks";
 import { promiseOf, thrown as thrownBy } from "../helpers/outputs";
 import { IMAGE, MODEL, pool } from "../helpers/inference-fixtures";
 
-interface Seen { type: string; name: string; resource: pulumi.Resource; props: Record<string, any>; opts: pulumi.ResourceOptions }
+interface Seen {
+  type: string;
+  name: string;
+  resource: pulumi.Resource;
+  props: Record<string, any>;
+  opts: pulumi.ResourceOptions;
+}
 
 const RELEASE = "kubernetes:helm.sh/v3:Release";
 const DGD = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
@@ -22,29 +28,54 @@ describe("inference: DisaggInference component (mocks)", () => {
   let badError: unknown;
   let countBeforeBad = 0;
   let countAfterBad = 0;
-  const byName = (n: string) => { const s = seen.find((x) => x.name === n); if (!s) throw new Error(`not captured: ${n}; have ${seen.map((x) => x.name).join(", ")}`); return s; };
+  const byName = (n: string) => {
+    const s = seen.find((x) => x.name === n);
+    if (!s) throw new Error(`not captured: ${n}; have ${seen.map((x) => x.name).join(", ")}`);
+    return s;
+  };
 
   before(async function () {
     this.timeout(30000);
     recorded = armMocks();
     await pulumi.runtime.runInPulumiStack(async () => {
-      pulumi.runtime.registerStackTransformation((a) => { seen.push({ type: a.type, name: a.name, resource: a.resource, props: a.props, opts: a.opts }); return undefined; });
+      pulumi.runtime.registerStackTransformation((a) => {
+        seen.push({ type: a.type, name: a.name, resource: a.resource, props: a.props, opts: a.opts });
+        return undefined;
+      });
       const k8s = await import("@pulumi/kubernetes");
       const { DisaggInference } = await import("../../components/inference");
       const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
       inf = new DisaggInference("llama", {
-        model: MODEL, gpuPool: pool("p5en.48xlarge", 2), prefill: { replicas: 8, gpusPerWorker: 1 }, decode: { replicas: 8, gpusPerWorker: 1 },
-        image: pulumi.output(IMAGE), provider, hfToken: pulumi.secret("hf_test_token"),
-        modelCache: { storageClassName: "efs-sc", sizeGiB: 500 }, frontend: { serviceType: "InternalLoadBalancer" },
+        model: MODEL,
+        gpuPool: pool("p5en.48xlarge", 2),
+        prefill: { replicas: 8, gpusPerWorker: 1 },
+        decode: { replicas: 8, gpusPerWorker: 1 },
+        image: pulumi.output(IMAGE),
+        provider,
+        hfToken: pulumi.secret("hf_test_token"),
+        modelCache: { storageClassName: "efs-sc", sizeGiB: 500 },
+        frontend: { serviceType: "InternalLoadBalancer" },
       });
       lean = new DisaggInference("lean", {
-        backend: "trtllm", model: MODEL, gpuPool: pool("p5en.48xlarge", 1), namespace: "lean", image: IMAGE, provider,
-        hfTokenSecretName: "existing-hf", platform: { install: false },
+        backend: "trtllm",
+        model: MODEL,
+        gpuPool: pool("p5en.48xlarge", 1),
+        namespace: "lean",
+        image: IMAGE,
+        provider,
+        hfTokenSecretName: "existing-hf",
+        platform: { install: false },
       });
       await Promise.all([promiseOf(inf.graph.urn), promiseOf(lean.graph.urn), promiseOf(inf.platformRelease.urn)]);
       countBeforeBad = seen.length;
       try {
-        new DisaggInference("bad", { model: "", gpuPool: pool("p5en.48xlarge", 1), prefill: { replicas: 1, gpusPerWorker: 3 }, image: "repo:latest", provider });
+        new DisaggInference("bad", {
+          model: "",
+          gpuPool: pool("p5en.48xlarge", 1),
+          prefill: { replicas: 1, gpusPerWorker: 3 },
+          image: "repo:latest",
+          provider,
+        });
       } catch (e) {
         badError = e;
       }
@@ -57,29 +88,47 @@ describe("inference: DisaggInference component (mocks)", () => {
     const { charts } = await import("../../components/versions");
     const rel = ofType(recorded, RELEASE).filter((r) => r.name.startsWith("llama-"));
     const url = `https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-${charts.dynamoPlatform.version}.tgz`;
-    assert.deepEqual(rel.map((r) => [r.name, r.inputs.chart, r.inputs.version, r.inputs.repositoryOpts]), [["llama-dynamo-platform", url, charts.dynamoPlatform.version, undefined]]);
+    assert.deepEqual(
+      rel.map((r) => [r.name, r.inputs.chart, r.inputs.version, r.inputs.repositoryOpts]),
+      [["llama-dynamo-platform", url, charts.dynamoPlatform.version, undefined]],
+    );
   });
 
   it("the graph depends on the platform release (and namespace, secret, cache)", () => {
     const deps = byName("llama-graph").opts.dependsOn as pulumi.Resource[];
-    for (const n of ["llama-dynamo-platform", "llama-ns", "llama-hf-token", "llama-model-cache"]) assert.ok(deps.includes(byName(n).resource), n);
+    for (const n of ["llama-dynamo-platform", "llama-ns", "llama-hf-token", "llama-model-cache"])
+      assert.ok(deps.includes(byName(n).resource), n);
   });
 
   it("the HF secret is secret-wrapped, with both keys, and marks its outputs secret", async () => {
     const s = byName("llama-hf-token");
     assert.equal(await pulumi.isSecret(s.props.stringData), true);
-    assert.deepEqual(await promiseOf(s.props.stringData), { HF_TOKEN: "hf_test_token", HUGGING_FACE_HUB_TOKEN: "hf_test_token" });
-    for (const k of ["stringData", "data"]) assert.ok((s.opts as pulumi.CustomResourceOptions).additionalSecretOutputs?.includes(k), k);
+    assert.deepEqual(await promiseOf(s.props.stringData), {
+      HF_TOKEN: "hf_test_token",
+      HUGGING_FACE_HUB_TOKEN: "hf_test_token",
+    });
+    for (const k of ["stringData", "data"])
+      assert.ok((s.opts as pulumi.CustomResourceOptions).additionalSecretOutputs?.includes(k), k);
   });
 
   it("the model-cache PVC is retained on delete", () => {
     assert.equal(byName("llama-model-cache").opts.retainOnDelete, true);
-    assert.equal(one(recorded, "kubernetes:core/v1:PersistentVolumeClaim", "llama-model-cache").inputs.spec.storageClassName, "efs-sc");
+    assert.equal(
+      one(recorded, "kubernetes:core/v1:PersistentVolumeClaim", "llama-model-cache").inputs.spec.storageClassName,
+      "efs-sc",
+    );
   });
 
   it("every child has the component as parent and the given provider", () => {
     const kids = seen.filter((s) => s.name.startsWith("llama-"));
-    assert.deepEqual(kids.map((k) => k.name).sort(), ["llama-dynamo-platform", "llama-frontend-lb", "llama-graph", "llama-hf-token", "llama-model-cache", "llama-ns"]);
+    assert.deepEqual(kids.map((k) => k.name).sort(), [
+      "llama-dynamo-platform",
+      "llama-frontend-lb",
+      "llama-graph",
+      "llama-hf-token",
+      "llama-model-cache",
+      "llama-ns",
+    ]);
     for (const k of kids) {
       assert.equal(k.opts.parent, inf, k.name);
       assert.ok(k.opts.provider, `${k.name} has no provider`);
@@ -89,7 +138,18 @@ describe("inference: DisaggInference component (mocks)", () => {
   it("registers the rendered DGD with waitFor and the load-budget annotation", async () => {
     const { renderGraph, resolveArgs } = await import("../../components/inference");
     const g = one(recorded, DGD, "llama-graph");
-    const r = resolveArgs("llama", { model: MODEL, gpuPool: pool("p5en.48xlarge", 2), prefill: { replicas: 8, gpusPerWorker: 1 }, decode: { replicas: 8, gpusPerWorker: 1 }, modelCache: { storageClassName: "efs-sc", sizeGiB: 500 }, frontend: { serviceType: "InternalLoadBalancer" } }, IMAGE);
+    const r = resolveArgs(
+      "llama",
+      {
+        model: MODEL,
+        gpuPool: pool("p5en.48xlarge", 2),
+        prefill: { replicas: 8, gpusPerWorker: 1 },
+        decode: { replicas: 8, gpusPerWorker: 1 },
+        modelCache: { storageClassName: "efs-sc", sizeGiB: 500 },
+        frontend: { serviceType: "InternalLoadBalancer" },
+      },
+      IMAGE,
+    );
     assert.deepEqual(JSON.parse(JSON.stringify(g.inputs.spec)), JSON.parse(JSON.stringify(renderGraph(r, IMAGE).spec)));
     assert.equal(g.inputs.metadata.annotations["pulumi.com/waitFor"], "condition=Ready");
     assert.equal(g.inputs.metadata.annotations["dynamo-efa/model-load-budget-seconds"], "1800");
@@ -110,11 +170,23 @@ describe("inference: DisaggInference component (mocks)", () => {
   });
 
   it("existing secret + no platform: no secret, no releases; TRT-LLM engine ConfigMaps created", () => {
-    assert.equal(seen.some((s) => s.name === "lean-hf-token"), false);
-    assert.equal(ofType(recorded, RELEASE).some((r) => r.name.startsWith("lean-")), false);
+    assert.equal(
+      seen.some((s) => s.name === "lean-hf-token"),
+      false,
+    );
+    assert.equal(
+      ofType(recorded, RELEASE).some((r) => r.name.startsWith("lean-")),
+      false,
+    );
     assert.equal(lean.platformRelease, undefined);
     const cms = ofType(recorded, "kubernetes:core/v1:ConfigMap").filter((r) => r.name.startsWith("lean-"));
-    assert.deepEqual(cms.map((c) => [c.name, c.inputs.metadata.name]), [["lean-engine-decode", "lean-trtllm-decode"], ["lean-engine-prefill", "lean-trtllm-prefill"]]);
+    assert.deepEqual(
+      cms.map((c) => [c.name, c.inputs.metadata.name]),
+      [
+        ["lean-engine-decode", "lean-trtllm-decode"],
+        ["lean-engine-prefill", "lean-trtllm-prefill"],
+      ],
+    );
     const dgd = one(recorded, DGD, "lean-graph");
     assert.equal(dgd.inputs.spec.services.PrefillWorker.envFromSecret, "existing-hf");
   });
@@ -123,9 +195,15 @@ describe("inference: DisaggInference component (mocks)", () => {
     const { problemsOf, subjectOf } = await import("../../components/_shared/pulumi-errors");
     assert.ok(pulumi.InputPropertiesError.isInstance(badError));
     assert.equal(subjectOf(badError), "DisaggInference");
-    assert.deepEqual(problemsOf(badError)!.map((p) => p.propertyPath), ["model", "prefill.gpusPerWorker", "hfToken", "image"]);
+    assert.deepEqual(
+      problemsOf(badError)!.map((p) => p.propertyPath),
+      ["model", "prefill.gpusPerWorker", "hfToken", "image"],
+    );
     // Only the component itself registered; no child.
-    assert.deepEqual(seen.slice(countBeforeBad, countAfterBad).map((s) => s.type), ["dynamo-efa:inference:DisaggInference"]);
+    assert.deepEqual(
+      seen.slice(countBeforeBad, countAfterBad).map((s) => s.type),
+      ["dynamo-efa:inference:DisaggInference"],
+    );
   });
 
   it("an image ref known only at deployment is validated when it resolves (checkedGraph)", async () => {
@@ -133,7 +211,10 @@ describe("inference: DisaggInference component (mocks)", () => {
     const r = resolveArgs("late", { model: MODEL, gpuPool: pool("p5en.48xlarge", 1) }, undefined);
     const e = thrownBy(() => checkedGraph(r, "repo/x:latest"));
     assert.ok(pulumi.InputPropertiesError.isInstance(e));
-    assert.deepEqual(e.errors.map((p: any) => p.propertyPath), ["image"]);
+    assert.deepEqual(
+      e.errors.map((p: any) => p.propertyPath),
+      ["image"],
+    );
     assert.equal(checkedGraph(r, IMAGE).metadata.name, "late");
   });
 });

@@ -10,15 +10,24 @@ const show = (v: unknown) => JSON.stringify(v);
 
 function typeProblem(t: FieldNode["t"], v: unknown): string | undefined {
   const ok =
-    t === undefined ? true
-    : t === "object" ? v !== null && typeof v === "object" && !Array.isArray(v)
-    : t === "array" ? Array.isArray(v)
-    : t === "string" ? typeof v === "string"
-    : t === "integer" ? Number.isInteger(v)
-    : t === "number" ? typeof v === "number"
-    : t === "boolean" ? typeof v === "boolean"
-    : Number.isInteger(v) || typeof v === "string"; // int-or-string
-  return ok ? undefined : `expected ${t}, got ${Array.isArray(v) ? "array" : v === null ? "null" : typeof v} ${show(v)}`;
+    t === undefined
+      ? true
+      : t === "object"
+        ? v !== null && typeof v === "object" && !Array.isArray(v)
+        : t === "array"
+          ? Array.isArray(v)
+          : t === "string"
+            ? typeof v === "string"
+            : t === "integer"
+              ? Number.isInteger(v)
+              : t === "number"
+                ? typeof v === "number"
+                : t === "boolean"
+                  ? typeof v === "boolean"
+                  : Number.isInteger(v) || typeof v === "string"; // int-or-string
+  return ok
+    ? undefined
+    : `expected ${t}, got ${Array.isArray(v) ? "array" : v === null ? "null" : typeof v} ${show(v)}`;
 }
 
 /** Problems of `value` at `path` against `node`; empty when the API server would store it unchanged. */
@@ -38,18 +47,33 @@ export function structuralProblems(node: FieldNode, value: unknown, path: string
     const at = path ? `${path}.${k}` : k;
     const known = node.p?.[k];
     if (known) out.push(...structuralProblems(known, v, at));
-    else if (node.a) { if (node.a !== true) out.push(...structuralProblems(node.a, v, at)); }
-    else if (node.u || (node.r && ["apiVersion", "kind", "metadata"].includes(k))) continue;
-    else out.push(`${at}: unknown field; the API server prunes it (known: ${Object.keys(node.p ?? {}).join(", ") || "none"})`);
+    else if (node.a) {
+      if (node.a !== true) out.push(...structuralProblems(node.a, v, at));
+    } else if (node.u || (node.r && ["apiVersion", "kind", "metadata"].includes(k))) continue;
+    else
+      out.push(
+        `${at}: unknown field; the API server prunes it (known: ${Object.keys(node.p ?? {}).join(", ") || "none"})`,
+      );
   }
   return out;
 }
 
 /** Problems of a whole custom resource: apiVersion/kind as given, metadata is ObjectMeta (not in the schema). */
-export function crdProblems(facts: { group: string; kind: string; version: string; schema: FieldNode }, obj: any): string[] {
+export function crdProblems(
+  facts: { group: string; kind: string; version: string; schema: FieldNode },
+  obj: any,
+): string[] {
   const out: string[] = [];
-  if (obj?.apiVersion !== `${facts.group}/${facts.version}`) out.push(`apiVersion: ${show(obj?.apiVersion)} is not ${facts.group}/${facts.version}`);
+  if (obj?.apiVersion !== `${facts.group}/${facts.version}`)
+    out.push(`apiVersion: ${show(obj?.apiVersion)} is not ${facts.group}/${facts.version}`);
   if (obj?.kind !== facts.kind) out.push(`kind: ${show(obj?.kind)} is not ${facts.kind}`);
   const { metadata: _m, ...rest } = obj ?? {};
-  return [...out, ...structuralProblems({ ...facts.schema, p: { ...facts.schema.p, metadata: { t: "object", u: true } } }, { metadata: {}, ...rest }, "")];
+  return [
+    ...out,
+    ...structuralProblems(
+      { ...facts.schema, p: { ...facts.schema.p, metadata: { t: "object", u: true } } },
+      { metadata: {}, ...rest },
+      "",
+    ),
+  ];
 }

@@ -19,11 +19,20 @@ const crd = loadFacts<CrdFacts>("dgd-crd");
 describe("contract: rendered DynamoGraphDeployments against the operator's CRD", function () {
   this.timeout(120000);
   let graphs: Sourced<any>[] = [];
-  before(async () => { graphs = await renderedDgds(); });
+  before(async () => {
+    graphs = await renderedDgds();
+  });
 
   it("the facts are the v1alpha1 DGD of the operator release we install", () => {
-    assert.deepEqual([crd.facts.group, crd.facts.kind, crd.facts.version], ["nvidia.com", "DynamoGraphDeployment", "v1alpha1"]);
-    assert.match(crd.provenance.ref, new RegExp(`^v${charts.dynamoPlatform.version.replace(/\./g, "\\.")}\\b`), "the CRD ref names the dynamo-platform chart version versions.ts pins");
+    assert.deepEqual(
+      [crd.facts.group, crd.facts.kind, crd.facts.version],
+      ["nvidia.com", "DynamoGraphDeployment", "v1alpha1"],
+    );
+    assert.match(
+      crd.provenance.ref,
+      new RegExp(`^v${charts.dynamoPlatform.version.replace(/\./g, "\\.")}\\b`),
+      "the CRD ref names the dynamo-platform chart version versions.ts pins",
+    );
     assert.ok(countFields(crd.facts.schema) > 1000, `${countFields(crd.facts.schema)} field paths`);
   });
 
@@ -33,38 +42,93 @@ describe("contract: rendered DynamoGraphDeployments against the operator's CRD",
   });
 
   describe("mutations the API server would not store unchanged", () => {
-    const mutate = (edit: (g: any) => void) => { const g = structuredClone(graphs[0].obj); edit(g); return crdProblems(crd.facts, g); };
+    const mutate = (edit: (g: any) => void) => {
+      const g = structuredClone(graphs[0].obj);
+      edit(g);
+      return crdProblems(crd.facts, g);
+    };
     const svc = (g: any) => Object.values(g.spec.services)[0] as any;
     it("a field the schema does not name is pruned (a typo in a service field, and one in the main container)", () => {
-      const problems = mutate((g) => { svc(g).replica = 2; svc(g).extraPodSpec.mainContainer.startupProbee = {}; });
+      const problems = mutate((g) => {
+        svc(g).replica = 2;
+        svc(g).extraPodSpec.mainContainer.startupProbee = {};
+      });
       assert.equal(problems.length, 2, problems.join("\n"));
-      assert.ok(problems.some((p) => /^spec\.services\.\w+\.replica: unknown field; the API server prunes it/.test(p)), problems.join("\n"));
-      assert.ok(problems.some((p) => /\.extraPodSpec\.mainContainer\.startupProbee: unknown field/.test(p)), problems.join("\n"));
+      assert.ok(
+        problems.some((p) => /^spec\.services\.\w+\.replica: unknown field; the API server prunes it/.test(p)),
+        problems.join("\n"),
+      );
+      assert.ok(
+        problems.some((p) => /\.extraPodSpec\.mainContainer\.startupProbee: unknown field/.test(p)),
+        problems.join("\n"),
+      );
     });
     it("a wrong type", () => {
-      assert.deepEqual(mutate((g) => { svc(g).replicas = "2"; }).map((p) => p.replace(/^spec\.services\.\w+\./, "")), ['replicas: expected integer, got string "2"']);
+      assert.deepEqual(
+        mutate((g) => {
+          svc(g).replicas = "2";
+        }).map((p) => p.replace(/^spec\.services\.\w+\./, "")),
+        ['replicas: expected integer, got string "2"'],
+      );
     });
     it("a value outside an enum", () => {
-      assert.deepEqual(mutate((g) => { g.spec.backendFramework = "tensorrt"; }), ['spec.backendFramework: "tensorrt" is not one of ["sglang","vllm","trtllm"]']);
+      assert.deepEqual(
+        mutate((g) => {
+          g.spec.backendFramework = "tensorrt";
+        }),
+        ['spec.backendFramework: "tensorrt" is not one of ["sglang","vllm","trtllm"]'],
+      );
     });
     it("a missing required field (an env var without a name)", () => {
-      assert.match(mutate((g) => { g.spec.envs = [{ value: "x" }]; }).join("\n"), /^spec\.envs\[0\]: required field name is missing$/);
+      assert.match(
+        mutate((g) => {
+          g.spec.envs = [{ value: "x" }];
+        }).join("\n"),
+        /^spec\.envs\[0\]: required field name is missing$/,
+      );
     });
     it("but a map value and a preserve-unknown subtree keep any key", () => {
-      assert.deepEqual(mutate((g) => { svc(g).resources = { limits: { custom: { "example.com/anything": "1" } } }; }), []);
-      assert.deepEqual(structuralProblems({ t: "object", u: true, p: { a: { t: "string" } } }, { a: "x", b: { c: 1 } }, "x"), []);
-      assert.deepEqual(structuralProblems({ t: "object", u: true, p: { a: { t: "string" } } }, { a: 1 }, "x"), ["x.a: expected string, got number 1"]);
+      assert.deepEqual(
+        mutate((g) => {
+          svc(g).resources = { limits: { custom: { "example.com/anything": "1" } } };
+        }),
+        [],
+      );
+      assert.deepEqual(
+        structuralProblems({ t: "object", u: true, p: { a: { t: "string" } } }, { a: "x", b: { c: 1 } }, "x"),
+        [],
+      );
+      assert.deepEqual(structuralProblems({ t: "object", u: true, p: { a: { t: "string" } } }, { a: 1 }, "x"), [
+        "x.a: expected string, got number 1",
+      ]);
     });
   });
 
   it("the extractor reads the chart's CRD copy and refuses a checkout whose operator copy differs", () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), "crd-extract-"));
-    const put = (rel: string, text: string) => { fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true }); fs.writeFileSync(path.join(root, rel), text); };
-    const doc = (t: string) => `spec:\n  group: nvidia.com\n  names: {kind: DynamoGraphDeployment}\n  versions:\n  - name: v1alpha1\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            required: [services]\n            properties:\n              services: {type: object, additionalProperties: {type: ${t}}}\n              mode: {type: string, enum: [a, b]}\n              raw: {type: object, x-kubernetes-preserve-unknown-fields: true}\n`;
+    const put = (rel: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), text);
+    };
+    const doc = (t: string) =>
+      `spec:\n  group: nvidia.com\n  names: {kind: DynamoGraphDeployment}\n  versions:\n  - name: v1alpha1\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            required: [services]\n            properties:\n              services: {type: object, additionalProperties: {type: ${t}}}\n              mode: {type: string, enum: [a, b]}\n              raw: {type: object, x-kubernetes-preserve-unknown-fields: true}\n`;
     try {
       put(CHART_CRD, doc("object"));
       put(OPERATOR_CRD, doc("object"));
-      assert.deepEqual(extractCrd(root, "v1alpha1").schema, { t: "object", p: { spec: { t: "object", q: ["services"], p: { mode: { t: "string", e: ["a", "b"] }, raw: { t: "object", u: true }, services: { t: "object", a: { t: "object" } } } } } });
+      assert.deepEqual(extractCrd(root, "v1alpha1").schema, {
+        t: "object",
+        p: {
+          spec: {
+            t: "object",
+            q: ["services"],
+            p: {
+              mode: { t: "string", e: ["a", "b"] },
+              raw: { t: "object", u: true },
+              services: { t: "object", a: { t: "object" } },
+            },
+          },
+        },
+      });
       assert.throws(() => extractCrd(root, "v1beta1"), /has no version v1beta1 \(has v1alpha1\)/);
       put(OPERATOR_CRD, doc("string"));
       assert.throws(() => extractCrd(root, "v1alpha1"), /differs from/);

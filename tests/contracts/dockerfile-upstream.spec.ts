@@ -25,7 +25,10 @@ function stage(text: string, name: string): string {
 
 /** Shell commands of a stage with backslash continuations joined, comments dropped. */
 function commands(text: string): string[] {
-  return text.replace(/\\\n\s*/g, " ").split("\n").filter((l) => !l.trimStart().startsWith("#"));
+  return text
+    .replace(/\\\n\s*/g, " ")
+    .split("\n")
+    .filter((l) => !l.trimStart().startsWith("#"));
 }
 
 /** ENV keys set in stage `name`. */
@@ -42,40 +45,75 @@ function envKeys(text: string, name: string): Map<string, string> {
 export function nixlMetaProblems(text: string): string[] {
   const out: string[] = [];
   const wb = commands(stage(text, "wheel_builder"));
-  const cp = wb.findIndex((l) => /cp build\/src\/bindings\/python\/nixl-meta\/nixl-\S*\.whl \/opt\/dynamo\/dist\/nixl/.test(l));
+  const cp = wb.findIndex((l) =>
+    /cp build\/src\/bindings\/python\/nixl-meta\/nixl-\S*\.whl \/opt\/dynamo\/dist\/nixl/.test(l),
+  );
   const rm = wb.findIndex((l) => /rm -rf nixl\b/.test(l));
-  if (cp < 0) out.push("wheel_builder does not keep NIXL's meta wheel (build/src/bindings/python/nixl-meta/nixl-*.whl)");
+  if (cp < 0)
+    out.push("wheel_builder does not keep NIXL's meta wheel (build/src/bindings/python/nixl-meta/nixl-*.whl)");
   else if (rm >= 0 && rm < cp) out.push("wheel_builder deletes the NIXL build before copying the meta wheel");
-  const install = commands(stage(text, "final")).find((l) => /uv pip install .*\/opt\/dynamo\/dist\/nixl\//.test(l)) ?? "";
-  if (!/nixl-\*-py3-none-any\.whl/.test(install)) out.push("final does not install the nixl meta wheel (module nixl, nixl._api)");
+  const install =
+    commands(stage(text, "final")).find((l) => /uv pip install .*\/opt\/dynamo\/dist\/nixl\//.test(l)) ?? "";
+  if (!/nixl-\*-py3-none-any\.whl/.test(install))
+    out.push("final does not install the nixl meta wheel (module nixl, nixl._api)");
   if (!/nixl_cu12-\*\.whl/.test(install)) out.push("final does not install the nixl-cu12 wheel (module nixl_cu12)");
   return out;
 }
 
 export function trtllmProblems(text: string): string[] {
-  const installs = commands(stage(text, "trtllm_framework")).filter((l) => /uv pip install/.test(l) && /tensorrt/i.test(l));
+  const installs = commands(stage(text, "trtllm_framework")).filter(
+    (l) => /uv pip install/.test(l) && /tensorrt/i.test(l),
+  );
   if (installs.length === 0) return ["trtllm_framework installs no TensorRT-LLM"];
   return installs.flatMap((l) => [
-    ...(/--index-strategy[ =]unsafe-best-match/.test(l) ? [] : [`TRT-LLM install without --index-strategy unsafe-best-match: ${l.trim()}`]),
-    ...(/https?:\/\/\S*tensorrt_llm-\S*\.whl/.test(l.replace(/\$\{[^}]+\}/g, "https://x")) || /\/tensorrt-llm\/tensorrt_llm-\$\{TENSORRTLLM_VERSION\}-\S+\.whl/.test(l) ? [] : [`TRT-LLM not from a direct wheel URL: ${l.trim()}`]),
-    ...(/"tensorrt-llm==/.test(l) ? [`TRT-LLM resolved from an index (etcd3 URL dependency; dynamo#4588): ${l.trim()}`] : []),
+    ...(/--index-strategy[ =]unsafe-best-match/.test(l)
+      ? []
+      : [`TRT-LLM install without --index-strategy unsafe-best-match: ${l.trim()}`]),
+    ...(/https?:\/\/\S*tensorrt_llm-\S*\.whl/.test(l.replace(/\$\{[^}]+\}/g, "https://x")) ||
+    /\/tensorrt-llm\/tensorrt_llm-\$\{TENSORRTLLM_VERSION\}-\S+\.whl/.test(l)
+      ? []
+      : [`TRT-LLM not from a direct wheel URL: ${l.trim()}`]),
+    ...(/"tensorrt-llm==/.test(l)
+      ? [`TRT-LLM resolved from an index (etcd3 URL dependency; dynamo#4588): ${l.trim()}`]
+      : []),
   ]);
 }
 
-const REQUIRED_IMPORTS = ["torch", "vllm", "tensorrt_llm", "nixl", "nixl._api", "flashinfer", "flash_attn", "lmcache", "dynamo.vllm", "dynamo.trtllm"];
+const REQUIRED_IMPORTS = [
+  "torch",
+  "vllm",
+  "tensorrt_llm",
+  "nixl",
+  "nixl._api",
+  "flashinfer",
+  "flash_attn",
+  "lmcache",
+  "dynamo.vllm",
+  "dynamo.trtllm",
+];
 
 export function smokeProblems(text: string, smoke: string): string[] {
   const out: string[] = [];
   const fin = commands(stage(text, "final"));
   const run = fin.findIndex((l) => /^python3? \/tmp\/image-smoke\.py\s*$/.test(l.trim()));
   if (run < 0) out.push("final does not run the smoke check (python3 /tmp/image-smoke.py)");
-  const lastInstall = fin.map((l, i) => (/uv pip install|python3? \/tmp\/overlay-venv\.py|efa_installer\.sh/.test(l) ? i : -1)).reduce((a, b) => Math.max(a, b), -1);
+  const lastInstall = fin
+    .map((l, i) => (/uv pip install|python3? \/tmp\/overlay-venv\.py|efa_installer\.sh/.test(l) ? i : -1))
+    .reduce((a, b) => Math.max(a, b), -1);
   if (run >= 0 && run < lastInstall) out.push("the smoke check runs before the last install step of final");
   if (/find_spec/.test(smoke)) out.push("the smoke check uses find_spec (a spec is not an import)");
   if (!/importlib\.import_module\(/.test(smoke)) out.push("the smoke check does not import modules");
   const missing = REQUIRED_IMPORTS.filter((m) => !smoke.includes(`"${m}"`));
   if (missing.length) out.push(`the smoke check does not import ${missing.join(", ")}`);
-  for (const p of ["libplugin_LIBFABRIC.so", "libplugin_UCX.so", "NIXL_PLUGIN_DIR", "\"ldd\"", "not found", "libcuda.so", "libnvidia-ml.so"]) {
+  for (const p of [
+    "libplugin_LIBFABRIC.so",
+    "libplugin_UCX.so",
+    "NIXL_PLUGIN_DIR",
+    '"ldd"',
+    "not found",
+    "libcuda.so",
+    "libnvidia-ml.so",
+  ]) {
     if (!smoke.includes(p)) out.push(`the smoke check lacks ${p}`);
   }
   return out;
@@ -84,11 +122,16 @@ export function smokeProblems(text: string, smoke: string): string[] {
 export function envProblems(text: string): string[] {
   const env = envKeys(text, "final");
   const out: string[] = [];
-  if (env.has("FI_EFA_ENABLE_SHM")) out.push("FI_EFA_ENABLE_SHM is read by no libfabric release (tests/contracts/facts/env-libfabric.json)");
+  if (env.has("FI_EFA_ENABLE_SHM"))
+    out.push("FI_EFA_ENABLE_SHM is read by no libfabric release (tests/contracts/facts/env-libfabric.json)");
   if (env.get("FI_EFA_ENABLE_SHM_TRANSFER") !== "0") out.push("FI_EFA_ENABLE_SHM_TRANSFER=0 is missing");
-  for (const k of ["TORCH_CUDA_ARCH_LIST", "FLASHINFER_CUDA_ARCH_LIST"]) if (env.has(k)) out.push(`runtime ENV ${k} overrides the engines' own arch detection`);
-  if (!/\$\{LD_LIBRARY_PATH:\+:\$\{LD_LIBRARY_PATH\}\}$/.test(env.get("LD_LIBRARY_PATH") ?? "")) out.push("LD_LIBRARY_PATH replaces the base image's instead of appending it");
-  const own = (env.get("LD_LIBRARY_PATH") ?? "").replace(/\$\{LD_LIBRARY_PATH:\+:\$\{LD_LIBRARY_PATH\}\}$/, "").split(":");
+  for (const k of ["TORCH_CUDA_ARCH_LIST", "FLASHINFER_CUDA_ARCH_LIST"])
+    if (env.has(k)) out.push(`runtime ENV ${k} overrides the engines' own arch detection`);
+  if (!/\$\{LD_LIBRARY_PATH:\+:\$\{LD_LIBRARY_PATH\}\}$/.test(env.get("LD_LIBRARY_PATH") ?? ""))
+    out.push("LD_LIBRARY_PATH replaces the base image's instead of appending it");
+  const own = (env.get("LD_LIBRARY_PATH") ?? "")
+    .replace(/\$\{LD_LIBRARY_PATH:\+:\$\{LD_LIBRARY_PATH\}\}$/, "")
+    .split(":");
   for (const dir of ["/opt/hpcx/ucc/lib", "/usr/lib/x86_64-linux-gnu/nvshmem/13", "/usr/local/cuda/lib64"]) {
     if (!own.includes(dir)) out.push(`LD_LIBRARY_PATH lacks ${dir}`);
   }
@@ -103,7 +146,8 @@ function stops(lines: readonly string[], i: number): boolean {
 }
 
 /** The variable a `name="$(...)"` line at `i` assigns, or undefined. */
-const assigned = (lines: readonly string[], i: number): string | undefined => (i < 0 ? undefined : /^\s*(?:export\s+)?(\w+)="\$\(/.exec(lines[i])?.[1]);
+const assigned = (lines: readonly string[], i: number): string | undefined =>
+  i < 0 ? undefined : /^\s*(?:export\s+)?(\w+)="\$\(/.exec(lines[i])?.[1];
 
 /**
  * The EFA installer is verified or not installed: gnupg installed, the key imported into a throw-away GNUPGHOME, its
@@ -119,24 +163,42 @@ export function efaProblems(text: string): string[] {
   const pins = ["EFA_INSTALLER_GPG_FINGERPRINT", ...(assigned(fin, pinLine) ? [assigned(fin, pinLine)!] : [])];
   const refersPin = (l: string) => pins.some((p) => l.includes(`\${${p}}`));
   const home = at(/^export GNUPGHOME="\$\(mktemp -d\)"$/);
-  if (home < 0) out.push("the EFA key is not imported into a throw-away GNUPGHOME (export GNUPGHOME=\"$(mktemp -d)\")");
+  if (home < 0) out.push('the EFA key is not imported into a throw-away GNUPGHOME (export GNUPGHOME="$(mktemp -d)")');
   const imp = at(/\bgpg\b.*--import\b.*aws-efa-installer\.key/);
   if (imp < 0 || imp < home) out.push("aws-efa-installer.key is not imported after GNUPGHOME is set");
   const list = at(/\bgpg\b.*--with-colons\b.*--fingerprint\b.*\$1 == "fpr".*\$10\b/);
   const keys = assigned(fin, list);
-  const fprCheck = keys ? at(new RegExp(`^if \\[ "\\$\\{${keys}\\}" != "\\$\\{(${pins.join("|")})\\}" \\]; then$`)) : -1;
-  if (!keys || !stops(fin, fprCheck)) out.push("the imported key's fingerprint (gpg --with-colons --fingerprint, fpr field 10) is not compared with EFA_INSTALLER_GPG_FINGERPRINT, stopping the build");
+  const fprCheck = keys
+    ? at(new RegExp(`^if \\[ "\\$\\{${keys}\\}" != "\\$\\{(${pins.join("|")})\\}" \\]; then$`))
+    : -1;
+  if (!keys || !stops(fin, fprCheck))
+    out.push(
+      "the imported key's fingerprint (gpg --with-colons --fingerprint, fpr field 10) is not compared with EFA_INSTALLER_GPG_FINGERPRINT, stopping the build",
+    );
   const verify = at(/\bgpg\b.*--status-fd\b.*--verify\b.*\.sig"/);
   const status = assigned(fin, verify) ?? /if ! (\w+)="\$\(gpg/.exec(fin[verify] ?? "")?.[1];
   if (!status) out.push("the signature is not checked with gpg --status-fd --verify");
   const signers = at(/\$2 == "VALIDSIG".*\$12\b/);
   const signerVar = assigned(fin, signers);
-  const sigCheck = signerVar && status && fin[signers].includes(`\${${status}}`) ? fin.findIndex((l, i) => i > signers && /^if /.test(l) && l.includes(`\${${signerVar}}`) && refersPin(l)) : -1;
-  if (!stops(fin, sigCheck)) out.push("no VALIDSIG line whose primary-key fingerprint (field 12) is EFA_INSTALLER_GPG_FINGERPRINT is required (gpg's exit code accepts any key)");
+  const sigCheck =
+    signerVar && status && fin[signers].includes(`\${${status}}`)
+      ? fin.findIndex((l, i) => i > signers && /^if /.test(l) && l.includes(`\${${signerVar}}`) && refersPin(l))
+      : -1;
+  if (!stops(fin, sigCheck))
+    out.push(
+      "no VALIDSIG line whose primary-key fingerprint (field 12) is EFA_INSTALLER_GPG_FINGERPRINT is required (gpg's exit code accepts any key)",
+    );
   const sha = at(/^if \[ -n "\$\{EFA_INSTALLER_SHA256\}" \]; then$/);
-  if (sha < 0 || !/sha256sum -c -/.test(fin[sha + 1] ?? "")) out.push("a set EFA_INSTALLER_SHA256 is not checked with sha256sum -c");
+  if (sha < 0 || !/sha256sum -c -/.test(fin[sha + 1] ?? ""))
+    out.push("a set EFA_INSTALLER_SHA256 is not checked with sha256sum -c");
   const verified = Math.max(fprCheck, sigCheck, sha);
-  const early = fin.map((l, i) => ((/\btar\b.*\s-\w*x|efa_installer\.sh/.test(l) && /efa/i.test(l)) || (/efa-installer/.test(l) && /\|\s*tar\b/.test(l)) ? i : -1))
+  const early = fin
+    .map((l, i) =>
+      (/\btar\b.*\s-\w*x|efa_installer\.sh/.test(l) && /efa/i.test(l)) ||
+      (/efa-installer/.test(l) && /\|\s*tar\b/.test(l))
+        ? i
+        : -1,
+    )
     .filter((i) => i >= 0 && (i < verified || Math.min(fprCheck, sigCheck, sha) < 0));
   for (const i of early) out.push(`the EFA installer is extracted or run before it is verified: ${fin[i].trim()}`);
   if (at(/efa_installer\.sh/) < 0) out.push("final does not run efa_installer.sh");
@@ -145,14 +207,39 @@ export function efaProblems(text: string): string[] {
 
 describe("contract: the combined Dockerfile against upstream", () => {
   const cases: [string, (t: string) => string[], (t: string) => string][] = [
-    ["NIXL meta wheel kept and installed (NIXL contrib/Dockerfile)", nixlMetaProblems, (t) => t.replace(/nixl-\*-py3-none-any\.whl/g, "nixl_cu12-*.whl")],
-    ["TRT-LLM from the direct wheel URL with unsafe-best-match (dynamo#4588)", trtllmProblems,
-      (t) => t.replace(/"\$\{TENSORRTLLM_INDEX_URL%\/\}\/tensorrt-llm\/tensorrt_llm-\$\{TENSORRTLLM_VERSION\}-cp312-cp312-linux_x86_64\.whl"/, '"tensorrt-llm==${TENSORRTLLM_VERSION}"')],
-    ["final runs the smoke check after its last install", (t) => smokeProblems(t, SMOKE), (t) => t.replace(/^python3 \/tmp\/image-smoke\.py$/m, "true")],
-    ["runtime ENV: no FI_EFA_ENABLE_SHM, no arch-list overrides, LD_LIBRARY_PATH appended", envProblems,
-      (t) => t.replace("    FI_EFA_ENABLE_SHM_TRANSFER=0 \\", "    FI_EFA_ENABLE_SHM=0 \\\n    FI_EFA_ENABLE_SHM_TRANSFER=0 \\")],
-    ["the EFA installer is verified or not installed (GPG key fingerprint, VALIDSIG, then extract)", efaProblems,
-      (t) => t.replace(/^efa_signers=.*VALIDSIG.*\n/m, "")],
+    [
+      "NIXL meta wheel kept and installed (NIXL contrib/Dockerfile)",
+      nixlMetaProblems,
+      (t) => t.replace(/nixl-\*-py3-none-any\.whl/g, "nixl_cu12-*.whl"),
+    ],
+    [
+      "TRT-LLM from the direct wheel URL with unsafe-best-match (dynamo#4588)",
+      trtllmProblems,
+      (t) =>
+        t.replace(
+          /"\$\{TENSORRTLLM_INDEX_URL%\/\}\/tensorrt-llm\/tensorrt_llm-\$\{TENSORRTLLM_VERSION\}-cp312-cp312-linux_x86_64\.whl"/,
+          '"tensorrt-llm==${TENSORRTLLM_VERSION}"',
+        ),
+    ],
+    [
+      "final runs the smoke check after its last install",
+      (t) => smokeProblems(t, SMOKE),
+      (t) => t.replace(/^python3 \/tmp\/image-smoke\.py$/m, "true"),
+    ],
+    [
+      "runtime ENV: no FI_EFA_ENABLE_SHM, no arch-list overrides, LD_LIBRARY_PATH appended",
+      envProblems,
+      (t) =>
+        t.replace(
+          "    FI_EFA_ENABLE_SHM_TRANSFER=0 \\",
+          "    FI_EFA_ENABLE_SHM=0 \\\n    FI_EFA_ENABLE_SHM_TRANSFER=0 \\",
+        ),
+    ],
+    [
+      "the EFA installer is verified or not installed (GPG key fingerprint, VALIDSIG, then extract)",
+      efaProblems,
+      (t) => t.replace(/^efa_signers=.*VALIDSIG.*\n/m, ""),
+    ],
   ];
   for (const [name, check, mutate] of cases) {
     it(name, () => assert.deepStrictEqual(check(TEXT), []));
@@ -166,9 +253,18 @@ describe("contract: the combined Dockerfile against upstream", () => {
   it("the EFA checks each catch their own removal: fingerprint check, VALIDSIG exit, early extraction, gnupg, GNUPGHOME", () => {
     const mutations: [RegExp, (t: string) => string][] = [
       [/fingerprint .* is not compared/, (t) => t.replace(/^if \[ "\$\{efa_keys\}" != .*$/m, "if false; then")],
-      [/no VALIDSIG line/, (t) => t.replace(/(^if ! grep -qxF "\$\{efa_fpr\}" <<<"\$\{efa_signers\}".*\n.*\n)  exit 1\n/m, "$1")],
-      [/extracted or run before it is verified: tar -xzf/, (t) => t.replace(/^(efa_fpr=)/m, 'tar -xzf "${efa_dir}/${efa_tgz}" -C "${efa_dir}"\n$1')],
-      [/extracted or run before it is verified: curl/, (t) => t.replace(/^(curl -fsSL -o "\$\{efa_dir\}\/\$\{efa_tgz\}") (".*")$/m, "curl -fsSL $2 | tar -xz -C /tmp")],
+      [
+        /no VALIDSIG line/,
+        (t) => t.replace(/(^if ! grep -qxF "\$\{efa_fpr\}" <<<"\$\{efa_signers\}".*\n.*\n)  exit 1\n/m, "$1"),
+      ],
+      [
+        /extracted or run before it is verified: tar -xzf/,
+        (t) => t.replace(/^(efa_fpr=)/m, 'tar -xzf "${efa_dir}/${efa_tgz}" -C "${efa_dir}"\n$1'),
+      ],
+      [
+        /extracted or run before it is verified: curl/,
+        (t) => t.replace(/^(curl -fsSL -o "\$\{efa_dir\}\/\$\{efa_tgz\}") (".*")$/m, "curl -fsSL $2 | tar -xz -C /tmp"),
+      ],
       [/does not apt-get install gnupg/, (t) => t.replace(/ tcl gnupg$/m, " tcl")],
       [/throw-away GNUPGHOME/, (t) => t.replace(/^export GNUPGHOME=.*\n/m, "")],
       [/sha256sum -c/, (t) => t.replace(/^if \[ -n "\$\{EFA_INSTALLER_SHA256\}" \]; then\n.*\n/m, "if false; then\n")],

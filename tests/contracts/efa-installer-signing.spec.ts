@@ -18,8 +18,12 @@ const FACT = loadFacts<EfaSigningFacts>("efa-installer-signing");
 
 /** Defaults of every `ARG name=...` declaration in the Dockerfile. */
 function argDefaults(text: string, name: string): string[] {
-  return DockerfileParser.parse(text).getInstructions().filter((i) => i.getKeyword() === "ARG")
-    .map((i) => (i as any).getProperty()).filter((p) => p?.getName() === name).map((p) => p.getValue() ?? "");
+  return DockerfileParser.parse(text)
+    .getInstructions()
+    .filter((i) => i.getKeyword() === "ARG")
+    .map((i) => (i as any).getProperty())
+    .filter((p) => p?.getName() === name)
+    .map((p) => p.getValue() ?? "");
 }
 
 /** The URLs the Dockerfile's `curl` lines fetch, with simple `name="value"` shell assignments expanded. */
@@ -27,18 +31,28 @@ export function curlUrls(text: string): string[] {
   const vars = new Map<string, string>();
   for (const m of text.matchAll(/^(\w+)="([^"$]*(?:\$\{EFA_INSTALLER_VERSION\}[^"$]*)*)"$/gm)) vars.set(m[1], m[2]);
   const expand = (s: string) => s.replace(/\$\{(\w+)\}/g, (all, n: string) => vars.get(n) ?? all);
-  return [...text.matchAll(/^curl .*"(https:\/\/[^"]+)"$/gm)].map((m) => expand(m[1]).replace("${EFA_INSTALLER_VERSION}", "<version>"));
+  return [...text.matchAll(/^curl .*"(https:\/\/[^"]+)"$/gm)].map((m) =>
+    expand(m[1]).replace("${EFA_INSTALLER_VERSION}", "<version>"),
+  );
 }
 
 /** Why the pins and downloads disagree with the fact; empty when they agree. */
 export function signingPinProblems(f: EfaSigningFacts, pinned: string, dockerfile: string): string[] {
   const out: string[] = [];
-  if (!/^[0-9A-F]{40}$/.test(f.fingerprint) || f.fingerprint !== f.fingerprintDocumented.replace(/ /g, "")) out.push(`fact fingerprint ${f.fingerprint} is not the documented ${f.fingerprintDocumented} without spaces`);
+  if (!/^[0-9A-F]{40}$/.test(f.fingerprint) || f.fingerprint !== f.fingerprintDocumented.replace(/ /g, ""))
+    out.push(`fact fingerprint ${f.fingerprint} is not the documented ${f.fingerprintDocumented} without spaces`);
   if (pinned !== f.fingerprint) out.push(`versions.ts efaInstallerGpgFingerprint ${pinned} != AWS's ${f.fingerprint}`);
   const defaults = argDefaults(dockerfile, "EFA_INSTALLER_GPG_FINGERPRINT");
-  if (defaults.length === 0 || defaults.some((d) => d !== f.fingerprint)) out.push(`Dockerfile EFA_INSTALLER_GPG_FINGERPRINT defaults ${defaults.join(", ") || "(none)"} != ${f.fingerprint}`);
+  if (defaults.length === 0 || defaults.some((d) => d !== f.fingerprint))
+    out.push(
+      `Dockerfile EFA_INSTALLER_GPG_FINGERPRINT defaults ${defaults.join(", ") || "(none)"} != ${f.fingerprint}`,
+    );
   const urls = curlUrls(dockerfile);
-  for (const [what, url] of [["key", f.keyUrl], ["signature", f.signatureUrl], ["tarball", f.tarballUrl]]) {
+  for (const [what, url] of [
+    ["key", f.keyUrl],
+    ["signature", f.signatureUrl],
+    ["tarball", f.tarballUrl],
+  ]) {
     if (!urls.includes(url)) out.push(`the Dockerfile does not download the ${what} from ${url}`);
   }
   return out;
@@ -52,11 +66,20 @@ describe("contract: AWS's EFA installer signing key (EC2 user guide)", () => {
 
   it("a skewed pin, a skewed ARG default and another key URL are caught (mutations)", () => {
     const f = FACT.facts;
-    assert.match(signingPinProblems(f, "A".repeat(40), DOCKERFILE).join("\n"), /versions\.ts efaInstallerGpgFingerprint A{40}/);
-    const arg = DOCKERFILE.replace(/^ARG EFA_INSTALLER_GPG_FINGERPRINT=\S+$/m, `ARG EFA_INSTALLER_GPG_FINGERPRINT=${"B".repeat(40)}`);
+    assert.match(
+      signingPinProblems(f, "A".repeat(40), DOCKERFILE).join("\n"),
+      /versions\.ts efaInstallerGpgFingerprint A{40}/,
+    );
+    const arg = DOCKERFILE.replace(
+      /^ARG EFA_INSTALLER_GPG_FINGERPRINT=\S+$/m,
+      `ARG EFA_INSTALLER_GPG_FINGERPRINT=${"B".repeat(40)}`,
+    );
     assert.notStrictEqual(arg, DOCKERFILE);
     assert.match(signingPinProblems(f, image.efaInstallerGpgFingerprint, arg).join("\n"), /defaults B{40}/);
-    const key = DOCKERFILE.replace("https://efa-installer.amazonaws.com/aws-efa-installer.key", "https://example.com/aws-efa-installer.key");
+    const key = DOCKERFILE.replace(
+      "https://efa-installer.amazonaws.com/aws-efa-installer.key",
+      "https://example.com/aws-efa-installer.key",
+    );
     assert.notStrictEqual(key, DOCKERFILE);
     assert.match(signingPinProblems(f, image.efaInstallerGpgFingerprint, key).join("\n"), /download the key from/);
   });
@@ -89,13 +112,21 @@ describe("the Dockerfile's EFA verification, run with a real gpg", function () {
     return [home, fpr];
   };
   /** Runs the verification lines on `efa/` with the key file, tarball and signature written there. */
-  const verify = (files: { key: string; tgz: string; sig: Buffer }, pinned: string, sha = "", edit = (s: string) => s) => {
+  const verify = (
+    files: { key: string; tgz: string; sig: Buffer },
+    pinned: string,
+    sha = "",
+    edit = (s: string) => s,
+  ) => {
     const efa = mkdtempSync(join(dir, "efa-"));
     writeFileSync(join(efa, "aws-efa-installer.key"), files.key);
     writeFileSync(join(efa, "aws-efa-installer-9.9.9.tar.gz"), files.tgz);
     writeFileSync(join(efa, "aws-efa-installer-9.9.9.tar.gz.sig"), files.sig);
     const script = `set -euo pipefail\nefa_dir=${JSON.stringify(efa)}\nefa_tgz=aws-efa-installer-9.9.9.tar.gz\n${edit(verificationScript(DOCKERFILE))}echo VERIFIED\n`;
-    return spawnSync("bash", ["-c", script], { encoding: "utf8", env: { ...process.env, TMPDIR: dir, EFA_INSTALLER_GPG_FINGERPRINT: pinned, EFA_INSTALLER_SHA256: sha } });
+    return spawnSync("bash", ["-c", script], {
+      encoding: "utf8",
+      env: { ...process.env, TMPDIR: dir, EFA_INSTALLER_GPG_FINGERPRINT: pinned, EFA_INSTALLER_SHA256: sha },
+    });
   };
   let aws: [string, string];
   let other: [string, string];
@@ -107,7 +138,10 @@ describe("the Dockerfile's EFA verification, run with a real gpg", function () {
   };
 
   before(function () {
-    if (!hasGpg) { console.log("    skipped: gpg is not installed (apt-get install gnupg)"); this.skip(); }
+    if (!hasGpg) {
+      console.log("    skipped: gpg is not installed (apt-get install gnupg)");
+      this.skip();
+    }
     dir = mkdtempSync(join(tmpdir(), "efa-gpg-"));
     aws = newKey("aws");
     other = newKey("other");
@@ -115,13 +149,17 @@ describe("the Dockerfile's EFA verification, run with a real gpg", function () {
   after(() => {
     if (!dir) return;
     // gpg starts an agent per GNUPGHOME; stop each before removing the directories.
-    for (const d of readdirSync(dir)) if (existsSync(join(dir, d, "S.gpg-agent"))) spawnSync("gpgconf", ["--homedir", join(dir, d), "--kill", "all"]);
+    for (const d of readdirSync(dir))
+      if (existsSync(join(dir, d, "S.gpg-agent"))) spawnSync("gpgconf", ["--homedir", join(dir, d), "--kill", "all"]);
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("accepts a tarball signed by the pinned key (either case of the pin), with and without the sha256 pin", () => {
     const files = signed(aws, "installer bytes");
-    for (const pin of [aws[1], aws[1].toLowerCase()]) { const r = verify(files, pin); assert.match(r.stdout, /VERIFIED/, r.stderr); }
+    for (const pin of [aws[1], aws[1].toLowerCase()]) {
+      const r = verify(files, pin);
+      assert.match(r.stdout, /VERIFIED/, r.stderr);
+    }
     const sha = spawnSync("sha256sum", [], { input: "installer bytes", encoding: "utf8" }).stdout.split(" ")[0];
     assert.match(verify(files, aws[1], sha).stdout, /VERIFIED/);
     const wrongSha = verify(files, aws[1], "0".repeat(64));
@@ -150,7 +188,11 @@ describe("the Dockerfile's EFA verification, run with a real gpg", function () {
   it("a key file that also carries the signer's key is refused, and VALIDSIG refuses it even past the key check", () => {
     // gpg --verify exits 0 here (a good signature by a key it holds): its exit code alone would install this tarball.
     const sig = signed(other, "installer bytes").sig;
-    const both = { key: gpg(aws[0], "--armor", "--export") + gpg(other[0], "--armor", "--export"), tgz: "installer bytes", sig };
+    const both = {
+      key: gpg(aws[0], "--armor", "--export") + gpg(other[0], "--armor", "--export"),
+      tgz: "installer bytes",
+      sig,
+    };
     const r = verify(both, aws[1]);
     assert.strictEqual(r.status, 1);
     assert.match(r.stderr, new RegExp(`expected exactly ${aws[1]}, got (${aws[1]} ${other[1]}|${other[1]} ${aws[1]})`));
@@ -158,7 +200,10 @@ describe("the Dockerfile's EFA verification, run with a real gpg", function () {
     assert.match(verificationScript(DOCKERFILE), keyCheck);
     const past = verify(both, aws[1], "", (s) => s.replace(keyCheck, "if false; then"));
     assert.strictEqual(past.status, 1);
-    assert.match(past.stderr, new RegExp(`no valid signature by the pinned key: expected VALIDSIG by ${aws[1]}, got ${other[1]}`));
+    assert.match(
+      past.stderr,
+      new RegExp(`no valid signature by the pinned key: expected VALIDSIG by ${aws[1]}, got ${other[1]}`),
+    );
     assert.doesNotMatch(past.stdout, /VERIFIED/);
   });
 });

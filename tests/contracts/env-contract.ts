@@ -7,9 +7,17 @@ import { FactFile, loadFacts } from "./facts";
 import { editDistance } from "../../components/_shared/suggest";
 
 /** env-<project>.json for projects that list the names they read. */
-interface NamedEnvFacts { readonly prefix: string; readonly names: Readonly<Record<string, readonly string[]>>; readonly deprecated?: readonly string[] }
+interface NamedEnvFacts {
+  readonly prefix: string;
+  readonly names: Readonly<Record<string, readonly string[]>>;
+  readonly deprecated?: readonly string[];
+}
 /** env-ucx.json: UCX composes UCX_<table prefix><field>. */
-interface UcxEnvFacts { readonly prefix: string; readonly fields: readonly string[]; readonly tablePrefixes: readonly string[] }
+interface UcxEnvFacts {
+  readonly prefix: string;
+  readonly fields: readonly string[];
+  readonly tablePrefixes: readonly string[];
+}
 
 /** The projects whose names are checked, by prefix (longest first is not needed: the prefixes are disjoint). */
 export const ENV_PROJECTS = ["libfabric", "nixl", "vllm", "trtllm", "ucx"] as const;
@@ -19,9 +27,19 @@ export type EnvProject = (typeof ENV_PROJECTS)[number];
 export type EnvVerdict =
   | { readonly checked: false }
   | { readonly checked: true; readonly read: true; readonly project: EnvProject }
-  | { readonly checked: true; readonly read: false; readonly project: EnvProject; readonly reason: string; readonly suggestion?: string };
+  | {
+      readonly checked: true;
+      readonly read: false;
+      readonly project: EnvProject;
+      readonly reason: string;
+      readonly suggestion?: string;
+    };
 
-interface Loaded { readonly project: EnvProject; readonly file: FactFile<NamedEnvFacts | UcxEnvFacts>; readonly names: ReadonlySet<string> }
+interface Loaded {
+  readonly project: EnvProject;
+  readonly file: FactFile<NamedEnvFacts | UcxEnvFacts>;
+  readonly names: ReadonlySet<string>;
+}
 
 let cache: Loaded[] | undefined;
 function loaded(): Loaded[] {
@@ -45,7 +63,10 @@ function suggestion(name: string, names: ReadonlySet<string>): string | undefine
   const all = [...names].sort();
   const longer = all.filter((n) => n.startsWith(`${name}_`)).sort((a, b) => a.length - b.length)[0];
   if (longer) return longer;
-  const near = all.map((n) => [n, editDistance(name, n)] as const).filter(([, d]) => d <= 3).sort((a, b) => a[1] - b[1]);
+  const near = all
+    .map((n) => [n, editDistance(name, n)] as const)
+    .filter(([, d]) => d <= 3)
+    .sort((a, b) => a[1] - b[1]);
   return near[0]?.[0];
 }
 

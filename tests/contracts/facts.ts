@@ -30,7 +30,8 @@ export function provenanceProblems(p: Partial<Provenance> | undefined): string[]
     if (typeof p[key] !== "string" || p[key]!.trim() === "") out.push(`provenance.${key} is missing`);
   }
   if (!Array.isArray(p.paths) || p.paths.length === 0) out.push("provenance.paths is missing");
-  if (typeof p.extracted === "string" && !/^\d{4}-\d{2}-\d{2}$/.test(p.extracted)) out.push(`provenance.extracted ${JSON.stringify(p.extracted)} is not YYYY-MM-DD`);
+  if (typeof p.extracted === "string" && !/^\d{4}-\d{2}-\d{2}$/.test(p.extracted))
+    out.push(`provenance.extracted ${JSON.stringify(p.extracted)} is not YYYY-MM-DD`);
   return out;
 }
 

@@ -13,7 +13,9 @@ const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof
 
 /** facts/chart-<chart>.json, or undefined when there is none. */
 export const chartFactFile = (chart: string): FactFile<ChartFacts> | undefined =>
-  fs.existsSync(path.join(__dirname, "facts", `chart-${chart}.json`)) ? loadFacts<ChartFacts>(`chart-${chart}`) : undefined;
+  fs.existsSync(path.join(__dirname, "facts", `chart-${chart}.json`))
+    ? loadFacts<ChartFacts>(`chart-${chart}`)
+    : undefined;
 
 /**
  * Whether `version` satisfies a Chart.yaml dependency version that is exact or has `*`/`x` wildcard parts
@@ -24,7 +26,10 @@ export function versionSatisfies(constraint: string, version: string): boolean {
   const want = constraint.replace(/^v/, "").split(".");
   const have = version.replace(/^v/, "").split(".");
   for (const [i, w] of want.entries()) {
-    if (w === "*" || w === "x") { if (i === want.length - 1) return true; continue; }
+    if (w === "*" || w === "x") {
+      if (i === want.length - 1) return true;
+      continue;
+    }
     if (w !== have[i]) return false;
   }
   return want.length === have.length;
@@ -39,7 +44,10 @@ const under = (alias: string, k: string) => (k === "global" || k.startsWith("glo
  * one whose facts are of another version than the parent depends on is a problem (and stays opaque).
  * Defaults stay the parent's own.
  */
-export function withSubcharts(f: ChartFacts, load: (chart: string) => ChartFacts | undefined = (c) => chartFactFile(c)?.facts): { facts: ChartFacts; problems: string[] } {
+export function withSubcharts(
+  f: ChartFacts,
+  load: (chart: string) => ChartFacts | undefined = (c) => chartFactFile(c)?.facts,
+): { facts: ChartFacts; problems: string[] } {
   const keys = new Set(f.keys);
   const free = new Set(f.freeForm);
   const opaque = new Set(f.opaque);
@@ -48,7 +56,9 @@ export function withSubcharts(f: ChartFacts, load: (chart: string) => ChartFacts
     const found = load(dep.chart);
     if (!found) continue;
     if (!versionSatisfies(dep.version, found.version)) {
-      problems.push(`${alias}: ${f.chart} ${f.version} depends on ${dep.chart} ${dep.version}, facts/chart-${dep.chart}.json is of ${found.version}; re-extract it`);
+      problems.push(
+        `${alias}: ${f.chart} ${f.version} depends on ${dep.chart} ${dep.version}, facts/chart-${dep.chart}.json is of ${found.version}; re-extract it`,
+      );
       continue;
     }
     const sub = withSubcharts(found, load);
@@ -59,7 +69,10 @@ export function withSubcharts(f: ChartFacts, load: (chart: string) => ChartFacts
     sub.facts.opaque.forEach((k) => opaque.add(under(alias, k)));
   }
   const dependencies = Object.fromEntries(Object.entries(f.dependencies ?? {}).filter(([a]) => opaque.has(a)));
-  return { facts: { ...f, keys: [...keys].sort(), freeForm: [...free].sort(), opaque: [...opaque].sort(), dependencies }, problems };
+  return {
+    facts: { ...f, keys: [...keys].sort(), freeForm: [...free].sort(), opaque: [...opaque].sort(), dependencies },
+    problems,
+  };
 }
 
 /** The closest known key with the same parent, for "did you mean". */
@@ -67,8 +80,13 @@ function nearest(path: string, keys: readonly string[]): string | undefined {
   const parent = path.includes(".") ? path.slice(0, path.lastIndexOf(".") + 1) : "";
   const leaf = path.slice(parent.length).toLowerCase();
   const siblings = keys.filter((k) => k.startsWith(parent) && !k.slice(parent.length).includes("."));
-  return siblings.find((k) => k.slice(parent.length).toLowerCase() === leaf)
-    ?? siblings.find((k) => { const s = k.slice(parent.length).toLowerCase(); return s.includes(leaf) || leaf.includes(s); });
+  return (
+    siblings.find((k) => k.slice(parent.length).toLowerCase() === leaf) ??
+    siblings.find((k) => {
+      const s = k.slice(parent.length).toLowerCase();
+      return s.includes(leaf) || leaf.includes(s);
+    })
+  );
 }
 
 /** Problems of `values` (set for chart `f`, subcharts merged: `withSubcharts`), one per key the chart does not read. */
@@ -84,6 +102,8 @@ export function unknownValueKeys(f: ChartFacts, values: unknown, at = ""): strin
     }
     if (f.freeForm.includes(p) || !isMap(v)) return [];
     const hasChildren = f.keys.some((x) => x.startsWith(`${p}.`));
-    return hasChildren ? unknownValueKeys(f, v, p) : [`${p}: ${f.chart} ${f.version} reads it as one value, not a map of keys`];
+    return hasChildren
+      ? unknownValueKeys(f, v, p)
+      : [`${p}: ${f.chart} ${f.version} reads it as one value, not a map of keys`];
   });
 }

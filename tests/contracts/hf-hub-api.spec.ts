@@ -10,20 +10,33 @@ import { resolved, pool } from "../helpers/inference-fixtures";
 import { loadFacts } from "./facts";
 
 interface HfFacts {
-  defaultEndpoint: string; endpointEnv: string; resolveUrl: string; modelRevisionUrl: string; blobsParam: boolean;
-  listingKeys: { sha: boolean; siblingFile: string; siblingSize: string }; offlineEnv: string;
+  defaultEndpoint: string;
+  endpointEnv: string;
+  resolveUrl: string;
+  modelRevisionUrl: string;
+  blobsParam: boolean;
+  listingKeys: { sha: boolean; siblingFile: string; siblingSize: string };
+  offlineEnv: string;
 }
 const { facts } = loadFacts<HfFacts>("hf-hub-api");
 
 /** The script's URL f-strings in the facts' placeholder form. */
 function scriptUrls(script: string): { listing?: string; resolve?: string; blobs: boolean } {
-  const norm = (u: string) => u
-    .replace("{c['endpoint']}", "{endpoint}").replace("{c['model']}", "{repo_id}")
-    .replace("{urllib.parse.quote(c['revision'])}", "{revision}").replace("{sha}", "{revision}").replace("{urllib.parse.quote(name)}", "{filename}");
+  const norm = (u: string) =>
+    u
+      .replace("{c['endpoint']}", "{endpoint}")
+      .replace("{c['model']}", "{repo_id}")
+      .replace("{urllib.parse.quote(c['revision'])}", "{revision}")
+      .replace("{sha}", "{revision}")
+      .replace("{urllib.parse.quote(name)}", "{filename}");
   const urls = [...script.matchAll(/url = f"([^"]+)"/g)].map((m) => m[1]);
   const listing = urls.find((u) => u.includes("/api/"));
   const resolve = urls.find((u) => u.includes("/resolve/"));
-  return { listing: listing && norm(listing.split("?")[0]), resolve: resolve && norm(resolve), blobs: /\?blobs=true/.test(listing ?? "") };
+  return {
+    listing: listing && norm(listing.split("?")[0]),
+    resolve: resolve && norm(resolve),
+    blobs: /\?blobs=true/.test(listing ?? ""),
+  };
 }
 
 /** Problems of a script text against the facts. */
@@ -33,18 +46,25 @@ export function hfProblems(script: string, f: HfFacts = facts): string[] {
   if (u.listing !== f.modelRevisionUrl) out.push(`listing URL ${u.listing} is not ${f.modelRevisionUrl}`);
   if (u.resolve !== f.resolveUrl) out.push(`download URL ${u.resolve} is not ${f.resolveUrl}`);
   if (f.blobsParam && !u.blobs) out.push("the listing does not ask for blobs (file sizes)");
-  if (!script.includes(`s["${f.listingKeys.siblingFile}"]`)) out.push(`the script does not read siblings[].${f.listingKeys.siblingFile}`);
-  if (!script.includes(`s.get("${f.listingKeys.siblingSize}")`)) out.push(`the script does not read siblings[].${f.listingKeys.siblingSize}`);
+  if (!script.includes(`s["${f.listingKeys.siblingFile}"]`))
+    out.push(`the script does not read siblings[].${f.listingKeys.siblingFile}`);
+  if (!script.includes(`s.get("${f.listingKeys.siblingSize}")`))
+    out.push(`the script does not read siblings[].${f.listingKeys.siblingSize}`);
   if (f.listingKeys.sha && !script.includes(`info.get("sha")`)) out.push("the script does not read the listing's sha");
-  if (!script.includes(`env.get("${f.endpointEnv}") or "${f.defaultEndpoint}"`)) out.push(`the endpoint is not ${f.endpointEnv} with default ${f.defaultEndpoint}`);
+  if (!script.includes(`env.get("${f.endpointEnv}") or "${f.defaultEndpoint}"`))
+    out.push(`the endpoint is not ${f.endpointEnv} with default ${f.defaultEndpoint}`);
   return out;
 }
 
 describe("contract: the prefetch speaks the Hugging Face Hub API (huggingface_hub)", () => {
-  it("the script's URLs, listing keys and endpoint match the client's", () => assert.deepEqual(hfProblems(PREFETCH_SCRIPT), []));
+  it("the script's URLs, listing keys and endpoint match the client's", () =>
+    assert.deepEqual(hfProblems(PREFETCH_SCRIPT), []));
 
   it("local-nvme workers get the offline switch huggingface_hub reads", () => {
-    const r = resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "local-nvme", gpuPool: pool("p5en.48xlarge", 2, true, { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } }) });
+    const r = resolved("p5en-8x1gpu", "vllm", {
+      modelCacheMode: "local-nvme",
+      gpuPool: pool("p5en.48xlarge", 2, true, { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } }),
+    });
     assert.deepEqual(nodeCacheEnv(r), [{ name: facts.offlineEnv, value: "1" }]);
   });
 
@@ -57,7 +77,10 @@ describe("contract: the prefetch speaks the Hugging Face Hub API (huggingface_hu
     ];
     for (const [from, to, expect] of cases) {
       const problems = hfProblems(PREFETCH_SCRIPT.replace(from, to));
-      assert.ok(problems.some((p) => expect.test(p)), `${from} -> ${to}: ${problems.join("; ")}`);
+      assert.ok(
+        problems.some((p) => expect.test(p)),
+        `${from} -> ${to}: ${problems.join("; ")}`,
+      );
     }
   });
 });

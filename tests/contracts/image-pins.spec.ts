@@ -11,31 +11,61 @@ import { loadFacts } from "./facts";
 import { DYNAMO_COMMIT, image } from "../../components/versions";
 import { NGC_PYTORCH_TORCH, TORCH_CUDA_ARCHS, consumerArchLists, fatArchs } from "../../components/catalog";
 
-interface DynamoPins { projectVersion: string; trtllm: Record<string, string>; vllm: Record<string, string> }
-interface TorchSource { torch: string; supportedArches: string[] }
-interface TorchDevice { torch: string; supportedArches: string[]; lists: { list: string; accepted: boolean; error?: string }[]; acceptedSingles: string[]; rejectedSingles: string[] }
+interface DynamoPins {
+  projectVersion: string;
+  trtllm: Record<string, string>;
+  vllm: Record<string, string>;
+}
+interface TorchSource {
+  torch: string;
+  supportedArches: string[];
+}
+interface TorchDevice {
+  torch: string;
+  supportedArches: string[];
+  lists: { list: string; accepted: boolean; error?: string }[];
+  acceptedSingles: string[];
+  rejectedSingles: string[];
+}
 
 const DOCKERFILE = readFileSync(join(__dirname, "..", "..", "dockerfiles", "Dockerfile.dynamo-combined-efa"), "utf8");
 
 /** Why versions.ts / the Dockerfile disagree with Dynamo's pyproject at the pinned commit; empty when they agree. */
-export function dynamoPinProblems(f: { provenance: { commit: string }; facts: DynamoPins }, v: { commit: string; vllm: string; trtllm: string }, dockerfile: string): string[] {
+export function dynamoPinProblems(
+  f: { provenance: { commit: string }; facts: DynamoPins },
+  v: { commit: string; vllm: string; trtllm: string },
+  dockerfile: string,
+): string[] {
   const out: string[] = [];
   if (!/^[0-9a-f]{40}$/.test(v.commit)) out.push(`DYNAMO_COMMIT ${v.commit} is not a full 40-hex commit`);
-  if (f.provenance.commit !== v.commit) out.push(`facts were read at ${f.provenance.commit}, versions.ts pins ${v.commit}`);
-  if (f.facts.trtllm["tensorrt-llm"] !== v.trtllm) out.push(`Dynamo pins tensorrt-llm ${f.facts.trtllm["tensorrt-llm"]}, versions.ts ${v.trtllm}`);
+  if (f.provenance.commit !== v.commit)
+    out.push(`facts were read at ${f.provenance.commit}, versions.ts pins ${v.commit}`);
+  if (f.facts.trtllm["tensorrt-llm"] !== v.trtllm)
+    out.push(`Dynamo pins tensorrt-llm ${f.facts.trtllm["tensorrt-llm"]}, versions.ts ${v.trtllm}`);
   if (`v${f.facts.vllm.vllm}` !== v.vllm) out.push(`Dynamo pins vllm ${f.facts.vllm.vllm}, versions.ts ${v.vllm}`);
-  const refs = DockerfileParser.parse(dockerfile).getInstructions().filter((i) => i.getKeyword() === "ARG")
-    .map((i) => (i as any).getProperty()).filter((p) => p?.getName() === "DYNAMO_REF").map((p) => p.getValue() ?? "");
-  if (refs.length === 0 || refs.some((r) => r !== v.commit)) out.push(`Dockerfile DYNAMO_REF defaults ${refs.join(", ")} != ${v.commit}`);
-  if (/--branch "\$\{DYNAMO_REF\}"/.test(dockerfile)) out.push("Dockerfile clones DYNAMO_REF with --branch, which cannot take a commit");
+  const refs = DockerfileParser.parse(dockerfile)
+    .getInstructions()
+    .filter((i) => i.getKeyword() === "ARG")
+    .map((i) => (i as any).getProperty())
+    .filter((p) => p?.getName() === "DYNAMO_REF")
+    .map((p) => p.getValue() ?? "");
+  if (refs.length === 0 || refs.some((r) => r !== v.commit))
+    out.push(`Dockerfile DYNAMO_REF defaults ${refs.join(", ")} != ${v.commit}`);
+  if (/--branch "\$\{DYNAMO_REF\}"/.test(dockerfile))
+    out.push("Dockerfile clones DYNAMO_REF with --branch, which cannot take a commit");
   return out;
 }
 
 /** Rows of the catalog that differ from the facts. */
-function torchRowProblems(rows: readonly { torch: string; accepted: readonly string[] }[], facts: TorchSource[]): string[] {
+function torchRowProblems(
+  rows: readonly { torch: string; accepted: readonly string[] }[],
+  facts: TorchSource[],
+): string[] {
   return facts.flatMap((f) => {
     const row = rows.find((r) => r.torch === f.torch);
-    return row && JSON.stringify([...row.accepted].sort()) === JSON.stringify([...f.supportedArches].sort()) ? [] : [`catalog row torch ${f.torch} != fact ${f.supportedArches.join(",")}`];
+    return row && JSON.stringify([...row.accepted].sort()) === JSON.stringify([...f.supportedArches].sort())
+      ? []
+      : [`catalog row torch ${f.torch} != fact ${f.supportedArches.join(",")}`];
   });
 }
 
@@ -54,7 +84,10 @@ describe("contract: Dynamo pyproject at DYNAMO_REF (ai-dynamo/dynamo)", () => {
     assert.match(dynamoPinProblems(f, { ...v, commit: "f2fd3a16e" }, DOCKERFILE).join("\n"), /not a full 40-hex/);
     const tag = DOCKERFILE.replace(/^ARG DYNAMO_REF=\S+$/m, "ARG DYNAMO_REF=v1.0.1");
     assert.match(dynamoPinProblems(f, v, tag).join("\n"), /DYNAMO_REF defaults v1\.0\.1/);
-    assert.match(dynamoPinProblems(f, v, `${DOCKERFILE}\nRUN git clone --branch "\${DYNAMO_REF}" x\n`).join("\n"), /--branch/);
+    assert.match(
+      dynamoPinProblems(f, v, `${DOCKERFILE}\nRUN git clone --branch "\${DYNAMO_REF}" x\n`).join("\n"),
+      /--branch/,
+    );
   });
 });
 
@@ -79,9 +112,15 @@ describe("contract: torch's extension builder (TORCH_CUDA_ARCH_LIST)", () => {
     assert.strictEqual(old?.error, "ValueError: Unknown CUDA arch (10.1) or GPU not supported");
     const torch = NGC_PYTORCH_TORCH[image.pytorchImageTag].torch;
     const lists = consumerArchLists(fatArchs(image.cudaToolkit), { toolkit: image.cudaToolkit, torch }, "cudaArchs");
-    assert.deepStrictEqual(device.facts.lists.find((l) => l.list === lists.torch)?.accepted, true, `${lists.torch} was probed and accepted`);
-    for (const entry of lists.torch.split(";")) assert.ok(device.facts.acceptedSingles.includes(entry), `${entry} accepted on the device`);
-    for (const entry of lists.epKernels.split(";")) assert.ok(device.facts.acceptedSingles.includes(entry), `EP ${entry} accepted on the device`);
+    assert.deepStrictEqual(
+      device.facts.lists.find((l) => l.list === lists.torch)?.accepted,
+      true,
+      `${lists.torch} was probed and accepted`,
+    );
+    for (const entry of lists.torch.split(";"))
+      assert.ok(device.facts.acceptedSingles.includes(entry), `${entry} accepted on the device`);
+    for (const entry of lists.epKernels.split(";"))
+      assert.ok(device.facts.acceptedSingles.includes(entry), `EP ${entry} accepted on the device`);
   });
 
   it("every single entry the device rejected is outside the catalog's accepted set, and vice versa", () => {

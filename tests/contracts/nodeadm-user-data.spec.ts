@@ -15,8 +15,15 @@ import { parseMultipart, ParsedMultipart, yamlParts } from "../helpers/mime";
 import { loadFacts } from "./facts";
 
 interface NodeadmFacts {
-  apiVersion: string; kind: string; userDataMediaType: string; specPath: string[]; localStorageFields: string[];
-  strategies: string[]; defaultMountDir: string; raidArrayMountPoint: string; raidBindMounts: string[];
+  apiVersion: string;
+  kind: string;
+  userDataMediaType: string;
+  specPath: string[];
+  localStorageFields: string[];
+  strategies: string[];
+  defaultMountDir: string;
+  raidArrayMountPoint: string;
+  raidBindMounts: string[];
 }
 const { facts } = loadFacts<NodeadmFacts>("nodeadm-nodeconfig");
 
@@ -30,19 +37,33 @@ export function userDataProblems(doc: ParsedMultipart, f: NodeadmFacts = facts):
     if (c?.apiVersion !== f.apiVersion) out.push(`apiVersion ${JSON.stringify(c?.apiVersion)} is not ${f.apiVersion}`);
     if (c?.kind !== f.kind) out.push(`kind ${JSON.stringify(c?.kind)} is not ${f.kind}`);
     const ls = f.specPath.reduce((o: any, k) => o?.[k], c?.spec);
-    for (const k of Object.keys(ls ?? {})) if (!f.localStorageFields.includes(k)) out.push(`localStorage.${k} is not a nodeadm field (${f.localStorageFields.join(", ")})`);
-    if (ls?.strategy !== undefined && !f.strategies.includes(ls.strategy)) out.push(`strategy ${JSON.stringify(ls.strategy)} is not one of ${f.strategies.join(", ")}`);
+    for (const k of Object.keys(ls ?? {}))
+      if (!f.localStorageFields.includes(k))
+        out.push(`localStorage.${k} is not a nodeadm field (${f.localStorageFields.join(", ")})`);
+    if (ls?.strategy !== undefined && !f.strategies.includes(ls.strategy))
+      out.push(`strategy ${JSON.stringify(ls.strategy)} is not one of ${f.strategies.join(", ")}`);
     if (ls?.mountPath !== undefined) out.push("mountPath is set: the cache path assumes the default mount point");
   }
-  if (!configs.some((c) => f.specPath.reduce((o: any, k) => o?.[k], c?.spec)?.strategy === "RAID0")) out.push("no NodeConfig asks for strategy RAID0");
+  if (!configs.some((c) => f.specPath.reduce((o: any, k) => o?.[k], c?.spec)?.strategy === "RAID0"))
+    out.push("no NodeConfig asks for strategy RAID0");
   return out;
 }
 
 describe("contract: GPU node user data vs nodeadm (amazon-eks-ami)", () => {
   it("our constants are nodeadm's: apiVersion, kind, media type, RAID0 mount point", () => {
     assert.deepEqual(
-      { apiVersion: NODEADM.apiVersion, kind: NODEADM.kind, mediaType: NODEADM.mediaType, raidMountPoint: NODEADM.raidMountPoint },
-      { apiVersion: facts.apiVersion, kind: facts.kind, mediaType: facts.userDataMediaType, raidMountPoint: facts.raidArrayMountPoint },
+      {
+        apiVersion: NODEADM.apiVersion,
+        kind: NODEADM.kind,
+        mediaType: NODEADM.mediaType,
+        raidMountPoint: NODEADM.raidMountPoint,
+      },
+      {
+        apiVersion: facts.apiVersion,
+        kind: facts.kind,
+        mediaType: facts.userDataMediaType,
+        raidMountPoint: facts.raidArrayMountPoint,
+      },
     );
     assert.ok(facts.strategies.includes("RAID0"));
   });
@@ -51,10 +72,16 @@ describe("contract: GPU node user data vs nodeadm (amazon-eks-ami)", () => {
     this.timeout(120000);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nodeadm-"));
     try {
-      const code = await runCli(["p5en-8gpu", "--out", tmp], { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined });
+      const code = await runCli(["p5en-8gpu", "--out", tmp], {
+        ...defaultDeps(),
+        stdout: () => undefined,
+        stderr: () => undefined,
+      });
       assert.equal(code, 0);
       const resources = JSON.parse(fs.readFileSync(path.join(tmp, "p5en-8gpu", "resources.json"), "utf8")) as any[];
-      const lts = resources.filter((r) => r.type === "aws:ec2/launchTemplate:LaunchTemplate" && r.name.includes("gpu-lt"));
+      const lts = resources.filter(
+        (r) => r.type === "aws:ec2/launchTemplate:LaunchTemplate" && r.name.includes("gpu-lt"),
+      );
       assert.equal(lts.length, 1);
       const doc = parseMultipart(Buffer.from(lts[0].inputs.userData, "base64").toString("utf8"));
       assert.deepEqual(userDataProblems(doc), []);
@@ -64,7 +91,9 @@ describe("contract: GPU node user data vs nodeadm (amazon-eks-ami)", () => {
   });
 
   it("mutations are caught: another strategy, an unknown field, a wrong kind, a different apiVersion", () => {
-    const ours = gpuUserData(resolvePool("gpu", { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2b" }))!;
+    const ours = gpuUserData(
+      resolvePool("gpu", { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2b" }),
+    )!;
     for (const [from, to, expect] of [
       ["strategy: RAID0", "strategy: RAID5", /strategy "RAID5" is not one of/],
       ["strategy: RAID0", "strategy: RAID0\n      raidLevel: 0", /localStorage.raidLevel is not a nodeadm field/],
@@ -72,7 +101,10 @@ describe("contract: GPU node user data vs nodeadm (amazon-eks-ami)", () => {
       ["node.eks.aws/v1alpha1", "node.eks.aws/v1beta1", /apiVersion "node.eks.aws\/v1beta1"/],
     ] as const) {
       const problems = userDataProblems(parseMultipart(ours.replace(from, to)));
-      assert.ok(problems.some((p) => expect.test(p)), `${to}: ${problems.join("; ")}`);
+      assert.ok(
+        problems.some((p) => expect.test(p)),
+        `${to}: ${problems.join("; ")}`,
+      );
     }
     assert.deepEqual(userDataProblems(parseMultipart(ours), { ...facts, raidArrayMountPoint: "/mnt/elsewhere/0" }), []);
     assert.notEqual(NODEADM.raidMountPoint, "/mnt/elsewhere/0", "a moved mount point fails the constants test above");

@@ -9,26 +9,40 @@ import * as path from "path";
 import { charts } from "../../components/versions";
 import { loadFacts } from "./facts";
 
-interface PlatformFacts { chart: string; upgradeCRD: boolean; dgdCrdInChart: string | null; crdsChartInTree: boolean; tarballUrl: string }
+interface PlatformFacts {
+  chart: string;
+  upgradeCRD: boolean;
+  dgdCrdInChart: string | null;
+  crdsChartInTree: boolean;
+  tarballUrl: string;
+}
 const { facts } = loadFacts<PlatformFacts>("dynamo-platform-install");
 const GOLDEN = path.join(__dirname, "..", "golden", "render");
 
 /** `# chart: <name>  version: <v>  ... url: <url>` headers of rendered Helm values files. */
 function releases(): { file: string; chart: string; version: string; url?: string }[] {
-  return fs.readdirSync(GOLDEN).flatMap((stack) => fs.readdirSync(path.join(GOLDEN, stack, "helm")).map((f) => {
-    const head = fs.readFileSync(path.join(GOLDEN, stack, "helm", f), "utf8").split("\n")[1];
-    const m = /^# chart: (\S+)\s+version: (\S+)(?:.*\burl: (\S+))?/.exec(head)!;
-    return { file: `${stack}/helm/${f}`, chart: m[1], version: m[2], ...(m[3] ? { url: m[3] } : {}) };
-  }));
+  return fs.readdirSync(GOLDEN).flatMap((stack) =>
+    fs.readdirSync(path.join(GOLDEN, stack, "helm")).map((f) => {
+      const head = fs.readFileSync(path.join(GOLDEN, stack, "helm", f), "utf8").split("\n")[1];
+      const m = /^# chart: (\S+)\s+version: (\S+)(?:.*\burl: (\S+))?/.exec(head)!;
+      return { file: `${stack}/helm/${f}`, chart: m[1], version: m[2], ...(m[3] ? { url: m[3] } : {}) };
+    }),
+  );
 }
 
 /** Problems of the rendered Dynamo releases against the facts. */
-export function platformProblems(rels: readonly { file: string; chart: string; version: string; url?: string }[], f: PlatformFacts): string[] {
+export function platformProblems(
+  rels: readonly { file: string; chart: string; version: string; url?: string }[],
+  f: PlatformFacts,
+): string[] {
   const dynamo = rels.filter((r) => r.chart.startsWith("dynamo-"));
-  const out = dynamo.filter((r) => r.chart !== f.chart).map((r) => `${r.file}: chart ${r.chart} is not installed upstream since 1.0 (the CRDs ship in ${f.chart})`);
+  const out = dynamo
+    .filter((r) => r.chart !== f.chart)
+    .map((r) => `${r.file}: chart ${r.chart} is not installed upstream since 1.0 (the CRDs ship in ${f.chart})`);
   for (const r of dynamo.filter((x) => x.chart === f.chart)) {
     const want = f.tarballUrl.replace("{version}", r.version);
-    if (r.url !== want) out.push(`${r.file}: installed from ${r.url ?? "a repository index"}, not the published tarball ${want}`);
+    if (r.url !== want)
+      out.push(`${r.file}: installed from ${r.url ?? "a repository index"}, not the published tarball ${want}`);
   }
   return out;
 }
@@ -49,10 +63,20 @@ describe("contracts: the Dynamo platform release", () => {
   });
 
   it("fails a dynamo-crds release and a platform installed from a repository index (mutations)", () => {
-    const ok = { file: "s/helm/dynamo-platform.values.yaml", chart: "dynamo-platform", version: "1.0.1", url: facts.tarballUrl.replace("{version}", "1.0.1") };
-    assert.deepEqual(platformProblems([ok, { file: "s/helm/dynamo-crds.values.yaml", chart: "dynamo-crds", version: "1.0.1" }], facts),
-      ["s/helm/dynamo-crds.values.yaml: chart dynamo-crds is not installed upstream since 1.0 (the CRDs ship in dynamo-platform)"]);
-    assert.deepEqual(platformProblems([{ ...ok, url: undefined }], facts),
-      [`s/helm/dynamo-platform.values.yaml: installed from a repository index, not the published tarball ${ok.url}`]);
+    const ok = {
+      file: "s/helm/dynamo-platform.values.yaml",
+      chart: "dynamo-platform",
+      version: "1.0.1",
+      url: facts.tarballUrl.replace("{version}", "1.0.1"),
+    };
+    assert.deepEqual(
+      platformProblems([ok, { file: "s/helm/dynamo-crds.values.yaml", chart: "dynamo-crds", version: "1.0.1" }], facts),
+      [
+        "s/helm/dynamo-crds.values.yaml: chart dynamo-crds is not installed upstream since 1.0 (the CRDs ship in dynamo-platform)",
+      ],
+    );
+    assert.deepEqual(platformProblems([{ ...ok, url: undefined }], facts), [
+      `s/helm/dynamo-platform.values.yaml: installed from a repository index, not the published tarball ${ok.url}`,
+    ]);
   });
 });

@@ -20,7 +20,10 @@ export interface RenderedRelease {
 }
 
 /** One object with where it came from. */
-export interface Sourced<T> { readonly source: string; readonly obj: T }
+export interface Sourced<T> {
+  readonly source: string;
+  readonly obj: T;
+}
 
 export interface RenderedStack {
   readonly stack: string;
@@ -50,12 +53,25 @@ export function renderedStacks(): Promise<RenderedStack[]> {
       const out: RenderedStack[] = [];
       for (const stack of STACKS) {
         const log: string[] = [];
-        const code = await runCli([stack, "--out", tmp], { ...defaultDeps(), stdout: (l) => log.push(l), stderr: (l) => log.push(l) });
+        const code = await runCli([stack, "--out", tmp], {
+          ...defaultDeps(),
+          stdout: (l) => log.push(l),
+          stderr: (l) => log.push(l),
+        });
         if (code !== 0) throw new Error(`render ${stack} exited ${code}:\n${log.join("\n")}`);
         const dir = path.join(tmp, stack);
-        const manifests = fs.readdirSync(path.join(dir, "manifests")).sort()
-          .map((f) => ({ source: `${stack}/manifests/${f}`, obj: YAML.parse(fs.readFileSync(path.join(dir, "manifests", f), "utf8")) }));
-        const releases = fs.readdirSync(path.join(dir, "helm")).filter((f) => f.endsWith(".values.yaml")).sort().map((f) => readRelease(path.join(dir, "helm", f)));
+        const manifests = fs
+          .readdirSync(path.join(dir, "manifests"))
+          .sort()
+          .map((f) => ({
+            source: `${stack}/manifests/${f}`,
+            obj: YAML.parse(fs.readFileSync(path.join(dir, "manifests", f), "utf8")),
+          }));
+        const releases = fs
+          .readdirSync(path.join(dir, "helm"))
+          .filter((f) => f.endsWith(".values.yaml"))
+          .sort()
+          .map((f) => readRelease(path.join(dir, "helm", f)));
         out.push({ stack, manifests, releases });
       }
       return out;
@@ -68,10 +84,20 @@ export function renderedStacks(): Promise<RenderedStack[]> {
 
 /** Every rendered DynamoGraphDeployment of both stacks and the golden inference graphs. */
 export async function renderedDgds(): Promise<Sourced<any>[]> {
-  const rendered = (await renderedStacks()).flatMap((s) => s.manifests.filter((m) => m.obj?.kind === "DynamoGraphDeployment"));
+  const rendered = (await renderedStacks()).flatMap((s) =>
+    s.manifests.filter((m) => m.obj?.kind === "DynamoGraphDeployment"),
+  );
   const goldenDir = path.join(__dirname, "..", "golden", "inference");
-  const golden = fs.readdirSync(goldenDir).filter((f) => f.endsWith(".yaml")).sort()
-    .flatMap((f) => YAML.parseAllDocuments(fs.readFileSync(path.join(goldenDir, f), "utf8")).map((d, i) => ({ source: `tests/golden/inference/${f}#${i}`, obj: d.toJS() })))
+  const golden = fs
+    .readdirSync(goldenDir)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()
+    .flatMap((f) =>
+      YAML.parseAllDocuments(fs.readFileSync(path.join(goldenDir, f), "utf8")).map((d, i) => ({
+        source: `tests/golden/inference/${f}#${i}`,
+        obj: d.toJS(),
+      })),
+    )
     .filter((m) => m.obj?.kind === "DynamoGraphDeployment");
   return [...rendered, ...golden];
 }
@@ -82,9 +108,10 @@ export function envNames(obj: unknown, at = ""): { path: string; name: string }[
   if (obj === null || typeof obj !== "object") return [];
   return Object.entries(obj as Record<string, unknown>).flatMap(([k, v]) => {
     const here = at ? `${at}.${k}` : k;
-    const own = (k === "env" || k === "envs") && Array.isArray(v)
-      ? v.flatMap((e, i) => (typeof e?.name === "string" ? [{ path: `${here}[${i}]`, name: e.name as string }] : []))
-      : [];
+    const own =
+      (k === "env" || k === "envs") && Array.isArray(v)
+        ? v.flatMap((e, i) => (typeof e?.name === "string" ? [{ path: `${here}[${i}]`, name: e.name as string }] : []))
+        : [];
     return [...own, ...envNames(v, here)];
   });
 }

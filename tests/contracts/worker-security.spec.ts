@@ -30,8 +30,10 @@ export function workerIsolationProblems(label: string, svc: any, allowedCaps: re
   if (sc.privileged === true) out.push(`${label}: privileged (upstream's LIBFABRIC workers are not)`);
   if (svc?.extraPodSpec?.hostNetwork === true) out.push(`${label}: hostNetwork (upstream's workers do not use it)`);
   const add: string[] = sc.capabilities?.add ?? [];
-  for (const c of add.filter((x) => !allowedCaps.includes(x))) out.push(`${label}: adds ${c}; upstream adds only ${allowedCaps.join(", ")}`);
-  for (const c of allowedCaps.filter((x) => !add.includes(x))) out.push(`${label}: lacks ${c}, which upstream's EFA workers add`);
+  for (const c of add.filter((x) => !allowedCaps.includes(x)))
+    out.push(`${label}: adds ${c}; upstream adds only ${allowedCaps.join(", ")}`);
+  for (const c of allowedCaps.filter((x) => !add.includes(x)))
+    out.push(`${label}: lacks ${c}, which upstream's EFA workers add`);
   return out;
 }
 
@@ -39,12 +41,20 @@ export function workerIsolationProblems(label: string, svc: any, allowedCaps: re
 function renderedGraphs(): { file: string; graph: any }[] {
   const files = [
     ...fs.readdirSync(path.join(GOLDEN, "inference")).map((f) => path.join("inference", f)),
-    ...fs.readdirSync(path.join(GOLDEN, "render")).flatMap((s) => fs.readdirSync(path.join(GOLDEN, "render", s, "manifests")).filter((f) => f.includes("-dynamographdeployment-")).map((f) => path.join("render", s, "manifests", f))),
+    ...fs.readdirSync(path.join(GOLDEN, "render")).flatMap((s) =>
+      fs
+        .readdirSync(path.join(GOLDEN, "render", s, "manifests"))
+        .filter((f) => f.includes("-dynamographdeployment-"))
+        .map((f) => path.join("render", s, "manifests", f)),
+    ),
   ];
   return files.map((file) => ({ file, graph: YAML.parse(fs.readFileSync(path.join(GOLDEN, file), "utf8")) }));
 }
 
-const efaWorkers = (graph: any) => Object.entries<any>(graph.spec.services).filter(([, s]) => s.componentType === "worker" && s.resources?.limits?.custom?.["vpc.amazonaws.com/efa"]);
+const efaWorkers = (graph: any) =>
+  Object.entries<any>(graph.spec.services).filter(
+    ([, s]) => s.componentType === "worker" && s.resources?.limits?.custom?.["vpc.amazonaws.com/efa"],
+  );
 
 describe("contracts: EFA worker isolation as upstream Dynamo's EKS example runs it", () => {
   const caps = [...new Set(facts.workers.flatMap((w) => w.capabilitiesAdd))];
@@ -53,7 +63,10 @@ describe("contracts: EFA worker isolation as upstream Dynamo's EKS example runs 
     assert.deepEqual(caps, ["IPC_LOCK"]);
     for (const w of facts.workers) {
       assert.deepEqual([w.privileged, w.hostNetwork, w.nixlBackends], [false, false, ["LIBFABRIC"]], w.service);
-      assert.ok(w.gpusPerWorker < 8, `${w.service}: ${w.gpusPerWorker} of a ${w.instanceType}'s 8 GPUs, so workers share nodes`);
+      assert.ok(
+        w.gpusPerWorker < 8,
+        `${w.service}: ${w.gpusPerWorker} of a ${w.instanceType}'s 8 GPUs, so workers share nodes`,
+      );
     }
   });
 
@@ -71,12 +84,37 @@ describe("contracts: EFA worker isolation as upstream Dynamo's EKS example runs 
   });
 
   it("fails a privileged worker, a hostNetwork worker, an extra capability and a missing IPC_LOCK (mutations)", () => {
-    const svc = () => ({ extraPodSpec: { mainContainer: { securityContext: { capabilities: { add: ["IPC_LOCK"] } } } } }) as any;
+    const svc = () =>
+      ({ extraPodSpec: { mainContainer: { securityContext: { capabilities: { add: ["IPC_LOCK"] } } } } }) as any;
     const cases: [string, (s: any) => void, string][] = [
-      ["privileged", (s) => { s.extraPodSpec.mainContainer.securityContext.privileged = true; }, "w: privileged (upstream's LIBFABRIC workers are not)"],
-      ["hostNetwork", (s) => { s.extraPodSpec.hostNetwork = true; }, "w: hostNetwork (upstream's workers do not use it)"],
-      ["SYS_ADMIN", (s) => { s.extraPodSpec.mainContainer.securityContext.capabilities.add.push("SYS_ADMIN"); }, "w: adds SYS_ADMIN; upstream adds only IPC_LOCK"],
-      ["no IPC_LOCK", (s) => { s.extraPodSpec.mainContainer.securityContext.capabilities.add = []; }, "w: lacks IPC_LOCK, which upstream's EFA workers add"],
+      [
+        "privileged",
+        (s) => {
+          s.extraPodSpec.mainContainer.securityContext.privileged = true;
+        },
+        "w: privileged (upstream's LIBFABRIC workers are not)",
+      ],
+      [
+        "hostNetwork",
+        (s) => {
+          s.extraPodSpec.hostNetwork = true;
+        },
+        "w: hostNetwork (upstream's workers do not use it)",
+      ],
+      [
+        "SYS_ADMIN",
+        (s) => {
+          s.extraPodSpec.mainContainer.securityContext.capabilities.add.push("SYS_ADMIN");
+        },
+        "w: adds SYS_ADMIN; upstream adds only IPC_LOCK",
+      ],
+      [
+        "no IPC_LOCK",
+        (s) => {
+          s.extraPodSpec.mainContainer.securityContext.capabilities.add = [];
+        },
+        "w: lacks IPC_LOCK, which upstream's EFA workers add",
+      ],
     ];
     assert.deepEqual(workerIsolationProblems("w", svc(), caps), []);
     for (const [, mutate, want] of cases) {

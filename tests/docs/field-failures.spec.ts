@@ -35,11 +35,13 @@ function coverageProblems(md: string, map: Readonly<Record<string, readonly stri
   const want = inverse(map);
   const got = documented(md);
   const problems: string[] = [];
-  if (JSON.stringify([...got.keys()]) !== JSON.stringify(F_CODES)) problems.push(`rows are ${[...got.keys()].join(" ")}, expected F1..F14 in order`);
+  if (JSON.stringify([...got.keys()]) !== JSON.stringify(F_CODES))
+    problems.push(`rows are ${[...got.keys()].join(" ")}, expected F1..F14 in order`);
   for (const f of F_CODES) {
     const w = want.get(f) ?? [];
     const g = got.get(f) ?? [];
-    if (JSON.stringify(g) !== JSON.stringify(w)) problems.push(`${f}: the doc lists [${g.join(", ")}], FIELD_FAILURES gives [${w.join(", ")}]`);
+    if (JSON.stringify(g) !== JSON.stringify(w))
+      problems.push(`${f}: the doc lists [${g.join(", ")}], FIELD_FAILURES gives [${w.join(", ")}]`);
   }
   return problems;
 }
@@ -65,6 +67,9 @@ describe("docs/FIELD-FAILURES.md", () => {
     for (const f of F_CODES) assert.ok(new RegExp(`^## ${f}$`, "m").test(md), `no section "## ${f}"`);
     const hardening = md.slice(md.indexOf("## Hardening without an F-code"));
     const general = POLICY_NAMES.filter((n) => FIELD_FAILURES[n].length === 0);
-    assert.deepEqual(general.filter((n) => !hardening.includes(`\`${n}\``)), []);
+    assert.deepEqual(
+      general.filter((n) => !hardening.includes(`\`${n}\``)),
+      [],
+    );
   });
 });

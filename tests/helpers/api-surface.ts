@@ -47,10 +47,13 @@ function inferredAny(checker: ts.TypeChecker, t: ts.Type): number {
 }
 
 function declarationAny(checker: ts.TypeChecker, sym: ts.Symbol, d: ts.Declaration): number {
-  if (ts.isVariableDeclaration(d)) return d.type ? anyKeywords(d.type) : inferredAny(checker, checker.getTypeOfSymbol(sym));
+  if (ts.isVariableDeclaration(d))
+    return d.type ? anyKeywords(d.type) : inferredAny(checker, checker.getTypeOfSymbol(sym));
   if (ts.isClassDeclaration(d)) {
     const hidden = ts.ModifierFlags.Private | ts.ModifierFlags.Protected;
-    return d.members.filter((m) => !(ts.getCombinedModifierFlags(m as ts.Declaration) & hidden) && !isInternal(m)).reduce((n, m) => n + anyKeywords(m), 0);
+    return d.members
+      .filter((m) => !(ts.getCombinedModifierFlags(m as ts.Declaration) & hidden) && !isInternal(m))
+      .reduce((n, m) => n + anyKeywords(m), 0);
   }
   if (ts.isFunctionDeclaration(d) && !d.type && d.body) {
     const sig = checker.getSignatureFromDeclaration(d);
@@ -61,7 +64,11 @@ function declarationAny(checker: ts.TypeChecker, sym: ts.Symbol, d: ts.Declarati
 }
 
 /** The API reachable from `entries` (source files of `program`), labelled by `label(file)`. */
-export function apiSurface(program: ts.Program, entries: readonly string[], label: (file: string) => string = (f) => f): ApiSurface {
+export function apiSurface(
+  program: ts.Program,
+  entries: readonly string[],
+  label: (file: string) => string = (f) => f,
+): ApiSurface {
   const checker = program.getTypeChecker();
   const seen = new Set<ts.Symbol>();
   const anyIn: string[] = [];
@@ -78,7 +85,7 @@ export function apiSurface(program: ts.Program, entries: readonly string[], labe
       if (seen.has(sym)) continue;
       seen.add(sym);
       const n = decls.reduce((k, d) => k + declarationAny(checker, sym, d), 0);
-      if (n > 0) (anyCount += n), anyIn.push(`${prefix}${e.name}`);
+      if (n > 0) ((anyCount += n), anyIn.push(`${prefix}${e.name}`));
     }
   };
   for (const file of entries) {
@@ -93,7 +100,16 @@ export function apiSurface(program: ts.Program, entries: readonly string[], labe
 if (require.main === module) {
   const root = path.join(__dirname, "..", "..");
   const entries = process.argv.slice(2).map((e) => path.resolve(e));
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(root, "tsconfig.build.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(String(d.messageText)); } });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(root, "tsconfig.build.json"),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(String(d.messageText));
+      },
+    },
+  );
   if (!config) throw new Error("cannot read tsconfig.build.json");
   const program = ts.createProgram(entries, config.options);
   console.log(JSON.stringify(apiSurface(program, entries, (f) => path.relative(root, f))));

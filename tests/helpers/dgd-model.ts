@@ -24,7 +24,11 @@ export interface DgdService {
   readonly resources?: { readonly requests?: DgdResourceItem; readonly limits?: DgdResourceItem };
   readonly envs?: readonly unknown[];
   readonly envFromSecret?: string;
-  readonly volumeMounts?: readonly { readonly name: string; readonly mountPoint: string; readonly useAsCompilationCache?: boolean }[];
+  readonly volumeMounts?: readonly {
+    readonly name: string;
+    readonly mountPoint: string;
+    readonly useAsCompilationCache?: boolean;
+  }[];
   readonly sharedMemory?: { readonly disabled?: boolean; readonly size?: string };
   readonly extraPodSpec?: Record<string, unknown> & { readonly mainContainer?: Record<string, unknown> };
   readonly livenessProbe?: unknown;
@@ -38,11 +42,22 @@ export interface DgdService {
 export interface DynamoGraphDeployment {
   readonly apiVersion: "nvidia.com/v1alpha1";
   readonly kind: "DynamoGraphDeployment";
-  readonly metadata: { readonly name: string; readonly namespace?: string; readonly annotations?: Record<string, string>; readonly labels?: Record<string, string> };
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly annotations?: Record<string, string>;
+    readonly labels?: Record<string, string>;
+  };
   readonly spec: {
     readonly backendFramework?: "vllm" | "sglang" | "trtllm";
     readonly envs?: readonly unknown[];
-    readonly pvcs?: readonly { readonly name: string; readonly create?: boolean; readonly storageClass?: string; readonly size?: string; readonly volumeAccessMode?: string }[];
+    readonly pvcs?: readonly {
+      readonly name: string;
+      readonly create?: boolean;
+      readonly storageClass?: string;
+      readonly size?: string;
+      readonly volumeAccessMode?: string;
+    }[];
     readonly services: Readonly<Record<string, DgdService>>;
   };
 }
@@ -58,7 +73,8 @@ function keys(path: string, v: unknown, allowed: readonly string[], out: string[
     out.push(`${path}: must be an object`);
     return false;
   }
-  for (const k of Object.keys(v)) if (!allowed.includes(k)) out.push(`${path}.${k}: unknown field (allowed: ${allowed.join(", ")})`);
+  for (const k of Object.keys(v))
+    if (!allowed.includes(k)) out.push(`${path}.${k}: unknown field (allowed: ${allowed.join(", ")})`);
   return true;
 }
 
@@ -85,39 +101,76 @@ function resourceItem(path: string, v: unknown, out: string[]): void {
   if (v.custom !== undefined) stringMap(`${path}.custom`, v.custom, out, true);
 }
 
-const SERVICE_FIELDS = ["componentType", "subComponentType", "replicas", "resources", "envs", "envFromSecret", "volumeMounts", "sharedMemory", "extraPodSpec", "livenessProbe", "readinessProbe", "multinode", "annotations", "labels", "extraPodMetadata"];
+const SERVICE_FIELDS = [
+  "componentType",
+  "subComponentType",
+  "replicas",
+  "resources",
+  "envs",
+  "envFromSecret",
+  "volumeMounts",
+  "sharedMemory",
+  "extraPodSpec",
+  "livenessProbe",
+  "readinessProbe",
+  "multinode",
+  "annotations",
+  "labels",
+  "extraPodMetadata",
+];
 
 function service(path: string, s: unknown, out: string[]): void {
   if (!keys(path, s, SERVICE_FIELDS, out)) return;
-  if (!["frontend", "worker", "planner"].includes(String(s.componentType))) out.push(`${path}.componentType: must be frontend, worker or planner`);
-  if (s.subComponentType !== undefined && !["prefill", "decode"].includes(String(s.subComponentType))) out.push(`${path}.subComponentType: must be prefill or decode`);
-  if (s.replicas !== undefined && !(Number.isInteger(s.replicas) && (s.replicas as number) >= 0)) out.push(`${path}.replicas: must be a whole number >= 0`);
+  if (!["frontend", "worker", "planner"].includes(String(s.componentType)))
+    out.push(`${path}.componentType: must be frontend, worker or planner`);
+  if (s.subComponentType !== undefined && !["prefill", "decode"].includes(String(s.subComponentType)))
+    out.push(`${path}.subComponentType: must be prefill or decode`);
+  if (s.replicas !== undefined && !(Number.isInteger(s.replicas) && (s.replicas as number) >= 0))
+    out.push(`${path}.replicas: must be a whole number >= 0`);
   if (s.resources !== undefined && keys(`${path}.resources`, s.resources, ["requests", "limits"], out)) {
-    for (const k of ["requests", "limits"]) if (s.resources[k] !== undefined) resourceItem(`${path}.resources.${k}`, s.resources[k], out);
+    for (const k of ["requests", "limits"])
+      if (s.resources[k] !== undefined) resourceItem(`${path}.resources.${k}`, s.resources[k], out);
   }
   if (s.envs !== undefined) {
     if (!Array.isArray(s.envs)) out.push(`${path}.envs: must be a list`);
     else s.envs.forEach((e, i) => k8s(`${path}.envs[${i}]`, () => new EnvVar(e as never), out));
   }
-  if (s.envFromSecret !== undefined && typeof s.envFromSecret !== "string") out.push(`${path}.envFromSecret: must be a Secret name`);
+  if (s.envFromSecret !== undefined && typeof s.envFromSecret !== "string")
+    out.push(`${path}.envFromSecret: must be a Secret name`);
   if (s.volumeMounts !== undefined) {
     (s.volumeMounts as unknown[]).forEach((m, i) => {
-      if (keys(`${path}.volumeMounts[${i}]`, m, ["name", "mountPoint", "useAsCompilationCache"], out) && (typeof m.name !== "string" || typeof m.mountPoint !== "string")) {
+      if (
+        keys(`${path}.volumeMounts[${i}]`, m, ["name", "mountPoint", "useAsCompilationCache"], out) &&
+        (typeof m.name !== "string" || typeof m.mountPoint !== "string")
+      ) {
         out.push(`${path}.volumeMounts[${i}]: name and mountPoint must be strings`);
       }
     });
   }
-  if (s.sharedMemory !== undefined && keys(`${path}.sharedMemory`, s.sharedMemory, ["disabled", "size"], out) && s.sharedMemory.size !== undefined) {
+  if (
+    s.sharedMemory !== undefined &&
+    keys(`${path}.sharedMemory`, s.sharedMemory, ["disabled", "size"], out) &&
+    s.sharedMemory.size !== undefined
+  ) {
     stringMap(`${path}.sharedMemory`, { size: s.sharedMemory.size }, out, true);
   }
-  for (const p of ["livenessProbe", "readinessProbe"]) if (s[p] !== undefined) k8s(`${path}.${p}`, () => new Probe(s[p] as never), out);
-  if (s.multinode !== undefined && keys(`${path}.multinode`, s.multinode, ["nodeCount"], out) && !(Number.isInteger(s.multinode.nodeCount) && (s.multinode.nodeCount as number) >= 2)) {
+  for (const p of ["livenessProbe", "readinessProbe"])
+    if (s[p] !== undefined) k8s(`${path}.${p}`, () => new Probe(s[p] as never), out);
+  if (
+    s.multinode !== undefined &&
+    keys(`${path}.multinode`, s.multinode, ["nodeCount"], out) &&
+    !(Number.isInteger(s.multinode.nodeCount) && (s.multinode.nodeCount as number) >= 2)
+  ) {
     out.push(`${path}.multinode.nodeCount: must be a whole number >= 2`);
   }
   for (const m of ["annotations", "labels"]) if (s[m] !== undefined) stringMap(`${path}.${m}`, s[m], out);
   // extraPodMetadata {annotations, labels}: in the CRD (facts/dgd-crd.json), merged onto the pods the operator creates.
-  if (s.extraPodMetadata !== undefined && keys(`${path}.extraPodMetadata`, s.extraPodMetadata, ["annotations", "labels"], out)) {
-    for (const m of ["annotations", "labels"]) if (s.extraPodMetadata[m] !== undefined) stringMap(`${path}.extraPodMetadata.${m}`, s.extraPodMetadata[m], out);
+  if (
+    s.extraPodMetadata !== undefined &&
+    keys(`${path}.extraPodMetadata`, s.extraPodMetadata, ["annotations", "labels"], out)
+  ) {
+    for (const m of ["annotations", "labels"])
+      if (s.extraPodMetadata[m] !== undefined) stringMap(`${path}.extraPodMetadata.${m}`, s.extraPodMetadata[m], out);
   }
   if (s.extraPodSpec !== undefined && isObj(s.extraPodSpec)) {
     const { mainContainer, ...podSpec } = s.extraPodSpec;
@@ -135,19 +188,25 @@ export function dgdProblems(obj: unknown): string[] {
   if (obj.apiVersion !== "nvidia.com/v1alpha1") out.push(`apiVersion: must be nvidia.com/v1alpha1`);
   if (obj.kind !== "DynamoGraphDeployment") out.push(`kind: must be DynamoGraphDeployment`);
   if (keys("metadata", obj.metadata, ["name", "namespace", "annotations", "labels"], out)) {
-    if (typeof obj.metadata.name !== "string" || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(obj.metadata.name)) out.push("metadata.name: must be an RFC 1123 name");
-    for (const m of ["annotations", "labels"]) if (obj.metadata[m] !== undefined) stringMap(`metadata.${m}`, obj.metadata[m], out);
+    if (typeof obj.metadata.name !== "string" || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(obj.metadata.name))
+      out.push("metadata.name: must be an RFC 1123 name");
+    for (const m of ["annotations", "labels"])
+      if (obj.metadata[m] !== undefined) stringMap(`metadata.${m}`, obj.metadata[m], out);
   }
   if (!keys("spec", obj.spec, ["backendFramework", "envs", "pvcs", "services"], out)) return out;
   const spec = obj.spec;
-  if (spec.backendFramework !== undefined && !["vllm", "sglang", "trtllm"].includes(String(spec.backendFramework))) out.push("spec.backendFramework: must be vllm, sglang or trtllm");
-  if (!isObj(spec.services) || Object.keys(spec.services).length === 0) out.push("spec.services: must be a non-empty map");
+  if (spec.backendFramework !== undefined && !["vllm", "sglang", "trtllm"].includes(String(spec.backendFramework)))
+    out.push("spec.backendFramework: must be vllm, sglang or trtllm");
+  if (!isObj(spec.services) || Object.keys(spec.services).length === 0)
+    out.push("spec.services: must be a non-empty map");
   else {
     if (Object.keys(spec.services).length > 25) out.push("spec.services: at most 25 services");
     for (const [k, s] of Object.entries(spec.services)) service(`spec.services.${k}`, s, out);
   }
   if (spec.pvcs !== undefined) {
-    (spec.pvcs as unknown[]).forEach((p, i) => keys(`spec.pvcs[${i}]`, p, ["name", "create", "storageClass", "size", "volumeAccessMode"], out));
+    (spec.pvcs as unknown[]).forEach((p, i) =>
+      keys(`spec.pvcs[${i}]`, p, ["name", "create", "storageClass", "size", "volumeAccessMode"], out),
+    );
   }
   return out;
 }

@@ -26,5 +26,7 @@ export function expectGolden(relPath: string, actual: string): void {
   const e = expected.split("\n");
   const i = a.findIndex((line, k) => line !== e[k]);
   const at = i === -1 ? Math.min(a.length, e.length) : i;
-  assert.fail(`tests/golden/${relPath} differs at line ${at + 1}:\n  expected: ${JSON.stringify(e[at])}\n  actual:   ${JSON.stringify(a[at])}\n${hint}`);
+  assert.fail(
+    `tests/golden/${relPath} differs at line ${at + 1}:\n  expected: ${JSON.stringify(e[at])}\n  actual:   ${JSON.stringify(a[at])}\n${hint}`,
+  );
 }

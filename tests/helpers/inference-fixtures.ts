@@ -7,20 +7,43 @@ export const IMAGE = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combin
 export const MODEL = "meta-llama/Llama-3.1-8B-Instruct";
 
 /** A pool of `nodes` x `type` with EFA on. */
-export function pool(type = "p5en.48xlarge", nodes = 2, efaEnabled = true, extra: Partial<GpuPoolFacts> = {}): GpuPoolFacts {
-  return { ...gpuPoolFacts(instance(type), { name: "gpu", nodes, efaEnabled, availabilityZone: "us-east-2a" }), ...extra };
+export function pool(
+  type = "p5en.48xlarge",
+  nodes = 2,
+  efaEnabled = true,
+  extra: Partial<GpuPoolFacts> = {},
+): GpuPoolFacts {
+  return {
+    ...gpuPoolFacts(instance(type), { name: "gpu", nodes, efaEnabled, availabilityZone: "us-east-2a" }),
+    ...extra,
+  };
 }
 
 /** The two reference variants: one GPU per worker on one node, and 8 + 8 on two nodes. */
 export const VARIANTS = {
   /** 1 prefill + 1 decode worker of 1 GPU on 1 x p5en.48xlarge. */
-  "p5en-1gpu": (): InferenceSettings => ({ model: MODEL, gpuPool: pool("p5en.48xlarge", 1), prefill: { replicas: 1, gpusPerWorker: 1 }, decode: { replicas: 1, gpusPerWorker: 1 } }),
+  "p5en-1gpu": (): InferenceSettings => ({
+    model: MODEL,
+    gpuPool: pool("p5en.48xlarge", 1),
+    prefill: { replicas: 1, gpusPerWorker: 1 },
+    decode: { replicas: 1, gpusPerWorker: 1 },
+  }),
   /** 8 prefill + 8 decode workers of 1 GPU on 2 x p5en.48xlarge. */
-  "p5en-8x1gpu": (): InferenceSettings => ({ model: MODEL, gpuPool: pool("p5en.48xlarge", 2), prefill: { replicas: 8, gpusPerWorker: 1 }, decode: { replicas: 8, gpusPerWorker: 1 } }),
+  "p5en-8x1gpu": (): InferenceSettings => ({
+    model: MODEL,
+    gpuPool: pool("p5en.48xlarge", 2),
+    prefill: { replicas: 8, gpusPerWorker: 1 },
+    decode: { replicas: 8, gpusPerWorker: 1 },
+  }),
 } as const;
 export type Variant = keyof typeof VARIANTS;
 
 /** A resolved spec of a variant and backend, with optional overrides. */
-export function resolved(variant: Variant, backend: Backend = "vllm", over: Partial<InferenceSettings> = {}, image: string | undefined = IMAGE): ResolvedInference {
+export function resolved(
+  variant: Variant,
+  backend: Backend = "vllm",
+  over: Partial<InferenceSettings> = {},
+  image: string | undefined = IMAGE,
+): ResolvedInference {
   return resolveArgs("llama", { ...VARIANTS[variant](), backend, ...over }, image);
 }

@@ -30,7 +30,11 @@ export function githubSlug(heading: string): string {
     .replace(/(\*\*|__)(.+?)\1/g, "$2")
     .replace(/(^|\W)[*_](.+?)[*_](?=\W|$)/g, "$1$2")
     .replace(/<[^>]+>/g, "");
-  return rendered.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, "").replace(/ /g, "-");
+  return rendered
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, "")
+    .replace(/ /g, "-");
 }
 
 /** Every anchor a file defines: its headings (a repeated slug gets -1, -2, ...) and explicit `<a id|name>`. */
@@ -80,7 +84,12 @@ export function sectionTable(md: string, section: string): string[][] {
       if (rows.length > 0) break;
       continue;
     }
-    rows.push(l.replace(/^\||\|$/g, "").split(/(?<!\\)\|/).map((c) => c.trim()));
+    rows.push(
+      l
+        .replace(/^\||\|$/g, "")
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim()),
+    );
   }
   return rows.slice(2);
 }

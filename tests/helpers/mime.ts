@@ -5,8 +5,15 @@
  */
 import YAML from "yaml";
 
-export interface ParsedPart { readonly headers: Readonly<Record<string, string>>; readonly body: string }
-export interface ParsedMultipart { readonly headers: Readonly<Record<string, string>>; readonly parts: readonly ParsedPart[]; readonly closed: boolean }
+export interface ParsedPart {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+export interface ParsedMultipart {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly parts: readonly ParsedPart[];
+  readonly closed: boolean;
+}
 
 function headersAndBody(text: string): { headers: Record<string, string>; body: string } {
   const lines = text.split(/\r?\n/);
@@ -32,8 +39,15 @@ export function parseMultipart(text: string): ParsedMultipart {
   let current: string[] | undefined;
   let closed = false;
   for (const line of lines) {
-    if (line === `${delimiter}--`) { closed = true; break; }
-    if (line === delimiter) { if (current) parts.push(headersAndBody(current.join("\n"))); current = []; continue; }
+    if (line === `${delimiter}--`) {
+      closed = true;
+      break;
+    }
+    if (line === delimiter) {
+      if (current) parts.push(headersAndBody(current.join("\n")));
+      current = [];
+      continue;
+    }
     current?.push(line);
   }
   if (current) parts.push(headersAndBody(current.join("\n")));
@@ -42,5 +56,7 @@ export function parseMultipart(text: string): ParsedMultipart {
 
 /** The YAML documents of every part of `mediaType`. */
 export function yamlParts(doc: ParsedMultipart, mediaType: string): unknown[] {
-  return doc.parts.filter((p) => p.headers["content-type"] === mediaType).flatMap((p) => YAML.parseAllDocuments(p.body).map((d) => d.toJS()));
+  return doc.parts
+    .filter((p) => p.headers["content-type"] === mediaType)
+    .flatMap((p) => YAML.parseAllDocuments(p.body).map((d) => d.toJS()));
 }

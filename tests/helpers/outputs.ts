@@ -4,7 +4,10 @@ import * as pulumi from "@pulumi/pulumi";
 export function promiseOf<T>(o: pulumi.Output<T> | pulumi.Input<T>, ms = 5000): Promise<T> {
   const out = pulumi.output(o) as pulumi.Output<T>;
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`output did not resolve within ${ms} ms (unknown in preview?)`)), ms);
+    const timer = setTimeout(
+      () => reject(new Error(`output did not resolve within ${ms} ms (unknown in preview?)`)),
+      ms,
+    );
     out.apply((v) => {
       clearTimeout(timer);
       resolve(v as T);

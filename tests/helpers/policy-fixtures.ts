@@ -10,13 +10,19 @@ import { planResource, urnOf, PlanResource } from "./policy-harness";
 export const T = { ...ResourceType, Repository: ResourceType.EcrRepository } as const;
 
 export const DIGEST_REF = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa@sha256:${"ab".repeat(32)}`;
-export const KV_LIBFABRIC = '{"kv_connector":"NixlConnector","kv_role":"kv_both","kv_connector_extra_config":{"backends":["LIBFABRIC"]}}';
+export const KV_LIBFABRIC =
+  '{"kv_connector":"NixlConnector","kv_role":"kv_both","kv_connector_extra_config":{"backends":["LIBFABRIC"]}}';
 
 /** One prefill or decode worker of 1 GPU on p5en (2 EFA, 641 hugepages = 1282Mi). */
 export function workerService(role: "prefill" | "decode"): Record<string, any> {
   const own = role === "prefill" ? "PrefillWorker" : "DecodeWorker";
   const other = role === "prefill" ? "DecodeWorker" : "PrefillWorker";
-  const sel = (component: string) => ({ labelSelector: { matchLabels: { "nvidia.com/dynamo-graph-deployment-name": "llama", "nvidia.com/dynamo-component": component } }, topologyKey: "kubernetes.io/hostname" });
+  const sel = (component: string) => ({
+    labelSelector: {
+      matchLabels: { "nvidia.com/dynamo-graph-deployment-name": "llama", "nvidia.com/dynamo-component": component },
+    },
+    topologyKey: "kubernetes.io/hostname",
+  });
   return {
     componentType: "worker",
     subComponentType: role,
@@ -31,17 +37,42 @@ export function workerService(role: "prefill" | "decode"): Record<string, any> {
       requests: { cpu: "21", memory: "229Gi", custom: { "hugepages-2Mi": "1282Mi" } },
       limits: { memory: "229Gi", gpu: "1", custom: { "vpc.amazonaws.com/efa": "2", "hugepages-2Mi": "1282Mi" } },
     },
-    readinessProbe: { httpGet: { path: "/health", port: "system" }, periodSeconds: 10, timeoutSeconds: 4, failureThreshold: 3 },
+    readinessProbe: {
+      httpGet: { path: "/health", port: "system" },
+      periodSeconds: 10,
+      timeoutSeconds: 4,
+      failureThreshold: 3,
+    },
     extraPodSpec: {
       nodeSelector: { "dynamo-efa/pool": "gpu", "node.kubernetes.io/instance-type": "p5en.48xlarge" },
       tolerations: [{ key: "nvidia.com/gpu", operator: "Equal", value: "true", effect: "NoSchedule" }],
-      affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(own)] }, podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(other)] } },
+      affinity: {
+        podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(own)] },
+        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(other)] },
+      },
       mainContainer: {
         image: DIGEST_REF,
         command: ["python3", "-m", "dynamo.vllm"],
-        args: ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--disaggregation-mode", role, "--kv-transfer-config", KV_LIBFABRIC],
-        startupProbe: { httpGet: { path: "/live", port: "system" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 180 },
-        securityContext: { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"], add: ["IPC_LOCK"] } },
+        args: [
+          "--model",
+          "meta-llama/Llama-3.1-8B-Instruct",
+          "--disaggregation-mode",
+          role,
+          "--kv-transfer-config",
+          KV_LIBFABRIC,
+        ],
+        startupProbe: {
+          httpGet: { path: "/live", port: "system" },
+          periodSeconds: 10,
+          timeoutSeconds: 5,
+          failureThreshold: 180,
+        },
+        securityContext: {
+          runAsNonRoot: true,
+          runAsUser: 1000,
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ["ALL"], add: ["IPC_LOCK"] },
+        },
       },
     },
   };
@@ -86,7 +117,11 @@ export function happyGraph(): Record<string, any> {
 
 /** Current AWS EFA layout for `cards` EFA cards: ENA primary, then `efa-only` (docs/ARCHITECTURE.md#efa-on-eks). */
 function efaInterfaceSlots(cards: number): Record<string, any>[] {
-  const efa = Array.from({ length: cards }, (_, c) => ({ networkCardIndex: c, deviceIndex: c === 0 ? 1 : 0, interfaceType: "efa-only" }));
+  const efa = Array.from({ length: cards }, (_, c) => ({
+    networkCardIndex: c,
+    deviceIndex: c === 0 ? 1 : 0,
+    interfaceType: "efa-only",
+  }));
   return [{ networkCardIndex: 0, deviceIndex: 0, interfaceType: "interface" }, ...efa];
 }
 
@@ -95,9 +130,16 @@ export function happyLaunchTemplate(): Record<string, any> {
   return {
     instanceType: "p5en.48xlarge",
     metadataOptions: { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 1 },
-    tagSpecifications: ["instance", "volume", "network-interface"].map((resourceType) => ({ resourceType, tags: { Name: "c-gpu-gpu", "dynamo-efa/pool": "gpu" } })),
+    tagSpecifications: ["instance", "volume", "network-interface"].map((resourceType) => ({
+      resourceType,
+      tags: { Name: "c-gpu-gpu", "dynamo-efa/pool": "gpu" },
+    })),
     blockDeviceMappings: [{ deviceName: "/dev/xvda", ebs: { volumeSize: 500, volumeType: "gp3", encrypted: "true" } }],
-    networkInterfaces: efaInterfaceSlots(16).map((s) => ({ ...s, securityGroups: ["c-efa-id"], deleteOnTermination: "true" })),
+    networkInterfaces: efaInterfaceSlots(16).map((s) => ({
+      ...s,
+      securityGroups: ["c-efa-id"],
+      deleteOnTermination: "true",
+    })),
   };
 }
 
@@ -105,25 +147,87 @@ export function happyLaunchTemplate(): Record<string, any> {
 export function happyStack(): PlanResource[] {
   const sg = planResource(T.SecurityGroup, { vpcId: "vpc-1", description: "EFA", id: "c-efa-id" }, { name: "c-efa" });
   const rule = (dir: "ingress" | "egress") =>
-    planResource(T.SgRule, { securityGroupId: "c-efa-id", type: dir, protocol: "-1", fromPort: 0, toPort: 0, self: true }, { name: `c-efa-${dir}`, propertyDependencies: { securityGroupId: [sg.urn] } });
-  const lt = planResource(T.LaunchTemplate, happyLaunchTemplate(), { name: "c-gpu-lt", propertyDependencies: { networkInterfaces: [sg.urn] } });
-  const ng = planResource(T.NodeGroup, { clusterName: "c", subnetIds: ["subnet-a"], capacityType: "ON_DEMAND", launchTemplate: { id: "c-gpu-lt-id", version: "1" }, scalingConfig: { desiredSize: 2, minSize: 2, maxSize: 2 } }, { name: "c-gpu-ng", propertyDependencies: { launchTemplate: [lt.urn] } });
-  const repo = planResource(T.Repository, { name: "dynamo-combined-efa", imageScanningConfiguration: { scanOnPush: true }, imageTagMutability: "IMMUTABLE" }, { name: "img-repo", opts: { retainOnDelete: true } });
-  const cache = planResource(T.Repository, { name: "dynamo-combined-efa-build-cache", imageScanningConfiguration: { scanOnPush: false }, imageTagMutability: "MUTABLE" }, { name: "img-build-cache" });
-  const image = planResource(T.Image, {
-    tags: ["123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa:3f2a9c1d"],
-    push: true,
-    buildArgs: { CUDA_VERSION: "12.9", TORCH_CUDA_ARCH_LIST: "9.0", NVCC_GENCODE: "-gencode=arch=compute_90,code=sm_90", FLASHINFER_CUDA_ARCH_LIST: "9.0" },
-  }, { name: "img", dependencies: [repo.urn] });
-  const cluster = planResource(T.EksCluster, { encryptionConfigKeyArn: "arn:aws:kms:us-east-2:123456789012:key/k", endpointPrivateAccess: true, endpointPublicAccess: true, publicAccessCidrs: ["203.0.113.0/24"] }, { name: "c-eks" });
-  const secret = planResource(T.Secret, { metadata: { name: "llama-hf-token", namespace: "dynamo" }, stringData: { HF_TOKEN: "[secret]", HUGGING_FACE_HUB_TOKEN: "[secret]" } }, { name: "inf-hf-token", opts: { additionalSecretOutputs: ["data", "stringData"] } });
-  const pvc = planResource(T.Pvc, { metadata: { name: "llama-model-cache" }, spec: { accessModes: ["ReadWriteMany"] } }, { name: "inf-model-cache", opts: { retainOnDelete: true } });
+    planResource(
+      T.SgRule,
+      { securityGroupId: "c-efa-id", type: dir, protocol: "-1", fromPort: 0, toPort: 0, self: true },
+      { name: `c-efa-${dir}`, propertyDependencies: { securityGroupId: [sg.urn] } },
+    );
+  const lt = planResource(T.LaunchTemplate, happyLaunchTemplate(), {
+    name: "c-gpu-lt",
+    propertyDependencies: { networkInterfaces: [sg.urn] },
+  });
+  const ng = planResource(
+    T.NodeGroup,
+    {
+      clusterName: "c",
+      subnetIds: ["subnet-a"],
+      capacityType: "ON_DEMAND",
+      launchTemplate: { id: "c-gpu-lt-id", version: "1" },
+      scalingConfig: { desiredSize: 2, minSize: 2, maxSize: 2 },
+    },
+    { name: "c-gpu-ng", propertyDependencies: { launchTemplate: [lt.urn] } },
+  );
+  const repo = planResource(
+    T.Repository,
+    { name: "dynamo-combined-efa", imageScanningConfiguration: { scanOnPush: true }, imageTagMutability: "IMMUTABLE" },
+    { name: "img-repo", opts: { retainOnDelete: true } },
+  );
+  const cache = planResource(
+    T.Repository,
+    {
+      name: "dynamo-combined-efa-build-cache",
+      imageScanningConfiguration: { scanOnPush: false },
+      imageTagMutability: "MUTABLE",
+    },
+    { name: "img-build-cache" },
+  );
+  const image = planResource(
+    T.Image,
+    {
+      tags: ["123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa:3f2a9c1d"],
+      push: true,
+      buildArgs: {
+        CUDA_VERSION: "12.9",
+        TORCH_CUDA_ARCH_LIST: "9.0",
+        NVCC_GENCODE: "-gencode=arch=compute_90,code=sm_90",
+        FLASHINFER_CUDA_ARCH_LIST: "9.0",
+      },
+    },
+    { name: "img", dependencies: [repo.urn] },
+  );
+  const cluster = planResource(
+    T.EksCluster,
+    {
+      encryptionConfigKeyArn: "arn:aws:kms:us-east-2:123456789012:key/k",
+      endpointPrivateAccess: true,
+      endpointPublicAccess: true,
+      publicAccessCidrs: ["203.0.113.0/24"],
+    },
+    { name: "c-eks" },
+  );
+  const secret = planResource(
+    T.Secret,
+    {
+      metadata: { name: "llama-hf-token", namespace: "dynamo" },
+      stringData: { HF_TOKEN: "[secret]", HUGGING_FACE_HUB_TOKEN: "[secret]" },
+    },
+    { name: "inf-hf-token", opts: { additionalSecretOutputs: ["data", "stringData"] } },
+  );
+  const pvc = planResource(
+    T.Pvc,
+    { metadata: { name: "llama-model-cache" }, spec: { accessModes: ["ReadWriteMany"] } },
+    { name: "inf-model-cache", opts: { retainOnDelete: true } },
+  );
   const dgd = planResource(T.Dgd, happyGraph(), { name: "inf-graph", dependencies: [image.urn, secret.urn, pvc.urn] });
   return [sg, rule("ingress"), rule("egress"), lt, ng, repo, cache, image, cluster, secret, pvc, dgd];
 }
 
 /** Replaces the resource named `name` in a plan (by URN) with `f(copy)`. */
-export function mutate(plan: readonly PlanResource[], name: string, f: (props: any, r: PlanResource) => PlanResource | void): PlanResource[] {
+export function mutate(
+  plan: readonly PlanResource[],
+  name: string,
+  f: (props: any, r: PlanResource) => PlanResource | void,
+): PlanResource[] {
   return plan.map((r) => {
     if (r.name !== name) return r;
     const copy: PlanResource = JSON.parse(JSON.stringify(r));

@@ -4,10 +4,22 @@
  * and runs one policy. A thin layer over `policy/run.ts`, so tests and the offline render run the
  * policies the same way.
  */
-import type { ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs, StackValidationPolicy } from "@pulumi/policy";
+import type {
+  ResourceValidationArgs,
+  ResourceValidationPolicy,
+  StackValidationArgs,
+  StackValidationPolicy,
+} from "@pulumi/policy";
 import {
-  PlanResource, PlanResourceOptions, PolicyPackConfigJson, policyConfig, resourceValidationArgs, runResourcePolicy as runResource,
-  runStackPolicy as runStack, SingleRun, stackValidationArgs,
+  PlanResource,
+  PlanResourceOptions,
+  PolicyPackConfigJson,
+  policyConfig,
+  resourceValidationArgs,
+  runResourcePolicy as runResource,
+  runStackPolicy as runStack,
+  SingleRun,
+  stackValidationArgs,
 } from "../../policy/run";
 
 export type { SingleRun, PlanResource };
@@ -34,7 +46,11 @@ export function planResource(type: string, props: Record<string, any>, x: Resour
 }
 
 /** `ResourceValidationArgs` for one resource; `config` is what `getConfig()` returns. */
-export function resourceArgs(type: string, props: Record<string, any>, x: ResourceExtras & { config?: object } = {}): ResourceValidationArgs {
+export function resourceArgs(
+  type: string,
+  props: Record<string, any>,
+  x: ResourceExtras & { config?: object } = {},
+): ResourceValidationArgs {
   return resourceValidationArgs(planResource(type, props, x), () => ({ ...(x.config ?? {}) }));
 }
 
@@ -54,7 +70,10 @@ export function runStackPolicy(p: StackValidationPolicy, args: StackValidationAr
 }
 
 /** The config a policy sees for a pack config (schema defaults under the given values). */
-export function configFor(p: ResourceValidationPolicy | StackValidationPolicy, pack: PolicyPackConfigJson): Record<string, unknown> {
+export function configFor(
+  p: ResourceValidationPolicy | StackValidationPolicy,
+  pack: PolicyPackConfigJson,
+): Record<string, unknown> {
   return policyConfig(p, pack);
 }
 
@@ -87,11 +106,18 @@ export interface MutationCase<I> {
  * Declares the mocha tests of one resource policy: the happy input passes, then each mutation
  * yields exactly its messages (docs/CONTRIBUTING.md rule 17).
  */
-export function resourcePolicyTable(p: ResourceValidationPolicy, type: string, happy: () => Record<string, any>, cases: readonly MutationCase<any>[], x: ResourceExtras = {}): void {
+export function resourcePolicyTable(
+  p: ResourceValidationPolicy,
+  type: string,
+  happy: () => Record<string, any>,
+  cases: readonly MutationCase<any>[],
+  x: ResourceExtras = {},
+): void {
   describe(p.name, () => {
     it("passes the happy path", async () => {
       const run = await runResourcePolicy(p, resourceArgs(type, happy(), x));
-      if (run.violations.length || run.notApplicable || run.unknown) throw new Error(`expected a clean pass, got ${JSON.stringify(run)}`);
+      if (run.violations.length || run.notApplicable || run.unknown)
+        throw new Error(`expected a clean pass, got ${JSON.stringify(run)}`);
     });
     for (const c of cases) {
       it(c.title, async () => {
@@ -105,11 +131,16 @@ export function resourcePolicyTable(p: ResourceValidationPolicy, type: string, h
 }
 
 /** Declares the mocha tests of one stack policy over a happy plan and its mutations. */
-export function stackPolicyTable(p: StackValidationPolicy, happy: () => PlanResource[], cases: readonly MutationCase<PlanResource[]>[]): void {
+export function stackPolicyTable(
+  p: StackValidationPolicy,
+  happy: () => PlanResource[],
+  cases: readonly MutationCase<PlanResource[]>[],
+): void {
   describe(p.name, () => {
     it("passes the happy path", async () => {
       const run = await runStackPolicy(p, stackArgs(happy()));
-      if (run.violations.length || run.notApplicable || run.unknown) throw new Error(`expected a clean pass, got ${JSON.stringify(run)}`);
+      if (run.violations.length || run.notApplicable || run.unknown)
+        throw new Error(`expected a clean pass, got ${JSON.stringify(run)}`);
     });
     for (const c of cases) {
       it(c.title, async () => {
@@ -127,6 +158,8 @@ export function assertMessages(run: SingleRun, expected: readonly string[]): voi
   const got = messages(run);
   const want = [...expected].sort();
   if (JSON.stringify(got) !== JSON.stringify(want)) {
-    throw new Error(`violations differ\n  got:\n${got.map((m) => `    ${m}`).join("\n") || "    (none)"}\n  expected:\n${want.map((m) => `    ${m}`).join("\n") || "    (none)"}`);
+    throw new Error(
+      `violations differ\n  got:\n${got.map((m) => `    ${m}`).join("\n") || "    (none)"}\n  expected:\n${want.map((m) => `    ${m}`).join("\n") || "    (none)"}`,
+    );
   }
 }

@@ -13,7 +13,11 @@ const key = (file, title) => `${file}\u0000${title}`;
 
 /** Full titles of every test in `file`, by a dry run of mocha (no hook or test body runs). */
 function testsOf(file) {
-  const p = spawnSync(process.execPath, ["--import", "tsx", MOCHA_BIN, "--no-config", "--dry-run", "--reporter", "json", file], { encoding: "utf8", maxBuffer: 64 << 20 });
+  const p = spawnSync(
+    process.execPath,
+    ["--import", "tsx", MOCHA_BIN, "--no-config", "--dry-run", "--reporter", "json", file],
+    { encoding: "utf8", maxBuffer: 64 << 20 },
+  );
   try {
     return JSON.parse(p.stdout).tests.map((t) => t.fullTitle);
   } catch {
@@ -31,7 +35,8 @@ class TotalsReporter extends Mocha.reporters.Spec {
     runner.on(EVENT_TEST_PENDING, note);
     runner.on(EVENT_TEST_FAIL, (t) => {
       if (t.type !== "hook") return note(t);
-      if (/^"before (all|each)" hook/.test(t.title)) failedHooks.push({ file: t.file, suite: t.titlePath().slice(0, -1).join(" ") });
+      if (/^"before (all|each)" hook/.test(t.title))
+        failedHooks.push({ file: t.file, suite: t.titlePath().slice(0, -1).join(" ") });
     });
     runner.once(EVENT_RUN_END, () => {
       const s = this.stats;
@@ -55,7 +60,9 @@ class TotalsReporter extends Mocha.reporters.Spec {
       if (failedHooks.length > 0) process.exitCode = process.exitCode || 1;
       const extra = unknown ? ` (+ the tests of ${unknown} file(s) that could not be listed)` : "";
       // Printed after Spec's own epilogue so it is the last line of the run.
-      process.nextTick(() => console.log(`${s.passes} passed, ${s.failures} failed, ${s.pending} skipped, ${notRun} not run${extra}`));
+      process.nextTick(() =>
+        console.log(`${s.passes} passed, ${s.failures} failed, ${s.pending} skipped, ${notRun} not run${extra}`),
+      );
     });
   }
 }

@@ -58,7 +58,8 @@ export function parseXml(src: string): XmlElement {
     const tag = src.slice(i + 1, close);
     if (tag.startsWith("/")) {
       const open = stack.pop();
-      if (!open || open.name !== tag.slice(1)) throw new Error(`XML: </${tag.slice(1)}> closes ${open ? `<${open.name}>` : "nothing"} at offset ${i}`);
+      if (!open || open.name !== tag.slice(1))
+        throw new Error(`XML: </${tag.slice(1)}> closes ${open ? `<${open.name}>` : "nothing"} at offset ${i}`);
     } else {
       const self = tag.endsWith("/");
       const body = self ? tag.slice(0, -1) : tag;

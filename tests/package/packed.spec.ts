@@ -25,7 +25,10 @@ const README_IMPORT = /^import \{([^}]+)\} from "(dynamo-efa[^"]*)";$/gm;
 function readmeImports(): Map<string, string[]> {
   const byModule = new Map<string, string[]>();
   for (const m of fs.readFileSync(path.join(ROOT, "README.md"), "utf8").matchAll(README_IMPORT)) {
-    const names = m[1].split(",").map((n) => n.trim()).filter(Boolean);
+    const names = m[1]
+      .split(",")
+      .map((n) => n.trim())
+      .filter(Boolean);
     byModule.set(m[2], [...new Set([...(byModule.get(m[2]) ?? []), ...names])]);
   }
   return byModule;
@@ -39,10 +42,20 @@ function packAndInstall(tmp: string): string {
   const stage = path.join(tmp, "stage");
   fs.mkdirSync(stage);
   // Everything package.json ships that the build does not emit (dockerfiles, the prefetch script), as npm pack would take it.
-  const shipped = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { files: string[] }).files.filter((f) => !f.startsWith("bin/"));
-  for (const f of ["package.json", "README.md", ...shipped]) fs.cpSync(path.join(ROOT, f), path.join(stage, f), { recursive: true });
-  run(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", path.join(stage, "bin")], ROOT);
-  const tgz = run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", tmp], stage).trim().split("\n").pop()!;
+  const shipped = (
+    JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { files: string[] }
+  ).files.filter((f) => !f.startsWith("bin/"));
+  for (const f of ["package.json", "README.md", ...shipped])
+    fs.cpSync(path.join(ROOT, f), path.join(stage, f), { recursive: true });
+  run(
+    process.execPath,
+    [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", path.join(stage, "bin")],
+    ROOT,
+  );
+  const tgz = run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", tmp], stage)
+    .trim()
+    .split("\n")
+    .pop()!;
   const consumer = path.join(tmp, "consumer");
   const installed = path.join(consumer, "node_modules", "dynamo-efa");
   fs.mkdirSync(installed, { recursive: true });
@@ -57,7 +70,11 @@ function packAndInstall(tmp: string): string {
 /** Type-checks `file` in `consumer` under one module resolution; returns the diagnostics as text. */
 function typeErrors(consumer: string, file: string, resolution: "node10" | "node16"): string[] {
   const options: ts.CompilerOptions = {
-    strict: true, noEmit: true, skipLibCheck: true, types: [], target: ts.ScriptTarget.ES2022,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+    target: ts.ScriptTarget.ES2022,
     ...(resolution === "node16"
       ? { module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16 }
       : { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10 }),
@@ -84,7 +101,12 @@ describe("packed package: what the README imports works from the tarball", funct
   });
 
   it("README.md imports from the package root and from the cluster, image and inference subpaths", () => {
-    assert.deepEqual([...imports.keys()].sort(), ["dynamo-efa", "dynamo-efa/components/cluster", "dynamo-efa/components/image", "dynamo-efa/components/inference"]);
+    assert.deepEqual([...imports.keys()].sort(), [
+      "dynamo-efa",
+      "dynamo-efa/components/cluster",
+      "dynamo-efa/components/image",
+      "dynamo-efa/components/inference",
+    ]);
   });
 
   it("every README import resolves at run time and names a defined export; image.imagePlan finds the shipped Dockerfile", () => {
@@ -119,21 +141,54 @@ describe("packed package: what the README imports works from the tarball", funct
   }
 
   it("an internal helper is not in the published declarations", () => {
-    fs.writeFileSync(path.join(consumer, "internal.ts"), `import { efaInterfaceLayout } from "dynamo-efa/components/cluster";\nexport const f = efaInterfaceLayout;\n`);
-    assert.match(typeErrors(consumer, "internal.ts", "node16").join("\n"), /has no exported member 'efaInterfaceLayout'/);
+    fs.writeFileSync(
+      path.join(consumer, "internal.ts"),
+      `import { efaInterfaceLayout } from "dynamo-efa/components/cluster";\nexport const f = efaInterfaceLayout;\n`,
+    );
+    assert.match(
+      typeErrors(consumer, "internal.ts", "node16").join("\n"),
+      /has no exported member 'efaInterfaceLayout'/,
+    );
   });
 
   it("the published API: each component class, its Args, its choices; no any in an exported signature", () => {
-    const entries = ["", "/components/catalog", "/components/cluster", "/components/image", "/components/inference", "/components/observability"];
+    const entries = [
+      "",
+      "/components/catalog",
+      "/components/cluster",
+      "/components/image",
+      "/components/inference",
+      "/components/observability",
+    ];
     const lines = entries.map((e, i) => `export * as m${i} from "dynamo-efa${e}";`);
     fs.writeFileSync(path.join(consumer, "api.ts"), lines.join("\n") + "\n");
-    const program = ts.createProgram([path.join(consumer, "api.ts")], { module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16, noEmit: true, skipLibCheck: true, types: [] });
-    const dts = entries.map((e) => path.join(consumer, "node_modules", "dynamo-efa", "bin", "components", e.replace("/components", ""), "index.d.ts"));
+    const program = ts.createProgram([path.join(consumer, "api.ts")], {
+      module: ts.ModuleKind.Node16,
+      moduleResolution: ts.ModuleResolutionKind.Node16,
+      noEmit: true,
+      skipLibCheck: true,
+      types: [],
+    });
+    const dts = entries.map((e) =>
+      path.join(
+        consumer,
+        "node_modules",
+        "dynamo-efa",
+        "bin",
+        "components",
+        e.replace("/components", ""),
+        "index.d.ts",
+      ),
+    );
     const surface = apiSurface(program, dts, (f) => path.relative(path.join(consumer, "node_modules"), f));
     console.log(`      published API: ${surface.exports} declarations, ${surface.any} any in exported signatures`);
     assert.deepEqual(surface.anyIn, []);
-    const cluster = program.getTypeChecker().getExportsOfModule(program.getTypeChecker().getSymbolAtLocation(program.getSourceFile(dts[2])!)!).map((s) => s.name);
-    for (const name of ["EfaCluster", "EfaClusterArgs", "GpuPoolArgs", "EfaLayout", "CapacityType", "NatGateways"]) assert.ok(cluster.includes(name), name);
+    const cluster = program
+      .getTypeChecker()
+      .getExportsOfModule(program.getTypeChecker().getSymbolAtLocation(program.getSourceFile(dts[2])!)!)
+      .map((s) => s.name);
+    for (const name of ["EfaCluster", "EfaClusterArgs", "GpuPoolArgs", "EfaLayout", "CapacityType", "NatGateways"])
+      assert.ok(cluster.includes(name), name);
     assert.ok(!cluster.includes("efaInterfaceLayout"));
   });
 });

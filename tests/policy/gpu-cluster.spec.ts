@@ -1,9 +1,23 @@
 import { strict as assert } from "assert";
 import {
-  efaPerWorkerMatchesPool, efaPoolSingleAz, efaSecurityGroupSelfReferencing, hugepagesFitNode, imdsv2Required, launchTemplateTagsNonEmpty, worstNodeHugepages,
+  efaPerWorkerMatchesPool,
+  efaPoolSingleAz,
+  efaSecurityGroupSelfReferencing,
+  hugepagesFitNode,
+  imdsv2Required,
+  launchTemplateTagsNonEmpty,
+  worstNodeHugepages,
 } from "../../policy/rules/gpu-cluster";
 import { happyGraph, happyLaunchTemplate, happyStack, T, urnOf } from "../helpers/policy-fixtures";
-import { planResource, PlanResource, resourcePolicyTable, runStackPolicy, stackArgs, stackPolicyTable, UNKNOWN_STRING } from "../helpers/policy-harness";
+import {
+  planResource,
+  PlanResource,
+  resourcePolicyTable,
+  runStackPolicy,
+  stackArgs,
+  stackPolicyTable,
+  UNKNOWN_STRING,
+} from "../helpers/policy-harness";
 
 const D = `DynamoGraphDeployment "llama" service "DecodeWorker"`;
 const decode = (g: any) => g.spec.services.DecodeWorker;
@@ -15,106 +29,449 @@ const graph = (plan: PlanResource[]) => named(plan, "inf-graph").props;
 describe("policies: GPU pool and cluster (F8, F12, F14, EFA networking, IMDSv2)", () => {
   const count = (efa: number, gpus: number, type: string, per: number, expected: number) =>
     `${D} requests ${efa} EFA device(s) for ${gpus} GPU(s); on ${type} a worker gets ${gpus} GPU(s) x ${per} EFA per GPU = ${expected} (EFA counts come from the instance catalog: F12); set ${EFA} to "${expected}"`;
-  resourcePolicyTable(efaPerWorkerMatchesPool, T.Dgd, happyGraph, [
-    { title: "resources on the main container in Kubernetes form (F8)", mutate: (g) => { delete decode(g).resources.limits.gpu; delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"]; decode(g).extraPodSpec.mainContainer.resources = { limits: { "nvidia.com/gpu": 1, "vpc.amazonaws.com/efa": 1 } }; },
-      expect: [
-        `${D} sets nvidia.com/gpu on extraPodSpec.mainContainer.resources (Kubernetes form), which the operator ignores, so it schedules 0 GPUs (F8); move it to resources.limits.gpu`,
-        `${D} sets vpc.amazonaws.com/efa on extraPodSpec.mainContainer.resources (Kubernetes form), which the operator ignores, so it schedules 0 EFA devices (F8); move it to ${EFA}`,
-        `${D} requests no GPU in Dynamo form; set resources.limits.gpu (F8)`,
-      ] },
-    { title: "the field's hand-typed 16 EFA for one p5en GPU (F12)", mutate: (g) => { decode(g).resources.limits.custom["vpc.amazonaws.com/efa"] = "16"; }, expect: [count(16, 1, "p5en.48xlarge", 2, 2)] },
-    { title: "p5 has 4 EFA per GPU, so a p5en count is wrong there", mutate: (g) => { decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "p5.48xlarge"; }, expect: [count(2, 1, "p5.48xlarge", 4, 4)] },
-    { title: "2-GPU workers need 4 EFA on p5en", mutate: (g) => { decode(g).resources.limits.gpu = "2"; }, expect: [count(2, 2, "p5en.48xlarge", 2, 4)] },
-    { title: "a fractional EFA share (p4d: 0.5 per GPU)", mutate: (g) => { decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "p4d.24xlarge"; },
-      expect: [`${D}: 1 GPU(s) x 0.5 EFA per GPU of a p4d.24xlarge = 0.5, not a whole number of EFA devices (F12); use a GPU count per worker that is a multiple of 2`] },
-    { title: "a worker on an EFA pool without EFA", mutate: (g) => { delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"]; }, expect: [count(0, 1, "p5en.48xlarge", 2, 2)] },
-    { title: "... allowed by config", config: { allowWithoutEfa: true }, mutate: (g) => { delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"]; }, expect: [] },
-    { title: "no EFA on a g6e (no GPUDirect RDMA: NIXL cannot use EFA there) is fine", mutate: (g) => { decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "g6e.48xlarge"; delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"]; }, expect: [] },
-    { title: "a fractional EFA share requested on a g6e", mutate: (g) => { decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "g6e.48xlarge"; decode(g).resources.limits.custom["vpc.amazonaws.com/efa"] = "1"; },
-      expect: [`${D}: 1 GPU(s) x 0.5 EFA per GPU of a g6e.48xlarge = 0.5, not a whole number of EFA devices (F12); use a GPU count per worker that is a multiple of 2`] },
-    { title: "EFA on an instance without EFA", mutate: (g) => { decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "g5.xlarge"; },
-      expect: [`${D} requests 2 EFA device(s) but g5.xlarge has no EFA; remove ${EFA}`] },
-    { title: "a typo in the pinned instance type", mutate: (g) => { decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "p5en.48xlarg"; },
-      expect: [`${D} is pinned to an unknown GPU instance type "p5en.48xlarg"; did you mean "p5en.48xlarge"?`] },
-    { title: "an EFA worker not pinned to an instance type", mutate: (g) => { delete decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"]; },
-      expect: [`${D} requests EFA but is not pinned to an instance type; add extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] so its EFA count matches the node's`] },
-    { title: "pinned through required node affinity instead of a selector", mutate: (g) => { delete decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"]; decode(g).extraPodSpec.affinity.nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "node.kubernetes.io/instance-type", operator: "In", values: ["p5en.48xlarge"] }] }] } }; }, expect: [] },
-  ], { name: "inf-graph" });
+  resourcePolicyTable(
+    efaPerWorkerMatchesPool,
+    T.Dgd,
+    happyGraph,
+    [
+      {
+        title: "resources on the main container in Kubernetes form (F8)",
+        mutate: (g) => {
+          delete decode(g).resources.limits.gpu;
+          delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
+          decode(g).extraPodSpec.mainContainer.resources = {
+            limits: { "nvidia.com/gpu": 1, "vpc.amazonaws.com/efa": 1 },
+          };
+        },
+        expect: [
+          `${D} sets nvidia.com/gpu on extraPodSpec.mainContainer.resources (Kubernetes form), which the operator ignores, so it schedules 0 GPUs (F8); move it to resources.limits.gpu`,
+          `${D} sets vpc.amazonaws.com/efa on extraPodSpec.mainContainer.resources (Kubernetes form), which the operator ignores, so it schedules 0 EFA devices (F8); move it to ${EFA}`,
+          `${D} requests no GPU in Dynamo form; set resources.limits.gpu (F8)`,
+        ],
+      },
+      {
+        title: "the field's hand-typed 16 EFA for one p5en GPU (F12)",
+        mutate: (g) => {
+          decode(g).resources.limits.custom["vpc.amazonaws.com/efa"] = "16";
+        },
+        expect: [count(16, 1, "p5en.48xlarge", 2, 2)],
+      },
+      {
+        title: "p5 has 4 EFA per GPU, so a p5en count is wrong there",
+        mutate: (g) => {
+          decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "p5.48xlarge";
+        },
+        expect: [count(2, 1, "p5.48xlarge", 4, 4)],
+      },
+      {
+        title: "2-GPU workers need 4 EFA on p5en",
+        mutate: (g) => {
+          decode(g).resources.limits.gpu = "2";
+        },
+        expect: [count(2, 2, "p5en.48xlarge", 2, 4)],
+      },
+      {
+        title: "a fractional EFA share (p4d: 0.5 per GPU)",
+        mutate: (g) => {
+          decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "p4d.24xlarge";
+        },
+        expect: [
+          `${D}: 1 GPU(s) x 0.5 EFA per GPU of a p4d.24xlarge = 0.5, not a whole number of EFA devices (F12); use a GPU count per worker that is a multiple of 2`,
+        ],
+      },
+      {
+        title: "a worker on an EFA pool without EFA",
+        mutate: (g) => {
+          delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
+        },
+        expect: [count(0, 1, "p5en.48xlarge", 2, 2)],
+      },
+      {
+        title: "... allowed by config",
+        config: { allowWithoutEfa: true },
+        mutate: (g) => {
+          delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
+        },
+        expect: [],
+      },
+      {
+        title: "no EFA on a g6e (no GPUDirect RDMA: NIXL cannot use EFA there) is fine",
+        mutate: (g) => {
+          decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "g6e.48xlarge";
+          delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
+        },
+        expect: [],
+      },
+      {
+        title: "a fractional EFA share requested on a g6e",
+        mutate: (g) => {
+          decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "g6e.48xlarge";
+          decode(g).resources.limits.custom["vpc.amazonaws.com/efa"] = "1";
+        },
+        expect: [
+          `${D}: 1 GPU(s) x 0.5 EFA per GPU of a g6e.48xlarge = 0.5, not a whole number of EFA devices (F12); use a GPU count per worker that is a multiple of 2`,
+        ],
+      },
+      {
+        title: "EFA on an instance without EFA",
+        mutate: (g) => {
+          decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "g5.xlarge";
+        },
+        expect: [`${D} requests 2 EFA device(s) but g5.xlarge has no EFA; remove ${EFA}`],
+      },
+      {
+        title: "a typo in the pinned instance type",
+        mutate: (g) => {
+          decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] = "p5en.48xlarg";
+        },
+        expect: [`${D} is pinned to an unknown GPU instance type "p5en.48xlarg"; did you mean "p5en.48xlarge"?`],
+      },
+      {
+        title: "an EFA worker not pinned to an instance type",
+        mutate: (g) => {
+          delete decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"];
+        },
+        expect: [
+          `${D} requests EFA but is not pinned to an instance type; add extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"] so its EFA count matches the node's`,
+        ],
+      },
+      {
+        title: "pinned through required node affinity instead of a selector",
+        mutate: (g) => {
+          delete decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"];
+          decode(g).extraPodSpec.affinity.nodeAffinity = {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [
+                {
+                  matchExpressions: [
+                    { key: "node.kubernetes.io/instance-type", operator: "In", values: ["p5en.48xlarge"] },
+                  ],
+                },
+              ],
+            },
+          };
+        },
+        expect: [],
+      },
+    ],
+    { name: "inf-graph" },
+  );
 
   const F14 = (pages: number, who: string, total: number, source: string, perGpu: number) =>
     `p5en.48xlarge nodes of pool "gpu": worker replicas that can share one node request up to ${pages} hugepages-2Mi pages (${who}), but a node pre-allocates ${total} (${source}), so only some of them ever schedule (F14); request at most ${perGpu} pages (${perGpu * 2}Mi) per GPU of a worker, or none with FI_EFA_USE_HUGE_PAGE=0`;
-  const setHugepages = (s: any, q: string) => { s.resources.limits.custom["hugepages-2Mi"] = q; s.resources.requests.custom["hugepages-2Mi"] = q; };
+  const setHugepages = (s: any, q: string) => {
+    s.resources.limits.custom["hugepages-2Mi"] = q;
+    s.resources.requests.custom["hugepages-2Mi"] = q;
+  };
   stackPolicyTable(hugepagesFitNode, happyStack, [
-    { title: "the field's 5120Mi per worker (F14)", mutate: (plan) => { setHugepages(decode(graph(plan)), "5120Mi"); setHugepages(prefill(graph(plan)), "5120Mi"); },
-      expect: [F14(20480, '8 x DecodeWorker of "llama" at 2560 pages', 5128, "the p5en.48xlarge catalog value", 641)] },
-    { title: "one role over its share is enough to overflow a node", mutate: (plan) => { setHugepages(prefill(graph(plan)), "1290Mi"); },
-      expect: [F14(5160, '8 x PrefillWorker of "llama" at 645 pages', 5128, "the p5en.48xlarge catalog value", 641)] },
-    { title: "a measured per-node total recorded on the graph", mutate: (plan) => { graph(plan).metadata.annotations["dynamo-efa/hugepages-2mi-per-node"] = "4096"; },
-      expect: [F14(5128, '8 x DecodeWorker of "llama" at 641 pages', 4096, 'annotation dynamo-efa/hugepages-2mi-per-node on "llama"', 512)] },
-    { title: "hugepages in Kubernetes form on the main container count too", mutate: (plan) => { const p = prefill(graph(plan)); delete p.resources.limits.custom["hugepages-2Mi"]; delete p.resources.requests.custom["hugepages-2Mi"]; p.extraPodSpec.mainContainer.resources = { limits: { "hugepages-2Mi": "10Gi" } }; },
-      expect: [F14(40960, '8 x PrefillWorker of "llama" at 5120 pages', 5128, "the p5en.48xlarge catalog value", 641)] },
-    { title: "fewer replicas than a node holds fit even at a bigger share", mutate: (plan) => { for (const s of [decode(graph(plan)), prefill(graph(plan))]) { s.replicas = 2; setHugepages(s, "2564Mi"); } }, expect: [] },
+    {
+      title: "the field's 5120Mi per worker (F14)",
+      mutate: (plan) => {
+        setHugepages(decode(graph(plan)), "5120Mi");
+        setHugepages(prefill(graph(plan)), "5120Mi");
+      },
+      expect: [F14(20480, '8 x DecodeWorker of "llama" at 2560 pages', 5128, "the p5en.48xlarge catalog value", 641)],
+    },
+    {
+      title: "one role over its share is enough to overflow a node",
+      mutate: (plan) => {
+        setHugepages(prefill(graph(plan)), "1290Mi");
+      },
+      expect: [F14(5160, '8 x PrefillWorker of "llama" at 645 pages', 5128, "the p5en.48xlarge catalog value", 641)],
+    },
+    {
+      title: "a measured per-node total recorded on the graph",
+      mutate: (plan) => {
+        graph(plan).metadata.annotations["dynamo-efa/hugepages-2mi-per-node"] = "4096";
+      },
+      expect: [
+        F14(
+          5128,
+          '8 x DecodeWorker of "llama" at 641 pages',
+          4096,
+          'annotation dynamo-efa/hugepages-2mi-per-node on "llama"',
+          512,
+        ),
+      ],
+    },
+    {
+      title: "hugepages in Kubernetes form on the main container count too",
+      mutate: (plan) => {
+        const p = prefill(graph(plan));
+        delete p.resources.limits.custom["hugepages-2Mi"];
+        delete p.resources.requests.custom["hugepages-2Mi"];
+        p.extraPodSpec.mainContainer.resources = { limits: { "hugepages-2Mi": "10Gi" } };
+      },
+      expect: [F14(40960, '8 x PrefillWorker of "llama" at 5120 pages', 5128, "the p5en.48xlarge catalog value", 641)],
+    },
+    {
+      title: "fewer replicas than a node holds fit even at a bigger share",
+      mutate: (plan) => {
+        for (const s of [decode(graph(plan)), prefill(graph(plan))]) {
+          s.replicas = 2;
+          setHugepages(s, "2564Mi");
+        }
+      },
+      expect: [],
+    },
   ]);
 
   it("hugepages-fit-node: not applicable when no worker asks for hugepages", async () => {
     const plan = happyStack();
-    for (const s of [decode(graph(plan)), prefill(graph(plan))]) { delete s.resources.limits.custom["hugepages-2Mi"]; delete s.resources.requests.custom["hugepages-2Mi"]; }
-    assert.equal((await runStackPolicy(hugepagesFitNode, stackArgs(plan))).notApplicable, "no worker requests hugepages-2Mi on a known instance type");
+    for (const s of [decode(graph(plan)), prefill(graph(plan))]) {
+      delete s.resources.limits.custom["hugepages-2Mi"];
+      delete s.resources.requests.custom["hugepages-2Mi"];
+    }
+    assert.equal(
+      (await runStackPolicy(hugepagesFitNode, stackArgs(plan))).notApplicable,
+      "no worker requests hugepages-2Mi on a known instance type",
+    );
   });
 
   it("worstNodeHugepages packs the heaviest replica set that fits the node's GPUs", () => {
-    const items = [...Array(4)].map(() => ({ who: "two", pages: 1000, gpus: 2 })).concat([...Array(8)].map(() => ({ who: "one", pages: 900, gpus: 1 })));
+    const items = [...Array(4)]
+      .map(() => ({ who: "two", pages: 1000, gpus: 2 }))
+      .concat([...Array(8)].map(() => ({ who: "one", pages: 900, gpus: 1 })));
     assert.deepEqual(worstNodeHugepages(items, 8).pages, 7200);
-    assert.deepEqual(worstNodeHugepages([{ who: "cpu", pages: 10, gpus: 0 }, { who: "g", pages: 5, gpus: 9 }], 8), { pages: 10, who: ["cpu"] });
+    assert.deepEqual(
+      worstNodeHugepages(
+        [
+          { who: "cpu", pages: 10, gpus: 0 },
+          { who: "g", pages: 5, gpus: 9 },
+        ],
+        8,
+      ),
+      { pages: 10, who: ["cpu"] },
+    );
   });
 
-  const SG_FIX = "add protocol -1 rules referencing the group itself for BOTH ingress and egress, or EFA traffic between nodes is dropped";
-  const noSelf = (dirs: string) => `launch template "c-gpu-lt" has EFA interfaces but none of its security groups allows all traffic to and from itself (self-referencing "c-efa": ${dirs}); ${SG_FIX}`;
+  const SG_FIX =
+    "add protocol -1 rules referencing the group itself for BOTH ingress and egress, or EFA traffic between nodes is dropped";
+  const noSelf = (dirs: string) =>
+    `launch template "c-gpu-lt" has EFA interfaces but none of its security groups allows all traffic to and from itself (self-referencing "c-efa": ${dirs}); ${SG_FIX}`;
   const sgUrn = urnOf(T.SecurityGroup, "c-efa");
-  const vpcRule = (type: string, name: string) => planResource(type, { securityGroupId: "c-efa-id", ipProtocol: "-1", referencedSecurityGroupId: "c-efa-id" }, { name, propertyDependencies: { securityGroupId: [sgUrn], referencedSecurityGroupId: [sgUrn] } });
+  const vpcRule = (type: string, name: string) =>
+    planResource(
+      type,
+      { securityGroupId: "c-efa-id", ipProtocol: "-1", referencedSecurityGroupId: "c-efa-id" },
+      { name, propertyDependencies: { securityGroupId: [sgUrn], referencedSecurityGroupId: [sgUrn] } },
+    );
   stackPolicyTable(efaSecurityGroupSelfReferencing, happyStack, [
-    { title: "ingress only (egress missing)", mutate: (plan) => plan.filter((r) => r.name !== "c-efa-egress"), expect: [noSelf("ingress")] },
-    { title: "ingress from a CIDR instead of the group itself", mutate: (plan) => { const r = named(plan, "c-efa-ingress").props; r.self = false; r.cidrBlocks = ["10.0.0.0/16"]; }, expect: [noSelf("egress")] },
-    { title: "ingress for TCP only", mutate: (plan) => { Object.assign(named(plan, "c-efa-ingress").props, { protocol: "tcp", fromPort: 0, toPort: 65535 }); }, expect: [noSelf("egress")] },
-    { title: "aws.vpc ingress/egress rules referencing the group pass", mutate: (plan) => [...plan.filter((r) => r.type !== T.SgRule), vpcRule(T.SgIngressRule, "c-efa-in"), vpcRule(T.SgEgressRule, "c-efa-out")], expect: [] },
-    { title: "aws.vpc rules that reference another group fail", mutate: (plan) => [...plan.filter((r) => r.type !== T.SgRule), vpcRule(T.SgIngressRule, "c-efa-in"), planResource(T.SgEgressRule, { securityGroupId: "c-efa-id", ipProtocol: "-1", referencedSecurityGroupId: "sg-other" }, { name: "c-efa-out", propertyDependencies: { securityGroupId: [sgUrn] } })], expect: [noSelf("ingress")] },
-    { title: "inline self rules on the group pass", mutate: (plan) => { Object.assign(named(plan, "c-efa").props, { ingress: [{ protocol: "-1", fromPort: 0, toPort: 0, self: true }], egress: [{ protocol: "-1", fromPort: 0, toPort: 0, self: true }] }); return plan.filter((r) => r.type !== T.SgRule); }, expect: [] },
-    { title: "EFA interfaces on a group not created in this stack", mutate: (plan) => { const lt = named(plan, "c-gpu-lt"); delete lt.propertyDependencies; for (const n of lt.props.networkInterfaces) n.securityGroups = ["sg-0123"]; },
-      expect: [`launch template "c-gpu-lt" has EFA interfaces but no security group created in this stack is attached to them (got ["sg-0123"]); attach a security group with self-referencing all-traffic ingress and egress rules`] },
-    { title: "preview: group ids not known yet are skipped, not failed", mutate: (plan) => { const lt = named(plan, "c-gpu-lt"); delete lt.propertyDependencies; for (const n of lt.props.networkInterfaces) n.securityGroups = [UNKNOWN_STRING]; }, expect: [] },
-    { title: "the group matched by id when dependencies are not recorded", mutate: (plan) => { delete named(plan, "c-gpu-lt").propertyDependencies; return plan.filter((r) => r.name !== "c-efa-egress"); }, expect: [noSelf("ingress")] },
+    {
+      title: "ingress only (egress missing)",
+      mutate: (plan) => plan.filter((r) => r.name !== "c-efa-egress"),
+      expect: [noSelf("ingress")],
+    },
+    {
+      title: "ingress from a CIDR instead of the group itself",
+      mutate: (plan) => {
+        const r = named(plan, "c-efa-ingress").props;
+        r.self = false;
+        r.cidrBlocks = ["10.0.0.0/16"];
+      },
+      expect: [noSelf("egress")],
+    },
+    {
+      title: "ingress for TCP only",
+      mutate: (plan) => {
+        Object.assign(named(plan, "c-efa-ingress").props, { protocol: "tcp", fromPort: 0, toPort: 65535 });
+      },
+      expect: [noSelf("egress")],
+    },
+    {
+      title: "aws.vpc ingress/egress rules referencing the group pass",
+      mutate: (plan) => [
+        ...plan.filter((r) => r.type !== T.SgRule),
+        vpcRule(T.SgIngressRule, "c-efa-in"),
+        vpcRule(T.SgEgressRule, "c-efa-out"),
+      ],
+      expect: [],
+    },
+    {
+      title: "aws.vpc rules that reference another group fail",
+      mutate: (plan) => [
+        ...plan.filter((r) => r.type !== T.SgRule),
+        vpcRule(T.SgIngressRule, "c-efa-in"),
+        planResource(
+          T.SgEgressRule,
+          { securityGroupId: "c-efa-id", ipProtocol: "-1", referencedSecurityGroupId: "sg-other" },
+          { name: "c-efa-out", propertyDependencies: { securityGroupId: [sgUrn] } },
+        ),
+      ],
+      expect: [noSelf("ingress")],
+    },
+    {
+      title: "inline self rules on the group pass",
+      mutate: (plan) => {
+        Object.assign(named(plan, "c-efa").props, {
+          ingress: [{ protocol: "-1", fromPort: 0, toPort: 0, self: true }],
+          egress: [{ protocol: "-1", fromPort: 0, toPort: 0, self: true }],
+        });
+        return plan.filter((r) => r.type !== T.SgRule);
+      },
+      expect: [],
+    },
+    {
+      title: "EFA interfaces on a group not created in this stack",
+      mutate: (plan) => {
+        const lt = named(plan, "c-gpu-lt");
+        delete lt.propertyDependencies;
+        for (const n of lt.props.networkInterfaces) n.securityGroups = ["sg-0123"];
+      },
+      expect: [
+        `launch template "c-gpu-lt" has EFA interfaces but no security group created in this stack is attached to them (got ["sg-0123"]); attach a security group with self-referencing all-traffic ingress and egress rules`,
+      ],
+    },
+    {
+      title: "preview: group ids not known yet are skipped, not failed",
+      mutate: (plan) => {
+        const lt = named(plan, "c-gpu-lt");
+        delete lt.propertyDependencies;
+        for (const n of lt.props.networkInterfaces) n.securityGroups = [UNKNOWN_STRING];
+      },
+      expect: [],
+    },
+    {
+      title: "the group matched by id when dependencies are not recorded",
+      mutate: (plan) => {
+        delete named(plan, "c-gpu-lt").propertyDependencies;
+        return plan.filter((r) => r.name !== "c-efa-egress");
+      },
+      expect: [noSelf("ingress")],
+    },
   ]);
 
   const twoSubnets = `node group "c-gpu-ng" uses EFA (launch template "c-gpu-lt") but spans 2 subnets ["subnet-a","subnet-b"]; EFA traffic does not cross availability zones and a cluster placement group is single-AZ: give it exactly one private subnet`;
   const subnet = (name: string, az: string) => planResource(T.Subnet, { availabilityZone: az }, { name });
   stackPolicyTable(efaPoolSingleAz, happyStack, [
-    { title: "an EFA node group over two subnets", mutate: (plan) => { named(plan, "c-gpu-ng").props.subnetIds = ["subnet-a", "subnet-b"]; }, expect: [twoSubnets] },
-    { title: "two subnets known to share one AZ pass", mutate: (plan) => { const ng = named(plan, "c-gpu-ng"); ng.props.subnetIds = ["subnet-a", "subnet-b"]; ng.propertyDependencies.subnetIds = [urnOf(T.Subnet, "a"), urnOf(T.Subnet, "b")]; return [...plan, subnet("a", "us-east-2a"), subnet("b", "us-east-2a")]; }, expect: [] },
-    { title: "two subnets in two AZs", mutate: (plan) => { const ng = named(plan, "c-gpu-ng"); ng.props.subnetIds = ["subnet-a", "subnet-b"]; ng.propertyDependencies.subnetIds = [urnOf(T.Subnet, "a"), urnOf(T.Subnet, "b")]; return [...plan, subnet("a", "us-east-2a"), subnet("b", "us-east-2b")]; }, expect: [twoSubnets] },
-    { title: "the launch template matched by id when dependencies are not recorded", mutate: (plan) => { const ng = named(plan, "c-gpu-ng"); delete ng.propertyDependencies; ng.props.subnetIds = ["subnet-a", "subnet-b"]; named(plan, "c-gpu-lt").props.id = "c-gpu-lt-id"; }, expect: [twoSubnets] },
-    { title: "preview: subnets not known yet are skipped", mutate: (plan) => { named(plan, "c-gpu-ng").props.subnetIds = UNKNOWN_STRING; }, expect: [] },
+    {
+      title: "an EFA node group over two subnets",
+      mutate: (plan) => {
+        named(plan, "c-gpu-ng").props.subnetIds = ["subnet-a", "subnet-b"];
+      },
+      expect: [twoSubnets],
+    },
+    {
+      title: "two subnets known to share one AZ pass",
+      mutate: (plan) => {
+        const ng = named(plan, "c-gpu-ng");
+        ng.props.subnetIds = ["subnet-a", "subnet-b"];
+        ng.propertyDependencies.subnetIds = [urnOf(T.Subnet, "a"), urnOf(T.Subnet, "b")];
+        return [...plan, subnet("a", "us-east-2a"), subnet("b", "us-east-2a")];
+      },
+      expect: [],
+    },
+    {
+      title: "two subnets in two AZs",
+      mutate: (plan) => {
+        const ng = named(plan, "c-gpu-ng");
+        ng.props.subnetIds = ["subnet-a", "subnet-b"];
+        ng.propertyDependencies.subnetIds = [urnOf(T.Subnet, "a"), urnOf(T.Subnet, "b")];
+        return [...plan, subnet("a", "us-east-2a"), subnet("b", "us-east-2b")];
+      },
+      expect: [twoSubnets],
+    },
+    {
+      title: "the launch template matched by id when dependencies are not recorded",
+      mutate: (plan) => {
+        const ng = named(plan, "c-gpu-ng");
+        delete ng.propertyDependencies;
+        ng.props.subnetIds = ["subnet-a", "subnet-b"];
+        named(plan, "c-gpu-lt").props.id = "c-gpu-lt-id";
+      },
+      expect: [twoSubnets],
+    },
+    {
+      title: "preview: subnets not known yet are skipped",
+      mutate: (plan) => {
+        named(plan, "c-gpu-ng").props.subnetIds = UNKNOWN_STRING;
+      },
+      expect: [],
+    },
   ]);
 
   it("efa policies: not applicable without EFA launch templates", async () => {
-    const plan = happyStack().map((r) => (r.type === T.LaunchTemplate ? { ...r, props: { ...happyLaunchTemplate(), networkInterfaces: undefined } } : r));
-    assert.equal((await runStackPolicy(efaSecurityGroupSelfReferencing, stackArgs(plan))).notApplicable, "no launch template with EFA interfaces");
-    assert.equal((await runStackPolicy(efaPoolSingleAz, stackArgs(plan))).notApplicable, "no node group with an EFA launch template");
+    const plan = happyStack().map((r) =>
+      r.type === T.LaunchTemplate ? { ...r, props: { ...happyLaunchTemplate(), networkInterfaces: undefined } } : r,
+    );
+    assert.equal(
+      (await runStackPolicy(efaSecurityGroupSelfReferencing, stackArgs(plan))).notApplicable,
+      "no launch template with EFA interfaces",
+    );
+    assert.equal(
+      (await runStackPolicy(efaPoolSingleAz, stackArgs(plan))).notApplicable,
+      "no node group with an EFA launch template",
+    );
   });
 
-  resourcePolicyTable(imdsv2Required, T.LaunchTemplate, happyLaunchTemplate, [
-    { title: "IMDSv1 allowed", mutate: (lt) => { lt.metadataOptions.httpTokens = "optional"; },
-      expect: [`launch template "c-gpu-lt" does not require IMDSv2 (metadataOptions.httpTokens is "optional"); set metadataOptions: { httpTokens: "required" }`] },
-    { title: "no metadata options (AWS default allows IMDSv1)", mutate: (lt) => { delete lt.metadataOptions; },
-      expect: [`launch template "c-gpu-lt" does not require IMDSv2 (metadataOptions.httpTokens is undefined); set metadataOptions: { httpTokens: "required" }`] },
-    { title: "hop limit above the configured maximum", mutate: (lt) => { lt.metadataOptions.httpPutResponseHopLimit = 3; },
-      expect: [`launch template "c-gpu-lt" sets metadataOptions.httpPutResponseHopLimit 3, letting containers reach instance credentials; set it to 2 or less`] },
-  ], { name: "c-gpu-lt" });
+  resourcePolicyTable(
+    imdsv2Required,
+    T.LaunchTemplate,
+    happyLaunchTemplate,
+    [
+      {
+        title: "IMDSv1 allowed",
+        mutate: (lt) => {
+          lt.metadataOptions.httpTokens = "optional";
+        },
+        expect: [
+          `launch template "c-gpu-lt" does not require IMDSv2 (metadataOptions.httpTokens is "optional"); set metadataOptions: { httpTokens: "required" }`,
+        ],
+      },
+      {
+        title: "no metadata options (AWS default allows IMDSv1)",
+        mutate: (lt) => {
+          delete lt.metadataOptions;
+        },
+        expect: [
+          `launch template "c-gpu-lt" does not require IMDSv2 (metadataOptions.httpTokens is undefined); set metadataOptions: { httpTokens: "required" }`,
+        ],
+      },
+      {
+        title: "hop limit above the configured maximum",
+        mutate: (lt) => {
+          lt.metadataOptions.httpPutResponseHopLimit = 3;
+        },
+        expect: [
+          `launch template "c-gpu-lt" sets metadataOptions.httpPutResponseHopLimit 3, letting containers reach instance credentials; set it to 2 or less`,
+        ],
+      },
+    ],
+    { name: "c-gpu-lt" },
+  );
 
-  const emptySpec = (i: number, type: string) => `launch template "c-gpu-lt" has tagSpecifications[${i}] (resourceType "${type}") with no tags; EC2 rejects it with InvalidTagSpecification.Malformed and no node launches: give it at least a Name tag, or drop the specification`;
-  resourcePolicyTable(launchTemplateTagsNonEmpty, T.LaunchTemplate, happyLaunchTemplate, [
-    { title: "the system template's old `tags: {}` for instance and volume (terraform-provider-aws#13155)", mutate: (lt) => { lt.tagSpecifications = [{ resourceType: "instance", tags: {} }, { resourceType: "volume", tags: {} }]; },
-      expect: [emptySpec(0, "instance"), emptySpec(1, "volume")] },
-    { title: "a specification without a tags field", mutate: (lt) => { lt.tagSpecifications[2] = { resourceType: "network-interface" }; }, expect: [emptySpec(2, "network-interface")] },
-    { title: "no tag specification at all is valid", mutate: (lt) => { delete lt.tagSpecifications; }, expect: [] },
-  ], { name: "c-gpu-lt" });
+  const emptySpec = (i: number, type: string) =>
+    `launch template "c-gpu-lt" has tagSpecifications[${i}] (resourceType "${type}") with no tags; EC2 rejects it with InvalidTagSpecification.Malformed and no node launches: give it at least a Name tag, or drop the specification`;
+  resourcePolicyTable(
+    launchTemplateTagsNonEmpty,
+    T.LaunchTemplate,
+    happyLaunchTemplate,
+    [
+      {
+        title: "the system template's old `tags: {}` for instance and volume (terraform-provider-aws#13155)",
+        mutate: (lt) => {
+          lt.tagSpecifications = [
+            { resourceType: "instance", tags: {} },
+            { resourceType: "volume", tags: {} },
+          ];
+        },
+        expect: [emptySpec(0, "instance"), emptySpec(1, "volume")],
+      },
+      {
+        title: "a specification without a tags field",
+        mutate: (lt) => {
+          lt.tagSpecifications[2] = { resourceType: "network-interface" };
+        },
+        expect: [emptySpec(2, "network-interface")],
+      },
+      {
+        title: "no tag specification at all is valid",
+        mutate: (lt) => {
+          delete lt.tagSpecifications;
+        },
+        expect: [],
+      },
+    ],
+    { name: "c-gpu-lt" },
+  );
 });

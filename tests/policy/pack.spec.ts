@@ -22,10 +22,17 @@ const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
 const PACK = path.join(__dirname, "..", "..", "policy");
 const LEVEL = ["advisory", "mandatory", "disabled", "remediate"];
 
-interface Diagnostic { readonly policy: string; readonly level: string; readonly message: string; readonly urn: string }
+interface Diagnostic {
+  readonly policy: string;
+  readonly level: string;
+  readonly message: string;
+  readonly urn: string;
+}
 
 const call = <T>(client: any, method: string, req: unknown): Promise<T> =>
-  new Promise((resolve, reject) => client[method](req, (err: Error | null, res: T) => (err ? reject(err) : resolve(res))));
+  new Promise((resolve, reject) =>
+    client[method](req, (err: Error | null, res: T) => (err ? reject(err) : resolve(res))),
+  );
 
 function options(r: PlanResource): any {
   const o = new pb.AnalyzerResourceOptions();
@@ -52,7 +59,12 @@ function analyzerResource(r: PlanResource): any {
 }
 
 function diagnostics(res: any): Diagnostic[] {
-  return res.getDiagnosticsList().map((d: any) => ({ policy: d.getPolicyname(), level: LEVEL[d.getEnforcementlevel()], message: d.getMessage(), urn: d.getUrn() }));
+  return res.getDiagnosticsList().map((d: any) => ({
+    policy: d.getPolicyname(),
+    level: LEVEL[d.getEnforcementlevel()],
+    message: d.getMessage(),
+    urn: d.getUrn(),
+  }));
 }
 
 describe("policy pack: CrossGuard entry point", function () {
@@ -63,7 +75,10 @@ describe("policy pack: CrossGuard entry point", function () {
   before(async () => {
     // What `pulumi preview --policy-pack policy` runs: `run-policy-pack <engine-address> <pack dir>`.
     const runner = require.resolve("@pulumi/pulumi/cmd/run-policy-pack");
-    const proc = spawn(process.execPath, [runner, "127.0.0.1:0", "."], { cwd: PACK, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(process.execPath, [runner, "127.0.0.1:0", "."], {
+      cwd: PACK,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     child = proc;
     let stderr = "";
     proc.stderr!.on("data", (d) => (stderr += d));
@@ -90,29 +105,46 @@ describe("policy pack: CrossGuard entry point", function () {
 
   it("the pack is part of the root package: no dependencies of its own, the runner resolves from the root install", () => {
     const pack = JSON.parse(fs.readFileSync(path.join(PACK, "package.json"), "utf8"));
-    assert.deepEqual([pack.dependencies, pack.devDependencies], [undefined, undefined], "policy/package.json declares no dependencies: `npm ci` at the root installs them");
+    assert.deepEqual(
+      [pack.dependencies, pack.devDependencies],
+      [undefined, undefined],
+      "policy/package.json declares no dependencies: `npm ci` at the root installs them",
+    );
     const root = JSON.parse(fs.readFileSync(path.join(PACK, "..", "package.json"), "utf8"));
     assert.equal(root.dependencies["@pulumi/pulumi"], "3.248.0");
     assert.ok(root.dependencies["@pulumi/policy"]);
     // The CLI's nodejs host finds the runner with require.resolve from the pack directory (a
     // policy/node_modules would win and bring a second @pulumi/pulumi).
     const runner = require.resolve("@pulumi/pulumi/cmd/run-policy-pack", { paths: [PACK] });
-    assert.equal(path.relative(path.join(PACK, ".."), runner).split(path.sep).slice(0, 3).join("/"), "node_modules/@pulumi/pulumi");
+    assert.equal(
+      path.relative(path.join(PACK, ".."), runner).split(path.sep).slice(0, 3).join("/"),
+      "node_modules/@pulumi/pulumi",
+    );
   });
 
   it("GetAnalyzerInfo: pack dynamo-efa with the 24 policies and their default levels", async () => {
     const info: any = await call(client, "getAnalyzerInfo", new Empty());
     assert.equal(info.getName(), "dynamo-efa");
     const policies = info.getPoliciesList().map((p: any) => [p.getName(), LEVEL[p.getEnforcementlevel()]]);
-    assert.deepEqual(policies.map((p: string[]) => p[0]), [...POLICY_NAMES]);
-    assert.deepEqual(policies.filter((p: string[]) => p[1] === "advisory").map((p: string[]) => p[0]), ["no-noop-nixl-env", "eks-endpoint-not-world-open", "trtllm-libfabric-caveat"]);
+    assert.deepEqual(
+      policies.map((p: string[]) => p[0]),
+      [...POLICY_NAMES],
+    );
+    assert.deepEqual(
+      policies.filter((p: string[]) => p[1] === "advisory").map((p: string[]) => p[0]),
+      ["no-noop-nixl-env", "eks-endpoint-not-world-open", "trtllm-libfabric-caveat"],
+    );
   });
 
   it("Analyze: the happy graph gets no diagnostics; a hostNetwork worker gets the mandatory F6 violation", async () => {
     const g = happyStack().find((r) => r.type === T.Dgd)!;
     const analyze = (props: object) => {
       const req = new pb.AnalyzeRequest();
-      req.setType(g.type); req.setName(g.name); req.setUrn(g.urn); req.setProperties(Struct.fromJavaScript(props)); req.setOptions(options(g));
+      req.setType(g.type);
+      req.setName(g.name);
+      req.setUrn(g.urn);
+      req.setProperties(Struct.fromJavaScript(props));
+      req.setOptions(options(g));
       return call<any>(client, "analyze", req).then(diagnostics);
     };
     assert.deepEqual(await analyze(happyGraph()), []);
@@ -122,11 +154,15 @@ describe("policy pack: CrossGuard entry point", function () {
     assert.deepEqual(await analyze(preview), []);
     const bad = happyGraph();
     bad.spec.services.DecodeWorker.extraPodSpec.hostNetwork = true;
-    assert.deepEqual(await analyze(bad), [{
-      // The server prefixes the policy description; Analyze diagnostics leave the URN to the engine.
-      policy: "no-host-network-workers", level: "mandatory", urn: "",
-      message: `Worker pods do not use hostNetwork, so co-scheduled workers cannot clash on the system and NIXL side-channel ports.\nDynamoGraphDeployment "llama" service "DecodeWorker" sets extraPodSpec.hostNetwork: true; remove it (hostNetwork pods on one node clash on ports 9090 and 5600/5700: F6)`,
-    }]);
+    assert.deepEqual(await analyze(bad), [
+      {
+        // The server prefixes the policy description; Analyze diagnostics leave the URN to the engine.
+        policy: "no-host-network-workers",
+        level: "mandatory",
+        urn: "",
+        message: `Worker pods do not use hostNetwork, so co-scheduled workers cannot clash on the system and NIXL side-channel ports.\nDynamoGraphDeployment "llama" service "DecodeWorker" sets extraPodSpec.hostNetwork: true; remove it (hostNetwork pods on one node clash on ports 9090 and 5600/5700: F6)`,
+      },
+    ]);
   });
 
   it("AnalyzeStack: the happy plan passes; without the egress rule the EFA group fails, judged through property dependencies", async () => {
@@ -138,6 +174,9 @@ describe("policy pack: CrossGuard entry point", function () {
     // retainOnDelete is not part of the analyzer protocol: those resources come back not-applicable, not violating.
     assert.deepEqual(await analyzeStack(happyStack()), []);
     const d = await analyzeStack(happyStack().filter((r) => r.name !== "c-efa-egress"));
-    assert.deepEqual(d.map((x) => [x.policy, x.level, x.urn]), [["efa-security-group-self-referencing", "mandatory", happyStack().find((r) => r.name === "c-gpu-lt")!.urn]]);
+    assert.deepEqual(
+      d.map((x) => [x.policy, x.level, x.urn]),
+      [["efa-security-group-self-referencing", "mandatory", happyStack().find((r) => r.name === "c-gpu-lt")!.urn]],
+    );
   });
 });

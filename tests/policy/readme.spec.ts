@@ -8,7 +8,9 @@ const esc = (s: string) => s.replace(/\|/g, "\\|");
 
 /** The README table row the code says a policy should have. */
 function row(p: (typeof allPolicies)[number]): string {
-  const config = Object.entries(p.configSchema?.properties ?? {}).map(([k, v]) => `\`${k}\` (\`${esc(JSON.stringify((v as { default?: unknown }).default))}\`)`);
+  const config = Object.entries(p.configSchema?.properties ?? {}).map(
+    ([k, v]) => `\`${k}\` (\`${esc(JSON.stringify((v as { default?: unknown }).default))}\`)`,
+  );
   return `| \`${p.name}\` | ${FIELD_FAILURES[p.name as PolicyName].join(", ") || "-"} | ${enforcementOf(p)} | ${esc(p.description)} | ${config.join(", ") || "-"} |`;
 }
 

@@ -12,12 +12,20 @@ import { PlanResource, PolicyPackConfigJson, PolicyRun, runPolicies } from "../.
 import { defaultDeps, ExitCode, runCli } from "../../tools/render/cli";
 import { T } from "../helpers/policy-fixtures";
 
-interface Rendered { readonly code: number; readonly plan: PlanResource[]; readonly run: PolicyRun }
+interface Rendered {
+  readonly code: number;
+  readonly plan: PlanResource[];
+  readonly run: PolicyRun;
+}
 
 const OUT = fs.mkdtempSync(path.join(os.tmpdir(), "dynamo-efa-policy-"));
 
 /** Renders `stack` through the CLI; `mutate` edits the captured plan before the policies see it. */
-async function render(stack: string, mutate?: (plan: PlanResource[]) => PlanResource[] | void, config?: PolicyPackConfigJson): Promise<Rendered> {
+async function render(
+  stack: string,
+  mutate?: (plan: PlanResource[]) => PlanResource[] | void,
+  config?: PolicyPackConfigJson,
+): Promise<Rendered> {
   let plan: PlanResource[] = [];
   let run: PolicyRun | undefined;
   const code = await runCli([stack, "--out", OUT], {
@@ -44,49 +52,174 @@ const graph = (plan: PlanResource[]) => one(plan, T.Dgd).props;
 const svc = (plan: PlanResource[], key: string) => graph(plan).spec.services[key];
 const main = (plan: PlanResource[], key: string) => svc(plan, key).extraPodSpec.mainContainer;
 const image = (plan: PlanResource[]) => one(plan, T.Image).props;
-const setArg = (args: string[], flag: string, value: string) => { args[args.indexOf(flag) + 1] = value; };
+const setArg = (args: string[], flag: string, value: string) => {
+  args[args.indexOf(flag) + 1] = value;
+};
 
 /**
  * F-number, what is flipped, the edit, the policy that must fire, config when it is advisory by
  * default, and any other policy the same edit rightly trips.
  */
-type Mutation = readonly [f: string, title: string, edit: (plan: PlanResource[]) => PlanResource[] | void, policy: string, config?: PolicyPackConfigJson, also?: readonly string[]];
+type Mutation = readonly [
+  f: string,
+  title: string,
+  edit: (plan: PlanResource[]) => PlanResource[] | void,
+  policy: string,
+  config?: PolicyPackConfigJson,
+  also?: readonly string[],
+];
 
 const MUTATIONS: readonly Mutation[] = [
-  ["F1", "Frontend, prefill and decode split into three graphs", (plan) => {
-    const g = one(plan, T.Dgd);
-    const part = (key: string): PlanResource => ({ ...g, name: `${g.name}-${key}`, urn: `${g.urn}-${key}`, props: { ...g.props, metadata: { ...g.props.metadata, name: `${g.props.metadata.name}-${key.toLowerCase()}` }, spec: { ...g.props.spec, services: { [key]: g.props.spec.services[key] } } } });
-    return [...plan.filter((r) => r !== g), part("Frontend"), part("PrefillWorker"), part("DecodeWorker")];
-  }, "one-graph-per-model"],
-  ["F2", "decode worker without its own probes (the operator's 30 s default)", (plan) => { delete svc(plan, "DecodeWorker").readinessProbe; delete main(plan, "DecodeWorker").startupProbe; }, "worker-probe-budget"],
-  ["F3", "vLLM --kv-transfer-config without LIBFABRIC (UCX by default), NIXL_BACKEND set instead", (plan) => {
-    setArg(main(plan, "PrefillWorker").args, "--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_both"}');
-    svc(plan, "PrefillWorker").envs.push({ name: "NIXL_BACKEND", value: "LIBFABRIC" });
-  }, "nixl-libfabric-on-efa", undefined, ["no-noop-nixl-env"]],
-  ["F5", "a worker on a mutable tag instead of the digest", (plan) => { main(plan, "DecodeWorker").image = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1"; }, "image-pinned-by-digest"],
-  ["F5", "the image repository with mutable tags", (plan) => { one(plan, T.Repository, (r) => !/cache/.test(r.name)).props.imageTagMutability = "MUTABLE"; }, "ecr-scan-and-immutable"],
-  ["F6", "hostNetwork workers", (plan) => { svc(plan, "DecodeWorker").extraPodSpec.hostNetwork = true; }, "no-host-network-workers"],
-  ["F7", "anti-affinity on app.kubernetes.io/part-of", (plan) => {
-    for (const t of svc(plan, "DecodeWorker").extraPodSpec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution) t.labelSelector = { matchLabels: { "app.kubernetes.io/part-of": "llm" } };
-  }, "anti-affinity-on-operator-labels"],
-  ["F8", "GPU and EFA on the main container (Kubernetes form)", (plan) => {
-    const s = svc(plan, "DecodeWorker");
-    main(plan, "DecodeWorker").resources = { limits: { "nvidia.com/gpu": s.resources.limits.gpu, "vpc.amazonaws.com/efa": s.resources.limits.custom["vpc.amazonaws.com/efa"] } };
-    delete s.resources.limits.gpu;
-    delete s.resources.limits.custom["vpc.amazonaws.com/efa"];
-  }, "efa-per-worker-matches-pool", undefined, ["hugepages-fit-node"]], // GPU-less replicas could all land on one node
-  ["F9", "the HF secret with only HF_TOKEN", (plan) => { delete one(plan, T.Secret).props.stringData.HUGGING_FACE_HUB_TOKEN; }, "hf-token-is-secret"],
-  ["F10", "the image compiled for sm_100 only on a p5en (sm_90) fleet", (plan) => {
-    Object.assign(image(plan).buildArgs, { TORCH_CUDA_ARCH_LIST: "10.0", NVCC_GENCODE: "-gencode=arch=compute_100,code=sm_100", FLASHINFER_CUDA_ARCH_LIST: "10.0" });
-  }, "image-archs-cover-fleet"],
-  ["F10", "sm_101 in the arch list with CUDA 13.0 (renamed sm_110)", (plan) => {
-    Object.assign(image(plan).buildArgs, { CUDA_VERSION: "13.0", TORCH_CUDA_ARCH_LIST: "9.0;10.1" });
-  }, "image-archs-valid-for-toolkit"],
-  ["F12", "16 EFA typed by hand for a 1-GPU p5en worker", (plan) => { svc(plan, "PrefillWorker").resources.limits.custom["vpc.amazonaws.com/efa"] = "16"; }, "efa-per-worker-matches-pool"],
-  ["F13", "NIXL_LIBFABRIC_MAX_RAILS=1 believed to limit rails (advisory; mandatory in this run)", (plan) => { svc(plan, "DecodeWorker").envs.push({ name: "NIXL_LIBFABRIC_MAX_RAILS", value: "1" }); }, "no-noop-nixl-env", { "no-noop-nixl-env": "mandatory" }],
-  ["F14", "5120Mi of hugepages per worker", (plan) => {
-    for (const key of ["PrefillWorker", "DecodeWorker"]) for (const r of [svc(plan, key).resources.limits, svc(plan, key).resources.requests]) if (r?.custom) r.custom["hugepages-2Mi"] = "5120Mi";
-  }, "hugepages-fit-node"],
+  [
+    "F1",
+    "Frontend, prefill and decode split into three graphs",
+    (plan) => {
+      const g = one(plan, T.Dgd);
+      const part = (key: string): PlanResource => ({
+        ...g,
+        name: `${g.name}-${key}`,
+        urn: `${g.urn}-${key}`,
+        props: {
+          ...g.props,
+          metadata: { ...g.props.metadata, name: `${g.props.metadata.name}-${key.toLowerCase()}` },
+          spec: { ...g.props.spec, services: { [key]: g.props.spec.services[key] } },
+        },
+      });
+      return [...plan.filter((r) => r !== g), part("Frontend"), part("PrefillWorker"), part("DecodeWorker")];
+    },
+    "one-graph-per-model",
+  ],
+  [
+    "F2",
+    "decode worker without its own probes (the operator's 30 s default)",
+    (plan) => {
+      delete svc(plan, "DecodeWorker").readinessProbe;
+      delete main(plan, "DecodeWorker").startupProbe;
+    },
+    "worker-probe-budget",
+  ],
+  [
+    "F3",
+    "vLLM --kv-transfer-config without LIBFABRIC (UCX by default), NIXL_BACKEND set instead",
+    (plan) => {
+      setArg(
+        main(plan, "PrefillWorker").args,
+        "--kv-transfer-config",
+        '{"kv_connector":"NixlConnector","kv_role":"kv_both"}',
+      );
+      svc(plan, "PrefillWorker").envs.push({ name: "NIXL_BACKEND", value: "LIBFABRIC" });
+    },
+    "nixl-libfabric-on-efa",
+    undefined,
+    ["no-noop-nixl-env"],
+  ],
+  [
+    "F5",
+    "a worker on a mutable tag instead of the digest",
+    (plan) => {
+      main(plan, "DecodeWorker").image = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1";
+    },
+    "image-pinned-by-digest",
+  ],
+  [
+    "F5",
+    "the image repository with mutable tags",
+    (plan) => {
+      one(plan, T.Repository, (r) => !/cache/.test(r.name)).props.imageTagMutability = "MUTABLE";
+    },
+    "ecr-scan-and-immutable",
+  ],
+  [
+    "F6",
+    "hostNetwork workers",
+    (plan) => {
+      svc(plan, "DecodeWorker").extraPodSpec.hostNetwork = true;
+    },
+    "no-host-network-workers",
+  ],
+  [
+    "F7",
+    "anti-affinity on app.kubernetes.io/part-of",
+    (plan) => {
+      for (const t of svc(plan, "DecodeWorker").extraPodSpec.affinity.podAntiAffinity
+        .requiredDuringSchedulingIgnoredDuringExecution)
+        t.labelSelector = { matchLabels: { "app.kubernetes.io/part-of": "llm" } };
+    },
+    "anti-affinity-on-operator-labels",
+  ],
+  [
+    "F8",
+    "GPU and EFA on the main container (Kubernetes form)",
+    (plan) => {
+      const s = svc(plan, "DecodeWorker");
+      main(plan, "DecodeWorker").resources = {
+        limits: {
+          "nvidia.com/gpu": s.resources.limits.gpu,
+          "vpc.amazonaws.com/efa": s.resources.limits.custom["vpc.amazonaws.com/efa"],
+        },
+      };
+      delete s.resources.limits.gpu;
+      delete s.resources.limits.custom["vpc.amazonaws.com/efa"];
+    },
+    "efa-per-worker-matches-pool",
+    undefined,
+    ["hugepages-fit-node"],
+  ], // GPU-less replicas could all land on one node
+  [
+    "F9",
+    "the HF secret with only HF_TOKEN",
+    (plan) => {
+      delete one(plan, T.Secret).props.stringData.HUGGING_FACE_HUB_TOKEN;
+    },
+    "hf-token-is-secret",
+  ],
+  [
+    "F10",
+    "the image compiled for sm_100 only on a p5en (sm_90) fleet",
+    (plan) => {
+      Object.assign(image(plan).buildArgs, {
+        TORCH_CUDA_ARCH_LIST: "10.0",
+        NVCC_GENCODE: "-gencode=arch=compute_100,code=sm_100",
+        FLASHINFER_CUDA_ARCH_LIST: "10.0",
+      });
+    },
+    "image-archs-cover-fleet",
+  ],
+  [
+    "F10",
+    "sm_101 in the arch list with CUDA 13.0 (renamed sm_110)",
+    (plan) => {
+      Object.assign(image(plan).buildArgs, { CUDA_VERSION: "13.0", TORCH_CUDA_ARCH_LIST: "9.0;10.1" });
+    },
+    "image-archs-valid-for-toolkit",
+  ],
+  [
+    "F12",
+    "16 EFA typed by hand for a 1-GPU p5en worker",
+    (plan) => {
+      svc(plan, "PrefillWorker").resources.limits.custom["vpc.amazonaws.com/efa"] = "16";
+    },
+    "efa-per-worker-matches-pool",
+  ],
+  [
+    "F13",
+    "NIXL_LIBFABRIC_MAX_RAILS=1 believed to limit rails (advisory; mandatory in this run)",
+    (plan) => {
+      svc(plan, "DecodeWorker").envs.push({ name: "NIXL_LIBFABRIC_MAX_RAILS", value: "1" });
+    },
+    "no-noop-nixl-env",
+    { "no-noop-nixl-env": "mandatory" },
+  ],
+  [
+    "F14",
+    "5120Mi of hugepages per worker",
+    (plan) => {
+      for (const key of ["PrefillWorker", "DecodeWorker"])
+        for (const r of [svc(plan, key).resources.limits, svc(plan, key).resources.requests])
+          if (r?.custom) r.custom["hugepages-2Mi"] = "5120Mi";
+    },
+    "hugepages-fit-node",
+  ],
 ];
 
 describe("policy pack over the rendered stacks", function () {
@@ -96,7 +229,9 @@ describe("policy pack over the rendered stacks", function () {
   for (const stack of ["p5en-1gpu", "p5en-8gpu"]) {
     it(`${stack} renders with every policy passing (exit 0)`, async () => {
       const r = await render(stack);
-      const failed = r.run.results.filter((x) => !x.passed).map((x) => `${x.name}: ${x.violations.map((v) => v.message).join(" | ")}`);
+      const failed = r.run.results
+        .filter((x) => !x.passed)
+        .map((x) => `${x.name}: ${x.violations.map((v) => v.message).join(" | ")}`);
       assert.deepEqual(failed, []);
       assert.deepEqual([r.code, r.run.mandatoryViolations, r.run.results.length], [ExitCode.Ok, 0, 24]);
       assert.ok(fs.existsSync(path.join(OUT, stack, "policy.json")));
@@ -107,35 +242,91 @@ describe("policy pack over the rendered stacks", function () {
     it(`${f}: ${title} -> ${policy} fires and render exits 1`, async () => {
       const r = await render("p5en-8gpu", edit, config);
       const fired = r.run.results.find((x) => x.name === policy)!;
-      assert.deepEqual(r.run.results.filter((x) => !x.passed).map((x) => x.name).sort(), [policy, ...(also ?? [])].sort());
-      assert.ok(fired.violations.some((v) => v.message.includes(`${f}`)), `${policy} fired without naming ${f}: ${fired.violations.map((v) => v.message).join(" | ")}`);
+      assert.deepEqual(
+        r.run.results
+          .filter((x) => !x.passed)
+          .map((x) => x.name)
+          .sort(),
+        [policy, ...(also ?? [])].sort(),
+      );
+      assert.ok(
+        fired.violations.some((v) => v.message.includes(`${f}`)),
+        `${policy} fired without naming ${f}: ${fired.violations.map((v) => v.message).join(" | ")}`,
+      );
       assert.equal(r.code, ExitCode.PolicyViolation);
     });
   }
 
   it("F13 under the shipped config is advisory: reported, and render still exits 0", async () => {
-    const r = await render("p5en-8gpu", (plan) => { svc(plan, "DecodeWorker").envs.push({ name: "NIXL_SKIP_TOPOLOGY_CHECK", value: "1" }); });
+    const r = await render("p5en-8gpu", (plan) => {
+      svc(plan, "DecodeWorker").envs.push({ name: "NIXL_SKIP_TOPOLOGY_CHECK", value: "1" });
+    });
     assert.deepEqual([r.code, r.run.mandatoryViolations, r.run.advisoryViolations], [ExitCode.Ok, 0, 1]);
   });
 
   describe("hardening policies on the rendered p5en-8gpu plan", () => {
     let base: PlanResource[] = [];
-    before(async () => { base = (await render("p5en-8gpu")).plan; });
+    before(async () => {
+      base = (await render("p5en-8gpu")).plan;
+    });
     const lt = (plan: PlanResource[]) => one(plan, T.LaunchTemplate, (r) => /gpu-lt/.test(r.name)).props;
     const cases: readonly (readonly [string, (plan: PlanResource[]) => PlanResource[] | void, string])[] = [
-      ["the EFA security group without its egress rule", (plan) => plan.filter((r) => !(r.type === T.SgRule && r.props.type === "egress")), "efa-security-group-self-referencing"],
-      ["the EFA node group over two subnets", (plan) => { one(plan, T.NodeGroup, (r) => /gpu-ng/.test(r.name)).props.subnetIds.push("subnet-0other"); }, "efa-pool-single-az"],
-      ["IMDSv1 allowed on the GPU launch template", (plan) => { lt(plan).metadataOptions.httpTokens = "optional"; }, "imdsv2-required"],
-      ["EKS without secrets encryption", (plan) => { delete one(plan, T.EksCluster).props.encryptionConfigKeyArn; }, "eks-secrets-encrypted"],
-      ["the EKS endpoint open to 0.0.0.0/0", (plan) => { one(plan, T.EksCluster).props.publicAccessCidrs = ["0.0.0.0/0"]; }, "eks-endpoint-not-world-open"],
-      ["a privileged Frontend", (plan) => { main(plan, "Frontend").securityContext = { privileged: true }; }, "privileged-only-for-efa-workers"],
-      ["the image repository not retained", (plan) => { one(plan, T.Repository, (r) => !/cache/.test(r.name)).opts!.retainOnDelete = false; }, "stateful-resources-retained"],
+      [
+        "the EFA security group without its egress rule",
+        (plan) => plan.filter((r) => !(r.type === T.SgRule && r.props.type === "egress")),
+        "efa-security-group-self-referencing",
+      ],
+      [
+        "the EFA node group over two subnets",
+        (plan) => {
+          one(plan, T.NodeGroup, (r) => /gpu-ng/.test(r.name)).props.subnetIds.push("subnet-0other");
+        },
+        "efa-pool-single-az",
+      ],
+      [
+        "IMDSv1 allowed on the GPU launch template",
+        (plan) => {
+          lt(plan).metadataOptions.httpTokens = "optional";
+        },
+        "imdsv2-required",
+      ],
+      [
+        "EKS without secrets encryption",
+        (plan) => {
+          delete one(plan, T.EksCluster).props.encryptionConfigKeyArn;
+        },
+        "eks-secrets-encrypted",
+      ],
+      [
+        "the EKS endpoint open to 0.0.0.0/0",
+        (plan) => {
+          one(plan, T.EksCluster).props.publicAccessCidrs = ["0.0.0.0/0"];
+        },
+        "eks-endpoint-not-world-open",
+      ],
+      [
+        "a privileged Frontend",
+        (plan) => {
+          main(plan, "Frontend").securityContext = { privileged: true };
+        },
+        "privileged-only-for-efa-workers",
+      ],
+      [
+        "the image repository not retained",
+        (plan) => {
+          one(plan, T.Repository, (r) => !/cache/.test(r.name)).opts!.retainOnDelete = false;
+        },
+        "stateful-resources-retained",
+      ],
     ];
     for (const [title, edit, policy] of cases) {
       it(`${title} -> ${policy}`, async () => {
         const plan: PlanResource[] = JSON.parse(JSON.stringify(base));
         const run = await runPolicies(edit(plan) ?? plan);
-        assert.deepEqual(run.results.filter((x) => !x.passed).map((x) => x.name), [policy]);
+        assert.deepEqual(
+          run.results.filter((x) => !x.passed).map((x) => x.name),
+          [policy],
+        );
       });
     }
   });
@@ -148,15 +339,27 @@ describe("policy pack over the rendered stacks", function () {
       ["cluster.gpuNodes.instanceType=p4d.24xlarge", ExitCode.InvalidConfig, "0.5 EFA devices per worker"],
       ["cluster.gpuNodes.count=1", ExitCode.InvalidConfig, "inference.placement"],
       ["image.cudaArchs=[sm_100]", ExitCode.PolicyViolation, "image-archs-cover-fleet"],
-      ["image.cudaArchs=[sm_80]", ExitCode.PolicyViolation, 'buildArgs.TORCH_CUDA_ARCH_LIST "8.0": sm_80) has no kernels for sm_90'],
-      ["image.cudaArchs=[sm_90,sm_101]", ExitCode.InvalidConfig, "sm_101 is Jetson Thor (CUDA 12.x name), an Arm SoC: a linux/amd64 image never runs on it"],
+      [
+        "image.cudaArchs=[sm_80]",
+        ExitCode.PolicyViolation,
+        'buildArgs.TORCH_CUDA_ARCH_LIST "8.0": sm_80) has no kernels for sm_90',
+      ],
+      [
+        "image.cudaArchs=[sm_90,sm_101]",
+        ExitCode.InvalidConfig,
+        "sm_101 is Jetson Thor (CUDA 12.x name), an Arm SoC: a linux/amd64 image never runs on it",
+      ],
       ["cluster.gpuNodes.instanceType=p5.48xlarge", ExitCode.Ok, "EFA rails 64/64"],
       ["cluster.gpuNodes.instanceType=g6e.48xlarge", ExitCode.Ok, "EFA rails 0/0"],
     ];
     for (const [set, code, why] of cases) {
       it(`--set ${set} -> exit ${code}`, async () => {
         const lines: string[] = [];
-        const got = await runCli(["p5en-8gpu", "--out", OUT, "--set", set], { ...defaultDeps(), stdout: (l) => lines.push(l), stderr: (l) => lines.push(l) });
+        const got = await runCli(["p5en-8gpu", "--out", OUT, "--set", set], {
+          ...defaultDeps(),
+          stdout: (l) => lines.push(l),
+          stderr: (l) => lines.push(l),
+        });
         assert.equal(got, code, lines.join("\n"));
         assert.ok(lines.join("\n").includes(why), `expected "${why}" in:\n${lines.join("\n")}`);
       });

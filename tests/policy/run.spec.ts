@@ -6,7 +6,10 @@ import { planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 describe("policy pack: runner and pack shape", () => {
   it("lists the 24 policies in pack order, each with a kebab-case name, one-sentence description and config schema", () => {
-    assert.deepEqual(allPolicies.map((p) => p.name), [...POLICY_NAMES]);
+    assert.deepEqual(
+      allPolicies.map((p) => p.name),
+      [...POLICY_NAMES],
+    );
     assert.equal(allPolicies.length, 24);
     for (const p of allPolicies) {
       assert.match(p.name, /^[a-z0-9]+(-[a-z0-9]+)*$/, p.name);
@@ -18,7 +21,9 @@ describe("policy pack: runner and pack shape", () => {
 
   it("the happy plan passes every policy with zero violations", async () => {
     const run = await runPolicies(happyStack());
-    const failing = run.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.violations.map((v) => v.message).join(" | ")}`);
+    const failing = run.results
+      .filter((r) => !r.passed)
+      .map((r) => `${r.name}: ${r.violations.map((v) => v.message).join(" | ")}`);
     assert.deepEqual(failing, []);
     assert.equal(run.mandatoryViolations, 0);
     assert.equal(run.passed, true);
@@ -27,32 +32,73 @@ describe("policy pack: runner and pack shape", () => {
 
   it("the happy plan also passes in the offline render's shape: dependencies as one union, no per-property links, secrets as secretPaths", async () => {
     const plan: PlanResource[] = happyStack().map((r) => ({
-      type: r.type, name: r.name, urn: r.urn, props: r.props, parent: r.parent,
-      dependencies: [...new Set([...(r.dependencies ?? []), ...Object.values(r.propertyDependencies ?? {}).flat()])].sort(),
-      opts: { protect: false, retainOnDelete: r.opts?.retainOnDelete ?? false, secretPaths: r.type === T.Secret ? ["stringData"] : [] },
+      type: r.type,
+      name: r.name,
+      urn: r.urn,
+      props: r.props,
+      parent: r.parent,
+      dependencies: [
+        ...new Set([...(r.dependencies ?? []), ...Object.values(r.propertyDependencies ?? {}).flat()]),
+      ].sort(),
+      opts: {
+        protect: false,
+        retainOnDelete: r.opts?.retainOnDelete ?? false,
+        secretPaths: r.type === T.Secret ? ["stringData"] : [],
+      },
     }));
     const run = await runPolicies(plan);
-    assert.deepEqual(run.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.violations.map((v) => v.message).join(" | ")}`), []);
+    assert.deepEqual(
+      run.results.filter((r) => !r.passed).map((r) => `${r.name}: ${r.violations.map((v) => v.message).join(" | ")}`),
+      [],
+    );
     const noEgress = await runPolicies(plan.filter((r) => r.name !== "c-efa-egress"));
-    assert.deepEqual(noEgress.results.filter((r) => !r.passed).map((r) => r.name), ["efa-security-group-self-referencing"]);
-    const noSecret = await runPolicies(plan.map((r) => (r.type === T.Secret ? { ...r, opts: { retainOnDelete: false } } : r)));
-    assert.deepEqual(noSecret.results.filter((r) => !r.passed).map((r) => r.name), ["hf-token-is-secret"]);
+    assert.deepEqual(
+      noEgress.results.filter((r) => !r.passed).map((r) => r.name),
+      ["efa-security-group-self-referencing"],
+    );
+    const noSecret = await runPolicies(
+      plan.map((r) => (r.type === T.Secret ? { ...r, opts: { retainOnDelete: false } } : r)),
+    );
+    assert.deepEqual(
+      noSecret.results.filter((r) => !r.passed).map((r) => r.name),
+      ["hf-token-is-secret"],
+    );
   });
 
   it("preview: with ids, ARNs and image refs unknown, no policy fails or crashes, and stack policies still decide what they can", async () => {
     const U = UNKNOWN_STRING;
     let plan = happyStack();
-    plan = mutate(plan, "c-efa", (p) => { p.id = U; });
-    for (const dir of ["ingress", "egress"]) plan = mutate(plan, `c-efa-${dir}`, (p) => { p.securityGroupId = U; });
-    plan = mutate(plan, "c-gpu-lt", (p) => { for (const n of p.networkInterfaces) n.securityGroups = [U]; });
-    plan = mutate(plan, "c-gpu-ng", (p) => { p.subnetIds = U; p.launchTemplate = { id: U, version: U }; });
-    plan = mutate(plan, "c-eks", (p) => { p.encryptionConfigKeyArn = U; });
-    plan = mutate(plan, "inf-graph", (p) => { for (const s of Object.values<any>(p.spec.services)) s.extraPodSpec.mainContainer.image = U; });
+    plan = mutate(plan, "c-efa", (p) => {
+      p.id = U;
+    });
+    for (const dir of ["ingress", "egress"])
+      plan = mutate(plan, `c-efa-${dir}`, (p) => {
+        p.securityGroupId = U;
+      });
+    plan = mutate(plan, "c-gpu-lt", (p) => {
+      for (const n of p.networkInterfaces) n.securityGroups = [U];
+    });
+    plan = mutate(plan, "c-gpu-ng", (p) => {
+      p.subnetIds = U;
+      p.launchTemplate = { id: U, version: U };
+    });
+    plan = mutate(plan, "c-eks", (p) => {
+      p.encryptionConfigKeyArn = U;
+    });
+    plan = mutate(plan, "inf-graph", (p) => {
+      for (const s of Object.values<any>(p.spec.services)) s.extraPodSpec.mainContainer.image = U;
+    });
     const run = await runPolicies(plan);
-    assert.deepEqual(run.results.filter((r) => !r.passed).map((r) => r.name), []);
+    assert.deepEqual(
+      run.results.filter((r) => !r.passed).map((r) => r.name),
+      [],
+    );
     // The EFA security group is still checked through its property dependencies: drop egress and it fails.
     const broken = await runPolicies(plan.filter((r) => r.name !== "c-efa-egress"));
-    assert.deepEqual(broken.results.filter((r) => !r.passed).map((r) => r.name), ["efa-security-group-self-referencing"]);
+    assert.deepEqual(
+      broken.results.filter((r) => !r.passed).map((r) => r.name),
+      ["efa-security-group-self-referencing"],
+    );
   });
 
   it("advisory by default: no-noop-nixl-env, eks-endpoint-not-world-open and trtllm-libfabric-caveat; everything else mandatory", () => {
@@ -65,18 +111,29 @@ describe("policy pack: runner and pack shape", () => {
     const imds = allPolicies.find((p) => p.name === "imdsv2-required")!;
     assert.equal(enforcementOf(noop, { all: "mandatory" }), "mandatory");
     assert.equal(enforcementOf(noop, { all: "mandatory", "no-noop-nixl-env": "advisory" }), "advisory");
-    assert.equal(enforcementOf(imds, { all: "advisory", "imdsv2-required": { enforcementLevel: "disabled" } }), "disabled");
-    assert.deepEqual(initialConfig({ all: "advisory", "imdsv2-required": { maxHopLimit: 1 } })["imdsv2-required"], { maxHopLimit: 1, enforcementLevel: "advisory" });
+    assert.equal(
+      enforcementOf(imds, { all: "advisory", "imdsv2-required": { enforcementLevel: "disabled" } }),
+      "disabled",
+    );
+    assert.deepEqual(initialConfig({ all: "advisory", "imdsv2-required": { maxHopLimit: 1 } })["imdsv2-required"], {
+      maxHopLimit: 1,
+      enforcementLevel: "advisory",
+    });
     assert.equal(initialConfig({ all: "advisory" })["hf-token-is-secret"], "advisory");
   });
 
   it("a mandatory violation fails the run; the same violation under advisory does not", async () => {
-    const plan = mutate(happyStack(), "c-gpu-lt", (p) => { p.metadataOptions.httpTokens = "optional"; });
+    const plan = mutate(happyStack(), "c-gpu-lt", (p) => {
+      p.metadataOptions.httpTokens = "optional";
+    });
     const strict = await runPolicies(plan);
     assert.equal(strict.passed, false);
     assert.equal(strict.mandatoryViolations, 1);
     const imds = strict.results.find((r) => r.name === "imdsv2-required")!;
-    assert.deepEqual(imds.violations.map((v) => v.urn), ["urn:pulumi:test::dynamo-efa::aws:ec2/launchTemplate:LaunchTemplate::c-gpu-lt"]);
+    assert.deepEqual(
+      imds.violations.map((v) => v.urn),
+      ["urn:pulumi:test::dynamo-efa::aws:ec2/launchTemplate:LaunchTemplate::c-gpu-lt"],
+    );
     const relaxed = await runPolicies(plan, { "imdsv2-required": "advisory" });
     assert.deepEqual([relaxed.passed, relaxed.mandatoryViolations, relaxed.advisoryViolations], [true, 0, 1]);
     const off = await runPolicies(plan, { "imdsv2-required": "disabled" });
@@ -84,7 +141,9 @@ describe("policy pack: runner and pack shape", () => {
   });
 
   it("passes per-policy config to getConfig over the schema defaults", async () => {
-    const plan = mutate(happyStack(), "c-gpu-lt", (p) => { p.metadataOptions.httpPutResponseHopLimit = 2; });
+    const plan = mutate(happyStack(), "c-gpu-lt", (p) => {
+      p.metadataOptions.httpPutResponseHopLimit = 2;
+    });
     assert.equal((await runPolicies(plan)).passed, true);
     const tight = await runPolicies(plan, { "imdsv2-required": { maxHopLimit: 1 } });
     assert.equal(tight.mandatoryViolations, 1);
@@ -95,9 +154,14 @@ describe("policy pack: runner and pack shape", () => {
     const run = await runPolicies([lt]);
     const imds = run.results.find((r) => r.name === "imdsv2-required")!;
     assert.equal(imds.violations.length, 0);
-    assert.match(imds.notApplicable.join("\n"), /can't run policy imdsv2-required during preview: string value at \.metadataOptions can't be known during preview/);
+    assert.match(
+      imds.notApplicable.join("\n"),
+      /can't run policy imdsv2-required during preview: string value at \.metadataOptions can't be known during preview/,
+    );
     const hf = run.results.find((r) => r.name === "hf-token-is-secret")!;
-    assert.deepEqual(hf.notApplicable, ["Policy only applies to resources of type 'kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment', 'kubernetes:core/v1:ConfigMap', 'kubernetes:core/v1:Secret'"]);
+    assert.deepEqual(hf.notApplicable, [
+      "Policy only applies to resources of type 'kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment', 'kubernetes:core/v1:ConfigMap', 'kubernetes:core/v1:Secret'",
+    ]);
     assert.equal(hf.checked, 0);
   });
 

@@ -21,7 +21,10 @@ function expectedKeys(file: string): string[] {
 
 describe("render: bad-config corpus exits 2 naming the key, without a stack trace", function () {
   this.timeout(30000);
-  const files = fs.readdirSync(DIR).filter((f) => f.endsWith(".yaml")).sort();
+  const files = fs
+    .readdirSync(DIR)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "render-bad-"));
   after(() => fs.rmSync(out, { recursive: true, force: true }));
 
@@ -32,12 +35,20 @@ describe("render: bad-config corpus exits 2 naming the key, without a stack trac
       const file = path.join(DIR, f);
       const stdout: string[] = [];
       const stderr: string[] = [];
-      const code = await runCli(["--file", file, "--out", out], { ...defaultDeps(), stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) });
+      const code = await runCli(["--file", file, "--out", out], {
+        ...defaultDeps(),
+        stdout: (l) => stdout.push(l),
+        stderr: (l) => stderr.push(l),
+      });
       const text = [...stdout, ...stderr].join("\n");
       assert.equal(code, ExitCode.InvalidConfig, text);
-      for (const key of expectedKeys(file)) assert.ok(text.includes(`- ${key}: `), `expected a problem at ${key}:\n${text}`);
+      for (const key of expectedKeys(file))
+        assert.ok(text.includes(`- ${key}: `), `expected a problem at ${key}:\n${text}`);
       assert.doesNotMatch(text, STACK_TRACE, "a stack trace was printed");
-      assert.ok(!fs.existsSync(path.join(out, f.replace(/\.yaml$/, ""), "plan.json")), "nothing is rendered for an invalid config");
+      assert.ok(
+        !fs.existsSync(path.join(out, f.replace(/\.yaml$/, ""), "plan.json")),
+        "nothing is rendered for an invalid config",
+      );
     });
   }
 });

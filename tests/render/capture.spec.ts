@@ -82,9 +82,21 @@ describe("render capture engine (tiny fixture program)", () => {
   });
 
   it("is deterministic and repeatable in one process (mocks reset between captures)", async () => {
-    const again = await capture(tinyProgram, { project: "fixture", stack: "t", mocks: renderMocks("us-east-2"), config: { "fixture:token": "x" }, secretKeys: ["fixture:token"] });
-    assert.deepEqual(again.resources.map((r) => r.redactedInputs), c.resources.map((r) => r.redactedInputs));
-    assert.deepEqual(again.resources.map((r) => r.dependsOn), c.resources.map((r) => r.dependsOn));
+    const again = await capture(tinyProgram, {
+      project: "fixture",
+      stack: "t",
+      mocks: renderMocks("us-east-2"),
+      config: { "fixture:token": "x" },
+      secretKeys: ["fixture:token"],
+    });
+    assert.deepEqual(
+      again.resources.map((r) => r.redactedInputs),
+      c.resources.map((r) => r.redactedInputs),
+    );
+    assert.deepEqual(
+      again.resources.map((r) => r.dependsOn),
+      c.resources.map((r) => r.dependsOn),
+    );
   });
 });
 
@@ -94,22 +106,33 @@ describe("render capture engine: errors inside apply", () => {
     const aws = await import("@pulumi/aws");
     const started = Date.now();
     await assert.rejects(
-      capture(() => {
-        const key = new aws.kms.Key("k", {});
-        const role = new aws.iam.Role("r", {
-          assumeRolePolicy: key.arn.apply((): string => {
-            throw new ValidationError("fixture", [{ propertyPath: "inference.model", reason: "known only at deployment" }]);
-          }),
-        });
-        return { exports: { arn: role.arn }, result: undefined };
-      }, { project: "fixture", stack: "t", mocks: renderMocks("us-east-2") }),
+      capture(
+        () => {
+          const key = new aws.kms.Key("k", {});
+          const role = new aws.iam.Role("r", {
+            assumeRolePolicy: key.arn.apply((): string => {
+              throw new ValidationError("fixture", [
+                { propertyPath: "inference.model", reason: "known only at deployment" },
+              ]);
+            }),
+          });
+          return { exports: { arn: role.arn }, result: undefined };
+        },
+        { project: "fixture", stack: "t", mocks: renderMocks("us-east-2") },
+      ),
       (e: unknown) => e instanceof ValidationError && e.problems[0].propertyPath === "inference.model",
     );
     assert.ok(Date.now() - started < 10000);
   });
 
   it("still captures normally afterwards", async () => {
-    const again = await capture(tinyProgram, { project: "fixture", stack: "t", mocks: renderMocks("us-east-2"), config: { "fixture:token": "x" }, secretKeys: ["fixture:token"] });
+    const again = await capture(tinyProgram, {
+      project: "fixture",
+      stack: "t",
+      mocks: renderMocks("us-east-2"),
+      config: { "fixture:token": "x" },
+      secretKeys: ["fixture:token"],
+    });
     assert.equal(again.resources.length, 6);
   });
 });

@@ -27,14 +27,22 @@ interface Run {
 async function run(argv: string[], over: Partial<CliDeps> = {}): Promise<Run> {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const code = await runCli(argv, { ...defaultDeps(), stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l), ...over });
+  const code = await runCli(argv, {
+    ...defaultDeps(),
+    stdout: (l) => stdout.push(l),
+    stderr: (l) => stderr.push(l),
+    ...over,
+  });
   return { code, out: stdout.join("\n"), err: stderr.join("\n") };
 }
 
 /** A one-resource program for exit-code tests that do not need the real components. */
 function tinyProgram(): { exports: Record<string, unknown>; result: RenderFacts } {
   new pulumi.ComponentResource("fixture:index:Thing", "thing");
-  return { exports: {}, result: { region: "us-east-2", gpuPools: [], image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: false } } };
+  return {
+    exports: {},
+    result: { region: "us-east-2", gpuPools: [], image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: false } },
+  };
 }
 
 describe("render CLI", function () {
@@ -44,11 +52,22 @@ describe("render CLI", function () {
 
   describe("arguments", () => {
     it("parses a stack, --out, repeated --set (YAML-typed) and --file, also in --flag=value form", () => {
-      const a = parseArgs(["p5en-8gpu", "--out", "o", "--set", "inference.prefill.replicas=4", "--set=image.cudaArchs=[sm_90, sm_100]", "--file=x.yaml"]);
+      const a = parseArgs([
+        "p5en-8gpu",
+        "--out",
+        "o",
+        "--set",
+        "inference.prefill.replicas=4",
+        "--set=image.cudaArchs=[sm_90, sm_100]",
+        "--file=x.yaml",
+      ]);
       assert.equal(a.stack, "p5en-8gpu");
       assert.equal(a.out, "o");
       assert.equal(a.file, "x.yaml");
-      assert.deepEqual(a.overrides, [{ key: "inference.prefill.replicas", value: 4 }, { key: "image.cudaArchs", value: ["sm_90", "sm_100"] }]);
+      assert.deepEqual(a.overrides, [
+        { key: "inference.prefill.replicas", value: 4 },
+        { key: "image.cudaArchs", value: ["sm_90", "sm_100"] },
+      ]);
     });
 
     for (const [argv, msg] of [
@@ -62,7 +81,11 @@ describe("render CLI", function () {
       [["p5en-8gpu", "--help=yes"], /--help takes no value/],
       [["p5en-8gpu", "-x"], /unknown option -x/],
     ] as const) {
-      it(`rejects ${JSON.stringify(argv)}`, () => assert.throws(() => parseArgs(argv), (e: Error) => e instanceof UsageError && msg.test(e.message)));
+      it(`rejects ${JSON.stringify(argv)}`, () =>
+        assert.throws(
+          () => parseArgs(argv),
+          (e: Error) => e instanceof UsageError && msg.test(e.message),
+        ));
     }
 
     it("-h is --help and needs no stack; a value starting with - is passed inline", () => {
@@ -106,12 +129,16 @@ describe("render CLI", function () {
 
     it("1: a mandatory policy violation writes policy.json and exits 1", async () => {
       const flagGraph: ResourceValidationPolicy = {
-        name: "fixture-no-graphs", description: "fixture: flags every DynamoGraphDeployment", enforcementLevel: "mandatory",
+        name: "fixture-no-graphs",
+        description: "fixture: flags every DynamoGraphDeployment",
+        enforcementLevel: "mandatory",
         validateResource: (args, report) => {
           if (args.type === "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment") report("fixture violation");
         },
       };
-      const r = await run(["p5en-1gpu", "--out", tmp], { policies: (plan) => runPolicies(plan, undefined, [flagGraph]) });
+      const r = await run(["p5en-1gpu", "--out", tmp], {
+        policies: (plan) => runPolicies(plan, undefined, [flagGraph]),
+      });
       assert.equal(r.code, ExitCode.PolicyViolation, r.err);
       assert.match(r.out, /\[mandatory\] fixture-no-graphs: fixture violation/);
       const report = JSON.parse(fs.readFileSync(path.join(tmp, "p5en-1gpu", "policy.json"), "utf8"));
@@ -120,29 +147,43 @@ describe("render CLI", function () {
 
     it("--policy-config raises a policy to mandatory (pulumi's --policy-pack-config shape)", async () => {
       const advise: ResourceValidationPolicy = {
-        name: "fixture-advice", description: "fixture", enforcementLevel: "advisory",
+        name: "fixture-advice",
+        description: "fixture",
+        enforcementLevel: "advisory",
         validateResource: (args, report) => {
           if (args.type === "fixture:index:Thing") report("now it matters");
         },
       };
       const cfg = path.join(tmp, "policy-config.json");
       fs.writeFileSync(cfg, JSON.stringify({ "fixture-advice": "mandatory" }));
-      const r = await run(["p5en-1gpu", "--out", tmp, "--policy-config", cfg], { program: tinyProgram, policies: (plan, config) => runPolicies(plan, config, [advise]), policyList: [advise] });
+      const r = await run(["p5en-1gpu", "--out", tmp, "--policy-config", cfg], {
+        program: tinyProgram,
+        policies: (plan, config) => runPolicies(plan, config, [advise]),
+        policyList: [advise],
+      });
       assert.equal(r.code, ExitCode.PolicyViolation, r.err);
       fs.writeFileSync(cfg, "[1]");
-      const bad = await run(["p5en-1gpu", "--out", tmp, "--policy-config", cfg], { program: tinyProgram, policyList: [advise] });
+      const bad = await run(["p5en-1gpu", "--out", tmp, "--policy-config", cfg], {
+        program: tinyProgram,
+        policyList: [advise],
+      });
       assert.equal(bad.code, ExitCode.InvalidConfig);
       assert.match(bad.err, /--policy-config .*\n.*must be a JSON object/);
     });
 
     it("0 with an advisory violation", async () => {
       const advise: ResourceValidationPolicy = {
-        name: "fixture-advice", description: "fixture", enforcementLevel: "advisory",
+        name: "fixture-advice",
+        description: "fixture",
+        enforcementLevel: "advisory",
         validateResource: (args, report) => {
           if (args.type === "fixture:index:Thing") report("just saying");
         },
       };
-      const r = await run(["p5en-1gpu", "--out", tmp], { program: tinyProgram, policies: (plan) => runPolicies(plan, undefined, [advise]) });
+      const r = await run(["p5en-1gpu", "--out", tmp], {
+        program: tinyProgram,
+        policies: (plan) => runPolicies(plan, undefined, [advise]),
+      });
       assert.equal(r.code, ExitCode.Ok, r.err);
       assert.match(r.out, /1 advisory violations/);
     });
@@ -178,7 +219,15 @@ describe("render CLI", function () {
 
     it("a prebuilt image.ref renders without a build: image.json says so and the graph runs that ref", async () => {
       const ref = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo@sha256:${"ab".repeat(32)}`;
-      const r = await run(["p5en-1gpu", "--out", path.join(tmp, "prebuilt"), "--set", `image.ref=${ref}`, "--set", "image.cudaArchs=[sm_90]"]);
+      const r = await run([
+        "p5en-1gpu",
+        "--out",
+        path.join(tmp, "prebuilt"),
+        "--set",
+        `image.ref=${ref}`,
+        "--set",
+        "image.cudaArchs=[sm_90]",
+      ]);
       assert.equal(r.code, ExitCode.Ok, r.err);
       const dir = path.join(tmp, "prebuilt", "p5en-1gpu");
       const image = JSON.parse(fs.readFileSync(path.join(dir, "image.json"), "utf8"));
@@ -198,9 +247,24 @@ describe("render CLI", function () {
   });
 
   it("as a process: `render -- p5en-8gpu --set inference.backend=sglang` exits 2 (real exit code)", () => {
-    const p = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "tools", "render", "cli.ts"), "p5en-8gpu", "--out", tmp, "--set", "inference.backend=sglang"], {
-      cwd: ROOT, encoding: "utf8", timeout: 50000,
-    });
+    const p = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        path.join(ROOT, "tools", "render", "cli.ts"),
+        "p5en-8gpu",
+        "--out",
+        tmp,
+        "--set",
+        "inference.backend=sglang",
+      ],
+      {
+        cwd: ROOT,
+        encoding: "utf8",
+        timeout: 50000,
+      },
+    );
     assert.equal(p.status, ExitCode.InvalidConfig, `${p.stdout}\n${p.stderr}`);
     assert.match(p.stderr, /inference\.backend: must be one of "vllm", "trtllm"/);
     assert.doesNotMatch(p.stderr, STACK_TRACE);

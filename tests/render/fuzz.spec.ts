@@ -23,7 +23,9 @@ import { parseArgs } from "../../tools/render/cli";
 import { UsageError } from "../../tools/render/stackfile";
 
 const ROOT = path.join(__dirname, "..", "..");
-const BASE = YAML.parse(fs.readFileSync(path.join(ROOT, "stacks", "Pulumi.p5en-1gpu.yaml"), "utf8")) as { config: Record<string, unknown> };
+const BASE = YAML.parse(fs.readFileSync(path.join(ROOT, "stacks", "Pulumi.p5en-1gpu.yaml"), "utf8")) as {
+  config: Record<string, unknown>;
+};
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const SEED = Number(process.env.FUZZ_SEED ?? 13);
 const CHILD_RUNS = 3;
@@ -40,12 +42,47 @@ const PATHS = paths(BASE.config).filter((p) => p.length > 0);
 
 /** Hostile and ordinary values: non-finite numbers, control/bidi characters, huge strings, wrong types. */
 const VALUE: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(Infinity, -Infinity, NaN, 1e309, -0, 0, 1, 2, 8, 64, 65, 1 << 21, Number.MAX_SAFE_INTEGER, 0.5, 1.5, -1),
+  fc.constantFrom(
+    Infinity,
+    -Infinity,
+    NaN,
+    1e309,
+    -0,
+    0,
+    1,
+    2,
+    8,
+    64,
+    65,
+    1 << 21,
+    Number.MAX_SAFE_INTEGER,
+    0.5,
+    1.5,
+    -1,
+  ),
   fc.integer({ min: -10, max: 100 }),
   fc.double(),
   fc.boolean(),
   fc.constant(null),
-  fc.constantFrom("", " x ", "a\nb", "a\u0000b", "\u202emodel", "m\ufffd", "x".repeat(10000), ".inf", "vllm", "sglang", "p5en.48xlarge", "auto", "sm_90", "us-east-2b", "on-demand", "[a]", "{a: 1}"),
+  fc.constantFrom(
+    "",
+    " x ",
+    "a\nb",
+    "a\u0000b",
+    "\u202emodel",
+    "m\ufffd",
+    "x".repeat(10000),
+    ".inf",
+    "vllm",
+    "sglang",
+    "p5en.48xlarge",
+    "auto",
+    "sm_90",
+    "us-east-2b",
+    "on-demand",
+    "[a]",
+    "{a: 1}",
+  ),
   fc.string({ maxLength: 20 }),
   fc.array(fc.oneof(fc.string({ maxLength: 8 }), fc.integer()), { maxLength: 3 }),
   fc.dictionary(fc.string({ maxLength: 8 }), fc.integer(), { maxKeys: 2 }),
@@ -53,21 +90,55 @@ const VALUE: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Paths whose base value is a number, and values JSON cannot carry or that sit at a range's edge. */
 const NUMERIC_PATHS = PATHS.filter((p) => typeof p.reduce((o: any, k) => o?.[k], BASE.config) === "number"); // eslint-disable-line @typescript-eslint/no-explicit-any
-const NUMBER: fc.Arbitrary<number> = fc.oneof(fc.constantFrom(Infinity, -Infinity, NaN, 1e309, 0, 1, 2, 4, 8, 16, 64, 65), fc.integer({ min: 1, max: 4096 }));
+const NUMBER: fc.Arbitrary<number> = fc.oneof(
+  fc.constantFrom(Infinity, -Infinity, NaN, 1e309, 0, 1, 2, 4, 8, 16, 64, 65),
+  fc.integer({ min: 1, max: 4096 }),
+);
 const NEW_KEYS: readonly string[] = ["modelCacheGiB", "gpuMemoryUtilization", "maxModelLen", "modelLoadBudgetSeconds"];
 
 /** One change to the config: set a value (numbers on numeric keys most often), delete a key, or add / misspell a key. */
 const MUTATION = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant("set" as const), path: fc.constantFrom(...NUMERIC_PATHS), value: NUMBER }), weight: 3 },
-  { arbitrary: fc.record({ kind: fc.constant("set" as const), path: fc.constantFrom(...NEW_KEYS.map((k) => ["dynamo-efa:inference", k])), value: NUMBER }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant("set" as const), path: fc.constantFrom(...PATHS), value: VALUE }), weight: 3 },
+  {
+    arbitrary: fc.record({ kind: fc.constant("set" as const), path: fc.constantFrom(...NUMERIC_PATHS), value: NUMBER }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant("set" as const),
+      path: fc.constantFrom(...NEW_KEYS.map((k) => ["dynamo-efa:inference", k])),
+      value: NUMBER,
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant("set" as const), path: fc.constantFrom(...PATHS), value: VALUE }),
+    weight: 3,
+  },
   fc.record({ kind: fc.constant("delete" as const), path: fc.constantFrom(...PATHS) }),
-  fc.record({ kind: fc.constant("rename" as const), path: fc.constantFrom(...PATHS), key: fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom("inferense", "dynamo-efa:inferense", "aws:regoin", "graphname", "dynamo-efa:inference.model", "dynamo_efa:graphName", "Model", "replica")) }),
+  fc.record({
+    kind: fc.constant("rename" as const),
+    path: fc.constantFrom(...PATHS),
+    key: fc.oneof(
+      fc.string({ minLength: 1, maxLength: 12 }),
+      fc.constantFrom(
+        "inferense",
+        "dynamo-efa:inferense",
+        "aws:regoin",
+        "graphname",
+        "dynamo-efa:inference.model",
+        "dynamo_efa:graphName",
+        "Model",
+        "replica",
+      ),
+    ),
+  }),
 );
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function mutate(config: Record<string, unknown>, m: any): void {
-  const parent = m.path.slice(0, -1).reduce((o: any, k: string) => (o && typeof o === "object" ? o[k] : undefined), config);
+  const parent = m.path
+    .slice(0, -1)
+    .reduce((o: any, k: string) => (o && typeof o === "object" ? o[k] : undefined), config);
   if (!parent || typeof parent !== "object" || Array.isArray(parent)) return;
   const last = m.path[m.path.length - 1];
   if (m.kind === "set") parent[last] = m.value;
@@ -82,16 +153,34 @@ function mutate(config: Record<string, unknown>, m: any): void {
 const STACK = fc.record({
   mutations: fc.array(MUTATION, { minLength: 1, maxLength: 3 }),
   // One file in five also gets a byte-level change (then only "no crash, bounded message" is checked).
-  text: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { weight: 1, arbitrary: fc.oneof(
-    fc.constant((t: string) => t.replace(/\n/g, "\r")),
-    fc.constant((t: string) => `\ufeff${t}`),
-    fc.constant((t: string) => t.replace("config:", "config: &c")),
-    fc.integer({ min: 0, max: 2000 }).map((i) => (t: string) => t.slice(0, i % (t.length + 1))),
-    fc.tuple(fc.integer({ min: 0, max: 2000 }), fc.constantFrom("\t", "\u0000", ":", "- ", "*a", "&a ", "<<: ", "{", "]", "'", "\"")).map(([i, c]) => (t: string) => t.slice(0, i % (t.length + 1)) + c + t.slice(i % (t.length + 1))),
-  ) }),
+  text: fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 4 },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        fc.constant((t: string) => t.replace(/\n/g, "\r")),
+        fc.constant((t: string) => `\ufeff${t}`),
+        fc.constant((t: string) => t.replace("config:", "config: &c")),
+        fc.integer({ min: 0, max: 2000 }).map((i) => (t: string) => t.slice(0, i % (t.length + 1))),
+        fc
+          .tuple(
+            fc.integer({ min: 0, max: 2000 }),
+            fc.constantFrom("\t", "\u0000", ":", "- ", "*a", "&a ", "<<: ", "{", "]", "'", '"'),
+          )
+          .map(
+            ([i, c]) =>
+              (t: string) =>
+                t.slice(0, i % (t.length + 1)) + c + t.slice(i % (t.length + 1)),
+          ),
+      ),
+    },
+  ),
 });
 
-function build(s: { mutations: unknown[]; text?: (t: string) => string }): { text: string; config: Record<string, unknown> } {
+function build(s: { mutations: unknown[]; text?: (t: string) => string }): {
+  text: string;
+  config: Record<string, unknown>;
+} {
   const config = structuredClone(BASE.config);
   for (const m of s.mutations) mutate(config, m);
   const text = YAML.stringify({ config }, { lineWidth: 0 });
@@ -102,8 +191,14 @@ function build(s: { mutations: unknown[]; text?: (t: string) => string }): { tex
 function holds(user: unknown, checked: unknown): boolean {
   if (user === undefined || user === null) return true;
   if (typeof user === "number" && typeof checked === "string") return Number(checked) === user;
-  if (Array.isArray(user)) return Array.isArray(checked) && user.length === checked.length && user.every((u, i) => holds(u, checked[i]));
-  if (typeof user === "object") return !!checked && typeof checked === "object" && Object.entries(user).every(([k, v]) => holds(v, (checked as Record<string, unknown>)[k]));
+  if (Array.isArray(user))
+    return Array.isArray(checked) && user.length === checked.length && user.every((u, i) => holds(u, checked[i]));
+  if (typeof user === "object")
+    return (
+      !!checked &&
+      typeof checked === "object" &&
+      Object.entries(user).every(([k, v]) => holds(v, (checked as Record<string, unknown>)[k]))
+    );
   return Object.is(user, checked);
 }
 
@@ -136,9 +231,19 @@ describe("render fuzz: mutated stack files through the CLI's loading and validat
           if (e instanceof assert.AssertionError) throw e;
           if (e instanceof UsageError) outcomes.usage++;
           else if (e instanceof ConfigProblems) outcomes.config++;
-          else throw new Error(`would exit 70: ${(e as Error).stack}\n--- file ---\n${JSON.stringify(text).slice(0, 2000)}`);
-          const message = e instanceof ConfigProblems ? e.problems.map((p) => `${p.propertyPath}: ${p.reason}`).join("\n") : (e as Error).message;
-          for (const line of message.split("\n")) assert.ok(line.length <= 1000, `an unbounded message line (${line.length} characters): ${line.slice(0, 200)}`);
+          else
+            throw new Error(
+              `would exit 70: ${(e as Error).stack}\n--- file ---\n${JSON.stringify(text).slice(0, 2000)}`,
+            );
+          const message =
+            e instanceof ConfigProblems
+              ? e.problems.map((p) => `${p.propertyPath}: ${p.reason}`).join("\n")
+              : (e as Error).message;
+          for (const line of message.split("\n"))
+            assert.ok(
+              line.length <= 1000,
+              `an unbounded message line (${line.length} characters): ${line.slice(0, 200)}`,
+            );
         }
       }),
       { numRuns: RUNS, seed: SEED },
@@ -153,7 +258,11 @@ describe("render fuzz: mutated stack files through the CLI's loading and validat
     samples.forEach((s, i) => {
       const f = path.join(tmp, `Pulumi.child${i}.yaml`);
       fs.writeFileSync(f, build(s as { mutations: unknown[]; text?: (t: string) => string }).text);
-      const p = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "tools", "render", "cli.ts"), "--file", f, "--out", path.join(tmp, "out")], { cwd: ROOT, encoding: "utf8" });
+      const p = spawnSync(
+        process.execPath,
+        ["--import", "tsx", path.join(ROOT, "tools", "render", "cli.ts"), "--file", f, "--out", path.join(tmp, "out")],
+        { cwd: ROOT, encoding: "utf8" },
+      );
       assert.ok([0, 1, 2].includes(p.status ?? -1), `exit ${p.status}\n${p.stderr}`);
       assert.doesNotMatch(p.stderr, STACK_TRACE);
     });

@@ -11,11 +11,23 @@ import { defaultDeps, runCli } from "../../tools/render/cli";
 
 const IMAGE = "docker-build:index:Image";
 
-async function render(out: string, extra: string[]): Promise<{ code: number; err: string; image?: Record<string, any> }> {
+async function render(
+  out: string,
+  extra: string[],
+): Promise<{ code: number; err: string; image?: Record<string, any> }> {
   const err: string[] = [];
-  const code = await runCli(["p5en-1gpu", "--out", out, ...extra], { ...defaultDeps(), stdout: () => undefined, stderr: (l) => err.push(l) });
+  const code = await runCli(["p5en-1gpu", "--out", out, ...extra], {
+    ...defaultDeps(),
+    stdout: () => undefined,
+    stderr: (l) => err.push(l),
+  });
   const file = path.join(out, "p5en-1gpu", "resources.json");
-  const image = code === 0 ? (JSON.parse(fs.readFileSync(file, "utf8")) as { type: string; inputs: Record<string, any> }[]).find((r) => r.type === IMAGE)?.inputs : undefined;
+  const image =
+    code === 0
+      ? (JSON.parse(fs.readFileSync(file, "utf8")) as { type: string; inputs: Record<string, any> }[]).find(
+          (r) => r.type === IMAGE,
+        )?.inputs
+      : undefined;
   return { code, err: err.join("\n"), ...(image ? { image } : {}) };
 }
 

@@ -23,11 +23,27 @@ describe("index.ts (the Pulumi program entry)", function () {
         const mod = require("../../index") as Record<string, unknown>;
         return { exports: { ...mod }, result: undefined };
       },
-      { project: project.name, stack: "p5en-8gpu", mocks: renderMocks("us-east-2"), config: { ...cfg.config, "dynamo-efa:hfToken": "hf_x" }, secretKeys: ["dynamo-efa:hfToken"] },
+      {
+        project: project.name,
+        stack: "p5en-8gpu",
+        mocks: renderMocks("us-east-2"),
+        config: { ...cfg.config, "dynamo-efa:hfToken": "hf_x" },
+        secretKeys: ["dynamo-efa:hfToken"],
+      },
     );
-    assert.deepEqual(Object.keys(c.outputs).sort(), ["clusterName", "frontendUrl", "imageRef", "kubeconfig", "plan", "servedModelName"]);
+    assert.deepEqual(Object.keys(c.outputs).sort(), [
+      "clusterName",
+      "frontendUrl",
+      "imageRef",
+      "kubeconfig",
+      "plan",
+      "servedModelName",
+    ]);
     assert.equal(c.outputs.frontendUrl, "http://llm-frontend.dynamo.svc.cluster.local:8000");
-    assert.match(String(c.outputs.imageRef), /\.dkr\.ecr\.us-east-2\.amazonaws\.com\/dynamo-efa-p5en-8gpu@sha256:[0-9a-f]{64}$/);
+    assert.match(
+      String(c.outputs.imageRef),
+      /\.dkr\.ecr\.us-east-2\.amazonaws\.com\/dynamo-efa-p5en-8gpu@sha256:[0-9a-f]{64}$/,
+    );
     assert.equal(c.outputs.kubeconfig, "[secret]");
     const plan = c.outputs.plan as { gpus: object; efaRails: object; image: { cudaArchs: string[] } };
     assert.deepEqual(plan.gpus, { requested: 16, provisioned: 16 });

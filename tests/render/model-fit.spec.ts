@@ -20,7 +20,11 @@ describe("render: model fit in plan.json / plan.md", function () {
   async function render(stack: string, label: string, sets: string[]) {
     const lines: string[] = [];
     const out = path.join(tmp, label);
-    const code = await runCli([stack, "--out", out, ...sets.flatMap((s) => ["--set", s])], { ...defaultDeps(), stdout: (l) => lines.push(l), stderr: (l) => lines.push(l) });
+    const code = await runCli([stack, "--out", out, ...sets.flatMap((s) => ["--set", s])], {
+      ...defaultDeps(),
+      stdout: (l) => lines.push(l),
+      stderr: (l) => lines.push(l),
+    });
     const file = path.join(out, stack, "plan.json");
     const plan = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : undefined;
     const md = plan ? fs.readFileSync(path.join(out, stack, "plan.md"), "utf8") : "";
@@ -34,7 +38,10 @@ describe("render: model fit in plan.json / plan.md", function () {
       assert.equal(r.plan.model.kvBytesPerToken, 131072);
       assert.equal(Math.round(r.plan.model.weightGiB), 15);
       assert.match(r.plan.model.source, /config\.json/);
-      assert.deepEqual(r.plan.fit.map((f: { role: string }) => f.role), ["prefill", "decode"]);
+      assert.deepEqual(
+        r.plan.fit.map((f: { role: string }) => f.role),
+        ["prefill", "decode"],
+      );
       for (const f of r.plan.fit) {
         assert.equal(f.tensorParallel, 1);
         assert.ok(f.maxConcurrentAtMaxLen >= 1 && f.kvCapacityTokens >= 4096, JSON.stringify(f));
@@ -51,14 +58,19 @@ describe("render: model fit in plan.json / plan.md", function () {
   it("p5en-8gpu with Llama-3.1-70B on 1 GPU per worker exits 2 naming both roles and the weight size", async () => {
     const r = await render("p5en-8gpu", "70b-tp1", [SEVENTY]);
     assert.equal(r.code, ExitCode.InvalidConfig, r.text);
-    for (const key of ["inference.prefill.gpusPerWorker", "inference.decode.gpusPerWorker"]) assert.ok(r.text.includes(`- ${key}: (1) does not run the model`), r.text);
+    for (const key of ["inference.prefill.gpusPerWorker", "inference.decode.gpusPerWorker"])
+      assert.ok(r.text.includes(`- ${key}: (1) does not run the model`), r.text);
     assert.match(r.text, /131\.4 GiB of bf16 weights/);
     assert.match(r.text, /smallest gpusPerWorker that fits is 2/);
     assert.equal(r.plan, undefined);
   });
 
   it("p5en-8gpu with Llama-3.1-70B on 4 GPUs per worker, 2 + 2 replicas, renders with TP 4 numbers", async () => {
-    const r = await render("p5en-8gpu", "70b-tp4", [SEVENTY, "inference.prefill={replicas: 2, gpusPerWorker: 4}", "inference.decode={replicas: 2, gpusPerWorker: 4}"]);
+    const r = await render("p5en-8gpu", "70b-tp4", [
+      SEVENTY,
+      "inference.prefill={replicas: 2, gpusPerWorker: 4}",
+      "inference.decode={replicas: 2, gpusPerWorker: 4}",
+    ]);
     assert.equal(r.code, ExitCode.Ok, r.text);
     assert.equal(r.plan.model.kvBytesPerToken, 80 * 2 * 8 * 128 * 2);
     for (const f of r.plan.fit) {
@@ -69,8 +81,13 @@ describe("render: model fit in plan.json / plan.md", function () {
   });
 
   it("a private model with inference.modelShape and kvCacheDtype fp8: the plan uses the stated shape", async () => {
-    const shape = "inference.modelShape={paramsB: 13, weightDtype: fp8, layers: 40, attentionHeads: 40, kvHeads: 8, headDim: 128, maxContext: 32768}";
-    const r = await render("p5en-1gpu", "private", ["inference.model=acme/private-13b", shape, "inference.kvCacheDtype=fp8"]);
+    const shape =
+      "inference.modelShape={paramsB: 13, weightDtype: fp8, layers: 40, attentionHeads: 40, kvHeads: 8, headDim: 128, maxContext: 32768}";
+    const r = await render("p5en-1gpu", "private", [
+      "inference.model=acme/private-13b",
+      shape,
+      "inference.kvCacheDtype=fp8",
+    ]);
     assert.equal(r.code, ExitCode.Ok, r.text);
     assert.equal(r.plan.model.known, true);
     assert.match(r.plan.model.source, /inference\.modelShape/);

@@ -19,14 +19,22 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
   async function render(label: string, sets: string[]) {
     const lines: string[] = [];
     const out = path.join(tmp, label);
-    const code = await runCli(["p5en-8gpu", "--out", out, ...sets.flatMap((s) => ["--set", s])], { ...defaultDeps(), stdout: (l) => lines.push(l), stderr: (l) => lines.push(l) });
+    const code = await runCli(["p5en-8gpu", "--out", out, ...sets.flatMap((s) => ["--set", s])], {
+      ...defaultDeps(),
+      stdout: (l) => lines.push(l),
+      stderr: (l) => lines.push(l),
+    });
     const dir = path.join(out, "p5en-8gpu");
     const plan = code === ExitCode.Ok ? JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8")) : undefined;
     const md = plan ? fs.readFileSync(path.join(dir, "plan.md"), "utf8") : "";
-    const dgdFile = plan ? fs.readdirSync(path.join(dir, "manifests")).find((f) => f.includes("dynamographdeployment")) : undefined;
+    const dgdFile = plan
+      ? fs.readdirSync(path.join(dir, "manifests")).find((f) => f.includes("dynamographdeployment"))
+      : undefined;
     const dgd = dgdFile ? YAML.parse(fs.readFileSync(path.join(dir, "manifests", dgdFile), "utf8")) : undefined;
     const raw = plan ? JSON.parse(fs.readFileSync(path.join(dir, "resources.json"), "utf8")) : [];
-    const resources: { type: string; name: string; urn: string; dependsOn: string[] }[] = Array.isArray(raw) ? raw : raw.resources;
+    const resources: { type: string; name: string; urn: string; dependsOn: string[] }[] = Array.isArray(raw)
+      ? raw
+      : raw.resources;
     return { code, text: lines.join("\n"), plan, md, dgd, resources };
   }
 
@@ -36,19 +44,46 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
     const w = modelFacts("meta-llama/Llama-3.1-8B-Instruct")!.weightBytes;
     const a = LOAD_ASSUMPTIONS;
     assert.deepEqual(
-      [r.plan.modelLoad.mode, r.plan.modelLoad.downloads, r.plan.modelLoad.weightBytes, r.plan.modelLoad.downloadSeconds, r.plan.modelLoad.loadSeconds, r.plan.modelLoad.downloadBudgetSeconds, r.plan.modelLoad.loadBudgetSeconds],
-      ["local-nvme", 2, w, Math.ceil(w / (a.hfDownloadMBps * 1e6)), Math.ceil(w / (a.nvmeReadMBps * 1e6)) + a.engineStartSeconds, 1800, 1800],
+      [
+        r.plan.modelLoad.mode,
+        r.plan.modelLoad.downloads,
+        r.plan.modelLoad.weightBytes,
+        r.plan.modelLoad.downloadSeconds,
+        r.plan.modelLoad.loadSeconds,
+        r.plan.modelLoad.downloadBudgetSeconds,
+        r.plan.modelLoad.loadBudgetSeconds,
+      ],
+      [
+        "local-nvme",
+        2,
+        w,
+        Math.ceil(w / (a.hfDownloadMBps * 1e6)),
+        Math.ceil(w / (a.nvmeReadMBps * 1e6)) + a.engineStartSeconds,
+        1800,
+        1800,
+      ],
     );
     assert.deepEqual(r.plan.modelLoad.overBudget, []);
     assert.match(r.md, /## Model load: `local-nvme`/);
     assert.match(r.md, /\/mnt\/k8s-disks\/0\/dynamo-efa-model-cache/);
-    const cm = r.resources.find((x) => x.type === "kubernetes:core/v1:ConfigMap" && x.name.endsWith("-model-prefetch"))!;
+    const cm = r.resources.find(
+      (x) => x.type === "kubernetes:core/v1:ConfigMap" && x.name.endsWith("-model-prefetch"),
+    )!;
     const graph = r.resources.find((x) => x.type.endsWith(":DynamoGraphDeployment"))!;
     assert.ok(graph.dependsOn.includes(cm.urn), "the graph is sent after the prefetch script's ConfigMap exists");
     for (const svc of ["PrefillWorker", "DecodeWorker"]) {
       const pod = r.dgd.spec.services[svc].extraPodSpec;
-      assert.deepEqual(pod.initContainers.map((c: { name: string }) => c.name), ["cache-owner", "model-prefetch"], svc);
-      assert.ok(pod.mainContainer.volumeMounts.some((m: { name: string; readOnly?: boolean }) => m.name === "model-cache-node" && m.readOnly === true), svc);
+      assert.deepEqual(
+        pod.initContainers.map((c: { name: string }) => c.name),
+        ["cache-owner", "model-prefetch"],
+        svc,
+      );
+      assert.ok(
+        pod.mainContainer.volumeMounts.some(
+          (m: { name: string; readOnly?: boolean }) => m.name === "model-cache-node" && m.readOnly === true,
+        ),
+        svc,
+      );
     }
   });
 
@@ -65,13 +100,25 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
   it("local-nvme with modelCacheGiB is refused at the config key, with the fix", async () => {
     const r = await render("both", ["inference.modelCacheMode=local-nvme", "inference.modelCacheGiB=200"]);
     assert.equal(r.code, ExitCode.InvalidConfig);
-    assert.match(r.text, /inference\.modelCacheMode: \("local-nvme"\) does not use the shared cache volume \(modelCache \/ modelCacheGiB\); use mode "efs" or drop the volume/);
+    assert.match(
+      r.text,
+      /inference\.modelCacheMode: \("local-nvme"\) does not use the shared cache volume \(modelCache \/ modelCacheGiB\); use mode "efs" or drop the volume/,
+    );
   });
 
   it("an estimate over its budget is flagged", () => {
     const m = modelFacts("meta-llama/Llama-3.1-405B-Instruct")!;
     const pool = { name: "gpu", nodes: 2, localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } } as never;
-    const l = loadPlan(m, { "dynamo-efa/model-cache": "local-nvme", "dynamo-efa/model-download-budget-seconds": "600", "dynamo-efa/model-load-budget-seconds": "1800" }, pool, 2);
+    const l = loadPlan(
+      m,
+      {
+        "dynamo-efa/model-cache": "local-nvme",
+        "dynamo-efa/model-download-budget-seconds": "600",
+        "dynamo-efa/model-load-budget-seconds": "1800",
+      },
+      pool,
+      2,
+    );
     assert.deepEqual(l.overBudget, [`download ${l.downloadSeconds} s > modelDownloadBudgetSeconds 600`]);
   });
 });

@@ -11,12 +11,20 @@ import { gpuAccessPaths } from "../../components/observability/scheduling";
 import { SYSTEM_NODE_SELECTOR } from "../../components/observability/args";
 import { CliDeps, defaultDeps, runCli } from "../../tools/render/cli";
 
-interface Res { type: string; name: string; inputs: Record<string, any> }
+interface Res {
+  type: string;
+  name: string;
+  inputs: Record<string, any>;
+}
 const RELEASE = "kubernetes:helm.sh/v3:Release";
 const PODMONITOR = "kubernetes:monitoring.coreos.com/v1:PodMonitor";
 const MONITORING_CHARTS = ["kube-prometheus-stack", "dcgm-exporter"];
 
-async function render(stack: string, out: string, extra: string[] = []): Promise<{ code: number; dir: string; log: string[] }> {
+async function render(
+  stack: string,
+  out: string,
+  extra: string[] = [],
+): Promise<{ code: number; dir: string; log: string[] }> {
   const log: string[] = [];
   const deps: CliDeps = { ...defaultDeps(), stdout: (l) => log.push(l), stderr: (l) => log.push(l) };
   const code = await runCli([stack, "--out", out, ...extra], deps);
@@ -43,8 +51,19 @@ describe("render: observability on both stacks", function () {
       const r = on[stack]!;
       assert.equal(r.code, 0, r.log.join("\n"));
       const rs = resources(r.dir);
-      assert.deepEqual(monitoring(rs).map((x) => x.inputs.chart).sort(), ["dcgm-exporter", "kube-prometheus-stack"]);
-      assert.deepEqual(rs.filter((x) => x.type === PODMONITOR).map((x) => x.inputs.metadata.name).sort(), ["llm-frontend", "llm-worker"]);
+      assert.deepEqual(
+        monitoring(rs)
+          .map((x) => x.inputs.chart)
+          .sort(),
+        ["dcgm-exporter", "kube-prometheus-stack"],
+      );
+      assert.deepEqual(
+        rs
+          .filter((x) => x.type === PODMONITOR)
+          .map((x) => x.inputs.metadata.name)
+          .sort(),
+        ["llm-frontend", "llm-worker"],
+      );
       const dash = fs.readdirSync(path.join(r.dir, "dashboards"));
       assert.deepEqual(dash, ["dynamo-llm.json"]);
       const parsed = JSON.parse(fs.readFileSync(path.join(r.dir, "dashboards", dash[0]!), "utf8"));
@@ -66,26 +85,51 @@ describe("render: observability on both stacks", function () {
   it("pins every kube-prometheus-stack pod to the system node group (and replaces node-exporter's tolerate-all default)", () => {
     const kps = monitoring(resources(on["p5en-1gpu"]!.dir)).find((x) => x.inputs.chart === "kube-prometheus-stack")!;
     const v = kps.inputs.values;
-    for (const sel of [v.prometheusOperator.nodeSelector, v.prometheusOperator.admissionWebhooks.patch.nodeSelector, v.prometheus.prometheusSpec.nodeSelector, v.grafana.nodeSelector, v["kube-state-metrics"].nodeSelector, v["prometheus-node-exporter"].nodeSelector]) {
+    for (const sel of [
+      v.prometheusOperator.nodeSelector,
+      v.prometheusOperator.admissionWebhooks.patch.nodeSelector,
+      v.prometheus.prometheusSpec.nodeSelector,
+      v.grafana.nodeSelector,
+      v["kube-state-metrics"].nodeSelector,
+      v["prometheus-node-exporter"].nodeSelector,
+    ]) {
       assert.deepEqual(sel, SYSTEM_NODE_SELECTOR);
     }
     assert.deepEqual(v["prometheus-node-exporter"].tolerations, []);
-    const system = resources(on["p5en-1gpu"]!.dir).find((x) => x.type === "aws:eks/nodeGroup:NodeGroup" && x.name.endsWith("system-ng"))!;
-    for (const [k, val] of Object.entries(SYSTEM_NODE_SELECTOR)) assert.equal(system.inputs.labels[k], val, "the system node group carries the selector's label");
+    const system = resources(on["p5en-1gpu"]!.dir).find(
+      (x) => x.type === "aws:eks/nodeGroup:NodeGroup" && x.name.endsWith("system-ng"),
+    )!;
+    for (const [k, val] of Object.entries(SYSTEM_NODE_SELECTOR))
+      assert.equal(system.inputs.labels[k], val, "the system node group carries the selector's label");
   });
 
   it("the check catches a tolerate-everything toleration and a GPU request (mutations)", () => {
-    assert.deepEqual(gpuAccessPaths({ tolerations: [{ effect: "NoSchedule", operator: "Exists" }] }), ["tolerations[0]"]);
-    assert.deepEqual(gpuAccessPaths({ a: { tolerations: [{ key: "nvidia.com/gpu", operator: "Equal", value: "true", effect: "NoSchedule" }] } }), ["a.tolerations[0]"]);
-    assert.deepEqual(gpuAccessPaths({ resources: { limits: { "nvidia.com/gpu": 1 } } }), ["resources.limits.nvidia.com/gpu"]);
-    assert.deepEqual(gpuAccessPaths({ tolerations: [{ key: "other", operator: "Exists" }], resources: { limits: { cpu: "1" } } }), []);
+    assert.deepEqual(gpuAccessPaths({ tolerations: [{ effect: "NoSchedule", operator: "Exists" }] }), [
+      "tolerations[0]",
+    ]);
+    assert.deepEqual(
+      gpuAccessPaths({
+        a: { tolerations: [{ key: "nvidia.com/gpu", operator: "Equal", value: "true", effect: "NoSchedule" }] },
+      }),
+      ["a.tolerations[0]"],
+    );
+    assert.deepEqual(gpuAccessPaths({ resources: { limits: { "nvidia.com/gpu": 1 } } }), [
+      "resources.limits.nvidia.com/gpu",
+    ]);
+    assert.deepEqual(
+      gpuAccessPaths({ tolerations: [{ key: "other", operator: "Exists" }], resources: { limits: { cpu: "1" } } }),
+      [],
+    );
   });
 
   it("observability=false: no monitoring release, PodMonitor, dashboard ConfigMap or dashboards/ output", () => {
     assert.equal(off.code, 0, off.log.join("\n"));
     const rs = resources(off.dir);
     assert.deepEqual(monitoring(rs), []);
-    assert.deepEqual(rs.filter((x) => x.type === PODMONITOR || x.type.startsWith("dynamo-efa:observability")), []);
+    assert.deepEqual(
+      rs.filter((x) => x.type === PODMONITOR || x.type.startsWith("dynamo-efa:observability")),
+      [],
+    );
     assert.equal(fs.existsSync(path.join(off.dir, "dashboards")), false);
   });
 });

@@ -9,13 +9,20 @@ import { imageTargets, imageVsGpuNodes } from "../../tools/render/build-order";
 import type { GraphNode } from "../../tools/render/graph";
 import { policyMarkdown, remoteChildren } from "../../tools/render/plan-md-sections";
 
-const node = (urn: string, type: string, dependsOn: string[] = [], inputs: Record<string, unknown> = {}): GraphNode =>
-  ({ urn, name: urn, type, custom: true, remote: false, dependsOn, inputs });
+const node = (
+  urn: string,
+  type: string,
+  dependsOn: string[] = [],
+  inputs: Record<string, unknown> = {},
+): GraphNode => ({ urn, name: urn, type, custom: true, remote: false, dependsOn, inputs });
 
 describe("plan.md sections", () => {
   it("counts the VPC's subnets and NAT gateways from its args, and the EKS OIDC provider", () => {
     const rows = remoteChildren([
-      { type: "awsx:ec2:Vpc", inputs: { availabilityZoneNames: ["a", "b", "c"], subnetSpecs: [{}, {}], natGateways: { strategy: "Single" } } },
+      {
+        type: "awsx:ec2:Vpc",
+        inputs: { availabilityZoneNames: ["a", "b", "c"], subnetSpecs: [{}, {}], natGateways: { strategy: "Single" } },
+      },
       { type: "eks:index:Cluster", inputs: { createOidcProvider: true } },
     ]);
     const count = (kind: string) => rows.find((r) => r[0].includes(kind))?.[1];
@@ -28,25 +35,60 @@ describe("plan.md sections", () => {
 
   it("the image is ready long after the GPU node group, and its targets are the image and what it waits for", () => {
     const nodes = [
-      node("vpc", "awsx:ec2:Vpc"), node("eks", "eks:index:Cluster", ["vpc"]),
+      node("vpc", "awsx:ec2:Vpc"),
+      node("eks", "eks:index:Cluster", ["vpc"]),
       node("lt", "aws:ec2/launchTemplate:LaunchTemplate", [], { instanceType: "p5en.48xlarge" }),
       node("ng", "aws:eks/nodeGroup:NodeGroup", ["eks", "lt"]),
-      node("repo", "aws:ecr/repository:Repository"), node("img", "docker-build:index:Image", ["repo"]),
+      node("repo", "aws:ecr/repository:Repository"),
+      node("img", "docker-build:index:Image", ["repo"]),
     ];
     assert.deepEqual(imageVsGpuNodes(nodes, ["p5en.48xlarge"]), { imageMinutes: 95.1, gpuNodesMinutes: 23 });
     assert.deepEqual(imageTargets(nodes), ["img", "repo"]);
     assert.equal(imageVsGpuNodes(nodes, ["p4d.24xlarge"]), undefined, "no GPU node group of the pool's type");
-    assert.equal(imageVsGpuNodes(nodes.filter((n) => n.urn !== "img"), ["p5en.48xlarge"]), undefined, "no image build");
+    assert.equal(
+      imageVsGpuNodes(
+        nodes.filter((n) => n.urn !== "img"),
+        ["p5en.48xlarge"],
+      ),
+      undefined,
+      "no image build",
+    );
   });
 
   it("the policy table says passed for a policy that checked something, not applicable only when it checked nothing", () => {
     const md = policyMarkdown({
       results: [
-        { name: "a", description: "", enforcementLevel: "mandatory", passed: true, violations: [], checked: 2, notApplicable: [] },
-        { name: "b", description: "", enforcementLevel: "mandatory", passed: true, violations: [], checked: 0, notApplicable: ["no launch template"] },
-        { name: "c", description: "", enforcementLevel: "advisory", passed: false, violations: [{ message: "bad" }], checked: 1, notApplicable: [] },
+        {
+          name: "a",
+          description: "",
+          enforcementLevel: "mandatory",
+          passed: true,
+          violations: [],
+          checked: 2,
+          notApplicable: [],
+        },
+        {
+          name: "b",
+          description: "",
+          enforcementLevel: "mandatory",
+          passed: true,
+          violations: [],
+          checked: 0,
+          notApplicable: ["no launch template"],
+        },
+        {
+          name: "c",
+          description: "",
+          enforcementLevel: "advisory",
+          passed: false,
+          violations: [{ message: "bad" }],
+          checked: 1,
+          notApplicable: [],
+        },
       ],
-      mandatoryViolations: 0, advisoryViolations: 1, passed: true,
+      mandatoryViolations: 0,
+      advisoryViolations: 1,
+      passed: true,
     }).join("\n");
     assert.match(md, /\| `a` \| mandatory \| 2 \| passed \|/);
     assert.match(md, /\| `b` \| mandatory \| 0 \| not applicable: no launch template \|/);

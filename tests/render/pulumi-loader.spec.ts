@@ -23,8 +23,21 @@ describe("index.ts under Pulumi's own TypeScript loader", function () {
     }
     const { loader, outputs } = JSON.parse(stdout.trim().split("\n").pop()!);
     assert.equal(loader.typescript, require("typescript").version, "Pulumi must compile with the project's TypeScript");
-    assert.deepEqual(Object.keys(outputs).sort(), ["clusterName", "frontendUrl", "imageRef", "kubeconfig", "plan", "servedModelName"]);
+    assert.deepEqual(Object.keys(outputs).sort(), [
+      "clusterName",
+      "frontendUrl",
+      "imageRef",
+      "kubeconfig",
+      "plan",
+      "servedModelName",
+    ]);
     assert.equal(outputs.kubeconfig, "[secret]");
-    assert.deepEqual([outputs.plan.gpus, outputs.plan.efaRails], [{ requested: 16, provisioned: 16 }, { used: 32, provisioned: 32 }]);
+    assert.deepEqual(
+      [outputs.plan.gpus, outputs.plan.efaRails],
+      [
+        { requested: 16, provisioned: 16 },
+        { used: 32, provisioned: 32 },
+      ],
+    );
   });
 });

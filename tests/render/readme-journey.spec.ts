@@ -28,7 +28,13 @@ function section(title: string): string {
 /** Commands of the ```sh blocks, continuation lines joined. */
 export function commands(body: string): string[] {
   const blocks = [...body.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
-  return blocks.flatMap((b) => b.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) => l.length > 0));
+  return blocks.flatMap((b) =>
+    b
+      .replace(/\\\n/g, " ")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l.length > 0),
+  );
 }
 
 describe("README: first request, image build, teardown", function () {
@@ -45,12 +51,21 @@ describe("README: first request, image build, teardown", function () {
         const m = /^npm run render -- (.*?)\s*(#.*)?$/.exec(c);
         assert.ok(m, `${title}: "${c}" is neither run by a test nor marked "# needs AWS"`);
         const args = m[1].split(/\s+/);
-        const code = await runCli([...args, "--out", tmp], { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined });
+        const code = await runCli([...args, "--out", tmp], {
+          ...defaultDeps(),
+          stdout: () => undefined,
+          stderr: () => undefined,
+        });
         assert.equal(code, 0, c);
         const set = args.indexOf("--set");
         if (set >= 0 && args[set + 1].startsWith("image.builder=")) {
-          const res = JSON.parse(fs.readFileSync(path.join(tmp, args[0], "resources.json"), "utf8")) as { type: string; inputs: Record<string, any> }[];
-          assert.deepEqual(res.find((r) => r.type === "docker-build:index:Image")?.inputs.builder, { name: args[set + 1].split("=")[1] });
+          const res = JSON.parse(fs.readFileSync(path.join(tmp, args[0], "resources.json"), "utf8")) as {
+            type: string;
+            inputs: Record<string, any>;
+          }[];
+          assert.deepEqual(res.find((r) => r.type === "docker-build:index:Image")?.inputs.builder, {
+            name: args[set + 1].split("=")[1],
+          });
         }
       }
     });
@@ -64,11 +79,21 @@ describe("README: first request, image build, teardown", function () {
   });
 
   it("README help texts match the code: outputs.json fields, verify --graph default", async () => {
-    const code = await runCli(["p5en-1gpu", "--out", tmp], { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined });
+    const code = await runCli(["p5en-1gpu", "--out", tmp], {
+      ...defaultDeps(),
+      stdout: () => undefined,
+      stderr: () => undefined,
+    });
     assert.equal(code, 0);
     const outputs = Object.keys(JSON.parse(fs.readFileSync(path.join(tmp, "p5en-1gpu", "outputs.json"), "utf8")));
     const row = README.split("\n").find((l) => l.startsWith("| `outputs.json` |")) ?? "";
-    assert.deepEqual([...row.matchAll(/`(\w+)`/g)].map((m) => m[1]).filter((k) => k !== "outputs" && k !== "secret").sort(), outputs.sort());
+    assert.deepEqual(
+      [...row.matchAll(/`(\w+)`/g)]
+        .map((m) => m[1])
+        .filter((k) => k !== "outputs" && k !== "secret")
+        .sort(),
+      outputs.sort(),
+    );
     const graphLine = USAGE.split("\n").find((l) => l.trim().startsWith("--graph")) ?? "";
     assert.ok(graphLine.includes(`"${DEFAULT_GRAPH_NAME}"`), graphLine);
     assert.ok(README.includes(`\`dynamo-efa:graphName\` (default \`${DEFAULT_GRAPH_NAME}\`)`));
@@ -76,6 +101,9 @@ describe("README: first request, image build, teardown", function () {
 
   it("the check fails on an unmarked AWS command", () => {
     const cmds = commands("```sh\npulumi destroy -s x\n```\n");
-    assert.deepEqual(cmds.filter((c) => !MARKED.test(c) && !c.startsWith("npm run render -- ")), ["pulumi destroy -s x"]);
+    assert.deepEqual(
+      cmds.filter((c) => !MARKED.test(c) && !c.startsWith("npm run render -- ")),
+      ["pulumi destroy -s x"],
+    );
   });
 });

@@ -27,13 +27,23 @@ interface Run {
 
 function tinyProgram(): { exports: Record<string, unknown>; result: RenderFacts } {
   new pulumi.ComponentResource("fixture:index:Thing", "thing");
-  return { exports: {}, result: { region: "us-east-2", gpuPools: [], image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: false } } };
+  return {
+    exports: {},
+    result: { region: "us-east-2", gpuPools: [], image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: false } },
+  };
 }
 
 async function run(argv: string[], over: Partial<CliDeps> = {}): Promise<Run> {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const code = await runCli(argv, { ...defaultDeps(), program: tinyProgram, cwd: ROOT, stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l), ...over });
+  const code = await runCli(argv, {
+    ...defaultDeps(),
+    program: tinyProgram,
+    cwd: ROOT,
+    stdout: (l) => stdout.push(l),
+    stderr: (l) => stderr.push(l),
+    ...over,
+  });
   const r = { code, out: stdout.join("\n"), err: stderr.join("\n") };
   assert.doesNotMatch(r.err, STACK_TRACE, "a stack trace was printed");
   return r;
@@ -106,11 +116,23 @@ describe("render robustness: no lost data, no false success, the user's input bl
 
   describe("3: --policy-config is checked against the pack", () => {
     const cases: [string, unknown, RegExp][] = [
-      ["a capitalised level", { "no-noop-nixl-env": "Mandatory" }, /- no-noop-nixl-env: must be one of "advisory", "mandatory", "remediate", "disabled"; got "Mandatory"; did you mean "mandatory"\?/],
+      [
+        "a capitalised level",
+        { "no-noop-nixl-env": "Mandatory" },
+        /- no-noop-nixl-env: must be one of "advisory", "mandatory", "remediate", "disabled"; got "Mandatory"; did you mean "mandatory"\?/,
+      ],
       ["a misspelt level", { "no-noop-nixl-env": "mandatry" }, /did you mean "mandatory"\?/],
       ["a level Pulumi does not have", { all: "blocking" }, /- all: must be one of/],
-      ["an unknown policy name", { "no-noop-nixl-envs": "mandatory" }, /- no-noop-nixl-envs: not a policy of the pack; did you mean "no-noop-nixl-env"\?/],
-      ["a setting of the wrong type", { "imdsv2-required": { maxHopLimit: "abc" } }, /- imdsv2-required\.maxHopLimit: must be of type integer; got "abc"/],
+      [
+        "an unknown policy name",
+        { "no-noop-nixl-envs": "mandatory" },
+        /- no-noop-nixl-envs: not a policy of the pack; did you mean "no-noop-nixl-env"\?/,
+      ],
+      [
+        "a setting of the wrong type",
+        { "imdsv2-required": { maxHopLimit: "abc" } },
+        /- imdsv2-required\.maxHopLimit: must be of type integer; got "abc"/,
+      ],
       ["an unknown setting", { "imdsv2-required": { maxHopLimt: 1 } }, /did you mean "maxHopLimit"\?/],
     ];
     for (const [why, cfg, re] of cases) {
@@ -127,12 +149,28 @@ describe("render robustness: no lost data, no false success, the user's input bl
       const table = (heading: string) => {
         const section = readme.slice(readme.indexOf(heading));
         const rows = section.slice(section.indexOf("| exit | meaning |")).split("\n").slice(2);
-        const body = rows.slice(0, rows.findIndex((l) => !l.startsWith("|")));
-        return body.flatMap((l) => l.split("|")[1].split(",").map((c) => Number(c.trim()))).sort((a, b) => a - b);
+        const body = rows.slice(
+          0,
+          rows.findIndex((l) => !l.startsWith("|")),
+        );
+        return body
+          .flatMap((l) =>
+            l
+              .split("|")[1]
+              .split(",")
+              .map((c) => Number(c.trim())),
+          )
+          .sort((a, b) => a - b);
       };
       const verify = (await import("../../tools/verify/cli")).ExitCode;
-      assert.deepEqual(table("## See the whole plan offline: `render`"), [...Object.values(ExitCode)].sort((a, b) => a - b));
-      assert.deepEqual(table("## verify"), [...Object.values(verify)].sort((a, b) => a - b));
+      assert.deepEqual(
+        table("## See the whole plan offline: `render`"),
+        [...Object.values(ExitCode)].sort((a, b) => a - b),
+      );
+      assert.deepEqual(
+        table("## verify"),
+        [...Object.values(verify)].sort((a, b) => a - b),
+      );
     });
 
     it("3: the README's example file is not named policy.json (the render's own output)", () => {
@@ -145,7 +183,11 @@ describe("render robustness: no lost data, no false success, the user's input bl
     it("4: a failed render leaves the previous complete output untouched and says so", async () => {
       assert.equal((await run(["p5en-1gpu", "--out", tmp])).code, ExitCode.Ok);
       const before = snapshot(path.join(tmp, "p5en-1gpu"));
-      const r = await run(["p5en-1gpu", "--out", tmp], { program: () => { throw new Error("boom"); } });
+      const r = await run(["p5en-1gpu", "--out", tmp], {
+        program: () => {
+          throw new Error("boom");
+        },
+      });
       assert.equal(r.code, ExitCode.Internal);
       assert.match(r.err, /p5en-1gpu was left as it was \(the previous render\)/);
       assert.deepEqual(snapshot(path.join(tmp, "p5en-1gpu")), before);
@@ -157,26 +199,50 @@ describe("render robustness: no lost data, no false success, the user's input bl
       writeRenderAtomic(dir, [{ path: "plan.json", content: "old\n" }], []);
       fs.writeFileSync(path.join(dir, "notes.txt"), "mine\n");
       assert.throws(
-        () => writeRenderAtomic(dir, [{ path: "plan.json", content: "new\n" }, { path: "a/b", content: "x" }, { path: "a", content: "y" }], []),
+        () =>
+          writeRenderAtomic(
+            dir,
+            [
+              { path: "plan.json", content: "new\n" },
+              { path: "a/b", content: "x" },
+              { path: "a", content: "y" },
+            ],
+            [],
+          ),
         (e: Error & { code?: number }) => e.code === ExitCode.CantCreate && /nothing changed/.test(e.message),
       );
       assert.deepEqual(snapshot(dir), { "plan.json": "old\n", "notes.txt": "mine\n" });
       assert.deepEqual(fs.readdirSync(tmp), ["s"]);
       writeRenderAtomic(dir, [{ path: "plan.json", content: "new\n" }], ["plan.json"]);
-      assert.deepEqual(snapshot(dir), { "plan.json": "new\n", "notes.txt": "mine\n" }, "a user's own file survives a re-render");
+      assert.deepEqual(
+        snapshot(dir),
+        { "plan.json": "new\n", "notes.txt": "mine\n" },
+        "a user's own file survives a re-render",
+      );
     });
 
     it("4: a second render into a locked directory fails fast with exit 2 naming the holder", async () => {
-      fs.writeFileSync(path.join(tmp, ".p5en-1gpu.lock"), JSON.stringify({ pid: process.pid, host: os.hostname(), since: "then" }));
+      fs.writeFileSync(
+        path.join(tmp, ".p5en-1gpu.lock"),
+        JSON.stringify({ pid: process.pid, host: os.hostname(), since: "then" }),
+      );
       const r = await run(["p5en-1gpu", "--out", tmp]);
       assert.equal(r.code, ExitCode.InvalidConfig);
-      assert.match(r.err, new RegExp(`another render is writing .*p5en-1gpu \\(pid ${process.pid} on ${os.hostname()} since then\\)`));
+      assert.match(
+        r.err,
+        new RegExp(`another render is writing .*p5en-1gpu \\(pid ${process.pid} on ${os.hostname()} since then\\)`),
+      );
       assert.ok(!fs.existsSync(path.join(tmp, "p5en-1gpu")));
     });
 
     it("4: a lock left by a dead process is taken over", async () => {
-      const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
-      fs.writeFileSync(path.join(tmp, ".p5en-1gpu.lock"), JSON.stringify({ pid: Number(dead.stdout), host: os.hostname(), since: "then" }));
+      const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+        encoding: "utf8",
+      });
+      fs.writeFileSync(
+        path.join(tmp, ".p5en-1gpu.lock"),
+        JSON.stringify({ pid: Number(dead.stdout), host: os.hostname(), since: "then" }),
+      );
       fs.mkdirSync(path.join(tmp, `.p5en-1gpu.tmp-${dead.stdout}-abc123`));
       const r = await run(["p5en-1gpu", "--out", tmp]);
       assert.equal(r.code, ExitCode.Ok, r.err);
@@ -186,7 +252,20 @@ describe("render robustness: no lost data, no false success, the user's input bl
     it("4: Ctrl-C (SIGINT) during a render exits 130, keeps the previous output and releases the lock", async function () {
       assert.equal((await run(["p5en-1gpu", "--out", tmp])).code, ExitCode.Ok);
       const before = snapshot(path.join(tmp, "p5en-1gpu"));
-      const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "tools", "render", "cli.ts"), "p5en-1gpu", "--out", tmp, "--set", "inference.prefill.replicas=2"], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          path.join(ROOT, "tools", "render", "cli.ts"),
+          "p5en-1gpu",
+          "--out",
+          tmp,
+          "--set",
+          "inference.prefill.replicas=2",
+        ],
+        { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] },
+      );
       let err = "";
       child.stderr.on("data", (d) => (err += d));
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -198,13 +277,30 @@ describe("render robustness: no lost data, no false success, the user's input bl
       assert.equal(code, ExitCode.Interrupted, err);
       assert.match(err, /interrupted \(SIGINT\); the previous output, if any, is unchanged/);
       assert.deepEqual(snapshot(path.join(tmp, "p5en-1gpu")), before);
-      assert.deepEqual(fs.readdirSync(tmp).filter((n) => n !== "p5en-1gpu"), [], "no lock or temporary directory is left");
+      assert.deepEqual(
+        fs.readdirSync(tmp).filter((n) => n !== "p5en-1gpu"),
+        [],
+        "no lock or temporary directory is left",
+      );
     });
 
     it("4: a render killed half-way (SIGKILL) leaves the previous output; the next render takes over its lock", async function () {
       assert.equal((await run(["p5en-1gpu", "--out", tmp])).code, ExitCode.Ok);
       const before = snapshot(path.join(tmp, "p5en-1gpu"));
-      const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "tools", "render", "cli.ts"), "p5en-1gpu", "--out", tmp, "--set", "inference.prefill.replicas=2"], { cwd: ROOT, stdio: "ignore" });
+      const child = spawn(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          path.join(ROOT, "tools", "render", "cli.ts"),
+          "p5en-1gpu",
+          "--out",
+          tmp,
+          "--set",
+          "inference.prefill.replicas=2",
+        ],
+        { cwd: ROOT, stdio: "ignore" },
+      );
       const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
       const lock = path.join(tmp, ".p5en-1gpu.lock");
       // The lock exists for the whole render (program, policies, write): kill inside that window.
@@ -226,7 +322,11 @@ describe("render robustness: no lost data, no false success, the user's input bl
       ["a bidi override", "meta-llama/\u202eLlama", /must not contain the control character U\+202E/],
       ["surrounding spaces", " meta-llama/Llama ", /must not start or end with whitespace/],
       ["10k characters", "m".repeat(10000), /must be at most 256 characters; got 10000/],
-      ["U+FFFD (invalid UTF-8 on the command line)", "meta-\ufffd", /U\+FFFD \(the file or argument was not valid UTF-8\)/],
+      [
+        "U+FFFD (invalid UTF-8 on the command line)",
+        "meta-\ufffd",
+        /U\+FFFD \(the file or argument was not valid UTF-8\)/,
+      ],
     ];
     for (const [why, value, re] of bad) {
       it(`5: a model id with ${why} is exit 2, echoing at most ~80 characters`, async () => {
@@ -238,13 +338,27 @@ describe("render robustness: no lost data, no false success, the user's input bl
       });
     }
     it("5: served names and image versions are checked the same way", async () => {
-      const r = await run(["p5en-1gpu", "--out", tmp, "--set", 'inference.servedModelName="a\\tb"', "--set", 'image.versions={vllm: " v1"}']);
+      const r = await run([
+        "p5en-1gpu",
+        "--out",
+        tmp,
+        "--set",
+        'inference.servedModelName="a\\tb"',
+        "--set",
+        'image.versions={vllm: " v1"}',
+      ]);
       assert.equal(r.code, ExitCode.InvalidConfig);
       assert.match(r.err, /- inference\.servedModelName: must not contain the control character U\+0009/);
       assert.match(r.err, /- image\.versions\.vllm: must not start or end with whitespace/);
     });
     it("5: a stack file that is not valid UTF-8 is exit 2 naming the line", async () => {
-      const file = stackFileWith(tmp, "Pulumi.latin1.yaml", (t) => Buffer.concat([Buffer.from(t.replace("model: meta-llama", "model: m\u00e9ta").split("m\u00e9ta")[0]), Buffer.from([0x6d, 0xe9, 0x74, 0x61]), Buffer.from(t.split("model: meta")[1])]));
+      const file = stackFileWith(tmp, "Pulumi.latin1.yaml", (t) =>
+        Buffer.concat([
+          Buffer.from(t.replace("model: meta-llama", "model: m\u00e9ta").split("m\u00e9ta")[0]),
+          Buffer.from([0x6d, 0xe9, 0x74, 0x61]),
+          Buffer.from(t.split("model: meta")[1]),
+        ]),
+      );
       const r = await run(["--file", file, "--out", tmp]);
       assert.equal(r.code, ExitCode.InvalidConfig);
       assert.match(r.err, /is not valid UTF-8 \(first bad byte on line \d+\); save it as UTF-8/);
@@ -281,8 +395,19 @@ describe("render robustness: no lost data, no false success, the user's input bl
     });
     it("7: read-only, permission and disk-full errors map to 73 / 74 with a plain message", () => {
       const err = (code: string) => Object.assign(new Error(`${code}: x`), { code });
-      assert.deepEqual([outputError(err("EROFS"), "w").code, outputError(err("EACCES"), "w").code, outputError(err("ENOSPC"), "w").code, outputError(err("EIO"), "w").code], [73, 73, 74, 74]);
-      assert.equal(outputError(err("ENOSPC"), "cannot write x").message, "cannot write x: no space left on the device (ENOSPC)");
+      assert.deepEqual(
+        [
+          outputError(err("EROFS"), "w").code,
+          outputError(err("EACCES"), "w").code,
+          outputError(err("ENOSPC"), "w").code,
+          outputError(err("EIO"), "w").code,
+        ],
+        [73, 73, 74, 74],
+      );
+      assert.equal(
+        outputError(err("ENOSPC"), "cannot write x").message,
+        "cannot write x: no space left on the device (ENOSPC)",
+      );
     });
   });
 
@@ -305,12 +430,42 @@ describe("render robustness: no lost data, no false success, the user's input bl
 
   describe("9: key typos are exit 2 with did-you-mean", () => {
     const cases: [string, (t: string) => string, string[], RegExp][] = [
-      ["dynamo-efa:inferense", (t) => t.replace("dynamo-efa:inference:", "dynamo-efa:inferense:"), [], /- dynamo-efa:inferense: unknown key; did you mean "inference"\?/],
-      ["aws:regoin", (t) => t.replace("aws:region:", "aws:regoin:"), [], /- aws:regoin: not a key this program reads; did you mean "aws:region"\?/],
-      ["graphname", (t) => `${t}  dynamo-efa:graphname: g\n`, [], /- dynamo-efa:graphname: unknown key; did you mean "graphName"\?/],
-      ["a dotted key", (t) => `${t}  dynamo-efa:inference.model: m\n`, [], /- dynamo-efa:inference\.model: a dotted key is one literal key to Pulumi/],
-      ["a look-alike namespace", (t) => `${t}  dynamo_efa:graphName: g\n`, [], /- dynamo_efa:graphName: namespace "dynamo_efa" is not the project's; did you mean "dynamo-efa:graphName"\?/],
-      ["--set inferenc.prefill.replicas=4", (t) => t, ["--set", "inferenc.prefill.replicas=4"], /- dynamo-efa:inferenc: unknown key; did you mean "inference"\?/],
+      [
+        "dynamo-efa:inferense",
+        (t) => t.replace("dynamo-efa:inference:", "dynamo-efa:inferense:"),
+        [],
+        /- dynamo-efa:inferense: unknown key; did you mean "inference"\?/,
+      ],
+      [
+        "aws:regoin",
+        (t) => t.replace("aws:region:", "aws:regoin:"),
+        [],
+        /- aws:regoin: not a key this program reads; did you mean "aws:region"\?/,
+      ],
+      [
+        "graphname",
+        (t) => `${t}  dynamo-efa:graphname: g\n`,
+        [],
+        /- dynamo-efa:graphname: unknown key; did you mean "graphName"\?/,
+      ],
+      [
+        "a dotted key",
+        (t) => `${t}  dynamo-efa:inference.model: m\n`,
+        [],
+        /- dynamo-efa:inference\.model: a dotted key is one literal key to Pulumi/,
+      ],
+      [
+        "a look-alike namespace",
+        (t) => `${t}  dynamo_efa:graphName: g\n`,
+        [],
+        /- dynamo_efa:graphName: namespace "dynamo_efa" is not the project's; did you mean "dynamo-efa:graphName"\?/,
+      ],
+      [
+        "--set inferenc.prefill.replicas=4",
+        (t) => t,
+        ["--set", "inferenc.prefill.replicas=4"],
+        /- dynamo-efa:inferenc: unknown key; did you mean "inference"\?/,
+      ],
     ];
     for (const [why, edit, extra, re] of cases) {
       it(`9: ${why}`, async () => {
@@ -324,12 +479,29 @@ describe("render robustness: no lost data, no false success, the user's input bl
 
   describe("10: a file that is not a stack file says so", () => {
     const cases: [string, (t: string) => string | Buffer, RegExp][] = [
-      ["UTF-16", (t) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(t, "utf16le")]), /not understood: it looks UTF-16 or binary/],
-      ["no config: key", (t) => t.replace("config:\n", "").replace(/^ {2}/gm, ""), /not understood as a Pulumi stack file: it has no "config:" key .*indent the keys under "config:"/],
+      [
+        "UTF-16",
+        (t) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(t, "utf16le")]),
+        /not understood: it looks UTF-16 or binary/,
+      ],
+      [
+        "no config: key",
+        (t) => t.replace("config:\n", "").replace(/^ {2}/gm, ""),
+        /not understood as a Pulumi stack file: it has no "config:" key .*indent the keys under "config:"/,
+      ],
       ["a top-level list", () => "- a\n- b\n", /not understood as a Pulumi stack file: its top level is a list/],
       ["CR-only line endings", (t) => t.replace(/\n/g, "\r"), /not understood: it uses CR-only line endings/],
-      ["an alias bomb", () => `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [${"*a, ".repeat(9)}*a]\nc: &c [${"*b, ".repeat(9)}*b]\nconfig: { x: [${"*c, ".repeat(99)}*c] }\n`, /more than 100 alias expansions/],
-      ["nesting 40 levels deep", (t) => `${t}  dynamo-efa:graphName: ${"[".repeat(40)}${"]".repeat(40)}\n`, /nested deeper than 32 levels/],
+      [
+        "an alias bomb",
+        () =>
+          `a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [${"*a, ".repeat(9)}*a]\nc: &c [${"*b, ".repeat(9)}*b]\nconfig: { x: [${"*c, ".repeat(99)}*c] }\n`,
+        /more than 100 alias expansions/,
+      ],
+      [
+        "nesting 40 levels deep",
+        (t) => `${t}  dynamo-efa:graphName: ${"[".repeat(40)}${"]".repeat(40)}\n`,
+        /nested deeper than 32 levels/,
+      ],
     ];
     for (const [why, edit, re] of cases) {
       it(`10: ${why}`, async () => {
@@ -341,12 +513,20 @@ describe("render robustness: no lost data, no false success, the user's input bl
     }
     it("10: YAML merge keys work as in Pulumi's own loader", async () => {
       const model = "    model: meta-llama/Llama-3.1-8B-Instruct\n";
-      const merged = STACK_1_TEXT.replace(model, `${model}    prefill: &role { replicas: 2, gpusPerWorker: 1 }\n    decode:\n      <<: *role\n`);
+      const merged = STACK_1_TEXT.replace(
+        model,
+        `${model}    prefill: &role { replicas: 2, gpusPerWorker: 1 }\n    decode:\n      <<: *role\n`,
+      );
       assert.notEqual(merged, STACK_1_TEXT);
-      const r = await run(["--file", stackFileWith(tmp, "Pulumi.p5en-1gpu.yaml", () => merged), "--out", path.join(tmp, "out")], { program: defaultDeps().program });
+      const r = await run(
+        ["--file", stackFileWith(tmp, "Pulumi.p5en-1gpu.yaml", () => merged), "--out", path.join(tmp, "out")],
+        { program: defaultDeps().program },
+      );
       assert.equal(r.code, ExitCode.Ok, r.err);
       const plan = JSON.parse(fs.readFileSync(path.join(tmp, "out", "p5en-1gpu", "plan.json"), "utf8"));
-      const roles = plan.workers.map((w: { role: string; replicas: number }) => `${w.role}:${w.replicas}`).filter((x: string) => !x.startsWith("frontend"));
+      const roles = plan.workers
+        .map((w: { role: string; replicas: number }) => `${w.role}:${w.replicas}`)
+        .filter((x: string) => !x.startsWith("frontend"));
       assert.deepEqual(roles.sort(), ["decode:2", "prefill:2"]);
     });
   });
@@ -355,16 +535,29 @@ describe("render robustness: no lost data, no false success, the user's input bl
     it("11: --help and usage errors never load the program (child process)", () => {
       const probe = path.join(__dirname, "fixtures", "loaded-modules.cjs");
       for (const argv of [["--help"], ["--bogus"]]) {
-        const p = spawnSync(process.execPath, ["--import", "tsx", "--require", probe, path.join(ROOT, "tools", "render", "cli.ts"), ...argv], { cwd: ROOT, encoding: "utf8" });
+        const p = spawnSync(
+          process.execPath,
+          ["--import", "tsx", "--require", probe, path.join(ROOT, "tools", "render", "cli.ts"), ...argv],
+          { cwd: ROOT, encoding: "utf8" },
+        );
         assert.equal(p.status, argv[0] === "--help" ? 0 : 2, p.stderr);
         const loaded = JSON.parse(/loaded-modules: (.*)/.exec(p.stderr)![1]) as string[];
-        assert.ok(loaded.some((m) => m.endsWith(path.join("tools", "render", "cli.ts"))), "the probe sees the CLI");
-        assert.deepEqual(loaded.filter((m) => /program[\\/]program|@pulumi[\\/]pulumi[\\/]index|policy[\\/]run/.test(m)), []);
+        assert.ok(
+          loaded.some((m) => m.endsWith(path.join("tools", "render", "cli.ts"))),
+          "the probe sees the CLI",
+        );
+        assert.deepEqual(
+          loaded.filter((m) => /program[\\/]program|@pulumi[\\/]pulumi[\\/]index|policy[\\/]run/.test(m)),
+          [],
+        );
       }
     });
     for (const script of ["render.ts", "gencode.ts"]) {
       it(`11: bench/${script} --help prints usage and runs nothing`, () => {
-        const p = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "bench", script), "--help"], { cwd: ROOT, encoding: "utf8" });
+        const p = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "bench", script), "--help"], {
+          cwd: ROOT,
+          encoding: "utf8",
+        });
         assert.equal(p.status, 0, p.stderr);
         assert.match(p.stdout, /^usage: npm run bench/);
         assert.doesNotMatch(p.stdout, /module load|time x|KiB/, "it ran instead of printing usage");
@@ -373,9 +566,25 @@ describe("render robustness: no lost data, no false success, the user's input bl
     it("11: relative --out, --file and --policy-config resolve against INIT_CWD (where npm was run)", () => {
       fs.copyFileSync(STACK_1, path.join(tmp, "Pulumi.mine.yaml"));
       fs.writeFileSync(path.join(tmp, "pack.json"), JSON.stringify({ all: "advisory" }));
-      const p = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "tools", "render", "cli.ts"), "--file", "Pulumi.mine.yaml", "--out", "rendered", "--policy-config", "pack.json"], {
-        cwd: ROOT, encoding: "utf8", env: { ...process.env, INIT_CWD: tmp },
-      });
+      const p = spawnSync(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          path.join(ROOT, "tools", "render", "cli.ts"),
+          "--file",
+          "Pulumi.mine.yaml",
+          "--out",
+          "rendered",
+          "--policy-config",
+          "pack.json",
+        ],
+        {
+          cwd: ROOT,
+          encoding: "utf8",
+          env: { ...process.env, INIT_CWD: tmp },
+        },
+      );
       assert.equal(p.status, ExitCode.Ok, p.stderr);
       assert.ok(fs.existsSync(path.join(tmp, "rendered", "mine", "plan.json")));
       assert.match(p.stdout, /rendered mine -> rendered[\\/]mine /);

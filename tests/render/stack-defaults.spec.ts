@@ -32,7 +32,12 @@ function without(v: Obj, p: readonly string[]): Obj | undefined {
 }
 
 function checked(values: Obj) {
-  const get = (k: string) => (values[k] === undefined ? undefined : typeof values[k] === "string" ? (values[k] as string) : JSON.stringify(values[k]));
+  const get = (k: string) =>
+    values[k] === undefined
+      ? undefined
+      : typeof values[k] === "string"
+        ? (values[k] as string)
+        : JSON.stringify(values[k]);
   const r = checkStackConfig(rawStackConfig(get, Object.keys(values), true));
   return r.problems.length === 0 ? r.config : r.problems;
 }
@@ -41,7 +46,8 @@ function checked(values: Obj) {
 export function restatedDefaults(values: Obj, fromProject: Obj = {}): string[] {
   const base = checked(values);
   const out: string[] = [];
-  const mine = ([k, v]: [string, unknown]) => k.startsWith(`${CONFIG_NAMESPACE}:`) && JSON.stringify(v) !== JSON.stringify(fromProject[k]);
+  const mine = ([k, v]: [string, unknown]) =>
+    k.startsWith(`${CONFIG_NAMESPACE}:`) && JSON.stringify(v) !== JSON.stringify(fromProject[k]);
   for (const [key, v] of Object.entries(values).filter(mine)) {
     for (const leaf of leaves(v)) {
       const rest = leaf.length === 0 ? undefined : without(v as Obj, leaf);
@@ -71,6 +77,10 @@ describe("stack files hold only what differs from the defaults", () => {
     const { values } = stackConfig(project, path.join(ROOT, "stacks", "Pulumi.p5en-1gpu.yaml"));
     const inf = values[`${CONFIG_NAMESPACE}:inference`] as Obj;
     const restated = { ...values, [`${CONFIG_NAMESPACE}:inference`]: { ...inf, modelLoadBudgetSeconds: 1800 } } as Obj;
-    assert.ok(restatedDefaults(restated, project.defaults as Obj).includes(`${CONFIG_NAMESPACE}:inference.modelLoadBudgetSeconds`));
+    assert.ok(
+      restatedDefaults(restated, project.defaults as Obj).includes(
+        `${CONFIG_NAMESPACE}:inference.modelLoadBudgetSeconds`,
+      ),
+    );
   });
 });

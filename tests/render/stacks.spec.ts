@@ -20,7 +20,12 @@ const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
 
 /** Kubernetes schema per core kind (kubernetes-models validates against the OpenAPI schemas). */
 const CORE: Record<string, new (o: never) => { validate(): void }> = {
-  Namespace, Secret, ConfigMap, Service, PersistentVolumeClaim, StorageClass,
+  Namespace,
+  Secret,
+  ConfigMap,
+  Service,
+  PersistentVolumeClaim,
+  StorageClass,
 };
 
 interface Rendered {
@@ -40,7 +45,12 @@ async function renderStack(stack: string, out: string, extra: string[] = []): Pr
 
 function files(dir: string, sub = ""): string[] {
   const here = path.join(dir, sub);
-  return fs.readdirSync(here).sort().flatMap((f) => (fs.statSync(path.join(here, f)).isDirectory() ? files(dir, path.join(sub, f)) : [path.join(sub, f)]));
+  return fs
+    .readdirSync(here)
+    .sort()
+    .flatMap((f) =>
+      fs.statSync(path.join(here, f)).isDirectory() ? files(dir, path.join(sub, f)) : [path.join(sub, f)],
+    );
 }
 
 const readJson = (dir: string, f: string) => JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
@@ -61,9 +71,25 @@ describe("render: both stacks, real program", function () {
         const r = out[stack];
         assert.equal(r.code, 0, [...r.stdout, ...r.stderr].join("\n"));
         const all = files(r.dir);
-        for (const f of ["resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "topology.svg", "policy.json"]) assert.ok(all.includes(f), `${f} missing: ${all.join(", ")}`);
-        assert.ok(all.some((f) => f.startsWith("manifests/")), "no manifests");
-        assert.ok(all.some((f) => f.startsWith("helm/") && f.endsWith(".values.yaml")), "no helm values");
+        for (const f of [
+          "resources.json",
+          "outputs.json",
+          "image.json",
+          "plan.json",
+          "plan.md",
+          "graph.mmd",
+          "topology.svg",
+          "policy.json",
+        ])
+          assert.ok(all.includes(f), `${f} missing: ${all.join(", ")}`);
+        assert.ok(
+          all.some((f) => f.startsWith("manifests/")),
+          "no manifests",
+        );
+        assert.ok(
+          all.some((f) => f.startsWith("helm/") && f.endsWith(".values.yaml")),
+          "no helm values",
+        );
         assert.match(r.stdout[0], new RegExp(`^rendered ${stack} -> `));
       });
 
@@ -109,36 +135,65 @@ describe("render: both stacks, real program", function () {
         assert.deepEqual(obj.stringData, { HF_TOKEN: "[secret]", HUGGING_FACE_HUB_TOKEN: "[secret]" });
         assert.equal(obj.data, undefined);
         assert.equal(readJson(dir, "outputs.json").kubeconfig, "[secret]");
-        const hf = readJson(dir, "resources.json").find((r: { type: string }) => r.type === "kubernetes:core/v1:Secret");
+        const hf = readJson(dir, "resources.json").find(
+          (r: { type: string }) => r.type === "kubernetes:core/v1:Secret",
+        );
         assert.equal(hf.inputs.stringData, "[secret]");
-        for (const f of files(dir)) assert.ok(!fs.readFileSync(path.join(dir, f), "utf8").includes("placeholder-ecr-token"), `${f} leaks the registry password`);
+        for (const f of files(dir))
+          assert.ok(
+            !fs.readFileSync(path.join(dir, f), "utf8").includes("placeholder-ecr-token"),
+            `${f} leaks the registry password`,
+          );
       });
 
       it("writes no path of this checkout (files are the same on every machine)", () => {
         const root = path.resolve(__dirname, "..", "..");
-        for (const f of files(out[stack].dir)) assert.ok(!fs.readFileSync(path.join(out[stack].dir, f), "utf8").includes(root), `${f} contains ${root}`);
+        for (const f of files(out[stack].dir))
+          assert.ok(!fs.readFileSync(path.join(out[stack].dir, f), "utf8").includes(root), `${f} contains ${root}`);
         const image = readJson(out[stack].dir, "image.json");
         assert.equal(image.dockerfile.location, "dockerfiles/Dockerfile.dynamo-combined-efa");
       });
 
       it("records parents, dependencies and retention in resources.json", () => {
-        const rs = readJson(out[stack].dir, "resources.json") as { type: string; name: string; urn: string; parent: string | null; dependsOn: string[]; retainOnDelete: boolean }[];
+        const rs = readJson(out[stack].dir, "resources.json") as {
+          type: string;
+          name: string;
+          urn: string;
+          parent: string | null;
+          dependsOn: string[];
+          retainOnDelete: boolean;
+        }[];
         const byType = (t: string) => rs.filter((r) => r.type === t);
         const [inference] = byType("dynamo-efa:inference:DisaggInference");
         const [graph] = byType("kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment");
         assert.equal(graph.parent, inference.urn);
-        const platform = rs.find((r) => r.type === "kubernetes:helm.sh/v3:Release" && r.name.endsWith("dynamo-platform"))!;
+        const platform = rs.find(
+          (r) => r.type === "kubernetes:helm.sh/v3:Release" && r.name.endsWith("dynamo-platform"),
+        )!;
         assert.ok(graph.dependsOn.includes(platform.urn), "the graph waits for the Dynamo platform release");
         const imageRepo = rs.find((r) => r.type === "aws:ecr/repository:Repository" && r.name.endsWith("-repo"))!;
         assert.equal(imageRepo.retainOnDelete, true);
-        const sorted = [...rs].sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name) || a.urn.localeCompare(b.urn));
-        assert.deepEqual(rs.map((r) => r.urn), sorted.map((r) => r.urn));
+        const sorted = [...rs].sort(
+          (a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name) || a.urn.localeCompare(b.urn),
+        );
+        assert.deepEqual(
+          rs.map((r) => r.urn),
+          sorted.map((r) => r.urn),
+        );
       });
 
       it("runs every policy of the pack and writes policy.json with zero mandatory violations", () => {
         const p = readJson(out[stack].dir, "policy.json");
         assert.ok(p.results.length >= 20, `${p.results.length} policies`);
-        assert.equal(p.mandatoryViolations, 0, JSON.stringify(p.results.filter((r: { passed: boolean }) => !r.passed), null, 1));
+        assert.equal(
+          p.mandatoryViolations,
+          0,
+          JSON.stringify(
+            p.results.filter((r: { passed: boolean }) => !r.passed),
+            null,
+            1,
+          ),
+        );
       });
     });
   }
@@ -148,14 +203,32 @@ describe("render: both stacks, real program", function () {
     const plan = readJson(dir, "plan.json");
     assert.deepEqual(plan.gpus, { requested: 16, provisioned: 16 });
     assert.deepEqual(plan.efaRails, { used: 32, provisioned: 32 });
-    assert.deepEqual(plan.gpuPools.map((p: object) => ({ ...p, availabilityZone: undefined })), [
-      { name: "gpu", instanceType: "p5en.48xlarge", nodes: 2, gpusPerNode: 8, efaPerNode: 16, smArch: "sm_90", availabilityZone: undefined },
-    ]);
+    assert.deepEqual(
+      plan.gpuPools.map((p: object) => ({ ...p, availabilityZone: undefined })),
+      [
+        {
+          name: "gpu",
+          instanceType: "p5en.48xlarge",
+          nodes: 2,
+          gpusPerNode: 8,
+          efaPerNode: 16,
+          smArch: "sm_90",
+          availabilityZone: undefined,
+        },
+      ],
+    );
     for (const role of ["prefill", "decode"]) {
       const w = plan.workers.find((x: { role: string }) => x.role === role);
       const { cpu: _c, memory: _m, hugepages2Mi: _h, avoids, ...counts } = w;
-      assert.deepEqual({ ...counts, service: undefined }, { role, service: undefined, replicas: 8, gpusPerWorker: 1, efaPerWorker: 2, nixlRails: 2 });
-      assert.deepEqual(avoids, [role === "prefill" ? "DecodeWorker" : "PrefillWorker"], "separate-nodes: each role avoids the other");
+      assert.deepEqual(
+        { ...counts, service: undefined },
+        { role, service: undefined, replicas: 8, gpusPerWorker: 1, efaPerWorker: 2, nixlRails: 2 },
+      );
+      assert.deepEqual(
+        avoids,
+        [role === "prefill" ? "DecodeWorker" : "PrefillWorker"],
+        "separate-nodes: each role avoids the other",
+      );
     }
     assert.deepEqual(plan.image.cudaArchs, ["sm_90"]);
     const image = readJson(dir, "image.json");
@@ -176,25 +249,53 @@ describe("render: both stacks, real program", function () {
       assert.equal(w.gpusPerWorker, 1);
       assert.equal(w.efaPerWorker, 2);
     }
-    const dgd = fs.readdirSync(path.join(out["p5en-1gpu"].dir, "manifests")).find((f) => f.includes("dynamographdeployment"))!;
-    assert.match(fs.readFileSync(path.join(out["p5en-1gpu"].dir, "manifests", dgd), "utf8"), /"backends":\["LIBFABRIC"\]/);
+    const dgd = fs
+      .readdirSync(path.join(out["p5en-1gpu"].dir, "manifests"))
+      .find((f) => f.includes("dynamographdeployment"))!;
+    assert.match(
+      fs.readFileSync(path.join(out["p5en-1gpu"].dir, "manifests", dgd), "utf8"),
+      /"backends":\["LIBFABRIC"\]/,
+    );
   });
 
   it("inference.modelCacheGiB: a retained ReadWriteMany cache on the cluster's retained EFS, mounted by every worker", async () => {
-    const r = await renderStack("p5en-8gpu", path.join(tmp, "cache"), ["--set", "inference.modelCacheMode=efs", "--set", "inference.modelCacheGiB=200"]);
+    const r = await renderStack("p5en-8gpu", path.join(tmp, "cache"), [
+      "--set",
+      "inference.modelCacheMode=efs",
+      "--set",
+      "inference.modelCacheGiB=200",
+    ]);
     assert.equal(r.code, 0, r.stderr.join("\n"));
     const manifests = path.join(r.dir, "manifests");
-    const read = (kind: string) => YAML.parse(fs.readFileSync(path.join(manifests, fs.readdirSync(manifests).find((f) => f.includes(kind))!), "utf8"));
+    const read = (kind: string) =>
+      YAML.parse(
+        fs.readFileSync(
+          path.join(
+            manifests,
+            fs.readdirSync(manifests).find((f) => f.includes(kind))!,
+          ),
+          "utf8",
+        ),
+      );
     const pvc = read("persistentvolumeclaim");
-    assert.deepEqual([pvc.spec.accessModes, pvc.spec.storageClassName, pvc.spec.resources.requests.storage], [["ReadWriteMany"], "efs-shared", "200Gi"]);
+    assert.deepEqual(
+      [pvc.spec.accessModes, pvc.spec.storageClassName, pvc.spec.resources.requests.storage],
+      [["ReadWriteMany"], "efs-shared", "200Gi"],
+    );
     assert.equal(read("storageclass-efs-shared").provisioner, "efs.csi.aws.com");
     const dgd = read("dynamographdeployment");
     assert.deepEqual(dgd.spec.pvcs, [{ create: false, name: pvc.metadata.name }]);
     for (const svc of ["PrefillWorker", "DecodeWorker"]) {
-      assert.deepEqual(dgd.spec.services[svc].volumeMounts.map((m: { name: string }) => m.name), [pvc.metadata.name], svc);
+      assert.deepEqual(
+        dgd.spec.services[svc].volumeMounts.map((m: { name: string }) => m.name),
+        [pvc.metadata.name],
+        svc,
+      );
     }
     const resources = readJson(r.dir, "resources.json") as { type: string; retainOnDelete?: boolean }[];
-    const list = Array.isArray(resources) ? resources : (resources as unknown as { resources: typeof resources }).resources;
+    const list = Array.isArray(resources)
+      ? resources
+      : (resources as unknown as { resources: typeof resources }).resources;
     for (const type of ["aws:efs/fileSystem:FileSystem", "kubernetes:core/v1:PersistentVolumeClaim"]) {
       const hit = list.filter((x) => x.type === type);
       assert.equal(hit.length, 1, type);
@@ -203,8 +304,11 @@ describe("render: both stacks, real program", function () {
   });
 
   it("two stacks in one account never share an ECR repository name (repositories survive destroy)", () => {
-    const repos = (stack: string) => readJson(out[stack].dir, "resources.json")
-      .filter((r: { type: string }) => r.type === "aws:ecr/repository:Repository").map((r: { inputs: { name: string } }) => r.inputs.name).sort();
+    const repos = (stack: string) =>
+      readJson(out[stack].dir, "resources.json")
+        .filter((r: { type: string }) => r.type === "aws:ecr/repository:Repository")
+        .map((r: { inputs: { name: string } }) => r.inputs.name)
+        .sort();
     assert.deepEqual(repos("p5en-1gpu"), ["dynamo-efa-p5en-1gpu", "dynamo-efa-p5en-1gpu-cache"]);
     assert.deepEqual(repos("p5en-8gpu"), ["dynamo-efa-p5en-8gpu", "dynamo-efa-p5en-8gpu-cache"]);
   });
@@ -214,6 +318,11 @@ describe("render: both stacks, real program", function () {
     assert.equal(again.code, 0);
     const a = files(out["p5en-8gpu"].dir);
     assert.deepEqual(files(again.dir), a);
-    for (const f of a) assert.equal(fs.readFileSync(path.join(again.dir, f), "utf8"), fs.readFileSync(path.join(out["p5en-8gpu"].dir, f), "utf8"), f);
+    for (const f of a)
+      assert.equal(
+        fs.readFileSync(path.join(again.dir, f), "utf8"),
+        fs.readFileSync(path.join(out["p5en-8gpu"].dir, f), "utf8"),
+        f,
+      );
   });
 });

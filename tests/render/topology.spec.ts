@@ -24,7 +24,11 @@ function checkAgainstPlan(svg: string, plan: Plan): void {
   const els = allElements(parseXml(svg));
   assert.equal(els[0].name, "svg");
   const nodes = els.filter((e) => e.name === "g" && e.attrs.class === "node");
-  assert.equal(nodes.length, plan.gpuPools.reduce((s, p) => s + p.nodes, 0), "one box per GPU node");
+  assert.equal(
+    nodes.length,
+    plan.gpuPools.reduce((s, p) => s + p.nodes, 0),
+    "one box per GPU node",
+  );
   const gpus = cells(els, "gpu");
   const rails = cells(els, "rail");
   assert.equal(gpus.length, plan.gpus.provisioned, "one GPU cell per provisioned GPU");
@@ -33,7 +37,10 @@ function checkAgainstPlan(svg: string, plan: Plan): void {
     const pool = plan.gpuPools.find((p) => p.name === n.attrs["data-pool"]);
     assert.ok(pool, `node ${n.attrs["data-node"]} of an unknown pool`);
     const mine = allElements(n);
-    assert.deepEqual(cells(mine, "gpu").map((c) => Number(c.attrs["data-gpu"])), Array.from({ length: pool.gpusPerNode }, (_, i) => i));
+    assert.deepEqual(
+      cells(mine, "gpu").map((c) => Number(c.attrs["data-gpu"])),
+      Array.from({ length: pool.gpusPerNode }, (_, i) => i),
+    );
     assert.equal(cells(mine, "rail").length, pool.efaPerNode);
   }
   const nodeOf = (c: XmlElement) => c.attrs["data-node"];
@@ -49,11 +56,25 @@ function checkAgainstPlan(svg: string, plan: Plan): void {
     }
   }
   for (const n of nodes) {
-    const services = new Set(cells(allElements(n), "gpu").map((c) => c.attrs["data-worker"]?.split("/")[0]).filter(Boolean));
-    for (const w of plan.workers) if (services.has(w.service)) for (const a of w.avoids) assert.ok(!services.has(a), `${w.service} shares ${n.attrs["data-node"]} with ${a}`);
+    const services = new Set(
+      cells(allElements(n), "gpu")
+        .map((c) => c.attrs["data-worker"]?.split("/")[0])
+        .filter(Boolean),
+    );
+    for (const w of plan.workers)
+      if (services.has(w.service))
+        for (const a of w.avoids) assert.ok(!services.has(a), `${w.service} shares ${n.attrs["data-node"]} with ${a}`);
   }
-  assert.equal(gpus.filter((c) => c.attrs["data-state"] === "idle").length, plan.gpus.provisioned - plan.gpus.requested, "idle GPU cells");
-  assert.equal(rails.filter((c) => c.attrs["data-state"] === "idle").length, plan.efaRails.provisioned - plan.efaRails.used, "idle rail cells");
+  assert.equal(
+    gpus.filter((c) => c.attrs["data-state"] === "idle").length,
+    plan.gpus.provisioned - plan.gpus.requested,
+    "idle GPU cells",
+  );
+  assert.equal(
+    rails.filter((c) => c.attrs["data-state"] === "idle").length,
+    plan.efaRails.provisioned - plan.efaRails.used,
+    "idle rail cells",
+  );
 }
 
 describe("render: topology.svg", function () {
@@ -63,7 +84,11 @@ describe("render: topology.svg", function () {
 
   for (const stack of STACKS) {
     it(`${stack}: written, well-formed, and matches plan.json`, async () => {
-      const code = await runCli([stack, "--out", tmp], { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined });
+      const code = await runCli([stack, "--out", tmp], {
+        ...defaultDeps(),
+        stdout: () => undefined,
+        stderr: () => undefined,
+      });
       assert.equal(code, 0);
       const dir = path.join(tmp, stack);
       const plan = JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8")) as Plan;
@@ -83,35 +108,64 @@ describe("render: topology.svg", function () {
 
   describe("layout rules", () => {
     const worker = (role: string, replicas: number, gpus: number, efa: number, avoids: string[] = []): PlanWorker => ({
-      role, service: `${role}-svc`, replicas, gpusPerWorker: gpus, efaPerWorker: efa, nixlRails: efa, cpu: "1", memory: "1Gi", hugepages2Mi: "-", avoids,
+      role,
+      service: `${role}-svc`,
+      replicas,
+      gpusPerWorker: gpus,
+      efaPerWorker: efa,
+      nixlRails: efa,
+      cpu: "1",
+      memory: "1Gi",
+      hugepages2Mi: "-",
+      avoids,
     });
-    const pool = (nodes: number) => [{ name: "gpu", instanceType: "p5en.48xlarge", nodes, gpusPerNode: 8, efaPerNode: 16, smArch: "sm_90" }];
+    const pool = (nodes: number) => [
+      { name: "gpu", instanceType: "p5en.48xlarge", nodes, gpusPerNode: 8, efaPerNode: 16, smArch: "sm_90" },
+    ];
 
     it("packs roles without anti-affinity onto one node, rails aligned to GPUs", () => {
       const l = layoutOf({ gpuPools: pool(2), workers: [worker("prefill", 2, 2, 4), worker("decode", 1, 4, 8)] });
-      assert.deepEqual(l.nodes[0].workers.map((w) => [w.role, w.gpus, w.rails]), [
-        ["prefill", [0, 1], [0, 1, 2, 3]], ["prefill", [2, 3], [4, 5, 6, 7]], ["decode", [4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]],
-      ]);
+      assert.deepEqual(
+        l.nodes[0].workers.map((w) => [w.role, w.gpus, w.rails]),
+        [
+          ["prefill", [0, 1], [0, 1, 2, 3]],
+          ["prefill", [2, 3], [4, 5, 6, 7]],
+          ["decode", [4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]],
+        ],
+      );
       assert.equal(l.nodes[1].workers.length, 0);
     });
 
     it("keeps roles apart under anti-affinity and reports replicas that fit nowhere", () => {
-      const l = layoutOf({ gpuPools: pool(2), workers: [worker("prefill", 1, 1, 2, ["decode-svc"]), worker("decode", 9, 1, 2, ["prefill-svc"])] });
-      assert.deepEqual(l.nodes.map((n) => new Set(n.workers.map((w) => w.role)).size), [1, 1]);
+      const l = layoutOf({
+        gpuPools: pool(2),
+        workers: [worker("prefill", 1, 1, 2, ["decode-svc"]), worker("decode", 9, 1, 2, ["prefill-svc"])],
+      });
+      assert.deepEqual(
+        l.nodes.map((n) => new Set(n.workers.map((w) => w.role)).size),
+        [1, 1],
+      );
       assert.deepEqual(l.unplaced, [{ service: "decode-svc", role: "decode", replica: 8 }]);
     });
 
     it("draws an unplaced replica as a warning, and the check catches a missing GPU cell", () => {
       const plan = {
-        stack: "t", region: "us-east-1", gpuPools: pool(1), workers: [worker("prefill", 9, 1, 0)],
-        gpus: { requested: 9, provisioned: 8 }, efaRails: { used: 0, provisioned: 16 },
+        stack: "t",
+        region: "us-east-1",
+        gpuPools: pool(1),
+        workers: [worker("prefill", 9, 1, 0)],
+        gpus: { requested: 9, provisioned: 8 },
+        efaRails: { used: 0, provisioned: 16 },
       } as unknown as Plan;
       const svg = topologySvg(plan);
       assert.match(svg, /NOT PLACED \(would stay Pending\): prefill-svc\/8/);
       assert.throws(() => checkAgainstPlan(svg, plan), /prefill-svc\/8: GPU cells|idle GPU cells/);
       const good = { ...plan, workers: [worker("prefill", 8, 1, 0)], gpus: { requested: 8, provisioned: 8 } } as Plan;
       checkAgainstPlan(topologySvg(good), good);
-      assert.throws(() => checkAgainstPlan(topologySvg(good).replace(/<rect class="gpu"[^>]*data-gpu="7"[^>]*\/>/, ""), good), /one GPU cell per provisioned GPU/);
+      assert.throws(
+        () => checkAgainstPlan(topologySvg(good).replace(/<rect class="gpu"[^>]*data-gpu="7"[^>]*\/>/, ""), good),
+        /one GPU cell per provisioned GPU/,
+      );
     });
 
     it("the XML check rejects a malformed document", () => {

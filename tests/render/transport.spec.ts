@@ -6,13 +6,21 @@ import { kvTransportMarkdown, kvTransportOf } from "../../tools/render/transport
 import { IMAGE, resolved } from "../helpers/inference-fixtures";
 
 const DGD = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
-const resourceOf = (g: object) => ({ urn: "urn:dgd", type: DGD, name: "llm-graph", inputs: g as Record<string, unknown>, propertyDependencies: {} });
+const resourceOf = (g: object) => ({
+  urn: "urn:dgd",
+  type: DGD,
+  name: "llm-graph",
+  inputs: g as Record<string, unknown>,
+  propertyDependencies: {},
+});
 
 describe("render: KV transport in the plan", () => {
   it("reads the rendered graph's choice: LIBFABRIC = RDMA, UCX = TCP", () => {
     const lf = kvTransportOf([resourceOf(renderGraph(resolved("p5en-8x1gpu"), IMAGE))]);
     assert.deepEqual([lf?.transport, lf?.rdma], ["LIBFABRIC", true]);
-    const ucx = kvTransportOf([resourceOf(renderGraph(resolved("p5en-8x1gpu", "trtllm", { kvTransport: "ucx" }), IMAGE))]);
+    const ucx = kvTransportOf([
+      resourceOf(renderGraph(resolved("p5en-8x1gpu", "trtllm", { kvTransport: "ucx" }), IMAGE)),
+    ]);
     assert.deepEqual([ucx?.transport, ucx?.rdma], ["UCX", false]);
     assert.equal(kvTransportOf([]), undefined);
   });
@@ -20,13 +28,21 @@ describe("render: KV transport in the plan", () => {
   it("plan.md has a KV transfer section naming the backend and RDMA vs TCP", () => {
     const r = resolved("p5en-1gpu", "vllm", { kvTransport: "ucx" });
     const plan = buildPlan({
-      stack: "s", region: "us-east-2", pools: [r.pool], resources: [resourceOf(renderGraph(r, IMAGE))],
-      image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: true }, criticalPath: { steps: [], minutes: 0 },
+      stack: "s",
+      region: "us-east-2",
+      pools: [r.pool],
+      resources: [resourceOf(renderGraph(r, IMAGE))],
+      image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: true },
+      criticalPath: { steps: [], minutes: 0 },
     });
     assert.equal(plan.kvTransport?.transport, "UCX");
     const md = planMarkdown(plan);
     assert.ok(md.includes("- NIXL backend: **UCX** (`inference.kvTransport`)"), md);
     assert.ok(md.includes("- KV moves over: **TCP**"), md);
-    assert.deepEqual(kvTransportMarkdown(undefined).slice(0, 3), ["## KV transfer", "", "- no DynamoGraphDeployment records a KV transport"]);
+    assert.deepEqual(kvTransportMarkdown(undefined).slice(0, 3), [
+      "## KV transfer",
+      "",
+      "- no DynamoGraphDeployment records a KV transport",
+    ]);
   });
 });

@@ -18,8 +18,15 @@ import { INSTANCES } from "../../components/catalog/instances";
 
 const ROOT = path.join(__dirname, "..", "..");
 
-const node = (name: string, type: string, dependsOn: string[] = [], extra: Partial<GraphNode> = {}): GraphNode =>
-  ({ urn: name, name, type, custom: true, remote: false, dependsOn, ...extra });
+const node = (name: string, type: string, dependsOn: string[] = [], extra: Partial<GraphNode> = {}): GraphNode => ({
+  urn: name,
+  name,
+  type,
+  custom: true,
+  remote: false,
+  dependsOn,
+  ...extra,
+});
 
 describe("render units", () => {
   describe("graph", () => {
@@ -31,7 +38,9 @@ describe("render units", () => {
       node("k8s", "pulumi:providers:kubernetes", ["eks"]),
       node("ns", "kubernetes:core/v1:Namespace", [], { provider: "k8s::k8s-id" }),
       node("img", "docker-build:index:Image"),
-      node("dgd", DGD_TYPE, ["ns", "img", "comp"], { inputs: { metadata: { annotations: { "dynamo-efa/model-load-budget-seconds": "600" } } } }),
+      node("dgd", DGD_TYPE, ["ns", "img", "comp"], {
+        inputs: { metadata: { annotations: { "dynamo-efa/model-load-budget-seconds": "600" } } },
+      }),
     ];
 
     it("expands a component dependency to its deployable children and adds provider edges", () => {
@@ -43,13 +52,21 @@ describe("render units", () => {
 
     it("finds the chain with the most create minutes (image build 95 + graph load budget 10)", () => {
       const p = criticalPath(nodes);
-      assert.deepEqual(p.steps.map((s) => s.name), ["img", "dgd"]);
+      assert.deepEqual(
+        p.steps.map((s) => s.name),
+        ["img", "dgd"],
+      );
       assert.equal(p.minutes, 105);
     });
 
     it("follows the longer cluster chain when the image is prebuilt", () => {
-      const p = criticalPath(nodes.filter((n) => n.name !== "img").map((n) => (n.name === "dgd" ? { ...n, dependsOn: ["ns", "comp"] } : n)));
-      assert.deepEqual(p.steps.map((s) => s.name), ["vpc", "eks", "ng", "dgd"]);
+      const p = criticalPath(
+        nodes.filter((n) => n.name !== "img").map((n) => (n.name === "dgd" ? { ...n, dependsOn: ["ns", "comp"] } : n)),
+      );
+      assert.deepEqual(
+        p.steps.map((s) => s.name),
+        ["vpc", "eks", "ng", "dgd"],
+      );
       assert.equal(p.minutes, 3 + 12 + 8 + 10);
     });
 
@@ -62,24 +79,59 @@ describe("render units", () => {
   });
 
   describe("plan", () => {
-    const dgd = (services: object) => ({ urn: "g", type: DGD_TYPE, name: "g", inputs: { spec: { services } }, propertyDependencies: {} });
+    const dgd = (services: object) => ({
+      urn: "g",
+      type: DGD_TYPE,
+      name: "g",
+      inputs: { spec: { services } },
+      propertyDependencies: {},
+    });
     it("reads workers from the rendered graph, roles in frontend/prefill/decode order", () => {
-      const w = workersOf([dgd({
-        DecodeWorker: { componentType: "worker", subComponentType: "decode", replicas: 8, resources: { limits: { gpu: "1", custom: { "vpc.amazonaws.com/efa": "2" } } } },
-        Frontend: { componentType: "frontend", replicas: 1 },
-        PrefillWorker: { componentType: "worker", subComponentType: "prefill", replicas: 8, resources: { limits: { gpu: "1", custom: { "vpc.amazonaws.com/efa": "2" } } } },
-      })]);
-      assert.deepEqual(w.map((x) => [x.role, x.replicas, x.gpusPerWorker, x.efaPerWorker, x.nixlRails]), [
-        ["frontend", 1, 0, 0, 0], ["prefill", 8, 1, 2, 2], ["decode", 8, 1, 2, 2],
+      const w = workersOf([
+        dgd({
+          DecodeWorker: {
+            componentType: "worker",
+            subComponentType: "decode",
+            replicas: 8,
+            resources: { limits: { gpu: "1", custom: { "vpc.amazonaws.com/efa": "2" } } },
+          },
+          Frontend: { componentType: "frontend", replicas: 1 },
+          PrefillWorker: {
+            componentType: "worker",
+            subComponentType: "prefill",
+            replicas: 8,
+            resources: { limits: { gpu: "1", custom: { "vpc.amazonaws.com/efa": "2" } } },
+          },
+        }),
       ]);
+      assert.deepEqual(
+        w.map((x) => [x.role, x.replicas, x.gpusPerWorker, x.efaPerWorker, x.nixlRails]),
+        [
+          ["frontend", 1, 0, 0, 0],
+          ["prefill", 8, 1, 2, 2],
+          ["decode", 8, 1, 2, 2],
+        ],
+      );
     });
 
     it("compares requested with provisioned GPUs and EFA rails", () => {
       const pool = { ...poolFacts(), nodes: 2 };
       const plan = buildPlan({
-        stack: "s", region: "us-east-2", pools: [pool], criticalPath: { steps: [], minutes: 0 },
+        stack: "s",
+        region: "us-east-2",
+        pools: [pool],
+        criticalPath: { steps: [], minutes: 0 },
         image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: true },
-        resources: [dgd({ P: { componentType: "worker", subComponentType: "prefill", replicas: 3, resources: { limits: { gpu: "2", custom: { "vpc.amazonaws.com/efa": "4" } } } } })],
+        resources: [
+          dgd({
+            P: {
+              componentType: "worker",
+              subComponentType: "prefill",
+              replicas: 3,
+              resources: { limits: { gpu: "2", custom: { "vpc.amazonaws.com/efa": "4" } } },
+            },
+          }),
+        ],
       });
       assert.deepEqual(plan.gpus, { requested: 6, provisioned: 16 });
       assert.deepEqual(plan.efaRails, { used: 12, provisioned: 32 });
@@ -89,11 +141,19 @@ describe("render units", () => {
 
   describe("prices", () => {
     it("prices every catalog instance whose facts are verified (g7e is not yet)", () => {
-      const missing = [...INSTANCES.values()].filter((i) => !i.unverified || i.family === "p5" || i.family.startsWith("p6")).map((i) => i.name).filter((t) => !priceOf(t));
+      const missing = [...INSTANCES.values()]
+        .filter((i) => !i.unverified || i.family === "p5" || i.family.startsWith("p6"))
+        .map((i) => i.name)
+        .filter((t) => !priceOf(t));
       assert.deepEqual(missing, []);
     });
     it("multiplies and flags unverified rows; unknown types cost null, not zero", () => {
-      assert.deepEqual(instanceLine("x", "g5.xlarge", 3), { item: "x", count: 3, usdPerHourEach: 1.006, usdPerHour: 3.02 });
+      assert.deepEqual(instanceLine("x", "g5.xlarge", 3), {
+        item: "x",
+        count: 3,
+        usdPerHourEach: 1.006,
+        usdPerHour: 3.02,
+      });
       assert.match(instanceLine("x", "p5en.48xlarge", 1).note!, /not re-checked/);
       assert.equal(instanceLine("x", "z9.huge", 1).usdPerHour, null);
       assert.ok(Object.values(ON_DEMAND_USD_PER_HOUR).every((p) => p.usdPerHour > 0));
@@ -103,27 +163,53 @@ describe("render units", () => {
   describe("redaction and manifests", () => {
     it("turns wire secrets into [secret] on disk and keeps the value in memory", () => {
       const sig = "4dabf18193072939515e22adb298388d";
-      const d = fromSerialized({ a: 1, s: { [sig]: "1b47061264138c4ac30d75fd1eb44270", value: { k: "v" } }, u: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" });
+      const d = fromSerialized({
+        a: 1,
+        s: { [sig]: "1b47061264138c4ac30d75fd1eb44270", value: { k: "v" } },
+        u: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+      });
       assert.deepEqual(d.redacted, { a: 1, s: "[secret]", u: "[unknown]" });
       assert.deepEqual(d.plain, { a: 1, s: { k: "v" }, u: "[unknown]" });
       assert.deepEqual(d.secretPaths, ["s"]);
     });
 
     it("gives a Secret stringData placeholders for every key and an auto-named object a name", () => {
-      const s = kubernetesObject({ type: "kubernetes:core/v1:Secret", name: "hf", inputs: { apiVersion: "v1", kind: "Secret", metadata: {}, data: { A: "x" }, stringData: { B: "y" } }, redactedInputs: { apiVersion: "v1", kind: "Secret", metadata: {}, data: "[secret]", stringData: "[secret]" } });
+      const s = kubernetesObject({
+        type: "kubernetes:core/v1:Secret",
+        name: "hf",
+        inputs: { apiVersion: "v1", kind: "Secret", metadata: {}, data: { A: "x" }, stringData: { B: "y" } },
+        redactedInputs: { apiVersion: "v1", kind: "Secret", metadata: {}, data: "[secret]", stringData: "[secret]" },
+      });
       assert.deepEqual(s.stringData, { A: "[secret]", B: "[secret]" });
       assert.equal(s.data, undefined);
       assert.match(String((s.metadata as { name: string }).name), /^hf-[0-9a-f]{7}$/);
     });
 
     it("writes manifests in apply order (Namespace first) and skips non-objects", () => {
-      const mk = (kind: string, name: string, type = `kubernetes:core/v1:${kind}`) => ({ type, name, inputs: {}, redactedInputs: { apiVersion: "v1", kind, metadata: { name, namespace: "ns" } } });
-      const files = manifestFiles([mk("Service", "b"), mk("Namespace", "ns"), { type: "pulumi:providers:kubernetes", name: "p", inputs: {}, redactedInputs: {} }]);
-      assert.deepEqual(files.map((f) => f.path), ["manifests/00-namespace-ns-ns.yaml", "manifests/01-service-ns-b.yaml"]);
+      const mk = (kind: string, name: string, type = `kubernetes:core/v1:${kind}`) => ({
+        type,
+        name,
+        inputs: {},
+        redactedInputs: { apiVersion: "v1", kind, metadata: { name, namespace: "ns" } },
+      });
+      const files = manifestFiles([
+        mk("Service", "b"),
+        mk("Namespace", "ns"),
+        { type: "pulumi:providers:kubernetes", name: "p", inputs: {}, redactedInputs: {} },
+      ]);
+      assert.deepEqual(
+        files.map((f) => f.path),
+        ["manifests/00-namespace-ns-ns.yaml", "manifests/01-service-ns-b.yaml"],
+      );
     });
 
     it("describes a prebuilt image without a build", () => {
-      assert.deepEqual(imageJson([], { cudaArchs: ["sm_90"], cudaToolkit: "12.9", ref: "r@sha256:x" }), { build: false, cudaArchs: ["sm_90"], cudaToolkit: "12.9", ref: "r@sha256:x" });
+      assert.deepEqual(imageJson([], { cudaArchs: ["sm_90"], cudaToolkit: "12.9", ref: "r@sha256:x" }), {
+        build: false,
+        cudaArchs: ["sm_90"],
+        cudaToolkit: "12.9",
+        ref: "r@sha256:x",
+      });
     });
   });
 
@@ -141,10 +227,21 @@ describe("render units", () => {
 
     it("merges defaults < stack file < --set, stringifies objects, marks secure keys secret", () => {
       const file = path.join(tmp, "Pulumi.t.yaml");
-      fs.writeFileSync(file, "config:\n  aws:region: us-west-2\n  dynamo-efa:inference: { model: m, prefill: { replicas: 1 } }\n  dynamo-efa:hfToken:\n    secure: v1:abc\n");
-      const c = stackConfig(project, file, [parseOverride("inference.prefill.replicas=4"), parseOverride("inference.decode={replicas: 2}"), parseOverride("aws:region=eu-west-1")]);
+      fs.writeFileSync(
+        file,
+        "config:\n  aws:region: us-west-2\n  dynamo-efa:inference: { model: m, prefill: { replicas: 1 } }\n  dynamo-efa:hfToken:\n    secure: v1:abc\n",
+      );
+      const c = stackConfig(project, file, [
+        parseOverride("inference.prefill.replicas=4"),
+        parseOverride("inference.decode={replicas: 2}"),
+        parseOverride("aws:region=eu-west-1"),
+      ]);
       assert.equal(c.config["aws:region"], "eu-west-1");
-      assert.deepEqual(JSON.parse(c.config["dynamo-efa:inference"]), { model: "m", prefill: { replicas: 4 }, decode: { replicas: 2 } });
+      assert.deepEqual(JSON.parse(c.config["dynamo-efa:inference"]), {
+        model: "m",
+        prefill: { replicas: 4 },
+        decode: { replicas: 2 },
+      });
       assert.equal(c.config["dynamo-efa:hfToken"], "[secret]");
       assert.deepEqual(c.secretKeys, ["dynamo-efa:hfToken"]);
       assert.equal(c.config["dynamo-efa:graphName"], "llm");
@@ -161,7 +258,8 @@ describe("render units", () => {
 
   describe("config schema", () => {
     const good = {
-      region: "us-east-2", hfTokenSet: true,
+      region: "us-east-2",
+      hfTokenSet: true,
       cluster: { availabilityZone: "us-east-2b", gpuNodes: { instanceType: "p5en.48xlarge", count: 2 } },
       image: { cudaArchs: "auto" },
       inference: { model: "meta-llama/Llama-3.1-8B-Instruct", prefill: { replicas: 8 }, decode: { replicas: 8 } },
@@ -170,7 +268,12 @@ describe("render units", () => {
     it("maps a valid config to component args, filling defaults", () => {
       const { config, problems } = checkStackConfig(good);
       assert.deepEqual(problems, []);
-      assert.deepEqual(config!.clusterArgs.gpuPools.gpu, { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2b", capacity: "on-demand" });
+      assert.deepEqual(config!.clusterArgs.gpuPools.gpu, {
+        instanceType: "p5en.48xlarge",
+        nodes: 2,
+        availabilityZone: "us-east-2b",
+        capacity: "on-demand",
+      });
       assert.deepEqual(config!.clusterArgs.availabilityZones, ["us-east-2a", "us-east-2b"]);
       assert.deepEqual(config!.image.resolvedCudaArchs, ["sm_90"]);
       assert.equal(config!.gpuPool.efaPerNode, 16);
@@ -179,30 +282,50 @@ describe("render units", () => {
     });
 
     it("accepts YAML numbers for versions (1.35, 12.9) and maps them to strings", () => {
-      const { config, problems } = checkStackConfig({ ...good, cluster: { ...good.cluster, kubernetesVersion: 1.35 }, image: { cudaArchs: "auto", cudaToolkit: 12.9 } });
+      const { config, problems } = checkStackConfig({
+        ...good,
+        cluster: { ...good.cluster, kubernetesVersion: 1.35 },
+        image: { cudaArchs: "auto", cudaToolkit: 12.9 },
+      });
       assert.deepEqual(problems, []);
       assert.equal(config!.cluster.kubernetesVersion, "1.35");
     });
 
     it("requires the token unless an existing secret is named", () => {
-      assert.deepEqual(checkStackConfig({ ...good, hfTokenSet: false }).problems.map((p) => p.propertyPath), ["hfToken"]);
-      assert.deepEqual(checkStackConfig({ ...good, hfTokenSet: false, inference: { ...good.inference, hfTokenSecretName: "hf" } }).problems, []);
+      assert.deepEqual(
+        checkStackConfig({ ...good, hfTokenSet: false }).problems.map((p) => p.propertyPath),
+        ["hfToken"],
+      );
+      assert.deepEqual(
+        checkStackConfig({ ...good, hfTokenSet: false, inference: { ...good.inference, hfTokenSecretName: "hf" } })
+          .problems,
+        [],
+      );
     });
 
     it("documents every key with a type and a default (the README's config reference)", () => {
-      const rows = [...referenceRows("cluster", CLUSTER_FIELDS), ...referenceRows("image", IMAGE_FIELDS), ...referenceRows("inference", INFERENCE_FIELDS)];
+      const rows = [
+        ...referenceRows("cluster", CLUSTER_FIELDS),
+        ...referenceRows("image", IMAGE_FIELDS),
+        ...referenceRows("inference", INFERENCE_FIELDS),
+      ];
       assert.ok(rows.length > 25);
       for (const r of rows) assert.ok(r.doc && r.type && r.default, JSON.stringify(r));
       const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
       // The type column carries each range, generated from the components' limits tables.
-      for (const r of rows) assert.ok(readme.includes(`| \`${r.key}\` | ${r.type} |`), `README config reference lacks the row of ${r.key} (type ${r.type})`);
+      for (const r of rows)
+        assert.ok(
+          readme.includes(`| \`${r.key}\` | ${r.type} |`),
+          `README config reference lacks the row of ${r.key} (type ${r.type})`,
+        );
     });
   });
 });
 
 function poolFacts() {
   const { config } = checkStackConfig({
-    region: "us-east-2", hfTokenSet: true,
+    region: "us-east-2",
+    hfTokenSet: true,
     cluster: { availabilityZone: "us-east-2b", gpuNodes: { instanceType: "p5en.48xlarge", count: 1 } },
     inference: { model: "org/m" },
   });

@@ -4,10 +4,24 @@ import { GpuInstance, instance, instanceNames } from "../../components/catalog";
 import { ValidationError } from "../../components/_shared/problems";
 import { resolveArgs, resolvePool } from "../../components/cluster/args";
 import {
-  azIndex, capacitySettings, efaInterfaceLayout, efaSecurityGroupRules, gpuPoolsFacts, InterfaceSlot, isEfa, poolLabels, poolTaints,
+  azIndex,
+  capacitySettings,
+  efaInterfaceLayout,
+  efaSecurityGroupRules,
+  gpuPoolsFacts,
+  InterfaceSlot,
+  isEfa,
+  poolLabels,
+  poolTaints,
 } from "../../components/cluster/derive";
 import {
-  blockStorageClass, compareVersions, efaDevicePluginValues, irsaTrustPolicy, nvidiaDevicePluginValues, parseVersion, sharedStorageClass,
+  blockStorageClass,
+  compareVersions,
+  efaDevicePluginValues,
+  irsaTrustPolicy,
+  nvidiaDevicePluginValues,
+  parseVersion,
+  sharedStorageClass,
 } from "../../components/cluster/render";
 import { thrown } from "../helpers/outputs";
 
@@ -62,7 +76,10 @@ describe("cluster: EFA interface layout", () => {
 
   it("a type without EFA is refused with the given path", () => {
     const e = thrown(() => efaInterfaceLayout(instance("g5.xlarge"), "current", "gpuPools.x.efa"));
-    assert.deepEqual(e.problems.map((p: any) => p.propertyPath), ["gpuPools.x.efa"]);
+    assert.deepEqual(
+      e.problems.map((p: any) => p.propertyPath),
+      ["gpuPools.x.efa"],
+    );
     assert.match(e.problems[0].reason, /g5\.xlarge has no EFA device/);
   });
 
@@ -76,7 +93,13 @@ describe("cluster: EFA interface layout", () => {
     .record({ cards: fc.integer({ min: 1, max: 40 }), card0: fc.boolean() })
     .filter((r) => r.card0 || r.cards >= 2)
     .chain((r) => fc.integer({ min: 1, max: r.card0 ? r.cards : r.cards - 1 }).map((efa) => ({ ...r, efa })))
-    .map((r): GpuInstance => ({ ...instance("p5.48xlarge"), name: "x.test", networkCards: r.cards, card0SupportsEfa: r.card0, efaDevices: r.efa }));
+    .map((r): GpuInstance => ({
+      ...instance("p5.48xlarge"),
+      name: "x.test",
+      networkCards: r.cards,
+      card0SupportsEfa: r.card0,
+      efaDevices: r.efa,
+    }));
 
   it("property: current layout = 1 ENA at 0/0 + one efa-only per EFA device, unique slots on existing cards", () => {
     fc.assert(
@@ -89,7 +112,10 @@ describe("cluster: EFA interface layout", () => {
         assert.equal(l.filter((s) => s.interfaceType === "efa-only").length, row.efaDevices);
         assert.ok(l.every((s) => s.networkCardIndex < row.networkCards && s.deviceIndex <= 1));
         assert.equal(new Set(l.filter(isEfa).map((s) => s.networkCardIndex)).size, row.efaDevices, "one EFA per card");
-        assert.equal(l.some((s) => s.networkCardIndex === 0 && isEfa(s)), row.card0SupportsEfa);
+        assert.equal(
+          l.some((s) => s.networkCardIndex === 0 && isEfa(s)),
+          row.card0SupportsEfa,
+        );
       }),
     );
   });
@@ -113,7 +139,13 @@ describe("cluster: EFA interface layout", () => {
 describe("cluster: security group rules, capacity, labels", () => {
   it("EFA security group: self-referencing all traffic, ingress and egress", () => {
     assert.deepEqual(
-      efaSecurityGroupRules().map(({ type, protocol, fromPort, toPort, self }) => ({ type, protocol, fromPort, toPort, self })),
+      efaSecurityGroupRules().map(({ type, protocol, fromPort, toPort, self }) => ({
+        type,
+        protocol,
+        fromPort,
+        toPort,
+        self,
+      })),
       [
         { type: "ingress", protocol: "-1", fromPort: 0, toPort: 0, self: true },
         { type: "egress", protocol: "-1", fromPort: 0, toPort: 0, self: true },
@@ -124,28 +156,58 @@ describe("cluster: security group rules, capacity, labels", () => {
   const id = "cr-0123456789abcdef0";
   const cases: [string, Parameters<typeof capacitySettings>[0], ReturnType<typeof capacitySettings>][] = [
     ["on-demand", { capacity: "on-demand" }, { nodeGroupCapacityType: "ON_DEMAND" }],
-    ["capacity-block", { capacity: "capacity-block", capacityReservationId: id }, {
-      nodeGroupCapacityType: "CAPACITY_BLOCK", instanceMarketOptions: { marketType: "capacity-block" },
-      capacityReservationSpecification: { capacityReservationTarget: { capacityReservationId: id } },
-    }],
-    ["odcr", { capacity: "odcr", capacityReservationId: id }, {
-      nodeGroupCapacityType: "ON_DEMAND", capacityReservationSpecification: { capacityReservationTarget: { capacityReservationId: id } },
-    }],
+    [
+      "capacity-block",
+      { capacity: "capacity-block", capacityReservationId: id },
+      {
+        nodeGroupCapacityType: "CAPACITY_BLOCK",
+        instanceMarketOptions: { marketType: "capacity-block" },
+        capacityReservationSpecification: { capacityReservationTarget: { capacityReservationId: id } },
+      },
+    ],
+    [
+      "odcr",
+      { capacity: "odcr", capacityReservationId: id },
+      {
+        nodeGroupCapacityType: "ON_DEMAND",
+        capacityReservationSpecification: { capacityReservationTarget: { capacityReservationId: id } },
+      },
+    ],
   ];
-  for (const [label, pool, expected] of cases) it(`capacity ${label}`, () => assert.deepEqual(capacitySettings(pool), expected));
+  for (const [label, pool, expected] of cases)
+    it(`capacity ${label}`, () => assert.deepEqual(capacitySettings(pool), expected));
 
   it("pool defaults: EFA on for P types, off for g types; placement group only for on-demand EFA pools", () => {
     const p5en = resolvePool("p", { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2a" });
-    assert.deepEqual([p5en.efa, p5en.placementGroup, p5en.efaLayout, p5en.capacity, p5en.rootVolumeSizeGiB], [true, true, "current", "on-demand", 500]);
-    const cb = resolvePool("p", { instanceType: "p5.48xlarge", nodes: 1, availabilityZone: "us-east-2a", capacity: "capacity-block", capacityReservationId: id });
+    assert.deepEqual(
+      [p5en.efa, p5en.placementGroup, p5en.efaLayout, p5en.capacity, p5en.rootVolumeSizeGiB],
+      [true, true, "current", "on-demand", 500],
+    );
+    const cb = resolvePool("p", {
+      instanceType: "p5.48xlarge",
+      nodes: 1,
+      availabilityZone: "us-east-2a",
+      capacity: "capacity-block",
+      capacityReservationId: id,
+    });
     assert.equal(cb.placementGroup, false);
     const g = resolvePool("g", { instanceType: "g6e.48xlarge", nodes: 1 });
     assert.deepEqual([g.efa, g.placementGroup], [false, false]);
   });
 
   it("labels and taints of a pool", () => {
-    const p = resolvePool("decode", { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2a", labels: { team: "ml" } });
-    assert.deepEqual(poolLabels(p), { team: "ml", "dynamo-efa/pool": "decode", "dynamo-efa/instance-type": "p5en.48xlarge", "dynamo-efa/efa": "true" });
+    const p = resolvePool("decode", {
+      instanceType: "p5en.48xlarge",
+      nodes: 1,
+      availabilityZone: "us-east-2a",
+      labels: { team: "ml" },
+    });
+    assert.deepEqual(poolLabels(p), {
+      team: "ml",
+      "dynamo-efa/pool": "decode",
+      "dynamo-efa/instance-type": "p5en.48xlarge",
+      "dynamo-efa/efa": "true",
+    });
     assert.deepEqual(poolTaints(), [{ key: "nvidia.com/gpu", value: "true", effect: "NO_SCHEDULE" }]);
   });
 
@@ -160,10 +222,19 @@ describe("cluster: security group rules, capacity, labels", () => {
     });
     const f = gpuPoolsFacts(a.pools);
     assert.deepEqual(Object.keys(f).sort(), ["decode", "dev", "prefill"]);
-    assert.deepEqual([f.prefill.efaPerNode, f.prefill.efaPerGpu, f.prefill.nodes, f.prefill.availabilityZone], [16, 2, 2, "us-east-2a"]);
+    assert.deepEqual(
+      [f.prefill.efaPerNode, f.prefill.efaPerGpu, f.prefill.nodes, f.prefill.availabilityZone],
+      [16, 2, 2, "us-east-2a"],
+    );
     assert.deepEqual([f.decode.efaPerNode, f.decode.efaPerGpu, f.decode.hugepages2MiPerNode], [32, 4, 4096]);
-    assert.deepEqual([f.dev.efaPerNode, f.dev.efaPerGpu, f.dev.hugepages2MiPerNode, f.dev.availabilityZone], [0, 0, 0, undefined]);
-    assert.deepEqual(f.prefill.nodeSelector, { "dynamo-efa/pool": "prefill", "node.kubernetes.io/instance-type": "p5en.48xlarge" });
+    assert.deepEqual(
+      [f.dev.efaPerNode, f.dev.efaPerGpu, f.dev.hugepages2MiPerNode, f.dev.availabilityZone],
+      [0, 0, 0, undefined],
+    );
+    assert.deepEqual(f.prefill.nodeSelector, {
+      "dynamo-efa/pool": "prefill",
+      "node.kubernetes.io/instance-type": "p5en.48xlarge",
+    });
     assert.deepEqual(f.prefill.taints, [{ key: "nvidia.com/gpu", value: "true", effect: "NoSchedule" }]);
   });
 
@@ -182,13 +253,20 @@ describe("cluster: rendered values", () => {
     });
   });
 
-  for (const [version, mofed] of [["0.18.2", undefined], ["0.19.0", false], ["0.19.2", false], ["0.19.3", false], ["0.20.0", false]] as const) {
+  for (const [version, mofed] of [
+    ["0.18.2", undefined],
+    ["0.19.0", false],
+    ["0.19.2", false],
+    ["0.19.3", false],
+    ["0.20.0", false],
+  ] as const) {
     it(`NVIDIA device plugin ${version}: tolerates the taint, pool affinity, mofedEnabled ${mofed}`, () => {
       const v = nvidiaDevicePluginValues(version);
       assert.deepEqual(v.tolerations, [{ key: "nvidia.com/gpu", operator: "Exists", effect: "NoSchedule" }]);
-      assert.deepEqual((v.affinity as any).nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, [
-        { matchExpressions: [{ key: "dynamo-efa/pool", operator: "Exists" }] },
-      ]);
+      assert.deepEqual(
+        (v.affinity as any).nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms,
+        [{ matchExpressions: [{ key: "dynamo-efa/pool", operator: "Exists" }] }],
+      );
       assert.equal(v.mofedEnabled, mofed);
       assert.equal("mofedEnabled" in v, mofed !== undefined);
     });
@@ -203,15 +281,26 @@ describe("cluster: rendered values", () => {
 
   it("storage classes: encrypted gp3 default (retained), EFS access points", () => {
     const b = blockStorageClass();
-    assert.deepEqual([b.provisioner, b.parameters.type, b.parameters.encrypted, b.reclaimPolicy, b.metadata.annotations], [
-      "ebs.csi.aws.com", "gp3", "true", "Retain", { "storageclass.kubernetes.io/is-default-class": "true" },
-    ]);
+    assert.deepEqual(
+      [b.provisioner, b.parameters.type, b.parameters.encrypted, b.reclaimPolicy, b.metadata.annotations],
+      ["ebs.csi.aws.com", "gp3", "true", "Retain", { "storageclass.kubernetes.io/is-default-class": "true" }],
+    );
     const s = sharedStorageClass("fs-123");
-    assert.deepEqual([s.provisioner, s.parameters.provisioningMode, s.parameters.fileSystemId], ["efs.csi.aws.com", "efs-ap", "fs-123"]);
+    assert.deepEqual(
+      [s.provisioner, s.parameters.provisioningMode, s.parameters.fileSystemId],
+      ["efs.csi.aws.com", "efs-ap", "fs-123"],
+    );
   });
 
   it("IRSA trust policy is scoped to one service account of one issuer", () => {
-    const p = JSON.parse(irsaTrustPolicy("arn:aws:iam::1:oidc-provider/oidc.example/id/X", "https://oidc.example/id/X", "kube-system", "ebs-csi-controller-sa"));
+    const p = JSON.parse(
+      irsaTrustPolicy(
+        "arn:aws:iam::1:oidc-provider/oidc.example/id/X",
+        "https://oidc.example/id/X",
+        "kube-system",
+        "ebs-csi-controller-sa",
+      ),
+    );
     assert.deepEqual(p.Statement[0].Condition.StringEquals, {
       "oidc.example/id/X:sub": "system:serviceaccount:kube-system:ebs-csi-controller-sa",
       "oidc.example/id/X:aud": "sts.amazonaws.com",
@@ -223,23 +312,40 @@ describe("cluster: Capacity Blocks, launch-template tags, partitions", () => {
   it("a Capacity Block pool scales from 0 and leaves desired size to EKS; other pools are fixed and managed", async () => {
     const { poolScaling, ignoresDesiredSize } = await import("../../components/cluster/derive");
     assert.deepEqual(poolScaling({ nodes: 2, capacity: "capacity-block" }), { desiredSize: 2, minSize: 0, maxSize: 2 });
-    assert.deepEqual([ignoresDesiredSize({ capacity: "capacity-block" }), ignoresDesiredSize({ capacity: "odcr" }), ignoresDesiredSize({ capacity: "on-demand" })], [true, false, false]);
-    for (const capacity of ["on-demand", "odcr"] as const) assert.deepEqual(poolScaling({ nodes: 2, capacity }), { desiredSize: 2, minSize: 2, maxSize: 2 });
+    assert.deepEqual(
+      [
+        ignoresDesiredSize({ capacity: "capacity-block" }),
+        ignoresDesiredSize({ capacity: "odcr" }),
+        ignoresDesiredSize({ capacity: "on-demand" }),
+      ],
+      [true, false, false],
+    );
+    for (const capacity of ["on-demand", "odcr"] as const)
+      assert.deepEqual(poolScaling({ nodes: 2, capacity }), { desiredSize: 2, minSize: 2, maxSize: 2 });
   });
 
   it("every launch-template tag specification carries a Name, even with no user tags", async () => {
     const { launchTagSpecifications } = await import("../../components/cluster/nodes");
     assert.deepEqual(launchTagSpecifications(["instance", "volume"], "c-system", {}), [
-      { resourceType: "instance", tags: { Name: "c-system" } }, { resourceType: "volume", tags: { Name: "c-system" } },
+      { resourceType: "instance", tags: { Name: "c-system" } },
+      { resourceType: "volume", tags: { Name: "c-system" } },
     ]);
-    assert.deepEqual(launchTagSpecifications(["instance"], "c-gpu-a", { team: "ml" })[0].tags, { Name: "c-gpu-a", team: "ml" });
+    assert.deepEqual(launchTagSpecifications(["instance"], "c-gpu-a", { team: "ml" })[0].tags, {
+      Name: "c-gpu-a",
+      team: "ml",
+    });
   });
 
   it("ARNs and the EC2 principal follow the region's partition (no hard-coded arn:aws: in cn- or us-gov- regions)", async () => {
     const { partitionOf } = await import("../../components/cluster/partition");
-    const { clusterAdminAccessPolicy, ec2TrustPolicy, ebsCsiPolicy, nodePolicies } = await import("../../components/cluster/render");
+    const { clusterAdminAccessPolicy, ec2TrustPolicy, ebsCsiPolicy, nodePolicies } =
+      await import("../../components/cluster/render");
     const { loadBalancerControllerPolicy } = await import("../../components/cluster/lbc-policy");
-    const table: [string, string, string][] = [["us-east-2", "aws", "ec2.amazonaws.com"], ["cn-north-1", "aws-cn", "ec2.amazonaws.com.cn"], ["us-gov-west-1", "aws-us-gov", "ec2.amazonaws.com"]];
+    const table: [string, string, string][] = [
+      ["us-east-2", "aws", "ec2.amazonaws.com"],
+      ["cn-north-1", "aws-cn", "ec2.amazonaws.com.cn"],
+      ["us-gov-west-1", "aws-us-gov", "ec2.amazonaws.com"],
+    ];
     for (const [region, id, principal] of table) {
       const p = partitionOf(region)!;
       assert.equal(p.id, id, region);

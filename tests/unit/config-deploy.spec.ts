@@ -3,11 +3,14 @@ import { strict as assert } from "assert";
 import { checkStackConfig } from "../../program/config-schema";
 
 const base = {
-  region: "us-east-2", hfTokenSet: true,
+  region: "us-east-2",
+  hfTokenSet: true,
   cluster: { availabilityZone: "us-east-2b", gpuNodes: { instanceType: "p5en.48xlarge", count: 1 } },
 };
 const problems = (inference: object, extra: object = {}) =>
-  checkStackConfig({ ...base, ...extra, inference: { model: "m/x", ...inference } }).problems.map((p) => `${p.propertyPath}: ${p.reason}`);
+  checkStackConfig({ ...base, ...extra, inference: { model: "m/x", ...inference } }).problems.map(
+    (p) => `${p.propertyPath}: ${p.reason}`,
+  );
 
 describe("config: inference.kvTransport, inference.platform and AZs against aws:region", () => {
   it("defaults: kvTransport auto, platform installed at the pinned chart version; the region reaches the cluster args", () => {
@@ -18,7 +21,10 @@ describe("config: inference.kvTransport, inference.platform and AZs against aws:
   });
 
   it("platform.install false and kvTransport ucx pass through to the component settings", () => {
-    const { config } = checkStackConfig({ ...base, inference: { model: "m/x", kvTransport: "ucx", platform: { install: false } } });
+    const { config } = checkStackConfig({
+      ...base,
+      inference: { model: "m/x", kvTransport: "ucx", platform: { install: false } },
+    });
     assert.equal(config?.inference.kvTransport, "ucx");
     assert.equal(config?.inference.platform?.install, false);
   });
@@ -26,9 +32,18 @@ describe("config: inference.kvTransport, inference.platform and AZs against aws:
   it("rejects a bad kvTransport, a non-boolean platform.install and a bad chart version, naming the key and the allowed values", () => {
     const out = problems({ kvTransport: "efa", platform: { install: "no", version: "v1" } });
     assert.equal(out.length, 3, out.join("\n"));
-    assert.match(out.find((l) => l.startsWith("inference.kvTransport: "))!, /"auto", "libfabric", "ucx".*"efa"/);
-    assert.ok(out.some((l) => l.startsWith("inference.platform.install: ")), out.join("\n"));
-    assert.ok(out.some((l) => l.startsWith("inference.platform.version: ") && l.includes('"v1"')), out.join("\n"));
+    assert.match(
+      out.find((l) => l.startsWith("inference.kvTransport: "))!,
+      /"auto", "libfabric", "ucx".*"efa"/,
+    );
+    assert.ok(
+      out.some((l) => l.startsWith("inference.platform.install: ")),
+      out.join("\n"),
+    );
+    assert.ok(
+      out.some((l) => l.startsWith("inference.platform.version: ") && l.includes('"v1"')),
+      out.join("\n"),
+    );
   });
 
   it("an AZ outside aws:region is reported once, at the key the user wrote", () => {

@@ -7,7 +7,8 @@ import { componentProblemsAtConfig } from "../../program/config-schema";
 import { ComponentInputError, problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
 import { ValidationError } from "../../components/_shared/problems";
 
-const at = (component: string | undefined, propertyPath: string) => componentProblemsAtConfig(component, [{ propertyPath, reason: "r" }])[0].propertyPath;
+const at = (component: string | undefined, propertyPath: string) =>
+  componentProblemsAtConfig(component, [{ propertyPath, reason: "r" }])[0].propertyPath;
 
 describe("config sections: component problems at the user's config keys", () => {
   it("places each component's argument paths in its section", () => {
@@ -25,7 +26,10 @@ describe("config sections: component problems at the user's config keys", () => 
     const e = new ComponentInputError("DisaggInference", [{ propertyPath: "prefill.replicas", reason: "r" }]);
     Object.defineProperty(e, "message", { value: "EfaCluster: misleading text" });
     assert.equal(subjectOf(e), "DisaggInference");
-    assert.deepEqual(componentProblemsAtConfig(subjectOf(e), problemsOf(e)!).map((p) => p.propertyPath), ["inference.prefill.replicas"]);
+    assert.deepEqual(
+      componentProblemsAtConfig(subjectOf(e), problemsOf(e)!).map((p) => p.propertyPath),
+      ["inference.prefill.replicas"],
+    );
     assert.equal(subjectOf(new ValidationError("DynamoImage", [])), "DynamoImage");
     assert.equal(subjectOf(new Error("EfaCluster: 1 problem")), undefined);
   });

@@ -7,7 +7,15 @@ import * as assert from "assert";
 import fc from "fast-check";
 import { ValidationError } from "../../components/_shared/problems";
 import {
-  ARCH_CONSUMERS, CUDA_TOOLKITS, consumerArchLists, fatArchs, formatArch, parseArchList, platformReason, toolkitTargets, torchAcceptedArchs,
+  ARCH_CONSUMERS,
+  CUDA_TOOLKITS,
+  consumerArchLists,
+  fatArchs,
+  formatArch,
+  parseArchList,
+  platformReason,
+  toolkitTargets,
+  torchAcceptedArchs,
 } from "../../components/catalog";
 
 const lists = (tokens: string, toolkit: (typeof CUDA_TOOLKITS)[number] = "12.9", torch = "2.10") =>
@@ -25,24 +33,39 @@ const reasons = (fn: () => unknown): string[] => {
 describe("catalog: per-consumer arch lists", () => {
   it("fat (linux/amd64, CUDA 12.9, torch 2.10): no 10.1, no 8.7 anywhere; FlashInfer gets a for Hopper+; EP kernels 9.0;10.0", () => {
     const l = consumerArchLists(fatArchs("12.9"), { toolkit: "12.9", torch: "2.10" }, "cudaArchs");
-    assert.deepStrictEqual({ torch: l.torch, flashinfer: l.flashinfer, epKernels: l.epKernels }, {
-      torch: "8.0;8.6;8.9;9.0;10.0;12.0+PTX", flashinfer: "8.0 8.6 8.9 9.0a 10.0a 12.0a", epKernels: "9.0;10.0",
-    });
+    assert.deepStrictEqual(
+      { torch: l.torch, flashinfer: l.flashinfer, epKernels: l.epKernels },
+      {
+        torch: "8.0;8.6;8.9;9.0;10.0;12.0+PTX",
+        flashinfer: "8.0 8.6 8.9 9.0a 10.0a 12.0a",
+        epKernels: "9.0;10.0",
+      },
+    );
     assert.doesNotMatch(l.nvcc, /sm_87|sm_101/);
   });
 
   it("torch rejects what nvcc accepts: sm_101 on CUDA 12.9 (arm64 fat), sm_88 on CUDA 13.0", () => {
-    const arm = reasons(() => consumerArchLists(fatArchs("12.9", "linux/arm64"), { toolkit: "12.9", torch: "2.10" }, "image.cudaArchs"));
+    const arm = reasons(() =>
+      consumerArchLists(fatArchs("12.9", "linux/arm64"), { toolkit: "12.9", torch: "2.10" }, "image.cudaArchs"),
+    );
     assert.strictEqual(arm.length, 1);
-    assert.match(arm[0], /^image\.cudaArchs: torch's extension builder \(TORCH_CUDA_ARCH_LIST: LMCache's CUDA kernels\) of torch 2\.10 rejects sm_101 \(TORCH_CUDA_ARCH_LIST entry "10\.1": ValueError "Unknown CUDA arch \(10\.1\) or GPU not supported"\); sm_101 is Jetson Thor under CUDA 12\.x; torch >= 2\.9 only knows it as 11\.0 \(sm_110, CUDA 13\); drop sm_101 from cudaArchs/);
-    assert.match(reasons(() => lists("sm_88 sm_90", "13.0"))[0], /rejects sm_88 .*"8\.8".*torch 2\.10 accepts 7\.0, 7\.2, 7\.5, 8\.0/);
+    assert.match(
+      arm[0],
+      /^image\.cudaArchs: torch's extension builder \(TORCH_CUDA_ARCH_LIST: LMCache's CUDA kernels\) of torch 2\.10 rejects sm_101 \(TORCH_CUDA_ARCH_LIST entry "10\.1": ValueError "Unknown CUDA arch \(10\.1\) or GPU not supported"\); sm_101 is Jetson Thor under CUDA 12\.x; torch >= 2\.9 only knows it as 11\.0 \(sm_110, CUDA 13\); drop sm_101 from cudaArchs/,
+    );
+    assert.match(
+      reasons(() => lists("sm_88 sm_90", "13.0"))[0],
+      /rejects sm_88 .*"8\.8".*torch 2\.10 accepts 7\.0, 7\.2, 7\.5, 8\.0/,
+    );
     assert.match(reasons(() => lists("sm_90", "12.9", "2.7"))[0], /no accepted-arch list for torch 2\.7; add a row/);
   });
 
   it("variants: a stays a (torch and FlashInfer), f maps to base for torch and stays f for FlashInfer", () => {
     assert.deepStrictEqual(lists("sm_90a sm_100f sm_120f"), {
       nvcc: "-gencode=arch=compute_90a,code=sm_90a -gencode=arch=compute_100f,code=sm_100f -gencode=arch=compute_120f,code=sm_120f",
-      torch: "9.0a;10.0;12.0", flashinfer: "9.0a 10.0f 12.0f", epKernels: "9.0;10.0",
+      torch: "9.0a;10.0;12.0",
+      flashinfer: "9.0a 10.0f 12.0f",
+      epKernels: "9.0;10.0",
     });
   });
 
@@ -53,7 +76,10 @@ describe("catalog: per-consumer arch lists", () => {
   });
 
   it("platform: the Arm SoC archs are named with the product and the platform", () => {
-    assert.match(platformReason("linux/amd64", 121) ?? "", /^sm_121 is DGX Spark GB10, an Arm SoC: a linux\/amd64 image never runs on it/);
+    assert.match(
+      platformReason("linux/amd64", 121) ?? "",
+      /^sm_121 is DGX Spark GB10, an Arm SoC: a linux\/amd64 image never runs on it/,
+    );
     assert.strictEqual(platformReason("linux/arm64", 121), undefined);
     assert.strictEqual(platformReason("linux/amd64", 90), undefined);
   });
@@ -65,21 +91,38 @@ describe("catalog: per-consumer arch lists", () => {
   it("property: for any list consumerArchLists accepts, every torch and EP entry is one torch accepts", () => {
     const accepted = torchAcceptedArchs("2.10")!;
     const anyList = fc.constantFrom(...CUDA_TOOLKITS).chain((tk) =>
-      fc.record({ tk: fc.constant(tk), tokens: fc.array(fc.tuple(fc.constantFrom(...toolkitTargets(tk)), fc.boolean()), { minLength: 1, maxLength: 8 }) }));
-    fc.assert(fc.property(anyList, ({ tk, tokens }) => {
-      const list = parseArchList(tokens.map(([t, ptx]) => formatArch({ ...t, ptx })), tk, "p");
-      let l;
-      try {
-        l = consumerArchLists(list, { toolkit: tk, torch: "2.10" }, "p");
-      } catch (e) {
-        if (e instanceof ValidationError) return true; // rejected up front: never reaches a build
-        throw e;
-      }
-      for (const entry of [...l.torch.split(";"), ...l.epKernels.split(";")].filter((x) => x !== "")) {
-        assert.ok(accepted.includes(entry.replace(/\+PTX$/, "")), `${entry} from ${list.map(formatArch).join(" ")} on ${tk}`);
-      }
-      assert.doesNotMatch(l.flashinfer, /\+PTX|  /);
-      return true;
-    }), { numRuns: 300 });
+      fc.record({
+        tk: fc.constant(tk),
+        tokens: fc.array(fc.tuple(fc.constantFrom(...toolkitTargets(tk)), fc.boolean()), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+      }),
+    );
+    fc.assert(
+      fc.property(anyList, ({ tk, tokens }) => {
+        const list = parseArchList(
+          tokens.map(([t, ptx]) => formatArch({ ...t, ptx })),
+          tk,
+          "p",
+        );
+        let l;
+        try {
+          l = consumerArchLists(list, { toolkit: tk, torch: "2.10" }, "p");
+        } catch (e) {
+          if (e instanceof ValidationError) return true; // rejected up front: never reaches a build
+          throw e;
+        }
+        for (const entry of [...l.torch.split(";"), ...l.epKernels.split(";")].filter((x) => x !== "")) {
+          assert.ok(
+            accepted.includes(entry.replace(/\+PTX$/, "")),
+            `${entry} from ${list.map(formatArch).join(" ")} on ${tk}`,
+          );
+        }
+        assert.doesNotMatch(l.flashinfer, /\+PTX|  /);
+        return true;
+      }),
+      { numRuns: 300 },
+    );
   });
 });

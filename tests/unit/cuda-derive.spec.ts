@@ -38,7 +38,13 @@ describe("catalog: CUDA arch derivations", () => {
       "10.0+PTX;10.3a",
       "10.0 10.0f 10.3a",
     ],
-    ["sm_121a+PTX", "13.2", "-gencode=arch=compute_121a,code=sm_121a -gencode=arch=compute_121a,code=compute_121a", "12.1a+PTX", "12.1a"],
+    [
+      "sm_121a+PTX",
+      "13.2",
+      "-gencode=arch=compute_121a,code=sm_121a -gencode=arch=compute_121a,code=compute_121a",
+      "12.1a+PTX",
+      "12.1a",
+    ],
   ];
   for (const [tokens, tk, gencode, torch, flashinfer] of table) {
     it(`${tokens} (CUDA ${tk}) -> ${torch} | ${flashinfer}`, () => {
@@ -63,9 +69,15 @@ describe("catalog: CUDA arch derivations", () => {
   const anyList = fc.constantFrom(...CUDA_TOOLKITS).chain((tk) =>
     fc.record({
       tk: fc.constant(tk),
-      list: fc.array(fc.tuple(fc.constantFrom(...toolkitTargets(tk)), fc.boolean()), { minLength: 1, maxLength: 10 }).map((xs) =>
-        parseArchList(xs.map(([x, ptx]) => formatArch({ ...x, ptx })), tk, "p"),
-      ),
+      list: fc
+        .array(fc.tuple(fc.constantFrom(...toolkitTargets(tk)), fc.boolean()), { minLength: 1, maxLength: 10 })
+        .map((xs) =>
+          parseArchList(
+            xs.map(([x, ptx]) => formatArch({ ...x, ptx })),
+            tk,
+            "p",
+          ),
+        ),
     }),
   );
 

@@ -38,7 +38,8 @@ describe("catalog: CUDA arch tokens", () => {
     ["sm_61", "12.9", t(61)],
   ];
   for (const [token, tk, want] of accepted) {
-    it(`${JSON.stringify(token)} on CUDA ${tk} -> ${formatArch(want)}`, () => assert.deepEqual(parseArchToken(token, tk, "archs"), want));
+    it(`${JSON.stringify(token)} on CUDA ${tk} -> ${formatArch(want)}`, () =>
+      assert.deepEqual(parseArchToken(token, tk, "archs"), want));
   }
 
   const rejected: [string, CudaToolkit, string][] = [
@@ -46,22 +47,50 @@ describe("catalog: CUDA arch tokens", () => {
     ["sm_101a", "13.2", 'sm_101a was renamed sm_110a in CUDA 13.0; write "sm_110a" for CUDA 13.2'],
     ["sm_110", "12.9", 'sm_110 is the CUDA 13.0 name of sm_101; write "sm_101" for CUDA 12.9'],
     ["sm_110", "12.6", "sm_110 needs CUDA 13.0 or newer, but cudaToolkit is 12.6; raise cudaToolkit or drop sm_110"],
-    ["sm_61", "13.0", "sm_61 was dropped in CUDA 13.0 (CUDA 13.0 supports sm_75 and newer); use cudaToolkit 12.9 or drop sm_61"],
-    ["7.0", "13.1", "sm_70 was dropped in CUDA 13.0 (CUDA 13.1 supports sm_75 and newer); use cudaToolkit 12.9 or drop sm_70"],
+    [
+      "sm_61",
+      "13.0",
+      "sm_61 was dropped in CUDA 13.0 (CUDA 13.0 supports sm_75 and newer); use cudaToolkit 12.9 or drop sm_61",
+    ],
+    [
+      "7.0",
+      "13.1",
+      "sm_70 was dropped in CUDA 13.0 (CUDA 13.1 supports sm_75 and newer); use cudaToolkit 12.9 or drop sm_70",
+    ],
     ["sm_100", "12.6", "sm_100 needs CUDA 12.8 or newer, but cudaToolkit is 12.6; raise cudaToolkit or drop sm_100"],
     ["sm_103", "12.8", "sm_103 needs CUDA 12.9 or newer, but cudaToolkit is 12.8; raise cudaToolkit or drop sm_103"],
     ["sm_100f", "12.8", "sm_100f needs CUDA 12.9 or newer, but cudaToolkit is 12.8; raise cudaToolkit or drop sm_100f"],
     ["sm_88", "12.9", "sm_88 needs CUDA 13.0 or newer, but cudaToolkit is 12.9; raise cudaToolkit or drop sm_88"],
-    ["sm_90f", "13.0", 'sm_90 has no family ("f") variant; CUDA 13.0 has family ("f") targets only for sm_100f, sm_103f, sm_110f, sm_120f, sm_121f; write "sm_90" for the base target'],
-    ["sm_90f", "12.6", 'sm_90 has no family ("f") variant; CUDA 12.6 has no family ("f") targets (they arrived in CUDA 12.9); write "sm_90" for the base target'],
-    ["8.0a", "12.8", 'sm_80 has no arch-specific ("a") variant; CUDA 12.8 has arch-specific ("a") targets only for sm_90a, sm_100a, sm_101a, sm_120a; write "sm_80" for the base target'],
+    [
+      "sm_90f",
+      "13.0",
+      'sm_90 has no family ("f") variant; CUDA 13.0 has family ("f") targets only for sm_100f, sm_103f, sm_110f, sm_120f, sm_121f; write "sm_90" for the base target',
+    ],
+    [
+      "sm_90f",
+      "12.6",
+      'sm_90 has no family ("f") variant; CUDA 12.6 has no family ("f") targets (they arrived in CUDA 12.9); write "sm_90" for the base target',
+    ],
+    [
+      "8.0a",
+      "12.8",
+      'sm_80 has no arch-specific ("a") variant; CUDA 12.8 has arch-specific ("a") targets only for sm_90a, sm_100a, sm_101a, sm_120a; write "sm_80" for the base target',
+    ],
     ["sm_9O", "13.0", `unknown CUDA arch "sm_9O"; did you mean "sm_90"? Valid for CUDA 13.0: ${VALID_13} ${SYNTAX}`],
     ["9.O", "13.0", `unknown CUDA arch "9.O"; did you mean "9.0"? Valid for CUDA 13.0: ${VALID_13} ${SYNTAX}`],
     ["sm90", "13.0", `unknown CUDA arch "sm90"; did you mean "sm_90"? Valid for CUDA 13.0: ${VALID_13} ${SYNTAX}`],
-    ["sm_95", "13.0", `unknown CUDA arch "sm_95"; did you mean "sm_75" or "sm_90"? Valid for CUDA 13.0: ${VALID_13} ${SYNTAX}`],
+    [
+      "sm_95",
+      "13.0",
+      `unknown CUDA arch "sm_95"; did you mean "sm_75" or "sm_90"? Valid for CUDA 13.0: ${VALID_13} ${SYNTAX}`,
+    ],
     ["sm_95a", "13.0", `unknown CUDA arch "sm_95a"; did you mean "sm_90a"? Valid for CUDA 13.0: ${VALID_13} ${SYNTAX}`],
     ["hopper", "13.0", `unknown CUDA arch "hopper". Valid for CUDA 13.0: ${VALID_13} ${SYNTAX}`],
-    ["fat", "13.0", `unknown CUDA arch "fat"; "fat" is a whole-list keyword: pass it instead of a list, not inside one. Valid for CUDA 13.0: ${VALID_13} ${SYNTAX}`],
+    [
+      "fat",
+      "13.0",
+      `unknown CUDA arch "fat"; "fat" is a whole-list keyword: pass it instead of a list, not inside one. Valid for CUDA 13.0: ${VALID_13} ${SYNTAX}`,
+    ],
     ["sm_090", "13.0", `unknown CUDA arch "sm_090"; did you mean "sm_90"? Valid for CUDA 13.0: ${VALID_13} ${SYNTAX}`],
     ["", "13.0", 'must be a CUDA arch token such as "sm_90" or "sm_100a+PTX"; got ""'],
   ];
@@ -99,7 +128,9 @@ describe("catalog: CUDA arch tokens", () => {
 
   const anyTarget = fc
     .constantFrom(...CUDA_TOOLKITS)
-    .chain((tk) => fc.record({ tk: fc.constant(tk), target: fc.constantFrom(...toolkitTargets(tk)), ptx: fc.boolean() }));
+    .chain((tk) =>
+      fc.record({ tk: fc.constant(tk), target: fc.constantFrom(...toolkitTargets(tk)), ptx: fc.boolean() }),
+    );
 
   it("property: parse(format(t)) is the identity on every canonical token of every toolkit", () => {
     fc.assert(
@@ -124,7 +155,13 @@ describe("catalog: CUDA arch tokens", () => {
   it("property: any string either parses to a target of the toolkit or throws one ValidationError", () => {
     const tokenish = fc.oneof(
       fc.string({ maxLength: 12 }),
-      fc.tuple(fc.constantFrom("sm_", "compute_", ""), fc.integer({ min: 0, max: 140 }), fc.constantFrom("", "a", "f", "b", "+PTX")).map(([p, n, s]) => `${p}${n}${s}`),
+      fc
+        .tuple(
+          fc.constantFrom("sm_", "compute_", ""),
+          fc.integer({ min: 0, max: 140 }),
+          fc.constantFrom("", "a", "f", "b", "+PTX"),
+        )
+        .map(([p, n, s]) => `${p}${n}${s}`),
     );
     fc.assert(
       fc.property(fc.constantFrom(...CUDA_TOOLKITS), tokenish, (tk: CudaToolkit, token: string) => {
@@ -136,7 +173,10 @@ describe("catalog: CUDA arch tokens", () => {
           assert.equal((e as ValidationError).problems.length, 1);
           return;
         }
-        assert.ok(toolkitTargets(tk).some((x) => x.sm === got.sm && x.variant === got.variant), `${token} -> ${formatArch(got)}`);
+        assert.ok(
+          toolkitTargets(tk).some((x) => x.sm === got.sm && x.variant === got.variant),
+          `${token} -> ${formatArch(got)}`,
+        );
       }),
       { numRuns: 300 },
     );

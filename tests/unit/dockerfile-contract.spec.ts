@@ -19,8 +19,17 @@ const README = readFileSync(join(DIR, "README.md"), "utf8");
 const LINES = TEXT.split("\n");
 const df: Dockerfile = DockerfileParser.parse(TEXT);
 
-interface ArgDecl { name: string; value: string | null; line: number; stage: string | undefined }
-interface StageSpan { name: string; start: number; end: number }
+interface ArgDecl {
+  name: string;
+  value: string | null;
+  line: number;
+  stage: string | undefined;
+}
+interface StageSpan {
+  name: string;
+  start: number;
+  end: number;
+}
 
 const froms = df.getFROMs();
 const stages: StageSpan[] = froms.map((f, i) => ({
@@ -30,10 +39,18 @@ const stages: StageSpan[] = froms.map((f, i) => ({
 }));
 const stageAt = (line: number) => stages.find((s) => line >= s.start && line <= s.end)?.name;
 
-const args: ArgDecl[] = df.getInstructions().filter((i) => i.getKeyword() === "ARG").map((i) => {
-  const p = (i as any).getProperty();
-  return { name: p.getName(), value: p.getValue(), line: i.getRange().start.line, stage: stageAt(i.getRange().start.line) };
-});
+const args: ArgDecl[] = df
+  .getInstructions()
+  .filter((i) => i.getKeyword() === "ARG")
+  .map((i) => {
+    const p = (i as any).getProperty();
+    return {
+      name: p.getName(),
+      value: p.getValue(),
+      line: i.getRange().start.line,
+      stage: stageAt(i.getRange().start.line),
+    };
+  });
 const globalDefaults = new Map(args.filter((a) => a.stage === undefined).map((a) => [a.name, a.value ?? ""]));
 
 /** Expands `${NAME}` / `$NAME` with the global ARG defaults (how BuildKit resolves FROM lines). */
@@ -50,7 +67,8 @@ function fromRefs(): { ref: string; line: number }[] {
     for (const f of ((ins as any).getFlags?.() ?? []) as any[]) {
       const line = ins.getRange().start.line;
       if (f.getName() === "from") out.push({ ref: f.getValue(), line });
-      if (f.getName() === "mount") for (const o of f.getOptions() as any[]) if (o.getName() === "from") out.push({ ref: o.getValue(), line });
+      if (f.getName() === "mount")
+        for (const o of f.getOptions() as any[]) if (o.getName() === "from") out.push({ ref: o.getValue(), line });
     }
   }
   return out;
@@ -64,17 +82,28 @@ function isPinnedImage(ref: string): boolean {
 
 describe("Dockerfile.dynamo-combined-efa contract", () => {
   it("has exactly the seven stages, in order", () => {
-    assert.deepStrictEqual(froms.map((f) => f.getBuildStage()), [...DOCKERFILE_STAGES]);
+    assert.deepStrictEqual(
+      froms.map((f) => f.getBuildStage()),
+      [...DOCKERFILE_STAGES],
+    );
   });
 
   it("the run-time stage reader agrees with dockerfile-ast", () => {
-    assert.deepStrictEqual(stageNames(TEXT), froms.map((f) => f.getBuildStage()));
+    assert.deepStrictEqual(
+      stageNames(TEXT),
+      froms.map((f) => f.getBuildStage()),
+    );
     assert.deepStrictEqual([...declaredArgs(TEXT)].sort(), [...new Set(args.map((a) => a.name))].sort());
   });
 
   it("passes the dockerfile-utils linter with no errors or warnings", () => {
-    const diags = validate(TEXT).filter((d) => d.severity === ValidationSeverity.ERROR || d.severity === ValidationSeverity.WARNING);
-    assert.deepStrictEqual(diags.map((d) => `${d.range.start.line + 1}: ${d.message}`), []);
+    const diags = validate(TEXT).filter(
+      (d) => d.severity === ValidationSeverity.ERROR || d.severity === ValidationSeverity.WARNING,
+    );
+    assert.deepStrictEqual(
+      diags.map((d) => `${d.range.start.line + 1}: ${d.message}`),
+      [],
+    );
   });
 
   it("every COPY --from / --mount from names an earlier stage or a tag-pinned image", () => {
@@ -83,7 +112,10 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
     for (const { ref, line } of refs) {
       const earlier = stages.filter((s) => s.start < line).map((s) => s.name);
       const ok = earlier.includes(ref) && stageAt(line) !== ref;
-      assert.ok(ok || isPinnedImage(expand(ref)), `line ${line + 1}: from=${ref} is neither an earlier stage nor a tag-pinned image`);
+      assert.ok(
+        ok || isPinnedImage(expand(ref)),
+        `line ${line + 1}: from=${ref} is neither an earlier stage nor a tag-pinned image`,
+      );
     }
   });
 
@@ -94,7 +126,10 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
       assert.ok(isPinnedImage(img), `FROM ${f.getImage()} expands to ${img}, not tag-pinned`);
     }
     const latest = LINES.map((l, i) => [l, i] as const).filter(([l]) => code(l) && /:latest\b/.test(expand(l)));
-    assert.deepStrictEqual(latest.map(([, i]) => i + 1), []);
+    assert.deepStrictEqual(
+      latest.map(([, i]) => i + 1),
+      [],
+    );
   });
 
   it("the per-consumer arch ARG defaults equal the catalog's fat (linux/amd64) lists for the toolkit and torch", () => {
@@ -116,7 +151,10 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
 
   it("every build arg the component or image:args can pass is declared", () => {
     const declared = new Set(args.map((a) => a.name));
-    assert.deepStrictEqual(PASSABLE_BUILD_ARGS.filter((a) => !declared.has(a)), []);
+    assert.deepStrictEqual(
+      PASSABLE_BUILD_ARGS.filter((a) => !declared.has(a)),
+      [],
+    );
   });
 
   it("every ARG is used after its declaration, within its stage (global ARGs: in a FROM or redeclared)", () => {
@@ -135,7 +173,9 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
   });
 
   it("every version ARG default equals components/versions.ts `image`, in every stage that declares it", () => {
-    const byArg = new Map(Object.entries(VERSION_ARGS).map(([k, arg]) => [arg, (imageVersions as Record<string, string>)[k]]));
+    const byArg = new Map(
+      Object.entries(VERSION_ARGS).map(([k, arg]) => [arg, (imageVersions as Record<string, string>)[k]]),
+    );
     const checked = new Set<string>();
     for (const a of args) {
       const want = byArg.get(a.name);
@@ -143,20 +183,32 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
       assert.strictEqual(a.value, want, `${a.stage ?? "global"} ARG ${a.name}=${a.value}, versions.ts says ${want}`);
       checked.add(a.name);
     }
-    assert.deepStrictEqual([...byArg.keys()].filter((k) => !checked.has(k)), [], "version ARGs without a default in the Dockerfile");
+    assert.deepStrictEqual(
+      [...byArg.keys()].filter((k) => !checked.has(k)),
+      [],
+      "version ARGs without a default in the Dockerfile",
+    );
   });
 
   it("final stage: non-root USER, entrypoint, SBOM files and an OCI label per version", () => {
     const finalSpan = stages.find((s) => s.name === "final")!;
     const finalText = LINES.slice(finalSpan.start, finalSpan.end + 1).join("\n");
-    const users = df.getInstructions().filter((i) => i.getKeyword() === "USER" && stageAt(i.getRange().start.line) === "final");
+    const users = df
+      .getInstructions()
+      .filter((i) => i.getKeyword() === "USER" && stageAt(i.getRange().start.line) === "final");
     const lastUser = expand(users.at(-1)?.getArgumentsContent() ?? "root").replace(/\$\{?DYNAMO_UID\}?/, "1000");
     assert.ok(!/^(root|0)(:|$)/.test(lastUser), `final USER is ${lastUser}`);
     assert.match(finalText, /ENTRYPOINT \["\/usr\/local\/bin\/dynamo-entrypoint"\]/);
     assert.match(finalText, /> \/SBOM\.txt/);
     assert.match(finalText, /> \/THIRD-PARTY-LICENSES/);
-    const labels = df.getInstructions().filter((i) => i.getKeyword() === "LABEL").map((i) => i.getTextContent()).join("\n");
-    const unlabelled = Object.values(VERSION_ARGS).filter((arg) => arg !== "TENSORRTLLM_INDEX_URL" && !refersTo(labels, arg));
+    const labels = df
+      .getInstructions()
+      .filter((i) => i.getKeyword() === "LABEL")
+      .map((i) => i.getTextContent())
+      .join("\n");
+    const unlabelled = Object.values(VERSION_ARGS).filter(
+      (arg) => arg !== "TENSORRTLLM_INDEX_URL" && !refersTo(labels, arg),
+    );
     assert.ok(refersTo(labels, "EP_KERNELS_CUDA_ARCH_LIST"));
     assert.deepStrictEqual(unlabelled, []);
   });
@@ -169,10 +221,16 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
 
   it("sets no no-op env var (F3, F13) and bakes no SSH server or key", () => {
     const live = LINES.filter(code).join("\n");
-    for (const bad of ["NIXL_BACKEND", "VLLM_NIXL_KVCACHE_BACKEND", "NIXL_LIBFABRIC_MAX_RAILS", "NIXL_SKIP_TOPOLOGY_CHECK"]) {
+    for (const bad of [
+      "NIXL_BACKEND",
+      "VLLM_NIXL_KVCACHE_BACKEND",
+      "NIXL_LIBFABRIC_MAX_RAILS",
+      "NIXL_SKIP_TOPOLOGY_CHECK",
+    ]) {
       assert.ok(!live.includes(bad), `${bad} is not read by NIXL/vLLM (F3, F13: docs/FIELD-FAILURES.md)`);
     }
-    for (const bad of [/openssh-server/, /ssh-keygen/, /authorized_keys/, /id_(rsa|ecdsa|ed25519)/]) assert.doesNotMatch(live, bad);
+    for (const bad of [/openssh-server/, /ssh-keygen/, /authorized_keys/, /id_(rsa|ecdsa|ed25519)/])
+      assert.doesNotMatch(live, bad);
   });
 
   it("dockerfiles/README.md documents every ARG and every stage", () => {

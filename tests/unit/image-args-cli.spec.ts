@@ -11,13 +11,16 @@ describe("image:args CLI", () => {
   it('-a "sm_90 sm_100" prints gencode for exactly sm_90 and sm_100', () => {
     const r = run(["-a", "sm_90 sm_100"], {});
     assert.strictEqual(r.code, 0, r.stderr);
-    assert.strictEqual(r.stdout, [
-      "--build-arg CUDA_VERSION=12.9",
-      "--build-arg 'NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_100,code=sm_100'",
-      "--build-arg 'TORCH_CUDA_ARCH_LIST=9.0;10.0'",
-      "--build-arg 'FLASHINFER_CUDA_ARCH_LIST=9.0a 10.0a'",
-      "--build-arg 'EP_KERNELS_CUDA_ARCH_LIST=9.0;10.0'",
-    ].join(" \\\n") + "\n");
+    assert.strictEqual(
+      r.stdout,
+      [
+        "--build-arg CUDA_VERSION=12.9",
+        "--build-arg 'NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_100,code=sm_100'",
+        "--build-arg 'TORCH_CUDA_ARCH_LIST=9.0;10.0'",
+        "--build-arg 'FLASHINFER_CUDA_ARCH_LIST=9.0a 10.0a'",
+        "--build-arg 'EP_KERNELS_CUDA_ARCH_LIST=9.0;10.0'",
+      ].join(" \\\n") + "\n",
+    );
   });
 
   it("fat by default, and CUDA_ARCH_LIST is read when -a is absent (-a wins)", () => {
@@ -28,9 +31,13 @@ describe("image:args CLI", () => {
     assert.match(r.stdout, /'TORCH_CUDA_ARCH_LIST=8\.0;8\.6;8\.9;9\.0;10\.0;12\.0\+PTX'/, "no 10.1, no 8.7");
     assert.match(r.stdout, /'FLASHINFER_CUDA_ARCH_LIST=8\.0 8\.6 8\.9 9\.0a 10\.0a 12\.0a'/);
     assert.match(r.stdout, /'EP_KERNELS_CUDA_ARCH_LIST=9\.0;10\.0'/);
-    for (const c of ["nvcc", "torch", "flashinfer", "epKernels"]) assert.match(r.stderr, new RegExp(`^# ${c}: `, "m"), `${c} list printed`);
+    for (const c of ["nvcc", "torch", "flashinfer", "epKernels"])
+      assert.match(r.stderr, new RegExp(`^# ${c}: `, "m"), `${c} list printed`);
     assert.match(run([], { CUDA_ARCH_LIST: "sm_90" }).stdout, /NVCC_GENCODE=-gencode=arch=compute_90,code=sm_90 /);
-    assert.match(run(["-a", "sm_100"], { CUDA_ARCH_LIST: "sm_90" }).stdout, /NVCC_GENCODE=-gencode=arch=compute_100,code=sm_100 /);
+    assert.match(
+      run(["-a", "sm_100"], { CUDA_ARCH_LIST: "sm_90" }).stdout,
+      /NVCC_GENCODE=-gencode=arch=compute_100,code=sm_100 /,
+    );
   });
 
   it("invalid tokens exit 2 naming every bad token, with the catalog's suggestion and the source", () => {
@@ -41,7 +48,10 @@ describe("image:args CLI", () => {
     assert.match(r.stderr, /- -a\[2\]: .*sm_77/);
     const env = run([], { CUDA_ARCH_LIST: "sm_90 sm_101" });
     assert.strictEqual(env.code, 2, "nvcc 12.9 takes sm_101, but it is Thor (Arm) and torch >= 2.9 rejects 10.1");
-    assert.match(env.stderr, /- CUDA_ARCH_LIST: sm_101 is Jetson Thor .*: a linux\/amd64 image never runs on it; drop sm_101/);
+    assert.match(
+      env.stderr,
+      /- CUDA_ARCH_LIST: sm_101 is Jetson Thor .*: a linux\/amd64 image never runs on it; drop sm_101/,
+    );
     const amd = run(["-a", "sm_90 sm_101"], {});
     assert.strictEqual(amd.code, 2);
     assert.match(amd.stderr, /- -a: sm_101 .*linux\/amd64/);
@@ -52,10 +62,27 @@ describe("image:args CLI", () => {
   });
 
   it("another toolkit with its image tags prints them too; a bad toolkit or flag exits 2", () => {
-    const r = run(["-a", "sm_100", "--toolkit=13.0", "--base-image-tag", "25.11-cuda13.0-devel-ubuntu24.04", "--runtime-image-tag", "13.0.2-runtime-ubuntu24.04"], {});
+    const r = run(
+      [
+        "-a",
+        "sm_100",
+        "--toolkit=13.0",
+        "--base-image-tag",
+        "25.11-cuda13.0-devel-ubuntu24.04",
+        "--runtime-image-tag",
+        "13.0.2-runtime-ubuntu24.04",
+      ],
+      {},
+    );
     assert.strictEqual(r.code, 0, r.stderr);
-    assert.match(r.stdout, /CUDA_VERSION=13\.0[\s\S]*BASE_IMAGE_TAG=25\.11-cuda13\.0-devel-ubuntu24\.04[\s\S]*RUNTIME_IMAGE_TAG=13\.0\.2-runtime-ubuntu24\.04/);
-    assert.match(run(["--toolkit", "13.9"], {}).stderr, /- --toolkit: unsupported CUDA toolkit "13\.9".*allowed: "12\.4"/);
+    assert.match(
+      r.stdout,
+      /CUDA_VERSION=13\.0[\s\S]*BASE_IMAGE_TAG=25\.11-cuda13\.0-devel-ubuntu24\.04[\s\S]*RUNTIME_IMAGE_TAG=13\.0\.2-runtime-ubuntu24\.04/,
+    );
+    assert.match(
+      run(["--toolkit", "13.9"], {}).stderr,
+      /- --toolkit: unsupported CUDA toolkit "13\.9".*allowed: "12\.4"/,
+    );
     for (const argv of [["--bogus"], ["-a"]]) {
       const bad = run(argv, {});
       assert.strictEqual(bad.code, 2);

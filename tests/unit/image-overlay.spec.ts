@@ -21,7 +21,10 @@ function dist(site: string, folder: string, name: string, files: string[]): void
     mkdirSync(dirname(join(site, f)), { recursive: true });
     writeFileSync(join(site, f), folder);
   }
-  writeFileSync(join(info, "RECORD"), [...files, `${folder}.dist-info/METADATA`, "../../../bin/tool"].map((f) => `${f},sha256=x,1`).join("\n"));
+  writeFileSync(
+    join(info, "RECORD"),
+    [...files, `${folder}.dist-info/METADATA`, "../../../bin/tool"].map((f) => `${f},sha256=x,1`).join("\n"),
+  );
 }
 
 describe("overlay-venv.py: the vLLM overlay, per project name", function () {
@@ -48,10 +51,21 @@ describe("overlay-venv.py: the vLLM overlay, per project name", function () {
     dist(dst, "torch-2.10.0a0", "torch", ["torch/__init__.py"]);
     const r = spawnSync("python3", [SCRIPT, src, dst], { encoding: "utf8" });
     assert.strictEqual(r.status, 0, r.stderr);
-    assert.deepStrictEqual(readdirSync(dst).filter((f) => f.endsWith(".dist-info")).sort(), [
-      "Flashinfer_Python-0.6.4.dist-info", "torch-2.10.0a0.dist-info", "transformers-5.0.0.dist-info", "vllm-0.17.1.dist-info",
-    ]);
-    assert.ok(!existsSync(join(dst, "flashinfer", "old_only.py")), "the replaced version's files are removed by its RECORD");
+    assert.deepStrictEqual(
+      readdirSync(dst)
+        .filter((f) => f.endsWith(".dist-info"))
+        .sort(),
+      [
+        "Flashinfer_Python-0.6.4.dist-info",
+        "torch-2.10.0a0.dist-info",
+        "transformers-5.0.0.dist-info",
+        "vllm-0.17.1.dist-info",
+      ],
+    );
+    assert.ok(
+      !existsSync(join(dst, "flashinfer", "old_only.py")),
+      "the replaced version's files are removed by its RECORD",
+    );
     assert.ok(existsSync(join(dst, "vllm", "__init__.py")));
     assert.match(r.stdout, /^transformers: transformers-4\.57\.1\.dist-info: keep transformers-5\.0\.0\.dist-info$/m);
     assert.match(r.stdout, /^torch: .*skip/m);
@@ -80,9 +94,15 @@ describe("image-smoke.py: the final stage's smoke check", function () {
     // A stand-in tensorrt_llm whose import fails the way a driver-less build makes it fail.
     const fake = mkdtempSync(join(tmpdir(), "fake-trtllm-"));
     mkdirSync(join(fake, "tensorrt_llm"));
-    writeFileSync(join(fake, "tensorrt_llm", "__init__.py"), 'raise ImportError("libcuda.so.1: cannot open shared object file: No such file or directory")\n');
+    writeFileSync(
+      join(fake, "tensorrt_llm", "__init__.py"),
+      'raise ImportError("libcuda.so.1: cannot open shared object file: No such file or directory")\n',
+    );
     const env = { ...process.env, NIXL_PLUGIN_DIR: mkdtempSync(join(tmpdir(), "plugins-")), PYTHONPATH: fake };
-    const r = spawnSync("python3", [join(__dirname, "..", "..", "dockerfiles", "image-smoke.py")], { encoding: "utf8", env });
+    const r = spawnSync("python3", [join(__dirname, "..", "..", "dockerfiles", "image-smoke.py")], {
+      encoding: "utf8",
+      env,
+    });
     assert.strictEqual(r.status, 1, r.stdout + r.stderr);
     for (const m of ["torch", "vllm", "nixl", "nixl._api", "flashinfer", "flash_attn", "lmcache", "dynamo.vllm"]) {
       assert.match(r.stderr, new RegExp(`SMOKE CHECK FAILED: import ${m.replace(".", "\\.")}: ModuleNotFoundError`), m);

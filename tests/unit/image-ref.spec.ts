@@ -1,5 +1,14 @@
 import * as assert from "assert";
-import { ecrRegistryOf, ecrRepositoryName, isDigestPinned, parseImageRef, registryOf, removeTagFromRef, withDigest, withTag } from "../../components/image/ref";
+import {
+  ecrRegistryOf,
+  ecrRepositoryName,
+  isDigestPinned,
+  parseImageRef,
+  registryOf,
+  removeTagFromRef,
+  withDigest,
+  withTag,
+} from "../../components/image/ref";
 
 const D = `sha256:${"ab".repeat(32)}`;
 const ECR = "123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo";
@@ -12,7 +21,15 @@ describe("image ref helpers", () => {
     ["localhost:5000/x:1", { registry: "localhost:5000", repository: "x", tag: "1" }],
     ["localhost/x", { registry: "localhost", repository: "x" }],
     [`${ECR}@${D}`, { registry: "123456789012.dkr.ecr.us-east-2.amazonaws.com", repository: "dynamo", digest: D }],
-    [`${ECR}:final-cu129-0123@${D}`, { registry: "123456789012.dkr.ecr.us-east-2.amazonaws.com", repository: "dynamo", tag: "final-cu129-0123", digest: D }],
+    [
+      `${ECR}:final-cu129-0123@${D}`,
+      {
+        registry: "123456789012.dkr.ecr.us-east-2.amazonaws.com",
+        repository: "dynamo",
+        tag: "final-cu129-0123",
+        digest: D,
+      },
+    ],
     ["Upper/Case:1", undefined],
     ["repo@sha256:short", undefined],
     ["has space:1", undefined],
@@ -20,10 +37,18 @@ describe("image ref helpers", () => {
     ["repo:bad!tag", undefined],
     ["host:5000/repo", { registry: "host:5000", repository: "repo" }],
   ];
-  for (const [ref, want] of parses) it(`parses ${JSON.stringify(ref)}`, () => assert.deepStrictEqual(parseImageRef(ref), want));
+  for (const [ref, want] of parses)
+    it(`parses ${JSON.stringify(ref)}`, () => assert.deepStrictEqual(parseImageRef(ref), want));
 
-  const pinned: [string, boolean][] = [[`${ECR}@${D}`, true], [`${ECR}:t@${D}`, true], [`${ECR}:t`, false], [ECR, false], [`${ECR}@sha256:abc`, false]];
-  for (const [ref, want] of pinned) it(`isDigestPinned(${ref.slice(-20)}) = ${want}`, () => assert.strictEqual(isDigestPinned(ref), want));
+  const pinned: [string, boolean][] = [
+    [`${ECR}@${D}`, true],
+    [`${ECR}:t@${D}`, true],
+    [`${ECR}:t`, false],
+    [ECR, false],
+    [`${ECR}@sha256:abc`, false],
+  ];
+  for (const [ref, want] of pinned)
+    it(`isDigestPinned(${ref.slice(-20)}) = ${want}`, () => assert.strictEqual(isDigestPinned(ref), want));
 
   const untag: [string, string][] = [
     [`${ECR}:t@${D}`, `${ECR}@${D}`],
@@ -32,7 +57,8 @@ describe("image ref helpers", () => {
     ["localhost:5000/x", "localhost:5000/x"],
     ["not a ref", "not a ref"],
   ];
-  for (const [ref, want] of untag) it(`removeTagFromRef(${ref.slice(-24)})`, () => assert.strictEqual(removeTagFromRef(ref), want));
+  for (const [ref, want] of untag)
+    it(`removeTagFromRef(${ref.slice(-24)})`, () => assert.strictEqual(removeTagFromRef(ref), want));
 
   it("withDigest / withTag build refs and reject junk", () => {
     assert.strictEqual(withDigest(ECR, D), `${ECR}@${D}`);
@@ -44,7 +70,14 @@ describe("image ref helpers", () => {
 
   const ecr: [string, ReturnType<typeof ecrRegistryOf>][] = [
     [ECR, { registryId: "123456789012", region: "us-east-2", address: "123456789012.dkr.ecr.us-east-2.amazonaws.com" }],
-    ["123456789012.dkr.ecr-fips.us-gov-west-1.amazonaws.com/x", { registryId: "123456789012", region: "us-gov-west-1", address: "123456789012.dkr.ecr-fips.us-gov-west-1.amazonaws.com" }],
+    [
+      "123456789012.dkr.ecr-fips.us-gov-west-1.amazonaws.com/x",
+      {
+        registryId: "123456789012",
+        region: "us-gov-west-1",
+        address: "123456789012.dkr.ecr-fips.us-gov-west-1.amazonaws.com",
+      },
+    ],
     ["ghcr.io/org/x", undefined],
     ["public.ecr.aws/x/y", undefined],
   ];
@@ -53,7 +86,12 @@ describe("image ref helpers", () => {
   it("registryOf and ecrRepositoryName", () => {
     assert.strictEqual(registryOf(ECR), "123456789012.dkr.ecr.us-east-2.amazonaws.com");
     assert.strictEqual(registryOf("ubuntu:24.04"), "docker.io");
-    for (const [n, want] of [["Dynamo_Image", "dynamo_image"], ["--x y!", "x-y"], ["!!!", "dynamo-efa"], ["team/img-", "team/img"]] as const) {
+    for (const [n, want] of [
+      ["Dynamo_Image", "dynamo_image"],
+      ["--x y!", "x-y"],
+      ["!!!", "dynamo-efa"],
+      ["team/img-", "team/img"],
+    ] as const) {
       assert.strictEqual(ecrRepositoryName(n), want);
     }
   });

@@ -2,15 +2,28 @@ import { strict as assert } from "assert";
 import { stringify } from "yaml";
 import { GraphService, OperatorLabel, PlanAnnotation } from "../../components/_shared/names";
 import {
-  Backend, EFA_RESOURCE, renderGraph, renderHfSecret, renderInference, renderWorker, ServingRole, validate, workerPlan, workerShape,
+  Backend,
+  EFA_RESOURCE,
+  renderGraph,
+  renderHfSecret,
+  renderInference,
+  renderWorker,
+  ServingRole,
+  validate,
+  workerPlan,
+  workerShape,
 } from "../../components/inference";
 import { expectGolden } from "../helpers/golden";
 import { IMAGE, pool, resolved, Variant, VARIANTS } from "../helpers/inference-fixtures";
 
 type Obj = Record<string, any>;
-const worker = (backend: Backend, variant: Variant, role: ServingRole): Obj => renderWorker(resolved(variant, backend), role, IMAGE) as Obj;
+const worker = (backend: Backend, variant: Variant, role: ServingRole): Obj =>
+  renderWorker(resolved(variant, backend), role, IMAGE) as Obj;
 const envOf = (w: Obj) => Object.fromEntries((w.envs as Obj[]).map((e) => [e.name, e.value ?? e.valueFrom]));
-const argValue = (w: Obj, flag: string) => { const a: string[] = w.extraPodSpec.mainContainer.args; return a[a.indexOf(flag) + 1]; };
+const argValue = (w: Obj, flag: string) => {
+  const a: string[] = w.extraPodSpec.mainContainer.args;
+  return a[a.indexOf(flag) + 1];
+};
 
 describe("inference: golden DynamoGraphDeployment per backend and variant", () => {
   for (const backend of Object.values(Backend)) {
@@ -33,22 +46,47 @@ describe("inference: field failures the render makes impossible", () => {
 
   it("F2: readiness httpGet /health on the system port; startup budget >= the load budget, never 30 s", () => {
     for (const budget of [60, 601, 1800, 7200]) {
-      const w = renderWorker(resolved("p5en-8x1gpu", "vllm", { modelLoadBudgetSeconds: budget }), ServingRole.Decode, IMAGE) as Obj;
+      const w = renderWorker(
+        resolved("p5en-8x1gpu", "vllm", { modelLoadBudgetSeconds: budget }),
+        ServingRole.Decode,
+        IMAGE,
+      ) as Obj;
       assert.deepEqual(w.readinessProbe.httpGet, { path: "/health", port: "system" });
       const s = w.extraPodSpec.mainContainer.startupProbe;
       assert.ok(s.httpGet && !s.exec && !s.tcpSocket, "one handler type, httpGet like the operator's");
-      assert.ok(s.periodSeconds * s.failureThreshold >= budget, `startup budget ${s.periodSeconds * s.failureThreshold} < ${budget}`);
-      assert.equal(renderGraph(resolved("p5en-1gpu", "vllm", { modelLoadBudgetSeconds: budget }), IMAGE).metadata.annotations[PlanAnnotation.ModelLoadBudgetSeconds], String(budget));
+      assert.ok(
+        s.periodSeconds * s.failureThreshold >= budget,
+        `startup budget ${s.periodSeconds * s.failureThreshold} < ${budget}`,
+      );
+      assert.equal(
+        renderGraph(resolved("p5en-1gpu", "vllm", { modelLoadBudgetSeconds: budget }), IMAGE).metadata.annotations[
+          PlanAnnotation.ModelLoadBudgetSeconds
+        ],
+        String(budget),
+      );
     }
   });
 
   it("F3: vLLM selects LIBFABRIC only through --kv-transfer-config; TRT-LLM through its env; no no-op variables", () => {
     const v = worker("vllm", "p5en-8x1gpu", ServingRole.Prefill);
-    assert.deepEqual(JSON.parse(argValue(v, "--kv-transfer-config")), { kv_connector: "NixlConnector", kv_role: "kv_both", kv_connector_extra_config: { backends: ["LIBFABRIC"] } });
+    assert.deepEqual(JSON.parse(argValue(v, "--kv-transfer-config")), {
+      kv_connector: "NixlConnector",
+      kv_role: "kv_both",
+      kv_connector_extra_config: { backends: ["LIBFABRIC"] },
+    });
     const t = worker("trtllm", "p5en-8x1gpu", ServingRole.Prefill);
     assert.equal(envOf(t).TRTLLM_NIXL_KVCACHE_BACKEND, "LIBFABRIC");
-    const text = JSON.stringify([renderGraph(resolved("p5en-8x1gpu", "vllm"), IMAGE), renderGraph(resolved("p5en-8x1gpu", "trtllm"), IMAGE)]);
-    for (const noop of ["NIXL_BACKEND", "VLLM_NIXL_KVCACHE_BACKEND", "NIXL_LIBFABRIC_MAX_RAILS", "NIXL_SKIP_TOPOLOGY_CHECK"]) assert.ok(!text.includes(`"${noop}"`), noop);
+    const text = JSON.stringify([
+      renderGraph(resolved("p5en-8x1gpu", "vllm"), IMAGE),
+      renderGraph(resolved("p5en-8x1gpu", "trtllm"), IMAGE),
+    ]);
+    for (const noop of [
+      "NIXL_BACKEND",
+      "VLLM_NIXL_KVCACHE_BACKEND",
+      "NIXL_LIBFABRIC_MAX_RAILS",
+      "NIXL_SKIP_TOPOLOGY_CHECK",
+    ])
+      assert.ok(!text.includes(`"${noop}"`), noop);
   });
 
   it("F3: a pool without EFA uses UCX, and says so in the plan", () => {
@@ -56,7 +94,13 @@ describe("inference: field failures the render makes impossible", () => {
     const w = renderWorker(r, ServingRole.Prefill, IMAGE) as Obj;
     assert.deepEqual(JSON.parse(argValue(w, "--kv-transfer-config")).kv_connector_extra_config, { backends: ["UCX"] });
     assert.equal(envOf(w).FI_PROVIDER, undefined);
-    assert.deepEqual(workerPlan(r).map((p) => [p.kvTransport, p.nixlRails]), [["UCX", 0], ["UCX", 0]]);
+    assert.deepEqual(
+      workerPlan(r).map((p) => [p.kvTransport, p.nixlRails]),
+      [
+        ["UCX", 0],
+        ["UCX", 0],
+      ],
+    );
   });
 
   it("F4: the Frontend is the stock dynamo.frontend (stream is a smoke-check concern; nothing here strips it)", () => {
@@ -65,7 +109,10 @@ describe("inference: field failures the render makes impossible", () => {
   });
 
   it("F5: rendering is deterministic code (same input, same bytes)", () => {
-    assert.equal(stringify(renderGraph(resolved("p5en-8x1gpu"), IMAGE)), stringify(renderGraph(resolved("p5en-8x1gpu"), IMAGE)));
+    assert.equal(
+      stringify(renderGraph(resolved("p5en-8x1gpu"), IMAGE)),
+      stringify(renderGraph(resolved("p5en-8x1gpu"), IMAGE)),
+    );
   });
 
   it("F6: no hostNetwork; explicit side-channel host = pod IP and port", () => {
@@ -81,8 +128,14 @@ describe("inference: field failures the render makes impossible", () => {
     const w = worker("vllm", "p5en-8x1gpu", ServingRole.Prefill);
     const own = w.extraPodSpec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0];
     const other = w.extraPodSpec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0];
-    assert.deepEqual(own.labelSelector.matchLabels, { [OperatorLabel.GraphName]: "llama", [OperatorLabel.Component]: GraphService.Prefill });
-    assert.deepEqual(other.labelSelector.matchLabels, { [OperatorLabel.GraphName]: "llama", [OperatorLabel.Component]: GraphService.Decode });
+    assert.deepEqual(own.labelSelector.matchLabels, {
+      [OperatorLabel.GraphName]: "llama",
+      [OperatorLabel.Component]: GraphService.Prefill,
+    });
+    assert.deepEqual(other.labelSelector.matchLabels, {
+      [OperatorLabel.GraphName]: "llama",
+      [OperatorLabel.Component]: GraphService.Decode,
+    });
     assert.equal(own.topologyKey, "kubernetes.io/hostname");
     assert.ok(!JSON.stringify(renderGraph(resolved("p5en-8x1gpu"), IMAGE)).includes("app.kubernetes.io/part-of"));
   });
@@ -97,14 +150,28 @@ describe("inference: field failures the render makes impossible", () => {
   it("F9: the HF secret carries HF_TOKEN and HUGGING_FACE_HUB_TOKEN; every service reads it", () => {
     const r = resolved("p5en-1gpu");
     assert.deepEqual(renderHfSecret(r, "hf_x").stringData, { HF_TOKEN: "hf_x", HUGGING_FACE_HUB_TOKEN: "hf_x" });
-    for (const s of Object.values(renderGraph(r, IMAGE).spec.services)) assert.equal((s as Obj).envFromSecret, "llama-hf-token");
+    for (const s of Object.values(renderGraph(r, IMAGE).spec.services))
+      assert.equal((s as Obj).envFromSecret, "llama-hf-token");
   });
 
   it("F13: rails = every EFA device aligned to the worker's GPUs (GPUs x EFA-per-GPU from the catalog)", () => {
-    for (const [type, gpus, efa] of [["p5en.48xlarge", 1, 2], ["p5.48xlarge", 2, 8], ["p6-b200.48xlarge", 4, 4], ["p4d.24xlarge", 2, 1]] as const) {
-      const r = resolved("p5en-1gpu", "vllm", { gpuPool: pool(type, 1), prefill: { replicas: 1, gpusPerWorker: gpus }, decode: { replicas: 1, gpusPerWorker: gpus } });
+    for (const [type, gpus, efa] of [
+      ["p5en.48xlarge", 1, 2],
+      ["p5.48xlarge", 2, 8],
+      ["p6-b200.48xlarge", 4, 4],
+      ["p4d.24xlarge", 2, 1],
+    ] as const) {
+      const r = resolved("p5en-1gpu", "vllm", {
+        gpuPool: pool(type, 1),
+        prefill: { replicas: 1, gpusPerWorker: gpus },
+        decode: { replicas: 1, gpusPerWorker: gpus },
+      });
       assert.deepEqual(validate(r, true), []);
-      assert.equal((renderWorker(r, ServingRole.Prefill, IMAGE) as Obj).resources.limits.custom[EFA_RESOURCE], String(efa), type);
+      assert.equal(
+        (renderWorker(r, ServingRole.Prefill, IMAGE) as Obj).resources.limits.custom[EFA_RESOURCE],
+        String(efa),
+        type,
+      );
       assert.equal(workerPlan(r)[0].nixlRails, efa);
     }
   });
@@ -126,7 +193,10 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
 
   it("each worker asks for 1 GPU and 2 EFA; 8 workers' hugepages fit one node; vLLM JSON selects LIBFABRIC", () => {
     for (const p of workerPlan(r)) {
-      assert.deepEqual([p.replicas, p.gpusPerWorker, p.efaPerWorker, p.nixlRails, p.kvTransport], [8, 1, 2, 2, "LIBFABRIC"]);
+      assert.deepEqual(
+        [p.replicas, p.gpusPerWorker, p.efaPerWorker, p.nixlRails, p.kvTransport],
+        [8, 1, 2, 2, "LIBFABRIC"],
+      );
       assert.ok(p.hugepages2MiPerWorker * 8 <= r.pool.hugepages2MiPerNode);
       assert.ok(p.command.includes(`"backends":["LIBFABRIC"]`), p.command);
     }
@@ -135,7 +205,8 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
   it("prefill and decode land on different nodes by construction", () => {
     const p = worker("vllm", "p5en-8x1gpu", ServingRole.Prefill).extraPodSpec.affinity;
     const d = worker("vllm", "p5en-8x1gpu", ServingRole.Decode).extraPodSpec.affinity;
-    const sel = (a: Obj, k: string) => a[k].requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabels[OperatorLabel.Component];
+    const sel = (a: Obj, k: string) =>
+      a[k].requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchLabels[OperatorLabel.Component];
     assert.deepEqual([sel(p, "podAffinity"), sel(p, "podAntiAffinity")], ["PrefillWorker", "DecodeWorker"]);
     assert.deepEqual([sel(d, "podAffinity"), sel(d, "podAntiAffinity")], ["DecodeWorker", "PrefillWorker"]);
   });
@@ -160,21 +231,41 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
       /^\.spec\.services\.(Prefill|Decode)Worker\.extraPodSpec\.mainContainer\.(command|args|volumeMounts)$/,
     ];
     assert.ok(diffs.length > 0);
-    for (const d of diffs) assert.ok(allowed.some((re) => re.test(d)), `backend switch changed a non-engine field: ${d}`);
+    for (const d of diffs)
+      assert.ok(
+        allowed.some((re) => re.test(d)),
+        `backend switch changed a non-engine field: ${d}`,
+      );
     // And the env difference is exactly the engine's own variables.
     const names = (g: Obj) => (g.spec.services.PrefillWorker.envs as Obj[]).map((e) => e.name);
     const common = names(a).filter((n: string) => names(b).includes(n));
-    assert.deepEqual(names(a).filter((n: string) => !common.includes(n)), ["VLLM_NIXL_SIDE_CHANNEL_HOST", "VLLM_NIXL_SIDE_CHANNEL_PORT"]);
-    assert.deepEqual(names(b).filter((n: string) => !common.includes(n)), ["TRTLLM_NIXL_KVCACHE_BACKEND"]);
+    assert.deepEqual(
+      names(a).filter((n: string) => !common.includes(n)),
+      ["VLLM_NIXL_SIDE_CHANNEL_HOST", "VLLM_NIXL_SIDE_CHANNEL_PORT"],
+    );
+    assert.deepEqual(
+      names(b).filter((n: string) => !common.includes(n)),
+      ["TRTLLM_NIXL_KVCACHE_BACKEND"],
+    );
   });
 
   it("renderInference returns every object, TRT-LLM engine args with cache_transceiver_config NIXL", () => {
-    const out = renderInference(resolved("p5en-8x1gpu", "trtllm", { modelCache: { storageClassName: "efs-sc", sizeGiB: 500 } }));
-    assert.deepEqual(out.engineConfigMaps.map((c: Obj) => c.metadata.name), ["llama-trtllm-prefill", "llama-trtllm-decode"]);
-    assert.ok((out.engineConfigMaps[0] as Obj).data["engine.yaml"].includes("cache_transceiver_config:\n  backend: NIXL"));
+    const out = renderInference(
+      resolved("p5en-8x1gpu", "trtllm", { modelCache: { storageClassName: "efs-sc", sizeGiB: 500 } }),
+    );
+    assert.deepEqual(
+      out.engineConfigMaps.map((c: Obj) => c.metadata.name),
+      ["llama-trtllm-prefill", "llama-trtllm-decode"],
+    );
+    assert.ok(
+      (out.engineConfigMaps[0] as Obj).data["engine.yaml"].includes("cache_transceiver_config:\n  backend: NIXL"),
+    );
     assert.equal((out.modelCachePvc as Obj).spec.accessModes[0], "ReadWriteMany");
     assert.equal(out.helm?.chart, "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-1.0.1.tgz");
-    assert.equal(renderInference(resolved("p5en-1gpu", "vllm", { platform: { version: "1.1.0" } })).helm?.chart, "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-1.1.0.tgz");
+    assert.equal(
+      renderInference(resolved("p5en-1gpu", "vllm", { platform: { version: "1.1.0" } })).helm?.chart,
+      "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-1.1.0.tgz",
+    );
     assert.deepEqual(out.helm?.values, { "dynamo-operator": { namespaceRestriction: { enabled: false } } });
     assert.equal(renderInference(resolved("p5en-1gpu", "vllm", { platform: { install: false } })).helm, undefined);
     assert.equal(out.frontendUrl, "http://llama-frontend.dynamo.svc.cluster.local:8000");
@@ -182,12 +273,18 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
   });
 
   it("records image archs, toolkit and pool as annotations for policies", () => {
-    const g = renderGraph(resolved("p5en-1gpu", "vllm", { imageCudaArchs: ["sm_90", "sm_100"], imageCudaToolkit: "12.9" }), IMAGE);
+    const g = renderGraph(
+      resolved("p5en-1gpu", "vllm", { imageCudaArchs: ["sm_90", "sm_100"], imageCudaToolkit: "12.9" }),
+      IMAGE,
+    );
     assert.equal(g.metadata.annotations[PlanAnnotation.ImageCudaArchs], "sm_90,sm_100");
     assert.equal(g.metadata.annotations[PlanAnnotation.ImageCudaToolkit], "12.9");
     assert.equal(g.metadata.annotations[PlanAnnotation.GpuPool], "gpu");
     assert.equal(g.metadata.annotations[PlanAnnotation.Hugepages2MiPerNode], undefined, "catalog value: not recorded");
-    const measured = renderGraph(resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, true, { hugepages2MiPerNode: 4096 }) }), IMAGE);
+    const measured = renderGraph(
+      resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, true, { hugepages2MiPerNode: 4096 }) }),
+      IMAGE,
+    );
     assert.equal(measured.metadata.annotations[PlanAnnotation.Hugepages2MiPerNode], "4096");
   });
 
@@ -195,12 +292,30 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
     for (const variant of ["p5en-1gpu", "p5en-8x1gpu"] as const) {
       for (const role of [ServingRole.Prefill, ServingRole.Decode]) {
         const efa = worker("vllm", variant, role).extraPodSpec.mainContainer.securityContext;
-        assert.deepEqual(efa, { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"], add: ["IPC_LOCK"] } });
+        assert.deepEqual(efa, {
+          runAsNonRoot: true,
+          runAsUser: 1000,
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ["ALL"], add: ["IPC_LOCK"] },
+        });
       }
     }
-    const noEfa = (renderWorker(resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, false) }), ServingRole.Prefill, IMAGE) as Obj).extraPodSpec.mainContainer.securityContext;
-    const f = (renderGraph(resolved("p5en-1gpu"), IMAGE).spec.services.Frontend as Obj).extraPodSpec.mainContainer.securityContext;
-    for (const sc of [noEfa, f]) assert.deepEqual(sc, { runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+    const noEfa = (
+      renderWorker(
+        resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, false) }),
+        ServingRole.Prefill,
+        IMAGE,
+      ) as Obj
+    ).extraPodSpec.mainContainer.securityContext;
+    const f = (renderGraph(resolved("p5en-1gpu"), IMAGE).spec.services.Frontend as Obj).extraPodSpec.mainContainer
+      .securityContext;
+    for (const sc of [noEfa, f])
+      assert.deepEqual(sc, {
+        runAsNonRoot: true,
+        runAsUser: 1000,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ["ALL"] },
+      });
   });
 });
 
@@ -227,12 +342,22 @@ describe("inference: kvTransport", () => {
         const w = g.spec.services[key] as Obj;
         assert.equal(w.resources.limits.custom[EFA_RESOURCE], undefined);
         assert.equal(w.resources.limits.custom["hugepages-2Mi"], undefined);
-        assert.deepEqual(Object.keys(envOf(w)).filter((k) => k.startsWith("FI_")), []);
+        assert.deepEqual(
+          Object.keys(envOf(w)).filter((k) => k.startsWith("FI_")),
+          [],
+        );
         assert.deepEqual(w.extraPodSpec.mainContainer.securityContext.capabilities, { drop: ["ALL"] });
-        if (backend === "vllm") assert.deepEqual(JSON.parse(argValue(w, "--kv-transfer-config")).kv_connector_extra_config.backends, ["UCX"]);
+        if (backend === "vllm")
+          assert.deepEqual(JSON.parse(argValue(w, "--kv-transfer-config")).kv_connector_extra_config.backends, ["UCX"]);
         else assert.equal(envOf(w).TRTLLM_NIXL_KVCACHE_BACKEND, "UCX");
       }
-      assert.deepEqual(workerPlan(r).map((row) => [row.kvTransport, row.nixlRails, row.efaPerWorker]), [["UCX", 0, 0], ["UCX", 0, 0]]);
+      assert.deepEqual(
+        workerPlan(r).map((row) => [row.kvTransport, row.nixlRails, row.efaPerWorker]),
+        [
+          ["UCX", 0, 0],
+          ["UCX", 0, 0],
+        ],
+      );
     });
   }
 

@@ -1,89 +1,236 @@
 import { strict as assert } from "assert";
-import { InferenceSettings, renderWorker, resolveArgs, ResolvedInference, ServingRole, validate, validateImage } from "../../components/inference";
+import {
+  InferenceSettings,
+  renderWorker,
+  resolveArgs,
+  ResolvedInference,
+  ServingRole,
+  validate,
+  validateImage,
+} from "../../components/inference";
 import { IMAGE, MODEL, pool, resolved } from "../helpers/inference-fixtures";
 
-type Case = [title: string, spec: () => ResolvedInference, expected: [path: string, reason: string][], hasToken?: boolean];
-const over = (o: Partial<InferenceSettings>, variant: "p5en-1gpu" | "p5en-8x1gpu" = "p5en-1gpu") => () => resolved(variant, "vllm", o);
+type Case = [
+  title: string,
+  spec: () => ResolvedInference,
+  expected: [path: string, reason: string][],
+  hasToken?: boolean,
+];
+const over =
+  (o: Partial<InferenceSettings>, variant: "p5en-1gpu" | "p5en-8x1gpu" = "p5en-1gpu") =>
+  () =>
+    resolved(variant, "vllm", o);
 
 const cases: Case[] = [
-  ["unknown backend lists the choices", () => resolved("p5en-1gpu", "vlm" as any), [["backend", 'must be one of "vllm", "trtllm"; got "vlm"; did you mean "vllm"?']]],
-  ["empty model", over({ model: " " }), [["model", 'must name a model, e.g. "meta-llama/Llama-3.1-8B-Instruct"; got " "']]],
-  ["replicas are positive integers", over({ prefill: { replicas: 0, gpusPerWorker: 1 }, decode: { replicas: 1.5, gpusPerWorker: 1 } }), [
-    ["prefill.replicas", "must be a whole number 1..3600; got 0"],
-    ["decode.replicas", "must be a whole number 1..3600; got 1.5"],
-  ]],
-  ["gpusPerWorker is a positive integer", over({ decode: { replicas: 1, gpusPerWorker: -2 } }), [["decode.gpusPerWorker", "must be a whole number 1..8; got -2"]]],
-  ["gpusPerWorker divides the node's GPUs", over({ prefill: { replicas: 1, gpusPerWorker: 3 } }), [
-    ["prefill.gpusPerWorker", "(3) must divide the 8 GPUs of a p5en.48xlarge node; use one of 1, 2, 4, 8"],
-  ]],
-  ["whole EFA devices per worker (p4d: 0.5 per GPU)", over({ gpuPool: pool("p4d.24xlarge", 1) }), [
-    ["prefill.gpusPerWorker", "(1) gives 0.5 EFA devices per worker on p4d.24xlarge (0.5 EFA per GPU); a worker needs a whole number >= 1 of EFA devices: use a multiple of 2 GPUs per worker"],
-    ["decode.gpusPerWorker", "(1) gives 0.5 EFA devices per worker on p4d.24xlarge (0.5 EFA per GPU); a worker needs a whole number >= 1 of EFA devices: use a multiple of 2 GPUs per worker"],
-  ]],
-  ["total GPUs fit the pool (both numbers shown)", over({ prefill: { replicas: 9, gpusPerWorker: 1 }, placement: "any" }, "p5en-8x1gpu"), [
-    ["gpuPool", "prefill 9 x 1 GPU + decode 8 x 1 GPU = 17 GPUs exceed the pool's 16 GPUs (2 x p5en.48xlarge x 8); add nodes or lower replicas"],
-  ]],
-  ["separate-node placement needs >= 2 nodes", over({ placement: "separate-nodes" }), [
-    ["placement", '"separate-nodes" needs a pool of >= 2 nodes; pool "gpu" has 1. Add a node or set placement "any"'],
-  ]],
-  ["separate-node placement: each role fits its one node", over({ decode: { replicas: 3, gpusPerWorker: 4 } }, "p5en-8x1gpu"), [
-    ["gpuPool", "prefill 8 x 1 GPU + decode 3 x 4 GPU = 20 GPUs exceed the pool's 16 GPUs (2 x p5en.48xlarge x 8); add nodes or lower replicas"],
-    ["decode", '3 x 4 GPU = 12 GPUs do not fit on one 8-GPU p5en.48xlarge node; placement "separate-nodes" keeps every decode worker on one node. Lower replicas or gpusPerWorker, or set placement "any"'],
-  ]],
-  ["EFA pool without GPUDirect RDMA", over({ gpuPool: pool("g6e.48xlarge", 1), prefill: { replicas: 1, gpusPerWorker: 2 }, decode: { replicas: 1, gpusPerWorker: 2 } }), [
-    ["gpuPool", `pool "gpu" (g6e.48xlarge) has EFA but no GPUDirect RDMA (false); NIXL's LIBFABRIC plugin needs it to move KV cache from GPU memory. Use a P-family pool (p4d, p5, p5e, p5en, p6) or disable EFA on this pool (KV then moves over UCX)`],
-  ]],
-  ["hugepages per node must leave a page per co-located worker", over({ gpuPool: pool("p5en.48xlarge", 2, true, { hugepages2MiPerNode: 7 }) }, "p5en-8x1gpu"), [
-    ["gpuPool.hugepages2MiPerNode", "(7) 2 MiB hugepages per node leave less than one page for each of 8 workers per node; set the value measured on your nodes (HugePages_Total in /proc/meminfo), 0 to run without hugepages (FI_EFA_USE_HUGE_PAGE=0), or use more GPUs per worker"],
-  ]],
-  ["kvTransport is a closed choice", over({ kvTransport: "tcp" as never }), [["kvTransport", 'must be one of "auto", "libfabric", "ucx"; got "tcp"']]],
-  ["kvTransport libfabric needs an EFA pool", over({ kvTransport: "libfabric", gpuPool: pool("p5en.48xlarge", 1, false) }), [
-    ["kvTransport", '"libfabric" moves KV over EFA, but pool "gpu" (p5en.48xlarge) has no EFA attached; use "auto" or "ucx" (KV over TCP), or a P-family pool with EFA'],
-  ]],
-  ["kvTransport ucx does not need whole EFA devices (p4d) because workers get none", over({ kvTransport: "ucx", gpuPool: pool("p4d.24xlarge", 1) }), []],
-  ["platform.version names a chart tarball", over({ platform: { version: "latest" } }), [
-    ["platform.version", 'must be a dynamo-platform chart version such as "1.0.1" (it names the chart tarball on helm.ngc.nvidia.com); got "latest"'],
-  ]],
-  ["image must be digest-pinned", () => resolved("p5en-1gpu", "vllm", {}, "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1"), [
-    ["image", 'must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1". Use the image component\'s imageRef or append the digest shown by `docker buildx imagetools inspect`'],
-  ]],
-  ["HF token or an existing secret is required", () => resolved("p5en-1gpu"), [
-    ["hfToken", "is required unless hfTokenSecretName names an existing Secret with keys HF_TOKEN and HUGGING_FACE_HUB_TOKEN; pass it as a Pulumi secret (config --secret)"],
-  ], false],
-  ["HF token and an existing secret name are exclusive", over({ hfTokenSecretName: "mine" }), [
-    ["hfTokenSecretName", '("mine") and hfToken are both set; pass only one: the token (the component creates the Secret) or the name of an existing Secret'],
-  ]],
-  ["arm64 pools are rejected", over({ gpuPool: pool("p5en.48xlarge", 1, true, { cpuArch: "arm64" }) }), [
-    ["gpuPool.cpuArch", 'must be "x86_64" (the combined image is linux/amd64); got "arm64"'],
-  ]],
-  ["a missing pool is named", () => resolveArgs("llama", { model: MODEL } as any, IMAGE), [
-    ["gpuPool", "is required: pass EfaCluster.gpuPools[<name>] or GpuPoolFacts written by hand"],
-  ]],
-  ["every scalar problem at once", over({ gpuMemoryUtilization: 1.5, maxModelLen: 0, modelLoadBudgetSeconds: 30, namespace: "Bad_NS", frontend: { replicas: 0, serviceType: "NodePort" as any }, modelCache: { storageClassName: "", sizeGiB: 0 } }), [
-    ["frontend.serviceType", 'must be one of "ClusterIP", "InternalLoadBalancer"; got "NodePort"'],
-    ["maxModelLen", "must be a whole number 1..2097152; got 0"],
-    ["modelLoadBudgetSeconds", "must be a whole number 60..86400; got 30"],
-    ["frontend.replicas", "must be a whole number 1..16; got 0"],
-    ["gpuMemoryUtilization", "must be a fraction in (0, 1], e.g. 0.85; got 1.5"],
-    ["namespace", 'must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got "Bad_NS"'],
-    ["modelCache.sizeGiB", "must be a whole number 10..65536; got 0"],
-    ["modelCache.storageClassName", 'must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ""'],
-  ]],
+  [
+    "unknown backend lists the choices",
+    () => resolved("p5en-1gpu", "vlm" as any),
+    [["backend", 'must be one of "vllm", "trtllm"; got "vlm"; did you mean "vllm"?']],
+  ],
+  [
+    "empty model",
+    over({ model: " " }),
+    [["model", 'must name a model, e.g. "meta-llama/Llama-3.1-8B-Instruct"; got " "']],
+  ],
+  [
+    "replicas are positive integers",
+    over({ prefill: { replicas: 0, gpusPerWorker: 1 }, decode: { replicas: 1.5, gpusPerWorker: 1 } }),
+    [
+      ["prefill.replicas", "must be a whole number 1..3600; got 0"],
+      ["decode.replicas", "must be a whole number 1..3600; got 1.5"],
+    ],
+  ],
+  [
+    "gpusPerWorker is a positive integer",
+    over({ decode: { replicas: 1, gpusPerWorker: -2 } }),
+    [["decode.gpusPerWorker", "must be a whole number 1..8; got -2"]],
+  ],
+  [
+    "gpusPerWorker divides the node's GPUs",
+    over({ prefill: { replicas: 1, gpusPerWorker: 3 } }),
+    [["prefill.gpusPerWorker", "(3) must divide the 8 GPUs of a p5en.48xlarge node; use one of 1, 2, 4, 8"]],
+  ],
+  [
+    "whole EFA devices per worker (p4d: 0.5 per GPU)",
+    over({ gpuPool: pool("p4d.24xlarge", 1) }),
+    [
+      [
+        "prefill.gpusPerWorker",
+        "(1) gives 0.5 EFA devices per worker on p4d.24xlarge (0.5 EFA per GPU); a worker needs a whole number >= 1 of EFA devices: use a multiple of 2 GPUs per worker",
+      ],
+      [
+        "decode.gpusPerWorker",
+        "(1) gives 0.5 EFA devices per worker on p4d.24xlarge (0.5 EFA per GPU); a worker needs a whole number >= 1 of EFA devices: use a multiple of 2 GPUs per worker",
+      ],
+    ],
+  ],
+  [
+    "total GPUs fit the pool (both numbers shown)",
+    over({ prefill: { replicas: 9, gpusPerWorker: 1 }, placement: "any" }, "p5en-8x1gpu"),
+    [
+      [
+        "gpuPool",
+        "prefill 9 x 1 GPU + decode 8 x 1 GPU = 17 GPUs exceed the pool's 16 GPUs (2 x p5en.48xlarge x 8); add nodes or lower replicas",
+      ],
+    ],
+  ],
+  [
+    "separate-node placement needs >= 2 nodes",
+    over({ placement: "separate-nodes" }),
+    [["placement", '"separate-nodes" needs a pool of >= 2 nodes; pool "gpu" has 1. Add a node or set placement "any"']],
+  ],
+  [
+    "separate-node placement: each role fits its one node",
+    over({ decode: { replicas: 3, gpusPerWorker: 4 } }, "p5en-8x1gpu"),
+    [
+      [
+        "gpuPool",
+        "prefill 8 x 1 GPU + decode 3 x 4 GPU = 20 GPUs exceed the pool's 16 GPUs (2 x p5en.48xlarge x 8); add nodes or lower replicas",
+      ],
+      [
+        "decode",
+        '3 x 4 GPU = 12 GPUs do not fit on one 8-GPU p5en.48xlarge node; placement "separate-nodes" keeps every decode worker on one node. Lower replicas or gpusPerWorker, or set placement "any"',
+      ],
+    ],
+  ],
+  [
+    "EFA pool without GPUDirect RDMA",
+    over({
+      gpuPool: pool("g6e.48xlarge", 1),
+      prefill: { replicas: 1, gpusPerWorker: 2 },
+      decode: { replicas: 1, gpusPerWorker: 2 },
+    }),
+    [
+      [
+        "gpuPool",
+        `pool "gpu" (g6e.48xlarge) has EFA but no GPUDirect RDMA (false); NIXL's LIBFABRIC plugin needs it to move KV cache from GPU memory. Use a P-family pool (p4d, p5, p5e, p5en, p6) or disable EFA on this pool (KV then moves over UCX)`,
+      ],
+    ],
+  ],
+  [
+    "hugepages per node must leave a page per co-located worker",
+    over({ gpuPool: pool("p5en.48xlarge", 2, true, { hugepages2MiPerNode: 7 }) }, "p5en-8x1gpu"),
+    [
+      [
+        "gpuPool.hugepages2MiPerNode",
+        "(7) 2 MiB hugepages per node leave less than one page for each of 8 workers per node; set the value measured on your nodes (HugePages_Total in /proc/meminfo), 0 to run without hugepages (FI_EFA_USE_HUGE_PAGE=0), or use more GPUs per worker",
+      ],
+    ],
+  ],
+  [
+    "kvTransport is a closed choice",
+    over({ kvTransport: "tcp" as never }),
+    [["kvTransport", 'must be one of "auto", "libfabric", "ucx"; got "tcp"']],
+  ],
+  [
+    "kvTransport libfabric needs an EFA pool",
+    over({ kvTransport: "libfabric", gpuPool: pool("p5en.48xlarge", 1, false) }),
+    [
+      [
+        "kvTransport",
+        '"libfabric" moves KV over EFA, but pool "gpu" (p5en.48xlarge) has no EFA attached; use "auto" or "ucx" (KV over TCP), or a P-family pool with EFA',
+      ],
+    ],
+  ],
+  [
+    "kvTransport ucx does not need whole EFA devices (p4d) because workers get none",
+    over({ kvTransport: "ucx", gpuPool: pool("p4d.24xlarge", 1) }),
+    [],
+  ],
+  [
+    "platform.version names a chart tarball",
+    over({ platform: { version: "latest" } }),
+    [
+      [
+        "platform.version",
+        'must be a dynamo-platform chart version such as "1.0.1" (it names the chart tarball on helm.ngc.nvidia.com); got "latest"',
+      ],
+    ],
+  ],
+  [
+    "image must be digest-pinned",
+    () => resolved("p5en-1gpu", "vllm", {}, "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1"),
+    [
+      [
+        "image",
+        'must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1". Use the image component\'s imageRef or append the digest shown by `docker buildx imagetools inspect`',
+      ],
+    ],
+  ],
+  [
+    "HF token or an existing secret is required",
+    () => resolved("p5en-1gpu"),
+    [
+      [
+        "hfToken",
+        "is required unless hfTokenSecretName names an existing Secret with keys HF_TOKEN and HUGGING_FACE_HUB_TOKEN; pass it as a Pulumi secret (config --secret)",
+      ],
+    ],
+    false,
+  ],
+  [
+    "HF token and an existing secret name are exclusive",
+    over({ hfTokenSecretName: "mine" }),
+    [
+      [
+        "hfTokenSecretName",
+        '("mine") and hfToken are both set; pass only one: the token (the component creates the Secret) or the name of an existing Secret',
+      ],
+    ],
+  ],
+  [
+    "arm64 pools are rejected",
+    over({ gpuPool: pool("p5en.48xlarge", 1, true, { cpuArch: "arm64" }) }),
+    [["gpuPool.cpuArch", 'must be "x86_64" (the combined image is linux/amd64); got "arm64"']],
+  ],
+  [
+    "a missing pool is named",
+    () => resolveArgs("llama", { model: MODEL } as any, IMAGE),
+    [["gpuPool", "is required: pass EfaCluster.gpuPools[<name>] or GpuPoolFacts written by hand"]],
+  ],
+  [
+    "every scalar problem at once",
+    over({
+      gpuMemoryUtilization: 1.5,
+      maxModelLen: 0,
+      modelLoadBudgetSeconds: 30,
+      namespace: "Bad_NS",
+      frontend: { replicas: 0, serviceType: "NodePort" as any },
+      modelCache: { storageClassName: "", sizeGiB: 0 },
+    }),
+    [
+      ["frontend.serviceType", 'must be one of "ClusterIP", "InternalLoadBalancer"; got "NodePort"'],
+      ["maxModelLen", "must be a whole number 1..2097152; got 0"],
+      ["modelLoadBudgetSeconds", "must be a whole number 60..86400; got 30"],
+      ["frontend.replicas", "must be a whole number 1..16; got 0"],
+      ["gpuMemoryUtilization", "must be a fraction in (0, 1], e.g. 0.85; got 1.5"],
+      ["namespace", 'must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got "Bad_NS"'],
+      ["modelCache.sizeGiB", "must be a whole number 10..65536; got 0"],
+      ["modelCache.storageClassName", 'must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ""'],
+    ],
+  ],
 ];
 
 describe("inference: validation messages (exact)", () => {
   for (const [title, spec, expected, hasToken] of cases) {
     it(title, () => {
-      assert.deepEqual(validate(spec(), hasToken ?? true).map((p) => [p.propertyPath, p.reason]), expected);
+      assert.deepEqual(
+        validate(spec(), hasToken ?? true).map((p) => [p.propertyPath, p.reason]),
+        expected,
+      );
     });
   }
 
   it("prefixes every path with the config base", () => {
-    assert.deepEqual(validate(resolved("p5en-1gpu", "vllm", { model: "" }), true, "inference").map((p) => p.propertyPath), ["inference.model"]);
+    assert.deepEqual(
+      validate(resolved("p5en-1gpu", "vllm", { model: "" }), true, "inference").map((p) => p.propertyPath),
+      ["inference.model"],
+    );
   });
 
   it("both reference variants and both backends are valid", () => {
-    for (const v of ["p5en-1gpu", "p5en-8x1gpu"] as const) for (const b of ["vllm", "trtllm"] as const) assert.deepEqual(validate(resolved(v, b), true), []);
+    for (const v of ["p5en-1gpu", "p5en-8x1gpu"] as const)
+      for (const b of ["vllm", "trtllm"] as const) assert.deepEqual(validate(resolved(v, b), true), []);
   });
 
   it("an image known only at deployment is checked then (validateImage)", () => {

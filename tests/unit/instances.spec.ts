@@ -1,5 +1,12 @@
 import { strict as assert } from "assert";
-import { efaPerGpu, instance, instanceNames, supportsNixlOverEfa, gpuPoolFacts, GPU_TAINT } from "../../components/catalog";
+import {
+  efaPerGpu,
+  instance,
+  instanceNames,
+  supportsNixlOverEfa,
+  gpuPoolFacts,
+  GPU_TAINT,
+} from "../../components/catalog";
 import { ValidationError } from "../../components/_shared/problems";
 import { closest, editDistance } from "../../components/_shared/suggest";
 import { thrown } from "../helpers/outputs";
@@ -63,7 +70,12 @@ describe("catalog: GPU instances", () => {
   });
 
   it("pool facts derive from the row", () => {
-    const f = gpuPoolFacts(instance("p5en.48xlarge"), { name: "gpu", nodes: 2, efaEnabled: true, availabilityZone: "us-east-2a" });
+    const f = gpuPoolFacts(instance("p5en.48xlarge"), {
+      name: "gpu",
+      nodes: 2,
+      efaEnabled: true,
+      availabilityZone: "us-east-2a",
+    });
     assert.deepEqual(
       [f.gpusPerNode, f.efaPerNode, f.efaPerGpu, f.hugepages2MiPerNode, f.smArch],
       [8, 16, 2, 5128, "sm_90"],
@@ -76,7 +88,12 @@ describe("catalog: GPU instances", () => {
 });
 
 describe("suggest", () => {
-  for (const [a, b, d] of [["kitten", "sitting", 3], ["", "abc", 3], ["sm_90", "sm_9O", 1], ["same", "same", 0]] as const) {
+  for (const [a, b, d] of [
+    ["kitten", "sitting", 3],
+    ["", "abc", 3],
+    ["sm_90", "sm_9O", 1],
+    ["same", "same", 0],
+  ] as const) {
     it(`editDistance(${a}, ${b}) = ${d}`, () => assert.equal(editDistance(a, b), d));
   }
   it("closest keeps only the nearest names, sorted", () => {

@@ -36,7 +36,10 @@ function violations(rel: string, source: string): string[] {
   const { importedFiles } = ts.preProcessFile(source, true, true);
   return importedFiles
     .filter((f) => f.fileName.startsWith("."))
-    .map((f) => ({ spec: f.fileName, target: path.posix.normalize(path.posix.join(path.posix.dirname(rel), f.fileName)) }))
+    .map((f) => ({
+      spec: f.fileName,
+      target: path.posix.normalize(path.posix.join(path.posix.dirname(rel), f.fileName)),
+    }))
     .filter(({ target }) => !allowed.some((a) => target.startsWith(a) || `${target}/` === a))
     .map(({ spec, target }) => `${rel} imports "${spec}" (${target}); ${layer}/ may import only ${allowed.join(", ")}`);
 }
@@ -46,7 +49,9 @@ describe("layering: import directions between folders", () => {
     it(`${layer}/ imports only ${MAY_IMPORT[layer].join(", ")}`, () => {
       const files = tsFiles(path.join(ROOT, layer));
       assert.ok(files.length > 0, `no .ts files under ${layer}/`);
-      const found = files.flatMap((f) => violations(path.relative(ROOT, f).split(path.sep).join("/"), fs.readFileSync(f, "utf8")));
+      const found = files.flatMap((f) =>
+        violations(path.relative(ROOT, f).split(path.sep).join("/"), fs.readFileSync(f, "utf8")),
+      );
       assert.deepEqual(found, []);
     });
   }
@@ -60,10 +65,14 @@ describe("layering: import directions between folders", () => {
       `import { INSTANCES } from "./catalog/instances";`,
       `import * as pulumi from "@pulumi/pulumi";`,
     ].join("\n");
-    assert.deepEqual(violations("components/x.ts", src).map((v) => v.split(" ")[2]), [
-      `"../tools/render/capture"`, `"../policy/run"`, `"../tests/helpers/golden"`, `"../program/program"`,
-    ]);
-    assert.deepEqual(violations("program/x.ts", `import type { ProgramRun } from "../tools/render/capture";`).length, 1);
+    assert.deepEqual(
+      violations("components/x.ts", src).map((v) => v.split(" ")[2]),
+      [`"../tools/render/capture"`, `"../policy/run"`, `"../tests/helpers/golden"`, `"../program/program"`],
+    );
+    assert.deepEqual(
+      violations("program/x.ts", `import type { ProgramRun } from "../tools/render/capture";`).length,
+      1,
+    );
     assert.deepEqual(violations("program/x.ts", `import { EfaCluster } from "../components/cluster";`), []);
   });
 });

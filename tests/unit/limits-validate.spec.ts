@@ -5,7 +5,14 @@
  * and the component must reject it, at the same config path, stating the same range.
  */
 import { strict as assert } from "assert";
-import { CLUSTER_FIELDS, checkStackConfig, clusterArgsOf, inferenceSettingsOf, INFERENCE_FIELDS, toConfigPath } from "../../program/config-schema";
+import {
+  CLUSTER_FIELDS,
+  checkStackConfig,
+  clusterArgsOf,
+  inferenceSettingsOf,
+  INFERENCE_FIELDS,
+  toConfigPath,
+} from "../../program/config-schema";
 import { OBSERVABILITY_FIELDS } from "../../program/config-observability";
 import { Field, Spec } from "../../program/schema";
 import { validateClusterArgs } from "../../components/cluster/validate";
@@ -18,7 +25,10 @@ import { Problem } from "../../components/_shared/problems";
 type NumericSpec = Extract<Spec, { kind: "integer" | "number" }>;
 
 /** Every numeric leaf under `fields`, with its path below the section (`gpuNodes.count`). */
-function numericLeaves(fields: Readonly<Record<string, Field>>, prefix: string[] = []): { keys: string[]; spec: NumericSpec }[] {
+function numericLeaves(
+  fields: Readonly<Record<string, Field>>,
+  prefix: string[] = [],
+): { keys: string[]; spec: NumericSpec }[] {
   return Object.entries(fields).flatMap(([k, f]) => {
     const keys = [...prefix, k];
     if (f.spec.kind === "object") return numericLeaves(f.spec.fields, keys);
@@ -35,29 +45,51 @@ function withValue(obj: Record<string, unknown>, keys: readonly string[], v: unk
 
 const CLUSTER = { availabilityZone: "us-east-2b", gpuNodes: { instanceType: "p5en.48xlarge", count: 2 } };
 /** A model the catalog does not know, with a stated shape (MLA too, so its fields are reachable). */
-const SHAPE = { paramsB: 8, weightDtype: "bf16", layers: 32, attentionHeads: 32, kvHeads: 8, headDim: 128, maxContext: 131072, mla: { kvLoraRank: 512, qkRopeHeadDim: 64 } };
+const SHAPE = {
+  paramsB: 8,
+  weightDtype: "bf16",
+  layers: 32,
+  attentionHeads: 32,
+  kvHeads: 8,
+  headDim: 128,
+  maxContext: 131072,
+  mla: { kvLoraRank: 512, qkRopeHeadDim: 64 },
+};
 const INFERENCE = { model: "example/private-model", modelShape: SHAPE, modelCacheGiB: 100 };
 const IMAGE = `registry.invalid/dynamo@sha256:${"0".repeat(64)}`;
 
-const pool = checkStackConfig({ region: "us-east-2", hfTokenSet: true, cluster: CLUSTER, inference: INFERENCE }).config?.gpuPool;
+const pool = checkStackConfig({ region: "us-east-2", hfTokenSet: true, cluster: CLUSTER, inference: INFERENCE }).config
+  ?.gpuPool;
 
 /** The component validators, fed through the program's mapping, at config paths; by section. */
-const SECTIONS: Record<string, { fields: Readonly<Record<string, Field>>; problems: (keys: string[], v: unknown) => Problem[] }> = {
+const SECTIONS: Record<
+  string,
+  { fields: Readonly<Record<string, Field>>; problems: (keys: string[], v: unknown) => Problem[] }
+> = {
   cluster: {
     fields: CLUSTER_FIELDS,
-    problems: (keys, v) => validateClusterArgs(clusterArgsOf(withValue(CLUSTER, keys, v), false, "us-east-2")).map((p) => toConfigPath(p, true)),
+    problems: (keys, v) =>
+      validateClusterArgs(clusterArgsOf(withValue(CLUSTER, keys, v), false, "us-east-2")).map((p) =>
+        toConfigPath(p, true),
+      ),
   },
   inference: {
     fields: INFERENCE_FIELDS,
     problems: (keys, v) => {
-      const settings = inferenceSettingsOf(withValue(INFERENCE, keys, v) as unknown as Parameters<typeof inferenceSettingsOf>[0]);
-      return validateInference(resolveInference("llm", { ...settings, gpuPool: pool! }, IMAGE), true, "inference").map((p) => toConfigPath(p));
+      const settings = inferenceSettingsOf(
+        withValue(INFERENCE, keys, v) as unknown as Parameters<typeof inferenceSettingsOf>[0],
+      );
+      return validateInference(resolveInference("llm", { ...settings, gpuPool: pool! }, IMAGE), true, "inference").map(
+        (p) => toConfigPath(p),
+      );
     },
   },
   observability: {
     fields: OBSERVABILITY_FIELDS,
     problems: (keys, v) =>
-      validateObservability(resolveObservability({ ...withValue({}, keys, v), graphName: "llm", graphNamespace: "dynamo" })).map((p) => ({ ...p, propertyPath: `observability.${p.propertyPath}` })),
+      validateObservability(
+        resolveObservability({ ...withValue({}, keys, v), graphName: "llm", graphNamespace: "dynamo" }),
+      ).map((p) => ({ ...p, propertyPath: `observability.${p.propertyPath}` })),
   },
 };
 
@@ -70,7 +102,12 @@ const RANGE_REASON = /must be a whole number|must be .* in \(/;
 describe("limits: the stack schema and the component validators state one range per number", () => {
   it("the base config is valid, so every problem below comes from the value under test", () => {
     assert.ok(pool, "base config must check");
-    for (const [name, s] of Object.entries(SECTIONS)) assert.deepEqual(s.problems([], undefined).filter((p) => p.propertyPath.startsWith(name)), [], name);
+    for (const [name, s] of Object.entries(SECTIONS))
+      assert.deepEqual(
+        s.problems([], undefined).filter((p) => p.propertyPath.startsWith(name)),
+        [],
+        name,
+      );
   });
 
   for (const [section, s] of Object.entries(SECTIONS)) {
@@ -81,7 +118,10 @@ describe("limits: the stack schema and the component validators state one range 
       it(`${at}: the component rejects exactly outside the schema's ${rangeText(spec)}`, () => {
         for (const v of outside(spec)) {
           const here = s.problems(keys, v).filter((p) => p.propertyPath === at);
-          assert.ok(here.some((p) => p.reason.includes(rangeText(spec))), `${at} = ${v}: want a problem stating ${rangeText(spec)}; got ${JSON.stringify(here)}`);
+          assert.ok(
+            here.some((p) => p.reason.includes(rangeText(spec))),
+            `${at} = ${v}: want a problem stating ${rangeText(spec)}; got ${JSON.stringify(here)}`,
+          );
         }
         for (const v of inside(spec)) {
           const here = s.problems(keys, v).filter((p) => p.propertyPath === at && RANGE_REASON.test(p.reason));

@@ -11,7 +11,12 @@ import { IMAGE, MODEL, pool, resolved } from "../helpers/inference-fixtures";
 
 type Obj = Record<string, any>;
 const NVME = { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } };
-const localNvme = (over: Obj = {}) => resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "local-nvme", gpuPool: pool("p5en.48xlarge", 2, true, NVME), ...over });
+const localNvme = (over: Obj = {}) =>
+  resolved("p5en-8x1gpu", "vllm", {
+    modelCacheMode: "local-nvme",
+    gpuPool: pool("p5en.48xlarge", 2, true, NVME),
+    ...over,
+  });
 
 describe("inference: model cache modes (local-nvme, efs, none)", () => {
   it("local-nvme golden graph (vLLM, 8 + 8 workers on 2 x p5en)", () => {
@@ -22,10 +27,16 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
     for (const role of [ServingRole.Prefill, ServingRole.Decode]) {
       const w = renderWorker(localNvme(), role, IMAGE) as Obj;
       const pod = w.extraPodSpec;
-      assert.deepEqual(pod.initContainers.map((c: Obj) => c.name), ["cache-owner", "model-prefetch"]);
+      assert.deepEqual(
+        pod.initContainers.map((c: Obj) => c.name),
+        ["cache-owner", "model-prefetch"],
+      );
       const vol = pod.volumes.find((v: Obj) => v.name === "model-cache-node");
       assert.deepEqual(vol.hostPath, { path: "/mnt/k8s-disks/0/dynamo-efa-model-cache", type: "DirectoryOrCreate" });
-      assert.deepEqual(pod.mainContainer.volumeMounts.find((m: Obj) => m.name === "model-cache-node"), { name: "model-cache-node", mountPath: "/model-cache", readOnly: true });
+      assert.deepEqual(
+        pod.mainContainer.volumeMounts.find((m: Obj) => m.name === "model-cache-node"),
+        { name: "model-cache-node", mountPath: "/model-cache", readOnly: true },
+      );
       const args: string[] = pod.mainContainer.args;
       assert.equal(args[args.indexOf("--model") + 1], modelCacheDir("/model-cache", MODEL));
       assert.equal(args[args.indexOf("--served-model-name") + 1], MODEL);
@@ -41,9 +52,21 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
       assert.equal(c.securityContext.readOnlyRootFilesystem, true);
       assert.deepEqual(c.securityContext.capabilities.drop, ["ALL"]);
     }
-    assert.deepEqual([owner.securityContext.runAsUser, owner.securityContext.capabilities.add, owner.command], [0, ["CHOWN"], ["chown", "1000:1000", "/model-cache"]]);
-    assert.deepEqual([prefetch.securityContext.runAsNonRoot, prefetch.securityContext.runAsUser, prefetch.securityContext.capabilities.add], [true, 1000, undefined]);
-    assert.deepEqual(prefetch.env.find((e: Obj) => e.name === "HF_TOKEN").valueFrom, { secretKeyRef: { name: "llama-hf-token", key: "HF_TOKEN" } });
+    assert.deepEqual(
+      [owner.securityContext.runAsUser, owner.securityContext.capabilities.add, owner.command],
+      [0, ["CHOWN"], ["chown", "1000:1000", "/model-cache"]],
+    );
+    assert.deepEqual(
+      [
+        prefetch.securityContext.runAsNonRoot,
+        prefetch.securityContext.runAsUser,
+        prefetch.securityContext.capabilities.add,
+      ],
+      [true, 1000, undefined],
+    );
+    assert.deepEqual(prefetch.env.find((e: Obj) => e.name === "HF_TOKEN").valueFrom, {
+      secretKeyRef: { name: "llama-hf-token", key: "HF_TOKEN" },
+    });
     assert.equal(prefetch.env.find((e: Obj) => e.name === "MODEL_ID").value, MODEL);
   });
 
@@ -52,7 +75,13 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
     const prefetch = (renderWorker(r, ServingRole.Prefill, IMAGE) as Obj).extraPodSpec.initContainers[1];
     assert.equal(prefetch.env.find((e: Obj) => e.name === "DOWNLOAD_BUDGET_SECONDS").value, "900");
     assert.deepEqual([startupFailureThreshold(r), waitTimeoutSeconds(r)], [60, 900 + 600 + 600]);
-    assert.equal(waitTimeoutSeconds(resolved("p5en-8x1gpu", "vllm", { modelDownloadBudgetSeconds: 900, modelLoadBudgetSeconds: 600 })), 1200, "none: the engine downloads within its load budget");
+    assert.equal(
+      waitTimeoutSeconds(
+        resolved("p5en-8x1gpu", "vllm", { modelDownloadBudgetSeconds: 900, modelLoadBudgetSeconds: 600 }),
+      ),
+      1200,
+      "none: the engine downloads within its load budget",
+    );
   });
 
   it("the prefetch script ships in a ConfigMap, and the graph records the model id, cache mode and download budget", () => {
@@ -61,7 +90,9 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
     assert.equal(cm.data["prefetch.py"], PREFETCH_SCRIPT);
     assert.ok(PREFETCH_SCRIPT.includes(COMPLETION_MARKER), "the script writes the marker the TS side names");
     assert.deepEqual(
-      ["dynamo-efa/model", "dynamo-efa/model-cache", "dynamo-efa/model-download-budget-seconds"].map((k) => out.graph.metadata.annotations[k]),
+      ["dynamo-efa/model", "dynamo-efa/model-cache", "dynamo-efa/model-download-budget-seconds"].map(
+        (k) => out.graph.metadata.annotations[k],
+      ),
       [MODEL, "local-nvme", "1800"],
     );
   });
@@ -75,18 +106,48 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
     }
   });
 
-  const problems = (r: ReturnType<typeof resolved>) => validate(r, true, "inference").map((p) => [p.propertyPath, p.reason]);
+  const problems = (r: ReturnType<typeof resolved>) =>
+    validate(r, true, "inference").map((p) => [p.propertyPath, p.reason]);
   it("validation: local-nvme needs a pool with a local NVMe array big enough; efs needs the volume; a volume needs efs", () => {
     assert.deepEqual(problems(localNvme()), []);
     assert.deepEqual(problems(resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "local-nvme" })), [
-      ["inference.modelCacheMode", '"local-nvme" needs a pool whose nodes put their instance-store NVMe in a RAID0 array; pool "gpu" (p5en.48xlarge) has none. Turn on the pool\'s localNvme, or use "efs" or "none"'],
+      [
+        "inference.modelCacheMode",
+        '"local-nvme" needs a pool whose nodes put their instance-store NVMe in a RAID0 array; pool "gpu" (p5en.48xlarge) has none. Turn on the pool\'s localNvme, or use "efs" or "none"',
+      ],
     ]);
-    assert.deepEqual(problems(resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "efs" })), [["inference.modelCache", 'is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCacheGiB)']]);
-    assert.deepEqual(problems(localNvme({ modelCache: { storageClassName: "efs-shared", sizeGiB: 10 } })), [["inference.modelCacheMode", '("local-nvme") does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume']]);
+    assert.deepEqual(problems(resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "efs" })), [
+      [
+        "inference.modelCache",
+        'is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCacheGiB)',
+      ],
+    ]);
+    assert.deepEqual(problems(localNvme({ modelCache: { storageClassName: "efs-shared", sizeGiB: 10 } })), [
+      [
+        "inference.modelCacheMode",
+        '("local-nvme") does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume',
+      ],
+    ]);
     const tiny = pool("p5en.48xlarge", 2, true, { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 250 } });
-    assert.deepEqual(problems(localNvme({ model: "meta-llama/Llama-3.1-405B-Instruct", gpuPool: tiny, prefill: { replicas: 1, gpusPerWorker: 8 }, decode: { replicas: 1, gpusPerWorker: 8 } })).filter(([p]) => p === "inference.modelCacheMode"), [
-      ["inference.modelCacheMode", `meta-llama/Llama-3.1-405B-Instruct's ${(modelFacts("meta-llama/Llama-3.1-405B-Instruct")!.weightBytes / 1e9).toFixed(0)} GB of weights do not fit 90% of the 250 GB NVMe array of a p5en.48xlarge node (kubelet and container images share it); use "efs" or a type with more instance store`],
-    ]);
-    assert.deepEqual(problems(localNvme({ modelCacheMode: "nvme" as any, modelDownloadBudgetSeconds: 5 })).map(([p]) => p), ["inference.modelCacheMode", "inference.modelDownloadBudgetSeconds"]);
+    assert.deepEqual(
+      problems(
+        localNvme({
+          model: "meta-llama/Llama-3.1-405B-Instruct",
+          gpuPool: tiny,
+          prefill: { replicas: 1, gpusPerWorker: 8 },
+          decode: { replicas: 1, gpusPerWorker: 8 },
+        }),
+      ).filter(([p]) => p === "inference.modelCacheMode"),
+      [
+        [
+          "inference.modelCacheMode",
+          `meta-llama/Llama-3.1-405B-Instruct's ${(modelFacts("meta-llama/Llama-3.1-405B-Instruct")!.weightBytes / 1e9).toFixed(0)} GB of weights do not fit 90% of the 250 GB NVMe array of a p5en.48xlarge node (kubelet and container images share it); use "efs" or a type with more instance store`,
+        ],
+      ],
+    );
+    assert.deepEqual(
+      problems(localNvme({ modelCacheMode: "nvme" as any, modelDownloadBudgetSeconds: 5 })).map(([p]) => p),
+      ["inference.modelCacheMode", "inference.modelDownloadBudgetSeconds"],
+    );
   });
 });

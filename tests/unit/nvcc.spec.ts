@@ -27,7 +27,11 @@ import {
 
 const KERNEL = "__global__ void scale(float* p, float s) { p[threadIdx.x] *= s; }\n";
 
-interface Run { ok: boolean; stderr: string; ms: number }
+interface Run {
+  ok: boolean;
+  stderr: string;
+  ms: number;
+}
 
 function nvcc(args: readonly string[]): Promise<Run> {
   const start = Date.now();
@@ -63,12 +67,16 @@ describe("nvcc: the CUDA catalog against the installed compiler", function () {
   before(function () {
     const r = spawnSync("nvcc", ["--version"], { encoding: "utf8" });
     if (r.error || r.status !== 0) {
-      console.log(`    skipped: nvcc is not on PATH (${r.error?.message ?? r.stderr.trim()}); install the CUDA toolkit to run these tests`);
+      console.log(
+        `    skipped: nvcc is not on PATH (${r.error?.message ?? r.stderr.trim()}); install the CUDA toolkit to run these tests`,
+      );
       this.skip();
     }
     const release = /release (\d+\.\d+)/.exec(r.stdout)?.[1];
     if (!release || !(CUDA_TOOLKITS as readonly string[]).includes(release)) {
-      console.log(`    skipped: nvcc reports CUDA ${release ?? "(unparsed)"}, which the catalog does not list (${CUDA_TOOLKITS.join(", ")})`);
+      console.log(
+        `    skipped: nvcc reports CUDA ${release ?? "(unparsed)"}, which the catalog does not list (${CUDA_TOOLKITS.join(", ")})`,
+      );
       this.skip();
     }
     toolkit = release as CudaToolkit;
@@ -84,9 +92,17 @@ describe("nvcc: the CUDA catalog against the installed compiler", function () {
   it("the catalog's base targets equal `nvcc --list-gpu-arch`", () => {
     const r = spawnSync("nvcc", ["--list-gpu-arch"], { encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr);
-    const listed = r.stdout.split(/\s+/).filter((s) => s.startsWith("compute_")).map((s) => Number(s.slice("compute_".length)));
-    const catalog = toolkitTargets(toolkit).filter((t) => t.variant === "").map((t) => t.sm);
-    assert.deepEqual([...listed].sort((a, b) => a - b), catalog);
+    const listed = r.stdout
+      .split(/\s+/)
+      .filter((s) => s.startsWith("compute_"))
+      .map((s) => Number(s.slice("compute_".length)));
+    const catalog = toolkitTargets(toolkit)
+      .filter((t) => t.variant === "")
+      .map((t) => t.sm);
+    assert.deepEqual(
+      [...listed].sort((a, b) => a - b),
+      catalog,
+    );
   });
 
   it("compiles the fat list's NVCC_GENCODE", async () => {
@@ -99,12 +115,18 @@ describe("nvcc: the CUDA catalog against the installed compiler", function () {
   it("compiles `auto` for every instance family in the catalog", async () => {
     const byFamily = new Map<string, string>();
     for (const row of INSTANCES.values()) if (!byFamily.has(row.family)) byFamily.set(row.family, row.name);
-    const lists = [...byFamily].map(([family, name]) => ({ family, gencode: nvccGencode(autoArchs([name], toolkit, family)) }));
+    const lists = [...byFamily].map(([family, name]) => ({
+      family,
+      gencode: nvccGencode(autoArchs([name], toolkit, family)),
+    }));
     const distinct = [...new Set(lists.map((l) => l.gencode))];
     const runs = await pool(distinct.map((g) => () => compile(g, "-fatbin")));
     const result = new Map(distinct.map((g, i) => [g, runs[i]]));
-    console.log(`      ${byFamily.size} families, ${distinct.length} distinct lists: ${runs.map((r) => r.ms).join(" + ")} ms`);
-    for (const l of lists) assert.ok(result.get(l.gencode)!.ok, `${l.family}: ${l.gencode}\n${result.get(l.gencode)!.stderr}`);
+    console.log(
+      `      ${byFamily.size} families, ${distinct.length} distinct lists: ${runs.map((r) => r.ms).join(" + ")} ms`,
+    );
+    for (const l of lists)
+      assert.ok(result.get(l.gencode)!.ok, `${l.family}: ${l.gencode}\n${result.get(l.gencode)!.stderr}`);
   });
 
   it("accepts every a/f variant the catalog claims", async () => {
@@ -118,8 +140,12 @@ describe("nvcc: the CUDA catalog against the installed compiler", function () {
   });
 
   it("rejects every variant the catalog does not claim, and sm_101 / sm_61 where the catalog says so", async () => {
-    const bases = toolkitTargets(toolkit).filter((t) => t.variant === "").map((t) => t.sm);
-    const candidates: ArchTarget[] = [...bases, 101, 61].flatMap((sm) => (["", "a", "f"] as const).map((variant) => ({ sm, variant, ptx: false })));
+    const bases = toolkitTargets(toolkit)
+      .filter((t) => t.variant === "")
+      .map((t) => t.sm);
+    const candidates: ArchTarget[] = [...bases, 101, 61].flatMap((sm) =>
+      (["", "a", "f"] as const).map((variant) => ({ sm, variant, ptx: false })),
+    );
     const unclaimed = candidates.filter((t) => !toolkitHas(toolkit, t.sm, t.variant));
     const runs = await pool(unclaimed.map((t) => () => compile(nvccGencode([t]), "-fatbin")));
     const accepted = unclaimed.filter((_, i) => runs[i].ok).map(formatArch);

@@ -42,23 +42,47 @@ interface Fake {
 async function fakeHf(): Promise<Fake> {
   const open = new Set<http.ServerResponse>();
   let onStall: (() => void) | undefined;
-  const f: Fake = { url: "", gets: {}, listingFailures: [], authorized: 0, token: "hf_good", close: async () => undefined };
+  const f: Fake = {
+    url: "",
+    gets: {},
+    listingFailures: [],
+    authorized: 0,
+    token: "hf_good",
+    close: async () => undefined,
+  };
   const server = http.createServer((req, res) => {
     const u = new URL(req.url ?? "/", "http://x");
     const auth = req.headers.authorization;
-    if (auth !== `Bearer ${f.token}`) { res.writeHead(auth ? 403 : 401).end("gated"); return; }
+    if (auth !== `Bearer ${f.token}`) {
+      res.writeHead(auth ? 403 : 401).end("gated");
+      return;
+    }
     f.authorized += 1;
     if (u.pathname === `/api/models/${MODEL}/revision/main`) {
       const code = f.listingFailures.shift();
-      if (code !== undefined) { res.writeHead(code, { "Retry-After": "0" }).end("slow down"); return; }
-      res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ sha: SHA, siblings: Object.keys(FILES).map((rfilename) => ({ rfilename, size: FILES[rfilename].length })) }));
+      if (code !== undefined) {
+        res.writeHead(code, { "Retry-After": "0" }).end("slow down");
+        return;
+      }
+      res.writeHead(200, { "Content-Type": "application/json" }).end(
+        JSON.stringify({
+          sha: SHA,
+          siblings: Object.keys(FILES).map((rfilename) => ({ rfilename, size: FILES[rfilename].length })),
+        }),
+      );
       return;
     }
     const m = new RegExp(`^/${MODEL}/resolve/${SHA}/(.+)$`).exec(u.pathname);
     const body = m ? FILES[decodeURIComponent(m[1])] : undefined;
-    if (!m || !body) { res.writeHead(404).end(); return; }
+    if (!m || !body) {
+      res.writeHead(404).end();
+      return;
+    }
     const name = decodeURIComponent(m[1]);
-    if (f.cdn) { res.writeHead(302, { Location: `${f.cdn}/blobs/${encodeURIComponent(name)}` }).end(); return; }
+    if (f.cdn) {
+      res.writeHead(302, { Location: `${f.cdn}/blobs/${encodeURIComponent(name)}` }).end();
+      return;
+    }
     f.gets[name] = (f.gets[name] ?? 0) + 1;
     res.writeHead(200, { "Content-Length": String(body.length) });
     if (name === f.stallFile && f.gets[name] === 1) {
@@ -68,20 +92,42 @@ async function fakeHf(): Promise<Fake> {
     }
     res.end(body);
   });
-  f.stalled = new Promise((resolve) => { onStall = resolve; });
+  f.stalled = new Promise((resolve) => {
+    onStall = resolve;
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   f.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  f.close = () => new Promise((resolve) => { for (const r of open) r.destroy(); server.closeAllConnections(); server.close(() => resolve()); });
+  f.close = () =>
+    new Promise((resolve) => {
+      for (const r of open) r.destroy();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return f;
 }
 
-function run(root: string, hf: Fake, extra: Record<string, string> = {}): { child: ChildProcess; done: Promise<{ code: number | null; stderr: string }> } {
+function run(
+  root: string,
+  hf: Fake,
+  extra: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<{ code: number | null; stderr: string }> } {
   const child = spawn("python3", [SCRIPT], {
-    env: { PATH: process.env.PATH ?? "", MODEL_ID: MODEL, CACHE_ROOT: root, HF_ENDPOINT: hf.url, HF_TOKEN: hf.token, RETRY_BASE_SECONDS: "0.01", DOWNLOAD_BUDGET_SECONDS: "600", ...extra },
+    env: {
+      PATH: process.env.PATH ?? "",
+      MODEL_ID: MODEL,
+      CACHE_ROOT: root,
+      HF_ENDPOINT: hf.url,
+      HF_TOKEN: hf.token,
+      RETRY_BASE_SECONDS: "0.01",
+      DOWNLOAD_BUDGET_SECONDS: "600",
+      ...extra,
+    },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
-  child.stderr!.on("data", (d) => { stderr += String(d); });
+  child.stderr!.on("data", (d) => {
+    stderr += String(d);
+  });
   return { child, done: new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr }))) };
 }
 
@@ -94,7 +140,11 @@ function assertComplete(root: string): void {
   for (const name of ["config.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]) {
     assert.ok(fs.readFileSync(path.join(dir, name)).equals(FILES[name]), `${name} is byte-identical`);
   }
-  assert.equal(fs.existsSync(path.join(dir, "original")), false, "Meta's consolidated checkpoint is skipped when safetensors exist");
+  assert.equal(
+    fs.existsSync(path.join(dir, "original")),
+    false,
+    "Meta's consolidated checkpoint is skipped when safetensors exist",
+  );
 }
 
 describe("prefetch: one download per node, atomic completion, retries (fake HF on 127.0.0.1)", function () {
@@ -105,17 +155,33 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
   before(function () {
     const probe = spawnSync("python3", ["--version"], { encoding: "utf8" });
     if (probe.error || probe.status !== 0) {
-      console.log(`      skipped: python3 is not available here (${probe.error?.message ?? probe.stderr}); the prefetch script needs it`);
+      console.log(
+        `      skipped: python3 is not available here (${probe.error?.message ?? probe.stderr}); the prefetch script needs it`,
+      );
       this.skip();
     }
   });
-  beforeEach(async () => { hf = await fakeHf(); root = fs.mkdtempSync(path.join(os.tmpdir(), "prefetch-")); });
-  afterEach(async () => { await hf?.close(); if (root) fs.rmSync(root, { recursive: true, force: true }); });
+  beforeEach(async () => {
+    hf = await fakeHf();
+    root = fs.mkdtempSync(path.join(os.tmpdir(), "prefetch-"));
+  });
+  afterEach(async () => {
+    await hf?.close();
+    if (root) fs.rmSync(root, { recursive: true, force: true });
+  });
 
   it("8 workers of one node starting at once: every file downloaded exactly once, all 8 succeed", async () => {
     const results = await Promise.all(Array.from({ length: 8 }, () => run(root, hf).done));
-    assert.deepEqual(results.map((r) => r.code), Array(8).fill(0), results.map((r) => r.stderr).join("\n"));
-    assert.deepEqual(hf.gets, { "config.json": 1, "model-00001-of-00002.safetensors": 1, "model-00002-of-00002.safetensors": 1 });
+    assert.deepEqual(
+      results.map((r) => r.code),
+      Array(8).fill(0),
+      results.map((r) => r.stderr).join("\n"),
+    );
+    assert.deepEqual(hf.gets, {
+      "config.json": 1,
+      "model-00001-of-00002.safetensors": 1,
+      "model-00002-of-00002.safetensors": 1,
+    });
     assertComplete(root);
     const again = await run(root, hf).done;
     assert.equal(again.code, 0);
@@ -129,7 +195,11 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
     await hf.stalled;
     first.child.kill("SIGKILL");
     await first.done;
-    assert.equal(fs.existsSync(finalDir(root)), false, "the workers' directory does not exist after an interrupted download");
+    assert.equal(
+      fs.existsSync(finalDir(root)),
+      false,
+      "the workers' directory does not exist after an interrupted download",
+    );
     assert.equal(fs.readdirSync(path.join(root, ".staging")).length, 1, "the partial download sits in staging");
     const second = await run(root, hf).done;
     assert.equal(second.code, 0, second.stderr);
@@ -157,7 +227,10 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
   it("a token without access fails at once (exit 2) naming the model and the fix; no token says it is missing", async () => {
     const denied = await run(root, hf, { HF_TOKEN: "hf_other" }).done;
     assert.equal(denied.code, 2);
-    assert.match(denied.stderr, /the Hugging Face token has no access to model acme\/tiny-llm \(HTTP 403\): accept the model's license at http:\/\/127\.0\.0\.1:\d+\/acme\/tiny-llm/);
+    assert.match(
+      denied.stderr,
+      /the Hugging Face token has no access to model acme\/tiny-llm \(HTTP 403\): accept the model's license at http:\/\/127\.0\.0\.1:\d+\/acme\/tiny-llm/,
+    );
     const none = await run(root, hf, { HF_TOKEN: "" }).done;
     assert.equal(none.code, 2);
     assert.match(none.stderr, /model acme\/tiny-llm needs a Hugging Face token \(HTTP 401\) and HF_TOKEN is empty/);
@@ -169,7 +242,10 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
     const cdn = http.createServer((req, res) => {
       seen.push(req.headers.authorization);
       const body = FILES[decodeURIComponent((req.url ?? "").replace(/^\/blobs\//, ""))];
-      if (!body) { res.writeHead(404).end(); return; }
+      if (!body) {
+        res.writeHead(404).end();
+        return;
+      }
       res.writeHead(200, { "Content-Length": String(body.length) }).end(body);
     });
     await new Promise<void>((resolve) => cdn.listen(0, "127.0.0.1", resolve));

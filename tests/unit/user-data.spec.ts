@@ -14,9 +14,18 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
     const doc = parseMultipart(gpuUserData(resolvePool("gpu", P5EN))!);
     assert.equal(doc.headers["mime-version"], "1.0");
     assert.equal(doc.closed, true, "the document ends with the closing boundary");
-    assert.deepEqual(doc.parts.map((p) => p.headers["content-type"]), [NODEADM.mediaType]);
+    assert.deepEqual(
+      doc.parts.map((p) => p.headers["content-type"]),
+      [NODEADM.mediaType],
+    );
     const configs = yamlParts(doc, NODEADM.mediaType) as any[];
-    assert.deepEqual(configs, [{ apiVersion: "node.eks.aws/v1alpha1", kind: "NodeConfig", spec: { instance: { localStorage: { strategy: "RAID0" } } } }]);
+    assert.deepEqual(configs, [
+      {
+        apiVersion: "node.eks.aws/v1alpha1",
+        kind: "NodeConfig",
+        spec: { instance: { localStorage: { strategy: "RAID0" } } },
+      },
+    ]);
   });
 
   it("no cluster section: EKS appends the cluster coordinates for a managed node group on an EKS AMI type", () => {
@@ -27,7 +36,11 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
   it("every catalogued GPU type has instance-store NVMe, so every pool gets RAID0 by default; localNvme: false gives no user data", () => {
     for (const name of instanceNames()) {
       assert.ok(instance(name).localNvmeGB > 0, name);
-      assert.equal(resolvePool("gpu", { instanceType: name, nodes: 1, availabilityZone: "us-east-2b" }).localNvme, true, name);
+      assert.equal(
+        resolvePool("gpu", { instanceType: name, nodes: 1, availabilityZone: "us-east-2b" }).localNvme,
+        true,
+        name,
+      );
     }
     assert.equal(gpuUserData(resolvePool("gpu", { ...P5EN, localNvme: false })), undefined);
   });
@@ -38,13 +51,31 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
   });
 
   it("localNvme must be a boolean", () => {
-    assert.deepEqual(poolProblems("gpu", { ...P5EN, localNvme: "yes" as any }).map((p) => [p.propertyPath, p.reason]), [["gpuPools.gpu.localNvme", 'must be true or false; got "yes"']]);
+    assert.deepEqual(
+      poolProblems("gpu", { ...P5EN, localNvme: "yes" as any }).map((p) => [p.propertyPath, p.reason]),
+      [["gpuPools.gpu.localNvme", 'must be true or false; got "yes"']],
+    );
   });
 
   it("the parser sees a changed strategy or a missing closing boundary (the checks can fail)", () => {
-    const bad = mimeMultipart([{ contentType: NODEADM.mediaType, body: YAML.stringify({ apiVersion: NODEADM.apiVersion, kind: NODEADM.kind, spec: { instance: { localStorage: { strategy: LocalStorageStrategy.Mount } } } }) }]);
-    assert.equal((yamlParts(parseMultipart(bad), NODEADM.mediaType)[0] as any).spec.instance.localStorage.strategy, "Mount");
+    const bad = mimeMultipart([
+      {
+        contentType: NODEADM.mediaType,
+        body: YAML.stringify({
+          apiVersion: NODEADM.apiVersion,
+          kind: NODEADM.kind,
+          spec: { instance: { localStorage: { strategy: LocalStorageStrategy.Mount } } },
+        }),
+      },
+    ]);
+    assert.equal(
+      (yamlParts(parseMultipart(bad), NODEADM.mediaType)[0] as any).spec.instance.localStorage.strategy,
+      "Mount",
+    );
     assert.equal(parseMultipart(bad.replace(/--[^\n]*--\n$/, "")).closed, false);
-    assert.throws(() => mimeMultipart([{ contentType: "text/plain", body: "--==DYNAMO-EFA-BOUNDARY==" }]), /contains the MIME boundary/);
+    assert.throws(
+      () => mimeMultipart([{ contentType: "text/plain", body: "--==DYNAMO-EFA-BOUNDARY==" }]),
+      /contains the MIME boundary/,
+    );
   });
 });

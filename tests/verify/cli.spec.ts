@@ -12,10 +12,24 @@ import * as path from "node:path";
 import { requestJson } from "../../tools/verify/http";
 import { gateCompletions } from "../../tools/verify/gates-http";
 import { projectWith, stackText } from "./stacks";
-import { FakeKube, FrontendMode, GRAPH, KubeScenario, kubeconfigText, MODEL, NAMESPACE, startFrontend, startKube, startPrometheus } from "./fakes";
+import {
+  FakeKube,
+  FrontendMode,
+  GRAPH,
+  KubeScenario,
+  kubeconfigText,
+  MODEL,
+  NAMESPACE,
+  startFrontend,
+  startKube,
+  startPrometheus,
+} from "./fakes";
 
 const ROOT = path.resolve(__dirname, "..", "..");
-type Main = (argv: readonly string[], io?: { stdout: (s: string) => void; stderr: (s: string) => void; root: string }) => Promise<number>;
+type Main = (
+  argv: readonly string[],
+  io?: { stdout: (s: string) => void; stderr: (s: string) => void; root: string },
+) => Promise<number>;
 let main: Main;
 
 interface Run {
@@ -30,16 +44,42 @@ async function verify(argv: string[], root = ROOT): Promise<Run> {
   let out = "";
   let err = "";
   const jsonFile = path.join(tmp, `r-${Math.random().toString(36).slice(2)}.json`);
-  const code = await main([...argv, "--json", jsonFile], { stdout: (s) => (out += s), stderr: (s) => (err += s), root });
+  const code = await main([...argv, "--json", jsonFile], {
+    stdout: (s) => (out += s),
+    stderr: (s) => (err += s),
+    root,
+  });
   const json = fs.existsSync(jsonFile) ? JSON.parse(fs.readFileSync(jsonFile, "utf8")) : undefined;
   return { code, out, err, json };
 }
 
 function flags(kube: FakeKube, url: string, backend = "vllm"): string[] {
-  return ["test-stack", "--kubeconfig", kube.kubeconfig, "--url", url, "--namespace", NAMESPACE, "--graph", GRAPH, "--model", MODEL, "--backend", backend, "--timeout", "5", "--ttft-threshold-ms", "150"];
+  return [
+    "test-stack",
+    "--kubeconfig",
+    kube.kubeconfig,
+    "--url",
+    url,
+    "--namespace",
+    NAMESPACE,
+    "--graph",
+    GRAPH,
+    "--model",
+    MODEL,
+    "--backend",
+    backend,
+    "--timeout",
+    "5",
+    "--ttft-threshold-ms",
+    "150",
+  ];
 }
 
-async function against(mode: FrontendMode, scenario: KubeScenario, backend = "vllm"): Promise<Run & { bodies: unknown[] }> {
+async function against(
+  mode: FrontendMode,
+  scenario: KubeScenario,
+  backend = "vllm",
+): Promise<Run & { bodies: unknown[] }> {
   const fe = await startFrontend(mode, 350);
   const kube = await startKube(scenario);
   try {
@@ -87,15 +127,58 @@ describe("verify CLI against fake cluster and Frontend", function () {
   });
 
   const matrix: [string, FrontendMode, KubeScenario, string, string, string?][] = [
-    ["a worker is not ready (F2)", "pass", "notReadyWorker", "A:FAIL B:SKIPPED C:SKIPPED D:PASS E:SKIPPED", "worker llama-decodeworker-0: no ready endpoint"],
-    ["the Frontend lists no model", "noModels", "libfabric", "A:PASS B:FAIL C:SKIPPED D:PASS E:SKIPPED", 'served model "meta-llama/Llama-3.1-8B-Instruct" not listed'],
-    ["completion text is empty", "emptyText", "libfabric", "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED", "choices[0].text is empty"],
-    ["the response is double-wrapped", "doubleWrapped", "libfabric", "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED", "double-wrapped"],
-    ["the SSE stream ends without [DONE]", "brokenSse", "libfabric", "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED", "ended without [DONE]"],
+    [
+      "a worker is not ready (F2)",
+      "pass",
+      "notReadyWorker",
+      "A:FAIL B:SKIPPED C:SKIPPED D:PASS E:SKIPPED",
+      "worker llama-decodeworker-0: no ready endpoint",
+    ],
+    [
+      "the Frontend lists no model",
+      "noModels",
+      "libfabric",
+      "A:PASS B:FAIL C:SKIPPED D:PASS E:SKIPPED",
+      'served model "meta-llama/Llama-3.1-8B-Instruct" not listed',
+    ],
+    [
+      "completion text is empty",
+      "emptyText",
+      "libfabric",
+      "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED",
+      "choices[0].text is empty",
+    ],
+    [
+      "the response is double-wrapped",
+      "doubleWrapped",
+      "libfabric",
+      "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED",
+      "double-wrapped",
+    ],
+    [
+      "the SSE stream ends without [DONE]",
+      "brokenSse",
+      "libfabric",
+      "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED",
+      "ended without [DONE]",
+    ],
     ["NIXL instantiated UCX (F3)", "pass", "ucx", "A:PASS B:PASS C:PASS D:FAIL E:PASS", "Backend UCX was instantiated"],
     ["the NIXL handshake failed", "pass", "handshakeFailed", "A:PASS B:PASS C:PASS D:FAIL E:PASS", "handshake_failed"],
-    ["the first token is slow (TCP fallback)", "slowFirstToken", "libfabric", "A:PASS B:PASS C:PASS D:PASS E:FAIL", "(threshold 150 ms)"],
-    ["TRT-LLM logs no backend line", "pass", "trtllmNoLine", "A:PASS B:PASS C:PASS D:INCONCLUSIVE E:PASS", "TRTLLM_NIXL_KVCACHE_BACKEND", "trtllm"],
+    [
+      "the first token is slow (TCP fallback)",
+      "slowFirstToken",
+      "libfabric",
+      "A:PASS B:PASS C:PASS D:PASS E:FAIL",
+      "(threshold 150 ms)",
+    ],
+    [
+      "TRT-LLM logs no backend line",
+      "pass",
+      "trtllmNoLine",
+      "A:PASS B:PASS C:PASS D:INCONCLUSIVE E:PASS",
+      "TRTLLM_NIXL_KVCACHE_BACKEND",
+      "trtllm",
+    ],
   ];
   for (const [why, mode, scenario, expected, evidence, backend] of matrix) {
     it(`exits 1 and fails exactly the right gate when ${why}`, async () => {
@@ -114,7 +197,11 @@ describe("verify CLI against fake cluster and Frontend", function () {
       const argv = flags(kube, fe.url).filter((a, i, all) => a !== "--url" && all[i - 1] !== "--url");
       const r = await verify(argv);
       assert.equal(statuses(r), "A:PASS B:PASS C:PASS D:PASS E:PASS", r.out + r.err);
-      assert.ok(kube.requests.some((q) => q.path === `/api/v1/namespaces/${NAMESPACE}/pods/${GRAPH}-frontend-0/portforward?ports=8000`));
+      assert.ok(
+        kube.requests.some(
+          (q) => q.path === `/api/v1/namespaces/${NAMESPACE}/pods/${GRAPH}-frontend-0/portforward?ports=8000`,
+        ),
+      );
       assert.equal(fe.requests.length, 5);
     } finally {
       await fe.close();
@@ -143,10 +230,19 @@ describe("verify CLI against fake cluster and Frontend", function () {
   it("the fake Frontend really answers 500 when `stream` is omitted, and gate C fails on it", async () => {
     const fe = await startFrontend("pass");
     try {
-      const noStream = await requestJson(`${fe.url}/v1/completions`, "POST", { model: MODEL, prompt: "x", max_tokens: 4 }, 1000);
+      const noStream = await requestJson(
+        `${fe.url}/v1/completions`,
+        "POST",
+        { model: MODEL, prompt: "x", max_tokens: 4 },
+        1000,
+      );
       assert.equal(noStream.status, 500);
       const ok = { status: 200, text: "", json: { choices: [{ message: { content: "x" } }] }, ms: 1 };
-      const r = gateCompletions({ completion: noStream, stream: { status: 200, events: ['{"choices":[{"text":"a"}]}', "[DONE]"], ttftMs: 1, ms: 1 }, chat: ok });
+      const r = gateCompletions({
+        completion: noStream,
+        stream: { status: 200, events: ['{"choices":[{"text":"a"}]}', "[DONE]"], ttftMs: 1, ms: 1 },
+        chat: ok,
+      });
       assert.equal(r.status, "FAIL");
       assert.match(r.evidence[0], /^POST \/v1\/completions stream=false: HTTP 500/);
     } finally {
@@ -155,12 +251,17 @@ describe("verify CLI against fake cluster and Frontend", function () {
   });
 
   it("reads namespace, graph, model and backend from stacks/Pulumi.<stack>.yaml", async () => {
-    const root = projectWith({ p5en: stackText(`    backend: vllm\n    model: ${MODEL}\n`, `  dynamo-efa:graphName: ${GRAPH}\n`) });
+    const root = projectWith({
+      p5en: stackText(`    backend: vllm\n    model: ${MODEL}\n`, `  dynamo-efa:graphName: ${GRAPH}\n`),
+    });
     const fe = await startFrontend("pass");
     const prom = await startPrometheus(); // the stack file leaves observability on: gate F runs
     const kube = await startKube("libfabric", undefined, prom.url);
     try {
-      const r = await verify(["p5en", "--kubeconfig", kube.kubeconfig, "--url", fe.url, "--ttft-threshold-ms", "500"], root);
+      const r = await verify(
+        ["p5en", "--kubeconfig", kube.kubeconfig, "--url", fe.url, "--ttft-threshold-ms", "500"],
+        root,
+      );
       assert.equal(r.code, 0, r.out + r.err);
       assert.match(r.out, /from stacks\/Pulumi\.p5en\.yaml/);
     } finally {
@@ -174,7 +275,17 @@ describe("verify CLI against fake cluster and Frontend", function () {
   it("exits 3 with one line when the cluster is unreachable", async () => {
     const cfg = path.join(tmp, "dead-kubeconfig");
     fs.writeFileSync(cfg, kubeconfigText(`http://127.0.0.1:${await closedPort()}`));
-    const r = await verify(["s", "--kubeconfig", cfg, "--model", "m", "--backend", "vllm", "--url", "http://127.0.0.1:1"]);
+    const r = await verify([
+      "s",
+      "--kubeconfig",
+      cfg,
+      "--model",
+      "m",
+      "--backend",
+      "vllm",
+      "--url",
+      "http://127.0.0.1:1",
+    ]);
     assert.equal(r.code, 3);
     assert.match(r.err, /^verify: cluster unreachable at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/);
   });
@@ -196,7 +307,10 @@ describe("verify CLI against fake cluster and Frontend", function () {
       const argv = flags(kube, "x").filter((a, i, all) => a !== "--url" && all[i - 1] !== "--url");
       const r = await verify(argv);
       assert.equal(r.code, 3, r.out + r.err);
-      assert.match(r.err, /^verify: frontend unreachable at pod\/llama-frontend-0:8000 via port-forward: .*\(port-forward failed: .*\)\n$/);
+      assert.match(
+        r.err,
+        /^verify: frontend unreachable at pod\/llama-frontend-0:8000 via port-forward: .*\(port-forward failed: .*\)\n$/,
+      );
     } finally {
       await kube.close();
     }
@@ -208,7 +322,11 @@ describe("verify CLI against fake cluster and Frontend", function () {
     try {
       const r = await verify(flags(kube, fe.url).map((a) => (a === NAMESPACE ? "elsewhere" : a)));
       assert.equal(statuses(r), "A:FAIL B:SKIPPED C:SKIPPED D:FAIL E:SKIPPED", r.out);
-      assert.ok(r.json?.gates[0].evidence.includes(`no pod in namespace elsewhere matches nvidia.com/dynamo-graph-deployment-name=${GRAPH}`));
+      assert.ok(
+        r.json?.gates[0].evidence.includes(
+          `no pod in namespace elsewhere matches nvidia.com/dynamo-graph-deployment-name=${GRAPH}`,
+        ),
+      );
     } finally {
       await fe.close();
       await kube.close();
@@ -220,7 +338,10 @@ describe("verify CLI against fake cluster and Frontend", function () {
     try {
       const r = await verify(flags(kube, "http://127.0.0.1:1").map((a) => (a === NAMESPACE ? "broken" : a)));
       assert.equal(r.code, 3);
-      assert.match(r.err, /^verify: cluster at http:\/\/127\.0\.0\.1:\d+ answered HTTP 500 to list pods: etcdserver: request timed out\n$/);
+      assert.match(
+        r.err,
+        /^verify: cluster at http:\/\/127\.0\.0\.1:\d+ answered HTTP 500 to list pods: etcdserver: request timed out\n$/,
+      );
     } finally {
       await kube.close();
     }
@@ -229,9 +350,21 @@ describe("verify CLI against fake cluster and Frontend", function () {
   const usage: [string, string[], RegExp][] = [
     ["no stack", [], /expected exactly one <stack>; got none/],
     ["an unknown flag", ["s", "--nope"], /Unknown option '--nope'/],
-    ["a bad timeout", ["s", "--model", "m", "--backend", "vllm", "--timeout", "0"], /--timeout must be a number from 0\.1 to 86400; got "0"/],
-    ["a missing stack file and no flags", ["nostack"], /no stack file .*Pulumi\.nostack\.yaml; pass --model and --backend/],
-    ["a missing kubeconfig file", ["s", "--model", "m", "--backend", "vllm", "--kubeconfig", "/nonexistent/kc"], /--kubeconfig \/nonexistent\/kc: no such file/],
+    [
+      "a bad timeout",
+      ["s", "--model", "m", "--backend", "vllm", "--timeout", "0"],
+      /--timeout must be a number from 0\.1 to 86400; got "0"/,
+    ],
+    [
+      "a missing stack file and no flags",
+      ["nostack"],
+      /no stack file .*Pulumi\.nostack\.yaml; pass --model and --backend/,
+    ],
+    [
+      "a missing kubeconfig file",
+      ["s", "--model", "m", "--backend", "vllm", "--kubeconfig", "/nonexistent/kc"],
+      /--kubeconfig \/nonexistent\/kc: no such file/,
+    ],
   ];
   for (const [why, argv, re] of usage) {
     it(`exits 2 on ${why}`, async () => {
@@ -246,7 +379,11 @@ describe("verify CLI against fake cluster and Frontend", function () {
     // A child's start-up time says nothing about verify (node + tsx start-up, slower when mocha's
     // workers share the cores); the exit code and stderr are what is checked, so no time bound.
     this.timeout(0);
-    const p = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "tools", "verify", "cli.ts"), "nostack"], { cwd: ROOT, encoding: "utf8" });
+    const p = spawnSync(
+      process.execPath,
+      ["--import", "tsx", path.join(ROOT, "tools", "verify", "cli.ts"), "nostack"],
+      { cwd: ROOT, encoding: "utf8" },
+    );
     assert.equal(p.status, 2, p.stderr);
     assert.match(p.stderr, /^verify: no stack file /);
     assert.doesNotMatch(p.stderr, /\n\s+at /);

@@ -21,9 +21,19 @@ export const GRAPH = "llama";
 
 /** How the fake Frontend behaves. The field's failure modes, one each. */
 export type FrontendMode =
-  | "pass" | "noModels" | "emptyText" | "doubleWrapped" | "brokenSse" | "slowFirstToken" | "hangStream"
+  | "pass"
+  | "noModels"
+  | "emptyText"
+  | "doubleWrapped"
+  | "brokenSse"
+  | "slowFirstToken"
+  | "hangStream"
   // hostile or broken answers verify must survive and fail on
-  | "hugeBody" | "manyEvents" | "errorMidStream" | "dataAfterDone" | "modelIdList";
+  | "hugeBody"
+  | "manyEvents"
+  | "errorMidStream"
+  | "dataAfterDone"
+  | "modelIdList";
 
 /** Bytes the `hugeBody` mode sends (over the client's cap); events the `manyEvents` mode sends. */
 export const HUGE_BODY_BYTES = 64 * 1024 * 1024;
@@ -37,7 +47,9 @@ export interface Fake {
 }
 
 function listen(server: http.Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)),
+  );
 }
 
 function closer(server: http.Server): () => Promise<void> {
@@ -81,10 +93,15 @@ async function stream(res: http.ServerResponse, mode: FrontendMode, firstTokenDe
   res.writeHead(200, { "content-type": "text/event-stream" });
   const words = [" Paris", ".", " The", " capital"];
   if (mode === "slowFirstToken") await new Promise((r) => setTimeout(r, firstTokenDelayMs));
-  if (mode === "hangStream") return void res.write(`data: ${JSON.stringify({ choices: [{ index: 0, text: " Paris" }] })}\n\n`);
-  if (mode === "manyEvents") return void writeMany(res, `data: ${JSON.stringify({ choices: [{ index: 0, text: " x" }] })}\n\n`, MANY_EVENTS);
+  if (mode === "hangStream")
+    return void res.write(`data: ${JSON.stringify({ choices: [{ index: 0, text: " Paris" }] })}\n\n`);
+  if (mode === "manyEvents")
+    return void writeMany(res, `data: ${JSON.stringify({ choices: [{ index: 0, text: " x" }] })}\n\n`, MANY_EVENTS);
   if (mode === "errorMidStream") words.splice(2, 0, "\u0000error");
-  const chunk = (w: string) => (w === "\u0000error" ? { error: { message: "engine died", code: 500 } } : { id: "c", object: "text_completion", choices: [{ index: 0, text: w, finish_reason: null }] });
+  const chunk = (w: string) =>
+    w === "\u0000error"
+      ? { error: { message: "engine died", code: 500 } }
+      : { id: "c", object: "text_completion", choices: [{ index: 0, text: w, finish_reason: null }] };
   for (const w of words) res.write(`data: ${JSON.stringify(chunk(w))}\n\n`);
   if (mode !== "brokenSse") res.write("data: [DONE]\n\n");
   if (mode === "dataAfterDone") res.write(`data: ${JSON.stringify(chunk(" more"))}\n\n`);
@@ -120,13 +137,24 @@ export async function startFrontend(mode: FrontendMode, firstTokenDelayMs = 600)
         res.writeHead(200, { "content-type": "application/json" });
         return writeMany(res, " ".repeat(64 * 1024), HUGE_BODY_BYTES / (64 * 1024));
       }
-      return json(res, 200, { object: "list", data: mode === "noModels" ? [] : [{ id: mode === "modelIdList" ? [MODEL] : MODEL, object: "model", owned_by: "nvidia" }] });
+      return json(res, 200, {
+        object: "list",
+        data:
+          mode === "noModels"
+            ? []
+            : [{ id: mode === "modelIdList" ? [MODEL] : MODEL, object: "model", owned_by: "nvidia" }],
+      });
     }
     if (req.method !== "POST" || !body) return json(res, 404, { error: "not found" });
     if (typeof body.stream !== "boolean") return json(res, 500, { error: "finish_reason: unknown variant `error`" });
-    if (req.url === "/v1/completions") return body.stream ? stream(res, mode, firstTokenDelayMs) : json(res, 200, completion(mode));
+    if (req.url === "/v1/completions")
+      return body.stream ? stream(res, mode, firstTokenDelayMs) : json(res, 200, completion(mode));
     if (req.url === "/v1/chat/completions") {
-      return json(res, 200, { id: "chat-1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "Paris." }, finish_reason: "stop" }] });
+      return json(res, 200, {
+        id: "chat-1",
+        object: "chat.completion",
+        choices: [{ index: 0, message: { role: "assistant", content: "Paris." }, finish_reason: "stop" }],
+      });
     }
     return json(res, 404, { error: "not found" });
   });
@@ -164,7 +192,13 @@ function podsOf(scenario: KubeScenario): FakePod[] {
   return [
     { name: `${GRAPH}-frontend-0`, component: GraphService.Frontend, type: "frontend", ready: true, ip: "10.1.0.10" },
     { name: `${GRAPH}-prefillworker-0`, component: GraphService.Prefill, type: "worker", ready: true, ip: "10.1.0.11" },
-    { name: `${GRAPH}-decodeworker-0`, component: GraphService.Decode, type: "worker", ready: scenario !== "notReadyWorker", ip: "10.1.0.198" },
+    {
+      name: `${GRAPH}-decodeworker-0`,
+      component: GraphService.Decode,
+      type: "worker",
+      ready: scenario !== "notReadyWorker",
+      ip: "10.1.0.198",
+    },
   ];
 }
 
@@ -173,7 +207,11 @@ function podJson(p: FakePod): unknown {
     metadata: {
       name: p.name,
       namespace: NAMESPACE,
-      labels: { [OperatorLabel.GraphName]: GRAPH, [OperatorLabel.Component]: p.component, [OperatorLabel.ComponentType]: p.type },
+      labels: {
+        [OperatorLabel.GraphName]: GRAPH,
+        [OperatorLabel.Component]: p.component,
+        [OperatorLabel.ComponentType]: p.type,
+      },
     },
     spec: { containers: [{ name: "main", image: "dynamo" }] },
     status: { phase: "Running", podIP: p.ip, conditions: [{ type: "Ready", status: p.ready ? "True" : "False" }] },
@@ -182,9 +220,19 @@ function podJson(p: FakePod): unknown {
 
 function sliceJson(p: FakePod): unknown {
   return {
-    metadata: { name: `${componentServiceName(GRAPH, p.component)}-abcde`, namespace: NAMESPACE, labels: { "kubernetes.io/service-name": componentServiceName(GRAPH, p.component) } },
+    metadata: {
+      name: `${componentServiceName(GRAPH, p.component)}-abcde`,
+      namespace: NAMESPACE,
+      labels: { "kubernetes.io/service-name": componentServiceName(GRAPH, p.component) },
+    },
     addressType: "IPv4",
-    endpoints: [{ addresses: [p.ip], conditions: { ready: p.ready, serving: p.ready, terminating: false }, targetRef: { kind: "Pod", name: p.name, namespace: NAMESPACE } }],
+    endpoints: [
+      {
+        addresses: [p.ip],
+        conditions: { ready: p.ready, serving: p.ready, terminating: false },
+        targetRef: { kind: "Pod", name: p.name, namespace: NAMESPACE },
+      },
+    ],
     ports: [{ name: "system", port: 9090, protocol: "TCP" }],
   };
 }
@@ -212,16 +260,26 @@ interface WsSocket {
 interface WsServer {
   handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, done: (ws: WsSocket) => void): void;
 }
-type WsServerCtor = new (o: { noServer: true; handleProtocols: (protocols: Set<string>) => string | false }) => WsServer;
+type WsServerCtor = new (o: {
+  noServer: true;
+  handleProtocols: (protocols: Set<string>) => string | false;
+}) => WsServer;
 
 /**
  * Serves `portforward` like the kubelet does through the API server (channel protocol v4): the first
  * frame of each of stream 0 (data) and 1 (error) carries the port; then stream-0 frames are TCP bytes,
  * relayed here to `target` (the fake Frontend).
  */
-function servePortForward(server: http.Server, targets: Readonly<Record<string, string>>, requests: { path: string; body: unknown }[]): void {
+function servePortForward(
+  server: http.Server,
+  targets: Readonly<Record<string, string>>,
+  requests: { path: string; body: unknown }[],
+): void {
   const { WebSocketServer } = require("ws") as { WebSocketServer: WsServerCtor };
-  const wss = new WebSocketServer({ noServer: true, handleProtocols: (p) => (p.has("v4.channel.k8s.io") ? "v4.channel.k8s.io" : false) });
+  const wss = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (p) => (p.has("v4.channel.k8s.io") ? "v4.channel.k8s.io" : false),
+  });
   server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const u = new URL(req.url ?? "/", "http://x");
     requests.push({ path: u.pathname + u.search, body: undefined });
@@ -251,21 +309,41 @@ export async function startKube(scenario: KubeScenario, forwardTo?: string, prom
     const u = new URL(req.url ?? "/", "http://x");
     requests.push({ path: u.pathname + u.search, body: undefined });
     if (u.pathname.includes("/namespaces/broken/")) {
-      return json(res, 500, { kind: "Status", apiVersion: "v1", status: "Failure", message: "etcdserver: request timed out", code: 500 });
+      return json(res, 500, {
+        kind: "Status",
+        apiVersion: "v1",
+        status: "Failure",
+        message: "etcdserver: request timed out",
+        code: 500,
+      });
     }
     if (prometheusTo && u.pathname === `/api/v1/namespaces/${PROMETHEUS_NAMESPACE}/pods`) {
       const items = matches(PROMETHEUS_POD_LABELS, u.searchParams.get("labelSelector")) ? [prometheusPodJson()] : [];
       return json(res, 200, { apiVersion: "v1", kind: "PodList", metadata: {}, items });
     }
-    const other = /^\/api\/v1\/namespaces\/[^/]+\/pods$|^\/apis\/discovery\.k8s\.io\/v1\/namespaces\/[^/]+\/endpointslices$/;
-    if (other.test(u.pathname) && !u.pathname.includes(`/namespaces/${NAMESPACE}/`)) return json(res, 200, { apiVersion: "v1", kind: "List", metadata: {}, items: [] });
+    const other =
+      /^\/api\/v1\/namespaces\/[^/]+\/pods$|^\/apis\/discovery\.k8s\.io\/v1\/namespaces\/[^/]+\/endpointslices$/;
+    if (other.test(u.pathname) && !u.pathname.includes(`/namespaces/${NAMESPACE}/`))
+      return json(res, 200, { apiVersion: "v1", kind: "List", metadata: {}, items: [] });
     const base = `/api/v1/namespaces/${NAMESPACE}/pods`;
     if (u.pathname === base) {
-      const items = pods.map(podJson).filter((p) => matches((p as { metadata: { labels: Record<string, string> } }).metadata.labels, u.searchParams.get("labelSelector")));
+      const items = pods
+        .map(podJson)
+        .filter((p) =>
+          matches(
+            (p as { metadata: { labels: Record<string, string> } }).metadata.labels,
+            u.searchParams.get("labelSelector"),
+          ),
+        );
       return json(res, 200, { apiVersion: "v1", kind: "PodList", metadata: {}, items });
     }
     if (u.pathname === `/apis/discovery.k8s.io/v1/namespaces/${NAMESPACE}/endpointslices`) {
-      return json(res, 200, { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSliceList", metadata: {}, items: pods.map(sliceJson) });
+      return json(res, 200, {
+        apiVersion: "discovery.k8s.io/v1",
+        kind: "EndpointSliceList",
+        metadata: {},
+        items: pods.map(sliceJson),
+      });
     }
     const m = u.pathname.match(new RegExp(`^${base}/([^/]+)/log$`));
     if (m && pods.some((p) => p.name === m[1])) {
@@ -276,14 +354,20 @@ export async function startKube(scenario: KubeScenario, forwardTo?: string, prom
   });
   const forwards: Record<string, string> = {};
   if (forwardTo) forwards[`/api/v1/namespaces/${NAMESPACE}/pods/${GRAPH}-frontend-0/portforward`] = forwardTo;
-  if (prometheusTo) forwards[`/api/v1/namespaces/${PROMETHEUS_NAMESPACE}/pods/${PROMETHEUS_POD}/portforward`] = prometheusTo;
+  if (prometheusTo)
+    forwards[`/api/v1/namespaces/${PROMETHEUS_NAMESPACE}/pods/${PROMETHEUS_POD}/portforward`] = prometheusTo;
   if (Object.keys(forwards).length) servePortForward(server, forwards, requests);
   const url = await listen(server);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-kube-"));
   const kubeconfig = path.join(dir, "config");
   fs.writeFileSync(kubeconfig, kubeconfigText(url));
   const close = closer(server);
-  return { url, requests, kubeconfig, close: async () => (await close(), fs.rmSync(dir, { recursive: true, force: true })) };
+  return {
+    url,
+    requests,
+    kubeconfig,
+    close: async () => (await close(), fs.rmSync(dir, { recursive: true, force: true })),
+  };
 }
 
 /** The in-cluster Prometheus the program installs, as the fake API lists it (labels from the component). */
@@ -309,7 +393,8 @@ export async function startPrometheus(unscraped: readonly string[] = []): Promis
     const u = new URL(req.url ?? "/", "http://x");
     const q = u.searchParams.get("query") ?? "";
     requests.push({ path: u.pathname, body: q });
-    if (u.pathname !== "/api/v1/query") return json(res, 404, { status: "error", errorType: "not_found", error: "not found" });
+    if (u.pathname !== "/api/v1/query")
+      return json(res, 404, { status: "error", errorType: "not_found", error: "not found" });
     const seconds = q.includes("time_to_first_token") ? 0.85 : 0.012;
     const result = unscraped.some((m) => q.includes(m)) ? [] : [{ metric: {}, value: [1764500000, String(seconds)] }];
     return json(res, 200, { status: "success", data: { resultType: "vector", result } });

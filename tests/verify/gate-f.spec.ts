@@ -15,8 +15,13 @@ import { GRAPH, MODEL, NAMESPACE, PROMETHEUS_NAMESPACE, startFrontend, startKube
 type Main = typeof import("../../tools/verify/cli").main;
 
 function stackRoot(observability?: unknown): string {
-  const extra = [`  dynamo-efa:graphName: ${GRAPH}`, ...(observability === undefined ? [] : [`  dynamo-efa:observability: ${JSON.stringify(observability)}`])].join("\n");
-  return projectWith({ obs: stackText(`    model: ${MODEL}\n    backend: vllm\n    namespace: ${NAMESPACE}\n`, extra) });
+  const extra = [
+    `  dynamo-efa:graphName: ${GRAPH}`,
+    ...(observability === undefined ? [] : [`  dynamo-efa:observability: ${JSON.stringify(observability)}`]),
+  ].join("\n");
+  return projectWith({
+    obs: stackText(`    model: ${MODEL}\n    backend: vllm\n    namespace: ${NAMESPACE}\n`, extra),
+  });
 }
 
 async function run(main: Main, root: string, opts: { prometheus?: boolean; unscraped?: string[] } = {}) {
@@ -26,8 +31,14 @@ async function run(main: Main, root: string, opts: { prometheus?: boolean; unscr
   const json = path.join(root, "r.json");
   try {
     let out = "";
-    const code = await main(["obs", "--kubeconfig", kube.kubeconfig, "--timeout", "10", "--json", json], { stdout: (s) => (out += s), stderr: (s) => (out += s), root });
-    const gates = (JSON.parse(fs.readFileSync(json, "utf8")) as { gates: { id: string; status: string; evidence: string[] }[] }).gates;
+    const code = await main(["obs", "--kubeconfig", kube.kubeconfig, "--timeout", "10", "--json", json], {
+      stdout: (s) => (out += s),
+      stderr: (s) => (out += s),
+      root,
+    });
+    const gates = (
+      JSON.parse(fs.readFileSync(json, "utf8")) as { gates: { id: string; status: string; evidence: string[] }[] }
+    ).gates;
     return { code, out, gates, f: gates.find((g) => g.id === "F"), promRequests: prom?.requests ?? [] };
   } finally {
     await fe.close();
@@ -65,7 +76,10 @@ describe("verify gate F through the CLI and the fake cluster", function () {
   it("passes every gate, F reading TTFT and ITL through a port-forward to the Prometheus pod", async () => {
     const r = await run(main, stackRoot());
     assert.equal(r.code, 0, r.out);
-    assert.deepEqual(r.gates.map((g) => `${g.id}:${g.status}`), ["A:PASS", "B:PASS", "C:PASS", "D:PASS", "E:PASS", "F:PASS"]);
+    assert.deepEqual(
+      r.gates.map((g) => `${g.id}:${g.status}`),
+      ["A:PASS", "B:PASS", "C:PASS", "D:PASS", "E:PASS", "F:PASS"],
+    );
     assert.equal(r.f!.evidence[0], "TTFT p50 850 ms, TTFT p95 850 ms, ITL p50 12 ms, ITL p95 12 ms");
     assert.equal(r.promRequests.length, 4);
   });
@@ -80,7 +94,10 @@ describe("verify gate F through the CLI and the fake cluster", function () {
   it("fails gate F when the stack's Prometheus pod is not there", async () => {
     const r = await run(main, stackRoot(), { prometheus: false });
     assert.equal(r.code, 1);
-    assert.match(r.f!.evidence[0]!, /^no Running\+Ready Prometheus pod matches dynamo-efa\/component=prometheus in namespace monitoring/);
+    assert.match(
+      r.f!.evidence[0]!,
+      /^no Running\+Ready Prometheus pod matches dynamo-efa\/component=prometheus in namespace monitoring/,
+    );
   });
 
   it("has no gate F when the stack turns observability off", async () => {

@@ -3,7 +3,16 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { blockersOf, EndpointFact, exitCodeOf, gatePods, GateId, GateResult, PodFact, result } from "../../tools/verify/gates";
+import {
+  blockersOf,
+  EndpointFact,
+  exitCodeOf,
+  gatePods,
+  GateId,
+  GateResult,
+  PodFact,
+  result,
+} from "../../tools/verify/gates";
 import { gateCompletions, gateModels, gateTtft, HttpReply, SseReply } from "../../tools/verify/gates-http";
 import { SseParser } from "../../tools/verify/http";
 import { projectWith, stackText } from "./stacks";
@@ -33,10 +42,30 @@ describe("verify gate A (pods, EndpointSlices)", () => {
   });
   const failures: [string, PodFact[], EndpointFact[], string][] = [
     ["a component has no pod", PODS.slice(0, 2), EPS, "no pod of component DecodeWorker"],
-    ["a pod is not Ready", [PODS[0], PODS[1], pod("dw", "DecodeWorker", false)], EPS, "pod dw: phase=Running ready=false"],
-    ["a pod is Pending", [PODS[0], PODS[1], pod("dw", "DecodeWorker", false, "Pending")], EPS, "pod dw: phase=Pending ready=false"],
-    ["a worker endpoint is ready=false (F2)", PODS, [EPS[0], EPS[1], ep("dw", false)], "worker dw: no ready endpoint (dw-slice ready=false); Frontend discovery skips it"],
-    ["a worker is in no EndpointSlice", PODS, EPS.slice(0, 2), "worker dw: in no EndpointSlice (Frontend cannot discover it)"],
+    [
+      "a pod is not Ready",
+      [PODS[0], PODS[1], pod("dw", "DecodeWorker", false)],
+      EPS,
+      "pod dw: phase=Running ready=false",
+    ],
+    [
+      "a pod is Pending",
+      [PODS[0], PODS[1], pod("dw", "DecodeWorker", false, "Pending")],
+      EPS,
+      "pod dw: phase=Pending ready=false",
+    ],
+    [
+      "a worker endpoint is ready=false (F2)",
+      PODS,
+      [EPS[0], EPS[1], ep("dw", false)],
+      "worker dw: no ready endpoint (dw-slice ready=false); Frontend discovery skips it",
+    ],
+    [
+      "a worker is in no EndpointSlice",
+      PODS,
+      EPS.slice(0, 2),
+      "worker dw: in no EndpointSlice (Frontend cannot discover it)",
+    ],
   ];
   for (const [why, pods, eps, line] of failures) {
     it(`fails when ${why}`, () => {
@@ -63,7 +92,11 @@ describe("verify gate B (/v1/models)", () => {
     assert.equal(gateModels(reply(200, { object: "list", data: [{ id: "m" }] }), "m").status, "PASS");
   });
   const cases: [string, HttpReply, string][] = [
-    ["no worker was discovered (rev5)", reply(200, { data: [] }), 'served model "m" not listed; listed: none (Frontend discovered no worker)'],
+    [
+      "no worker was discovered (rev5)",
+      reply(200, { data: [] }),
+      'served model "m" not listed; listed: none (Frontend discovered no worker)',
+    ],
     ["another model is listed", reply(200, { data: [{ id: "other" }] }), 'served model "m" not listed; listed: other'],
     ["the body has no data array", reply(200, { models: [] }), 'GET /v1/models: no "data" array in {"models":[]}'],
     ["the Frontend answers 503", reply(503, "busy"), "GET /v1/models: HTTP 503 busy"],
@@ -88,19 +121,60 @@ describe("verify gate C (completions)", () => {
     assert.equal(r.latencyMs, 14);
   });
   const cases: [string, Partial<Parameters<typeof gateCompletions>[0]>, string | string[]][] = [
-    ["text is empty", { completion: reply(200, { ...GOOD_TEXT, choices: [{ text: "  " }] }) }, "completions stream=false: choices[0].text is empty"],
-    ["the body is double-wrapped", { completion: reply(200, { data: { data: GOOD_TEXT } }) }, "completions stream=false: double-wrapped: top-level keys [data], expected choices"],
-    ["choices are missing", { completion: reply(200, { id: "x" }) }, "completions stream=false: no choices: top-level keys [id]"],
-    ["the Frontend answers 500 (stream omitted, F4)", { completion: reply(500, { error: "finish_reason" }) }, 'POST /v1/completions stream=false: HTTP 500 {"error":"finish_reason"}'],
-    ["the SSE stream has no [DONE]", { stream: sse([chunk(" Paris")]) }, "completions stream=true: ended without [DONE] after 1 events"],
-    ["the SSE chunks carry no text", { stream: sse([chunk(""), "[DONE]"]) }, "completions stream=true: chunks carried no text"],
-    ["an SSE event is not JSON", { stream: sse(["oops", "[DONE]"]) }, ["completions stream=true: event is not JSON: oops", "completions stream=true: chunks carried no text"]],
-    ["the stream times out", { stream: sse([], { status: 200, error: "timed out after 50 ms" }) }, "completions stream=true: timed out after 50 ms"],
-    ["chat has no message", { chat: reply(200, { choices: [{ text: "x" }] }) }, "chat: choices[0].message.content missing"],
+    [
+      "text is empty",
+      { completion: reply(200, { ...GOOD_TEXT, choices: [{ text: "  " }] }) },
+      "completions stream=false: choices[0].text is empty",
+    ],
+    [
+      "the body is double-wrapped",
+      { completion: reply(200, { data: { data: GOOD_TEXT } }) },
+      "completions stream=false: double-wrapped: top-level keys [data], expected choices",
+    ],
+    [
+      "choices are missing",
+      { completion: reply(200, { id: "x" }) },
+      "completions stream=false: no choices: top-level keys [id]",
+    ],
+    [
+      "the Frontend answers 500 (stream omitted, F4)",
+      { completion: reply(500, { error: "finish_reason" }) },
+      'POST /v1/completions stream=false: HTTP 500 {"error":"finish_reason"}',
+    ],
+    [
+      "the SSE stream has no [DONE]",
+      { stream: sse([chunk(" Paris")]) },
+      "completions stream=true: ended without [DONE] after 1 events",
+    ],
+    [
+      "the SSE chunks carry no text",
+      { stream: sse([chunk(""), "[DONE]"]) },
+      "completions stream=true: chunks carried no text",
+    ],
+    [
+      "an SSE event is not JSON",
+      { stream: sse(["oops", "[DONE]"]) },
+      ["completions stream=true: event is not JSON: oops", "completions stream=true: chunks carried no text"],
+    ],
+    [
+      "the stream times out",
+      { stream: sse([], { status: 200, error: "timed out after 50 ms" }) },
+      "completions stream=true: timed out after 50 ms",
+    ],
+    [
+      "chat has no message",
+      { chat: reply(200, { choices: [{ text: "x" }] }) },
+      "chat: choices[0].message.content missing",
+    ],
   ];
   for (const [why, over, line] of cases) {
     it(`fails when ${why}`, () => {
-      const r = gateCompletions({ completion: reply(200, GOOD_TEXT), stream: GOOD_SSE, chat: reply(200, GOOD_CHAT), ...over });
+      const r = gateCompletions({
+        completion: reply(200, GOOD_TEXT),
+        stream: GOOD_SSE,
+        chat: reply(200, GOOD_CHAT),
+        ...over,
+      });
       assert.equal(r.status, "FAIL");
       assert.deepEqual(r.evidence, typeof line === "string" ? [line] : line);
     });
@@ -110,15 +184,34 @@ describe("verify gate C (completions)", () => {
 const LF = "2026-05-06 NIXL INFO    _api.py:361 Backend LIBFABRIC was instantiated";
 describe("verify gate D (NIXL backend in worker logs)", () => {
   it("passes when every vLLM worker logs the LIBFABRIC backend", () => {
-    const r = gateKvLogs("vllm", [{ pod: "pw", text: LF }, { pod: "dw", text: `x\n${LF}\ny` }]);
+    const r = gateKvLogs("vllm", [
+      { pod: "pw", text: LF },
+      { pod: "dw", text: `x\n${LF}\ny` },
+    ]);
     assert.equal(r.status, "PASS");
     assert.deepEqual(r.evidence, [`pw: ${LF}`, `dw: ${LF}`]);
   });
   const failures: [string, string, string][] = [
-    ["UCX was instantiated (F3)", "NIXL INFO _api.py:361 Backend UCX was instantiated", "pw: UCX backend instantiated (LIBFABRIC not selected): NIXL INFO _api.py:361 Backend UCX was instantiated"],
-    ["the handshake failed", `${LF}\nNIXL transfer failure: handshake_failed | Context`, "pw: NIXL handshake failed: NIXL transfer failure: handshake_failed | Context"],
-    ["NIXL_ERR_BACKEND was raised", `${LF}\nnixl._bindings.nixlBackendError: NIXL_ERR_BACKEND`, "pw: NIXL_ERR_BACKEND: nixl._bindings.nixlBackendError: NIXL_ERR_BACKEND"],
-    ["a plugin failed to load", `${LF}\nplugin load failed: libplugin_LIBFABRIC.so`, "pw: NIXL plugin load failure: plugin load failed: libplugin_LIBFABRIC.so"],
+    [
+      "UCX was instantiated (F3)",
+      "NIXL INFO _api.py:361 Backend UCX was instantiated",
+      "pw: UCX backend instantiated (LIBFABRIC not selected): NIXL INFO _api.py:361 Backend UCX was instantiated",
+    ],
+    [
+      "the handshake failed",
+      `${LF}\nNIXL transfer failure: handshake_failed | Context`,
+      "pw: NIXL handshake failed: NIXL transfer failure: handshake_failed | Context",
+    ],
+    [
+      "NIXL_ERR_BACKEND was raised",
+      `${LF}\nnixl._bindings.nixlBackendError: NIXL_ERR_BACKEND`,
+      "pw: NIXL_ERR_BACKEND: nixl._bindings.nixlBackendError: NIXL_ERR_BACKEND",
+    ],
+    [
+      "a plugin failed to load",
+      `${LF}\nplugin load failed: libplugin_LIBFABRIC.so`,
+      "pw: NIXL plugin load failure: plugin load failed: libplugin_LIBFABRIC.so",
+    ],
   ];
   for (const [why, text, line] of failures) {
     it(`fails when ${why}`, () => {
@@ -128,12 +221,18 @@ describe("verify gate D (NIXL backend in worker logs)", () => {
     });
   }
   it("fails when a vLLM worker never logs its backend", () => {
-    const r = gateKvLogs("vllm", [{ pod: "pw", text: LF }, { pod: "dw", text: "started" }]);
+    const r = gateKvLogs("vllm", [
+      { pod: "pw", text: LF },
+      { pod: "dw", text: "started" },
+    ]);
     assert.equal(r.status, "FAIL");
     assert.match(r.evidence[0], /missing in dw /);
   });
   it("fails when a log cannot be read, and when there are no workers", () => {
-    assert.equal(gateKvLogs("vllm", [{ pod: "pw", text: "", error: "HTTP 403" }]).evidence[0], "pw: log unreadable: HTTP 403");
+    assert.equal(
+      gateKvLogs("vllm", [{ pod: "pw", text: "", error: "HTTP 403" }]).evidence[0],
+      "pw: log unreadable: HTTP 403",
+    );
     assert.equal(gateKvLogs("vllm", []).status, "FAIL");
   });
   it("is INCONCLUSIVE (not PASS) for TRT-LLM without a backend line, and says why", () => {
@@ -156,17 +255,22 @@ describe("verify gate D (NIXL backend in worker logs)", () => {
 });
 
 describe("verify gate E (time to first token)", () => {
-  it("passes at or under the threshold", () => assert.deepEqual(gateTtft(sse([], { ttftMs: 900 }), 1000).evidence, ["TTFT 900 ms (threshold 1000 ms)"]));
+  it("passes at or under the threshold", () =>
+    assert.deepEqual(gateTtft(sse([], { ttftMs: 900 }), 1000).evidence, ["TTFT 900 ms (threshold 1000 ms)"]));
   it("fails over the threshold (the TCP-fallback signature)", () => {
     const r = gateTtft(sse([], { ttftMs: 98000 }), 5000);
     assert.equal(r.status, "FAIL");
     assert.equal(r.latencyMs, 98000);
   });
-  it("fails when no token arrives", () => assert.deepEqual(gateTtft(sse([], { ttftMs: undefined, error: "timed out after 10 ms" }), 5).evidence, ["stream: timed out after 10 ms"]));
+  it("fails when no token arrives", () =>
+    assert.deepEqual(gateTtft(sse([], { ttftMs: undefined, error: "timed out after 10 ms" }), 5).evidence, [
+      "stream: timed out after 10 ms",
+    ]));
 });
 
 describe("verify ordering, exit code, SSE parsing, table", () => {
-  const done = (s: Record<string, GateResult["status"]>) => new Map(Object.entries(s).map(([k, v]) => [k as GateId, result(k as GateId, v, ["x"])]));
+  const done = (s: Record<string, GateResult["status"]>) =>
+    new Map(Object.entries(s).map(([k, v]) => [k as GateId, result(k as GateId, v, ["x"])]));
   it("skips a gate whose prerequisite did not pass", () => {
     assert.deepEqual(blockersOf("B", done({ A: "FAIL" })), ["A"]);
     assert.deepEqual(blockersOf("E", done({ C: "SKIPPED" })), ["C"]);
@@ -180,12 +284,15 @@ describe("verify ordering, exit code, SSE parsing, table", () => {
   it("parses SSE across chunk boundaries, CRLF and multi-line data", () => {
     const p = new SseParser();
     assert.deepEqual(p.push('data: {"a"'), []);
-    assert.deepEqual(p.push(':1}\r\n\r\ndata: x\ndata: y\n\n: comment\n\ndata: [DONE]'), ['{"a":1}', "x\ny"]);
+    assert.deepEqual(p.push(":1}\r\n\r\ndata: x\ndata: y\n\n: comment\n\ndata: [DONE]"), ['{"a":1}', "x\ny"]);
     assert.deepEqual(p.end(), ["[DONE]"]);
   });
   it("renders one row per gate with evidence lines below", () => {
     const target = { namespace: "n", graph: "g", servedModel: "m", backend: "vllm" as const, source: "flags" };
-    const out = renderTable(target, [result("A", "PASS", ["ok", "more"], 12), result("B", "SKIPPED", ["needs gate A to pass"])]).split("\n");
+    const out = renderTable(target, [
+      result("A", "PASS", ["ok", "more"], 12),
+      result("B", "SKIPPED", ["needs gate A to pass"]),
+    ]).split("\n");
     assert.match(out[4], /^A {5}pods Ready \+ worker EndpointSlices ready {2}PASS {5}12 ms {4}ok$/);
     assert.equal(out[5].trim(), "more");
     assert.match(out[6], /SKIPPED {2}- {8}needs gate A to pass$/);
@@ -220,7 +327,8 @@ describe("verify stack resolution", () => {
       [{ kvTransport: "ucx" }, { gpuNodes: { instanceType: "p5en.48xlarge" } }, "UCX"],
       [{ kvTransport: "libfabric" }, undefined, "LIBFABRIC"],
     ];
-    for (const [inf, cluster, want] of cases) assert.equal(stackKvTransport(inf, cluster), want, JSON.stringify([inf, cluster]));
+    for (const [inf, cluster, want] of cases)
+      assert.equal(stackKvTransport(inf, cluster), want, JSON.stringify([inf, cluster]));
   });
   it("reads the top-level graphName the program reads, and defaults backend and namespace like the program", () => {
     const t = resolveTarget("named", {}, root);
@@ -230,7 +338,10 @@ describe("verify stack resolution", () => {
     const repo = path.resolve(__dirname, "..", "..");
     const t = resolveTarget("p5en-8gpu", {}, repo);
     const dir = path.join(repo, "tests", "golden", "render", "p5en-8gpu", "manifests");
-    const file = path.join(dir, fs.readdirSync(dir).find((f) => f.includes("-dynamographdeployment-"))!);
+    const file = path.join(
+      dir,
+      fs.readdirSync(dir).find((f) => f.includes("-dynamographdeployment-"))!,
+    );
     const dgd = parseYaml(fs.readFileSync(file, "utf8")) as { metadata: { name: string; namespace: string } };
     assert.deepEqual([t.graph, t.namespace], [dgd.metadata.name, dgd.metadata.namespace]);
   });
@@ -245,10 +356,26 @@ describe("verify stack resolution", () => {
     assert.deepEqual(resolveTarget("bare", {}, root).servedModel, "m");
   });
   it("16: rejects a missing stack file without flags, an invalid stack config, and a backend the program cannot run (one schema)", () => {
-    assert.throws(() => resolveTarget("nope", {}, root), (e: Error) => e instanceof UsageError && /no stack file .*Pulumi\.nope\.yaml; pass --model and --backend/.test(e.message));
-    assert.throws(() => resolveTarget("empty", {}, root), /stacks\/Pulumi\.empty\.yaml is not a valid stack config: \d+ problems\n {2}- cluster\.availabilityZone: is required/);
-    assert.throws(() => resolveTarget("nope", { model: "m", backend: "tgi" }, root), /- --backend: must be one of "vllm", "trtllm"; got "tgi"/);
-    assert.throws(() => resolveTarget("nope", { model: "m", backend: "sglang" }, root), /- --backend: must be one of "vllm", "trtllm"; got "sglang"/);
-    assert.throws(() => resolveTarget("../x", { model: "m", backend: "vllm" }, root), /"\.\.\/x" is not a valid stack name/);
+    assert.throws(
+      () => resolveTarget("nope", {}, root),
+      (e: Error) =>
+        e instanceof UsageError && /no stack file .*Pulumi\.nope\.yaml; pass --model and --backend/.test(e.message),
+    );
+    assert.throws(
+      () => resolveTarget("empty", {}, root),
+      /stacks\/Pulumi\.empty\.yaml is not a valid stack config: \d+ problems\n {2}- cluster\.availabilityZone: is required/,
+    );
+    assert.throws(
+      () => resolveTarget("nope", { model: "m", backend: "tgi" }, root),
+      /- --backend: must be one of "vllm", "trtllm"; got "tgi"/,
+    );
+    assert.throws(
+      () => resolveTarget("nope", { model: "m", backend: "sglang" }, root),
+      /- --backend: must be one of "vllm", "trtllm"; got "sglang"/,
+    );
+    assert.throws(
+      () => resolveTarget("../x", { model: "m", backend: "vllm" }, root),
+      /"\.\.\/x" is not a valid stack name/,
+    );
   });
 });

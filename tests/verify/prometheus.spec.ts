@@ -9,31 +9,67 @@ import { GateStatus } from "../../tools/verify/gates";
 import { gatePrometheus, latencyQueries, readLatencies } from "../../tools/verify/prometheus";
 import type { HttpReply } from "../../tools/verify/gates-http";
 
-const vector = (v: string) => ({ status: "success", data: { resultType: "vector", result: [{ metric: {}, value: [1764500000.0, v] }] } });
+const vector = (v: string) => ({
+  status: "success",
+  data: { resultType: "vector", result: [{ metric: {}, value: [1764500000.0, v] }] },
+});
 const reply = (json: unknown, status = 200): HttpReply => ({ status, json, text: JSON.stringify(json), ms: 1 });
 const queries = latencyQueries("llama", "dynamo");
 const values = ["0.85", "1.2", "0.012", "0.02"];
 
 describe("verify gate F: TTFT/ITL from Prometheus", () => {
   it("queries p50/p95 of the Frontend's TTFT and ITL histograms for the graph's series", () => {
-    assert.deepEqual(queries.map((q) => q.label), ["TTFT p50", "TTFT p95", "ITL p50", "ITL p95"]);
-    assert.equal(queries[0]!.expr, 'histogram_quantile(0.5, sum by (le) (rate(dynamo_frontend_time_to_first_token_seconds_bucket{graph="llama", namespace="dynamo"}[10m])))');
-    assert.match(queries[3]!.expr, /^histogram_quantile\(0\.95, .*dynamo_frontend_inter_token_latency_seconds_bucket\{graph="llama"/);
+    assert.deepEqual(
+      queries.map((q) => q.label),
+      ["TTFT p50", "TTFT p95", "ITL p50", "ITL p95"],
+    );
+    assert.equal(
+      queries[0]!.expr,
+      'histogram_quantile(0.5, sum by (le) (rate(dynamo_frontend_time_to_first_token_seconds_bucket{graph="llama", namespace="dynamo"}[10m])))',
+    );
+    assert.match(
+      queries[3]!.expr,
+      /^histogram_quantile\(0\.95, .*dynamo_frontend_inter_token_latency_seconds_bucket\{graph="llama"/,
+    );
   });
 
   it("passes and reports the four latencies on a healthy answer", () => {
-    const g = gatePrometheus(queries, values.map((v) => reply(vector(v))), 7);
+    const g = gatePrometheus(
+      queries,
+      values.map((v) => reply(vector(v))),
+      7,
+    );
     assert.equal(g.status, GateStatus.Pass);
     assert.deepEqual(g.evidence, ["TTFT p50 850 ms, TTFT p95 1200 ms, ITL p50 12 ms, ITL p95 20 ms"]);
   });
 
   const cases: [string, HttpReply, RegExp][] = [
-    ["an empty result (series not scraped)", reply({ status: "success", data: { resultType: "vector", result: [] } }), /no series dynamo_frontend_time_to_first_token_seconds_bucket for this graph/],
+    [
+      "an empty result (series not scraped)",
+      reply({ status: "success", data: { resultType: "vector", result: [] } }),
+      /no series dynamo_frontend_time_to_first_token_seconds_bucket for this graph/,
+    ],
     ["NaN (no samples in the window)", reply(vector("NaN")), /has no samples in the last 10m \(value "NaN"\)/],
-    ["an error answer", reply({ status: "error", errorType: "bad_data", error: "parse error at char 3" }, 400), /query failed \(bad_data\): parse error at char 3/],
-    ["a body that is not the API's", { status: 502, json: undefined, text: "<html>Bad Gateway</html>", ms: 1 }, /HTTP 502, not a Prometheus API answer: <html>Bad Gateway/],
-    ["no reply", { status: 0, json: undefined, text: "", ms: 1, error: "timed out after 100 ms" }, /Prometheus unreachable: timed out after 100 ms/],
-    ["a matrix instead of a vector", reply({ status: "success", data: { resultType: "matrix", result: [] } }), /expected an instant vector, got "matrix"/],
+    [
+      "an error answer",
+      reply({ status: "error", errorType: "bad_data", error: "parse error at char 3" }, 400),
+      /query failed \(bad_data\): parse error at char 3/,
+    ],
+    [
+      "a body that is not the API's",
+      { status: 502, json: undefined, text: "<html>Bad Gateway</html>", ms: 1 },
+      /HTTP 502, not a Prometheus API answer: <html>Bad Gateway/,
+    ],
+    [
+      "no reply",
+      { status: 0, json: undefined, text: "", ms: 1, error: "timed out after 100 ms" },
+      /Prometheus unreachable: timed out after 100 ms/,
+    ],
+    [
+      "a matrix instead of a vector",
+      reply({ status: "success", data: { resultType: "matrix", result: [] } }),
+      /expected an instant vector, got "matrix"/,
+    ],
   ];
   for (const [what, bad, message] of cases) {
     it(`fails naming the metric on ${what}`, () => {
@@ -51,7 +87,10 @@ describe("verify gate F: TTFT/ITL from Prometheus", () => {
     const server = http.createServer((req, res) => {
       const q = new URL(req.url ?? "/", "http://x").searchParams.get("query") ?? "";
       seen.push(q);
-      const body = q.includes("inter_token") && !itlScraped ? { status: "success", data: { resultType: "vector", result: [] } } : vector("0.5");
+      const body =
+        q.includes("inter_token") && !itlScraped
+          ? { status: "success", data: { resultType: "vector", result: [] } }
+          : vector("0.5");
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     });

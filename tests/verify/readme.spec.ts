@@ -19,8 +19,19 @@ async function example(main: typeof import("../../tools/verify/cli").main): Prom
   try {
     let out = "";
     const shown = ["p5en-1gpu", "--namespace", NAMESPACE, "--graph", GRAPH, "--model", MODEL, "--backend", "vllm"];
-    const code = await main([...shown, "--kubeconfig", kube.kubeconfig], { stdout: (s) => (out += s), stderr: (s) => (out += s), root: path.dirname(README) });
-    return ["```text", `$ npm run verify -- ${shown.join(" ")} --kubeconfig <fake API>`, out.trimEnd(), "$ echo $?", String(code), "```"].join("\n");
+    const code = await main([...shown, "--kubeconfig", kube.kubeconfig], {
+      stdout: (s) => (out += s),
+      stderr: (s) => (out += s),
+      root: path.dirname(README),
+    });
+    return [
+      "```text",
+      `$ npm run verify -- ${shown.join(" ")} --kubeconfig <fake API>`,
+      out.trimEnd(),
+      "$ echo $?",
+      String(code),
+      "```",
+    ].join("\n");
   } finally {
     await fe.close();
     await prom.close();
@@ -29,7 +40,10 @@ async function example(main: typeof import("../../tools/verify/cli").main): Prom
 }
 
 function normalise(s: string): string {
-  return s.replace(/\d+ ms/g, "N ms").replace(/[ -]{2,}/g, " ").trim();
+  return s
+    .replace(/\d+ ms/g, "N ms")
+    .replace(/[ -]{2,}/g, " ")
+    .trim();
 }
 
 describe("README verify example", function () {

@@ -22,7 +22,8 @@ interface Run {
   readonly code: number;
   readonly out: string;
   readonly err: string;
-  readonly json: { exitCode: number; unreachable?: string; gates: { id: string; status: string; evidence: string[] }[] } | undefined;
+  readonly json:
+    { exitCode: number; unreachable?: string; gates: { id: string; status: string; evidence: string[] }[] } | undefined;
 }
 
 describe("verify robustness: plain messages, own exit codes, partial reports", function () {
@@ -40,15 +41,37 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
     let out = "";
     let err = "";
     const jsonFile = path.join(tmp, "report.json");
-    const code = await main([...argv, "--json", jsonFile], { stdout: (s) => (out += s), stderr: (s) => (err += s), root, cwd: tmp });
+    const code = await main([...argv, "--json", jsonFile], {
+      stdout: (s) => (out += s),
+      stderr: (s) => (err += s),
+      root,
+      cwd: tmp,
+    });
     const json = fs.existsSync(jsonFile) ? JSON.parse(fs.readFileSync(jsonFile, "utf8")) : undefined;
     assert.doesNotMatch(err, STACK_TRACE, "a stack trace was printed");
     assert.doesNotMatch(err, /unexpected error|Cannot read properties/);
     return { code, out, err, json };
   }
 
-  const flags = (kubeconfig: string, url: string): string[] =>
-    ["s", "--kubeconfig", kubeconfig, "--url", url, "--namespace", NAMESPACE, "--graph", GRAPH, "--model", MODEL, "--backend", "vllm", "--timeout", "10", "--ttft-threshold-ms", "2000"];
+  const flags = (kubeconfig: string, url: string): string[] => [
+    "s",
+    "--kubeconfig",
+    kubeconfig,
+    "--url",
+    url,
+    "--namespace",
+    NAMESPACE,
+    "--graph",
+    GRAPH,
+    "--model",
+    MODEL,
+    "--backend",
+    "vllm",
+    "--timeout",
+    "10",
+    "--ttft-threshold-ms",
+    "2000",
+  ];
 
   async function against(mode: FrontendMode, extra: string[] = []): Promise<Run> {
     const fe = await startFrontend(mode);
@@ -64,9 +87,15 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
   const statuses = (r: Run) => (r.json?.gates ?? []).map((g) => `${g.id}:${g.status}`).join(" ");
 
   describe("12: kubeconfig problems are plain messages with exit 2; a bug is exit 70, never 1", () => {
-    const saved = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME, KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST };
+    const saved = {
+      KUBECONFIG: process.env.KUBECONFIG,
+      HOME: process.env.HOME,
+      KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST,
+    };
     afterEach(() => {
-      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
     });
     const noUrlFlags = ["s", "--model", "m", "--backend", "vllm", "--url", "http://127.0.0.1:1"];
 
@@ -76,7 +105,10 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
       delete process.env.KUBERNETES_SERVICE_HOST;
       const r = await verify(noUrlFlags);
       assert.equal(r.code, 2);
-      assert.match(r.err, /^verify: no kubeconfig: pass --kubeconfig FILE, set KUBECONFIG, or create ~\/\.kube\/config/);
+      assert.match(
+        r.err,
+        /^verify: no kubeconfig: pass --kubeconfig FILE, set KUBECONFIG, or create ~\/\.kube\/config/,
+      );
     });
     it("12: KUBECONFIG naming no existing file", async () => {
       process.env.KUBECONFIG = path.join(tmp, "nope");
@@ -88,7 +120,11 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
       const cases: [string, string | undefined, RegExp][] = [
         ["empty", "", /kubeconfig .*empty is empty/],
         ["malformed", "clusters: [\n", /kubeconfig .*malformed is not a valid kubeconfig/],
-        ["nocontext", "apiVersion: v1\nkind: Config\nclusters: []\n", /has no current cluster \(current-context: unset\)/],
+        [
+          "nocontext",
+          "apiVersion: v1\nkind: Config\nclusters: []\n",
+          /has no current cluster \(current-context: unset\)/,
+        ],
         ["adir", undefined, /kubeconfig .*adir is a directory, not a regular file/],
       ];
       for (const [name, text, re] of cases) {
@@ -114,7 +150,10 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
       };
       const code = await main(["--help"], { stdout: boom, stderr: (s: string) => (err += s), root: ROOT });
       assert.equal(code, 70);
-      assert.match(err, /^verify: internal error \(a bug in dynamo-efa, please report it\): Cannot read properties of undefined \(reading 'x'\)\n$/);
+      assert.match(
+        err,
+        /^verify: internal error \(a bug in dynamo-efa, please report it\): Cannot read properties of undefined \(reading 'x'\)\n$/,
+      );
     });
   });
 
@@ -139,7 +178,13 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
   });
 
   describe("14: time and URL bounds", () => {
-    for (const [flag, v] of [["--timeout", "2147484"], ["--timeout", "1e-9"], ["--timeout", "Infinity"], ["--ttft-threshold-ms", "0.5"], ["--ttft-threshold-ms", "1e12"]]) {
+    for (const [flag, v] of [
+      ["--timeout", "2147484"],
+      ["--timeout", "1e-9"],
+      ["--timeout", "Infinity"],
+      ["--ttft-threshold-ms", "0.5"],
+      ["--ttft-threshold-ms", "1e12"],
+    ]) {
       it(`14: ${flag} ${v} is a usage error`, async () => {
         const r = await verify(["s", "--model", "m", "--backend", "vllm", flag, v]);
         assert.equal(r.code, 2);
@@ -158,7 +203,10 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
       assert.equal(r.code, 1);
       const c = r.json!.gates.find((g) => g.id === "C")!;
       assert.equal(c.status, "FAIL");
-      assert.ok(c.evidence.some((e) => /not sent: no time left in the --timeout budget/.test(e)), c.evidence.join("\n"));
+      assert.ok(
+        c.evidence.some((e) => /not sent: no time left in the --timeout budget/.test(e)),
+        c.evidence.join("\n"),
+      );
       assert.ok(!c.evidence.some((e) => /after 0 ms/.test(e)), c.evidence.join("\n"));
     });
   });
@@ -176,7 +224,7 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
       assert.equal(r.json!.gates.find((g) => g.id === "C")!.status, "FAIL", r.out);
       assert.match(r.out, /more than 10000 SSE events/);
     });
-    it("15: an {\"error\": ...} event mid-stream fails gate C", async () => {
+    it('15: an {"error": ...} event mid-stream fails gate C', async () => {
       const r = await against("errorMidStream");
       assert.equal(r.json!.gates.find((g) => g.id === "C")!.status, "FAIL", r.out);
       assert.match(r.out, /error event mid-stream: \{"message":"engine died","code":500\}/);
@@ -201,7 +249,10 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
       try {
         const r = await verify(["bare", "--kubeconfig", cfg, "--url", "http://127.0.0.1:1"], root);
         assert.equal(r.code, 3, r.err);
-        assert.match(r.out, /^verify llm in namespace serving \(vllm, model served-by-bare; from stacks\/Pulumi\.bare\.yaml\)/);
+        assert.match(
+          r.out,
+          /^verify llm in namespace serving \(vllm, model served-by-bare; from stacks\/Pulumi\.bare\.yaml\)/,
+        );
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
       }
@@ -212,7 +263,9 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
       assert.match(r.err, /- --backend: must be one of "vllm", "trtllm"; got "sglang"/);
     });
     it("16: a stack file the program rejects is rejected the same way (key typo, non-finite number)", async () => {
-      const root = projectWith({ typo: stackText("    model: m\n    maxModelLen: .inf\n", "  dynamo-efa:graphname: g\n") });
+      const root = projectWith({
+        typo: stackText("    model: m\n    maxModelLen: .inf\n", "  dynamo-efa:graphname: g\n"),
+      });
       try {
         const r = await verify(["typo", "--url", "http://127.0.0.1:1"], root);
         assert.equal(r.code, 2);

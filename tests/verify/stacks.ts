@@ -11,17 +11,21 @@ const REPO = path.resolve(__dirname, "..", "..");
 
 /** A valid stack file: the repo's 1-GPU cluster and image, with `inference` (YAML lines, 4-space indented) and `extra` config lines. */
 export function stackText(inference: string, extra = "", namespace = "dynamo-efa:"): string {
-  return [
-    "config:",
-    "  aws:region: us-east-2",
-    `  ${namespace}cluster:`,
-    "    availabilityZone: us-east-2b",
-    "    gpuNodes: { instanceType: p5en.48xlarge, count: 1 }",
-    `  ${namespace}image: { cudaArchs: auto }`,
-    `  ${namespace}inference:`,
-    inference.replace(/\n$/, ""),
-    extra.replace(/\n$/, ""),
-  ].filter((l) => l !== "").join("\n") + "\n";
+  return (
+    [
+      "config:",
+      "  aws:region: us-east-2",
+      `  ${namespace}cluster:`,
+      "    availabilityZone: us-east-2b",
+      "    gpuNodes: { instanceType: p5en.48xlarge, count: 1 }",
+      `  ${namespace}image: { cudaArchs: auto }`,
+      `  ${namespace}inference:`,
+      inference.replace(/\n$/, ""),
+      extra.replace(/\n$/, ""),
+    ]
+      .filter((l) => l !== "")
+      .join("\n") + "\n"
+  );
 }
 
 /** A temporary project root holding `Pulumi.yaml` and `stacks/Pulumi.<name>.yaml` for each entry. */
@@ -29,6 +33,7 @@ export function projectWith(stacks: Readonly<Record<string, string>>): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "verify-stack-"));
   fs.copyFileSync(path.join(REPO, "Pulumi.yaml"), path.join(root, "Pulumi.yaml"));
   fs.mkdirSync(path.join(root, "stacks"));
-  for (const [name, text] of Object.entries(stacks)) fs.writeFileSync(path.join(root, "stacks", `Pulumi.${name}.yaml`), text);
+  for (const [name, text] of Object.entries(stacks))
+    fs.writeFileSync(path.join(root, "stacks", `Pulumi.${name}.yaml`), text);
   return root;
 }

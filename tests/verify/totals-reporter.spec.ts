@@ -13,15 +13,31 @@ const MOCHA = path.join(ROOT, "node_modules", "mocha", "bin", "mocha.js");
 const REPORTER = path.join(ROOT, "tests", "helpers", "totals-reporter.cjs");
 
 function mocha(files: string[], extra: string[] = []): { status: number | null; last: string } {
-  const p = spawnSync(process.execPath, ["--import", "tsx", MOCHA, "--no-config", ...extra, "--reporter", REPORTER, ...files.map((f) => path.join(FIXTURES, f))], { cwd: ROOT, encoding: "utf8" });
+  const p = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      MOCHA,
+      "--no-config",
+      ...extra,
+      "--reporter",
+      REPORTER,
+      ...files.map((f) => path.join(FIXTURES, f)),
+    ],
+    { cwd: ROOT, encoding: "utf8" },
+  );
   const lines = p.stdout.trim().split("\n");
   return { status: p.status, last: lines[lines.length - 1] };
 }
 
-describe("totals reporter: never \"0 skipped\" over tests a failed hook kept from running", function () {
+describe('totals reporter: never "0 skipped" over tests a failed hook kept from running', function () {
   this.timeout(0); // child mocha runs: their start-up time says nothing about the reporter
 
-  for (const [mode, extra] of [["serially", []], ["in parallel mode", ["--parallel", "--jobs", "2"]]] as const) {
+  for (const [mode, extra] of [
+    ["serially", []],
+    ["in parallel mode", ["--parallel", "--jobs", "2"]],
+  ] as const) {
     it(`17: counts the tests a failed before-all kept from running, and fails the run (${mode})`, () => {
       const r = mocha(["failing-hook.fixture.cjs", "healthy.fixture.cjs"], [...extra]);
       assert.equal(r.last, "2 passed, 1 failed, 1 skipped, 3 not run");

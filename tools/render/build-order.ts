@@ -30,12 +30,20 @@ export function readyMinutes(nodes: readonly GraphNode[]): Map<string, number> {
 }
 
 /** The image's and the GPU node groups' ready times; undefined when the stack builds no image. */
-export function imageVsGpuNodes(nodes: readonly GraphNode[], gpuInstanceTypes: readonly string[]): { imageMinutes: number; gpuNodesMinutes: number } | undefined {
+export function imageVsGpuNodes(
+  nodes: readonly GraphNode[],
+  gpuInstanceTypes: readonly string[],
+): { imageMinutes: number; gpuNodesMinutes: number } | undefined {
   const ready = readyMinutes(nodes);
   const image = nodes.filter((n) => n.type === IMAGE_TYPE).map((n) => ready.get(n.urn) ?? 0);
-  const gpu = nodes.filter((n) => n.type === NODE_GROUP_TYPE && isGpuNodeGroup(n, nodes, gpuInstanceTypes)).map((n) => ready.get(n.urn) ?? 0);
+  const gpu = nodes
+    .filter((n) => n.type === NODE_GROUP_TYPE && isGpuNodeGroup(n, nodes, gpuInstanceTypes))
+    .map((n) => ready.get(n.urn) ?? 0);
   if (image.length === 0 || gpu.length === 0) return undefined;
-  return { imageMinutes: Math.round(Math.max(...image) * 10) / 10, gpuNodesMinutes: Math.round(Math.min(...gpu) * 10) / 10 };
+  return {
+    imageMinutes: Math.round(Math.max(...image) * 10) / 10,
+    gpuNodesMinutes: Math.round(Math.min(...gpu) * 10) / 10,
+  };
 }
 
 /** A node group whose instance type (own or its launch template's) is a GPU pool's. */

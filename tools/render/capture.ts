@@ -171,7 +171,12 @@ async function captureBody<R>(program: () => ProgramRun<R>, o: CaptureOptions): 
   resources.sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name) || a.urn.localeCompare(b.urn));
   // The stack's own outputs promise unwraps secrets; serialize what the program exported instead.
   const serializedOutputs = await pulumi.runtime.serializeProperties("outputs", stackExports);
-  return { resources, stackUrn, result: result as R, outputs: fromSerialized(serializedOutputs).redacted as Record<string, unknown> };
+  return {
+    resources,
+    stackUrn,
+    result: result as R,
+    outputs: fromSerialized(serializedOutputs).redacted as Record<string, unknown>,
+  };
 }
 
 /** Wraps the current mock monitor's `registerResource` to keep each request's serialized inputs. */
@@ -202,7 +207,11 @@ async function urnsOf(resources: Iterable<pulumi.Resource>, self: pulumi.Resourc
 }
 
 /** Resources behind Outputs and resource references anywhere in `value`. */
-async function implicitResources(value: unknown, found: Set<pulumi.Resource>, visited = new Set<unknown>()): Promise<void> {
+async function implicitResources(
+  value: unknown,
+  found: Set<pulumi.Resource>,
+  visited = new Set<unknown>(),
+): Promise<void> {
   if (value === null || typeof value !== "object" || visited.has(value)) return;
   visited.add(value);
   if (pulumi.Resource.isInstance(value)) {

@@ -9,11 +9,18 @@ import { checkStackConfig, rawStackConfig, StackConfig } from "../../program/con
 import { nonFiniteProblems, StackConfigMap } from "./stackfile";
 
 /** The checked config (when valid) and every problem, as the program would report them. */
-export function checkStackConfigMap(project: string, cfg: StackConfigMap, hfTokenSet = `${project}:hfToken` in cfg.config): { config?: StackConfig; problems: Problem[] } {
+export function checkStackConfigMap(
+  project: string,
+  cfg: StackConfigMap,
+  hfTokenSet = `${project}:hfToken` in cfg.config,
+): { config?: StackConfig; problems: Problem[] } {
   const nonFinite = nonFiniteProblems(project, cfg.values);
   const raw = rawStackConfig((k) => cfg.config[k], Object.keys(cfg.config), hfTokenSet);
   const checked = checkStackConfig(raw);
-  const problems = [...nonFinite, ...checked.problems.filter((p) => !nonFinite.some((n) => n.propertyPath === p.propertyPath))];
+  const problems = [
+    ...nonFinite,
+    ...checked.problems.filter((p) => !nonFinite.some((n) => n.propertyPath === p.propertyPath)),
+  ];
   return problems.length > 0 ? { problems } : { config: checked.config, problems };
 }
 

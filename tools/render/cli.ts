@@ -13,7 +13,16 @@ import type { RenderProgram, PolicyRunner } from "./render";
 import { Override, parseOverride, UsageError } from "./stackfile";
 
 /** Exit codes (sysexits.h numbers for output problems). */
-export const ExitCode = { Ok: 0, PolicyViolation: 1, InvalidConfig: 2, Internal: 70, CantCreate: 73, IoError: 74, Interrupted: 130, Terminated: 143 } as const;
+export const ExitCode = {
+  Ok: 0,
+  PolicyViolation: 1,
+  InvalidConfig: 2,
+  Internal: 70,
+  CantCreate: 73,
+  IoError: 74,
+  Interrupted: 130,
+  Terminated: 143,
+} as const;
 
 export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=value ...] [--file path/to/Pulumi.<stack>.yaml]
 
@@ -75,7 +84,8 @@ function optionProblem(t: OptionToken): string | undefined {
   if (spec.type === "boolean") return t.value === undefined ? undefined : `${t.rawName} takes no value`;
   if (t.value === undefined) return `${t.rawName} needs a value`;
   // A value that looks like a flag (`--out --set ...`) is a forgotten value, as in node's strict mode.
-  if (!t.inlineValue && t.value.startsWith("-")) return `${t.rawName} needs a value; got the flag ${JSON.stringify(t.value.slice(0, 80))} (if that is the value, write ${t.rawName}=${t.value.slice(0, 80)})`;
+  if (!t.inlineValue && t.value.startsWith("-"))
+    return `${t.rawName} needs a value; got the flag ${JSON.stringify(t.value.slice(0, 80))} (if that is the value, write ${t.rawName}=${t.value.slice(0, 80)})`;
   if (t.value === "") return `${t.rawName} needs a non-empty value`;
   return undefined;
 }
@@ -92,16 +102,26 @@ function strictParse(argv: readonly string[]) {
 /** Parses the command line; throws `UsageError`. */
 export function parseArgs(argv: readonly string[]): Args {
   // Token by token first, so a usage error names the flag the way the user wrote it.
-  const { tokens } = parseNodeArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
+  const { tokens } = parseNodeArgs({
+    args: [...argv],
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
   for (const t of tokens) {
     const problem = t.kind === "option" ? optionProblem(t) : undefined;
     if (problem) throw new UsageError(problem);
   }
   const { values, positionals } = strictParse(argv);
   const [stack, second] = positionals;
-  if (second !== undefined) throw new UsageError(`one stack at a time; got ${JSON.stringify(stack.slice(0, 80))} and ${JSON.stringify(second.slice(0, 80))}`);
+  if (second !== undefined)
+    throw new UsageError(
+      `one stack at a time; got ${JSON.stringify(stack.slice(0, 80))} and ${JSON.stringify(second.slice(0, 80))}`,
+    );
   const help = values.help === true;
-  if (!help && stack === undefined && values.file === undefined) throw new UsageError("name a stack (e.g. p5en-8gpu) or pass --file");
+  if (!help && stack === undefined && values.file === undefined)
+    throw new UsageError("name a stack (e.g. p5en-8gpu) or pass --file");
   return {
     ...(stack !== undefined ? { stack } : {}),
     out: values.out ?? "out",
@@ -157,7 +177,11 @@ export function defaultDeps(): CliDeps {
 
 /** `npm run render -- ...`: the exit code of one render. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const args = parseOrExit(argv, (l) => process.stdout.write(`${l}\n`), (l) => process.stderr.write(`${l}\n`));
+  const args = parseOrExit(
+    argv,
+    (l) => process.stdout.write(`${l}\n`),
+    (l) => process.stderr.write(`${l}\n`),
+  );
   if (typeof args === "number") return args;
   const { execute } = await import("./command");
   return execute(args, defaultDeps());
@@ -166,7 +190,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 if (require.main === module) {
   // Interrupted: the lock is released by the exit handler below; a temporary directory left behind is
   // removed by the next render (its pid is gone), and the previous output was never touched.
-  for (const [sig, code] of [["SIGINT", ExitCode.Interrupted], ["SIGTERM", ExitCode.Terminated]] as const) {
+  for (const [sig, code] of [
+    ["SIGINT", ExitCode.Interrupted],
+    ["SIGTERM", ExitCode.Terminated],
+  ] as const) {
     process.once(sig, () => {
       process.stderr.write(`render: interrupted (${sig}); the previous output, if any, is unchanged\n`);
       process.exit(code);

@@ -28,21 +28,33 @@ export class ConfigProblems extends Error {
 function withTokenPlaceholder(cfg: StackConfigMap, project: string): { cfg: StackConfigMap; note?: string } {
   const key = `${project}:hfToken`;
   const inference = cfg.values[`${project}:inference`] as { hfTokenSecretName?: unknown } | undefined;
-  if (key in cfg.config || (inference && typeof inference === "object" && inference.hfTokenSecretName !== undefined)) return { cfg };
+  if (key in cfg.config || (inference && typeof inference === "object" && inference.hfTokenSecretName !== undefined))
+    return { cfg };
   return {
-    cfg: { config: { ...cfg.config, [key]: SECRET }, secretKeys: [...cfg.secretKeys, key].sort(), values: { ...cfg.values, [key]: SECRET } },
+    cfg: {
+      config: { ...cfg.config, [key]: SECRET },
+      secretKeys: [...cfg.secretKeys, key].sort(),
+      values: { ...cfg.values, [key]: SECRET },
+    },
     note: `note: ${key} is not set; rendered with a placeholder. Before \`pulumi up\`: pulumi config set --secret ${key} <token>`,
   };
 }
 
 /** The stack name and its config file, checked: a name never escapes `--out`, and name and file agree. */
-function stackAndFile(args: Args, deps: Pick<CliDeps, "cwd">, root: string, project: Project): { stack: string; file: string } {
+function stackAndFile(
+  args: Args,
+  deps: Pick<CliDeps, "cwd">,
+  root: string,
+  project: Project,
+): { stack: string; file: string } {
   if (args.stack !== undefined) checkStackName(args.stack, "stack");
   if (!args.file) return { stack: args.stack!, file: stackFile(root, project, args.stack!) };
   const file = path.resolve(deps.cwd ?? root, args.file);
   const named = /^Pulumi\.(.+)\.ya?ml$/.exec(path.basename(file))?.[1];
   if (args.stack !== undefined && named !== undefined && named !== args.stack) {
-    throw new UsageError(`stack ${JSON.stringify(args.stack)} does not match --file ${args.file} (the file of stack ${JSON.stringify(named)}); name the stack ${JSON.stringify(named)}, or drop the name to use the file's`);
+    throw new UsageError(
+      `stack ${JSON.stringify(args.stack)} does not match --file ${args.file} (the file of stack ${JSON.stringify(named)}); name the stack ${JSON.stringify(named)}, or drop the name to use the file's`,
+    );
   }
   const stack = args.stack ?? named ?? path.basename(file).replace(/\.ya?ml$/, "");
   return { stack: checkStackName(stack, `stack name taken from --file ${args.file}:`), file };
@@ -66,7 +78,7 @@ function summary(stack: string, dir: string, r: RenderResult): string[] {
 }
 
 function internalError(e: unknown, deps: CliDeps): number {
-  const text = `${new Date().toISOString()} dynamo-efa render internal error\n${e instanceof Error ? e.stack ?? e.message : String(e)}\n`;
+  const text = `${new Date().toISOString()} dynamo-efa render internal error\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`;
   const log = path.join(os.tmpdir(), `dynamo-efa-render-${process.pid}-${Date.now()}.log`);
   let where = `Details: ${log} (please attach it to a bug report).`;
   try {
@@ -74,7 +86,9 @@ function internalError(e: unknown, deps: CliDeps): number {
   } catch {
     where = "No log could be written; the error above is all there is.";
   }
-  deps.stderr(`render: internal error: ${e instanceof Error ? e.message.split("\n")[0].slice(0, 200) : String(e).slice(0, 200)}`);
+  deps.stderr(
+    `render: internal error: ${e instanceof Error ? e.message.split("\n")[0].slice(0, 200) : String(e).slice(0, 200)}`,
+  );
   deps.stderr(`This is a bug in dynamo-efa, not in your config. ${where}`);
   return ExitCode.Internal;
 }
@@ -102,7 +116,8 @@ export function loadStack(args: Args, deps: Pick<CliDeps, "root" | "cwd">): Load
   const out = path.resolve(deps.cwd ?? deps.root, args.out);
   const dir = path.join(out, stack);
   const rel = path.relative(out, dir);
-  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) throw new UsageError(`stack ${JSON.stringify(stack)} would write outside --out ${args.out}`);
+  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel))
+    throw new UsageError(`stack ${JSON.stringify(stack)} would write outside --out ${args.out}`);
   const { cfg, note } = withTokenPlaceholder(stackConfig(project, file, args.overrides), project.name);
   const problems = stackConfigProblems(project.name, cfg);
   if (problems.length > 0) throw new ConfigProblems(problems);
@@ -125,7 +140,9 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
   try {
     const { project, stack, out, cfg, note, ...loaded } = loadStack(args, deps);
     dir = loaded.dir;
-    const policyConfig: PolicyPackConfigJson | undefined = args.policyConfig ? readPolicyConfig(path.resolve(deps.cwd ?? deps.root, args.policyConfig), deps.policyList) : undefined;
+    const policyConfig: PolicyPackConfigJson | undefined = args.policyConfig
+      ? readPolicyConfig(path.resolve(deps.cwd ?? deps.root, args.policyConfig), deps.policyList)
+      : undefined;
     if (note) deps.stderr(note);
     ensureDir(out);
     const lock = lockDir(dir);
@@ -134,7 +151,14 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
       sweepLeftovers(dir);
       // Loaded only now: a config or usage error never waits for the Pulumi runtime to load.
       const { render, writeRender } = await import("./render");
-      result = await render({ project: project.name, stack, config: cfg, program: deps.program, policies: deps.policies, ...(policyConfig ? { policyConfig } : {}) });
+      result = await render({
+        project: project.name,
+        stack,
+        config: cfg,
+        program: deps.program,
+        policies: deps.policies,
+        ...(policyConfig ? { policyConfig } : {}),
+      });
       // The render under mocks is one long promise chain that never returns to the event loop, where
       // signal handlers run: give a pending Ctrl-C its turn before anything is written. Two turns, so
       // the loop passes its poll phase (where signals arrive) whichever phase this code started in.
@@ -144,11 +168,17 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
       lock.release();
     }
     const shown = path.relative(deps.cwd ?? process.cwd(), dir);
-    for (const line of summary(stack, shown === "" ? "." : shown.startsWith("..") ? dir : shown, result)) deps.stdout(line);
+    for (const line of summary(stack, shown === "" ? "." : shown.startsWith("..") ? dir : shown, result))
+      deps.stdout(line);
     return result.policy.mandatoryViolations > 0 ? ExitCode.PolicyViolation : ExitCode.Ok;
   } catch (e) {
     const code = report(e, deps);
-    if (dir !== undefined) deps.stderr(fs.existsSync(dir) ? `render: ${dir} was left as it was (the previous render).` : "render: nothing was written.");
+    if (dir !== undefined)
+      deps.stderr(
+        fs.existsSync(dir)
+          ? `render: ${dir} was left as it was (the previous render).`
+          : "render: nothing was written.",
+      );
     return code;
   }
 }
@@ -156,7 +186,8 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
 /** A component's validation error (from the program run) at config paths; undefined for anything else. */
 function componentProblems(e: unknown): Problem[] | undefined {
   // eslint-disable-next-line @typescript-eslint/no-var-requires
-  const { problemsOf, subjectOf } = require("../../components/_shared/pulumi-errors") as typeof import("../../components/_shared/pulumi-errors");
+  const { problemsOf, subjectOf } =
+    require("../../components/_shared/pulumi-errors") as typeof import("../../components/_shared/pulumi-errors");
   const problems = problemsOf(e);
   // Component paths (`prefill.replicas`) to config paths (`inference.prefill.replicas`), by the component the error names.
   return problems && componentProblemsAtConfig(subjectOf(e), problems);

@@ -14,21 +14,33 @@ function fromRelease(inputs: Obj): [string, string][] {
   const values = isObj(inputs.values) ? inputs.values : {};
   const grafana = isObj(values.grafana) ? values.grafana : {};
   const providers = isObj(grafana.dashboards) ? grafana.dashboards : {};
-  return Object.values(providers).filter(isObj).flatMap((files) =>
-    Object.entries(files).flatMap(([name, d]) => (isObj(d) && typeof d.json === "string" ? [[`${name}.json`, d.json] as [string, string]] : [])));
+  return Object.values(providers)
+    .filter(isObj)
+    .flatMap((files) =>
+      Object.entries(files).flatMap(([name, d]) =>
+        isObj(d) && typeof d.json === "string" ? [[`${name}.json`, d.json] as [string, string]] : [],
+      ),
+    );
 }
 
 /** `[file name, JSON text]` of a ConfigMap that Grafana's dashboard sidecar would load. */
 function fromConfigMap(inputs: Obj): [string, string][] {
   const labels = isObj(inputs.metadata) && isObj(inputs.metadata.labels) ? inputs.metadata.labels : {};
   if (!(DASHBOARD_CONFIGMAP_LABEL in labels) || !isObj(inputs.data)) return [];
-  return Object.entries(inputs.data).filter((e): e is [string, string] => typeof e[1] === "string" && e[0].endsWith(".json"));
+  return Object.entries(inputs.data).filter(
+    (e): e is [string, string] => typeof e[1] === "string" && e[0].endsWith(".json"),
+  );
 }
 
 /** The dashboard files of a plan, sorted by name; each is re-serialised so it is valid, stable JSON. */
 export function dashboardFiles(resources: readonly ManifestSource[]): RenderedFile[] {
   const found = resources.flatMap((r) =>
-    r.type === "kubernetes:helm.sh/v3:Release" ? fromRelease(r.inputs) : r.type === "kubernetes:core/v1:ConfigMap" ? fromConfigMap(r.inputs) : []);
+    r.type === "kubernetes:helm.sh/v3:Release"
+      ? fromRelease(r.inputs)
+      : r.type === "kubernetes:core/v1:ConfigMap"
+        ? fromConfigMap(r.inputs)
+        : [],
+  );
   return found
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([file, text]) => ({ path: `dashboards/${file}`, content: `${JSON.stringify(JSON.parse(text), null, 2)}\n` }));

@@ -6,7 +6,10 @@ import { PlanAnnotation } from "../../components/_shared/names";
 import type { CapturedResource } from "./capture";
 
 /** The fields of a captured resource this module reads (type-only import: this module stays pure). */
-export type GraphNode = Pick<CapturedResource, "urn" | "type" | "name" | "custom" | "remote" | "parent" | "dependsOn" | "provider"> &
+export type GraphNode = Pick<
+  CapturedResource,
+  "urn" | "type" | "name" | "custom" | "remote" | "parent" | "dependsOn" | "provider"
+> &
   Partial<Pick<CapturedResource, "inputs">>;
 
 /**
@@ -33,9 +36,13 @@ const DGD_TYPE = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
 /** Minutes to create `n`. */
 export function createMinutes(n: GraphNode): number {
   if (n.type === DGD_TYPE) {
-    const ann = ((n.inputs?.metadata as Record<string, unknown> | undefined)?.annotations ?? {}) as Record<string, unknown>;
+    const ann = ((n.inputs?.metadata as Record<string, unknown> | undefined)?.annotations ?? {}) as Record<
+      string,
+      unknown
+    >;
     // local-nvme: the per-node download runs in init containers before the load budget starts.
-    const budget = Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]) + Number(ann["dynamo-efa/model-download-budget-seconds"] ?? 0);
+    const budget =
+      Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]) + Number(ann["dynamo-efa/model-download-budget-seconds"] ?? 0);
     return Number.isFinite(budget) && budget > 0 ? budget / 60 : 10;
   }
   return CREATE_MINUTES[n.type] ?? DEFAULT_MINUTES;
@@ -185,7 +192,8 @@ export function mermaid(nodes: readonly GraphNode[], path: CriticalPath): string
   }
   const shownSet = new Set(shown.map((n) => n.urn));
   const edges = deployEdges(nodes);
-  for (const n of shown) for (const d of edges.get(n.urn) ?? []) if (shownSet.has(d)) lines.push(`  ${id.get(d)} --> ${id.get(n.urn)}`);
+  for (const n of shown)
+    for (const d of edges.get(n.urn) ?? []) if (shownSet.has(d)) lines.push(`  ${id.get(d)} --> ${id.get(n.urn)}`);
   const onPath = new Set(path.steps.map((s) => `${s.type}::${s.name}`));
   const critical = shown.filter((n) => onPath.has(`${n.type}::${n.name}`)).map((n) => id.get(n.urn));
   lines.push("  classDef critical stroke:#d33,stroke-width:3px");

@@ -24,11 +24,31 @@ export interface RenderedFile {
 /** Kubernetes object types that are not objects sent to the API server. */
 function isKubernetesObject(type: string): boolean {
   if (!type.startsWith("kubernetes:")) return false;
-  return !type.startsWith("kubernetes:helm.sh/") && !type.startsWith("kubernetes:yaml") && !type.startsWith("kubernetes:kustomize");
+  return (
+    !type.startsWith("kubernetes:helm.sh/") &&
+    !type.startsWith("kubernetes:yaml") &&
+    !type.startsWith("kubernetes:kustomize")
+  );
 }
 
 /** Apply order: cluster-scoped and referenced objects before the objects that use them. */
-const KIND_ORDER = ["Namespace", "CustomResourceDefinition", "StorageClass", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Secret", "ConfigMap", "PersistentVolumeClaim", "Service", "Deployment", "DaemonSet", "StatefulSet"];
+const KIND_ORDER = [
+  "Namespace",
+  "CustomResourceDefinition",
+  "StorageClass",
+  "ServiceAccount",
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "Role",
+  "RoleBinding",
+  "Secret",
+  "ConfigMap",
+  "PersistentVolumeClaim",
+  "Service",
+  "Deployment",
+  "DaemonSet",
+  "StatefulSet",
+];
 
 function kindRank(kind: string): number {
   const i = KIND_ORDER.indexOf(kind);
@@ -68,8 +88,12 @@ export function manifestFiles(resources: readonly ManifestSource[]): RenderedFil
   objects.sort((a, b) => {
     const ma = a.metadata as Obj;
     const mb = b.metadata as Obj;
-    return kindRank(String(a.kind)) - kindRank(String(b.kind)) || String(a.kind).localeCompare(String(b.kind)) ||
-      String(ma.namespace ?? "").localeCompare(String(mb.namespace ?? "")) || String(ma.name).localeCompare(String(mb.name));
+    return (
+      kindRank(String(a.kind)) - kindRank(String(b.kind)) ||
+      String(a.kind).localeCompare(String(b.kind)) ||
+      String(ma.namespace ?? "").localeCompare(String(mb.namespace ?? "")) ||
+      String(ma.name).localeCompare(String(mb.name))
+    );
   });
   return objects.map((o, i) => {
     const md = o.metadata as Obj;
@@ -88,7 +112,9 @@ export function chartOf(chart: string, version: string): { name: string; url?: s
 
 /** `helm/<release>.values.yaml` per Helm release, headed by the chart coordinates. */
 export function helmFiles(resources: readonly ManifestSource[]): RenderedFile[] {
-  const releases = resources.filter((r) => r.type === "kubernetes:helm.sh/v3:Release" || r.type === "kubernetes:helm.sh/v4:Chart");
+  const releases = resources.filter(
+    (r) => r.type === "kubernetes:helm.sh/v3:Release" || r.type === "kubernetes:helm.sh/v4:Chart",
+  );
   return releases
     .map((r) => {
       const i = r.redactedInputs as Obj;
@@ -101,7 +127,10 @@ export function helmFiles(resources: readonly ManifestSource[]): RenderedFile[] 
         `# namespace: ${String(i.namespace ?? "default")}`,
       ];
       const values = (i.values as Obj | undefined) ?? {};
-      return { path: `helm/${slug(release)}.values.yaml`, content: `${header.join("\n")}\n${YAML.stringify(values, { lineWidth: 0 })}` };
+      return {
+        path: `helm/${slug(release)}.values.yaml`,
+        content: `${header.join("\n")}\n${YAML.stringify(values, { lineWidth: 0 })}`,
+      };
     })
     .sort((a, b) => a.path.localeCompare(b.path));
 }
@@ -115,18 +144,45 @@ export interface ImageFacts {
   readonly plan?: unknown;
 }
 
-const IMAGE_FIELDS = ["dockerfile", "context", "target", "platforms", "buildArgs", "tags", "push", "buildOnPreview", "cacheFrom", "cacheTo", "builder", "exports", "labels", "noCache", "pull", "registries", "secrets", "ssh", "network"];
+const IMAGE_FIELDS = [
+  "dockerfile",
+  "context",
+  "target",
+  "platforms",
+  "buildArgs",
+  "tags",
+  "push",
+  "buildOnPreview",
+  "cacheFrom",
+  "cacheTo",
+  "builder",
+  "exports",
+  "labels",
+  "noCache",
+  "pull",
+  "registries",
+  "secrets",
+  "ssh",
+  "network",
+];
 
 /** `image.json`: the build as BuildKit would get it, plus the resolved arch list and the ref. */
 export function imageJson(resources: readonly ManifestSource[], facts: ImageFacts): Obj {
   const builds = resources.filter((r) => r.type === "docker-build:index:Image");
-  const base = { cudaArchs: [...facts.cudaArchs], cudaToolkit: facts.cudaToolkit, ...(facts.ref ? { ref: facts.ref } : {}), ...(facts.plan ? { plan: facts.plan } : {}) };
+  const base = {
+    cudaArchs: [...facts.cudaArchs],
+    cudaToolkit: facts.cudaToolkit,
+    ...(facts.ref ? { ref: facts.ref } : {}),
+    ...(facts.plan ? { plan: facts.plan } : {}),
+  };
   if (builds.length === 0) return { build: false, ...base };
   // The build args are in the plan already; repeated only where the resource's differ from it.
   const planArgs = JSON.stringify((facts.plan as Obj | undefined)?.buildArgs ?? null);
   const describe = (r: ManifestSource) => {
     const i = r.redactedInputs as Obj;
-    const fields = IMAGE_FIELDS.filter((f) => i[f] !== undefined && !(f === "buildArgs" && JSON.stringify(i[f]) === planArgs));
+    const fields = IMAGE_FIELDS.filter(
+      (f) => i[f] !== undefined && !(f === "buildArgs" && JSON.stringify(i[f]) === planArgs),
+    );
     return { name: r.name, ...Object.fromEntries(fields.map((f) => [f, i[f]])) };
   };
   return { build: true, ...base, ...(builds.length === 1 ? describe(builds[0]) : { images: builds.map(describe) }) };

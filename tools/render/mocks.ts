@@ -22,7 +22,11 @@ export function hexOf(value: unknown, len = 64): string {
 export function stableJson(value: unknown): string {
   return JSON.stringify(value, (_k, v) =>
     v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        )
       : v,
   );
 }
@@ -50,10 +54,29 @@ export function placeholderKubeconfig(clusterName: string, endpoint: string, reg
   return {
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: clusterName, cluster: { server: endpoint, "certificate-authority-data": Buffer.from(`placeholder-ca:${clusterName}`).toString("base64") } }],
+    clusters: [
+      {
+        name: clusterName,
+        cluster: {
+          server: endpoint,
+          "certificate-authority-data": Buffer.from(`placeholder-ca:${clusterName}`).toString("base64"),
+        },
+      },
+    ],
     contexts: [{ name: clusterName, context: { cluster: clusterName, user: clusterName } }],
     "current-context": clusterName,
-    users: [{ name: clusterName, user: { exec: { apiVersion: "client.authentication.k8s.io/v1beta1", command: "aws", args: ["eks", "get-token", "--cluster-name", clusterName, "--region", region] } } }],
+    users: [
+      {
+        name: clusterName,
+        user: {
+          exec: {
+            apiVersion: "client.authentication.k8s.io/v1beta1",
+            command: "aws",
+            args: ["eks", "get-token", "--cluster-name", clusterName, "--region", region],
+          },
+        },
+      },
+    ],
   };
 }
 
@@ -61,7 +84,9 @@ type Outputs = Record<string, unknown>;
 
 function zonesOf(inputs: Record<string, any>): string[] {
   const azs = inputs.availabilityZoneNames as string[] | undefined;
-  return azs && azs.length > 0 ? azs : Array.from({ length: Number(inputs.numberOfAvailabilityZones ?? 3) }, (_, i) => `az${i}`);
+  return azs && azs.length > 0
+    ? azs
+    : Array.from({ length: Number(inputs.numberOfAvailabilityZones ?? 3) }, (_, i) => `az${i}`);
 }
 type OutputFn = (name: string, inputs: Record<string, any>, region: string) => Outputs;
 
@@ -77,15 +102,26 @@ function eksCluster(name: string, inputs: Record<string, any>, region: string): 
     kubeconfig,
     kubeconfigJson: JSON.stringify(kubeconfig),
     eksCluster: {
-      name: clusterName, arn: arn(region, "eks", `cluster/${clusterName}`), endpoint, version: inputs.version,
-      vpcConfig: { clusterSecurityGroupId: ec2Id("sg", "cluster", name), vpcId: inputs.vpcId, subnetIds: inputs.privateSubnetIds },
+      name: clusterName,
+      arn: arn(region, "eks", `cluster/${clusterName}`),
+      endpoint,
+      version: inputs.version,
+      vpcConfig: {
+        clusterSecurityGroupId: ec2Id("sg", "cluster", name),
+        vpcId: inputs.vpcId,
+        subnetIds: inputs.privateSubnetIds,
+      },
     },
     clusterSecurityGroupId: ec2Id("sg", "cluster", name),
     nodeSecurityGroupId: ec2Id("sg", "node", name),
     oidcProviderArn: arn(region, "iam", `oidc-provider/oidc.eks.${region}.amazonaws.com/id/${id}`, true),
     oidcProviderUrl: `oidc.eks.${region}.amazonaws.com/id/${id}`,
     oidcIssuer: `oidc.eks.${region}.amazonaws.com/id/${id}`,
-    core: { cluster: { name: clusterName }, endpoint, oidcProvider: { arn: arn(region, "iam", `oidc-provider/oidc.eks.${region}.amazonaws.com/id/${id}`, true) } },
+    core: {
+      cluster: { name: clusterName },
+      endpoint,
+      oidcProvider: { arn: arn(region, "iam", `oidc-provider/oidc.eks.${region}.amazonaws.com/id/${id}`, true) },
+    },
   };
 }
 
@@ -113,21 +149,54 @@ const BY_TYPE: Record<string, OutputFn> = {
   }),
   "aws:ec2/vpc:Vpc": (name) => ({ id: ec2Id("vpc", "vpc", name) }),
   "aws:ec2/subnet:Subnet": (name, inputs) => ({ availabilityZone: inputs.availabilityZone }),
-  "aws:ec2/launchTemplate:LaunchTemplate": (name, _i, region) => ({ latestVersion: 1, defaultVersion: 1, arn: arn(region, "ec2", `launch-template/${ec2Id("lt", "lt", name)}`) }),
-  "aws:ec2/placementGroup:PlacementGroup": (name, inputs, region) => ({ name: inputs.name ?? autoName("pg", name), placementGroupId: ec2Id("pg", "pg", name), arn: arn(region, "ec2", `placement-group/${inputs.name ?? autoName("pg", name)}`) }),
-  "aws:eks/nodeGroup:NodeGroup": (name, inputs, region) => ({ status: "ACTIVE", arn: arn(region, "eks", `nodegroup/${inputs.clusterName ?? "cluster"}/${inputs.nodeGroupName ?? autoName("ng", name)}/${hexOf(name, 8)}`), nodeGroupName: inputs.nodeGroupName ?? autoName("ng", name) }),
-  "aws:eks/addon:Addon": (name, inputs, region) => ({ arn: arn(region, "eks", `addon/${inputs.clusterName ?? "cluster"}/${inputs.addonName ?? name}/${hexOf(name, 8)}`), addonVersion: inputs.addonVersion }),
-  "aws:iam/role:Role": (name, inputs, region) => ({ arn: arn(region, "iam", `role/${inputs.name ?? autoName("role", name)}`, true), name: inputs.name ?? autoName("role", name), uniqueId: `AROA${hexOf(name, 17).toUpperCase()}` }),
-  "aws:iam/policy:Policy": (name, inputs, region) => ({ arn: arn(region, "iam", `policy/${inputs.name ?? autoName("policy", name)}`, true) }),
+  "aws:ec2/launchTemplate:LaunchTemplate": (name, _i, region) => ({
+    latestVersion: 1,
+    defaultVersion: 1,
+    arn: arn(region, "ec2", `launch-template/${ec2Id("lt", "lt", name)}`),
+  }),
+  "aws:ec2/placementGroup:PlacementGroup": (name, inputs, region) => ({
+    name: inputs.name ?? autoName("pg", name),
+    placementGroupId: ec2Id("pg", "pg", name),
+    arn: arn(region, "ec2", `placement-group/${inputs.name ?? autoName("pg", name)}`),
+  }),
+  "aws:eks/nodeGroup:NodeGroup": (name, inputs, region) => ({
+    status: "ACTIVE",
+    arn: arn(
+      region,
+      "eks",
+      `nodegroup/${inputs.clusterName ?? "cluster"}/${inputs.nodeGroupName ?? autoName("ng", name)}/${hexOf(name, 8)}`,
+    ),
+    nodeGroupName: inputs.nodeGroupName ?? autoName("ng", name),
+  }),
+  "aws:eks/addon:Addon": (name, inputs, region) => ({
+    arn: arn(region, "eks", `addon/${inputs.clusterName ?? "cluster"}/${inputs.addonName ?? name}/${hexOf(name, 8)}`),
+    addonVersion: inputs.addonVersion,
+  }),
+  "aws:iam/role:Role": (name, inputs, region) => ({
+    arn: arn(region, "iam", `role/${inputs.name ?? autoName("role", name)}`, true),
+    name: inputs.name ?? autoName("role", name),
+    uniqueId: `AROA${hexOf(name, 17).toUpperCase()}`,
+  }),
+  "aws:iam/policy:Policy": (name, inputs, region) => ({
+    arn: arn(region, "iam", `policy/${inputs.name ?? autoName("policy", name)}`, true),
+  }),
   "aws:kms/key:Key": (name, _i, region) => {
     const keyId = `${hexOf(name, 8)}-${hexOf([name, 1], 4)}-${hexOf([name, 2], 4)}-${hexOf([name, 3], 4)}-${hexOf([name, 4], 12)}`;
     return { keyId, arn: arn(region, "kms", `key/${keyId}`) };
   },
   "aws:ecr/repository:Repository": (name, inputs, region) => {
     const repo = inputs.name ?? autoName("ecr", name);
-    return { repositoryUrl: `${PLACEHOLDER_ACCOUNT}.dkr.ecr.${region}.amazonaws.com/${repo}`, registryId: PLACEHOLDER_ACCOUNT, arn: arn(region, "ecr", `repository/${repo}`), name: repo };
+    return {
+      repositoryUrl: `${PLACEHOLDER_ACCOUNT}.dkr.ecr.${region}.amazonaws.com/${repo}`,
+      registryId: PLACEHOLDER_ACCOUNT,
+      arn: arn(region, "ecr", `repository/${repo}`),
+      name: repo,
+    };
   },
-  "aws:efs/fileSystem:FileSystem": (name, _i, region) => ({ arn: arn(region, "elasticfilesystem", `file-system/${ec2Id("fs", "efs", name)}`), dnsName: `${ec2Id("fs", "efs", name)}.efs.${region}.amazonaws.com` }),
+  "aws:efs/fileSystem:FileSystem": (name, _i, region) => ({
+    arn: arn(region, "elasticfilesystem", `file-system/${ec2Id("fs", "efs", name)}`),
+    dnsName: `${ec2Id("fs", "efs", name)}.efs.${region}.amazonaws.com`,
+  }),
   "docker-build:index:Image": (name, inputs) => dockerImage(name, inputs),
 };
 
@@ -135,14 +204,22 @@ const BY_TYPE: Record<string, OutputFn> = {
 export function mockOutputs(type: string, name: string, inputs: Record<string, any>, region: string): Outputs {
   const specific = BY_TYPE[type];
   if (specific) return { ...inputs, ...specific(name, inputs, region) };
-  if (type.startsWith("kubernetes:") && !type.startsWith("kubernetes:helm.sh") && type !== "pulumi:providers:kubernetes") {
+  if (
+    type.startsWith("kubernetes:") &&
+    !type.startsWith("kubernetes:helm.sh") &&
+    type !== "pulumi:providers:kubernetes"
+  ) {
     // The Kubernetes provider auto-names objects without metadata.name.
     const metadata = { ...(inputs.metadata ?? {}) };
     if (!metadata.name) metadata.name = autoName(type, name);
     return { ...inputs, metadata };
   }
   if (type === "kubernetes:helm.sh/v3:Release") {
-    return { ...inputs, name: inputs.name ?? autoName(type, name), status: { status: "deployed", version: inputs.version, revision: 1, namespace: inputs.namespace ?? "default" } };
+    return {
+      ...inputs,
+      name: inputs.name ?? autoName(type, name),
+      status: { status: "deployed", version: inputs.version, revision: 1, namespace: inputs.namespace ?? "default" },
+    };
   }
   if (type.startsWith("aws:")) {
     const { service, kind } = awsParts(type);
@@ -154,16 +231,24 @@ export function mockOutputs(type: string, name: string, inputs: Record<string, a
 /** The physical id a provider would return for a custom resource. */
 export function mockId(type: string, name: string, inputs: Record<string, any>): string {
   switch (type) {
-    case "aws:ec2/securityGroup:SecurityGroup": return ec2Id("sg", type, name);
-    case "aws:ec2/launchTemplate:LaunchTemplate": return ec2Id("lt", "lt", name);
-    case "aws:ec2/vpc:Vpc": return ec2Id("vpc", "vpc", name);
-    case "aws:ec2/subnet:Subnet": return ec2Id("subnet", type, name);
+    case "aws:ec2/securityGroup:SecurityGroup":
+      return ec2Id("sg", type, name);
+    case "aws:ec2/launchTemplate:LaunchTemplate":
+      return ec2Id("lt", "lt", name);
+    case "aws:ec2/vpc:Vpc":
+      return ec2Id("vpc", "vpc", name);
+    case "aws:ec2/subnet:Subnet":
+      return ec2Id("subnet", type, name);
     case "aws:ec2/securityGroupRule:SecurityGroupRule":
     case "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule":
-    case "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": return ec2Id("sgr", type, name);
-    case "aws:ec2/placementGroup:PlacementGroup": return inputs.name ?? autoName("pg", name);
-    case "aws:kms/key:Key": return (mockOutputs(type, name, inputs, "us-east-1") as { keyId: string }).keyId;
-    case "docker-build:index:Image": return (dockerImage(name, inputs) as { ref: string }).ref;
+    case "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule":
+      return ec2Id("sgr", type, name);
+    case "aws:ec2/placementGroup:PlacementGroup":
+      return inputs.name ?? autoName("pg", name);
+    case "aws:kms/key:Key":
+      return (mockOutputs(type, name, inputs, "us-east-1") as { keyId: string }).keyId;
+    case "docker-build:index:Image":
+      return (dockerImage(name, inputs) as { ref: string }).ref;
     default:
       if (type.startsWith("kubernetes:")) {
         const md = inputs.metadata ?? {};
@@ -177,7 +262,9 @@ export function mockId(type: string, name: string, inputs: Record<string, any>):
  * Invokes the program may make, with placeholder answers. Anything else throws. ECR's token is a
  * placeholder (the build never runs offline) and the components mark it secret.
  */
-export const KNOWN_INVOKES: Readonly<Record<string, (inputs: Record<string, any>, region: string) => Record<string, unknown>>> = {
+export const KNOWN_INVOKES: Readonly<
+  Record<string, (inputs: Record<string, any>, region: string) => Record<string, unknown>>
+> = {
   "aws:ecr/getAuthorizationToken:getAuthorizationToken": (inputs, region) => ({
     id: region,
     userName: "AWS",
@@ -198,7 +285,10 @@ export function renderMocks(region: string): pulumi.runtime.Mocks {
     },
     call(args: pulumi.runtime.MockCallArgs) {
       const answer = KNOWN_INVOKES[args.token];
-      if (!answer) throw new Error(`unexpected invoke ${args.token}: the program must derive facts from the catalog, not the cloud`);
+      if (!answer)
+        throw new Error(
+          `unexpected invoke ${args.token}: the program must derive facts from the catalog, not the cloud`,
+        );
       return answer(args.inputs, region);
     },
   };

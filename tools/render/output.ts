@@ -26,10 +26,28 @@ export class OutputError extends Error {
   }
 }
 
-const CANT_CREATE = ["EACCES", "EPERM", "EROFS", "ENOTDIR", "EEXIST", "ENOENT", "EISDIR", "ELOOP", "ENAMETOOLONG", "EINVAL"];
+const CANT_CREATE = [
+  "EACCES",
+  "EPERM",
+  "EROFS",
+  "ENOTDIR",
+  "EEXIST",
+  "ENOENT",
+  "EISDIR",
+  "ELOOP",
+  "ENAMETOOLONG",
+  "EINVAL",
+];
 const WHY: Readonly<Record<string, string>> = {
-  EACCES: "permission denied", EPERM: "operation not permitted", EROFS: "read-only file system", ENOTDIR: "a path component is a file, not a directory",
-  EEXIST: "a file is in the way", ENOENT: "the path does not exist and cannot be created there", ENOSPC: "no space left on the device", EDQUOT: "disk quota exceeded", EIO: "I/O error",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOTDIR: "a path component is a file, not a directory",
+  EEXIST: "a file is in the way",
+  ENOENT: "the path does not exist and cannot be created there",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  EIO: "I/O error",
 };
 
 /** An fs error as an `OutputError` with a plain message and the sysexits code. */
@@ -37,7 +55,10 @@ export function outputError(e: unknown, what: string): OutputError {
   if (e instanceof OutputError) return e;
   const code = (e as NodeJS.ErrnoException).code ?? "";
   const why = WHY[code] ?? (code || (e as Error).message);
-  return new OutputError(`${what}: ${why}${code && WHY[code] ? ` (${code})` : ""}`, CANT_CREATE.includes(code) ? OutputExit.CantCreate : OutputExit.IoError);
+  return new OutputError(
+    `${what}: ${why}${code && WHY[code] ? ` (${code})` : ""}`,
+    CANT_CREATE.includes(code) ? OutputExit.CantCreate : OutputExit.IoError,
+  );
 }
 
 /**
@@ -55,7 +76,8 @@ export function ensureDir(dir: string): void {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw outputError(e, `cannot use ${at}`);
     }
     if (st) {
-      if (!st.isDirectory()) throw new OutputError(`cannot create ${dir}: ${at} exists and is not a directory`, OutputExit.CantCreate);
+      if (!st.isDirectory())
+        throw new OutputError(`cannot create ${dir}: ${at} exists and is not a directory`, OutputExit.CantCreate);
       break;
     }
     missing.unshift(at);
@@ -132,8 +154,13 @@ export function lockDir(target: string): Lock {
     }
     const stale = holder.host === me.host && typeof holder.pid === "number" && !alive(holder.pid);
     if (!stale) {
-      const who = holder.pid ? `pid ${holder.pid} on ${holder.host ?? "?"} since ${holder.since ?? "?"}` : "an unknown process";
-      throw new OutputError(`another render is writing ${target} (${who}); wait for it, or delete ${file} if that process is gone`, OutputExit.Locked);
+      const who = holder.pid
+        ? `pid ${holder.pid} on ${holder.host ?? "?"} since ${holder.since ?? "?"}`
+        : "an unknown process";
+      throw new OutputError(
+        `another render is writing ${target} (${who}); wait for it, or delete ${file} if that process is gone`,
+        OutputExit.Locked,
+      );
     }
     fs.rmSync(file, { force: true });
   }
@@ -161,7 +188,10 @@ function removeDeadDrafts(lockFile: string): void {
 
 /** A sibling of `target` that no other render uses: `.<name>.<tag>-<pid>-<random>`. */
 function sibling(target: string, tag: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.${tag}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
+  return path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${tag}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+  );
 }
 
 /** Writes `files` into a fresh directory `dir` (which must not exist). */
@@ -198,7 +228,13 @@ export function writeRenderAtomic(target: string, files: readonly RenderedFile[]
   if (old) fs.rmSync(old, { recursive: true, force: true });
 }
 
-function writeAndSwap(target: string, tmp: string, files: readonly RenderedFile[], owned: readonly string[], setOld: (old: string) => void): void {
+function writeAndSwap(
+  target: string,
+  tmp: string,
+  files: readonly RenderedFile[],
+  owned: readonly string[],
+  setOld: (old: string) => void,
+): void {
   const mine = new Set([...owned, ...files.map((f) => f.path.split("/")[0])]);
   try {
     writeAll(tmp, files);
@@ -209,8 +245,10 @@ function writeAndSwap(target: string, tmp: string, files: readonly RenderedFile[
   let old: string | undefined;
   try {
     if (fs.existsSync(target)) {
-      if (!fs.lstatSync(target).isDirectory()) throw new OutputError(`cannot replace ${target}: it exists and is not a directory`, OutputExit.CantCreate);
-      for (const entry of fs.readdirSync(target).filter((n) => !mine.has(n))) fs.cpSync(path.join(target, entry), path.join(tmp, entry), { recursive: true, preserveTimestamps: true });
+      if (!fs.lstatSync(target).isDirectory())
+        throw new OutputError(`cannot replace ${target}: it exists and is not a directory`, OutputExit.CantCreate);
+      for (const entry of fs.readdirSync(target).filter((n) => !mine.has(n)))
+        fs.cpSync(path.join(target, entry), path.join(tmp, entry), { recursive: true, preserveTimestamps: true });
       old = sibling(target, "old");
       setOld(old);
       fs.renameSync(target, old);

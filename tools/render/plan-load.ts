@@ -49,61 +49,96 @@ const GB = 1e9;
 const secs = (bytes: number, mbps: number) => Math.ceil(bytes / (mbps * 1e6));
 
 /** The section for one graph: `workers` worker pods on `pool`, with annotations `ann`. */
-export function loadPlan(m: ModelFacts, ann: Readonly<Record<string, string>>, pool: GpuPoolFacts, workers: number): ModelLoadPlan {
+export function loadPlan(
+  m: ModelFacts,
+  ann: Readonly<Record<string, string>>,
+  pool: GpuPoolFacts,
+  workers: number,
+): ModelLoadPlan {
   const a = LOAD_ASSUMPTIONS;
   const mode = (ann["dynamo-efa/model-cache"] ?? ModelCacheMode.None) as ModelCacheMode;
   const loadBudget = Number(ann[PlanAnnotation.ModelLoadBudgetSeconds] ?? 0);
   const w = m.weightBytes;
   const gb = `${(w / GB).toFixed(1)} GB`;
   const perNode = Math.max(1, Math.ceil(workers / Math.max(1, pool.nodes)));
-  const local = pool.localNvme ? { mbps: a.nvmeReadMBps, what: "NVMe RAID0" } : { mbps: a.gp3ReadMBps, what: "gp3 root volume" };
+  const local = pool.localNvme
+    ? { mbps: a.nvmeReadMBps, what: "NVMe RAID0" }
+    : { mbps: a.gp3ReadMBps, what: "gp3 root volume" };
   let p: Omit<ModelLoadPlan, "overBudget" | "weightBytes" | "mode" | "loadBudgetSeconds">;
   if (mode === ModelCacheMode.LocalNvme) {
     const dl = secs(w, a.hfDownloadMBps);
     p = {
       where: `each node's NVMe RAID0 array (${nodeCacheHostPath(pool.localNvme?.mountPath ?? "?")}), downloaded once per node before its workers start`,
-      downloads: pool.nodes, downloadSeconds: dl, downloadBudgetSeconds: Number(ann["dynamo-efa/model-download-budget-seconds"] ?? 0),
+      downloads: pool.nodes,
+      downloadSeconds: dl,
+      downloadBudgetSeconds: Number(ann["dynamo-efa/model-download-budget-seconds"] ?? 0),
       loadSeconds: secs(w, a.nvmeReadMBps) + a.engineStartSeconds,
-      basis: { download: `${gb} at ${a.hfDownloadMBps} MB/s, the ${pool.nodes} nodes in parallel`, load: `${gb} at ${a.nvmeReadMBps} MB/s from NVMe (co-located workers share the page cache) + ${a.engineStartSeconds} s engine start` },
+      basis: {
+        download: `${gb} at ${a.hfDownloadMBps} MB/s, the ${pool.nodes} nodes in parallel`,
+        load: `${gb} at ${a.nvmeReadMBps} MB/s from NVMe (co-located workers share the page cache) + ${a.engineStartSeconds} s engine start`,
+      },
     };
   } else if (mode === ModelCacheMode.Efs) {
     p = {
       where: "one shared EFS file system (HF_HOME of every worker); the first worker downloads",
-      downloads: 1, downloadSeconds: secs(w, Math.min(a.hfDownloadMBps, a.efsReadMBps)),
+      downloads: 1,
+      downloadSeconds: secs(w, Math.min(a.hfDownloadMBps, a.efsReadMBps)),
       loadSeconds: secs(w, a.efsReadMBps) + a.engineStartSeconds,
-      basis: { download: `${gb} at ${Math.min(a.hfDownloadMBps, a.efsReadMBps)} MB/s into EFS, inside the first engine's start`, load: `${gb} at ${a.efsReadMBps} MB/s per node from EFS + ${a.engineStartSeconds} s engine start` },
+      basis: {
+        download: `${gb} at ${Math.min(a.hfDownloadMBps, a.efsReadMBps)} MB/s into EFS, inside the first engine's start`,
+        load: `${gb} at ${a.efsReadMBps} MB/s per node from EFS + ${a.engineStartSeconds} s engine start`,
+      },
     };
   } else {
     p = {
       where: `every worker's own container file system (${local.what}); each worker downloads the whole model`,
-      downloads: workers, downloadSeconds: secs(w * perNode, a.hfDownloadMBps),
+      downloads: workers,
+      downloadSeconds: secs(w * perNode, a.hfDownloadMBps),
       loadSeconds: secs(w, local.mbps) + a.engineStartSeconds,
-      basis: { download: `${perNode} workers per node x ${gb} sharing ${a.hfDownloadMBps} MB/s, inside each engine's start`, load: `${gb} at ${local.mbps} MB/s from the ${local.what} + ${a.engineStartSeconds} s engine start` },
+      basis: {
+        download: `${perNode} workers per node x ${gb} sharing ${a.hfDownloadMBps} MB/s, inside each engine's start`,
+        load: `${gb} at ${local.mbps} MB/s from the ${local.what} + ${a.engineStartSeconds} s engine start`,
+      },
     };
   }
   const overBudget: string[] = [];
   if (mode === ModelCacheMode.LocalNvme) {
-    if (p.downloadSeconds > (p.downloadBudgetSeconds ?? 0)) overBudget.push(`download ${p.downloadSeconds} s > modelDownloadBudgetSeconds ${p.downloadBudgetSeconds}`);
+    if (p.downloadSeconds > (p.downloadBudgetSeconds ?? 0))
+      overBudget.push(`download ${p.downloadSeconds} s > modelDownloadBudgetSeconds ${p.downloadBudgetSeconds}`);
     if (p.loadSeconds > loadBudget) overBudget.push(`load ${p.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget}`);
   } else if (p.downloadSeconds + p.loadSeconds > loadBudget) {
-    overBudget.push(`download + load ${p.downloadSeconds + p.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget} (the engine downloads inside its start)`);
+    overBudget.push(
+      `download + load ${p.downloadSeconds + p.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget} (the engine downloads inside its start)`,
+    );
   }
   return { mode, weightBytes: w, loadBudgetSeconds: loadBudget, ...p, overBudget };
 }
 
 /** The `plan.md` lines of the section. */
-export function loadMarkdown(l: ModelLoadPlan | undefined, table: (head: string[], rows: (string | number)[][]) => string): string[] {
+export function loadMarkdown(
+  l: ModelLoadPlan | undefined,
+  table: (head: string[], rows: (string | number)[][]) => string,
+): string[] {
   if (!l) return [];
   const budget = (b: number | undefined, note: string) => (b === undefined ? note : String(b));
   const a = LOAD_ASSUMPTIONS;
   return [
-    `## Model load: \`${l.mode}\``, "",
+    `## Model load: \`${l.mode}\``,
+    "",
     `- Weights live in ${l.where}; ${l.downloads} download${l.downloads === 1 ? "" : "s"} from Hugging Face per deploy.`,
-    ...(l.overBudget.length > 0 ? [`- **Over budget (estimated)**: ${l.overBudget.join("; ")}. Raise the budget or use a faster cache.`] : []), "",
-    table(["step", "estimate s", "budget s", "basis"], [
-      ["download", l.downloadSeconds, budget(l.downloadBudgetSeconds, "(in load)"), l.basis.download],
-      ["load", l.loadSeconds, l.loadBudgetSeconds, l.basis.load],
-    ]), "",
-    `- Estimated from stated bandwidths, not measured: Hugging Face ${a.hfDownloadMBps} MB/s per node, NVMe RAID0 ${a.nvmeReadMBps} MB/s, EFS ${a.efsReadMBps} MB/s per node, gp3 root ${a.gp3ReadMBps} MB/s, engine start ${a.engineStartSeconds} s (tools/render/plan-load.ts).`, "",
+    ...(l.overBudget.length > 0
+      ? [`- **Over budget (estimated)**: ${l.overBudget.join("; ")}. Raise the budget or use a faster cache.`]
+      : []),
+    "",
+    table(
+      ["step", "estimate s", "budget s", "basis"],
+      [
+        ["download", l.downloadSeconds, budget(l.downloadBudgetSeconds, "(in load)"), l.basis.download],
+        ["load", l.loadSeconds, l.loadBudgetSeconds, l.basis.load],
+      ],
+    ),
+    "",
+    `- Estimated from stated bandwidths, not measured: Hugging Face ${a.hfDownloadMBps} MB/s per node, NVMe RAID0 ${a.nvmeReadMBps} MB/s, EFS ${a.efsReadMBps} MB/s per node, gp3 root ${a.gp3ReadMBps} MB/s, engine start ${a.engineStartSeconds} s (tools/render/plan-load.ts).`,
+    "",
   ];
 }

@@ -12,7 +12,15 @@ import { INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../../components/catalog/model-math";
 import { Backend } from "../../components/inference/args";
 import {
-  FitAnnotation, GIB, kvLink, modelFacts, RUNTIME_RESERVE_GIB, SHORT_PROMPT_TOKENS, TCP_FLOW_GBPS, transferMs, workerFit,
+  FitAnnotation,
+  GIB,
+  kvLink,
+  modelFacts,
+  RUNTIME_RESERVE_GIB,
+  SHORT_PROMPT_TOKENS,
+  TCP_FLOW_GBPS,
+  transferMs,
+  workerFit,
 } from "../../components/inference/fit";
 import { table } from "./plan";
 import { loadMarkdown, loadPlan, ModelLoadPlan } from "./plan-load";
@@ -21,8 +29,15 @@ import { loadMarkdown, loadPlan, ModelLoadPlan } from "./plan-load";
 export type PlanModel =
   | { readonly id: string; readonly known: false; readonly note: string }
   | {
-      readonly id: string; readonly known: true; readonly source: string; readonly paramsB: number; readonly paramsActiveB?: number;
-      readonly weightDtype: string; readonly weightBytes: number; readonly weightGiB: number; readonly maxContext: number;
+      readonly id: string;
+      readonly known: true;
+      readonly source: string;
+      readonly paramsB: number;
+      readonly paramsActiveB?: number;
+      readonly weightDtype: string;
+      readonly weightBytes: number;
+      readonly weightGiB: number;
+      readonly maxContext: number;
       readonly kvCacheDtype: KvCacheDtype;
       /** KV-cache bytes of one token at tensor parallel 1 (all layers, K and V or the MLA latent). */
       readonly kvBytesPerToken: number;
@@ -61,7 +76,9 @@ export interface ModelPlanSection {
 }
 
 type Obj = Record<string, any>;
-interface Dgd { readonly inputs: Record<string, unknown> }
+interface Dgd {
+  readonly inputs: Record<string, unknown>;
+}
 
 function flag(args: readonly unknown[], ...names: string[]): string | undefined {
   const i = args.findIndex((a) => typeof a === "string" && names.includes(a));
@@ -81,31 +98,69 @@ export function fitAssumptions(): string[] {
 }
 
 function planModel(id: string, m: ModelFacts | undefined, kvDtype: KvCacheDtype): PlanModel {
-  if (!m) return { id, known: false, note: "not in the model catalog (components/catalog/models.ts) and no inference.modelShape: fit unknown" };
+  if (!m)
+    return {
+      id,
+      known: false,
+      note: "not in the model catalog (components/catalog/models.ts) and no inference.modelShape: fit unknown",
+    };
   return {
-    id, known: true, source: m.source, paramsB: round(m.paramsTotal / 1e9), ...(m.paramsActive !== undefined ? { paramsActiveB: round(m.paramsActive / 1e9) } : {}),
-    weightDtype: m.weightDtype, weightBytes: m.weightBytes, weightGiB: round(m.weightBytes / GIB), maxContext: m.maxContext,
-    kvCacheDtype: kvDtype, kvBytesPerToken: kvBytesPerTokenPerGpu(m, 1, kvDtype),
+    id,
+    known: true,
+    source: m.source,
+    paramsB: round(m.paramsTotal / 1e9),
+    ...(m.paramsActive !== undefined ? { paramsActiveB: round(m.paramsActive / 1e9) } : {}),
+    weightDtype: m.weightDtype,
+    weightBytes: m.weightBytes,
+    weightGiB: round(m.weightBytes / GIB),
+    maxContext: m.maxContext,
+    kvCacheDtype: kvDtype,
+    kvBytesPerToken: kvBytesPerTokenPerGpu(m, 1, kvDtype),
   };
 }
 
-function workerRow(m: ModelFacts, service: string, s: Obj, pool: GpuPoolFacts, backend: Backend, kvDtype: KvCacheDtype): PlanWorkerFit | undefined {
+function workerRow(
+  m: ModelFacts,
+  service: string,
+  s: Obj,
+  pool: GpuPoolFacts,
+  backend: Backend,
+  kvDtype: KvCacheDtype,
+): PlanWorkerFit | undefined {
   const args = (s.extraPodSpec?.mainContainer?.args ?? []) as unknown[];
   const instance = INSTANCES.get(pool.instanceType);
   const tp = Number(flag(args, "--tensor-parallel-size"));
   const maxModelLen = Number(flag(args, "--max-model-len", "--max-seq-len"));
   const util = Number(flag(args, "--gpu-memory-utilization", "--free-gpu-memory-fraction"));
   if (!instance || !(tp > 0) || !(maxModelLen > 0) || !(util > 0)) return undefined;
-  const f = workerFit({ model: m, instance, backend, tensorParallel: tp, gpuMemoryUtilization: util, maxModelLen, kvCacheDtype: kvDtype });
+  const f = workerFit({
+    model: m,
+    instance,
+    backend,
+    tensorParallel: tp,
+    gpuMemoryUtilization: util,
+    maxModelLen,
+    kvCacheDtype: kvDtype,
+  });
   const link = kvLink(pool, Number(s.resources?.limits?.custom?.["vpc.amazonaws.com/efa"] ?? 0));
   const perToken = kvBytesPerTokenPerGpu(m, 1, kvDtype);
   return {
-    role: String(s.subComponentType), service, tensorParallel: tp,
-    weightsGiBPerGpu: round(f.weightsGiBPerGpu), kvCacheGiBPerGpu: round(f.kvCacheGiBPerGpu), kvCacheGiB: round(f.kvCacheGiB),
-    kvCapacityTokens: f.kvCapacityTokens, maxModelLen, maxConcurrentAtMaxLen: f.maxConcurrentAtMaxLen,
-    kvTransport: link.transport, kvLinkGbps: link.gbps, kvLinkBasis: link.basis,
-    kvBytesAtMaxLen: perToken * maxModelLen, kvTransferMs: round(transferMs(perToken * maxModelLen, link)),
-    kvBytes1k: perToken * SHORT_PROMPT_TOKENS, kvTransferMs1k: round(transferMs(perToken * SHORT_PROMPT_TOKENS, link), 3),
+    role: String(s.subComponentType),
+    service,
+    tensorParallel: tp,
+    weightsGiBPerGpu: round(f.weightsGiBPerGpu),
+    kvCacheGiBPerGpu: round(f.kvCacheGiBPerGpu),
+    kvCacheGiB: round(f.kvCacheGiB),
+    kvCapacityTokens: f.kvCapacityTokens,
+    maxModelLen,
+    maxConcurrentAtMaxLen: f.maxConcurrentAtMaxLen,
+    kvTransport: link.transport,
+    kvLinkGbps: link.gbps,
+    kvLinkBasis: link.basis,
+    kvBytesAtMaxLen: perToken * maxModelLen,
+    kvTransferMs: round(transferMs(perToken * maxModelLen, link)),
+    kvBytes1k: perToken * SHORT_PROMPT_TOKENS,
+    kvTransferMs1k: round(transferMs(perToken * SHORT_PROMPT_TOKENS, link), 3),
   };
 }
 
@@ -117,7 +172,11 @@ export function modelPlan(dgds: readonly Dgd[], pools: readonly GpuPoolFacts[]):
   const ann = ((dgd.inputs.metadata as Obj | undefined)?.annotations ?? {}) as Record<string, string>;
   const workers = Object.entries((spec.services ?? {}) as Obj).filter(([, s]) => s.componentType === "worker");
   // The model id annotation first: with the local-nvme cache the engine's --model is a path on the node.
-  const id = ann["dynamo-efa/model"] ?? workers.map(([, s]) => flag((s.extraPodSpec?.mainContainer?.args ?? []) as unknown[], "--model")).find((x) => x !== undefined);
+  const id =
+    ann["dynamo-efa/model"] ??
+    workers
+      .map(([, s]) => flag((s.extraPodSpec?.mainContainer?.args ?? []) as unknown[], "--model"))
+      .find((x) => x !== undefined);
   if (!id) return {};
   const shape = ann[FitAnnotation.ModelShape] ? (JSON.parse(ann[FitAnnotation.ModelShape]) as ModelShape) : undefined;
   const kvDtype = (ann[FitAnnotation.KvCacheDtype] ?? KvCacheDtype.Auto) as KvCacheDtype;
@@ -126,7 +185,9 @@ export function modelPlan(dgds: readonly Dgd[], pools: readonly GpuPoolFacts[]):
   const pool = pools.find((p) => p.name === ann["dynamo-efa/gpu-pool"]) ?? pools[0];
   if (!m || !pool) return { model };
   const backend = (spec.backendFramework ?? Backend.Vllm) as Backend;
-  const rows = workers.map(([service, s]) => workerRow(m, service, s, pool, backend, kvDtype)).filter((w): w is PlanWorkerFit => w !== undefined);
+  const rows = workers
+    .map(([service, s]) => workerRow(m, service, s, pool, backend, kvDtype))
+    .filter((w): w is PlanWorkerFit => w !== undefined);
   const rank = (r: string) => ["prefill", "decode"].indexOf(r);
   const fit = rows.sort((a, b) => rank(a.role) - rank(b.role));
   const replicas = workers.reduce((n, [, s]) => n + Number(s.replicas ?? 1), 0);
@@ -141,14 +202,42 @@ export function modelMarkdown(p: ModelPlanSection): string[] {
   if (!m) return [];
   if (!m.known) return [`## Model: \`${m.id}\``, "", `Fit unknown: ${m.note}.`, ""];
   const active = m.paramsActiveB !== undefined ? ` (${m.paramsActiveB}B active per token)` : "";
-  const out = [`## Model: \`${m.id}\``, "",
+  const out = [
+    `## Model: \`${m.id}\``,
+    "",
     `- ${m.paramsB}B parameters${active}, ${m.weightDtype} weights: ${m.weightGiB} GiB; max context ${n(m.maxContext)} tokens`,
     `- KV cache (${m.kvCacheDtype}): ${n(m.kvBytesPerToken)} bytes per token at tensor parallel 1`,
-    `- Source: ${m.source}`, ""];
+    `- Source: ${m.source}`,
+    "",
+  ];
   if (p.fit && p.fit.length > 0) {
-    out.push(table(["role", "TP", "weights GiB/GPU", "KV GiB/GPU", "KV tokens", "seqs of maxModelLen", "KV link", `KV of maxModelLen: MB, ms`, "KV of 1k prompt: MB, ms"],
-      p.fit.map((f) => [f.role, f.tensorParallel, f.weightsGiBPerGpu, f.kvCacheGiBPerGpu, n(f.kvCapacityTokens), `${f.maxConcurrentAtMaxLen} x ${n(f.maxModelLen)}`,
-        `${f.kvTransport} ${f.kvLinkGbps} Gbps`, `${round(f.kvBytesAtMaxLen / 1e6, 1)}, ${f.kvTransferMs}`, `${round(f.kvBytes1k / 1e6, 1)}, ${f.kvTransferMs1k}`])), "");
+    out.push(
+      table(
+        [
+          "role",
+          "TP",
+          "weights GiB/GPU",
+          "KV GiB/GPU",
+          "KV tokens",
+          "seqs of maxModelLen",
+          "KV link",
+          `KV of maxModelLen: MB, ms`,
+          "KV of 1k prompt: MB, ms",
+        ],
+        p.fit.map((f) => [
+          f.role,
+          f.tensorParallel,
+          f.weightsGiBPerGpu,
+          f.kvCacheGiBPerGpu,
+          n(f.kvCapacityTokens),
+          `${f.maxConcurrentAtMaxLen} x ${n(f.maxModelLen)}`,
+          `${f.kvTransport} ${f.kvLinkGbps} Gbps`,
+          `${round(f.kvBytesAtMaxLen / 1e6, 1)}, ${f.kvTransferMs}`,
+          `${round(f.kvBytes1k / 1e6, 1)}, ${f.kvTransferMs1k}`,
+        ]),
+      ),
+      "",
+    );
     out.push(...(p.fitAssumptions ?? []).map((a) => `- ${a}`), "");
   }
   out.push(...loadMarkdown(p.modelLoad, table));

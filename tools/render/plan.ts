@@ -10,7 +10,15 @@ import { OperatorLabel } from "../../components/_shared/names";
 import { CriticalPath } from "./graph";
 import { kvTransportMarkdown, kvTransportOf, PlanKvTransport } from "./transport";
 import { ModelPlanSection, modelMarkdown, modelPlan } from "./plan-model";
-import { CostLine, EKS_CLUSTER_USD_PER_HOUR, instanceLine, PRICE_SOURCE, PRICED_REGIONS, PRICES_REVIEWED, totalUsdPerHour } from "./prices";
+import {
+  CostLine,
+  EKS_CLUSTER_USD_PER_HOUR,
+  instanceLine,
+  PRICE_SOURCE,
+  PRICED_REGIONS,
+  PRICES_REVIEWED,
+  totalUsdPerHour,
+} from "./prices";
 
 /** Resource type of the DynamoGraphDeployment custom resource. */
 export const DGD_TYPE = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
@@ -55,12 +63,22 @@ export interface Plan extends ModelPlanSection {
   readonly efaRails: { readonly used: number; readonly provisioned: number };
   /** NIXL backend for KV cache and whether it moves over RDMA or TCP. */
   readonly kvTransport?: PlanKvTransport;
-  readonly image: { readonly cudaArchs: readonly string[]; readonly cudaToolkit: string; readonly ref?: string; readonly build: boolean };
+  readonly image: {
+    readonly cudaArchs: readonly string[];
+    readonly cudaToolkit: string;
+    readonly ref?: string;
+    readonly build: boolean;
+  };
   readonly criticalPath: readonly string[];
   readonly criticalPathDetail: CriticalPath;
   readonly resources: { readonly total: number; readonly byType: Readonly<Record<string, number>> };
   readonly costPerHourUsd: number;
-  readonly cost: { readonly lines: readonly CostLine[]; readonly source: string; readonly reviewed: string; readonly regionPriced: boolean };
+  readonly cost: {
+    readonly lines: readonly CostLine[];
+    readonly source: string;
+    readonly reviewed: string;
+    readonly regionPriced: boolean;
+  };
 }
 
 /** The fields of a captured resource the plan reads. */
@@ -92,9 +110,17 @@ function num(v: unknown): number {
 /** A service's CPU, memory and hugepages requests, and the services its required anti-affinity keeps off its node. */
 function podRequests(s: Obj): Pick<PlanWorker, "cpu" | "memory" | "hugepages2Mi" | "avoids"> {
   const req = (s.resources?.requests ?? {}) as Obj;
-  const terms = (s.extraPodSpec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []) as Obj[];
-  const avoids = terms.map((t) => t.labelSelector?.matchLabels?.[OperatorLabel.Component]).filter((x): x is string => typeof x === "string");
-  return { cpu: String(req.cpu ?? "-"), memory: String(req.memory ?? "-"), hugepages2Mi: String(req.custom?.["hugepages-2Mi"] ?? "-"), avoids };
+  const terms = (s.extraPodSpec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ??
+    []) as Obj[];
+  const avoids = terms
+    .map((t) => t.labelSelector?.matchLabels?.[OperatorLabel.Component])
+    .filter((x): x is string => typeof x === "string");
+  return {
+    cpu: String(req.cpu ?? "-"),
+    memory: String(req.memory ?? "-"),
+    hugepages2Mi: String(req.custom?.["hugepages-2Mi"] ?? "-"),
+    avoids,
+  };
 }
 
 /** Workers of every DGD, in role order (frontend, prefill, decode, others). */
@@ -127,14 +153,25 @@ function costLines(input: PlanInput): CostLine[] {
   const byUrn = new Map(input.resources.map((r) => [r.urn, r]));
   for (const ng of input.resources.filter((r) => r.type === "aws:eks/nodeGroup:NodeGroup")) {
     // The instance type is on the node group, or (with a custom launch template) on the template.
-    const lt = (ng.propertyDependencies.launchTemplate ?? []).map((u) => byUrn.get(u)).find((r) => r?.type === "aws:ec2/launchTemplate:LaunchTemplate");
+    const lt = (ng.propertyDependencies.launchTemplate ?? [])
+      .map((u) => byUrn.get(u))
+      .find((r) => r?.type === "aws:ec2/launchTemplate:LaunchTemplate");
     const fromLt = typeof lt?.inputs.instanceType === "string" ? [lt.inputs.instanceType] : [];
     const types = (ng.inputs.instanceTypes as string[] | null | undefined) ?? fromLt;
     const size = num((ng.inputs.scalingConfig as Obj | undefined)?.desiredSize);
-    if (types.length > 0 && !types.some((t) => gpuTypes.has(t))) lines.push(instanceLine(`node group ${ng.name}`, types[0], size));
+    if (types.length > 0 && !types.some((t) => gpuTypes.has(t)))
+      lines.push(instanceLine(`node group ${ng.name}`, types[0], size));
   }
-  const clusters = input.resources.filter((r) => r.type === "eks:index:Cluster" || r.type === "aws:eks/cluster:Cluster").length;
-  if (clusters > 0) lines.push({ item: "EKS control plane", count: clusters, usdPerHourEach: EKS_CLUSTER_USD_PER_HOUR, usdPerHour: EKS_CLUSTER_USD_PER_HOUR * clusters });
+  const clusters = input.resources.filter(
+    (r) => r.type === "eks:index:Cluster" || r.type === "aws:eks/cluster:Cluster",
+  ).length;
+  if (clusters > 0)
+    lines.push({
+      item: "EKS control plane",
+      count: clusters,
+      usdPerHourEach: EKS_CLUSTER_USD_PER_HOUR,
+      usdPerHour: EKS_CLUSTER_USD_PER_HOUR * clusters,
+    });
   return lines;
 }
 
@@ -150,26 +187,52 @@ export function buildPlan(input: PlanInput): Plan {
     stack: input.stack,
     region: input.region,
     gpuPools: input.pools.map((p) => ({
-      name: p.name, instanceType: p.instanceType, nodes: p.nodes, gpusPerNode: p.gpusPerNode, efaPerNode: p.efaPerNode, smArch: p.smArch,
+      name: p.name,
+      instanceType: p.instanceType,
+      nodes: p.nodes,
+      gpusPerNode: p.gpusPerNode,
+      efaPerNode: p.efaPerNode,
+      smArch: p.smArch,
       ...(p.availabilityZone ? { availabilityZone: p.availabilityZone } : {}),
     })),
     workers,
-    ...modelPlan(input.resources.filter((r) => r.type === DGD_TYPE), input.pools),
-    gpus: { requested: workers.reduce((s, w) => s + w.replicas * w.gpusPerWorker, 0), provisioned: input.pools.reduce((s, p) => s + p.nodes * p.gpusPerNode, 0) },
-    efaRails: { used: workers.reduce((s, w) => s + w.replicas * w.efaPerWorker, 0), provisioned: input.pools.reduce((s, p) => s + p.nodes * p.efaPerNode, 0) },
+    ...modelPlan(
+      input.resources.filter((r) => r.type === DGD_TYPE),
+      input.pools,
+    ),
+    gpus: {
+      requested: workers.reduce((s, w) => s + w.replicas * w.gpusPerWorker, 0),
+      provisioned: input.pools.reduce((s, p) => s + p.nodes * p.gpusPerNode, 0),
+    },
+    efaRails: {
+      used: workers.reduce((s, w) => s + w.replicas * w.efaPerWorker, 0),
+      provisioned: input.pools.reduce((s, p) => s + p.nodes * p.efaPerNode, 0),
+    },
     ...(kvOf(input) ? { kvTransport: kvOf(input) } : {}),
     image: input.image,
     criticalPath: input.criticalPath.steps.map((s) => s.name),
     criticalPathDetail: input.criticalPath,
-    resources: { total: input.resources.length, byType: Object.fromEntries(Object.entries(byType).sort(([a], [b]) => a.localeCompare(b))) },
+    resources: {
+      total: input.resources.length,
+      byType: Object.fromEntries(Object.entries(byType).sort(([a], [b]) => a.localeCompare(b))),
+    },
     costPerHourUsd: totalUsdPerHour(lines),
-    cost: { lines, source: PRICE_SOURCE, reviewed: PRICES_REVIEWED, regionPriced: PRICED_REGIONS.includes(input.region) },
+    cost: {
+      lines,
+      source: PRICE_SOURCE,
+      reviewed: PRICES_REVIEWED,
+      regionPriced: PRICED_REGIONS.includes(input.region),
+    },
   };
 }
 
 /** A Markdown table. */
 export function table(head: string[], rows: (string | number)[][]): string {
-  return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+  return [
+    `| ${head.join(" | ")} |`,
+    `|${head.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.join(" | ")} |`),
+  ].join("\n");
 }
 
 function pct(a: number, b: number): string {
@@ -189,27 +252,92 @@ export interface PlanMdSlots {
 /** `plan.md`: the same plan, for people. */
 export function planMarkdown(plan: Plan, slots: PlanMdSlots = {}): string {
   const out = [`# Plan for stack \`${plan.stack}\` (${plan.region})`, "", ...(slots.afterTitle ?? [])];
-  out.push("## GPU pools", "", table(["pool", "instance", "nodes", "GPUs/node", "EFA/node", "SM", "AZ"],
-    plan.gpuPools.map((p) => [p.name, p.instanceType, p.nodes, p.gpusPerNode, p.efaPerNode, p.smArch, p.availabilityZone ?? "-"])), "");
-  out.push("## Workers", "", table(["role", "service", "replicas", "GPUs/worker", "EFA/worker", "NIXL rails/worker"],
-    plan.workers.map((w) => [w.role, w.service, w.replicas, w.gpusPerWorker, w.efaPerWorker, w.nixlRails])), "", ...(slots.afterWorkers ?? []));
+  out.push(
+    "## GPU pools",
+    "",
+    table(
+      ["pool", "instance", "nodes", "GPUs/node", "EFA/node", "SM", "AZ"],
+      plan.gpuPools.map((p) => [
+        p.name,
+        p.instanceType,
+        p.nodes,
+        p.gpusPerNode,
+        p.efaPerNode,
+        p.smArch,
+        p.availabilityZone ?? "-",
+      ]),
+    ),
+    "",
+  );
+  out.push(
+    "## Workers",
+    "",
+    table(
+      ["role", "service", "replicas", "GPUs/worker", "EFA/worker", "NIXL rails/worker"],
+      plan.workers.map((w) => [w.role, w.service, w.replicas, w.gpusPerWorker, w.efaPerWorker, w.nixlRails]),
+    ),
+    "",
+    ...(slots.afterWorkers ?? []),
+  );
   out.push(...modelMarkdown(plan));
-  out.push("## Capacity", "",
-    table(["", "used", "provisioned", "use"], [
-      ["GPUs", plan.gpus.requested, plan.gpus.provisioned, pct(plan.gpus.requested, plan.gpus.provisioned)],
-      ["EFA rails", plan.efaRails.used, plan.efaRails.provisioned, pct(plan.efaRails.used, plan.efaRails.provisioned)],
-    ]),
-    "", "NIXL's LIBFABRIC plugin uses every EFA device a worker's pod is given, aligned to its GPUs by the EFA device plugin; \"EFA rails used\" is the sum over workers.", "");
+  out.push(
+    "## Capacity",
+    "",
+    table(
+      ["", "used", "provisioned", "use"],
+      [
+        ["GPUs", plan.gpus.requested, plan.gpus.provisioned, pct(plan.gpus.requested, plan.gpus.provisioned)],
+        [
+          "EFA rails",
+          plan.efaRails.used,
+          plan.efaRails.provisioned,
+          pct(plan.efaRails.used, plan.efaRails.provisioned),
+        ],
+      ],
+    ),
+    "",
+    "NIXL's LIBFABRIC plugin uses every EFA device a worker's pod is given, aligned to its GPUs by the EFA device plugin; \"EFA rails used\" is the sum over workers.",
+    "",
+  );
   out.push(...kvTransportMarkdown(plan.kvTransport));
-  out.push("## Image", "", `- CUDA archs: ${plan.image.cudaArchs.join(", ")} (toolkit ${plan.image.cudaToolkit})`,
-    `- ${plan.image.build ? "built by this stack" : "prebuilt, not built by this stack"}${plan.image.ref ? `: \`${plan.image.ref}\`` : ""}`, "", ...(slots.afterImage ?? []));
-  out.push(`## Critical path (~${plan.criticalPathDetail.minutes} min)`, "",
-    "The dependency chain that takes longest to create (rough minutes per resource type, see `tools/render/graph.ts`):", "",
-    ...plan.criticalPathDetail.steps.map((s, i) => `${i + 1}. \`${s.name}\` (${s.type}, ~${s.minutes} min)`), "");
-  out.push(`## Cost: ~$${plan.costPerHourUsd.toFixed(2)}/hour on demand`, "",
-    table(["item", "count", "$/h each", "$/h", "note"], plan.cost.lines.map((l) => [l.item, l.count, l.usdPerHourEach ?? "?", l.usdPerHour ?? "?", l.note ?? ""])), "",
-    `Prices: ${plan.cost.source}; reviewed ${plan.cost.reviewed}.${plan.cost.regionPriced ? "" : ` The table has no prices for ${plan.region}; us-east-1 prices were used.`} Storage, data transfer, NAT and load balancers are not included.`, "");
-  out.push(...(slots.resources ?? [`## Resources (${plan.resources.total})`, "", table(["type", "count"], Object.entries(plan.resources.byType).map(([t, n]) => [`\`${t}\``, n])), ""]));
+  out.push(
+    "## Image",
+    "",
+    `- CUDA archs: ${plan.image.cudaArchs.join(", ")} (toolkit ${plan.image.cudaToolkit})`,
+    `- ${plan.image.build ? "built by this stack" : "prebuilt, not built by this stack"}${plan.image.ref ? `: \`${plan.image.ref}\`` : ""}`,
+    "",
+    ...(slots.afterImage ?? []),
+  );
+  out.push(
+    `## Critical path (~${plan.criticalPathDetail.minutes} min)`,
+    "",
+    "The dependency chain that takes longest to create (rough minutes per resource type, see `tools/render/graph.ts`):",
+    "",
+    ...plan.criticalPathDetail.steps.map((s, i) => `${i + 1}. \`${s.name}\` (${s.type}, ~${s.minutes} min)`),
+    "",
+  );
+  out.push(
+    `## Cost: ~$${plan.costPerHourUsd.toFixed(2)}/hour on demand`,
+    "",
+    table(
+      ["item", "count", "$/h each", "$/h", "note"],
+      plan.cost.lines.map((l) => [l.item, l.count, l.usdPerHourEach ?? "?", l.usdPerHour ?? "?", l.note ?? ""]),
+    ),
+    "",
+    `Prices: ${plan.cost.source}; reviewed ${plan.cost.reviewed}.${plan.cost.regionPriced ? "" : ` The table has no prices for ${plan.region}; us-east-1 prices were used.`} Storage, data transfer, NAT and load balancers are not included.`,
+    "",
+  );
+  out.push(
+    ...(slots.resources ?? [
+      `## Resources (${plan.resources.total})`,
+      "",
+      table(
+        ["type", "count"],
+        Object.entries(plan.resources.byType).map(([t, n]) => [`\`${t}\``, n]),
+      ),
+      "",
+    ]),
+  );
   out.push(...(slots.end ?? []));
   return out.join("\n");
 }

@@ -17,7 +17,12 @@ const show = (v: unknown) => clip(JSON.stringify(v) ?? String(v));
 
 function levelProblem(at: string, v: unknown): Problem[] {
   if (typeof v === "string" && LEVELS.includes(v)) return [];
-  return [{ propertyPath: at, reason: `must be ${oneOf(LEVELS)}; got ${show(v)}${typeof v === "string" ? didYouMean(v, LEVELS) : ""}` }];
+  return [
+    {
+      propertyPath: at,
+      reason: `must be ${oneOf(LEVELS)}; got ${show(v)}${typeof v === "string" ? didYouMean(v, LEVELS) : ""}`,
+    },
+  ];
 }
 
 /** Whether `v` has the JSON-schema `type` (the subset the pack's `schemaFor` emits). */
@@ -46,8 +51,16 @@ function settingProblems(name: string, o: Record<string, unknown>, schema: Polic
   for (const [k, v] of Object.entries(o)) {
     const at = `${name}.${clip(k, 60)}`;
     if (k === "enforcementLevel") out.push(...levelProblem(at, v));
-    else if (!(k in props)) out.push({ propertyPath: at, reason: `not a setting of ${name}${didYouMean(k, known) || (known.length ? `; its settings: ${known.join(", ")}` : "; it has no settings, only enforcementLevel")}` });
-    else if (!hasType(v, (props[k] as { type?: unknown }).type)) out.push({ propertyPath: at, reason: `must be of type ${String((props[k] as { type?: unknown }).type)}; got ${show(v)}` });
+    else if (!(k in props))
+      out.push({
+        propertyPath: at,
+        reason: `not a setting of ${name}${didYouMean(k, known) || (known.length ? `; its settings: ${known.join(", ")}` : "; it has no settings, only enforcementLevel")}`,
+      });
+    else if (!hasType(v, (props[k] as { type?: unknown }).type))
+      out.push({
+        propertyPath: at,
+        reason: `must be of type ${String((props[k] as { type?: unknown }).type)}; got ${show(v)}`,
+      });
   }
   return out;
 }
@@ -55,7 +68,9 @@ function settingProblems(name: string, o: Record<string, unknown>, schema: Polic
 /** Every problem of a parsed pack config against `policies`. */
 export function policyConfigProblems(config: unknown, policies: Policies): Problem[] {
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
-    return [{ propertyPath: "(file)", reason: "must be a JSON object of policy name to enforcement level or settings" }];
+    return [
+      { propertyPath: "(file)", reason: "must be a JSON object of policy name to enforcement level or settings" },
+    ];
   }
   const byName = new Map(policies.map((p) => [p.name, p] as const));
   const names = [...byName.keys()];
@@ -63,10 +78,19 @@ export function policyConfigProblems(config: unknown, policies: Policies): Probl
   for (const [name, v] of Object.entries(config as Record<string, unknown>)) {
     const policy = byName.get(name);
     if (name === "all") out.push(...levelProblem("all", v));
-    else if (!policy) out.push({ propertyPath: clip(name, 60), reason: `not a policy of the pack${didYouMean(name, names) || "; see policy/README.md for the names"}` });
+    else if (!policy)
+      out.push({
+        propertyPath: clip(name, 60),
+        reason: `not a policy of the pack${didYouMean(name, names) || "; see policy/README.md for the names"}`,
+      });
     else if (typeof v === "string") out.push(...levelProblem(name, v));
-    else if (typeof v === "object" && v !== null && !Array.isArray(v)) out.push(...settingProblems(name, v as Record<string, unknown>, policy.configSchema));
-    else out.push({ propertyPath: name, reason: `must be an enforcement level (${oneOf(LEVELS)}) or an object of settings; got ${show(v)}` });
+    else if (typeof v === "object" && v !== null && !Array.isArray(v))
+      out.push(...settingProblems(name, v as Record<string, unknown>, policy.configSchema));
+    else
+      out.push({
+        propertyPath: name,
+        reason: `must be an enforcement level (${oneOf(LEVELS)}) or an object of settings; got ${show(v)}`,
+      });
   }
   return out;
 }
@@ -77,7 +101,12 @@ export class PolicyConfigError extends UsageError {
     file: string,
     readonly problems: readonly Problem[],
   ) {
-    super([`--policy-config ${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"}`, ...problems.map((p) => `  - ${p.propertyPath}: ${p.reason}`)].join("\n"));
+    super(
+      [
+        `--policy-config ${file}: ${problems.length} problem${problems.length === 1 ? "" : "s"}`,
+        ...problems.map((p) => `  - ${p.propertyPath}: ${p.reason}`),
+      ].join("\n"),
+    );
   }
 }
 

@@ -43,18 +43,44 @@ export const ON_DEMAND_USD_PER_HOUR: Readonly<Record<string, Price>> = {
   "p6-b200.48xlarge": p(113.93, false),
   "p6-b300.48xlarge": p(142.42, false),
   // G family.
-  "g5.xlarge": p(1.006), "g5.2xlarge": p(1.212), "g5.4xlarge": p(1.624), "g5.8xlarge": p(2.448),
-  "g5.12xlarge": p(5.672), "g5.16xlarge": p(4.096), "g5.24xlarge": p(8.144), "g5.48xlarge": p(16.288),
-  "g6.xlarge": p(0.8048), "g6.2xlarge": p(0.9776), "g6.4xlarge": p(1.3232), "g6.8xlarge": p(2.0144),
-  "g6.12xlarge": p(4.6016), "g6.16xlarge": p(3.3968), "g6.24xlarge": p(6.6752), "g6.48xlarge": p(13.3504),
-  "g6e.xlarge": p(1.861), "g6e.2xlarge": p(2.24208), "g6e.4xlarge": p(3.00424), "g6e.8xlarge": p(4.52856),
-  "g6e.12xlarge": p(10.49264), "g6e.16xlarge": p(7.57719), "g6e.24xlarge": p(15.06559), "g6e.48xlarge": p(30.13118),
+  "g5.xlarge": p(1.006),
+  "g5.2xlarge": p(1.212),
+  "g5.4xlarge": p(1.624),
+  "g5.8xlarge": p(2.448),
+  "g5.12xlarge": p(5.672),
+  "g5.16xlarge": p(4.096),
+  "g5.24xlarge": p(8.144),
+  "g5.48xlarge": p(16.288),
+  "g6.xlarge": p(0.8048),
+  "g6.2xlarge": p(0.9776),
+  "g6.4xlarge": p(1.3232),
+  "g6.8xlarge": p(2.0144),
+  "g6.12xlarge": p(4.6016),
+  "g6.16xlarge": p(3.3968),
+  "g6.24xlarge": p(6.6752),
+  "g6.48xlarge": p(13.3504),
+  "g6e.xlarge": p(1.861),
+  "g6e.2xlarge": p(2.24208),
+  "g6e.4xlarge": p(3.00424),
+  "g6e.8xlarge": p(4.52856),
+  "g6e.12xlarge": p(10.49264),
+  "g6e.16xlarge": p(7.57719),
+  "g6e.24xlarge": p(15.06559),
+  "g6e.48xlarge": p(30.13118),
   // CPU types a system node group typically uses.
-  "t3.medium": p(0.0416), "t3.large": p(0.0832),
-  "m5.large": p(0.096), "m5.xlarge": p(0.192), "m5.2xlarge": p(0.384),
-  "m6i.large": p(0.096), "m6i.xlarge": p(0.192), "m6i.2xlarge": p(0.384),
-  "m7i.large": p(0.1008), "m7i.xlarge": p(0.2016), "m7i.2xlarge": p(0.4032),
-  "c6i.xlarge": p(0.17), "c6i.2xlarge": p(0.34),
+  "t3.medium": p(0.0416),
+  "t3.large": p(0.0832),
+  "m5.large": p(0.096),
+  "m5.xlarge": p(0.192),
+  "m5.2xlarge": p(0.384),
+  "m6i.large": p(0.096),
+  "m6i.xlarge": p(0.192),
+  "m6i.2xlarge": p(0.384),
+  "m7i.large": p(0.1008),
+  "m7i.xlarge": p(0.2016),
+  "m7i.2xlarge": p(0.4032),
+  "c6i.xlarge": p(0.17),
+  "c6i.2xlarge": p(0.34),
 };
 
 /** EKS control plane, USD per cluster-hour (standard support). */
@@ -79,7 +105,8 @@ export function priceOf(instanceType: string): Price | undefined {
 /** A cost line for `count` instances of `instanceType` (null price when the table has none). */
 export function instanceLine(item: string, instanceType: string, count: number): CostLine {
   const price = priceOf(instanceType);
-  if (!price) return { item, count, usdPerHourEach: null, usdPerHour: null, note: `no price for ${instanceType} in the table` };
+  if (!price)
+    return { item, count, usdPerHourEach: null, usdPerHour: null, note: `no price for ${instanceType} in the table` };
   return {
     item,
     count,

@@ -30,7 +30,12 @@ function childPath(path: string, key: string | number): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`;
 }
 
-function walk(v: unknown, path: string, secretPaths: string[], inSecret: boolean): { plain: unknown; redacted: unknown } {
+function walk(
+  v: unknown,
+  path: string,
+  secretPaths: string[],
+  inSecret: boolean,
+): { plain: unknown; redacted: unknown } {
   if (v === UNKNOWN_VALUE) return { plain: UNKNOWN, redacted: UNKNOWN };
   if (v === null || typeof v !== "object") return { plain: v, redacted: inSecret ? SECRET : v };
   if (Array.isArray(v)) {

@@ -38,7 +38,10 @@ export type PolicyRunner = (plan: readonly PlanResource[], config?: PolicyPackCo
 /** The captured resources as the policy runner's plan: inputs with secrets in the clear, in memory only. */
 export function policyPlan(resources: readonly CapturedResource[]): PlanResource[] {
   return resources.map((r) => ({
-    type: r.type, name: r.name, urn: r.urn, props: r.inputs,
+    type: r.type,
+    name: r.name,
+    urn: r.urn,
+    props: r.inputs,
     ...(r.parent ? { parent: r.parent } : {}),
     dependencies: r.dependsOn,
     propertyDependencies: r.propertyDependencies,
@@ -61,7 +64,8 @@ const ROOT = path.resolve(__dirname, "..", "..");
 export function relativizePaths<T>(value: T, root = ROOT): T {
   const prefix = root.endsWith(path.sep) ? root : root + path.sep;
   const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return v === root ? "." : v.startsWith(prefix) ? v.slice(prefix.length).split(path.sep).join("/") : v;
+    if (typeof v === "string")
+      return v === root ? "." : v.startsWith(prefix) ? v.slice(prefix.length).split(path.sep).join("/") : v;
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
@@ -74,9 +78,18 @@ const json = (v: unknown) => `${JSON.stringify(relativizePaths(v), null, 2)}\n`;
 /** The on-disk view of one captured resource (secrets redacted). */
 function resourceRecord(r: CapturedResource) {
   return {
-    type: r.type, name: r.name, urn: r.urn, custom: r.custom, ...(r.remote ? { remote: true } : {}),
-    parent: r.parent ?? null, dependsOn: r.dependsOn, explicitDependsOn: r.explicitDependsOn, implicitDependsOn: r.implicitDependsOn,
-    protect: r.protect, retainOnDelete: r.retainOnDelete, ...(r.provider ? { provider: r.provider } : {}),
+    type: r.type,
+    name: r.name,
+    urn: r.urn,
+    custom: r.custom,
+    ...(r.remote ? { remote: true } : {}),
+    parent: r.parent ?? null,
+    dependsOn: r.dependsOn,
+    explicitDependsOn: r.explicitDependsOn,
+    implicitDependsOn: r.implicitDependsOn,
+    protect: r.protect,
+    retainOnDelete: r.retainOnDelete,
+    ...(r.provider ? { provider: r.provider } : {}),
     inputs: r.redactedInputs,
   };
 }
@@ -84,26 +97,56 @@ function resourceRecord(r: CapturedResource) {
 /** Runs the program and derives every file. Throws the program's errors (config problems included). */
 export async function render(o: RenderOptions): Promise<RenderResult> {
   const c = await capture(o.program, {
-    project: o.project, stack: o.stack, mocks: renderMocks(regionOf(o.config)), config: { ...o.config.config }, secretKeys: o.config.secretKeys,
+    project: o.project,
+    stack: o.stack,
+    mocks: renderMocks(regionOf(o.config)),
+    config: { ...o.config.config },
+    secretKeys: o.config.secretKeys,
   });
   const facts = c.result;
   const ref = typeof c.outputs.imageRef === "string" ? c.outputs.imageRef : undefined;
   const critical = criticalPath(c.resources);
   const plan = buildPlan({
-    stack: o.stack, region: facts.region, pools: facts.gpuPools, resources: c.resources, criticalPath: critical,
-    image: { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, build: facts.image.build, ...(ref ? { ref } : {}) },
+    stack: o.stack,
+    region: facts.region,
+    pools: facts.gpuPools,
+    resources: c.resources,
+    criticalPath: critical,
+    image: {
+      cudaArchs: facts.image.cudaArchs,
+      cudaToolkit: facts.image.cudaToolkit,
+      build: facts.image.build,
+      ...(ref ? { ref } : {}),
+    },
   });
   const policy = await o.policies(policyPlan(c.resources), o.policyConfig);
   const graph = mermaid(c.resources, critical);
-  const order = imageVsGpuNodes(c.resources, facts.gpuPools.map((p) => p.instanceType));
-  const slots = planMdSlots(plan, { mermaid: graph, policy, order: order && { ...order, imageTargets: imageTargets(c.resources) } }, remoteChildren(c.resources));
+  const order = imageVsGpuNodes(
+    c.resources,
+    facts.gpuPools.map((p) => p.instanceType),
+  );
+  const slots = planMdSlots(
+    plan,
+    { mermaid: graph, policy, order: order && { ...order, imageTargets: imageTargets(c.resources) } },
+    remoteChildren(c.resources),
+  );
   const files: RenderedFile[] = [
     { path: "resources.json", content: json(c.resources.map(resourceRecord)) },
     { path: "outputs.json", content: json(c.outputs) },
     ...manifestFiles(c.resources),
     ...helmFiles(c.resources),
     ...dashboardFiles(c.resources),
-    { path: "image.json", content: json(imageJson(c.resources, { cudaArchs: facts.image.cudaArchs, cudaToolkit: facts.image.cudaToolkit, ...(ref ? { ref } : {}), ...(facts.image.plan ? { plan: facts.image.plan } : {}) })) },
+    {
+      path: "image.json",
+      content: json(
+        imageJson(c.resources, {
+          cudaArchs: facts.image.cudaArchs,
+          cudaToolkit: facts.image.cudaToolkit,
+          ...(ref ? { ref } : {}),
+          ...(facts.image.plan ? { plan: facts.image.plan } : {}),
+        }),
+      ),
+    },
     { path: "plan.json", content: json(plan) },
     { path: "plan.md", content: planMarkdown(plan, slots) },
     { path: "graph.mmd", content: graph },
@@ -118,7 +161,20 @@ function regionOf(cfg: StackConfigMap): string {
 }
 
 /** Entries a render owns inside its directory; only these are replaced by the next render. */
-const OWNED = ["manifests", "helm", "dashboards", "resources.json", "outputs.json", "image.json", "plan.json", "plan.md", "graph.mmd", "topology.svg", "policy.json", "render-error.log"];
+const OWNED = [
+  "manifests",
+  "helm",
+  "dashboards",
+  "resources.json",
+  "outputs.json",
+  "image.json",
+  "plan.json",
+  "plan.md",
+  "graph.mmd",
+  "topology.svg",
+  "policy.json",
+  "render-error.log",
+];
 
 /**
  * Replaces `dir` with the files, atomically (see `./output.ts`): a previous render's files are

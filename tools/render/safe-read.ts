@@ -18,7 +18,11 @@ export class UsageError extends Error {
 export const MAX_FILE_BYTES = 1 << 20;
 
 const KINDS: readonly [keyof fs.Stats, string][] = [
-  ["isDirectory", "a directory"], ["isFIFO", "a named pipe (FIFO)"], ["isSocket", "a socket"], ["isCharacterDevice", "a character device"], ["isBlockDevice", "a block device"],
+  ["isDirectory", "a directory"],
+  ["isFIFO", "a named pipe (FIFO)"],
+  ["isSocket", "a socket"],
+  ["isCharacterDevice", "a character device"],
+  ["isBlockDevice", "a block device"],
 ];
 
 /** What kind of file `st` is, for a message. */
@@ -34,7 +38,9 @@ export function readRegularFile(file: string, what: string): Buffer {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${what} ${file}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : code ?? String(e)}`);
+    throw new UsageError(
+      `cannot read ${what} ${file}: ${code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (code ?? String(e))}`,
+    );
   }
   try {
     const st = fs.fstatSync(fd);
@@ -42,7 +48,8 @@ export function readRegularFile(file: string, what: string): Buffer {
     const buf = Buffer.alloc(MAX_FILE_BYTES + 1);
     let n = 0;
     for (let got = -1; got !== 0 && n <= MAX_FILE_BYTES; n += got) got = fs.readSync(fd, buf, n, buf.length - n, null);
-    if (n > MAX_FILE_BYTES) throw new UsageError(`${what} ${file} is larger than ${MAX_FILE_BYTES} bytes; a stack file is a few KiB`);
+    if (n > MAX_FILE_BYTES)
+      throw new UsageError(`${what} ${file} is larger than ${MAX_FILE_BYTES} bytes; a stack file is a few KiB`);
     return buf.subarray(0, n);
   } catch (e) {
     if (e instanceof UsageError) throw e;
@@ -55,7 +62,10 @@ export function readRegularFile(file: string, what: string): Buffer {
 /** Decodes strict UTF-8, naming the encoding or the line when the bytes are something else. */
 export function decodeUtf8(buf: Buffer, label: string): string {
   const bom16 = buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff));
-  if (bom16 || buf.includes(0)) throw new UsageError(`${label} is not understood: it looks UTF-16 or binary (it has ${bom16 ? "a UTF-16 byte-order mark" : "NUL bytes"}); save it as UTF-8`);
+  if (bom16 || buf.includes(0))
+    throw new UsageError(
+      `${label} is not understood: it looks UTF-16 or binary (it has ${bom16 ? "a UTF-16 byte-order mark" : "NUL bytes"}); save it as UTF-8`,
+    );
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(buf);
   } catch {

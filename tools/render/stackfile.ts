@@ -28,12 +28,20 @@ export const MAX_SET_INDEX = 1000;
 /** Stack names: Pulumi's rule (letters, digits, `-`, `_`, `.`; not `.` or `..`), at most 100 characters. */
 export const STACK_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 /** Top-level keys of a Pulumi stack file (Pulumi.<stack>.yaml). */
-export const STACK_FILE_KEYS: readonly string[] = ["config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment"];
+export const STACK_FILE_KEYS: readonly string[] = [
+  "config",
+  "secretsprovider",
+  "encryptedkey",
+  "encryptionsalt",
+  "environment",
+];
 
 /** Checks a stack name (`what` says where it came from); returns it. */
 export function checkStackName(name: string, what: string): string {
   if (!STACK_NAME.test(name) || name === "." || name === "..") {
-    throw new UsageError(`${what} ${JSON.stringify(clip(name))} is not a valid stack name: use letters, digits, "-", "_" and "." (not "." or ".."), at most 100 characters`);
+    throw new UsageError(
+      `${what} ${JSON.stringify(clip(name))} is not a valid stack name: use letters, digits, "-", "_" and "." (not "." or ".."), at most 100 characters`,
+    );
   }
   return name;
 }
@@ -64,7 +72,8 @@ export interface StackConfigMap {
 /** Rejects cycles (a recursive alias) and nesting deeper than `MAX_DEPTH`. */
 function checkShape(v: unknown, label: string, depth = 0, open: Set<unknown> = new Set()): void {
   if (v === null || typeof v !== "object") return;
-  if (open.has(v)) throw new UsageError(`${label} is not understood: an alias refers to itself (a recursive &anchor / *alias)`);
+  if (open.has(v))
+    throw new UsageError(`${label} is not understood: an alias refers to itself (a recursive &anchor / *alias)`);
   if (depth > MAX_DEPTH) throw new UsageError(`${label} is not understood: nested deeper than ${MAX_DEPTH} levels`);
   open.add(v);
   for (const x of Array.isArray(v) ? v : Object.values(v)) checkShape(x, label, depth + 1, open);
@@ -73,13 +82,17 @@ function checkShape(v: unknown, label: string, depth = 0, open: Set<unknown> = n
 
 /** Parses YAML text as Pulumi's loader would: merge keys on, unique keys, bounded aliases and depth. */
 export function parseYamlText(text: string, label: string): unknown {
-  if (text.includes("\r") && !text.includes("\n")) throw new UsageError(`${label} is not understood: it uses CR-only line endings; convert it to LF (or CRLF) line endings`);
+  if (text.includes("\r") && !text.includes("\n"))
+    throw new UsageError(
+      `${label} is not understood: it uses CR-only line endings; convert it to LF (or CRLF) line endings`,
+    );
   let value: unknown;
   try {
     value = YAML.parse(text, { merge: true, maxAliasCount: MAX_ALIASES, uniqueKeys: true });
   } catch (e) {
     const msg = (e as Error).message.split("\n")[0];
-    if (/alias count/i.test(msg)) throw new UsageError(`${label} is not understood: more than ${MAX_ALIASES} alias expansions (an alias bomb?)`);
+    if (/alias count/i.test(msg))
+      throw new UsageError(`${label} is not understood: more than ${MAX_ALIASES} alias expansions (an alias bomb?)`);
     throw new UsageError(`${label} is not valid YAML: ${clip(msg, 160)}`);
   }
   checkShape(value, label);
@@ -112,7 +125,11 @@ export function loadProject(root: string): Project {
 export function stackNames(root: string, project: Project): string[] {
   const dir = path.join(root, project.stackConfigDir);
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).map((f) => /^Pulumi\.(.+)\.ya?ml$/.exec(f)?.[1]).filter((s): s is string => !!s).sort();
+  return fs
+    .readdirSync(dir)
+    .map((f) => /^Pulumi\.(.+)\.ya?ml$/.exec(f)?.[1])
+    .filter((s): s is string => !!s)
+    .sort();
 }
 
 /** The stack file for `stack`, or a usage error listing the stacks that exist. */
@@ -121,7 +138,9 @@ export function stackFile(root: string, project: Project, stack: string): string
   const file = path.join(root, project.stackConfigDir, `Pulumi.${stack}.yaml`);
   if (fs.existsSync(file)) return file;
   const known = stackNames(root, project);
-  throw new UsageError(`no stack ${JSON.stringify(stack)}: ${file} does not exist${didYouMean(stack, known) || `; stacks: ${known.join(", ") || "(none)"}`}`);
+  throw new UsageError(
+    `no stack ${JSON.stringify(stack)}: ${file} does not exist${didYouMean(stack, known) || `; stacks: ${known.join(", ") || "(none)"}`}`,
+  );
 }
 
 /** Replaces `{ secure: ... }` values with `"[secret]"`; says whether any was found. */
@@ -154,14 +173,20 @@ export interface Override {
 /** Parses `inference.prefill.replicas=4` (value typed as YAML: 4 is a number, `[a, b]` a list). */
 export function parseOverride(text: string): Override {
   const eq = text.indexOf("=");
-  if (eq <= 0) throw new UsageError(`--set expects key=value (e.g. inference.prefill.replicas=4); got ${JSON.stringify(clip(text))}`);
+  if (eq <= 0)
+    throw new UsageError(
+      `--set expects key=value (e.g. inference.prefill.replicas=4); got ${JSON.stringify(clip(text))}`,
+    );
   const key = text.slice(0, eq).trim();
   const raw = text.slice(eq + 1);
   if (!/^([A-Za-z0-9_-]+:)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+|\[\d+\])*$/.test(key)) {
-    throw new UsageError(`--set key ${JSON.stringify(clip(key))} is not a config path such as inference.prefill.replicas or aws:region`);
+    throw new UsageError(
+      `--set key ${JSON.stringify(clip(key))} is not a config path such as inference.prefill.replicas or aws:region`,
+    );
   }
   for (const m of key.matchAll(/\[(\d+)\]/g)) {
-    if (Number(m[1]) > MAX_SET_INDEX) throw new UsageError(`--set ${clip(key)}: list index ${clip(m[1], 20)} is larger than ${MAX_SET_INDEX}`);
+    if (Number(m[1]) > MAX_SET_INDEX)
+      throw new UsageError(`--set ${clip(key)}: list index ${clip(m[1], 20)} is larger than ${MAX_SET_INDEX}`);
   }
   let value: unknown;
   try {
@@ -184,29 +209,54 @@ function setIn(target: unknown, segs: readonly Seg[], value: unknown, shown: str
   const [head, ...rest] = segs;
   if (typeof head === "number") {
     const arr = Array.isArray(target) ? [...target] : target === undefined ? [] : undefined;
-    if (!arr) throw new UsageError(`--set ${shown}: ${JSON.stringify(target)} is not a list, so [${head}] cannot be set`);
+    if (!arr)
+      throw new UsageError(`--set ${shown}: ${JSON.stringify(target)} is not a list, so [${head}] cannot be set`);
     arr[head] = setIn(arr[head], rest, value, shown);
     return arr;
   }
-  const obj = target === undefined ? {} : target && typeof target === "object" && !Array.isArray(target) ? { ...(target as object) } : undefined;
-  if (!obj) throw new UsageError(`--set ${shown}: the value above "${head}" is ${JSON.stringify(target)}, not an object`);
+  const obj =
+    target === undefined
+      ? {}
+      : target && typeof target === "object" && !Array.isArray(target)
+        ? { ...(target as object) }
+        : undefined;
+  if (!obj)
+    throw new UsageError(`--set ${shown}: the value above "${head}" is ${JSON.stringify(target)}, not an object`);
   (obj as Record<string, unknown>)[head] = setIn((obj as Record<string, unknown>)[head], rest, value, shown);
   return obj;
 }
 
 /** The stack file's `config:` map; a file that is not a stack file is a usage error saying why. */
 function stackFileConfig(doc: unknown, label: string): Record<string, unknown> {
-  const what = doc === null || doc === undefined ? "it is empty" : Array.isArray(doc) ? "its top level is a list" : typeof doc !== "object" ? `its top level is a ${typeof doc}` : undefined;
-  if (what) throw new UsageError(`${label} is not understood as a Pulumi stack file: ${what}; a stack file is a map with a "config:" key`);
+  const what =
+    doc === null || doc === undefined
+      ? "it is empty"
+      : Array.isArray(doc)
+        ? "its top level is a list"
+        : typeof doc !== "object"
+          ? `its top level is a ${typeof doc}`
+          : undefined;
+  if (what)
+    throw new UsageError(
+      `${label} is not understood as a Pulumi stack file: ${what}; a stack file is a map with a "config:" key`,
+    );
   const top = doc as Record<string, unknown>;
   const unknown = Object.keys(top).filter((k) => !STACK_FILE_KEYS.includes(k));
   if (!("config" in top)) {
-    const hint = unknown.some((k) => k.includes(":")) ? '; indent the keys under "config:"' : didYouMean(unknown[0] ?? "", ["config"]);
-    throw new UsageError(`${label} is not understood as a Pulumi stack file: it has no "config:" key (top-level keys: ${clip(Object.keys(top).join(", ")) || "none"})${hint}`);
+    const hint = unknown.some((k) => k.includes(":"))
+      ? '; indent the keys under "config:"'
+      : didYouMean(unknown[0] ?? "", ["config"]);
+    throw new UsageError(
+      `${label} is not understood as a Pulumi stack file: it has no "config:" key (top-level keys: ${clip(Object.keys(top).join(", ")) || "none"})${hint}`,
+    );
   }
-  if (unknown.length > 0) throw new UsageError(`${label}: unknown top-level key ${JSON.stringify(clip(unknown[0]))}${didYouMean(unknown[0], STACK_FILE_KEYS) || `; a stack file has ${STACK_FILE_KEYS.join(", ")}`}`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `${label}: unknown top-level key ${JSON.stringify(clip(unknown[0]))}${didYouMean(unknown[0], STACK_FILE_KEYS) || `; a stack file has ${STACK_FILE_KEYS.join(", ")}`}`,
+    );
   const cfg = top.config ?? {};
-  if (typeof cfg !== "object" || Array.isArray(cfg)) throw new UsageError(`${label}: "config" must be a map of keys to values`);
+  if (typeof cfg !== "object" || Array.isArray(cfg))
+    throw new UsageError(`${label}: "config" must be a map of keys to values`);
   return cfg as Record<string, unknown>;
 }
 
@@ -228,7 +278,9 @@ export function stackConfig(project: Project, file: string, overrides: readonly 
     values[key] = setIn(values[key], rest, o.value, o.key);
     if (rest.length === 0) secret.delete(key);
   }
-  const config = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+  const config = Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+  );
   return { config, secretKeys: [...secret].sort(), values };
 }
 
@@ -244,7 +296,11 @@ export function userPath(project: string, key: string): string {
 export function nonFiniteProblems(project: string, values: Readonly<Record<string, unknown>>): Problem[] {
   const out: Problem[] = [];
   const walk = (v: unknown, at: string): void => {
-    if (typeof v === "number" && !Number.isFinite(v)) out.push({ propertyPath: at, reason: `must be a finite number; got ${String(v)} (YAML .inf/.nan, or a literal too large for a double)` });
+    if (typeof v === "number" && !Number.isFinite(v))
+      out.push({
+        propertyPath: at,
+        reason: `must be a finite number; got ${String(v)} (YAML .inf/.nan, or a literal too large for a double)`,
+      });
     else if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}[${i}]`));
     else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, `${at}.${k}`);
   };

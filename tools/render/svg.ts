@@ -8,7 +8,12 @@ export type Attrs = Readonly<Record<string, string | number | undefined>>;
 
 /** Text and attribute values with the five XML special characters escaped. */
 export function esc(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+  return s
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
 }
 
 function attrs(a: Attrs): string {
@@ -36,8 +41,13 @@ export function textWidth(s: string, size: number): number {
 /** The document: an `<svg>` root of the given size with a title for screen readers. */
 export function svgDocument(width: number, height: number, title: string, body: readonly string[]): string {
   const root = {
-    xmlns: "http://www.w3.org/2000/svg", width: Math.ceil(width), height: Math.ceil(height), viewBox: `0 0 ${Math.ceil(width)} ${Math.ceil(height)}`,
-    "font-family": "Helvetica, Arial, sans-serif", "font-size": 11, role: "img",
+    xmlns: "http://www.w3.org/2000/svg",
+    width: Math.ceil(width),
+    height: Math.ceil(height),
+    viewBox: `0 0 ${Math.ceil(width)} ${Math.ceil(height)}`,
+    "font-family": "Helvetica, Arial, sans-serif",
+    "font-size": 11,
+    role: "img",
   };
   return `<?xml version="1.0" encoding="UTF-8"?>\n${el("svg", root, [el("title", {}, [esc(title)]), ...body])}\n`;
 }

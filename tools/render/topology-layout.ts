@@ -77,8 +77,14 @@ function tryPlace(node: MutableNode, w: PlanWorker, replica: number): boolean {
 export function layoutOf(plan: Pick<Plan, "gpuPools" | "workers">): Layout {
   const nodes: MutableNode[] = plan.gpuPools.flatMap((p) =>
     Array.from({ length: p.nodes }, (_, index) => ({
-      pool: p.name, instanceType: p.instanceType, index, gpuCount: p.gpusPerNode, railCount: p.efaPerNode, workers: [],
-      gpuFree: Array<boolean>(p.gpusPerNode).fill(true), railFree: Array<boolean>(p.efaPerNode).fill(true),
+      pool: p.name,
+      instanceType: p.instanceType,
+      index,
+      gpuCount: p.gpusPerNode,
+      railCount: p.efaPerNode,
+      workers: [],
+      gpuFree: Array<boolean>(p.gpusPerNode).fill(true),
+      railFree: Array<boolean>(p.efaPerNode).fill(true),
     })),
   );
   const unplaced: Layout["unplaced"][number][] = [];

@@ -13,7 +13,11 @@ import { Layout, LaidOutNode, layoutOf, PlacedWorker } from "./topology-layout";
 import { el, esc, svgDocument, text, textWidth } from "./svg";
 
 /** Fill colour per role; anything else gets OTHER. */
-export const ROLE_COLOURS: Readonly<Record<string, string>> = { prefill: "#3b6fb6", decode: "#2f8f5b", frontend: "#b7791f" };
+export const ROLE_COLOURS: Readonly<Record<string, string>> = {
+  prefill: "#3b6fb6",
+  decode: "#2f8f5b",
+  frontend: "#b7791f",
+};
 const OTHER = "#7a5ea8";
 const IDLE = { fill: "#f4f4f4", stroke: "#9a9a9a", "stroke-dasharray": "4 3" } as const;
 
@@ -31,19 +35,61 @@ const workerId = (w: PlacedWorker) => `${w.service}/${w.replica}`;
 
 function gpuCell(node: LaidOutNode, g: number, x: number, y: number): string {
   const w = node.workers.find((p) => p.gpus.includes(g));
-  const box = { class: "gpu", "data-node": `${node.pool}-${node.index}`, "data-gpu": g, x, y, width: CELL - 6, height: GPU_H, rx: 4 };
+  const box = {
+    class: "gpu",
+    "data-node": `${node.pool}-${node.index}`,
+    "data-gpu": g,
+    x,
+    y,
+    width: CELL - 6,
+    height: GPU_H,
+    rx: 4,
+  };
   const cx = x + (CELL - 6) / 2;
-  if (!w) return el("g", {}, [el("rect", { ...box, "data-state": "idle", ...IDLE }), text(cx, y + 18, `GPU ${g}`, { "text-anchor": "middle", fill: "#666" }), text(cx, y + 34, "idle", { "text-anchor": "middle", fill: "#888", "font-style": "italic" })]);
+  if (!w)
+    return el("g", {}, [
+      el("rect", { ...box, "data-state": "idle", ...IDLE }),
+      text(cx, y + 18, `GPU ${g}`, { "text-anchor": "middle", fill: "#666" }),
+      text(cx, y + 34, "idle", { "text-anchor": "middle", fill: "#888", "font-style": "italic" }),
+    ]);
   const data = { "data-state": "used", "data-worker": workerId(w), "data-role": w.role };
-  return el("g", {}, [el("rect", { ...box, ...data, fill: colour(w.role), stroke: "#222" }), text(cx, y + 18, `GPU ${g}`, { "text-anchor": "middle", fill: "#fff" }), text(cx, y + 34, short(w), { "text-anchor": "middle", fill: "#fff", "font-weight": "bold" })]);
+  return el("g", {}, [
+    el("rect", { ...box, ...data, fill: colour(w.role), stroke: "#222" }),
+    text(cx, y + 18, `GPU ${g}`, { "text-anchor": "middle", fill: "#fff" }),
+    text(cx, y + 34, short(w), { "text-anchor": "middle", fill: "#fff", "font-weight": "bold" }),
+  ]);
 }
 
 function railCell(node: LaidOutNode, r: number, x: number, y: number, width: number): string {
   const w = node.workers.find((p) => p.rails.includes(r));
-  const box = { class: "rail", "data-node": `${node.pool}-${node.index}`, "data-rail": r, x, y, width, height: RAIL_H, rx: 3 };
-  const label = text(x + width / 2, y + 15, `efa${r}`, { "text-anchor": "middle", "font-size": 9, fill: w ? "#fff" : "#888" });
+  const box = {
+    class: "rail",
+    "data-node": `${node.pool}-${node.index}`,
+    "data-rail": r,
+    x,
+    y,
+    width,
+    height: RAIL_H,
+    rx: 3,
+  };
+  const label = text(x + width / 2, y + 15, `efa${r}`, {
+    "text-anchor": "middle",
+    "font-size": 9,
+    fill: w ? "#fff" : "#888",
+  });
   if (!w) return el("g", {}, [el("rect", { ...box, "data-state": "idle", ...IDLE }), label]);
-  return el("g", {}, [el("rect", { ...box, "data-state": "used", "data-worker": workerId(w), "data-role": w.role, fill: colour(w.role), "fill-opacity": 0.75, stroke: "#222" }), label]);
+  return el("g", {}, [
+    el("rect", {
+      ...box,
+      "data-state": "used",
+      "data-worker": workerId(w),
+      "data-role": w.role,
+      fill: colour(w.role),
+      "fill-opacity": 0.75,
+      stroke: "#222",
+    }),
+    label,
+  ]);
 }
 
 function nodeBox(node: LaidOutNode, x: number, y: number): string {
@@ -52,21 +98,37 @@ function nodeBox(node: LaidOutNode, x: number, y: number): string {
   const used = node.workers.reduce((s, w) => s + w.gpus.length, 0);
   const rails = node.workers.reduce((s, w) => s + w.rails.length, 0);
   const head = `${node.pool}-${node.index}: ${node.instanceType}, ${used}/${node.gpuCount} GPUs, ${rails}/${node.railCount} EFA rails in use`;
-  return el("g", { class: "node", "data-node": `${node.pool}-${node.index}`, "data-pool": node.pool, "data-instance-type": node.instanceType }, [
-    el("rect", { x, y, width, height: NODE_H, rx: 8, fill: "#fff", stroke: "#333", "stroke-width": 1.5 }),
-    text(x + 8, y + 16, head, { "font-weight": "bold" }),
-    ...Array.from({ length: node.gpuCount }, (_, g) => gpuCell(node, g, x + 9 + g * CELL, y + NODE_HEAD)),
-    ...Array.from({ length: node.railCount }, (_, r) => railCell(node, r, x + 9 + r * railW, y + NODE_HEAD + GPU_H + 8, railW - 3)),
-  ]);
+  return el(
+    "g",
+    {
+      class: "node",
+      "data-node": `${node.pool}-${node.index}`,
+      "data-pool": node.pool,
+      "data-instance-type": node.instanceType,
+    },
+    [
+      el("rect", { x, y, width, height: NODE_H, rx: 8, fill: "#fff", stroke: "#333", "stroke-width": 1.5 }),
+      text(x + 8, y + 16, head, { "font-weight": "bold" }),
+      ...Array.from({ length: node.gpuCount }, (_, g) => gpuCell(node, g, x + 9 + g * CELL, y + NODE_HEAD)),
+      ...Array.from({ length: node.railCount }, (_, r) =>
+        railCell(node, r, x + 9 + r * railW, y + NODE_HEAD + GPU_H + 8, railW - 3),
+      ),
+    ],
+  );
 }
 
 /** Centre of a worker's first GPU cell and the bottom of its rail row. */
-interface Anchor { readonly x: number; readonly y: number; readonly node: number }
+interface Anchor {
+  readonly x: number;
+  readonly y: number;
+  readonly node: number;
+}
 
 function anchor(layout: Layout, role: string): Anchor | undefined {
   for (const [i, n] of layout.nodes.entries()) {
     const w = n.workers.find((p) => p.role === role);
-    if (w) return { x: M + 9 + w.gpus[0] * CELL + (CELL - 6) / 2, y: nodeTop(i) + NODE_HEAD + GPU_H + 8 + RAIL_H, node: i };
+    if (w)
+      return { x: M + 9 + w.gpus[0] * CELL + (CELL - 6) / 2, y: nodeTop(i) + NODE_HEAD + GPU_H + 8 + RAIL_H, node: i };
   }
   return undefined;
 }
@@ -77,7 +139,9 @@ const nodeTop = (i: number) => M + 28 + FRONTEND_H + 24 + i * (NODE_H + NODE_GAP
 /** The KV path's one-line label. */
 export function kvLabel(plan: Pick<Plan, "fit" | "kvTransport">): string {
   const f = plan.fit?.find((x) => x.role === "prefill") ?? plan.fit?.[0];
-  const wire = plan.kvTransport ? `NIXL ${plan.kvTransport.transport} (${plan.kvTransport.rdma ? "RDMA over EFA" : "TCP"})` : "transport not recorded";
+  const wire = plan.kvTransport
+    ? `NIXL ${plan.kvTransport.transport} (${plan.kvTransport.rdma ? "RDMA over EFA" : "TCP"})`
+    : "transport not recorded";
   if (!f) return `KV prefill -> decode: ${wire}; transfer time unknown (model not in the catalog)`;
   return `KV prefill -> decode: ${wire}, ${f.kvLinkGbps} Gbps per worker; ~${f.kvTransferMs} ms for a ${f.maxModelLen.toLocaleString("en-US")}-token prompt, ~${f.kvTransferMs1k} ms for 1k (line rate: a lower bound)`;
 }
@@ -86,12 +150,22 @@ export function kvLabel(plan: Pick<Plan, "fit" | "kvTransport">): string {
 function kvRoute(layout: Layout, p: Anchor, d: Anchor): { path: string; lx: number; ly: number; anchor: string } {
   if (p.node === d.node) {
     const dip = p.y + 30;
-    return { path: `M ${p.x} ${p.y} C ${p.x} ${dip}, ${d.x} ${dip}, ${d.x} ${p.y}`, lx: (p.x + d.x) / 2, ly: dip + 10, anchor: "middle" };
+    return {
+      path: `M ${p.x} ${p.y} C ${p.x} ${dip}, ${d.x} ${dip}, ${d.x} ${p.y}`,
+      lx: (p.x + d.x) / 2,
+      ly: dip + 10,
+      anchor: "middle",
+    };
   }
   const right = M + Math.max(...layout.nodes.map((n) => n.gpuCount * CELL + 12));
   const yp = nodeTop(p.node) + NODE_HEAD + GPU_H / 2;
   const yd = nodeTop(d.node) + NODE_HEAD + GPU_H / 2;
-  return { path: `M ${right} ${yp} H ${right + 40} V ${yd} H ${right + 4}`, lx: right + 48, ly: (yp + yd) / 2 + 4, anchor: "start" };
+  return {
+    path: `M ${right} ${yp} H ${right + 40} V ${yd} H ${right + 4}`,
+    lx: right + 48,
+    ly: (yp + yd) / 2 + 4,
+    anchor: "start",
+  };
 }
 
 function kvPath(plan: Plan, layout: Layout): string[] {
@@ -101,19 +175,31 @@ function kvPath(plan: Plan, layout: Layout): string[] {
   const r = kvRoute(layout, p, d);
   const short = plan.fit?.[0] ? `KV ~${plan.fit[0].kvTransferMs} ms` : "KV";
   const bx = r.anchor === "middle" ? r.lx - 50 : r.lx - 4;
-  return [el("g", { class: "kv-path", "data-transport": plan.kvTransport?.transport ?? "unknown" }, [
-    el("path", { d: r.path, fill: "none", stroke: "#c0392b", "stroke-width": 2.5, "marker-end": "url(#arrow)" }),
-    el("rect", { x: bx, y: r.ly - 12, width: 100, height: 16, rx: 3, fill: "#fff", stroke: "#c0392b" }),
-    text(r.lx, r.ly, short, { "text-anchor": r.anchor, fill: "#c0392b", "font-weight": "bold" }),
-    el("title", {}, [esc(kvLabel(plan))]),
-  ])];
+  return [
+    el("g", { class: "kv-path", "data-transport": plan.kvTransport?.transport ?? "unknown" }, [
+      el("path", { d: r.path, fill: "none", stroke: "#c0392b", "stroke-width": 2.5, "marker-end": "url(#arrow)" }),
+      el("rect", { x: bx, y: r.ly - 12, width: 100, height: 16, rx: 3, fill: "#fff", stroke: "#c0392b" }),
+      text(r.lx, r.ly, short, { "text-anchor": r.anchor, fill: "#c0392b", "font-weight": "bold" }),
+      el("title", {}, [esc(kvLabel(plan))]),
+    ]),
+  ];
 }
 
 function frontend(plan: Plan): string {
   const f = plan.workers.find((w) => w.role === "frontend");
-  const label = f ? `${f.service} x${f.replicas}: OpenAI HTTP :8000, no GPU (the GPU nodes are tainted: runs on the system nodes), routes to prefill and decode` : "no Frontend in the graph";
+  const label = f
+    ? `${f.service} x${f.replicas}: OpenAI HTTP :8000, no GPU (the GPU nodes are tainted: runs on the system nodes), routes to prefill and decode`
+    : "no Frontend in the graph";
   return el("g", { class: "frontend", "data-replicas": f?.replicas ?? 0 }, [
-    el("rect", { x: M, y: M + 28, width: textWidth(label, 11) + 20, height: FRONTEND_H, rx: 6, fill: f ? ROLE_COLOURS.frontend : "#fff", stroke: "#222" }),
+    el("rect", {
+      x: M,
+      y: M + 28,
+      width: textWidth(label, 11) + 20,
+      height: FRONTEND_H,
+      rx: 6,
+      fill: f ? ROLE_COLOURS.frontend : "#fff",
+      stroke: "#222",
+    }),
     text(M + 10, M + 28 + 28, label, { fill: f ? "#fff" : "#a00", "font-weight": "bold" }),
   ]);
 }
@@ -123,12 +209,27 @@ function legend(plan: Plan, layout: Layout, y: number): string[] {
     kvLabel(plan),
     `GPUs ${plan.gpus.requested}/${plan.gpus.provisioned} requested; EFA rails ${plan.efaRails.used}/${plan.efaRails.provisioned} used; grey dashed = idle.`,
     "Expected placement: the scheduler decides; required anti-affinity keeps the roles it names apart.",
-    ...(layout.unplaced.length > 0 ? [`NOT PLACED (would stay Pending): ${layout.unplaced.map((u) => `${u.service}/${u.replica}`).join(", ")}`] : []),
+    ...(layout.unplaced.length > 0
+      ? [`NOT PLACED (would stay Pending): ${layout.unplaced.map((u) => `${u.service}/${u.replica}`).join(", ")}`]
+      : []),
   ];
   const swatches = Object.entries(ROLE_COLOURS).map(([role, fill], i) =>
-    el("g", {}, [el("rect", { x: M + i * 110, y, width: 14, height: 14, fill, stroke: "#222" }), text(M + i * 110 + 20, y + 11, role)]));
-  const idle = el("g", {}, [el("rect", { x: M + 330, y, width: 14, height: 14, ...IDLE }), text(M + 350, y + 11, "idle")]);
-  return [el("g", { class: "legend" }, [...swatches, idle, ...lines.map((l, i) => text(M, y + 32 + i * 16, l, i === 3 ? { fill: "#a00", "font-weight": "bold" } : {}))])];
+    el("g", {}, [
+      el("rect", { x: M + i * 110, y, width: 14, height: 14, fill, stroke: "#222" }),
+      text(M + i * 110 + 20, y + 11, role),
+    ]),
+  );
+  const idle = el("g", {}, [
+    el("rect", { x: M + 330, y, width: 14, height: 14, ...IDLE }),
+    text(M + 350, y + 11, "idle"),
+  ]);
+  return [
+    el("g", { class: "legend" }, [
+      ...swatches,
+      idle,
+      ...lines.map((l, i) => text(M, y + 32 + i * 16, l, i === 3 ? { fill: "#a00", "font-weight": "bold" } : {})),
+    ]),
+  ];
 }
 
 /** The SVG document for a plan. */
@@ -136,10 +237,28 @@ export function topologySvg(plan: Plan): string {
   const layout = layoutOf(plan);
   const title = `Topology of stack ${plan.stack} (${plan.region}): ${layout.nodes.length} GPU node(s)`;
   const legendY = nodeTop(layout.nodes.length) - NODE_GAP + 40;
-  const widths = [...layout.nodes.map((n) => n.gpuCount * CELL + 12 + 160), textWidth(kvLabel(plan), 11), textWidth(title, 14)];
+  const widths = [
+    ...layout.nodes.map((n) => n.gpuCount * CELL + 12 + 160),
+    textWidth(kvLabel(plan), 11),
+    textWidth(title, 14),
+  ];
   const width = M * 2 + Math.max(...widths);
   const height = legendY + 32 + 4 * 16 + M;
-  const defs = el("defs", {}, [el("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, [el("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#c0392b" })])]);
+  const defs = el("defs", {}, [
+    el(
+      "marker",
+      {
+        id: "arrow",
+        viewBox: "0 0 10 10",
+        refX: 9,
+        refY: 5,
+        markerWidth: 7,
+        markerHeight: 7,
+        orient: "auto-start-reverse",
+      },
+      [el("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#c0392b" })],
+    ),
+  ]);
   return svgDocument(width, height, title, [
     defs,
     el("rect", { x: 0, y: 0, width: Math.ceil(width), height: Math.ceil(height), fill: "#fafafa" }),

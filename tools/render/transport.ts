@@ -20,9 +20,13 @@ export interface PlanKvTransport {
 }
 
 /** The KV transport of the stack's graphs; undefined when no graph records one. */
-export function kvTransportOf(resources: readonly { readonly type: string; readonly inputs: Record<string, unknown> }[]): PlanKvTransport | undefined {
+export function kvTransportOf(
+  resources: readonly { readonly type: string; readonly inputs: Record<string, unknown> }[],
+): PlanKvTransport | undefined {
   for (const r of resources.filter((x) => x.type === DGD_TYPE)) {
-    const t = ((r.inputs.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {})[KV_TRANSPORT_ANNOTATION];
+    const t = ((r.inputs.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {})[
+      KV_TRANSPORT_ANNOTATION
+    ];
     if (t === KvTransport.Libfabric || t === KvTransport.Ucx) return { transport: t, ...kvWire(t) };
   }
   return undefined;
@@ -31,5 +35,11 @@ export function kvTransportOf(resources: readonly { readonly type: string; reado
 /** The plan.md section for it. */
 export function kvTransportMarkdown(kv: PlanKvTransport | undefined): string[] {
   if (!kv) return ["## KV transfer", "", "- no DynamoGraphDeployment records a KV transport", ""];
-  return ["## KV transfer", "", `- NIXL backend: **${kv.transport}** (\`inference.kvTransport\`)`, `- KV moves over: **${kv.rdma ? "RDMA" : "TCP"}**: ${kv.description}`, ""];
+  return [
+    "## KV transfer",
+    "",
+    `- NIXL backend: **${kv.transport}** (\`inference.kvTransport\`)`,
+    `- KV moves over: **${kv.rdma ? "RDMA" : "TCP"}**: ${kv.description}`,
+    "",
+  ];
 }

@@ -71,7 +71,8 @@ const OPTIONS = {
 function bounded(flag: string, v: string | undefined, dflt: number, b: { min: number; max: number }): number {
   if (v === undefined) return dflt;
   const n = Number(v);
-  if (v.trim() === "" || !Number.isFinite(n) || n < b.min || n > b.max) throw new UsageError(`${flag} must be a number from ${b.min} to ${b.max}; got ${JSON.stringify(v.slice(0, 40))}`);
+  if (v.trim() === "" || !Number.isFinite(n) || n < b.min || n > b.max)
+    throw new UsageError(`${flag} must be a number from ${b.min} to ${b.max}; got ${JSON.stringify(v.slice(0, 40))}`);
   return n;
 }
 
@@ -85,7 +86,9 @@ function httpUrl(flag: string, v: string | undefined): string | undefined {
     // reported below
   }
   if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || u.hostname === "") {
-    throw new UsageError(`${flag} must be http(s)://host[:port] with a port 1..65535; got ${JSON.stringify(v.slice(0, 80))}`);
+    throw new UsageError(
+      `${flag} must be http(s)://host[:port] with a port 1..65535; got ${JSON.stringify(v.slice(0, 80))}`,
+    );
   }
   if (u.port === "0") throw new UsageError(`${flag} port must be 1..65535; got 0`);
   return v;
@@ -100,11 +103,18 @@ function parse(argv: readonly string[]) {
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true as const };
-  if (positionals.length !== 1) throw new UsageError(`expected exactly one <stack>; got ${positionals.length ? positionals.join(" ").slice(0, 80) : "none"}`);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      `expected exactly one <stack>; got ${positionals.length ? positionals.join(" ").slice(0, 80) : "none"}`,
+    );
   return {
     help: false as const,
     stack: positionals[0],
-    values: { ...values, url: httpUrl("--url", values.url), "prometheus-url": httpUrl("--prometheus-url", values["prometheus-url"]) },
+    values: {
+      ...values,
+      url: httpUrl("--url", values.url),
+      "prometheus-url": httpUrl("--prometheus-url", values["prometheus-url"]),
+    },
     timeoutMs: bounded("--timeout", values.timeout, DEFAULT_TIMEOUT_S, TIMEOUT_S) * 1000,
     ttftThresholdMs: bounded("--ttft-threshold-ms", values["ttft-threshold-ms"], DEFAULT_TTFT_THRESHOLD_MS, TTFT_MS),
   };
@@ -137,7 +147,8 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     const { runGates } = await import("./run");
     const { exitCodeOf } = await import("./gates");
     const { renderJson, renderTable } = await import("./report");
-    const userPath = (p: string | undefined) => (p === undefined ? undefined : path.resolve(io.cwd ?? process.cwd(), p));
+    const userPath = (p: string | undefined) =>
+      p === undefined ? undefined : path.resolve(io.cwd ?? process.cwd(), p);
     const { results, frontend, unreachable } = await runGates({
       target,
       kubeconfig: userPath(a.values.kubeconfig),
@@ -148,7 +159,13 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     });
     const exitCode = unreachable ? ExitCode.Unreachable : exitCodeOf(results);
     io.stdout(renderTable(target, results));
-    const wrote = a.values.json ? writeJson(userPath(a.values.json)!, renderJson({ target, frontend, exitCode, gates: results, ...(unreachable ? { unreachable } : {}) }), io) : true;
+    const wrote = a.values.json
+      ? writeJson(
+          userPath(a.values.json)!,
+          renderJson({ target, frontend, exitCode, gates: results, ...(unreachable ? { unreachable } : {}) }),
+          io,
+        )
+      : true;
     if (unreachable) io.stderr(`verify: ${unreachable}\n`);
     return wrote ? exitCode : ExitCode.CantCreate;
   } catch (e) {
@@ -156,7 +173,11 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
       io.stderr(`verify: ${e.message}\n${USAGE}`);
       return ExitCode.Usage;
     }
-    io.stderr(`verify: internal error (a bug in dynamo-efa, please report it): ${String((e as Error)?.message ?? e).split("\n")[0].slice(0, 200)}\n`);
+    io.stderr(
+      `verify: internal error (a bug in dynamo-efa, please report it): ${String((e as Error)?.message ?? e)
+        .split("\n")[0]
+        .slice(0, 200)}\n`,
+    );
     return ExitCode.Internal;
   }
 }

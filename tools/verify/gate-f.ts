@@ -9,14 +9,29 @@ import { ClusterReader, forwardToPod } from "./k8s";
 import { PrometheusTarget, readLatencies } from "./prometheus";
 
 /** Reads TTFT/ITL for `graph` from the Prometheus `p` points at. */
-export async function gateF(kc: KubeConfig, p: PrometheusTarget, graph: string, namespace: string, timeoutMs: number): Promise<GateResult> {
+export async function gateF(
+  kc: KubeConfig,
+  p: PrometheusTarget,
+  graph: string,
+  namespace: string,
+  timeoutMs: number,
+): Promise<GateResult> {
   if ("url" in p) return readLatencies(p.url, graph, namespace, timeoutMs);
   const t0 = Date.now();
   const pods = await new ClusterReader(kc, p.namespace).pods(p.selector, timeoutMs);
   const pod = pods.find((x) => x.phase === "Running" && x.ready);
   if (!pod) {
-    const seen = pods.length ? ` (${pods.map((x) => `${x.name} ${x.phase ?? "?"}${x.ready ? "" : " not ready"}`).join(", ")})` : "";
-    return result("F", GateStatus.Fail, [`no Running+Ready Prometheus pod matches ${p.selector} in namespace ${p.namespace}${seen}; observability off? pass --prometheus-url`], Date.now() - t0);
+    const seen = pods.length
+      ? ` (${pods.map((x) => `${x.name} ${x.phase ?? "?"}${x.ready ? "" : " not ready"}`).join(", ")})`
+      : "";
+    return result(
+      "F",
+      GateStatus.Fail,
+      [
+        `no Running+Ready Prometheus pod matches ${p.selector} in namespace ${p.namespace}${seen}; observability off? pass --prometheus-url`,
+      ],
+      Date.now() - t0,
+    );
   }
   const fwd = await forwardToPod(kc, p.namespace, pod.name, p.port);
   try {

@@ -51,23 +51,40 @@ export function gateModels(reply: HttpReply, servedModel: string): GateResult {
     return result("B", GateStatus.Fail, [`GET /v1/models: no "data" array in ${clip(reply.text)}`], reply.ms);
   }
   // Only a string id names a model: ["x"] must not pass as "x" through String().
-  const ids = data.map((m) => (isObject(m) && typeof m.id === "string" ? m.id : `? (id ${clip(JSON.stringify(isObject(m) ? m.id : m) ?? "none", 40)})`));
+  const ids = data.map((m) =>
+    isObject(m) && typeof m.id === "string"
+      ? m.id
+      : `? (id ${clip(JSON.stringify(isObject(m) ? m.id : m) ?? "none", 40)})`,
+  );
   if (!ids.includes(servedModel)) {
     const seen = ids.length ? ids.join(", ") : "none (Frontend discovered no worker)";
     return result("B", GateStatus.Fail, [`served model "${servedModel}" not listed; listed: ${seen}`], reply.ms);
   }
-  return result("B", GateStatus.Pass, [`lists "${servedModel}" (${ids.length} model${ids.length === 1 ? "" : "s"})`], reply.ms);
+  return result(
+    "B",
+    GateStatus.Pass,
+    [`lists "${servedModel}" (${ids.length} model${ids.length === 1 ? "" : "s"})`],
+    reply.ms,
+  );
 }
 
 /** Problems with a non-stream completion body: OpenAI shape, not double-wrapped, non-empty text. */
 export function completionProblems(body: unknown, kind: "text" | "chat"): string[] {
   if (!isObject(body)) return ["body is not a JSON object"];
   const keys = Object.keys(body);
-  if (!("choices" in body) && "data" in body) return [`double-wrapped: top-level keys [${keys.join(", ")}], expected choices`];
+  if (!("choices" in body) && "data" in body)
+    return [`double-wrapped: top-level keys [${keys.join(", ")}], expected choices`];
   const choices = body.choices;
   if (!Array.isArray(choices) || choices.length === 0) return [`no choices: top-level keys [${keys.join(", ")}]`];
   const first = choices[0];
-  const text = kind === "text" ? (isObject(first) ? first.text : undefined) : isObject(first) && isObject(first.message) ? first.message.content : undefined;
+  const text =
+    kind === "text"
+      ? isObject(first)
+        ? first.text
+        : undefined
+      : isObject(first) && isObject(first.message)
+        ? first.message.content
+        : undefined;
   const field = kind === "text" ? "choices[0].text" : "choices[0].message.content";
   if (typeof text !== "string") return [`${field} missing`];
   if (text.trim() === "") return [`${field} is empty`];
@@ -132,7 +149,8 @@ export function gateCompletions(r: CompletionReplies): GateResult {
   else bad.push(...completionProblems(r.chat.json, "chat").map((m) => `chat: ${m}`));
   const ms = r.completion.ms + r.stream.ms + r.chat.ms;
   if (bad.length > 0) return result("C", GateStatus.Fail, bad, ms);
-  const sample = isObject(r.completion.json) && Array.isArray(r.completion.json.choices) ? chunkText(r.completion.json) : "";
+  const sample =
+    isObject(r.completion.json) && Array.isArray(r.completion.json.choices) ? chunkText(r.completion.json) : "";
   return result(
     "C",
     GateStatus.Pass,
@@ -151,7 +169,12 @@ export function gateTtft(reply: SseReply, thresholdMs: number): GateResult {
   if (reply.ttftMs === undefined) return result("E", GateStatus.Fail, ["no token arrived"], reply.ms);
   const line = `TTFT ${reply.ttftMs} ms (threshold ${thresholdMs} ms)`;
   if (reply.ttftMs > thresholdMs) {
-    return result("E", GateStatus.Fail, [line, "a slow first token is what a silent TCP fallback of the KV transfer looks like"], reply.ttftMs);
+    return result(
+      "E",
+      GateStatus.Fail,
+      [line, "a slow first token is what a silent TCP fallback of the KV transfer looks like"],
+      reply.ttftMs,
+    );
   }
   return result("E", GateStatus.Pass, [line], reply.ttftMs);
 }

@@ -145,6 +145,13 @@ export function gatePods(
   }
   if (bad.length > 0) return result("A", GateStatus.Fail, bad, latencyMs);
   const workerNames = pods.filter((p) => isWorker(p, workerComponents)).map((p) => p.name);
-  const readyEps = endpoints.filter((e) => e.ready === true && e.pod !== undefined && workerNames.includes(e.pod)).length;
-  return result("A", GateStatus.Pass, [`${pods.length} pods Running+Ready; ${readyEps} ready worker endpoints`, ...good], latencyMs);
+  const readyEps = endpoints.filter(
+    (e) => e.ready === true && e.pod !== undefined && workerNames.includes(e.pod),
+  ).length;
+  return result(
+    "A",
+    GateStatus.Pass,
+    [`${pods.length} pods Running+Ready; ${readyEps} ready worker endpoints`, ...good],
+    latencyMs,
+  );
 }

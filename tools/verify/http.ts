@@ -27,7 +27,13 @@ export const MAX_SSE_LINE = 1024 * 1024;
 export const NOT_SENT = "not sent: no time left in the --timeout budget";
 
 /** Socket error codes that mean "nothing is listening there / no route", not "the server misbehaved". */
-export const UNREACHABLE_CODES: readonly string[] = ["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"];
+export const UNREACHABLE_CODES: readonly string[] = [
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+];
 
 /** The error code of `e` or of its `cause`, if any. */
 export function errorCode(e: unknown): string | undefined {
@@ -67,7 +73,8 @@ function send(url: string, method: string, body: unknown, timeoutMs: number, onT
     req.on("error", (e) => {
       clearTimeout(timer);
       const code = errorCode(e);
-      if (code && UNREACHABLE_CODES.includes(code)) reject(new UnreachableError(`frontend unreachable at ${u.origin}: ${code}`));
+      if (code && UNREACHABLE_CODES.includes(code))
+        reject(new UnreachableError(`frontend unreachable at ${u.origin}: ${code}`));
       else reject(e);
     });
     if (payload) req.write(payload);
@@ -99,14 +106,26 @@ async function readCapped(res: http.IncomingMessage, max: number): Promise<{ tex
 }
 
 /** Sends one request and buffers the reply (at most `MAX_BODY_BYTES`); `body` is sent as JSON when given. */
-export async function requestJson(url: string, method: "GET" | "POST", body: unknown, timeoutMs: number): Promise<HttpReply> {
+export async function requestJson(
+  url: string,
+  method: "GET" | "POST",
+  body: unknown,
+  timeoutMs: number,
+): Promise<HttpReply> {
   const t0 = Date.now();
   if (timeoutMs < 1) return { status: 0, text: "", json: undefined, ms: 0, error: NOT_SENT };
   let timedOut = false;
   try {
     const { res } = await send(url, method, body, timeoutMs, () => (timedOut = true));
     const { text, over } = await readCapped(res, MAX_BODY_BYTES);
-    if (over) return { status: res.statusCode ?? 0, text: "", json: undefined, ms: Date.now() - t0, error: `response body larger than ${MAX_BODY_BYTES} bytes (not read further)` };
+    if (over)
+      return {
+        status: res.statusCode ?? 0,
+        text: "",
+        json: undefined,
+        ms: Date.now() - t0,
+        error: `response body larger than ${MAX_BODY_BYTES} bytes (not read further)`,
+      };
     return { status: res.statusCode ?? 0, text, json: parseJson(text), ms: Date.now() - t0 };
   } catch (e) {
     if (e instanceof UnreachableError) throw e;
@@ -122,7 +141,8 @@ export class SseParser {
   /** Feeds text; returns the payloads of the events it completed. Throws on a line over `MAX_SSE_LINE`. */
   push(text: string): string[] {
     this.buf += text;
-    if (this.buf.length > MAX_SSE_LINE && !this.buf.includes("\n")) throw new Error(`an SSE line longer than ${MAX_SSE_LINE} characters`);
+    if (this.buf.length > MAX_SSE_LINE && !this.buf.includes("\n"))
+      throw new Error(`an SSE line longer than ${MAX_SSE_LINE} characters`);
     const out: string[] = [];
     let nl: number;
     while ((nl = this.buf.indexOf("\n")) >= 0) {
@@ -167,7 +187,11 @@ export async function requestSse(url: string, body: unknown, timeoutMs: number):
     const type = String(res.headers["content-type"] ?? "");
     if (!type.includes("text/event-stream")) {
       const { text, over } = await readCapped(res, MAX_BODY_BYTES);
-      const error = over ? `response body larger than ${MAX_BODY_BYTES} bytes (not read further)` : status === 200 ? `not an SSE response (content-type ${type || "none"})` : undefined;
+      const error = over
+        ? `response body larger than ${MAX_BODY_BYTES} bytes (not read further)`
+        : status === 200
+          ? `not an SSE response (content-type ${type || "none"})`
+          : undefined;
       return { status, events, ttftMs, ms: Date.now() - t0, text, error };
     }
     const parser = new SseParser();

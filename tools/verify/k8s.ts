@@ -34,7 +34,8 @@ function defaultKubeconfigFiles(): string[] {
   if (env) {
     const listed = env.split(path.delimiter).filter((f) => f !== "");
     const found = listed.filter((f) => fs.existsSync(f));
-    if (found.length === 0) throw new UsageError(`KUBECONFIG=${env.slice(0, 200)} names no existing file; fix it, or pass --kubeconfig FILE`);
+    if (found.length === 0)
+      throw new UsageError(`KUBECONFIG=${env.slice(0, 200)} names no existing file; fix it, or pass --kubeconfig FILE`);
     return found;
   }
   const home = path.join(os.homedir(), ".kube", "config");
@@ -44,7 +45,10 @@ function defaultKubeconfigFiles(): string[] {
 /** A kubeconfig file's text, or a usage error saying plainly why it cannot be used. */
 function kubeconfigText(file: string): string {
   const text = decodeUtf8(readRegularFile(file, "kubeconfig"), `kubeconfig ${file}`);
-  if (text.trim() === "") throw new UsageError(`kubeconfig ${file} is empty; run e.g. \`aws eks update-kubeconfig --name <cluster>\`, or pass another --kubeconfig`);
+  if (text.trim() === "")
+    throw new UsageError(
+      `kubeconfig ${file} is empty; run e.g. \`aws eks update-kubeconfig --name <cluster>\`, or pass another --kubeconfig`,
+    );
   return text;
 }
 
@@ -62,17 +66,25 @@ export function loadKubeConfig(file?: string): k8s.KubeConfig {
       kc.loadFromCluster();
       return kc;
     }
-    throw new UsageError("no kubeconfig: pass --kubeconfig FILE, set KUBECONFIG, or create ~/.kube/config (aws eks update-kubeconfig --name <cluster>)");
+    throw new UsageError(
+      "no kubeconfig: pass --kubeconfig FILE, set KUBECONFIG, or create ~/.kube/config (aws eks update-kubeconfig --name <cluster>)",
+    );
   }
   const texts = files.map(kubeconfigText);
   try {
     if (files.length === 1) kc.loadFromString(texts[0]);
     else kc.loadFromDefault();
   } catch (e) {
-    throw new UsageError(`kubeconfig ${files.join(", ")} is not a valid kubeconfig: ${String((e as Error).message ?? e).split("\n")[0].slice(0, 200)}`);
+    throw new UsageError(
+      `kubeconfig ${files.join(", ")} is not a valid kubeconfig: ${String((e as Error).message ?? e)
+        .split("\n")[0]
+        .slice(0, 200)}`,
+    );
   }
   if (!kc.getCurrentCluster()) {
-    throw new UsageError(`kubeconfig ${files.join(", ")} has no current cluster (current-context: ${kc.getCurrentContext() || "unset"}); set current-context, or pass another --kubeconfig`);
+    throw new UsageError(
+      `kubeconfig ${files.join(", ")} has no current cluster (current-context: ${kc.getCurrentContext() || "unset"}); set current-context, or pass another --kubeconfig`,
+    );
   }
   return kc;
 }
@@ -84,16 +96,25 @@ export function loadKubeConfig(file?: string): k8s.KubeConfig {
 export function clusterError(kc: k8s.KubeConfig, e: unknown, what: string): unknown {
   const server = kc.getCurrentCluster()?.server ?? "?";
   const code = errorCode(e);
-  if (code && (UNREACHABLE_CODES.includes(code) || code === "ECONNRESET")) return new UnreachableError(`cluster unreachable at ${server}: ${code}`);
+  if (code && (UNREACHABLE_CODES.includes(code) || code === "ECONNRESET"))
+    return new UnreachableError(`cluster unreachable at ${server}: ${code}`);
   const status = (e as { code?: unknown }).code;
   if (typeof status === "number") {
     const body = (e as { body?: unknown }).body;
-    const reason = typeof body === "string" ? (/"message":"([^"]*)"/.exec(body)?.[1] ?? /"reason":"([^"]*)"/.exec(body)?.[1]) : undefined;
-    return new UnreachableError(`cluster at ${server} answered HTTP ${status} to ${what}${reason ? `: ${reason}` : ""}`);
+    const reason =
+      typeof body === "string"
+        ? (/"message":"([^"]*)"/.exec(body)?.[1] ?? /"reason":"([^"]*)"/.exec(body)?.[1])
+        : undefined;
+    return new UnreachableError(
+      `cluster at ${server} answered HTTP ${status} to ${what}${reason ? `: ${reason}` : ""}`,
+    );
   }
-  if (e instanceof Error && /timed out/.test(e.message)) return new UnreachableError(`cluster at ${server}: ${e.message}`);
+  if (e instanceof Error && /timed out/.test(e.message))
+    return new UnreachableError(`cluster at ${server}: ${e.message}`);
   if (e instanceof Error && /HTTP protocol is not allowed/.test(e.message)) {
-    return new UsageError(`kubeconfig cluster ${server} is plain http:// without insecure-skip-tls-verify, which the Kubernetes client refuses; use the https:// endpoint (or set insecure-skip-tls-verify: true for a local test cluster)`);
+    return new UsageError(
+      `kubeconfig cluster ${server} is plain http:// without insecure-skip-tls-verify, which the Kubernetes client refuses; use the https:// endpoint (or set insecure-skip-tls-verify: true for a local test cluster)`,
+    );
   }
   return e;
 }
@@ -153,7 +174,11 @@ export class ClusterReader {
 
   /** Pods matching a label selector (`podSelector(...)` from names.ts). */
   async pods(labelSelector: string, ms: number): Promise<PodRef[]> {
-    const list = await this.call(() => this.core.listNamespacedPod({ namespace: this.namespace, labelSelector }), ms, "list pods");
+    const list = await this.call(
+      () => this.core.listNamespacedPod({ namespace: this.namespace, labelSelector }),
+      ms,
+      "list pods",
+    );
     return list.items.map(podRef);
   }
 
@@ -163,7 +188,11 @@ export class ClusterReader {
    * the operator created them for.
    */
   async endpoints(ms: number): Promise<EndpointFact[]> {
-    const list = await this.call(() => this.discovery.listNamespacedEndpointSlice({ namespace: this.namespace }), ms, "list EndpointSlices");
+    const list = await this.call(
+      () => this.discovery.listNamespacedEndpointSlice({ namespace: this.namespace }),
+      ms,
+      "list EndpointSlices",
+    );
     return endpointFacts(list.items);
   }
 
@@ -171,7 +200,13 @@ export class ClusterReader {
   async log(pod: PodRef, ms: number): Promise<WorkerLog> {
     try {
       const text = await this.call(
-        () => this.core.readNamespacedPodLog({ name: pod.name, namespace: this.namespace, container: pod.container, limitBytes: LOG_LIMIT_BYTES }),
+        () =>
+          this.core.readNamespacedPodLog({
+            name: pod.name,
+            namespace: this.namespace,
+            container: pod.container,
+            limitBytes: LOG_LIMIT_BYTES,
+          }),
         ms,
         `read log of ${pod.name}`,
       );

@@ -43,7 +43,10 @@ function wrongBackendLine(expected: KvTransport): { readonly name: string; reado
 export const KV_FAILURE_LINES: readonly { readonly name: string; readonly re: RegExp }[] = [
   { name: "NIXL handshake failed", re: /handshake(_setup)?_failed|Handshake failed/ },
   { name: "NIXL_ERR_BACKEND", re: /NIXL_ERR_BACKEND/ },
-  { name: "NIXL plugin load failure", re: /plugin load failed|[Ff]ailed to load plugin|create_backend error|LIBFABRIC.*fail/ },
+  {
+    name: "NIXL plugin load failure",
+    re: /plugin load failed|[Ff]ailed to load plugin|create_backend error|LIBFABRIC.*fail/,
+  },
 ];
 
 /** Log text of one worker pod. `error` when the log could not be read. */
@@ -66,7 +69,12 @@ export const TRTLLM_NOTE =
  * Gate D over the worker logs of a graph running `backend`, whose stack chose the NIXL backend
  * `expected` (`inference.kvTransport`, resolved like the program does; LIBFABRIC on EFA pools).
  */
-export function gateKvLogs(backend: Backend, logs: readonly WorkerLog[], latencyMs?: number, expected: KvTransport = KvTransport.Libfabric): GateResult {
+export function gateKvLogs(
+  backend: Backend,
+  logs: readonly WorkerLog[],
+  latencyMs?: number,
+  expected: KvTransport = KvTransport.Libfabric,
+): GateResult {
   const wanted = backendLine(expected);
   const failures = [wrongBackendLine(expected), ...KV_FAILURE_LINES];
   if (logs.length === 0) return result("D", GateStatus.Fail, ["no worker pods to read logs from"], latencyMs);
@@ -89,12 +97,19 @@ export function gateKvLogs(backend: Backend, logs: readonly WorkerLog[], latency
   if (bad.length > 0) return result("D", GateStatus.Fail, bad, latencyMs);
   if (unproven.length === 0) return result("D", GateStatus.Pass, proven, latencyMs);
   if (backend === Backend.Trtllm) {
-    return result("D", GateStatus.Inconclusive, [`no failure lines; no backend line in ${unproven.join(", ")}`, TRTLLM_NOTE], latencyMs);
+    return result(
+      "D",
+      GateStatus.Inconclusive,
+      [`no failure lines; no backend line in ${unproven.join(", ")}`, TRTLLM_NOTE],
+      latencyMs,
+    );
   }
   return result(
     "D",
     GateStatus.Fail,
-    [`"Backend ${expected} was instantiated" missing in ${unproven.join(", ")} (is kv_connector_extra_config.backends ["${expected}"] set?)`],
+    [
+      `"Backend ${expected} was instantiated" missing in ${unproven.join(", ")} (is kv_connector_extra_config.backends ["${expected}"] set?)`,
+    ],
     latencyMs,
   );
 }

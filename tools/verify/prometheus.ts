@@ -27,12 +27,16 @@ export const WINDOW = "10m";
 export function latencyQueries(graph: string, namespace: string): LatencyQuery[] {
   const sel = `${ScrapeLabel.Graph}="${graph}", namespace="${namespace}"`;
   const q = (label: string, metric: string, quantile: number): LatencyQuery => ({
-    label, metric, quantile,
+    label,
+    metric,
+    quantile,
     expr: `histogram_quantile(${quantile}, sum by (le) (rate(${metric}_bucket{${sel}}[${WINDOW}])))`,
   });
   return [
-    q("TTFT p50", FrontendMetric.TimeToFirstToken, 0.5), q("TTFT p95", FrontendMetric.TimeToFirstToken, 0.95),
-    q("ITL p50", FrontendMetric.InterTokenLatency, 0.5), q("ITL p95", FrontendMetric.InterTokenLatency, 0.95),
+    q("TTFT p50", FrontendMetric.TimeToFirstToken, 0.5),
+    q("TTFT p95", FrontendMetric.TimeToFirstToken, 0.95),
+    q("ITL p50", FrontendMetric.InterTokenLatency, 0.5),
+    q("ITL p95", FrontendMetric.InterTokenLatency, 0.95),
   ];
 }
 
@@ -42,40 +46,79 @@ export type Reading = { readonly seconds: number } | { readonly problem: string 
 /** Reads a Prometheus `/api/v1/query` answer for `q` (instant vector of one series). */
 export function readAnswer(q: LatencyQuery, reply: HttpReply): Reading {
   if (reply.status === 0) return { problem: `Prometheus unreachable: ${reply.error ?? "no reply"}` };
-  const body = reply.json as { status?: string; error?: string; errorType?: string; data?: { resultType?: string; result?: { value?: [number, string] }[] } } | undefined;
-  if (!body || typeof body !== "object") return { problem: `HTTP ${reply.status}, not a Prometheus API answer: ${reply.text.slice(0, 120)}` };
-  if (body.status !== "success") return { problem: `query failed (${body.errorType ?? `HTTP ${reply.status}`}): ${body.error ?? "no error text"}` };
+  const body = reply.json as
+    | {
+        status?: string;
+        error?: string;
+        errorType?: string;
+        data?: { resultType?: string; result?: { value?: [number, string] }[] };
+      }
+    | undefined;
+  if (!body || typeof body !== "object")
+    return { problem: `HTTP ${reply.status}, not a Prometheus API answer: ${reply.text.slice(0, 120)}` };
+  if (body.status !== "success")
+    return { problem: `query failed (${body.errorType ?? `HTTP ${reply.status}`}): ${body.error ?? "no error text"}` };
   const series = body.data?.result ?? [];
-  if (body.data?.resultType !== "vector") return { problem: `expected an instant vector, got ${JSON.stringify(body.data?.resultType)}` };
-  if (series.length === 0) return { problem: `no series ${q.metric}_bucket for this graph (not scraped: PodMonitor, port or labels?)` };
+  if (body.data?.resultType !== "vector")
+    return { problem: `expected an instant vector, got ${JSON.stringify(body.data?.resultType)}` };
+  if (series.length === 0)
+    return { problem: `no series ${q.metric}_bucket for this graph (not scraped: PodMonitor, port or labels?)` };
   const v = Number(series[0]!.value?.[1]);
-  if (!Number.isFinite(v)) return { problem: `${q.metric} has no samples in the last ${WINDOW} (value ${JSON.stringify(series[0]!.value?.[1])})` };
+  if (!Number.isFinite(v))
+    return {
+      problem: `${q.metric} has no samples in the last ${WINDOW} (value ${JSON.stringify(series[0]!.value?.[1])})`,
+    };
   return { seconds: v };
 }
 
 const ms = (s: number) => `${Math.round(s * 1000)} ms`;
 
 /** Gate F's verdict from one reply per query (same order as `queries`). */
-export function gatePrometheus(queries: readonly LatencyQuery[], replies: readonly HttpReply[], latencyMs: number): GateResult {
+export function gatePrometheus(
+  queries: readonly LatencyQuery[],
+  replies: readonly HttpReply[],
+  latencyMs: number,
+): GateResult {
   const readings = queries.map((q, i) => [q, readAnswer(q, replies[i]!)] as const);
   const bad = readings.filter(([, r]) => "problem" in r);
-  const good = readings.filter(([, r]) => "seconds" in r).map(([q, r]) => `${q.label} ${ms((r as { seconds: number }).seconds)}`);
+  const good = readings
+    .filter(([, r]) => "seconds" in r)
+    .map(([q, r]) => `${q.label} ${ms((r as { seconds: number }).seconds)}`);
   if (bad.length === 0) return result("F", GateStatus.Pass, [good.join(", ")], latencyMs);
   const missing = [...new Set(bad.map(([q]) => q.metric))];
-  return result("F", GateStatus.Fail, [`missing ${missing.join(", ")}`, ...bad.map(([q, r]) => `${q.label}: ${(r as { problem: string }).problem}`), ...(good.length ? [good.join(", ")] : [])], latencyMs);
+  return result(
+    "F",
+    GateStatus.Fail,
+    [
+      `missing ${missing.join(", ")}`,
+      ...bad.map(([q, r]) => `${q.label}: ${(r as { problem: string }).problem}`),
+      ...(good.length ? [good.join(", ")] : []),
+    ],
+    latencyMs,
+  );
 }
 
 /** Asks Prometheus at `base` every latency query and judges the answers. */
-export async function readLatencies(base: string, graph: string, namespace: string, timeoutMs: number): Promise<GateResult> {
+export async function readLatencies(
+  base: string,
+  graph: string,
+  namespace: string,
+  timeoutMs: number,
+): Promise<GateResult> {
   const t0 = Date.now();
   const queries = latencyQueries(graph, namespace);
   const root = base.replace(/\/+$/, "");
-  const replies = await Promise.all(queries.map((q) => requestJson(`${root}/api/v1/query?query=${encodeURIComponent(q.expr)}`, "GET", undefined, timeoutMs)));
+  const replies = await Promise.all(
+    queries.map((q) =>
+      requestJson(`${root}/api/v1/query?query=${encodeURIComponent(q.expr)}`, "GET", undefined, timeoutMs),
+    ),
+  );
   return gatePrometheus(queries, replies, Date.now() - t0);
 }
 
 /** Where gate F finds Prometheus: a URL, or a pod to port-forward to through the Kubernetes API. */
-export type PrometheusTarget = { readonly url: string } | { readonly namespace: string; readonly selector: string; readonly port: number };
+export type PrometheusTarget =
+  { readonly url: string } | { readonly namespace: string; readonly selector: string; readonly port: number };
 
 /**
  * Gate F's Prometheus for a stack's checked observability config (the program's schema reads the
@@ -84,6 +127,8 @@ export type PrometheusTarget = { readonly url: string } | { readonly namespace: 
  */
 export function prometheusFor(observability: ObservabilityConfig | undefined): PrometheusTarget | undefined {
   if (!observability || observability.prometheus !== PrometheusMode.Install) return undefined;
-  const selector = Object.entries(PROMETHEUS_POD_LABEL).map(([k, v]) => `${k}=${v}`).join(",");
+  const selector = Object.entries(PROMETHEUS_POD_LABEL)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
   return { namespace: OBSERVABILITY_DEFAULTS.namespace, selector, port: PROMETHEUS_POD_PORT };
 }

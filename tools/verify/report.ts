@@ -27,7 +27,11 @@ export function renderTable(target: Target, results: readonly GateResult[]): str
   const header = ["gate", "check", "status", "latency", "evidence"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   widths[4] = header[4].length;
-  const line = (cells: string[]) => cells.map((c, i) => (i === 4 ? c : pad(c, widths[i]))).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 4 ? c : pad(c, widths[i])))
+      .join("  ")
+      .trimEnd();
   const out = [head, "", line(header), line(widths.map((w, i) => "-".repeat(i === 4 ? 8 : w)))];
   for (const r of results) {
     out.push(line([r.id, r.title, r.status, ms(r.latencyMs), r.evidence[0] ?? ""]));

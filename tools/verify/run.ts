@@ -64,11 +64,20 @@ function elapsed(t0: number): number {
   return Date.now() - t0;
 }
 
-async function httpGates(frontend: Forward | undefined, t: Target, o: RunOptions, budget: Budget, done: Map<GateId, GateResult>): Promise<void> {
+async function httpGates(
+  frontend: Forward | undefined,
+  t: Target,
+  o: RunOptions,
+  budget: Budget,
+  done: Map<GateId, GateResult>,
+): Promise<void> {
   // B needs A, C needs B, E needs C: a gate that runs always has an open `frontend`.
   const run = async (id: GateId, f: (base: string) => Promise<GateResult>) => {
     const blockers = blockersOf(id, done);
-    done.set(id, blockers.length || !frontend ? skipped(id, blockers) : (budget.outOfTime(id) ?? (await f(frontend.url))));
+    done.set(
+      id,
+      blockers.length || !frontend ? skipped(id, blockers) : (budget.outOfTime(id) ?? (await f(frontend.url))),
+    );
   };
   await run("B", async (base) => {
     const models = await requestJson(`${base}/v1/models`, "GET", undefined, budget.left());
@@ -80,18 +89,32 @@ async function httpGates(frontend: Forward | undefined, t: Target, o: RunOptions
   });
   const completion = { model: t.servedModel, prompt: PROMPT, max_tokens: 16, temperature: 0 };
   await run("C", async (base) => {
-    const nonStream = await requestJson(`${base}/v1/completions`, "POST", { ...completion, stream: false }, budget.left());
+    const nonStream = await requestJson(
+      `${base}/v1/completions`,
+      "POST",
+      { ...completion, stream: false },
+      budget.left(),
+    );
     const stream = await requestSse(`${base}/v1/completions`, { ...completion, stream: true }, budget.left());
     const chat = await requestJson(
       `${base}/v1/chat/completions`,
       "POST",
-      { model: t.servedModel, messages: [{ role: "user", content: `Complete: ${PROMPT}` }], max_tokens: 16, stream: false },
+      {
+        model: t.servedModel,
+        messages: [{ role: "user", content: `Complete: ${PROMPT}` }],
+        max_tokens: 16,
+        stream: false,
+      },
       budget.left(),
     );
     return gateCompletions({ completion: nonStream, stream, chat });
   });
   await run("E", async (base) => {
-    const s = await requestSse(`${base}/v1/completions`, { ...completion, stream: true }, Math.min(budget.left(), o.ttftThresholdMs * 4 + 1000));
+    const s = await requestSse(
+      `${base}/v1/completions`,
+      { ...completion, stream: true },
+      Math.min(budget.left(), o.ttftThresholdMs * 4 + 1000),
+    );
     return gateTtft(s, o.ttftThresholdMs);
   });
 }
@@ -103,12 +126,20 @@ async function openFrontend(o: RunOptions, pods: readonly PodRef[], kc: KubeConf
     return { url, label: url, lastError: () => undefined, close: async () => undefined };
   }
   const pod = pods.find((p) => p.component === GraphService.Frontend && p.phase === "Running" && p.ready);
-  if (!pod) throw new UnreachableError(`no Running+Ready pod matches ${podSelector(o.target.graph, GraphService.Frontend)} to port-forward to`);
+  if (!pod)
+    throw new UnreachableError(
+      `no Running+Ready pod matches ${podSelector(o.target.graph, GraphService.Frontend)} to port-forward to`,
+    );
   return forwardToPod(kc, o.target.namespace, pod.name, DynamoPort.FrontendHttp);
 }
 
 /** Gates A-D's reads and checks, then the HTTP gates; results go to `done` as they finish. */
-async function runAll(o: RunOptions, budget: Budget, done: Map<GateId, GateResult>, opened: (f: Forward) => void): Promise<void> {
+async function runAll(
+  o: RunOptions,
+  budget: Budget,
+  done: Map<GateId, GateResult>,
+  opened: (f: Forward) => void,
+): Promise<void> {
   const t = o.target;
   const kc = loadKubeConfig(o.kubeconfig);
   const reader = new ClusterReader(kc, t.namespace);
@@ -118,7 +149,10 @@ async function runAll(o: RunOptions, budget: Budget, done: Map<GateId, GateResul
   const endpoints = await reader.endpoints(budget.left());
   const a = gatePods(pods, endpoints, COMPONENTS, WORKERS, elapsed(t0));
   // An empty match usually means a wrong namespace or graph name: say what was looked for.
-  done.set("A", pods.length ? a : { ...a, evidence: [...a.evidence, `no pod in namespace ${t.namespace} matches ${selector}`] });
+  done.set(
+    "A",
+    pods.length ? a : { ...a, evidence: [...a.evidence, `no pod in namespace ${t.namespace} matches ${selector}`] },
+  );
 
   const t1 = Date.now();
   const workers = pods.filter((p) => isWorker(p, WORKERS));
@@ -130,7 +164,12 @@ async function runAll(o: RunOptions, budget: Budget, done: Map<GateId, GateResul
   await httpGates(frontend, t, o, budget, done);
   if (o.prometheus) {
     const b = blockersOf("F", done);
-    done.set("F", b.length ? skipped("F", b) : (budget.outOfTime("F") ?? (await gateF(kc, o.prometheus, t.graph, t.namespace, budget.left()))));
+    done.set(
+      "F",
+      b.length
+        ? skipped("F", b)
+        : (budget.outOfTime("F") ?? (await gateF(kc, o.prometheus, t.graph, t.namespace, budget.left()))),
+    );
   }
 }
 

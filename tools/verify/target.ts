@@ -55,9 +55,17 @@ export function stackFile(root: string, stack: string): string {
 /** The flags, checked with the schema's own specs (the backend enum is the program's). */
 function flagProblems(flags: TargetFlags): Problem[] {
   const out: Problem[] = [];
-  if (flags.backend !== undefined) out.push(...check("--backend", flags.backend, INFERENCE_FIELDS.backend.spec).problems);
-  for (const [flag, v] of [["--namespace", flags.namespace], ["--graph", flags.graph]] as const) {
-    if (v !== undefined && !K8S_NAME.test(v)) out.push({ propertyPath: flag, reason: `must be a lower-case RFC 1123 name; got ${JSON.stringify(v.slice(0, 80))}` });
+  if (flags.backend !== undefined)
+    out.push(...check("--backend", flags.backend, INFERENCE_FIELDS.backend.spec).problems);
+  for (const [flag, v] of [
+    ["--namespace", flags.namespace],
+    ["--graph", flags.graph],
+  ] as const) {
+    if (v !== undefined && !K8S_NAME.test(v))
+      out.push({
+        propertyPath: flag,
+        reason: `must be a lower-case RFC 1123 name; got ${JSON.stringify(v.slice(0, 80))}`,
+      });
   }
   const bad = flags.model !== undefined ? stringDefect(flags.model) : undefined;
   if (bad) out.push({ propertyPath: "--model", reason: bad });
@@ -69,14 +77,20 @@ function fromStackFile(root: string, file: string): Omit<Target, "source"> {
   const project = loadProject(root);
   // verify never needs the token, and a deployed stack had one: do not require it here.
   const { config, problems } = checkStackConfigMap(project.name, stackConfig(project, file), true);
-  if (!config) throw new UsageError(`${formatProblems(`${path.relative(root, file)} is not a valid stack config`, problems)}\n(fix the stack file, or pass --namespace, --graph, --model and --backend without a stack file)`);
+  if (!config)
+    throw new UsageError(
+      `${formatProblems(`${path.relative(root, file)} is not a valid stack config`, problems)}\n(fix the stack file, or pass --namespace, --graph, --model and --backend without a stack file)`,
+    );
   const inf = config.inference;
   return {
     namespace: inf.namespace ?? DEFAULT_NAMESPACE,
     graph: config.graphName,
     servedModel: inf.servedModelName ?? inf.model,
     backend: (inf.backend ?? Backend.Vllm) as Backend,
-    kvTransport: stackKvTransport(inf as unknown as Record<string, unknown>, config.cluster as unknown as Record<string, unknown>),
+    kvTransport: stackKvTransport(
+      inf as unknown as Record<string, unknown>,
+      config.cluster as unknown as Record<string, unknown>,
+    ),
   };
 }
 
@@ -102,7 +116,9 @@ export function resolveTarget(stack: string, flags: TargetFlags, root: string): 
   const backend = flags.backend ?? fromFile?.backend;
   if (!model || !backend) {
     const missing = [...(model ? [] : ["--model"]), ...(backend ? [] : ["--backend"])];
-    throw new UsageError(`no stack file ${file}; pass ${missing.join(" and ")} (and --namespace/--graph if not "${DEFAULT_NAMESPACE}"/"${DEFAULT_GRAPH_NAME}")`);
+    throw new UsageError(
+      `no stack file ${file}; pass ${missing.join(" and ")} (and --namespace/--graph if not "${DEFAULT_NAMESPACE}"/"${DEFAULT_GRAPH_NAME}")`,
+    );
   }
   return {
     namespace: flags.namespace ?? fromFile?.namespace ?? DEFAULT_NAMESPACE,

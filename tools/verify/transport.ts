@@ -12,7 +12,10 @@ const CHOICES: readonly string[] = Object.values(KvTransportChoice);
  * The backend of a stack's `dynamo-efa:inference` and `dynamo-efa:cluster` objects. An unknown or
  * absent instance type with "auto" resolves to LIBFABRIC (the program rejects such a stack anyway).
  */
-export function stackKvTransport(inference: Record<string, unknown>, cluster: Record<string, unknown> | undefined): KvTransport {
+export function stackKvTransport(
+  inference: Record<string, unknown>,
+  cluster: Record<string, unknown> | undefined,
+): KvTransport {
   const raw = inference.kvTransport;
   const choice = (typeof raw === "string" && CHOICES.includes(raw) ? raw : KvTransportChoice.Auto) as KvTransportChoice;
   const type = (cluster?.gpuNodes as Record<string, unknown> | undefined)?.instanceType;

@@ -19,14 +19,23 @@ export interface CheckoutArgs {
 /** Parses `<checkout> --ref <tag> [--commit <sha>] [--notes <text>]`; exits with a usage line when malformed. */
 export function checkoutArgs(argv: readonly string[], usage: string): CheckoutArgs {
   const root = argv[0];
-  const flag = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
-  const fail = (why: string): never => { process.stderr.write(`${why}\nusage: ${usage} <checkout> --ref <tag> [--commit <40-hex sha>] [--notes <text>]\n`); process.exit(2); };
+  const flag = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const fail = (why: string): never => {
+    process.stderr.write(`${why}\nusage: ${usage} <checkout> --ref <tag> [--commit <40-hex sha>] [--notes <text>]\n`);
+    process.exit(2);
+  };
   if (!root || !existsSync(root)) fail(`checkout ${JSON.stringify(root)} does not exist`);
   const ref = flag("--ref") ?? fail("--ref is required (the tag or branch the checkout holds)");
   let commit = flag("--commit");
   if (!commit) {
-    try { commit = execFileSync("git", ["-C", root, "rev-parse", "HEAD"], { encoding: "utf8" }).trim(); }
-    catch { fail(`${root} is not a git checkout; pass --commit <sha>`); }
+    try {
+      commit = execFileSync("git", ["-C", root, "rev-parse", "HEAD"], { encoding: "utf8" }).trim();
+    } catch {
+      fail(`${root} is not a git checkout; pass --commit <sha>`);
+    }
   }
   if (!/^[0-9a-f]{40}$/.test(commit!)) fail(`commit ${JSON.stringify(commit)} is not 40 hex digits`);
   const notes = flag("--notes");
@@ -61,10 +70,13 @@ export const withNotes = (own: string, args: CheckoutArgs): string => (args.note
 /** JSON with 2-space indent, except that a value whose one-line form fits in `width` stays on one line. */
 export function factJson(v: unknown, indent = "", width = 100): string {
   const flat = JSON.stringify(v);
-  if (flat === undefined || v === null || typeof v !== "object" || flat.length + indent.length <= width) return flat ?? "null";
+  if (flat === undefined || v === null || typeof v !== "object" || flat.length + indent.length <= width)
+    return flat ?? "null";
   const inner = `${indent}  `;
   if (Array.isArray(v)) return `[\n${v.map((x) => `${inner}${factJson(x, inner, width)}`).join(",\n")}\n${indent}]`;
-  const entries = Object.entries(v as Record<string, unknown>).map(([k, x]) => `${inner}${JSON.stringify(k)}: ${factJson(x, inner, width)}`);
+  const entries = Object.entries(v as Record<string, unknown>).map(
+    ([k, x]) => `${inner}${JSON.stringify(k)}: ${factJson(x, inner, width)}`,
+  );
   return `{\n${entries.join(",\n")}\n${indent}}`;
 }
 

@@ -37,8 +37,14 @@ function compact(s: any): FieldNode {
   const n: Record<string, unknown> = {};
   if (s["x-kubernetes-int-or-string"]) n.t = "int-or-string";
   else if (s.type) n.t = s.type;
-  if (s.properties) n.p = Object.fromEntries(Object.keys(s.properties).sort().map((k) => [k, compact(s.properties[k])]));
-  if (s.additionalProperties !== undefined && s.additionalProperties !== false) n.a = s.additionalProperties === true ? true : compact(s.additionalProperties);
+  if (s.properties)
+    n.p = Object.fromEntries(
+      Object.keys(s.properties)
+        .sort()
+        .map((k) => [k, compact(s.properties[k])]),
+    );
+  if (s.additionalProperties !== undefined && s.additionalProperties !== false)
+    n.a = s.additionalProperties === true ? true : compact(s.additionalProperties);
   if (s.items) n.i = compact(s.items);
   if (Array.isArray(s.enum)) n.e = s.enum;
   if (s["x-kubernetes-preserve-unknown-fields"]) n.u = true;
@@ -49,17 +55,27 @@ function compact(s: any): FieldNode {
 
 /** Counts the field paths of a tree (each property, map value and array item is one). */
 export function countFields(n: FieldNode): number {
-  return Object.values(n.p ?? {}).reduce((k, c) => k + 1 + countFields(c), 0) + (n.a && n.a !== true ? countFields(n.a) : 0) + (n.i ? countFields(n.i) : 0);
+  return (
+    Object.values(n.p ?? {}).reduce((k, c) => k + 1 + countFields(c), 0) +
+    (n.a && n.a !== true ? countFields(n.a) : 0) +
+    (n.i ? countFields(n.i) : 0)
+  );
 }
 
-export function extractCrd(root: string, version: string): { group: string; kind: string; version: string; schema: FieldNode } {
+export function extractCrd(
+  root: string,
+  version: string,
+): { group: string; kind: string; version: string; schema: FieldNode } {
   const text = readText(root, CHART_CRD);
   if (existsSync(join(root, OPERATOR_CRD)) && readText(root, OPERATOR_CRD) !== text) {
     throw new Error(`${CHART_CRD} differs from ${OPERATOR_CRD}: decide which one the pinned operator installs`);
   }
   const crd = YAML.parse(text);
   const v = (crd.spec.versions as any[]).find((x) => x.name === version);
-  if (!v) throw new Error(`${CHART_CRD} has no version ${version} (has ${(crd.spec.versions as any[]).map((x) => x.name).join(", ")})`);
+  if (!v)
+    throw new Error(
+      `${CHART_CRD} has no version ${version} (has ${(crd.spec.versions as any[]).map((x) => x.name).join(", ")})`,
+    );
   return { group: crd.spec.group, kind: crd.spec.names.kind, version, schema: compact(v.schema.openAPIV3Schema) };
 }
 
@@ -69,11 +85,18 @@ function main(): void {
   const vi = argv.indexOf("--version");
   const version = vi >= 0 ? argv[vi + 1] : "v1alpha1";
   const facts = extractCrd(args.root, version);
-  printFacts({
-    repository: "ai-dynamo/dynamo", ref: args.ref, commit: args.commit, paths: [CHART_CRD, OPERATOR_CRD], extracted: today(),
-    extractor: "tests/contracts/extract/dgd-crd.ts",
-    notes: withNotes(`${facts.kind}.${facts.group}/${version}: ${countFields(facts.schema)} field paths.`, args),
-  }, facts);
+  printFacts(
+    {
+      repository: "ai-dynamo/dynamo",
+      ref: args.ref,
+      commit: args.commit,
+      paths: [CHART_CRD, OPERATOR_CRD],
+      extracted: today(),
+      extractor: "tests/contracts/extract/dgd-crd.ts",
+      notes: withNotes(`${facts.kind}.${facts.group}/${version}: ${countFields(facts.schema)} field paths.`, args),
+    },
+    facts,
+  );
 }
 
 if (require.main === module) main();

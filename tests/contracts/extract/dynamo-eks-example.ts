@@ -17,20 +17,22 @@ function backends(command: readonly string[]): string[] {
 }
 
 export function extract(doc: any): Record<string, unknown> {
-  const workers = Object.entries<any>(doc.spec.services).filter(([, s]) => s.componentType === "worker").map(([service, s]) => {
-    const main = s.extraPodSpec?.mainContainer ?? {};
-    return {
-      service,
-      replicas: s.replicas,
-      gpusPerWorker: Number(s.resources.limits.gpu),
-      efaPerWorker: Number(s.resources.limits.custom?.["vpc.amazonaws.com/efa"] ?? 0),
-      instanceType: s.extraPodSpec?.nodeSelector?.["node.kubernetes.io/instance-type"],
-      nixlBackends: backends(main.command ?? []),
-      privileged: main.securityContext?.privileged === true,
-      hostNetwork: s.extraPodSpec?.hostNetwork === true,
-      capabilitiesAdd: main.securityContext?.capabilities?.add ?? [],
-    };
-  });
+  const workers = Object.entries<any>(doc.spec.services)
+    .filter(([, s]) => s.componentType === "worker")
+    .map(([service, s]) => {
+      const main = s.extraPodSpec?.mainContainer ?? {};
+      return {
+        service,
+        replicas: s.replicas,
+        gpusPerWorker: Number(s.resources.limits.gpu),
+        efaPerWorker: Number(s.resources.limits.custom?.["vpc.amazonaws.com/efa"] ?? 0),
+        instanceType: s.extraPodSpec?.nodeSelector?.["node.kubernetes.io/instance-type"],
+        nixlBackends: backends(main.command ?? []),
+        privileged: main.securityContext?.privileged === true,
+        hostNetwork: s.extraPodSpec?.hostNetwork === true,
+        capabilitiesAdd: main.securityContext?.capabilities?.add ?? [],
+      };
+    });
   return { workers };
 }
 
@@ -39,7 +41,11 @@ if (require.main === module) {
   if (!checkout || !commit) throw new Error("usage: dynamo-eks-example.ts <checkout> <commit>");
   const doc = YAML.parse(fs.readFileSync(path.join(checkout, FILE), "utf8"));
   const provenance = {
-    repository: "ai-dynamo/dynamo", ref: "main", commit, paths: [FILE], extracted: new Date().toISOString().slice(0, 10),
+    repository: "ai-dynamo/dynamo",
+    ref: "main",
+    commit,
+    paths: [FILE],
+    extracted: new Date().toISOString().slice(0, 10),
     extractor: "tests/contracts/extract/dynamo-eks-example.ts",
   };
   process.stdout.write(`${JSON.stringify({ provenance, facts: extract(doc) }, null, 2)}\n`);

@@ -49,23 +49,39 @@ export function extract(checkout: string): Record<string, unknown> {
   const httpMetrics = readFileSync(join(checkout, "lib/llm/src/http/service/metrics.rs"), "utf8");
   const prefix = rustConsts(names, "name_prefix");
   // Only the suffixes the Frontend's HTTP service really registers under its prefix.
-  const registered = new Set([...httpMetrics.matchAll(/frontend_metric_name\(frontend_service::([A-Z0-9_]+)\)/g)].map((m) => m[1]));
+  const registered = new Set(
+    [...httpMetrics.matchAll(/frontend_metric_name\(frontend_service::([A-Z0-9_]+)\)/g)].map((m) => m[1]),
+  );
   const metrics = (mod: string, p: string) =>
-    Object.entries(rustConsts(names, mod)).filter(([k, v]) => !LABEL_OR_ENV.test(k) && METRIC_SUFFIX.test(v)).map(([, v]) => `${p}_${v}`).sort();
+    Object.entries(rustConsts(names, mod))
+      .filter(([k, v]) => !LABEL_OR_ENV.test(k) && METRIC_SUFFIX.test(v))
+      .map(([, v]) => `${p}_${v}`)
+      .sort();
   return {
-    frontendMetrics: Object.entries(rustConsts(names, "frontend_service")).filter(([k]) => registered.has(k)).map(([, v]) => `${prefix.FRONTEND}_${v}`).sort(),
+    frontendMetrics: Object.entries(rustConsts(names, "frontend_service"))
+      .filter(([k]) => registered.has(k))
+      .map(([, v]) => `${prefix.FRONTEND}_${v}`)
+      .sort(),
     workerMetrics: metrics("work_handler", prefix.COMPONENT!),
     labels: rustConsts(names, "labels"),
     frontendRequestStatus: rustConsts(names.slice(names.indexOf("pub mod frontend_service {")), "status"),
     ports: {
-      frontendHttp: { port: Number(goConst(consts, "DynamoServicePort")), name: goConst(consts, "DynamoContainerPortName") },
-      workerSystem: { port: Number(goConst(consts, "DynamoSystemPort")), name: goConst(consts, "DynamoSystemPortName") },
+      frontendHttp: {
+        port: Number(goConst(consts, "DynamoServicePort")),
+        name: goConst(consts, "DynamoContainerPortName"),
+      },
+      workerSystem: {
+        port: Number(goConst(consts, "DynamoSystemPort")),
+        name: goConst(consts, "DynamoSystemPortName"),
+      },
       nixlTelemetry: { port: Number(goConst(consts, "DynamoNixlPort")), name: goConst(consts, "DynamoNixlPortName") },
     },
     metricsPath: "/metrics",
     operator: {
       metricsEnabledLabel: goConst(consts, "KubeLabelMetricsEnabled"),
-      podMonitorsValue: /podMonitors:\s*\n(?:\s*#.*\n)*\s*enabled:\s*null/.test(opValues) ? "dynamo.metrics.podMonitors.enabled (null = create PodMonitors when monitoring.coreos.com/v1 exists)" : "absent",
+      podMonitorsValue: /podMonitors:\s*\n(?:\s*#.*\n)*\s*enabled:\s*null/.test(opValues)
+        ? "dynamo.metrics.podMonitors.enabled (null = create PodMonitors when monitoring.coreos.com/v1 exists)"
+        : "absent",
     },
   };
 }
@@ -82,8 +98,11 @@ function main(argv: string[]): void {
       ref,
       commit,
       paths: [
-        "lib/runtime/src/metrics/prometheus_names.rs", "lib/llm/src/http/service/metrics.rs", "lib/runtime/src/pipeline/network/ingress/push_handler.rs",
-        "deploy/operator/internal/consts/consts.go", "deploy/helm/charts/platform/components/operator/values.yaml",
+        "lib/runtime/src/metrics/prometheus_names.rs",
+        "lib/llm/src/http/service/metrics.rs",
+        "lib/runtime/src/pipeline/network/ingress/push_handler.rs",
+        "deploy/operator/internal/consts/consts.go",
+        "deploy/helm/charts/platform/components/operator/values.yaml",
         "deploy/helm/charts/platform/components/operator/templates/prometheus.yaml",
       ],
       extracted,

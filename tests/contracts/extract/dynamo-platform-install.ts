@@ -29,8 +29,12 @@ if (require.main === module) {
   const [checkout, commit] = process.argv.slice(2);
   if (!checkout || !commit) throw new Error("usage: dynamo-platform-install.ts <checkout> <commit>");
   const provenance = {
-    repository: "ai-dynamo/dynamo", ref: "main", commit, paths: [OPERATOR_VALUES, DGD_CRD, CRDS_CHART],
-    extracted: new Date().toISOString().slice(0, 10), extractor: "tests/contracts/extract/dynamo-platform-install.ts",
+    repository: "ai-dynamo/dynamo",
+    ref: "main",
+    commit,
+    paths: [OPERATOR_VALUES, DGD_CRD, CRDS_CHART],
+    extracted: new Date().toISOString().slice(0, 10),
+    extractor: "tests/contracts/extract/dynamo-platform-install.ts",
   };
   process.stdout.write(`${JSON.stringify({ provenance, facts: extract(checkout) }, null, 2)}\n`);
 }

@@ -31,14 +31,32 @@ const one = (text: string, re: RegExp, what: string): RegExpExecArray => {
 
 /** The signing facts of the page's markdown; throws naming what is missing or inconsistent. */
 export function extract(markdown: string): EfaSigningFacts {
-  const documented = one(markdown, /fingerprint that is identical to `([0-9A-F]{4}(?: [0-9A-F]{4}){9})`/, "the documented key fingerprint")[1];
-  const sample = one(markdown, /Primary key fingerprint: ([0-9A-F]{4}(?: +[0-9A-F]{4}){9})/, "the sample gpg --verify output")[1];
+  const documented = one(
+    markdown,
+    /fingerprint that is identical to `([0-9A-F]{4}(?: [0-9A-F]{4}){9})`/,
+    "the documented key fingerprint",
+  )[1];
+  const sample = one(
+    markdown,
+    /Primary key fingerprint: ([0-9A-F]{4}(?: +[0-9A-F]{4}){9})/,
+    "the sample gpg --verify output",
+  )[1];
   const fingerprint = documented.replace(/ /g, "");
-  if (sample.replace(/ +/g, "") !== fingerprint) throw new Error(`${PAGE}: documented fingerprint ${documented} != sample output ${sample}`);
-  const tarball = one(markdown, /curl -O (https:\/\/efa-installer\.amazonaws\.com\/aws-efa-installer-)(\d+\.\d+\.\d+)(\.tar\.gz)\s/, "the tarball download");
+  if (sample.replace(/ +/g, "") !== fingerprint)
+    throw new Error(`${PAGE}: documented fingerprint ${documented} != sample output ${sample}`);
+  const tarball = one(
+    markdown,
+    /curl -O (https:\/\/efa-installer\.amazonaws\.com\/aws-efa-installer-)(\d+\.\d+\.\d+)(\.tar\.gz)\s/,
+    "the tarball download",
+  );
   const version = tarball[2];
-  const sig = one(markdown, /wget (https:\/\/efa-installer\.amazonaws\.com\/aws-efa-installer-[\d.]+\.tar\.gz\.sig)\s/, "the signature download")[1];
-  if (!sig.includes(`-${version}.tar.gz.sig`)) throw new Error(`${PAGE}: signature URL ${sig} is not for the example version ${version}`);
+  const sig = one(
+    markdown,
+    /wget (https:\/\/efa-installer\.amazonaws\.com\/aws-efa-installer-[\d.]+\.tar\.gz\.sig)\s/,
+    "the signature download",
+  )[1];
+  if (!sig.includes(`-${version}.tar.gz.sig`))
+    throw new Error(`${PAGE}: signature URL ${sig} is not for the example version ${version}`);
   return {
     fingerprint,
     fingerprintDocumented: documented,
@@ -51,13 +69,23 @@ export function extract(markdown: string): EfaSigningFacts {
 
 function main(): void {
   const args = checkoutArgs(process.argv.slice(2), "efa-installer-signing.ts");
-  printFacts({
-    repository: "awsdocs/amazon-ec2-user-guide", ref: args.ref, commit: args.commit, paths: [PAGE],
-    extracted: today(), extractor: "tests/contracts/extract/efa-installer-signing.ts",
-    notes: withNotes("The repository was archived in 2023 (8a9cb02 deleted doc_source; the guide lives on docs.aws.amazon.com). " +
-      "The fingerprint and URLs are unchanged up to d289961 (2023-05-11), the last commit holding this page. AWS publishes a " +
-      "GPG signature per installer release, not a digest: the image verifies the signature against this fingerprint.", args),
-  }, extract(readText(args.root, PAGE)));
+  printFacts(
+    {
+      repository: "awsdocs/amazon-ec2-user-guide",
+      ref: args.ref,
+      commit: args.commit,
+      paths: [PAGE],
+      extracted: today(),
+      extractor: "tests/contracts/extract/efa-installer-signing.ts",
+      notes: withNotes(
+        "The repository was archived in 2023 (8a9cb02 deleted doc_source; the guide lives on docs.aws.amazon.com). " +
+          "The fingerprint and URLs are unchanged up to d289961 (2023-05-11), the last commit holding this page. AWS publishes a " +
+          "GPG signature per installer release, not a digest: the image verifies the signature against this fingerprint.",
+        args,
+      ),
+    },
+    extract(readText(args.root, PAGE)),
+  );
 }
 
 if (require.main === module) main();

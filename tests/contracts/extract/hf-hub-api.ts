@@ -24,7 +24,12 @@ export function extract(read: (p: string) => string) {
     defaultEndpoint: must(/_HF_DEFAULT_ENDPOINT = "([^"]+)"/, c, "_HF_DEFAULT_ENDPOINT")[1],
     endpointEnv: must(/ENDPOINT = os\.getenv\("([A-Z_]+)", _HF_DEFAULT_ENDPOINT\)/, c, "ENDPOINT env")[1],
     resolveUrl: `{endpoint}${must(/HUGGINGFACE_CO_URL_TEMPLATE = ENDPOINT \+ "([^"]+)"/, c, "HUGGINGFACE_CO_URL_TEMPLATE")[1]}`,
-    modelRevisionUrl: must(/f"\{self\.endpoint\}(\/api\/models\/\{repo_id\}\/revision\/)\{quote\(revision, safe=''\)\}"/, modelInfo, "model_info revision path")[1].replace(/^/, "{endpoint}") + "{revision}",
+    modelRevisionUrl:
+      must(
+        /f"\{self\.endpoint\}(\/api\/models\/\{repo_id\}\/revision\/)\{quote\(revision, safe=''\)\}"/,
+        modelInfo,
+        "model_info revision path",
+      )[1].replace(/^/, "{endpoint}") + "{revision}",
     blobsParam: /params\["blobs"\] = True/.test(modelInfo),
     listingKeys: {
       sha: /self\.sha = kwargs\.pop\("sha", None\)/.test(api),
@@ -40,9 +45,14 @@ if (require.main === module) {
   if (!checkout || !commit) throw new Error("usage: hf-hub-api.ts <checkout> <commit>");
   const facts = extract((p) => fs.readFileSync(path.join(checkout, p), "utf8"));
   const provenance = {
-    repository: "huggingface/huggingface_hub", ref: "main", commit, paths: Object.values(PATHS), extracted: new Date().toISOString().slice(0, 10),
+    repository: "huggingface/huggingface_hub",
+    ref: "main",
+    commit,
+    paths: Object.values(PATHS),
+    extracted: new Date().toISOString().slice(0, 10),
     extractor: "tests/contracts/extract/hf-hub-api.ts",
-    notes: "The Hub's HTTP API as its own client calls it. Status codes (401/403 gated or no access, 404 not found or hidden, 429 rate limit, Retry-After) are the Hub's documented HTTP behaviour, not extracted here.",
+    notes:
+      "The Hub's HTTP API as its own client calls it. Status codes (401/403 gated or no access, 404 not found or hidden, 429 rate limit, Retry-After) are the Hub's documented HTTP behaviour, not extracted here.",
   };
   process.stdout.write(`${JSON.stringify({ provenance, facts }, null, 2)}\n`);
 }

@@ -17,7 +17,11 @@ export function extract(markdown: string, names: readonly string[]): Record<stri
   const seen = new Set<string>();
   for (const line of markdown.split("\n")) {
     const heading = /^### `([^`]+)`/.exec(line);
-    if (heading) { current = heading[1]; seen.add(current); continue; }
+    if (heading) {
+      current = heading[1];
+      seen.add(current);
+      continue;
+    }
     const label = /\|karpenter\.k8s\.aws\/instance-local-nvme\|(\d+)\|/.exec(line);
     if (label && current && names.includes(current)) out[current] = Number(label[1]);
   }
@@ -30,9 +34,14 @@ if (require.main === module) {
   if (!checkout || !commit) throw new Error("usage: instance-local-nvme.ts <checkout> <commit>");
   const facts = extract(fs.readFileSync(path.join(checkout, FILE), "utf8"), instanceNames());
   const provenance = {
-    repository: "aws/karpenter-provider-aws", ref: "main", commit, paths: [FILE], extracted: new Date().toISOString().slice(0, 10),
+    repository: "aws/karpenter-provider-aws",
+    ref: "main",
+    commit,
+    paths: [FILE],
+    extracted: new Date().toISOString().slice(0, 10),
     extractor: "tests/contracts/extract/instance-local-nvme.ts",
-    notes: "instance-local-nvme = EC2 DescribeInstanceTypes InstanceStorageInfo.TotalSizeInGB (GB, decimal), as Karpenter's generator records it; types the document does not list are absent (size unknown).",
+    notes:
+      "instance-local-nvme = EC2 DescribeInstanceTypes InstanceStorageInfo.TotalSizeInGB (GB, decimal), as Karpenter's generator records it; types the document does not list are absent (size unknown).",
   };
   process.stdout.write(`${JSON.stringify({ provenance, facts: { localNvmeGB: facts } }, null, 2)}\n`);
 }

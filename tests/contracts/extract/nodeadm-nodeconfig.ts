@@ -28,17 +28,37 @@ function must(re: RegExp, text: string, what: string): RegExpExecArray {
 export function extract(read: (p: string) => string) {
   const group = must(/GroupName\s*=\s*"([^"]+)"/, read(PATHS.core), "GroupName")[1];
   const version = must(/Version:\s*"([^"]+)"/, read(PATHS.groupVersion), "GroupVersion.Version")[1];
-  const media = must(/nodeConfigMediaType\s*=\s*"([^"]+)"\s*\+\s*api\.GroupName/, read(PATHS.userData), "nodeConfigMediaType")[1];
+  const media = must(
+    /nodeConfigMediaType\s*=\s*"([^"]+)"\s*\+\s*api\.GroupName/,
+    read(PATHS.userData),
+    "nodeConfigMediaType",
+  )[1];
   const types = read(PATHS.types);
-  const strategies = must(/\+kubebuilder:validation:Enum=\{([^}]+)\}\s*\ntype LocalStorageStrategy/, types, "LocalStorageStrategy enum")[1].split(",").map((s) => s.trim());
-  const localStorageFields = [...must(/type LocalStorageOptions struct \{([\s\S]*?)\n\}/, types, "LocalStorageOptions")[1].matchAll(/json:"([a-zA-Z]+)/g)].map((m) => m[1]);
-  const instanceField = must(/LocalStorage\s+LocalStorageOptions\s+`json:"([a-zA-Z]+)/, types, "InstanceOptions.LocalStorage")[1];
+  const strategies = must(
+    /\+kubebuilder:validation:Enum=\{([^}]+)\}\s*\ntype LocalStorageStrategy/,
+    types,
+    "LocalStorageStrategy enum",
+  )[1]
+    .split(",")
+    .map((s) => s.trim());
+  const localStorageFields = [
+    ...must(/type LocalStorageOptions struct \{([\s\S]*?)\n\}/, types, "LocalStorageOptions")[1].matchAll(
+      /json:"([a-zA-Z]+)/g,
+    ),
+  ].map((m) => m[1]);
+  const instanceField = must(
+    /LocalStorage\s+LocalStorageOptions\s+`json:"([a-zA-Z]+)/,
+    types,
+    "InstanceOptions.LocalStorage",
+  )[1];
   const instanceSpec = must(/Instance\s+InstanceOptions\s+`json:"([a-zA-Z]+)/, types, "NodeConfigSpec.Instance")[1];
   const disks = read(PATHS.setupLocalDisks);
   const mntDir = must(/^MNT_DIR="([^"]+)"/m, disks, "MNT_DIR default")[1];
   const arraySub = must(/local array_mount_point="\$\{MNT_DIR\}\/([^"]+)"/, disks, "array_mount_point")[1];
   const binds = [...disks.matchAll(/BIND_MOUNTS\+=\("([^"]+)"\)/g)].map((m) => m[1]);
-  const lowercased = /strings\.ToLower\(string\(cfg\.Spec\.Instance\.LocalStorage\.Strategy\)\)/.test(read(PATHS.localDisk));
+  const lowercased = /strings\.ToLower\(string\(cfg\.Spec\.Instance\.LocalStorage\.Strategy\)\)/.test(
+    read(PATHS.localDisk),
+  );
   return {
     apiVersion: `${group}/${version}`,
     kind: "NodeConfig",
@@ -58,9 +78,14 @@ if (require.main === module) {
   if (!checkout || !commit) throw new Error("usage: nodeadm-nodeconfig.ts <checkout> <commit>");
   const facts = extract((p) => fs.readFileSync(path.join(checkout, p), "utf8"));
   const provenance = {
-    repository: "awslabs/amazon-eks-ami", ref: "main", commit, paths: Object.values(PATHS), extracted: new Date().toISOString().slice(0, 10),
+    repository: "awslabs/amazon-eks-ami",
+    ref: "main",
+    commit,
+    paths: Object.values(PATHS),
+    extracted: new Date().toISOString().slice(0, 10),
     extractor: "tests/contracts/extract/nodeadm-nodeconfig.ts",
-    notes: "Read by hand at the same commit: nodeadm merges every application/node.eks.aws part of a MIME multipart user data in order (nodeadm/doc/examples.md 'Merging multiple configuration objects'); for a managed node group on an EKS AMI type (no image id in the launch template) EKS adds the cluster part (name, endpoint, CA, CIDR) itself (eksctl docs 'Node bootstrapping': 'the default NodeConfig is being added by EKS MNG under the hood'), so our part carries only spec.instance.localStorage.",
+    notes:
+      "Read by hand at the same commit: nodeadm merges every application/node.eks.aws part of a MIME multipart user data in order (nodeadm/doc/examples.md 'Merging multiple configuration objects'); for a managed node group on an EKS AMI type (no image id in the launch template) EKS adds the cluster part (name, endpoint, CA, CIDR) itself (eksctl docs 'Node bootstrapping': 'the default NodeConfig is being added by EKS MNG under the hood'), so our part carries only spec.instance.localStorage.",
   };
   process.stdout.write(`${JSON.stringify({ provenance, facts }, null, 2)}\n`);
 }

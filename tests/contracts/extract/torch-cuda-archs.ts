@@ -24,13 +24,21 @@ function flag(argv: string[], name: string): string | undefined {
 
 function main(argv: string[]): void {
   const dir = argv[0];
-  const commit = flag(argv, "--commit") ?? execFileSync("git", ["-C", dir, "rev-parse", "HEAD"], { encoding: "utf8" }).trim();
+  const commit =
+    flag(argv, "--commit") ?? execFileSync("git", ["-C", dir, "rev-parse", "HEAD"], { encoding: "utf8" }).trim();
   const provenance = {
-    repository: "pytorch/pytorch", ref: flag(argv, "--ref") ?? commit, commit, paths: [CPP_EXTENSION],
-    extracted: new Date().toISOString().slice(0, 10), extractor: "tests/contracts/extract/torch-cuda-archs.ts",
+    repository: "pytorch/pytorch",
+    ref: flag(argv, "--ref") ?? commit,
+    commit,
+    paths: [CPP_EXTENSION],
+    extracted: new Date().toISOString().slice(0, 10),
+    extractor: "tests/contracts/extract/torch-cuda-archs.ts",
     notes: flag(argv, "--notes") ?? "",
   };
-  const facts = { torch: flag(argv, "--torch") ?? "", supportedArches: supportedArches(readFileSync(join(dir, CPP_EXTENSION), "utf8")) };
+  const facts = {
+    torch: flag(argv, "--torch") ?? "",
+    supportedArches: supportedArches(readFileSync(join(dir, CPP_EXTENSION), "utf8")),
+  };
   process.stdout.write(`${JSON.stringify({ provenance, facts }, null, 2)}\n`);
 }
 
