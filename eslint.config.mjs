@@ -28,7 +28,7 @@ export default tseslint.config(
   {
     // Test bodies are `describe`/`it` callbacks: a suite's callback is a list of cases, not one function,
     // so the per-function budget applies to the cases, not to the suite that holds them.
-    files: ["tests/**/*.ts"],
+    files: ["tests/**/*.spec.ts"],
     rules: {
       "max-lines-per-function": "off",
     },
