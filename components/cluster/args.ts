@@ -67,9 +67,8 @@ export interface GpuPoolArgs {
   readonly efaLayout?: EfaLayout;
   /**
    * How the instances are bought. A `capacity-block` node group can only launch while its block is
-   * active; AWS asks for desired size 0 while upgrading such a node group.
+   * active; AWS asks for desired size 0 while upgrading such a node group. @default "on-demand"
    * @see https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html
-   * @default "on-demand"
    */
   readonly capacity?: CapacityType;
   /** Capacity reservation id (`cr-` + hex); required for `capacity-block` and `odcr`. @default - none */
@@ -87,8 +86,8 @@ export interface GpuPoolArgs {
   readonly hugepages2MiPerNode?: number;
   /**
    * Turn the instance-store NVMe disks into one RAID0 array (nodeadm `localStorage.strategy: RAID0`, mounted at
-   * `/mnt/k8s-disks/0`; kubelet and containerd state move onto it), where the `local-nvme` model cache lives.
-   * @default - true when the instance type has instance-store NVMe (every catalogued GPU type)
+   * `/mnt/k8s-disks/0`; kubelet and containerd state move onto it), where the `local-nvme` model cache
+   * lives. @default - true when the instance type has instance-store NVMe (every catalogued GPU type)
    */
   readonly localNvme?: boolean;
   /** Extra node labels. @default {} */

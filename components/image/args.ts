@@ -21,8 +21,8 @@ export interface DynamoImageArgs {
   /**
    * GPU architectures to compile for: "fat" (the catalog's broad list), "auto" (exactly the SM archs of
    * `instanceTypes`: p5en -> sm_90 only, the fastest build) or explicit tokens (`["sm_90", "sm_100"]`),
-   * validated against `cudaToolkit`. With `ref` it must be stated explicitly (what the image was built for).
-   * @default "fat"
+   * validated against `cudaToolkit`. With `ref` it must be stated
+   * explicitly (what the image was built for). @default "fat"
    */
   readonly cudaArchs?: CudaArchsSpec;
   /** GPU instance types the image will run on: input of "auto" and checked for x86_64. @default - none */
