@@ -162,7 +162,7 @@ export function defaultDeps(): CliDeps {
      `policyList` is a getter, so neither can wait for `await import()` (the policy runner can, below) */
   const program = () => require("../../program/program") as typeof import("../../program/program");
   const pack = () => require("../../policy/policies") as typeof import("../../policy/policies");
-  /* eslint-enable @typescript-eslint/no-require-imports */
+  /* eslint-enable @typescript-eslint/no-require-imports -- the lazy loads end here */
   return {
     root: path.resolve(__dirname, "..", ".."),
     cwd: process.env.INIT_CWD || process.cwd(),
