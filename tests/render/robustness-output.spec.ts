@@ -5,13 +5,34 @@
  * (render-harness.ts), and as a child process where the signal itself matters.
  */
 import { strict as assert } from "assert";
-import { spawn, spawnSync } from "child_process";
+import { ChildProcess, spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { ExitCode } from "../../tools/render/cli";
 import { outputError, writeRenderAtomic } from "../../tools/render/output";
 import { ROOT, run, snapshot, stackFileWith } from "./render-harness";
+
+/**
+ * `render p5en-1gpu --out <out>` as a child process, returned once it holds the lock (or has exited): the
+ * lock exists for the whole render (program, policies, write), so a signal sent then lands inside it.
+ */
+async function renderHoldingTheLock(
+  out: string,
+): Promise<{ child: ChildProcess; exited: Promise<number | null>; stderr: () => string }> {
+  const cli = path.join(ROOT, "tools", "render", "cli.ts");
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", cli, "p5en-1gpu", "--out", out, "--set", "inference.prefill.replicas=2"],
+    { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let err = "";
+  child.stderr!.on("data", (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const lock = path.join(out, ".p5en-1gpu.lock");
+  while (!fs.existsSync(lock) && child.exitCode === null) await new Promise((r) => setTimeout(r, 10));
+  return { child, exited, stderr: () => err };
+}
 
 describe("render robustness: no lost data, no false success", function () {
   this.timeout(120000);
@@ -92,30 +113,12 @@ describe("render robustness: no lost data, no false success", function () {
     it("4: Ctrl-C (SIGINT) during a render exits 130, keeps the previous output and releases the lock", async function () {
       assert.equal((await run(["p5en-1gpu", "--out", tmp])).code, ExitCode.Ok);
       const before = snapshot(path.join(tmp, "p5en-1gpu"));
-      const child = spawn(
-        process.execPath,
-        [
-          "--import",
-          "tsx",
-          path.join(ROOT, "tools", "render", "cli.ts"),
-          "p5en-1gpu",
-          "--out",
-          tmp,
-          "--set",
-          "inference.prefill.replicas=2",
-        ],
-        { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] },
-      );
-      let err = "";
-      child.stderr.on("data", (d) => (err += d));
-      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-      const lock = path.join(tmp, ".p5en-1gpu.lock");
-      while (!fs.existsSync(lock) && child.exitCode === null) await new Promise((r) => setTimeout(r, 10));
+      const { child, exited, stderr } = await renderHoldingTheLock(tmp);
       child.kill("SIGINT");
       const code = await exited;
       if (code === ExitCode.Ok) this.skip(); // the render finished before the signal landed: nothing to check
-      assert.equal(code, ExitCode.Interrupted, err);
-      assert.match(err, /interrupted \(SIGINT\); the previous output, if any, is unchanged/);
+      assert.equal(code, ExitCode.Interrupted, stderr());
+      assert.match(stderr(), /interrupted \(SIGINT\); the previous output, if any, is unchanged/);
       assert.deepEqual(snapshot(path.join(tmp, "p5en-1gpu")), before);
       assert.deepEqual(
         fs.readdirSync(tmp).filter((n) => n !== "p5en-1gpu"),
@@ -127,27 +130,10 @@ describe("render robustness: no lost data, no false success", function () {
     it("4: a render killed half-way (SIGKILL) leaves the previous output; the next render takes over its lock", async function () {
       assert.equal((await run(["p5en-1gpu", "--out", tmp])).code, ExitCode.Ok);
       const before = snapshot(path.join(tmp, "p5en-1gpu"));
-      const child = spawn(
-        process.execPath,
-        [
-          "--import",
-          "tsx",
-          path.join(ROOT, "tools", "render", "cli.ts"),
-          "p5en-1gpu",
-          "--out",
-          tmp,
-          "--set",
-          "inference.prefill.replicas=2",
-        ],
-        { cwd: ROOT, stdio: "ignore" },
-      );
-      const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-      const lock = path.join(tmp, ".p5en-1gpu.lock");
-      // The lock exists for the whole render (program, policies, write): kill inside that window.
-      while (!fs.existsSync(lock) && child.exitCode === null) await new Promise((r) => setTimeout(r, 10));
+      const { child, exited } = await renderHoldingTheLock(tmp);
       child.kill("SIGKILL");
       await exited;
-      if (!fs.existsSync(lock)) this.skip(); // the render finished before the kill landed: nothing to check
+      if (!fs.existsSync(path.join(tmp, ".p5en-1gpu.lock"))) this.skip(); // the render finished before the kill landed: nothing to check
       assert.deepEqual(snapshot(path.join(tmp, "p5en-1gpu")), before, "the previous output is byte-identical");
       const again = await run(["p5en-1gpu", "--out", tmp]);
       assert.equal(again.code, ExitCode.Ok, again.err);
