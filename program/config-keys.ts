@@ -5,7 +5,7 @@
  */
 import { Problem } from "../components/_shared/problems";
 import { closest, didYouMean } from "../components/_shared/suggest";
-import { brief, check } from "./schema";
+import { brief } from "./schema";
 import { CONFIG_NAMESPACE, FOREIGN_KEYS, STACK_KEYS } from "./config-fields";
 
 const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, "");

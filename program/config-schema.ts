@@ -18,14 +18,18 @@ import { INFERENCE_DEFAULTS, InferenceSettings, ModelCacheMode, resolveArgs } fr
 import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
 import { Problem, ValidationError } from "../components/_shared/problems";
 import { validate as validateInference } from "../components/inference/validate";
-import { check } from "./schema";
+import { check, str } from "./schema";
 import { checkObservability, ObservabilityConfig } from "./config-observability";
-import { CLUSTER_FIELDS, GPU_POOL_NAME, IMAGE_FIELDS, INFERENCE_FIELDS, REGION, str } from "./config-fields";
+import { CLUSTER_FIELDS, GPU_POOL_NAME, IMAGE_FIELDS, REGION } from "./config-fields";
+import { INFERENCE_FIELDS } from "./config-inference-fields";
 import { configKeyProblems, RawStackConfig } from "./config-keys";
+import { toConfigPath } from "./config-paths";
 
 // The schema tables and the raw reading live beside this file; importers keep one entry point.
 export * from "./config-fields";
+export * from "./config-inference-fields";
 export * from "./config-keys";
+export * from "./config-paths";
 
 /** `dynamo-efa:cluster`, checked and defaulted. */
 export interface ClusterConfig {
@@ -68,53 +72,6 @@ export interface StackConfig {
   readonly gpuPool: GpuPoolFacts;
   /** Monitoring of the graph; undefined when `observability` is off. */
   readonly observability?: ObservabilityConfig;
-}
-
-/** Rewrites component argument paths to the config keys a user writes (most specific first). */
-const PATH_MAP: readonly (readonly [from: string, to: string])[] = [
-  ["region", "aws:region"],
-  ["inference.hfToken", "hfToken"],
-  ["inference.gpuPool.cpuArch", "cluster.gpuNodes.instanceType"],
-  ["inference.gpuPool", "cluster.gpuNodes"],
-  ["inference.image", "image.ref"],
-  ["inference.modelCache.sizeGiB", "inference.modelCacheGiB"],
-  [`gpuPools.${GPU_POOL_NAME}.nodes`, "cluster.gpuNodes.count"],
-  [`gpuPools.${GPU_POOL_NAME}.capacityReservationId`, "cluster.gpuNodes.capacity.reservationId"],
-  [`gpuPools.${GPU_POOL_NAME}.capacity`, "cluster.gpuNodes.capacity.type"],
-  [`gpuPools.${GPU_POOL_NAME}.availabilityZone`, "cluster.availabilityZone"],
-  [`gpuPools.${GPU_POOL_NAME}.efa`, "cluster.gpuNodes.instanceType"],
-  [`gpuPools.${GPU_POOL_NAME}`, "cluster.gpuNodes"],
-];
-
-/** A component's problem, at the config key the user wrote. `clusterArg` marks `EfaCluster` paths. */
-export function toConfigPath(p: Problem, clusterArg = false): Problem {
-  for (const [from, to] of PATH_MAP) {
-    if (p.propertyPath === from || p.propertyPath.startsWith(`${from}.`) || p.propertyPath.startsWith(`${from}[`)) {
-      return { ...p, propertyPath: to + p.propertyPath.slice(from.length) };
-    }
-  }
-  return clusterArg ? { ...p, propertyPath: `cluster.${p.propertyPath}` } : p;
-}
-
-/** `p` under `section.` unless its path already starts there. */
-const within = (section: string, p: Problem): Problem =>
-  p.propertyPath.startsWith(`${section}.`) ? p : { ...p, propertyPath: `${section}.${p.propertyPath}` };
-
-/** Where each component's argument paths sit in the stack config, by the component's name. */
-const COMPONENT_SECTIONS: Readonly<Record<string, (p: Problem) => Problem>> = {
-  EfaCluster: (p) => toConfigPath(p, true),
-  DynamoImage: (p) => toConfigPath(within("image", p)),
-  DisaggInference: (p) => toConfigPath(within("inference", p)),
-  DynamoObservability: (p) => within("observability", p),
-};
-
-/**
- * A component's problems (from the error it threw: `subjectOf` in components/_shared/pulumi-errors.ts)
- * at the config keys the user wrote; an unknown component's paths only go through `toConfigPath`.
- */
-export function componentProblemsAtConfig(component: string | undefined, problems: readonly Problem[]): Problem[] {
-  const place = (component !== undefined && COMPONENT_SECTIONS[component]) || ((p: Problem) => toConfigPath(p));
-  return problems.map(place);
 }
 
 /** The VPC's AZs when the config lists none: the GPU AZ plus the region's "a" zone ("b" when it is "a"). */
@@ -226,11 +183,8 @@ function dedupe(typeProblems: readonly Problem[], semantic: readonly Problem[]):
   return out;
 }
 
-/**
- * Checks the whole stack config and maps it to component arguments. Returns every problem (key path,
- * bad value, allowed values, fix); `config` is set only when there are none.
- */
-export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; problems: Problem[] } {
+/** Every key checked against its schema table: the values as checked (defaults filled), and the type problems. */
+function typeCheck(raw: RawStackConfig) {
   const region = check(
     "aws:region",
     raw.region ?? "",
@@ -244,55 +198,73 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   const cluster = check("cluster", raw.cluster ?? {}, { kind: "object", fields: CLUSTER_FIELDS });
   const image = check("image", raw.image ?? {}, { kind: "object", fields: IMAGE_FIELDS });
   const inference = check("inference", raw.inference ?? {}, { kind: "object", fields: INFERENCE_FIELDS });
-  const typeProblems = [
-    ...configKeyProblems(raw.keys ?? []),
-    ...[region, graphName, cluster, image, inference].flatMap((c) => c.problems),
-  ];
+  return {
+    problems: [
+      ...configKeyProblems(raw.keys ?? []),
+      ...[region, graphName, cluster, image, inference].flatMap((c) => c.problems),
+    ],
+    region: region.problems.length === 0 ? (region.value as string | undefined) : undefined,
+    graphName: graphName.value as string | undefined,
+    cluster: (cluster.value ?? {}) as Partial<ClusterConfig>,
+    image: (image.value ?? {}) as Partial<ImageConfig>,
+    /** The inference settings; undefined when the key is not an object. */
+    inference: inference.value as RawInference | undefined,
+  };
+}
 
-  const c = (cluster.value ?? {}) as Partial<ClusterConfig>;
-  const im = (image.value ?? {}) as Partial<ImageConfig>;
-  const inf = inferenceSettingsOf((inference.value ?? {}) as RawInference);
+/**
+ * The inference component's own validation, once the pool is known, at config paths. An image not yet
+ * built is validated as a digest-pinned placeholder (only `ref`'s own shape is the schema's).
+ */
+function inferenceProblems(
+  inf: Omit<InferenceSettings, "gpuPool">,
+  pool: GpuPoolFacts,
+  graphName: string | undefined,
+  ref: string | undefined,
+  hfTokenSet: boolean,
+): Problem[] {
+  const settings: InferenceSettings = { ...inf, gpuPool: pool, graphName };
+  const image = ref ?? `placeholder.invalid/dynamo@sha256:${"0".repeat(64)}`;
+  return validateInference(resolveArgs("llm", settings, image), hfTokenSet, "inference").map((p) => toConfigPath(p));
+}
+
+/**
+ * Checks the whole stack config and maps it to component arguments. Returns every problem (key path,
+ * bad value, allowed values, fix); `config` is set only when there are none.
+ */
+export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; problems: Problem[] } {
+  const typed = typeCheck(raw);
+  const { cluster: c, image: im, region } = typed;
+  const inf = inferenceSettingsOf(typed.inference ?? ({} as RawInference));
   const efs = inf.modelCache !== undefined;
-  const regionValue = region.problems.length === 0 ? (region.value as string | undefined) : undefined;
-  const semantic: Problem[] = [...clusterProblems(c, regionValue, efs)];
+  const semantic: Problem[] = [...clusterProblems(c, region, efs)];
   const instanceType = c.gpuNodes?.instanceType;
   const resolved = imageProblems(imageArgsOf(im, instanceType));
   semantic.push(...resolved.problems);
-  const obs = checkObservability(
-    raw.observability,
-    (graphName.value as string | undefined) ?? DEFAULT_GRAPH_NAME,
-    inf.namespace ?? INFERENCE_DEFAULTS.namespace,
-  );
+  const graphName = typed.graphName ?? DEFAULT_GRAPH_NAME;
+  const obs = checkObservability(raw.observability, graphName, inf.namespace ?? INFERENCE_DEFAULTS.namespace);
 
-  const clusterArgs = clusterArgsOf(c, efs, regionValue);
+  const clusterArgs = clusterArgsOf(c, efs, region);
   const clusterOk = semantic.every((p) => !p.propertyPath.startsWith("cluster.gpuNodes"));
   const pool =
     clusterOk && instanceType && INSTANCES.has(instanceType) && c.gpuNodes?.count
       ? poolFacts(resolvePool(GPU_POOL_NAME, clusterArgs.gpuPools[GPU_POOL_NAME]))
       : undefined;
-  if (pool && inference.value) {
-    const settings: InferenceSettings = { ...inf, gpuPool: pool, graphName: graphName.value as string | undefined };
-    const image = im.ref ?? `placeholder.invalid/dynamo@sha256:${"0".repeat(64)}`;
-    semantic.push(
-      ...validateInference(resolveArgs("llm", settings, image), raw.hfTokenSet, "inference").map((p) =>
-        toConfigPath(p),
-      ),
-    );
-  }
-  const problems = dedupe(typeProblems, [...semantic, ...obs.problems]);
+  if (pool && typed.inference) semantic.push(...inferenceProblems(inf, pool, typed.graphName, im.ref, raw.hfTokenSet));
+  const problems = dedupe(typed.problems, [...semantic, ...obs.problems]);
   if (problems.length > 0 || !pool) return { problems };
   return {
     problems,
     config: {
-      region: region.value as string,
-      graphName: graphName.value as string,
+      region: region as string,
+      graphName: typed.graphName as string,
       cluster: c as ClusterConfig,
       clusterArgs,
       image: { ...(im as Omit<ImageConfig, "resolvedCudaArchs">), resolvedCudaArchs: resolved.archs },
       imageArgs: imageArgsOf(im, instanceType),
       inference: {
         ...inf,
-        graphName: graphName.value as string,
+        graphName: typed.graphName as string,
         imageCudaArchs: resolved.archs,
         imageCudaToolkit: resolved.toolkit ?? DEFAULT_CUDA_TOOLKIT,
       },

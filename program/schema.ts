@@ -4,6 +4,7 @@
  * unknown keys with "did you mean" — fills defaults, and also generates the README's config
  * reference, so docs and checks cannot drift. Pure.
  */
+import type { IntRange } from "../components/_shared/limits";
 import { joinPath, Problem, show } from "../components/_shared/problems";
 import { didYouMean, oneOf } from "../components/_shared/suggest";
 
@@ -39,6 +40,13 @@ export type Spec =
   | { readonly kind: "map"; readonly values: Spec; readonly keyDoc: string }
   | { readonly kind: "keywordOrList"; readonly keywords: readonly string[]; readonly items: Spec };
 
+/** A string spec with extra rules: the shorthand the config tables are written in. */
+export const str = (extra: Partial<Extract<Spec, { kind: "string" }>> = {}): Spec => ({ kind: "string", ...extra });
+/** A whole number in a component's own range (its limits table), so schema and validator agree. */
+export const int = (r: IntRange): Spec => ({ kind: "integer", min: r.min, max: r.max });
+/** The allowed values of a closed choice (a string enum object such as `Backend`). */
+export const choices = <T extends Record<string, string>>(o: T): string[] => Object.values(o);
+
 /** Result of checking a value: the coerced value (defaults filled) and every problem found. */
 export interface Checked {
   readonly value: unknown;
@@ -47,8 +55,12 @@ export interface Checked {
 
 /** Longest string any key accepts unless its spec says otherwise. */
 export const MAX_STRING_LENGTH = 256;
-/** Characters no config string may hold: C0/C1 controls (newline, NUL, ...), bidi controls, BOM, U+FFFD (invalid UTF-8). */
-const BAD_CHAR = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ufffd]/u;
+/**
+ * Characters no config string may hold: the C0/C1 controls (`\p{Cc}`: NUL, newline, tab, ...), the bidi
+ * controls that reorder displayed text (`\p{Bidi_Control}`: U+061C, U+200E-F, U+202A-E, U+2066-9), the
+ * BOM, and U+FFFD (what invalid UTF-8 decodes to).
+ */
+const BAD_CHAR = /[\p{Cc}\p{Bidi_Control}\ufeff\ufffd]/u;
 
 /** `show(v)` cut to about 80 characters: messages never echo a 10k-character value. */
 export function brief(v: unknown): string {
@@ -72,81 +84,46 @@ export function stringDefect(value: string, maxLength = MAX_STRING_LENGTH): stri
 const typeName = (v: unknown): string =>
   v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "object" ? "an object" : `a ${typeof v}`;
 
+/** A failed check: no value, one problem at `path`. */
+const fail = (path: string, reason: string): Checked => ({
+  value: undefined,
+  problems: [{ propertyPath: path, reason }],
+});
+
 function checkString(path: string, v: unknown, s: Extract<Spec, { kind: "string" }>): Checked {
   let value = v;
   if (typeof v === "number" && s.numberAsString) value = s.numberAsString(v);
   if (typeof value !== "string") {
     const allowed = s.enum ? oneOf(s.enum) : `a string${s.example ? ` such as ${show(s.example)}` : ""}`;
-    return {
-      value: undefined,
-      problems: [{ propertyPath: path, reason: `must be ${allowed}; got ${brief(v)} (${typeName(v)})` }],
-    };
+    return fail(path, `must be ${allowed}; got ${brief(v)} (${typeName(v)})`);
   }
   const defect = stringDefect(value, s.maxLength);
-  if (defect) return { value: undefined, problems: [{ propertyPath: path, reason: `${defect}; got ${brief(value)}` }] };
-  if (s.enum && !s.enum.includes(value)) {
-    return {
-      value: undefined,
-      problems: [
-        { propertyPath: path, reason: `must be ${oneOf(s.enum)}; got ${brief(value)}${didYouMean(value, s.enum)}` },
-      ],
-    };
-  }
-  if (s.pattern && !s.pattern.test(value)) {
-    return {
-      value: undefined,
-      problems: [
-        {
-          propertyPath: path,
-          reason: `must be ${s.patternDoc ?? `a string matching ${s.pattern}`}; got ${brief(value)}`,
-        },
-      ],
-    };
-  }
+  if (defect) return fail(path, `${defect}; got ${brief(value)}`);
+  if (s.enum && !s.enum.includes(value))
+    return fail(path, `must be ${oneOf(s.enum)}; got ${brief(value)}${didYouMean(value, s.enum)}`);
+  if (s.pattern && !s.pattern.test(value))
+    return fail(path, `must be ${s.patternDoc ?? `a string matching ${s.pattern}`}; got ${brief(value)}`);
   return { value, problems: [] };
 }
 
 function checkNumber(path: string, v: unknown, s: Extract<Spec, { kind: "integer" | "number" }>): Checked {
+  const got = `got ${brief(v)}${typeof v === "number" ? "" : ` (${typeName(v)})`}`;
   if (s.kind === "integer") {
     const ok = typeof v === "number" && Number.isInteger(v) && v >= s.min && v <= s.max;
-    return ok
-      ? { value: v, problems: [] }
-      : {
-          value: undefined,
-          problems: [
-            {
-              propertyPath: path,
-              reason: `must be a whole number ${s.min}..${s.max}; got ${brief(v)}${typeof v === "number" ? "" : ` (${typeName(v)})`}`,
-            },
-          ],
-        };
+    return ok ? { value: v, problems: [] } : fail(path, `must be a whole number ${s.min}..${s.max}; ${got}`);
   }
   const ok = typeof v === "number" && v > s.minExclusive && v <= s.max;
   return ok
     ? { value: v, problems: [] }
-    : {
-        value: undefined,
-        problems: [
-          {
-            propertyPath: path,
-            reason: `must be a number in (${s.minExclusive}, ${s.max}], e.g. ${s.example}; got ${brief(v)}${typeof v === "number" ? "" : ` (${typeName(v)})`}`,
-          },
-        ],
-      };
+    : fail(path, `must be a number in (${s.minExclusive}, ${s.max}], e.g. ${s.example}; ${got}`);
 }
 
 function checkObject(path: string, v: unknown, fields: Readonly<Record<string, Field>>): Checked {
-  if (v === null || typeof v !== "object" || Array.isArray(v)) {
-    return {
-      value: undefined,
-      problems: [
-        {
-          propertyPath: path,
-          reason: `must be an object with keys ${Object.keys(fields).join(", ")}; got ${brief(v)} (${typeName(v)})`,
-        },
-      ],
-    };
-  }
+  if (v === null || typeof v !== "object" || Array.isArray(v))
+    return fail(
+      path,
+      `must be an object with keys ${Object.keys(fields).join(", ")}; got ${brief(v)} (${typeName(v)})`,
+    );
   const o = v as Record<string, unknown>;
   const problems: Problem[] = [];
   const known = Object.keys(fields);
@@ -177,6 +154,34 @@ function checkObject(path: string, v: unknown, fields: Readonly<Record<string, F
   return { value: out, problems };
 }
 
+function checkArray(path: string, v: unknown, spec: Extract<Spec, { kind: "array" }>): Checked {
+  if (!Array.isArray(v)) return fail(path, `must be a list; got ${brief(v)} (${typeName(v)})`);
+  if (v.length < (spec.minItems ?? 0)) return fail(path, `must list at least ${spec.minItems} item(s)`);
+  const parts = v.map((x, i) => check(joinPath(path, i), x, spec.items));
+  const problems = parts.flatMap((p) => p.problems);
+  return { value: problems.length === 0 ? parts.map((p) => p.value) : undefined, problems };
+}
+
+function checkMap(path: string, v: unknown, spec: Extract<Spec, { kind: "map" }>): Checked {
+  if (v === null || typeof v !== "object" || Array.isArray(v))
+    return fail(path, `must be a map of ${spec.keyDoc} to values; got ${brief(v)} (${typeName(v)})`);
+  const parts = Object.entries(v as Record<string, unknown>).map(
+    ([k, x]) => [k, check(joinPath(path, k), x, spec.values)] as const,
+  );
+  const problems = parts.flatMap(([, c]) => c.problems);
+  return {
+    value: problems.length === 0 ? Object.fromEntries(parts.map(([k, c]) => [k, c.value])) : undefined,
+    problems,
+  };
+}
+
+/** A keyword (`"fat"`) or a list of tokens; the catalog checks the tokens, here only that each is a usable string. */
+function checkKeywordOrList(path: string, v: unknown, spec: Extract<Spec, { kind: "keywordOrList" }>): Checked {
+  if (typeof v === "string") return checkString(path, v, { kind: "string" });
+  if (Array.isArray(v)) return checkArray(path, v, { kind: "array", items: spec.items });
+  return fail(path, `must be ${oneOf(spec.keywords)} or a list; got ${brief(v)} (${typeName(v)})`);
+}
+
 /** Checks `v` at `path` against `spec`. */
 export function check(path: string, v: unknown, spec: Spec): Checked {
   switch (spec.kind) {
@@ -188,58 +193,15 @@ export function check(path: string, v: unknown, spec: Spec): Checked {
     case "boolean":
       return typeof v === "boolean"
         ? { value: v, problems: [] }
-        : {
-            value: undefined,
-            problems: [{ propertyPath: path, reason: `must be true or false; got ${brief(v)} (${typeName(v)})` }],
-          };
-    case "array": {
-      if (!Array.isArray(v))
-        return {
-          value: undefined,
-          problems: [{ propertyPath: path, reason: `must be a list; got ${brief(v)} (${typeName(v)})` }],
-        };
-      if (v.length < (spec.minItems ?? 0))
-        return {
-          value: undefined,
-          problems: [{ propertyPath: path, reason: `must list at least ${spec.minItems} item(s)` }],
-        };
-      const parts = v.map((x, i) => check(joinPath(path, i), x, spec.items));
-      const problems = parts.flatMap((p) => p.problems);
-      return { value: problems.length === 0 ? parts.map((p) => p.value) : undefined, problems };
-    }
+        : fail(path, `must be true or false; got ${brief(v)} (${typeName(v)})`);
+    case "array":
+      return checkArray(path, v, spec);
     case "object":
       return checkObject(path, v, spec.fields);
-    case "map": {
-      if (v === null || typeof v !== "object" || Array.isArray(v))
-        return {
-          value: undefined,
-          problems: [
-            {
-              propertyPath: path,
-              reason: `must be a map of ${spec.keyDoc} to values; got ${brief(v)} (${typeName(v)})`,
-            },
-          ],
-        };
-      const parts = Object.entries(v as Record<string, unknown>).map(
-        ([k, x]) => [k, check(joinPath(path, k), x, spec.values)] as const,
-      );
-      const problems = parts.flatMap(([, c]) => c.problems);
-      return {
-        value: problems.length === 0 ? Object.fromEntries(parts.map(([k, c]) => [k, c.value])) : undefined,
-        problems,
-      };
-    }
-    case "keywordOrList": {
-      // Tokens are checked by the catalog; here only that each is a usable string.
-      if (typeof v === "string") return checkString(path, v, { kind: "string" });
-      if (Array.isArray(v)) return check(path, v, { kind: "array", items: spec.items });
-      return {
-        value: undefined,
-        problems: [
-          { propertyPath: path, reason: `must be ${oneOf(spec.keywords)} or a list; got ${brief(v)} (${typeName(v)})` },
-        ],
-      };
-    }
+    case "map":
+      return checkMap(path, v, spec);
+    case "keywordOrList":
+      return checkKeywordOrList(path, v, spec);
   }
 }
 

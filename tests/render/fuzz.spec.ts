@@ -31,7 +31,8 @@ const SEED = Number(process.env.FUZZ_SEED ?? 13);
 const CHILD_RUNS = 3;
 const STACK_TRACE = /^\s+at .+(\(|:\d+:\d+)/m;
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+/** `1e309` as a stack file may spell it: past the double range, so it parses to Infinity (kept as text, not a literal). */
+const PAST_DOUBLE = Number("1e309");
 
 /** Every path (list of keys) to a value in the base config, objects included. */
 function paths(v: unknown, at: string[] = []): string[][] {
@@ -46,7 +47,7 @@ const VALUE: fc.Arbitrary<unknown> = fc.oneof(
     Infinity,
     -Infinity,
     NaN,
-    1e309,
+    PAST_DOUBLE,
     -0,
     0,
     1,
@@ -89,9 +90,12 @@ const VALUE: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Paths whose base value is a number, and values JSON cannot carry or that sit at a range's edge. */
-const NUMERIC_PATHS = PATHS.filter((p) => typeof p.reduce((o: any, k) => o?.[k], BASE.config) === "number"); // eslint-disable-line @typescript-eslint/no-explicit-any
+/** The value at `keys` in `v`, undefined where the path leaves the objects. */
+const at = (v: unknown, keys: readonly string[]): unknown =>
+  keys.reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), v);
+const NUMERIC_PATHS = PATHS.filter((p) => typeof at(BASE.config, p) === "number");
 const NUMBER: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(Infinity, -Infinity, NaN, 1e309, 0, 1, 2, 4, 8, 16, 64, 65),
+  fc.constantFrom(Infinity, -Infinity, NaN, PAST_DOUBLE, 0, 1, 2, 4, 8, 16, 64, 65),
   fc.integer({ min: 1, max: 4096 }),
 );
 const NEW_KEYS: readonly string[] = ["modelCacheGiB", "gpuMemoryUtilization", "maxModelLen", "modelLoadBudgetSeconds"];
@@ -134,18 +138,19 @@ const MUTATION = fc.oneof(
   }),
 );
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function mutate(config: Record<string, unknown>, m: any): void {
-  const parent = m.path
-    .slice(0, -1)
-    .reduce((o: any, k: string) => (o && typeof o === "object" ? o[k] : undefined), config);
+/** One generated change to the config. */
+type Mutation = typeof MUTATION extends fc.Arbitrary<infer M> ? M : never;
+
+function mutate(config: Record<string, unknown>, m: Mutation): void {
+  const parent = at(config, m.path.slice(0, -1));
   if (!parent || typeof parent !== "object" || Array.isArray(parent)) return;
+  const o = parent as Record<string, unknown>;
   const last = m.path[m.path.length - 1];
-  if (m.kind === "set") parent[last] = m.value;
-  else if (m.kind === "delete") delete parent[last];
+  if (m.kind === "set") o[last] = m.value;
+  else if (m.kind === "delete") delete o[last];
   else if (m.key !== last) {
-    parent[m.key] = parent[last];
-    delete parent[last];
+    o[m.key] = o[last];
+    delete o[last];
   }
 }
 
@@ -177,7 +182,7 @@ const STACK = fc.record({
   ),
 });
 
-function build(s: { mutations: unknown[]; text?: (t: string) => string }): {
+function build(s: { mutations: readonly Mutation[]; text?: (t: string) => string }): {
   text: string;
   config: Record<string, unknown>;
 } {
@@ -212,7 +217,7 @@ describe("render fuzz: mutated stack files through the CLI's loading and validat
   it(`${RUNS} mutated stack files: accepted with every value kept, or exit 2 with bounded messages; never a crash`, () => {
     fc.assert(
       fc.property(STACK, (s) => {
-        const { text, config } = build(s as { mutations: unknown[]; text?: (t: string) => string });
+        const { text, config } = build(s);
         fs.writeFileSync(file, text);
         const args = parseArgs(["--file", file, "--out", tmp]);
         try {
@@ -234,6 +239,7 @@ describe("render fuzz: mutated stack files through the CLI's loading and validat
           else
             throw new Error(
               `would exit 70: ${(e as Error).stack}\n--- file ---\n${JSON.stringify(text).slice(0, 2000)}`,
+              { cause: e },
             );
           const message =
             e instanceof ConfigProblems
@@ -257,7 +263,7 @@ describe("render fuzz: mutated stack files through the CLI's loading and validat
     const samples = fc.sample(STACK, { numRuns: CHILD_RUNS, seed: SEED });
     samples.forEach((s, i) => {
       const f = path.join(tmp, `Pulumi.child${i}.yaml`);
-      fs.writeFileSync(f, build(s as { mutations: unknown[]; text?: (t: string) => string }).text);
+      fs.writeFileSync(f, build(s).text);
       const p = spawnSync(
         process.execPath,
         ["--import", "tsx", path.join(ROOT, "tools", "render", "cli.ts"), "--file", f, "--out", path.join(tmp, "out")],

@@ -10,11 +10,12 @@ import * as path from "path";
 import { defaultDeps, runCli } from "../../tools/render/cli";
 
 const IMAGE = "docker-build:index:Image";
+/** The inputs of the image build these tests read (resources.json). */
+interface ImageInputs {
+  readonly builder?: { readonly name: string };
+}
 
-async function render(
-  out: string,
-  extra: string[],
-): Promise<{ code: number; err: string; image?: Record<string, any> }> {
+async function render(out: string, extra: string[]): Promise<{ code: number; err: string; image?: ImageInputs }> {
   const err: string[] = [];
   const code = await runCli(["p5en-1gpu", "--out", out, ...extra], {
     ...defaultDeps(),
@@ -24,7 +25,7 @@ async function render(
   const file = path.join(out, "p5en-1gpu", "resources.json");
   const image =
     code === 0
-      ? (JSON.parse(fs.readFileSync(file, "utf8")) as { type: string; inputs: Record<string, any> }[]).find(
+      ? (JSON.parse(fs.readFileSync(file, "utf8")) as { type: string; inputs: ImageInputs }[]).find(
           (r) => r.type === IMAGE,
         )?.inputs
       : undefined;

@@ -5,9 +5,7 @@
  */
 import { strict as assert } from "assert";
 import * as path from "path";
-import { capture } from "../../tools/render/capture";
-import { renderMocks } from "../../tools/render/mocks";
-import { loadProject, stackConfig } from "../../tools/render/stackfile";
+import { captureIndex } from "./fixtures/load-index";
 
 const ROOT = path.join(__dirname, "..", "..");
 
@@ -15,22 +13,7 @@ describe("index.ts (the Pulumi program entry)", function () {
   this.timeout(60000);
 
   it("exports frontendUrl, imageRef, clusterName, kubeconfig (secret), servedModelName and the plan", async () => {
-    const project = loadProject(ROOT);
-    const cfg = stackConfig(project, path.join(ROOT, "stacks", "Pulumi.p5en-8gpu.yaml"));
-    const c = await capture(
-      () => {
-        // eslint-disable-next-line @typescript-eslint/no-var-requires
-        const mod = require("../../index") as Record<string, unknown>;
-        return { exports: { ...mod }, result: undefined };
-      },
-      {
-        project: project.name,
-        stack: "p5en-8gpu",
-        mocks: renderMocks("us-east-2"),
-        config: { ...cfg.config, "dynamo-efa:hfToken": "hf_x" },
-        secretKeys: ["dynamo-efa:hfToken"],
-      },
-    );
+    const c = await captureIndex(ROOT);
     assert.deepEqual(Object.keys(c.outputs).sort(), [
       "clusterName",
       "frontendUrl",

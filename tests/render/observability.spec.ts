@@ -11,10 +11,29 @@ import { gpuAccessPaths } from "../../components/observability/scheduling";
 import { SYSTEM_NODE_SELECTOR } from "../../components/observability/args";
 import { CliDeps, defaultDeps, runCli } from "../../tools/render/cli";
 
+/** Where a chart pins its pods: the keys these tests read of each kube-prometheus-stack part. */
+interface Pinned {
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  readonly tolerations?: readonly unknown[];
+}
+/** The kube-prometheus-stack values these tests read. */
+interface KpsValues {
+  readonly prometheusOperator: Pinned & { readonly admissionWebhooks: { readonly patch: Pinned } };
+  readonly prometheus: { readonly prometheusSpec: Pinned };
+  readonly grafana: Pinned;
+  readonly "kube-state-metrics": Pinned;
+  readonly "prometheus-node-exporter": Pinned;
+}
+/** One entry of resources.json, with the inputs these tests read (a Helm release, a PodMonitor, a node group). */
 interface Res {
   type: string;
   name: string;
-  inputs: Record<string, any>;
+  inputs: {
+    readonly chart?: string;
+    readonly values?: KpsValues;
+    readonly metadata?: { readonly name: string };
+    readonly labels?: Readonly<Record<string, string>>;
+  };
 }
 const RELEASE = "kubernetes:helm.sh/v3:Release";
 const PODMONITOR = "kubernetes:monitoring.coreos.com/v1:PodMonitor";
@@ -32,7 +51,8 @@ async function render(
 }
 
 const resources = (dir: string): Res[] => JSON.parse(fs.readFileSync(path.join(dir, "resources.json"), "utf8"));
-const monitoring = (rs: Res[]) => rs.filter((r) => r.type === RELEASE && MONITORING_CHARTS.includes(r.inputs.chart));
+const monitoring = (rs: Res[]) =>
+  rs.filter((r) => r.type === RELEASE && MONITORING_CHARTS.includes(r.inputs.chart ?? ""));
 
 describe("render: observability on both stacks", function () {
   this.timeout(120000);
@@ -60,7 +80,7 @@ describe("render: observability on both stacks", function () {
       assert.deepEqual(
         rs
           .filter((x) => x.type === PODMONITOR)
-          .map((x) => x.inputs.metadata.name)
+          .map((x) => x.inputs.metadata?.name)
           .sort(),
         ["llm-frontend", "llm-worker"],
       );
@@ -84,7 +104,7 @@ describe("render: observability on both stacks", function () {
 
   it("pins every kube-prometheus-stack pod to the system node group (and replaces node-exporter's tolerate-all default)", () => {
     const kps = monitoring(resources(on["p5en-1gpu"]!.dir)).find((x) => x.inputs.chart === "kube-prometheus-stack")!;
-    const v = kps.inputs.values;
+    const v = kps.inputs.values!;
     for (const sel of [
       v.prometheusOperator.nodeSelector,
       v.prometheusOperator.admissionWebhooks.patch.nodeSelector,
@@ -100,7 +120,7 @@ describe("render: observability on both stacks", function () {
       (x) => x.type === "aws:eks/nodeGroup:NodeGroup" && x.name.endsWith("system-ng"),
     )!;
     for (const [k, val] of Object.entries(SYSTEM_NODE_SELECTOR))
-      assert.equal(system.inputs.labels[k], val, "the system node group carries the selector's label");
+      assert.equal(system.inputs.labels?.[k], val, "the system node group carries the selector's label");
   });
 
   it("the check catches a tolerate-everything toleration and a GPU request (mutations)", () => {

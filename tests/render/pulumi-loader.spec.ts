@@ -13,7 +13,7 @@ const LOADER = path.join(__dirname, "fixtures", "pulumi-loader.cjs");
 describe("index.ts under Pulumi's own TypeScript loader", function () {
   this.timeout(60000);
 
-  it("loads with @pulumi/pulumi's ts-node and the project's TypeScript, and exports the promised outputs", () => {
+  it("loads with @pulumi/pulumi's ts-node and the project's TypeScript, and exports the promised outputs", async () => {
     let stdout: string;
     try {
       stdout = execFileSync(process.execPath, [LOADER], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -22,7 +22,8 @@ describe("index.ts under Pulumi's own TypeScript loader", function () {
       assert.fail(`the program does not load the way \`pulumi up\` loads it:\n${err.stderr ?? err.message}`);
     }
     const { loader, outputs } = JSON.parse(stdout.trim().split("\n").pop()!);
-    assert.equal(loader.typescript, require("typescript").version, "Pulumi must compile with the project's TypeScript");
+    const { version } = await import("typescript");
+    assert.equal(loader.typescript, version, "Pulumi must compile with the project's TypeScript");
     assert.deepEqual(Object.keys(outputs).sort(), [
       "clusterName",
       "frontendUrl",

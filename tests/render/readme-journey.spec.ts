@@ -61,7 +61,7 @@ describe("README: first request, image build, teardown", function () {
         if (set >= 0 && args[set + 1].startsWith("image.builder=")) {
           const res = JSON.parse(fs.readFileSync(path.join(tmp, args[0], "resources.json"), "utf8")) as {
             type: string;
-            inputs: Record<string, any>;
+            inputs: { builder?: { name: string } };
           }[];
           assert.deepEqual(res.find((r) => r.type === "docker-build:index:Image")?.inputs.builder, {
             name: args[set + 1].split("=")[1],

@@ -3,6 +3,7 @@
  * against the Kubernetes schemas (core kinds via kubernetes-models) and the DGD against a typed
  * model of its CRD fields; manifests and Helm values match the golden files; the plan has the
  * numbers the stacks promise; nothing secret reaches the disk; two renders are byte-identical.
+ * The EFS model cache variant is stacks-model-cache.spec.ts.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -11,10 +12,10 @@ import * as path from "path";
 import YAML from "yaml";
 import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from "kubernetes-models/v1";
 import { StorageClass } from "kubernetes-models/storage.k8s.io/v1";
-import { CliDeps, defaultDeps, runCli } from "../../tools/render/cli";
 import { dgdProblems } from "../helpers/dgd-model";
 import { podMonitorProblems } from "../helpers/podmonitor-model";
 import { expectGolden } from "../helpers/golden";
+import { files, readJson, Rendered, renderStack } from "./render-harness";
 
 const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
 
@@ -27,33 +28,6 @@ const CORE: Record<string, new (o: never) => { validate(): void }> = {
   PersistentVolumeClaim,
   StorageClass,
 };
-
-interface Rendered {
-  readonly code: number;
-  readonly dir: string;
-  readonly stdout: string[];
-  readonly stderr: string[];
-}
-
-async function renderStack(stack: string, out: string, extra: string[] = []): Promise<Rendered> {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const deps: CliDeps = { ...defaultDeps(), stdout: (l) => stdout.push(l), stderr: (l) => stderr.push(l) };
-  const code = await runCli([stack, "--out", out, ...extra], deps);
-  return { code, dir: path.join(out, stack), stdout, stderr };
-}
-
-function files(dir: string, sub = ""): string[] {
-  const here = path.join(dir, sub);
-  return fs
-    .readdirSync(here)
-    .sort()
-    .flatMap((f) =>
-      fs.statSync(path.join(here, f)).isDirectory() ? files(dir, path.join(sub, f)) : [path.join(sub, f)],
-    );
-}
-
-const readJson = (dir: string, f: string) => JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"));
 
 describe("render: both stacks, real program", function () {
   this.timeout(60000);
@@ -256,51 +230,6 @@ describe("render: both stacks, real program", function () {
       fs.readFileSync(path.join(out["p5en-1gpu"].dir, "manifests", dgd), "utf8"),
       /"backends":\["LIBFABRIC"\]/,
     );
-  });
-
-  it("inference.modelCacheGiB: a retained ReadWriteMany cache on the cluster's retained EFS, mounted by every worker", async () => {
-    const r = await renderStack("p5en-8gpu", path.join(tmp, "cache"), [
-      "--set",
-      "inference.modelCacheMode=efs",
-      "--set",
-      "inference.modelCacheGiB=200",
-    ]);
-    assert.equal(r.code, 0, r.stderr.join("\n"));
-    const manifests = path.join(r.dir, "manifests");
-    const read = (kind: string) =>
-      YAML.parse(
-        fs.readFileSync(
-          path.join(
-            manifests,
-            fs.readdirSync(manifests).find((f) => f.includes(kind))!,
-          ),
-          "utf8",
-        ),
-      );
-    const pvc = read("persistentvolumeclaim");
-    assert.deepEqual(
-      [pvc.spec.accessModes, pvc.spec.storageClassName, pvc.spec.resources.requests.storage],
-      [["ReadWriteMany"], "efs-shared", "200Gi"],
-    );
-    assert.equal(read("storageclass-efs-shared").provisioner, "efs.csi.aws.com");
-    const dgd = read("dynamographdeployment");
-    assert.deepEqual(dgd.spec.pvcs, [{ create: false, name: pvc.metadata.name }]);
-    for (const svc of ["PrefillWorker", "DecodeWorker"]) {
-      assert.deepEqual(
-        dgd.spec.services[svc].volumeMounts.map((m: { name: string }) => m.name),
-        [pvc.metadata.name],
-        svc,
-      );
-    }
-    const resources = readJson(r.dir, "resources.json") as { type: string; retainOnDelete?: boolean }[];
-    const list = Array.isArray(resources)
-      ? resources
-      : (resources as unknown as { resources: typeof resources }).resources;
-    for (const type of ["aws:efs/fileSystem:FileSystem", "kubernetes:core/v1:PersistentVolumeClaim"]) {
-      const hit = list.filter((x) => x.type === type);
-      assert.equal(hit.length, 1, type);
-      assert.equal(hit[0].retainOnDelete, true, `${type} must be retained on delete`);
-    }
   });
 
   it("two stacks in one account never share an ECR repository name (repositories survive destroy)", () => {

@@ -1,120 +1,20 @@
 /**
  * `verify` end to end against fakes on 127.0.0.1: the real CLI entry (`main`) in-process against a
  * fake Kubernetes API and a fake OpenAI-compatible Frontend, one case per field failure mode (each
- * must fail exactly its gate), plus one subprocess run for the exit-code plumbing.
+ * must fail exactly its gate). Unreachable targets and usage errors are cli-errors.spec.ts.
  */
 import * as assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
-import * as os from "node:os";
-import * as path from "node:path";
 import { requestJson } from "../../tools/verify/http";
 import { gateCompletions } from "../../tools/verify/gates-http";
 import { projectWith, stackText } from "./stacks";
-import {
-  FakeKube,
-  FrontendMode,
-  GRAPH,
-  KubeScenario,
-  kubeconfigText,
-  MODEL,
-  NAMESPACE,
-  startFrontend,
-  startKube,
-  startPrometheus,
-} from "./fakes";
-
-const ROOT = path.resolve(__dirname, "..", "..");
-type Main = (
-  argv: readonly string[],
-  io?: { stdout: (s: string) => void; stderr: (s: string) => void; root: string },
-) => Promise<number>;
-let main: Main;
-
-interface Run {
-  readonly code: number;
-  readonly out: string;
-  readonly err: string;
-  readonly json: { exitCode: number; gates: { id: string; status: string; evidence: string[] }[] } | undefined;
-}
-
-let tmp: string;
-async function verify(argv: string[], root = ROOT): Promise<Run> {
-  let out = "";
-  let err = "";
-  const jsonFile = path.join(tmp, `r-${Math.random().toString(36).slice(2)}.json`);
-  const code = await main([...argv, "--json", jsonFile], {
-    stdout: (s) => (out += s),
-    stderr: (s) => (err += s),
-    root,
-  });
-  const json = fs.existsSync(jsonFile) ? JSON.parse(fs.readFileSync(jsonFile, "utf8")) : undefined;
-  return { code, out, err, json };
-}
-
-function flags(kube: FakeKube, url: string, backend = "vllm"): string[] {
-  return [
-    "test-stack",
-    "--kubeconfig",
-    kube.kubeconfig,
-    "--url",
-    url,
-    "--namespace",
-    NAMESPACE,
-    "--graph",
-    GRAPH,
-    "--model",
-    MODEL,
-    "--backend",
-    backend,
-    "--timeout",
-    "5",
-    "--ttft-threshold-ms",
-    "150",
-  ];
-}
-
-async function against(
-  mode: FrontendMode,
-  scenario: KubeScenario,
-  backend = "vllm",
-): Promise<Run & { bodies: unknown[] }> {
-  const fe = await startFrontend(mode, 350);
-  const kube = await startKube(scenario);
-  try {
-    const r = await verify(flags(kube, fe.url, backend));
-    return { ...r, bodies: fe.requests.map((q) => q.body) };
-  } finally {
-    await fe.close();
-    await kube.close();
-  }
-}
-
-function statuses(r: Run): string {
-  return (r.json?.gates ?? []).map((g) => `${g.id}:${g.status}`).join(" ");
-}
-
-/** A TCP port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+import { against, flags, statuses, useVerifyCli, verify } from "./cli-harness";
+import { FrontendMode, MODEL, startFrontend } from "./fake-frontend";
+import { GRAPH, KubeScenario, NAMESPACE, startKube } from "./fake-kube";
+import { startPrometheus } from "./fake-prometheus";
 
 describe("verify CLI against fake cluster and Frontend", function () {
-  before(async function () {
-    // 17: loading the CLI, the schema and @kubernetes/client-node takes ~2 s alone and much longer on a
-    // loaded machine; no bound on it means anything, so this hook has none (a real hang still ends at
-    // mocha's run-level limits, and the reporter counts any test a failed hook leaves unrun).
-    this.timeout(0);
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "verify-cli-"));
-    main = (await import("../../tools/verify/cli")).main;
-    await import("../../tools/verify/run");
-  });
-  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  useVerifyCli();
 
   it("passes every gate on a healthy deployment and always sends `stream` explicitly (F4)", async () => {
     const r = await against("pass", "libfabric");
@@ -272,50 +172,6 @@ describe("verify CLI against fake cluster and Frontend", function () {
     }
   });
 
-  it("exits 3 with one line when the cluster is unreachable", async () => {
-    const cfg = path.join(tmp, "dead-kubeconfig");
-    fs.writeFileSync(cfg, kubeconfigText(`http://127.0.0.1:${await closedPort()}`));
-    const r = await verify([
-      "s",
-      "--kubeconfig",
-      cfg,
-      "--model",
-      "m",
-      "--backend",
-      "vllm",
-      "--url",
-      "http://127.0.0.1:1",
-    ]);
-    assert.equal(r.code, 3);
-    assert.match(r.err, /^verify: cluster unreachable at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/);
-  });
-
-  it("exits 3 with one line when the Frontend is unreachable", async () => {
-    const kube = await startKube("libfabric");
-    try {
-      const r = await verify(flags(kube, `http://127.0.0.1:${await closedPort()}`));
-      assert.equal(r.code, 3);
-      assert.match(r.err, /^verify: frontend unreachable at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/);
-    } finally {
-      await kube.close();
-    }
-  });
-
-  it("exits 3 with one line when the API refuses the port-forward to the Frontend pod", async () => {
-    const kube = await startKube("libfabric"); // no forward target: the upgrade is refused
-    try {
-      const argv = flags(kube, "x").filter((a, i, all) => a !== "--url" && all[i - 1] !== "--url");
-      const r = await verify(argv);
-      assert.equal(r.code, 3, r.out + r.err);
-      assert.match(
-        r.err,
-        /^verify: frontend unreachable at pod\/llama-frontend-0:8000 via port-forward: .*\(port-forward failed: .*\)\n$/,
-      );
-    } finally {
-      await kube.close();
-    }
-  });
-
   it("fails gate A naming the selector when the namespace holds no pod of the graph", async () => {
     const fe = await startFrontend("pass");
     const kube = await startKube("libfabric");
@@ -331,61 +187,5 @@ describe("verify CLI against fake cluster and Frontend", function () {
       await fe.close();
       await kube.close();
     }
-  });
-
-  it("exits 3 with one line when the cluster API answers an error status", async () => {
-    const kube = await startKube("libfabric");
-    try {
-      const r = await verify(flags(kube, "http://127.0.0.1:1").map((a) => (a === NAMESPACE ? "broken" : a)));
-      assert.equal(r.code, 3);
-      assert.match(
-        r.err,
-        /^verify: cluster at http:\/\/127\.0\.0\.1:\d+ answered HTTP 500 to list pods: etcdserver: request timed out\n$/,
-      );
-    } finally {
-      await kube.close();
-    }
-  });
-
-  const usage: [string, string[], RegExp][] = [
-    ["no stack", [], /expected exactly one <stack>; got none/],
-    ["an unknown flag", ["s", "--nope"], /Unknown option '--nope'/],
-    [
-      "a bad timeout",
-      ["s", "--model", "m", "--backend", "vllm", "--timeout", "0"],
-      /--timeout must be a number from 0\.1 to 86400; got "0"/,
-    ],
-    [
-      "a missing stack file and no flags",
-      ["nostack"],
-      /no stack file .*Pulumi\.nostack\.yaml; pass --model and --backend/,
-    ],
-    [
-      "a missing kubeconfig file",
-      ["s", "--model", "m", "--backend", "vllm", "--kubeconfig", "/nonexistent/kc"],
-      /--kubeconfig \/nonexistent\/kc: no such file/,
-    ],
-  ];
-  for (const [why, argv, re] of usage) {
-    it(`exits 2 on ${why}`, async () => {
-      const r = await verify(argv);
-      assert.equal(r.code, 2);
-      assert.match(r.err, re);
-      assert.match(r.err, /usage: npm run verify -- <stack>/);
-    });
-  }
-
-  it("as a subprocess, turns the result into the process exit code (2, no stack trace)", function () {
-    // A child's start-up time says nothing about verify (node + tsx start-up, slower when mocha's
-    // workers share the cores); the exit code and stderr are what is checked, so no time bound.
-    this.timeout(0);
-    const p = spawnSync(
-      process.execPath,
-      ["--import", "tsx", path.join(ROOT, "tools", "verify", "cli.ts"), "nostack"],
-      { cwd: ROOT, encoding: "utf8" },
-    );
-    assert.equal(p.status, 2, p.stderr);
-    assert.match(p.stderr, /^verify: no stack file /);
-    assert.doesNotMatch(p.stderr, /\n\s+at /);
   });
 });

@@ -5,12 +5,13 @@
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { prometheusFor } from "../../tools/verify/prometheus";
 import { stackPrometheus } from "../../tools/verify/target";
 import { projectWith, stackText } from "./stacks";
-import { GRAPH, MODEL, NAMESPACE, PROMETHEUS_NAMESPACE, startFrontend, startKube, startPrometheus } from "./fakes";
+import { MODEL, startFrontend } from "./fake-frontend";
+import { GRAPH, NAMESPACE, PROMETHEUS_NAMESPACE, startKube } from "./fake-kube";
+import { startPrometheus } from "./fake-prometheus";
 
 type Main = typeof import("../../tools/verify/cli").main;
 

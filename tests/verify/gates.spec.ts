@@ -1,8 +1,9 @@
-/** Pure gate logic of `verify`: every gate has passing and failing cases, judged as plain data. */
+/**
+ * Pure gate logic of `verify`: gates A (pods), B (models), C (completions) and E (time to first token)
+ * have passing and failing cases, judged as plain data; then the gates' order, exit code and table.
+ * Gate D is gate-d.spec.ts, gate F gate-f.spec.ts, the stack resolution target.spec.ts.
+ */
 import * as assert from "node:assert/strict";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import {
   blockersOf,
   EndpointFact,
@@ -15,12 +16,7 @@ import {
 } from "../../tools/verify/gates";
 import { gateCompletions, gateModels, gateTtft, HttpReply, SseReply } from "../../tools/verify/gates-http";
 import { SseParser } from "../../tools/verify/http";
-import { projectWith, stackText } from "./stacks";
-import { gateKvLogs, TRTLLM_NOTE } from "../../tools/verify/kvlog";
-import { stackKvTransport } from "../../tools/verify/transport";
 import { renderTable } from "../../tools/verify/report";
-import { resolveTarget, UsageError } from "../../tools/verify/target";
-import { parse as parseYaml } from "yaml";
 
 const COMPONENTS = ["Frontend", "PrefillWorker", "DecodeWorker"];
 const WORKERS = ["PrefillWorker", "DecodeWorker"];
@@ -181,79 +177,6 @@ describe("verify gate C (completions)", () => {
   }
 });
 
-const LF = "2026-05-06 NIXL INFO    _api.py:361 Backend LIBFABRIC was instantiated";
-describe("verify gate D (NIXL backend in worker logs)", () => {
-  it("passes when every vLLM worker logs the LIBFABRIC backend", () => {
-    const r = gateKvLogs("vllm", [
-      { pod: "pw", text: LF },
-      { pod: "dw", text: `x\n${LF}\ny` },
-    ]);
-    assert.equal(r.status, "PASS");
-    assert.deepEqual(r.evidence, [`pw: ${LF}`, `dw: ${LF}`]);
-  });
-  const failures: [string, string, string][] = [
-    [
-      "UCX was instantiated (F3)",
-      "NIXL INFO _api.py:361 Backend UCX was instantiated",
-      "pw: UCX backend instantiated (LIBFABRIC not selected): NIXL INFO _api.py:361 Backend UCX was instantiated",
-    ],
-    [
-      "the handshake failed",
-      `${LF}\nNIXL transfer failure: handshake_failed | Context`,
-      "pw: NIXL handshake failed: NIXL transfer failure: handshake_failed | Context",
-    ],
-    [
-      "NIXL_ERR_BACKEND was raised",
-      `${LF}\nnixl._bindings.nixlBackendError: NIXL_ERR_BACKEND`,
-      "pw: NIXL_ERR_BACKEND: nixl._bindings.nixlBackendError: NIXL_ERR_BACKEND",
-    ],
-    [
-      "a plugin failed to load",
-      `${LF}\nplugin load failed: libplugin_LIBFABRIC.so`,
-      "pw: NIXL plugin load failure: plugin load failed: libplugin_LIBFABRIC.so",
-    ],
-  ];
-  for (const [why, text, line] of failures) {
-    it(`fails when ${why}`, () => {
-      const r = gateKvLogs("vllm", [{ pod: "pw", text }]);
-      assert.equal(r.status, "FAIL");
-      assert.ok(r.evidence.includes(line), r.evidence.join("\n"));
-    });
-  }
-  it("fails when a vLLM worker never logs its backend", () => {
-    const r = gateKvLogs("vllm", [
-      { pod: "pw", text: LF },
-      { pod: "dw", text: "started" },
-    ]);
-    assert.equal(r.status, "FAIL");
-    assert.match(r.evidence[0], /missing in dw /);
-  });
-  it("fails when a log cannot be read, and when there are no workers", () => {
-    assert.equal(
-      gateKvLogs("vllm", [{ pod: "pw", text: "", error: "HTTP 403" }]).evidence[0],
-      "pw: log unreadable: HTTP 403",
-    );
-    assert.equal(gateKvLogs("vllm", []).status, "FAIL");
-  });
-  it("is INCONCLUSIVE (not PASS) for TRT-LLM without a backend line, and says why", () => {
-    const r = gateKvLogs("trtllm", [{ pod: "pw", text: "Using KvCacheTransceiverV2" }]);
-    assert.equal(r.status, "INCONCLUSIVE");
-    assert.equal(r.evidence[1], TRTLLM_NOTE);
-    assert.equal(exitCodeOf([r]), 1);
-  });
-  it("still FAILs TRT-LLM on a failure line and PASSes it on the LIBFABRIC line", () => {
-    assert.equal(gateKvLogs("trtllm", [{ pod: "pw", text: "NIXL_ERR_BACKEND" }]).status, "FAIL");
-    assert.equal(gateKvLogs("trtllm", [{ pod: "pw", text: LF }]).status, "PASS");
-  });
-  it("checks the backend the stack chose: with kvTransport ucx, UCX passes and LIBFABRIC is the wrong plugin", () => {
-    const ucx = "NIXL INFO _api.py:361 Backend UCX was instantiated";
-    assert.equal(gateKvLogs("vllm", [{ pod: "pw", text: ucx }], undefined, "UCX").status, "PASS");
-    const wrong = gateKvLogs("vllm", [{ pod: "pw", text: LF }], undefined, "UCX");
-    assert.equal(wrong.status, "FAIL");
-    assert.deepEqual(wrong.evidence, [`pw: LIBFABRIC backend instantiated (UCX not selected): ${LF}`]);
-  });
-});
-
 describe("verify gate E (time to first token)", () => {
   it("passes at or under the threshold", () =>
     assert.deepEqual(gateTtft(sse([], { ttftMs: 900 }), 1000).evidence, ["TTFT 900 ms (threshold 1000 ms)"]));
@@ -296,86 +219,5 @@ describe("verify ordering, exit code, SSE parsing, table", () => {
     assert.match(out[4], /^A {5}pods Ready \+ worker EndpointSlices ready {2}PASS {5}12 ms {4}ok$/);
     assert.equal(out[5].trim(), "more");
     assert.match(out[6], /SKIPPED {2}- {8}needs gate A to pass$/);
-  });
-});
-
-describe("verify stack resolution", () => {
-  let root: string;
-  before(() => {
-    root = projectWith({
-      p5en: stackText("    backend: vllm\n    model: meta-llama/Llama-3.1-8B-Instruct\n    namespace: serving\n"),
-      empty: "config:\n  aws:region: us-east-2\n",
-      named: stackText("    model: m\n    servedModelName: served\n", "  dynamo-efa:graphName: chat\n"),
-      bare: stackText("    model: m\n", "", ""),
-    });
-  });
-  after(() => fs.rmSync(root, { recursive: true, force: true }));
-  it("reads the stack file, with the program's defaults for servedModelName and graphName", () => {
-    assert.deepEqual(resolveTarget("p5en", {}, root), {
-      namespace: "serving",
-      graph: "llm",
-      servedModel: "meta-llama/Llama-3.1-8B-Instruct",
-      backend: "vllm",
-      kvTransport: "LIBFABRIC",
-      source: path.join("stacks", "Pulumi.p5en.yaml"),
-    });
-  });
-  it("resolves the stack's kvTransport like the program: auto follows the instance type's EFA, explicit choices win", () => {
-    const cases: [Record<string, unknown>, Record<string, unknown> | undefined, string][] = [
-      [{}, { gpuNodes: { instanceType: "p5en.48xlarge" } }, "LIBFABRIC"],
-      [{ kvTransport: "auto" }, { gpuNodes: { instanceType: "g6e.12xlarge" } }, "UCX"],
-      [{ kvTransport: "ucx" }, { gpuNodes: { instanceType: "p5en.48xlarge" } }, "UCX"],
-      [{ kvTransport: "libfabric" }, undefined, "LIBFABRIC"],
-    ];
-    for (const [inf, cluster, want] of cases)
-      assert.equal(stackKvTransport(inf, cluster), want, JSON.stringify([inf, cluster]));
-  });
-  it("reads the top-level graphName the program reads, and defaults backend and namespace like the program", () => {
-    const t = resolveTarget("named", {}, root);
-    assert.deepEqual([t.namespace, t.graph, t.servedModel, t.backend], ["dynamo", "chat", "served", "vllm"]);
-  });
-  it("names the same graph and namespace as the rendered p5en-8gpu stack", () => {
-    const repo = path.resolve(__dirname, "..", "..");
-    const t = resolveTarget("p5en-8gpu", {}, repo);
-    const dir = path.join(repo, "tests", "golden", "render", "p5en-8gpu", "manifests");
-    const file = path.join(
-      dir,
-      fs.readdirSync(dir).find((f) => f.includes("-dynamographdeployment-"))!,
-    );
-    const dgd = parseYaml(fs.readFileSync(file, "utf8")) as { metadata: { name: string; namespace: string } };
-    assert.deepEqual([t.graph, t.namespace], [dgd.metadata.name, dgd.metadata.namespace]);
-  });
-  it("lets flags override the stack file", () => {
-    const t = resolveTarget("p5en", { namespace: "x", graph: "g", model: "m", backend: "trtllm" }, root);
-    assert.deepEqual([t.namespace, t.graph, t.servedModel, t.backend], ["x", "g", "m", "trtllm"]);
-  });
-  it("works from flags alone when there is no stack file", () => {
-    assert.equal(resolveTarget("nope", { model: "m", backend: "trtllm" }, root).namespace, "dynamo");
-  });
-  it("16: reads keys without the namespace as render does (one loader)", () => {
-    assert.deepEqual(resolveTarget("bare", {}, root).servedModel, "m");
-  });
-  it("16: rejects a missing stack file without flags, an invalid stack config, and a backend the program cannot run (one schema)", () => {
-    assert.throws(
-      () => resolveTarget("nope", {}, root),
-      (e: Error) =>
-        e instanceof UsageError && /no stack file .*Pulumi\.nope\.yaml; pass --model and --backend/.test(e.message),
-    );
-    assert.throws(
-      () => resolveTarget("empty", {}, root),
-      /stacks\/Pulumi\.empty\.yaml is not a valid stack config: \d+ problems\n {2}- cluster\.availabilityZone: is required/,
-    );
-    assert.throws(
-      () => resolveTarget("nope", { model: "m", backend: "tgi" }, root),
-      /- --backend: must be one of "vllm", "trtllm"; got "tgi"/,
-    );
-    assert.throws(
-      () => resolveTarget("nope", { model: "m", backend: "sglang" }, root),
-      /- --backend: must be one of "vllm", "trtllm"; got "sglang"/,
-    );
-    assert.throws(
-      () => resolveTarget("../x", { model: "m", backend: "vllm" }, root),
-      /"\.\.\/x" is not a valid stack name/,
-    );
   });
 });

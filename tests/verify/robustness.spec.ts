@@ -10,7 +10,8 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { FakeKube, FrontendMode, GRAPH, kubeconfigText, MODEL, NAMESPACE, startFrontend, startKube } from "./fakes";
+import { FrontendMode, MODEL, startFrontend } from "./fake-frontend";
+import { GRAPH, kubeconfigText, NAMESPACE, startKube } from "./fake-kube";
 import { projectWith, stackText } from "./stacks";
 
 const ROOT = path.resolve(__dirname, "..", "..");

@@ -20,18 +20,10 @@
  * Mocks and the root stack are process-global: call `capture` once at a time (it serializes itself).
  */
 import * as pulumi from "@pulumi/pulumi";
+import { getAllResources } from "@pulumi/pulumi/output";
 import type { ProgramRun } from "../../program/run";
+import { dependsOn, isProtected, outputPromise, RegisterResourceRequest, settings, state } from "./pulumi-internals";
 import { fromSerialized, SECRET } from "./redact";
-
-// Internal SDK modules (exported at runtime, `@internal` in the typings).
-// eslint-disable-next-line @typescript-eslint/no-var-requires
-const settings = require("@pulumi/pulumi/runtime/settings");
-// eslint-disable-next-line @typescript-eslint/no-var-requires
-const dependsOnMod = require("@pulumi/pulumi/runtime/dependsOn");
-// eslint-disable-next-line @typescript-eslint/no-var-requires
-const outputMod = require("@pulumi/pulumi/output");
-// eslint-disable-next-line @typescript-eslint/no-var-requires
-const stateMod = require("@pulumi/pulumi/runtime/state");
 
 /** One resource as the engine would see it. */
 export interface CapturedResource {
@@ -134,7 +126,7 @@ async function failFast<T>(body: () => Promise<T>): Promise<T> {
     return await Promise.race([body(), failed]);
   } catch (e) {
     // The runtime's exit-time leak report would blame the promises this error orphaned.
-    stateMod.getStore().leakCandidates = new Set();
+    state.getStore().leakCandidates = new Set();
     throw e;
   } finally {
     process.removeListener("unhandledRejection", onRejection);
@@ -184,7 +176,7 @@ function recordRegistrations(): Map<string, Registration> {
   const monitor = settings.getMonitor();
   const byUrn = new Map<string, Registration>();
   const original = monitor.registerResource.bind(monitor);
-  monitor.registerResource = (req: any, callback: (err: unknown, resp?: any) => void) => {
+  monitor.registerResource = (req: RegisterResourceRequest, callback: (err: unknown, resp?: unknown) => void) => {
     const urn: string = monitor.newUrn(req.getParent(), req.getType(), req.getName());
     byUrn.set(urn, {
       custom: req.getCustom(),
@@ -198,7 +190,7 @@ function recordRegistrations(): Map<string, Registration> {
 }
 
 async function urnOf(r: pulumi.Resource): Promise<string> {
-  return (r.urn as any).promise();
+  return outputPromise(r.urn);
 }
 
 async function urnsOf(resources: Iterable<pulumi.Resource>, self: pulumi.Resource): Promise<string[]> {
@@ -219,8 +211,8 @@ async function implicitResources(
     return;
   }
   if (pulumi.Output.isInstance(value)) {
-    for (const r of (await outputMod.getAllResources(value)) as Set<pulumi.Resource>) found.add(r);
-    await implicitResources(await (value as any).promise(true), found, visited);
+    for (const r of await getAllResources(value)) found.add(r);
+    await implicitResources(await outputPromise(value, true), found, visited);
     return;
   }
   if (value instanceof Promise) {
@@ -234,7 +226,7 @@ async function describe(s: Seen, stack: pulumi.Resource, regs: Map<string, Regis
   const urn = await urnOf(s.resource);
   const parentRes = s.opts.parent ?? stack;
   const parent = parentRes === stack ? undefined : await urnOf(parentRes);
-  const explicit = await urnsOf(await dependsOnMod.gatherExplicitDependencies(s.opts.dependsOn), s.resource);
+  const explicit = await urnsOf(await dependsOn.gatherExplicitDependencies(s.opts.dependsOn), s.resource);
   const propertyDependencies: Record<string, string[]> = {};
   const props = (s.props ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(props).sort()) {
@@ -258,7 +250,7 @@ async function describe(s: Seen, stack: pulumi.Resource, regs: Map<string, Regis
     explicitDependsOn: explicit,
     implicitDependsOn: implicit,
     propertyDependencies,
-    protect: (s.resource as any).__protect === true,
+    protect: isProtected(s.resource),
     retainOnDelete: s.opts.retainOnDelete === true,
     ...(reg.provider ? { provider: reg.provider } : {}),
     inputs: plain as Record<string, unknown>,

@@ -157,16 +157,17 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
 
 /** The real program and policy pack, each loaded on first use: a usage or config error loads neither. */
 export function defaultDeps(): CliDeps {
-  /* eslint-disable @typescript-eslint/no-var-requires */
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded synchronously on first use, typed as the
+     module: the program must register its resources synchronously inside the capture's stack, and
+     `policyList` is a getter, so neither can wait for `await import()` (the policy runner can, below) */
   const program = () => require("../../program/program") as typeof import("../../program/program");
-  const policy = () => require("../../policy/run") as typeof import("../../policy/run");
   const pack = () => require("../../policy/policies") as typeof import("../../policy/policies");
-  /* eslint-enable @typescript-eslint/no-var-requires */
+  /* eslint-enable @typescript-eslint/no-require-imports -- the lazy loads end here */
   return {
     root: path.resolve(__dirname, "..", ".."),
     cwd: process.env.INIT_CWD || process.cwd(),
     program: () => program().runProgram(),
-    policies: (plan, config) => policy().runPolicies(plan, config),
+    policies: async (plan, config) => (await import("../../policy/run")).runPolicies(plan, config),
     get policyList() {
       return pack().allPolicies;
     },

@@ -172,7 +172,7 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
       deps.stdout(line);
     return result.policy.mandatoryViolations > 0 ? ExitCode.PolicyViolation : ExitCode.Ok;
   } catch (e) {
-    const code = report(e, deps);
+    const code = await report(e, deps);
     if (dir !== undefined)
       deps.stderr(
         fs.existsSync(dir)
@@ -184,17 +184,16 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
 }
 
 /** A component's validation error (from the program run) at config paths; undefined for anything else. */
-function componentProblems(e: unknown): Problem[] | undefined {
-  // eslint-disable-next-line @typescript-eslint/no-var-requires
-  const { problemsOf, subjectOf } =
-    require("../../components/_shared/pulumi-errors") as typeof import("../../components/_shared/pulumi-errors");
+async function componentProblems(e: unknown): Promise<Problem[] | undefined> {
+  // Loaded only now: it loads the Pulumi runtime, which a usage or config error never needs.
+  const { problemsOf, subjectOf } = await import("../../components/_shared/pulumi-errors");
   const problems = problemsOf(e);
   // Component paths (`prefill.replicas`) to config paths (`inference.prefill.replicas`), by the component the error names.
   return problems && componentProblemsAtConfig(subjectOf(e), problems);
 }
 
 /** Prints one failure and returns its exit code. */
-function report(e: unknown, deps: CliDeps): number {
+async function report(e: unknown, deps: CliDeps): Promise<number> {
   if (e instanceof UsageError) {
     deps.stderr(`render: ${e.message}`);
     deps.stderr("run `npm run render -- --help` for usage");
@@ -204,7 +203,7 @@ function report(e: unknown, deps: CliDeps): number {
     deps.stderr(`render: ${e.message}`);
     return e.code;
   }
-  const problems = e instanceof ConfigProblems ? e.problems : componentProblems(e);
+  const problems = e instanceof ConfigProblems ? e.problems : await componentProblems(e);
   if (problems) {
     deps.stderr(formatProblems("render: invalid stack config", problems));
     return ExitCode.InvalidConfig;

@@ -4,7 +4,7 @@
  * resources.
  */
 import YAML from "yaml";
-import { autoName } from "./mocks";
+import { autoName } from "./placeholders";
 import { SECRET } from "./redact";
 
 /** The fields of a captured resource this module reads. */

@@ -8,28 +8,7 @@
  * invoke during a render is a bug worth failing on.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { createHash } from "crypto";
-
-/** The account id every placeholder ARN uses (AWS's documentation account). */
-export const PLACEHOLDER_ACCOUNT = "123456789012";
-
-/** Deterministic lower-case hex of any JSON-able value, `len` characters (max 64). */
-export function hexOf(value: unknown, len = 64): string {
-  return createHash("sha256").update(stableJson(value)).digest("hex").slice(0, len);
-}
-
-/** JSON with object keys sorted, so equal values hash equally whatever their key order. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.keys(v)
-            .sort()
-            .map((k) => [k, (v as Record<string, unknown>)[k]]),
-        )
-      : v,
-  );
-}
+import { arn, autoName, ec2Id, hexOf, PLACEHOLDER_ACCOUNT, placeholderKubeconfig } from "./placeholders";
 
 /** `aws:ec2/launchTemplate:LaunchTemplate` -> `{ service: "ec2", kind: "launch-template" }`. */
 function awsParts(type: string): { service: string; kind: string } {
@@ -39,62 +18,25 @@ function awsParts(type: string): { service: string; kind: string } {
   return { service, kind };
 }
 
-/** An EC2-style id: `<prefix>-` + 17 hex characters. */
-function ec2Id(prefix: string, type: string, name: string): string {
-  return `${prefix}-0${hexOf([type, name], 16)}`;
-}
-
-/** The physical name a provider would auto-generate: logical name + 7 hex characters. */
-export function autoName(type: string, name: string): string {
-  return `${name}-${hexOf([type, name], 7)}`;
-}
-
-/** A kubeconfig for an EKS cluster that authenticates with `aws eks get-token`, as EKS prints it. */
-export function placeholderKubeconfig(clusterName: string, endpoint: string, region: string): Record<string, unknown> {
-  return {
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [
-      {
-        name: clusterName,
-        cluster: {
-          server: endpoint,
-          "certificate-authority-data": Buffer.from(`placeholder-ca:${clusterName}`).toString("base64"),
-        },
-      },
-    ],
-    contexts: [{ name: clusterName, context: { cluster: clusterName, user: clusterName } }],
-    "current-context": clusterName,
-    users: [
-      {
-        name: clusterName,
-        user: {
-          exec: {
-            apiVersion: "client.authentication.k8s.io/v1beta1",
-            command: "aws",
-            args: ["eks", "get-token", "--cluster-name", clusterName, "--region", region],
-          },
-        },
-      },
-    ],
-  };
-}
-
 type Outputs = Record<string, unknown>;
+/** A resource's or an invoke's inputs as the mock monitor hands them over: plain values of no fixed shape. */
+type Inputs = Readonly<Record<string, unknown>>;
 
-function zonesOf(inputs: Record<string, any>): string[] {
+/** The physical name the inputs set (`name`), else `fallback` (what the provider would auto-generate). */
+const nameOr = (inputs: Inputs, fallback: string): string => (typeof inputs.name === "string" ? inputs.name : fallback);
+/** `v` when it is an object (`metadata`), else an empty one. */
+const record = (v: unknown): Inputs => (v && typeof v === "object" && !Array.isArray(v) ? (v as Inputs) : {});
+
+function zonesOf(inputs: Inputs): string[] {
   const azs = inputs.availabilityZoneNames as string[] | undefined;
   return azs && azs.length > 0
     ? azs
     : Array.from({ length: Number(inputs.numberOfAvailabilityZones ?? 3) }, (_, i) => `az${i}`);
 }
-type OutputFn = (name: string, inputs: Record<string, any>, region: string) => Outputs;
+type OutputFn = (name: string, inputs: Inputs, region: string) => Outputs;
 
-const arn = (region: string, service: string, resource: string, global = false) =>
-  `arn:aws:${service}:${global ? "" : region}:${PLACEHOLDER_ACCOUNT}:${resource}`;
-
-function eksCluster(name: string, inputs: Record<string, any>, region: string): Outputs {
-  const clusterName = inputs.name ?? autoName("eks", name);
+function eksCluster(name: string, inputs: Inputs, region: string): Outputs {
+  const clusterName = nameOr(inputs, autoName("eks", name));
   const id = hexOf(["oidc", name], 32).toUpperCase();
   const endpoint = `https://${id}.gr7.${region}.eks.amazonaws.com`;
   const kubeconfig = placeholderKubeconfig(clusterName, endpoint, region);
@@ -125,12 +67,13 @@ function eksCluster(name: string, inputs: Record<string, any>, region: string): 
   };
 }
 
-function dockerImage(name: string, inputs: Record<string, any>): Outputs {
+function dockerImage(name: string, inputs: Inputs): { digest: string; ref: string; contextHash: string } {
   // The digest is a function of the build inputs: build args, target, platforms and the tags (the
   // image component tags by a hash of the Dockerfile and context contents). Local paths are left out
   // so every checkout renders the same digest.
   const digest = `sha256:${hexOf({ buildArgs: inputs.buildArgs ?? {}, target: inputs.target, platforms: inputs.platforms, tags: inputs.tags })}`;
-  const tag: string = (inputs.tags ?? [])[0] ?? `${name}:latest`;
+  const tags = Array.isArray(inputs.tags) ? (inputs.tags as unknown[]) : [];
+  const tag = typeof tags[0] === "string" ? tags[0] : `${name}:latest`;
   const repo = tag.replace(/:[^/:]+$/, "");
   return { digest, ref: `${repo}@${digest}`, contextHash: hexOf(inputs.context ?? {}) };
 }
@@ -201,7 +144,7 @@ const BY_TYPE: Record<string, OutputFn> = {
 };
 
 /** Outputs for one resource: its inputs echoed back (as a provider does), plus what the type adds. */
-export function mockOutputs(type: string, name: string, inputs: Record<string, any>, region: string): Outputs {
+export function mockOutputs(type: string, name: string, inputs: Inputs, region: string): Outputs {
   const specific = BY_TYPE[type];
   if (specific) return { ...inputs, ...specific(name, inputs, region) };
   if (
@@ -210,7 +153,7 @@ export function mockOutputs(type: string, name: string, inputs: Record<string, a
     type !== "pulumi:providers:kubernetes"
   ) {
     // The Kubernetes provider auto-names objects without metadata.name.
-    const metadata = { ...(inputs.metadata ?? {}) };
+    const metadata: Record<string, unknown> = { ...record(inputs.metadata) };
     if (!metadata.name) metadata.name = autoName(type, name);
     return { ...inputs, metadata };
   }
@@ -229,7 +172,7 @@ export function mockOutputs(type: string, name: string, inputs: Record<string, a
 }
 
 /** The physical id a provider would return for a custom resource. */
-export function mockId(type: string, name: string, inputs: Record<string, any>): string {
+export function mockId(type: string, name: string, inputs: Inputs): string {
   switch (type) {
     case "aws:ec2/securityGroup:SecurityGroup":
       return ec2Id("sg", type, name);
@@ -244,17 +187,17 @@ export function mockId(type: string, name: string, inputs: Record<string, any>):
     case "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule":
       return ec2Id("sgr", type, name);
     case "aws:ec2/placementGroup:PlacementGroup":
-      return inputs.name ?? autoName("pg", name);
+      return nameOr(inputs, autoName("pg", name));
     case "aws:kms/key:Key":
       return (mockOutputs(type, name, inputs, "us-east-1") as { keyId: string }).keyId;
     case "docker-build:index:Image":
-      return (dockerImage(name, inputs) as { ref: string }).ref;
+      return dockerImage(name, inputs).ref;
     default:
       if (type.startsWith("kubernetes:")) {
-        const md = inputs.metadata ?? {};
+        const md = record(inputs.metadata);
         return `${md.namespace ? `${md.namespace}/` : ""}${md.name ?? autoName(type, name)}`;
       }
-      return inputs.name ?? autoName(type, name);
+      return nameOr(inputs, autoName(type, name));
   }
 }
 
@@ -262,9 +205,7 @@ export function mockId(type: string, name: string, inputs: Record<string, any>):
  * Invokes the program may make, with placeholder answers. Anything else throws. ECR's token is a
  * placeholder (the build never runs offline) and the components mark it secret.
  */
-export const KNOWN_INVOKES: Readonly<
-  Record<string, (inputs: Record<string, any>, region: string) => Record<string, unknown>>
-> = {
+export const KNOWN_INVOKES: Readonly<Record<string, (inputs: Inputs, region: string) => Record<string, unknown>>> = {
   "aws:ecr/getAuthorizationToken:getAuthorizationToken": (inputs, region) => ({
     id: region,
     userName: "AWS",

@@ -174,7 +174,7 @@ export function lockDir(target: string): Lock {
 function removeDeadDrafts(lockFile: string): void {
   const dir = path.dirname(lockFile);
   const prefix = `${path.basename(lockFile)}.`;
-  let names: string[] = [];
+  let names: string[];
   try {
     names = fs.readdirSync(dir);
   } catch {
@@ -264,7 +264,7 @@ function writeAndSwap(
 /** Removes temporary siblings a killed render left beside `target` (only ones whose pid is gone). */
 export function sweepLeftovers(target: string): void {
   const prefix = `.${path.basename(target)}.`;
-  let names: string[] = [];
+  let names: string[];
   try {
     names = fs.readdirSync(path.dirname(target));
   } catch {

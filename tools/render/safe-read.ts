@@ -14,6 +14,11 @@ export class UsageError extends Error {
   }
 }
 
+/** `s` cut to `n` characters with an ellipsis: messages never echo a huge value. */
+export function clip(s: string, n = 80): string {
+  return s.length > n ? `${s.slice(0, n)}...` : s;
+}
+
 /** Largest file read (stack files and kubeconfigs are a few KiB). */
 export const MAX_FILE_BYTES = 1 << 20;
 

@@ -5,24 +5,20 @@
  * module: they become `"[secret]"` and their keys are marked secret. The one loader `render` and
  * `verify` share. Pure apart from reading files.
  *
- * Reading is defensive: only regular files, at most `MAX_FILE_BYTES`, strict UTF-8, one
- * YAML document with merge keys (`<<: *x`, as Pulumi's own loader) and bounded aliases and depth, so a
- * FIFO, a UTF-16 file or an alias bomb is a usage error (exit 2), never a hang or a crash.
+ * Reading is defensive (safe-read.ts, safe-yaml.ts): only regular files, at most `MAX_FILE_BYTES`,
+ * strict UTF-8, one YAML document with merge keys (`<<: *x`, as Pulumi's own loader) and bounded aliases
+ * and depth, so a FIFO, a UTF-16 file or an alias bomb is a usage error (exit 2), never a hang or a crash.
  */
 import * as fs from "fs";
 import * as path from "path";
-import YAML from "yaml";
 import type { Problem } from "../../components/_shared/problems";
 import { didYouMean } from "../../components/_shared/suggest";
 import { SECRET } from "./redact";
-import { decodeUtf8, readRegularFile, UsageError } from "./safe-read";
+import { clip, decodeUtf8, readRegularFile, UsageError } from "./safe-read";
+import { parseYamlText } from "./safe-yaml";
 
 export { decodeUtf8, readRegularFile, UsageError };
 
-/** Deepest nesting accepted in a config file (the schema is 4 levels deep). */
-export const MAX_DEPTH = 32;
-/** Most aliases (`*x`) one file may use: bounds alias bombs ("billion laughs"). */
-export const MAX_ALIASES = 100;
 /** Largest list index `--set key[N]=...` may name. */
 export const MAX_SET_INDEX = 1000;
 /** Stack names: Pulumi's rule (letters, digits, `-`, `_`, `.`; not `.` or `..`), at most 100 characters. */
@@ -46,11 +42,6 @@ export function checkStackName(name: string, what: string): string {
   return name;
 }
 
-/** `s` cut to `n` characters with an ellipsis: messages never echo a huge value. */
-export function clip(s: string, n = 80): string {
-  return s.length > n ? `${s.slice(0, n)}...` : s;
-}
-
 /** The project file's facts the render needs. */
 export interface Project {
   readonly name: string;
@@ -69,36 +60,6 @@ export interface StackConfigMap {
   readonly values: Readonly<Record<string, unknown>>;
 }
 
-/** Rejects cycles (a recursive alias) and nesting deeper than `MAX_DEPTH`. */
-function checkShape(v: unknown, label: string, depth = 0, open: Set<unknown> = new Set()): void {
-  if (v === null || typeof v !== "object") return;
-  if (open.has(v))
-    throw new UsageError(`${label} is not understood: an alias refers to itself (a recursive &anchor / *alias)`);
-  if (depth > MAX_DEPTH) throw new UsageError(`${label} is not understood: nested deeper than ${MAX_DEPTH} levels`);
-  open.add(v);
-  for (const x of Array.isArray(v) ? v : Object.values(v)) checkShape(x, label, depth + 1, open);
-  open.delete(v);
-}
-
-/** Parses YAML text as Pulumi's loader would: merge keys on, unique keys, bounded aliases and depth. */
-export function parseYamlText(text: string, label: string): unknown {
-  if (text.includes("\r") && !text.includes("\n"))
-    throw new UsageError(
-      `${label} is not understood: it uses CR-only line endings; convert it to LF (or CRLF) line endings`,
-    );
-  let value: unknown;
-  try {
-    value = YAML.parse(text, { merge: true, maxAliasCount: MAX_ALIASES, uniqueKeys: true });
-  } catch (e) {
-    const msg = (e as Error).message.split("\n")[0];
-    if (/alias count/i.test(msg))
-      throw new UsageError(`${label} is not understood: more than ${MAX_ALIASES} alias expansions (an alias bomb?)`);
-    throw new UsageError(`${label} is not valid YAML: ${clip(msg, 160)}`);
-  }
-  checkShape(value, label);
-  return value;
-}
-
 function readYaml(file: string, what: string): unknown {
   return parseYamlText(decodeUtf8(readRegularFile(file, what), `${what} ${file}`), `${what} ${file}`);
 }
@@ -109,7 +70,7 @@ function fullKey(project: string, key: string): string {
 
 /** Reads `Pulumi.yaml`: name, stack config dir, and the default of every declared config key. */
 export function loadProject(root: string): Project {
-  const doc = readYaml(path.join(root, "Pulumi.yaml"), "project file") as Record<string, any>;
+  const doc = readYaml(path.join(root, "Pulumi.yaml"), "project file") as Record<string, unknown> | null;
   const name = String(doc?.name ?? "");
   const defaults: Record<string, unknown> = {};
   for (const [key, decl] of Object.entries((doc?.config ?? {}) as Record<string, unknown>)) {
