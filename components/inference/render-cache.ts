@@ -12,7 +12,7 @@
  */
 import { graphNames } from "../_shared/names";
 import { ModelCacheMode, ResolvedInference } from "./args";
-import type { EnvVar } from "./engine";
+import type { EnvVar } from "./dgd-types";
 import {
   DEFAULT_MODEL_REVISION,
   modelCacheDir,

@@ -18,7 +18,8 @@ import {
   workerShape,
   WorkerShape,
 } from "./derive";
-import { engineFor, EngineParts, EnvVar } from "./engine";
+import { engineFor, EngineParts } from "./engine";
+import { DGD_API_VERSION, DGD_KIND, EFA_RESOURCE, EnvVar } from "./dgd-types";
 import { KV_TRANSPORT_ANNOTATION } from "./transport";
 import { modelFitAnnotations } from "./fit";
 import { graphFitAnnotations } from "./fit-annotations";
@@ -31,11 +32,6 @@ import {
   nodeCacheVolumes,
 } from "./render-cache";
 
-/** API version and kind of the graph. */
-export const DGD_API_VERSION = "nvidia.com/v1alpha1" as const;
-export const DGD_KIND = "DynamoGraphDeployment" as const;
-/** EFA device resource of the AWS EFA device plugin. */
-export const EFA_RESOURCE = "vpc.amazonaws.com/efa";
 /** Where the model cache PVC is mounted (and `HF_HOME` points). */
 export const MODEL_CACHE_MOUNT = "/models";
 

@@ -3,6 +3,7 @@
  * captured with a stack transformation inside runInPulumiStack (docs/ARCHITECTURE.md#pulumi-without-the-cli): the mock monitor
  * does not see them.
  */
+import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd-types";
 import { strict as assert } from "assert";
 import * as pulumi from "@pulumi/pulumi";
 import { armMocks, ofType, one, Recorded } from "../helpers/mocks";
@@ -18,7 +19,6 @@ interface Seen {
 }
 
 const RELEASE = "kubernetes:helm.sh/v3:Release";
-const DGD = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
 
 describe("inference: DisaggInference component (mocks)", () => {
   let recorded: Recorded[];
