@@ -101,8 +101,6 @@ function service(path: string, s: unknown, out: string[]): void {
   ) {
     stringMap(`${path}.sharedMemory`, { size: s.sharedMemory.size }, out, true);
   }
-  for (const p of ["livenessProbe", "readinessProbe"])
-    if (s[p] !== undefined) k8s(`${path}.${p}`, () => new Probe(s[p] as never), out);
   if (
     s.multinode !== undefined &&
     keys(`${path}.multinode`, s.multinode, ["nodeCount"], out) &&
@@ -111,6 +109,13 @@ function service(path: string, s: unknown, out: string[]): void {
     out.push(`${path}.multinode.nodeCount: must be a whole number >= 2`);
   }
   for (const m of ["annotations", "labels"]) if (s[m] !== undefined) stringMap(`${path}.${m}`, s[m], out);
+  servicePod(path, s, out);
+}
+
+/** The fields that land on the pods the operator creates: probes, extra pod metadata, extraPodSpec. */
+function servicePod(path: string, s: Obj, out: string[]): void {
+  for (const p of ["livenessProbe", "readinessProbe"])
+    if (s[p] !== undefined) k8s(`${path}.${p}`, () => new Probe(s[p] as never), out);
   // extraPodMetadata {annotations, labels}: in the CRD (facts/dgd-crd.json), merged onto the pods the operator creates.
   if (
     s.extraPodMetadata !== undefined &&
