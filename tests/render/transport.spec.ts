@@ -2,7 +2,8 @@
 import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd-types";
 import { strict as assert } from "assert";
 import { renderGraph } from "../../components/inference";
-import { buildPlan, planMarkdown } from "../../tools/render/plan";
+import { buildPlan } from "../../tools/render/plan";
+import { planMarkdown } from "../../tools/render/plan-md";
 import { kvTransportMarkdown, kvTransportOf } from "../../tools/render/transport";
 import { IMAGE, resolved } from "../helpers/inference-fixtures";
 

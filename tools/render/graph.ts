@@ -4,6 +4,7 @@
  */
 import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
 import { PlanAnnotation } from "../../components/_shared/names";
+import { CacheAnnotation } from "../../components/inference/render-cache";
 import type { CapturedResource } from "./capture";
 
 /** The fields of a captured resource this module reads (type-only import: this module stays pure). */
@@ -42,7 +43,7 @@ export function createMinutes(n: GraphNode): number {
     >;
     // local-nvme: the per-node download runs in init containers before the load budget starts.
     const budget =
-      Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]) + Number(ann["dynamo-efa/model-download-budget-seconds"] ?? 0);
+      Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]) + Number(ann[CacheAnnotation.DownloadBudgetSeconds] ?? 0);
     return Number.isFinite(budget) && budget > 0 ? budget / 60 : 10;
   }
   return CREATE_MINUTES[n.type] ?? DEFAULT_MINUTES;
