@@ -6,6 +6,7 @@ import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
 import { PlanAnnotation } from "../../components/_shared/names";
 import { CacheAnnotation } from "../../components/inference/render-cache";
 import type { CapturedResource } from "./capture";
+import { annotationsOf } from "./dgd-inputs";
 
 /** The fields of a captured resource this module reads (type-only import: this module stays pure). */
 export type GraphNode = Pick<
@@ -37,10 +38,7 @@ const DEFAULT_MINUTES = 0.1;
 /** Minutes to create `n`. */
 export function createMinutes(n: GraphNode): number {
   if (n.type === DGD_TYPE_TOKEN) {
-    const ann = ((n.inputs?.metadata as Record<string, unknown> | undefined)?.annotations ?? {}) as Record<
-      string,
-      unknown
-    >;
+    const ann = annotationsOf(n);
     // local-nvme: the per-node download runs in init containers before the load budget starts.
     const budget =
       Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]) + Number(ann[CacheAnnotation.DownloadBudgetSeconds] ?? 0);

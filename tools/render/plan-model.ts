@@ -11,7 +11,7 @@ import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../../components/catalog/model-math";
 import { Backend } from "../../components/inference/args";
-import { DgdMetadata, DgdService, DgdSpec, EFA_RESOURCE } from "../../components/inference/dgd-types";
+import { DgdService, EFA_RESOURCE } from "../../components/inference/dgd-types";
 import {
   FitAnnotation,
   GIB,
@@ -28,7 +28,8 @@ import {
 import { CacheAnnotation } from "../../components/inference/render-cache";
 import { PlanAnnotation } from "../../components/_shared/names";
 import { table } from "./md-table";
-import { PlanSourceResource, servicesOf } from "./plan-workers";
+import { annotationsOf, servicesOf, specOf } from "./dgd-inputs";
+import type { PlanSourceResource } from "./plan-workers";
 import { loadMarkdown, loadPlan, ModelLoadPlan } from "./plan-load";
 
 /** The model in the plan. `known: false` = not in the catalog and no `modelShape`: fit unknown. */
@@ -176,8 +177,8 @@ export function modelPlan(
 ): ModelPlanSection {
   const dgd = dgds[0];
   if (!dgd) return {};
-  const spec = (dgd.inputs.spec ?? {}) as Partial<DgdSpec>;
-  const ann = (dgd.inputs.metadata as Partial<DgdMetadata> | undefined)?.annotations ?? {};
+  const spec = specOf(dgd);
+  const ann = annotationsOf(dgd);
   const workers = servicesOf(dgd).filter(([, s]) => s.componentType === "worker");
   // The model id annotation first: with the local-nvme cache the engine's --model is a path on the node.
   const id =

@@ -1,17 +1,12 @@
 /**
  * The plan's workers, read back from the rendered DynamoGraphDeployment (what would really be applied, not what
  * the component meant to render): per service its replicas, GPUs, EFA devices, pod requests and anti-affinity.
- * Pure. The captured inputs are read through the DGD type model with every field treated as possibly absent.
+ * Pure.
  */
 import { OperatorLabel } from "../../components/_shared/names";
-import {
-  DGD_TYPE_TOKEN,
-  DgdService,
-  DgdSpec,
-  EFA_RESOURCE,
-  HUGEPAGES_2MI_RESOURCE,
-} from "../../components/inference/dgd-types";
+import { DGD_TYPE_TOKEN, DgdService, EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../components/inference/dgd-types";
 import type { WorkerPlanRow } from "../../components/inference/render";
+import { servicesOf } from "./dgd-inputs";
 
 /** One service of the graph, as the plan shows it. */
 export interface PlanWorker extends Pick<WorkerPlanRow, "replicas" | "gpusPerWorker" | "efaPerWorker"> {
@@ -57,12 +52,6 @@ function podRequests(s: Partial<DgdService>): Pick<PlanWorker, "cpu" | "memory" 
     hugepages2Mi: String(req?.custom?.[HUGEPAGES_2MI_RESOURCE] ?? "-"),
     avoids,
   };
-}
-
-/** The services of a captured graph (none when its spec has none). */
-export function servicesOf(dgd: Pick<PlanSourceResource, "inputs">): [string, Partial<DgdService>][] {
-  const spec = dgd.inputs.spec as Partial<DgdSpec> | undefined;
-  return Object.entries(spec?.services ?? {});
 }
 
 /** Workers of every DGD, in role order (frontend, prefill, decode, others). */

@@ -5,6 +5,7 @@
  * engine selectors use. Pure.
  */
 import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
+import { annotationsOf } from "./dgd-inputs";
 import { KV_TRANSPORT_ANNOTATION, KvTransport, kvWire } from "../../components/inference/transport";
 
 /** The plan's KV-transfer facts. */
@@ -22,9 +23,7 @@ export function kvTransportOf(
   resources: readonly { readonly type: string; readonly inputs: Record<string, unknown> }[],
 ): PlanKvTransport | undefined {
   for (const r of resources.filter((x) => x.type === DGD_TYPE_TOKEN)) {
-    const t = ((r.inputs.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {})[
-      KV_TRANSPORT_ANNOTATION
-    ];
+    const t = annotationsOf(r)[KV_TRANSPORT_ANNOTATION];
     if (t === KvTransport.Libfabric || t === KvTransport.Ucx) return { transport: t, ...kvWire(t) };
   }
   return undefined;
