@@ -2,8 +2,11 @@
  * The captured resource graph: deployment order edges, the critical path (the dependency chain that
  * takes longest to deploy) and a Mermaid diagram. Pure functions over captured resources.
  */
+import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
 import { PlanAnnotation } from "../../components/_shared/names";
+import { CacheAnnotation } from "../../components/inference/render-cache";
 import type { CapturedResource } from "./capture";
+import { annotationsOf } from "./dgd-inputs";
 
 /** The fields of a captured resource this module reads (type-only import: this module stays pure). */
 export type GraphNode = Pick<
@@ -31,18 +34,14 @@ export const CREATE_MINUTES: Readonly<Record<string, number>> = {
   "aws:efs/fileSystem:FileSystem": 1,
 };
 const DEFAULT_MINUTES = 0.1;
-const DGD_TYPE = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
 
 /** Minutes to create `n`. */
 export function createMinutes(n: GraphNode): number {
-  if (n.type === DGD_TYPE) {
-    const ann = ((n.inputs?.metadata as Record<string, unknown> | undefined)?.annotations ?? {}) as Record<
-      string,
-      unknown
-    >;
+  if (n.type === DGD_TYPE_TOKEN) {
+    const ann = annotationsOf(n);
     // local-nvme: the per-node download runs in init containers before the load budget starts.
     const budget =
-      Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]) + Number(ann["dynamo-efa/model-download-budget-seconds"] ?? 0);
+      Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]) + Number(ann[CacheAnnotation.DownloadBudgetSeconds] ?? 0);
     return Number.isFinite(budget) && budget > 0 ? budget / 60 : 10;
   }
   return CREATE_MINUTES[n.type] ?? DEFAULT_MINUTES;

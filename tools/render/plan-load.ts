@@ -11,6 +11,7 @@ import type { GpuPoolFacts } from "../../components/catalog/pool";
 import type { ModelFacts } from "../../components/catalog/model-math";
 import { ModelCacheMode } from "../../components/inference/args";
 import { nodeCacheHostPath } from "../../components/inference/prefetch";
+import { CacheAnnotation } from "../../components/inference/render-cache";
 import { PlanAnnotation } from "../../components/_shared/names";
 
 /** Stated bandwidths and fixed costs, in MB/s (10^6 bytes) and seconds. */
@@ -47,6 +48,78 @@ export interface ModelLoadPlan {
 
 const GB = 1e9;
 const secs = (bytes: number, mbps: number) => Math.ceil(bytes / (mbps * 1e6));
+const gbOf = (bytes: number) => `${(bytes / GB).toFixed(1)} GB`;
+
+/** The estimate of one cache mode, before the budgets are checked. */
+type ModeEstimate = Omit<ModelLoadPlan, "overBudget" | "weightBytes" | "mode" | "loadBudgetSeconds">;
+
+/** `local-nvme`: each node downloads once into its NVMe array, then its workers read from it. */
+function localNvmeEstimate(w: number, ann: Readonly<Record<string, string>>, pool: GpuPoolFacts): ModeEstimate {
+  const a = LOAD_ASSUMPTIONS;
+  const gb = gbOf(w);
+  return {
+    where: `each node's NVMe RAID0 array (${nodeCacheHostPath(pool.localNvme?.mountPath ?? "?")}), downloaded once per node before its workers start`,
+    downloads: pool.nodes,
+    downloadSeconds: secs(w, a.hfDownloadMBps),
+    downloadBudgetSeconds: Number(ann[CacheAnnotation.DownloadBudgetSeconds] ?? 0),
+    loadSeconds: secs(w, a.nvmeReadMBps) + a.engineStartSeconds,
+    basis: {
+      download: `${gb} at ${a.hfDownloadMBps} MB/s, the ${pool.nodes} nodes in parallel`,
+      load: `${gb} at ${a.nvmeReadMBps} MB/s from NVMe (co-located workers share the page cache) + ${a.engineStartSeconds} s engine start`,
+    },
+  };
+}
+
+/** `efs`: the first worker downloads into the shared file system; every node reads from it. */
+function efsEstimate(w: number): ModeEstimate {
+  const a = LOAD_ASSUMPTIONS;
+  const gb = gbOf(w);
+  return {
+    where: "one shared EFS file system (HF_HOME of every worker); the first worker downloads",
+    downloads: 1,
+    downloadSeconds: secs(w, Math.min(a.hfDownloadMBps, a.efsReadMBps)),
+    loadSeconds: secs(w, a.efsReadMBps) + a.engineStartSeconds,
+    basis: {
+      download: `${gb} at ${Math.min(a.hfDownloadMBps, a.efsReadMBps)} MB/s into EFS, inside the first engine's start`,
+      load: `${gb} at ${a.efsReadMBps} MB/s per node from EFS + ${a.engineStartSeconds} s engine start`,
+    },
+  };
+}
+
+/** `none`: every worker downloads the whole model into its own container file system. */
+function noCacheEstimate(w: number, pool: GpuPoolFacts, workers: number): ModeEstimate {
+  const a = LOAD_ASSUMPTIONS;
+  const gb = gbOf(w);
+  const perNode = Math.max(1, Math.ceil(workers / Math.max(1, pool.nodes)));
+  const local = pool.localNvme
+    ? { mbps: a.nvmeReadMBps, what: "NVMe RAID0" }
+    : { mbps: a.gp3ReadMBps, what: "gp3 root volume" };
+  return {
+    where: `every worker's own container file system (${local.what}); each worker downloads the whole model`,
+    downloads: workers,
+    downloadSeconds: secs(w * perNode, a.hfDownloadMBps),
+    loadSeconds: secs(w, local.mbps) + a.engineStartSeconds,
+    basis: {
+      download: `${perNode} workers per node x ${gb} sharing ${a.hfDownloadMBps} MB/s, inside each engine's start`,
+      load: `${gb} at ${local.mbps} MB/s from the ${local.what} + ${a.engineStartSeconds} s engine start`,
+    },
+  };
+}
+
+/** The budgets an estimate exceeds: local-nvme has its own download budget; otherwise the engine downloads inside its load budget. */
+function overBudget(mode: ModelCacheMode, p: ModeEstimate, loadBudget: number): string[] {
+  const out: string[] = [];
+  if (mode === ModelCacheMode.LocalNvme) {
+    if (p.downloadSeconds > (p.downloadBudgetSeconds ?? 0))
+      out.push(`download ${p.downloadSeconds} s > modelDownloadBudgetSeconds ${p.downloadBudgetSeconds}`);
+    if (p.loadSeconds > loadBudget) out.push(`load ${p.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget}`);
+  } else if (p.downloadSeconds + p.loadSeconds > loadBudget) {
+    out.push(
+      `download + load ${p.downloadSeconds + p.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget} (the engine downloads inside its start)`,
+    );
+  }
+  return out;
+}
 
 /** The section for one graph: `workers` worker pods on `pool`, with annotations `ann`. */
 export function loadPlan(
@@ -55,63 +128,16 @@ export function loadPlan(
   pool: GpuPoolFacts,
   workers: number,
 ): ModelLoadPlan {
-  const a = LOAD_ASSUMPTIONS;
-  const mode = (ann["dynamo-efa/model-cache"] ?? ModelCacheMode.None) as ModelCacheMode;
+  const mode = (ann[CacheAnnotation.Mode] ?? ModelCacheMode.None) as ModelCacheMode;
   const loadBudget = Number(ann[PlanAnnotation.ModelLoadBudgetSeconds] ?? 0);
   const w = m.weightBytes;
-  const gb = `${(w / GB).toFixed(1)} GB`;
-  const perNode = Math.max(1, Math.ceil(workers / Math.max(1, pool.nodes)));
-  const local = pool.localNvme
-    ? { mbps: a.nvmeReadMBps, what: "NVMe RAID0" }
-    : { mbps: a.gp3ReadMBps, what: "gp3 root volume" };
-  let p: Omit<ModelLoadPlan, "overBudget" | "weightBytes" | "mode" | "loadBudgetSeconds">;
-  if (mode === ModelCacheMode.LocalNvme) {
-    const dl = secs(w, a.hfDownloadMBps);
-    p = {
-      where: `each node's NVMe RAID0 array (${nodeCacheHostPath(pool.localNvme?.mountPath ?? "?")}), downloaded once per node before its workers start`,
-      downloads: pool.nodes,
-      downloadSeconds: dl,
-      downloadBudgetSeconds: Number(ann["dynamo-efa/model-download-budget-seconds"] ?? 0),
-      loadSeconds: secs(w, a.nvmeReadMBps) + a.engineStartSeconds,
-      basis: {
-        download: `${gb} at ${a.hfDownloadMBps} MB/s, the ${pool.nodes} nodes in parallel`,
-        load: `${gb} at ${a.nvmeReadMBps} MB/s from NVMe (co-located workers share the page cache) + ${a.engineStartSeconds} s engine start`,
-      },
-    };
-  } else if (mode === ModelCacheMode.Efs) {
-    p = {
-      where: "one shared EFS file system (HF_HOME of every worker); the first worker downloads",
-      downloads: 1,
-      downloadSeconds: secs(w, Math.min(a.hfDownloadMBps, a.efsReadMBps)),
-      loadSeconds: secs(w, a.efsReadMBps) + a.engineStartSeconds,
-      basis: {
-        download: `${gb} at ${Math.min(a.hfDownloadMBps, a.efsReadMBps)} MB/s into EFS, inside the first engine's start`,
-        load: `${gb} at ${a.efsReadMBps} MB/s per node from EFS + ${a.engineStartSeconds} s engine start`,
-      },
-    };
-  } else {
-    p = {
-      where: `every worker's own container file system (${local.what}); each worker downloads the whole model`,
-      downloads: workers,
-      downloadSeconds: secs(w * perNode, a.hfDownloadMBps),
-      loadSeconds: secs(w, local.mbps) + a.engineStartSeconds,
-      basis: {
-        download: `${perNode} workers per node x ${gb} sharing ${a.hfDownloadMBps} MB/s, inside each engine's start`,
-        load: `${gb} at ${local.mbps} MB/s from the ${local.what} + ${a.engineStartSeconds} s engine start`,
-      },
-    };
-  }
-  const overBudget: string[] = [];
-  if (mode === ModelCacheMode.LocalNvme) {
-    if (p.downloadSeconds > (p.downloadBudgetSeconds ?? 0))
-      overBudget.push(`download ${p.downloadSeconds} s > modelDownloadBudgetSeconds ${p.downloadBudgetSeconds}`);
-    if (p.loadSeconds > loadBudget) overBudget.push(`load ${p.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget}`);
-  } else if (p.downloadSeconds + p.loadSeconds > loadBudget) {
-    overBudget.push(
-      `download + load ${p.downloadSeconds + p.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget} (the engine downloads inside its start)`,
-    );
-  }
-  return { mode, weightBytes: w, loadBudgetSeconds: loadBudget, ...p, overBudget };
+  const p =
+    mode === ModelCacheMode.LocalNvme
+      ? localNvmeEstimate(w, ann, pool)
+      : mode === ModelCacheMode.Efs
+        ? efsEstimate(w)
+        : noCacheEstimate(w, pool, workers);
+  return { mode, weightBytes: w, loadBudgetSeconds: loadBudget, ...p, overBudget: overBudget(mode, p, loadBudget) };
 }
 
 /** The `plan.md` lines of the section. */

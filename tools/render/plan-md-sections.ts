@@ -6,7 +6,8 @@
  */
 import type { PolicyRun } from "../../policy/run";
 import type { Plan } from "./plan";
-import { PlanMdSlots, table } from "./plan";
+import { table } from "./md-table";
+import type { PlanMdSlots } from "./plan-md";
 
 /** What the sections read besides the plan. */
 export interface PlanMdExtras {

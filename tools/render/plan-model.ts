@@ -11,9 +11,11 @@ import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../../components/catalog/model-math";
 import { Backend } from "../../components/inference/args";
+import { DgdService, EFA_RESOURCE } from "../../components/inference/dgd-types";
 import {
   FitAnnotation,
   GIB,
+  KvLink,
   kvLink,
   modelFacts,
   RUNTIME_RESERVE_GIB,
@@ -21,8 +23,13 @@ import {
   TCP_FLOW_GBPS,
   transferMs,
   workerFit,
+  WorkerFit,
 } from "../../components/inference/fit";
-import { table } from "./plan";
+import { CacheAnnotation } from "../../components/inference/render-cache";
+import { PlanAnnotation } from "../../components/_shared/names";
+import { table } from "./md-table";
+import { annotationsOf, servicesOf, specOf } from "./dgd-inputs";
+import type { PlanSourceResource } from "./plan-workers";
 import { loadMarkdown, loadPlan, ModelLoadPlan } from "./plan-load";
 
 /** The model in the plan. `known: false` = not in the catalog and no `modelShape`: fit unknown. */
@@ -44,17 +51,21 @@ export type PlanModel =
     };
 
 /** How the model fits one worker of a role, and its KV transfer. */
-export interface PlanWorkerFit {
+export interface PlanWorkerFit extends Pick<
+  WorkerFit,
+  | "tensorParallel"
+  | "weightsGiBPerGpu"
+  | "kvCacheGiBPerGpu"
+  | "kvCacheGiB"
+  | "kvCapacityTokens"
+  | "maxConcurrentAtMaxLen"
+> {
+  /** The worker's `subComponentType` and service key, as in `PlanWorker`. */
   readonly role: string;
   readonly service: string;
-  readonly tensorParallel: number;
-  readonly weightsGiBPerGpu: number;
-  readonly kvCacheGiBPerGpu: number;
-  readonly kvCacheGiB: number;
-  readonly kvCapacityTokens: number;
+  /** The engine's `--max-model-len` / `--max-seq-len`. */
   readonly maxModelLen: number;
-  readonly maxConcurrentAtMaxLen: number;
-  readonly kvTransport: string;
+  readonly kvTransport: KvLink["transport"];
   /** Line rate of the worker's KV link, in Gbps. */
   readonly kvLinkGbps: number;
   readonly kvLinkBasis: string;
@@ -73,11 +84,6 @@ export interface ModelPlanSection {
   readonly fitAssumptions?: readonly string[];
   /** Where the weights live, downloads per deploy, estimated download and load vs budgets. */
   readonly modelLoad?: ModelLoadPlan;
-}
-
-type Obj = Record<string, any>;
-interface Dgd {
-  readonly inputs: Record<string, unknown>;
 }
 
 function flag(args: readonly unknown[], ...names: string[]): string | undefined {
@@ -122,12 +128,12 @@ function planModel(id: string, m: ModelFacts | undefined, kvDtype: KvCacheDtype)
 function workerRow(
   m: ModelFacts,
   service: string,
-  s: Obj,
+  s: Partial<DgdService>,
   pool: GpuPoolFacts,
   backend: Backend,
   kvDtype: KvCacheDtype,
 ): PlanWorkerFit | undefined {
-  const args = (s.extraPodSpec?.mainContainer?.args ?? []) as unknown[];
+  const args = s.extraPodSpec?.mainContainer?.args ?? [];
   const instance = INSTANCES.get(pool.instanceType);
   const tp = Number(flag(args, "--tensor-parallel-size"));
   const maxModelLen = Number(flag(args, "--max-model-len", "--max-seq-len"));
@@ -142,7 +148,7 @@ function workerRow(
     maxModelLen,
     kvCacheDtype: kvDtype,
   });
-  const link = kvLink(pool, Number(s.resources?.limits?.custom?.["vpc.amazonaws.com/efa"] ?? 0));
+  const link = kvLink(pool, Number(s.resources?.limits?.custom?.[EFA_RESOURCE] ?? 0));
   const perToken = kvBytesPerTokenPerGpu(m, 1, kvDtype);
   return {
     role: String(s.subComponentType),
@@ -165,24 +171,25 @@ function workerRow(
 }
 
 /** The model section of the plan, from the rendered graph(s) and the pools. */
-export function modelPlan(dgds: readonly Dgd[], pools: readonly GpuPoolFacts[]): ModelPlanSection {
+export function modelPlan(
+  dgds: readonly Pick<PlanSourceResource, "inputs">[],
+  pools: readonly GpuPoolFacts[],
+): ModelPlanSection {
   const dgd = dgds[0];
   if (!dgd) return {};
-  const spec = (dgd.inputs.spec ?? {}) as Obj;
-  const ann = ((dgd.inputs.metadata as Obj | undefined)?.annotations ?? {}) as Record<string, string>;
-  const workers = Object.entries((spec.services ?? {}) as Obj).filter(([, s]) => s.componentType === "worker");
+  const spec = specOf(dgd);
+  const ann = annotationsOf(dgd);
+  const workers = servicesOf(dgd).filter(([, s]) => s.componentType === "worker");
   // The model id annotation first: with the local-nvme cache the engine's --model is a path on the node.
   const id =
-    ann["dynamo-efa/model"] ??
-    workers
-      .map(([, s]) => flag((s.extraPodSpec?.mainContainer?.args ?? []) as unknown[], "--model"))
-      .find((x) => x !== undefined);
+    ann[CacheAnnotation.Model] ??
+    workers.map(([, s]) => flag(s.extraPodSpec?.mainContainer?.args ?? [], "--model")).find((x) => x !== undefined);
   if (!id) return {};
   const shape = ann[FitAnnotation.ModelShape] ? (JSON.parse(ann[FitAnnotation.ModelShape]) as ModelShape) : undefined;
   const kvDtype = (ann[FitAnnotation.KvCacheDtype] ?? KvCacheDtype.Auto) as KvCacheDtype;
   const m = modelFacts(id, shape);
   const model = planModel(id, m, kvDtype);
-  const pool = pools.find((p) => p.name === ann["dynamo-efa/gpu-pool"]) ?? pools[0];
+  const pool = pools.find((p) => p.name === ann[PlanAnnotation.GpuPool]) ?? pools[0];
   if (!m || !pool) return { model };
   const backend = (spec.backendFramework ?? Backend.Vllm) as Backend;
   const rows = workers
