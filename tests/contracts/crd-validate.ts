@@ -5,6 +5,7 @@
  * field is rejected. Patterns, formats and CEL rules are not checked.
  */
 import type { FieldNode } from "./extract/dgd-crd";
+import { isRecord } from "./json";
 
 const show = (v: unknown) => JSON.stringify(v);
 
@@ -61,13 +62,13 @@ export function structuralProblems(node: FieldNode, value: unknown, path: string
 /** Problems of a whole custom resource: apiVersion/kind as given, metadata is ObjectMeta (not in the schema). */
 export function crdProblems(
   facts: { group: string; kind: string; version: string; schema: FieldNode },
-  obj: any,
+  obj: unknown,
 ): string[] {
   const out: string[] = [];
-  if (obj?.apiVersion !== `${facts.group}/${facts.version}`)
-    out.push(`apiVersion: ${show(obj?.apiVersion)} is not ${facts.group}/${facts.version}`);
-  if (obj?.kind !== facts.kind) out.push(`kind: ${show(obj?.kind)} is not ${facts.kind}`);
-  const { metadata: _m, ...rest } = obj ?? {};
+  const { metadata: _m, ...rest } = isRecord(obj) ? obj : {};
+  if (rest.apiVersion !== `${facts.group}/${facts.version}`)
+    out.push(`apiVersion: ${show(rest.apiVersion)} is not ${facts.group}/${facts.version}`);
+  if (rest.kind !== facts.kind) out.push(`kind: ${show(rest.kind)} is not ${facts.kind}`);
   return [
     ...out,
     ...structuralProblems(

@@ -11,6 +11,7 @@ import { charts } from "../../components/versions";
 import { crdProblems, structuralProblems } from "./crd-validate";
 import { CHART_CRD, countFields, extractCrd, FieldNode, OPERATOR_CRD } from "./extract/dgd-crd";
 import { loadFacts } from "./facts";
+import { recordAt } from "./json";
 import { renderedDgds, Sourced } from "./rendered";
 
 type CrdFacts = { group: string; kind: string; version: string; schema: FieldNode };
@@ -18,7 +19,7 @@ const crd = loadFacts<CrdFacts>("dgd-crd");
 
 describe("contract: rendered DynamoGraphDeployments against the operator's CRD", function () {
   this.timeout(120000);
-  let graphs: Sourced<any>[] = [];
+  let graphs: Sourced<unknown>[] = [];
   before(async () => {
     graphs = await renderedDgds();
   });
@@ -42,16 +43,19 @@ describe("contract: rendered DynamoGraphDeployments against the operator's CRD",
   });
 
   describe("mutations the API server would not store unchanged", () => {
-    const mutate = (edit: (g: any) => void) => {
+    const mutate = (edit: (g: unknown) => void) => {
       const g = structuredClone(graphs[0].obj);
       edit(g);
       return crdProblems(crd.facts, g);
     };
-    const svc = (g: any) => Object.values(g.spec.services)[0] as any;
+    const svc = (g: unknown) => {
+      const services = recordAt(g, "spec", "services");
+      return recordAt(services, Object.keys(services)[0]);
+    };
     it("a field the schema does not name is pruned (a typo in a service field, and one in the main container)", () => {
       const problems = mutate((g) => {
         svc(g).replica = 2;
-        svc(g).extraPodSpec.mainContainer.startupProbee = {};
+        recordAt(svc(g), "extraPodSpec", "mainContainer").startupProbee = {};
       });
       assert.equal(problems.length, 2, problems.join("\n"));
       assert.ok(
@@ -74,7 +78,7 @@ describe("contract: rendered DynamoGraphDeployments against the operator's CRD",
     it("a value outside an enum", () => {
       assert.deepEqual(
         mutate((g) => {
-          g.spec.backendFramework = "tensorrt";
+          recordAt(g, "spec").backendFramework = "tensorrt";
         }),
         ['spec.backendFramework: "tensorrt" is not one of ["sglang","vllm","trtllm"]'],
       );
@@ -82,7 +86,7 @@ describe("contract: rendered DynamoGraphDeployments against the operator's CRD",
     it("a missing required field (an env var without a name)", () => {
       assert.match(
         mutate((g) => {
-          g.spec.envs = [{ value: "x" }];
+          recordAt(g, "spec").envs = [{ value: "x" }];
         }).join("\n"),
         /^spec\.envs\[0\]: required field name is missing$/,
       );

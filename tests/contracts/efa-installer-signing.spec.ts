@@ -8,23 +8,13 @@ import { spawnSync } from "child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
-import { DockerfileParser } from "dockerfile-ast";
+import { argDefaults } from "../helpers/dockerfile";
 import { loadFacts } from "./facts";
 import { image } from "../../components/versions";
 import type { EfaSigningFacts } from "./extract/efa-installer-signing";
 
 const DOCKERFILE = readFileSync(join(__dirname, "..", "..", "dockerfiles", "Dockerfile.dynamo-combined-efa"), "utf8");
 const FACT = loadFacts<EfaSigningFacts>("efa-installer-signing");
-
-/** Defaults of every `ARG name=...` declaration in the Dockerfile. */
-function argDefaults(text: string, name: string): string[] {
-  return DockerfileParser.parse(text)
-    .getInstructions()
-    .filter((i) => i.getKeyword() === "ARG")
-    .map((i) => (i as any).getProperty())
-    .filter((p) => p?.getName() === name)
-    .map((p) => p.getValue() ?? "");
-}
 
 /** The URLs the Dockerfile's `curl` lines fetch, with simple `name="value"` shell assignments expanded. */
 export function curlUrls(text: string): string[] {

@@ -7,9 +7,10 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { DockerfileParser, Property } from "dockerfile-ast";
+import { envProperties } from "../helpers/dockerfile";
 import { envVerdict } from "./env-contract";
 import { extractEnv } from "./extract/env-vars";
+import { recordAt } from "./json";
 import { envNames, renderedDgds } from "./rendered";
 
 const DOCKERFILE = path.join(__dirname, "..", "..", "dockerfiles", "Dockerfile.dynamo-combined-efa");
@@ -30,14 +31,7 @@ function dead(settings: readonly Setting[]): string[] {
 }
 
 function dockerfileEnv(text: string, source: string): Setting[] {
-  return DockerfileParser.parse(text)
-    .getInstructions()
-    .filter((i) => i.getKeyword() === "ENV")
-    .flatMap((i) =>
-      (i as unknown as { getProperties(): Property[] })
-        .getProperties()
-        .map((p) => ({ source: `${source}:${i.getRange().start.line + 1}`, name: p.getName() })),
-    );
+  return envProperties(text).map((p) => ({ source: `${source}:${p.line + 1}`, name: p.name }));
 }
 
 describe("contract: env vars we set are read by the pinned upstream", function () {
@@ -105,9 +99,10 @@ describe("contract: env vars we set are read by the pinned upstream", function (
   it("mutation: a dead variable added to a rendered graph or an ENV line fails", async () => {
     const [first] = await renderedDgds();
     const g = structuredClone(first.obj);
-    const svc = Object.values(g.spec.services as Record<string, { envs?: { name: string; value: string }[] }>)[0];
+    const services = recordAt(g, "spec", "services");
+    const svc = recordAt(services, Object.keys(services)[0]);
     svc.envs = [
-      ...(svc.envs ?? []),
+      ...(Array.isArray(svc.envs) ? svc.envs : []),
       { name: "NIXL_LIBFABRIC_MAX_RAILS", value: "1" },
       { name: "FI_EFA_ENABLE_SHM_TRANSFR", value: "0" },
     ];

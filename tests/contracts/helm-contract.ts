@@ -8,8 +8,7 @@ import * as fs from "fs";
 import * as path from "path";
 import type { ChartFacts } from "./extract/helm-values";
 import { FactFile, loadFacts } from "./facts";
-
-const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+import { isRecord } from "./json";
 
 /** facts/chart-<chart>.json, or undefined when there is none. */
 export const chartFactFile = (chart: string): FactFile<ChartFacts> | undefined =>
@@ -91,7 +90,7 @@ function nearest(path: string, keys: readonly string[]): string | undefined {
 
 /** Problems of `values` (set for chart `f`, subcharts merged: `withSubcharts`), one per key the chart does not read. */
 export function unknownValueKeys(f: ChartFacts, values: unknown, at = ""): string[] {
-  if (!isMap(values)) return [];
+  if (!isRecord(values)) return [];
   const keys = new Set(f.keys);
   return Object.entries(values).flatMap(([k, v]) => {
     const p = at ? `${at}.${k}` : k;
@@ -100,7 +99,7 @@ export function unknownValueKeys(f: ChartFacts, values: unknown, at = ""): strin
       const near = nearest(p, f.keys);
       return [`${p}: ${f.chart} ${f.version} reads no such key${near ? `; did you mean ${near}?` : ""}`];
     }
-    if (f.freeForm.includes(p) || !isMap(v)) return [];
+    if (f.freeForm.includes(p) || !isRecord(v)) return [];
     const hasChildren = f.keys.some((x) => x.startsWith(`${p}.`));
     return hasChildren
       ? unknownValueKeys(f, v, p)

@@ -6,7 +6,7 @@
 import * as assert from "assert";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { DockerfileParser } from "dockerfile-ast";
+import { argDefaults } from "../helpers/dockerfile";
 import { loadFacts } from "./facts";
 import { DYNAMO_COMMIT, image } from "../../components/versions";
 import { NGC_PYTORCH_TORCH, TORCH_CUDA_ARCHS, consumerArchLists, fatArchs } from "../../components/catalog";
@@ -43,12 +43,7 @@ export function dynamoPinProblems(
   if (f.facts.trtllm["tensorrt-llm"] !== v.trtllm)
     out.push(`Dynamo pins tensorrt-llm ${f.facts.trtllm["tensorrt-llm"]}, versions.ts ${v.trtllm}`);
   if (`v${f.facts.vllm.vllm}` !== v.vllm) out.push(`Dynamo pins vllm ${f.facts.vllm.vllm}, versions.ts ${v.vllm}`);
-  const refs = DockerfileParser.parse(dockerfile)
-    .getInstructions()
-    .filter((i) => i.getKeyword() === "ARG")
-    .map((i) => (i as any).getProperty())
-    .filter((p) => p?.getName() === "DYNAMO_REF")
-    .map((p) => p.getValue() ?? "");
+  const refs = argDefaults(dockerfile, "DYNAMO_REF");
   if (refs.length === 0 || refs.some((r) => r !== v.commit))
     out.push(`Dockerfile DYNAMO_REF defaults ${refs.join(", ")} != ${v.commit}`);
   if (/--branch "\$\{DYNAMO_REF\}"/.test(dockerfile))

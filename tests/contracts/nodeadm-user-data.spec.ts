@@ -13,6 +13,7 @@ import { resolvePool } from "../../components/cluster/args";
 import { defaultDeps, runCli } from "../../tools/render/cli";
 import { parseMultipart, ParsedMultipart, yamlParts } from "../helpers/mime";
 import { loadFacts } from "./facts";
+import { at, isRecord } from "./json";
 
 interface NodeadmFacts {
   apiVersion: string;
@@ -31,20 +32,22 @@ const { facts } = loadFacts<NodeadmFacts>("nodeadm-nodeconfig");
 export function userDataProblems(doc: ParsedMultipart, f: NodeadmFacts = facts): string[] {
   const out: string[] = [];
   if (!doc.closed) out.push("the MIME document has no closing boundary");
-  const configs = yamlParts(doc, f.userDataMediaType) as any[];
+  const configs = yamlParts(doc, f.userDataMediaType);
   if (configs.length === 0) out.push(`no part of media type ${f.userDataMediaType}`);
   for (const c of configs) {
-    if (c?.apiVersion !== f.apiVersion) out.push(`apiVersion ${JSON.stringify(c?.apiVersion)} is not ${f.apiVersion}`);
-    if (c?.kind !== f.kind) out.push(`kind ${JSON.stringify(c?.kind)} is not ${f.kind}`);
-    const ls = f.specPath.reduce((o: any, k) => o?.[k], c?.spec);
-    for (const k of Object.keys(ls ?? {}))
+    const [apiVersion, kind] = [at(c, "apiVersion"), at(c, "kind")];
+    if (apiVersion !== f.apiVersion) out.push(`apiVersion ${JSON.stringify(apiVersion)} is not ${f.apiVersion}`);
+    if (kind !== f.kind) out.push(`kind ${JSON.stringify(kind)} is not ${f.kind}`);
+    const ls = at(c, "spec", ...f.specPath);
+    for (const k of Object.keys(isRecord(ls) ? ls : {}))
       if (!f.localStorageFields.includes(k))
         out.push(`localStorage.${k} is not a nodeadm field (${f.localStorageFields.join(", ")})`);
-    if (ls?.strategy !== undefined && !f.strategies.includes(ls.strategy))
-      out.push(`strategy ${JSON.stringify(ls.strategy)} is not one of ${f.strategies.join(", ")}`);
-    if (ls?.mountPath !== undefined) out.push("mountPath is set: the cache path assumes the default mount point");
+    const strategy = at(ls, "strategy");
+    if (strategy !== undefined && !f.strategies.some((s) => s === strategy))
+      out.push(`strategy ${JSON.stringify(strategy)} is not one of ${f.strategies.join(", ")}`);
+    if (at(ls, "mountPath") !== undefined) out.push("mountPath is set: the cache path assumes the default mount point");
   }
-  if (!configs.some((c) => f.specPath.reduce((o: any, k) => o?.[k], c?.spec)?.strategy === "RAID0"))
+  if (!configs.some((c) => at(c, "spec", ...f.specPath, "strategy") === "RAID0"))
     out.push("no NodeConfig asks for strategy RAID0");
   return out;
 }
@@ -78,7 +81,10 @@ describe("contract: GPU node user data vs nodeadm (amazon-eks-ami)", () => {
         stderr: () => undefined,
       });
       assert.equal(code, 0);
-      const resources = JSON.parse(fs.readFileSync(path.join(tmp, "p5en-8gpu", "resources.json"), "utf8")) as any[];
+      // resources.json as tools/render writes it; only the fields read here are declared.
+      const resources: { type: string; name: string; inputs: { userData: string } }[] = JSON.parse(
+        fs.readFileSync(path.join(tmp, "p5en-8gpu", "resources.json"), "utf8"),
+      );
       const lts = resources.filter(
         (r) => r.type === "aws:ec2/launchTemplate:LaunchTemplate" && r.name.includes("gpu-lt"),
       );

@@ -8,6 +8,7 @@ import * as os from "os";
 import * as path from "path";
 import YAML from "yaml";
 import { defaultDeps, runCli } from "../../tools/render/cli";
+import { at } from "./json";
 
 export const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
 
@@ -27,7 +28,7 @@ export interface Sourced<T> {
 
 export interface RenderedStack {
   readonly stack: string;
-  readonly manifests: readonly Sourced<any>[];
+  readonly manifests: readonly Sourced<unknown>[];
   readonly releases: readonly RenderedRelease[];
 }
 
@@ -83,9 +84,9 @@ export function renderedStacks(): Promise<RenderedStack[]> {
 }
 
 /** Every rendered DynamoGraphDeployment of both stacks and the golden inference graphs. */
-export async function renderedDgds(): Promise<Sourced<any>[]> {
+export async function renderedDgds(): Promise<Sourced<unknown>[]> {
   const rendered = (await renderedStacks()).flatMap((s) =>
-    s.manifests.filter((m) => m.obj?.kind === "DynamoGraphDeployment"),
+    s.manifests.filter((m) => at(m.obj, "kind") === "DynamoGraphDeployment"),
   );
   const goldenDir = path.join(__dirname, "..", "golden", "inference");
   const golden = fs
@@ -98,7 +99,7 @@ export async function renderedDgds(): Promise<Sourced<any>[]> {
         obj: d.toJS(),
       })),
     )
-    .filter((m) => m.obj?.kind === "DynamoGraphDeployment");
+    .filter((m) => at(m.obj, "kind") === "DynamoGraphDeployment");
   return [...rendered, ...golden];
 }
 

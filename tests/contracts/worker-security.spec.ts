@@ -9,6 +9,7 @@ import * as fs from "fs";
 import * as path from "path";
 import YAML from "yaml";
 import { loadFacts } from "./facts";
+import { at, recordAt } from "./json";
 
 interface UpstreamWorker {
   readonly service: string;
@@ -24,12 +25,14 @@ const { facts } = loadFacts<{ workers: UpstreamWorker[] }>("dynamo-eks-example")
 const GOLDEN = path.join(__dirname, "..", "golden");
 
 /** Problems of one rendered worker service against the upstream shape. */
-export function workerIsolationProblems(label: string, svc: any, allowedCaps: readonly string[]): string[] {
-  const sc = svc?.extraPodSpec?.mainContainer?.securityContext ?? {};
+export function workerIsolationProblems(label: string, svc: unknown, allowedCaps: readonly string[]): string[] {
+  const sc = at(svc, "extraPodSpec", "mainContainer", "securityContext");
   const out: string[] = [];
-  if (sc.privileged === true) out.push(`${label}: privileged (upstream's LIBFABRIC workers are not)`);
-  if (svc?.extraPodSpec?.hostNetwork === true) out.push(`${label}: hostNetwork (upstream's workers do not use it)`);
-  const add: string[] = sc.capabilities?.add ?? [];
+  if (at(sc, "privileged") === true) out.push(`${label}: privileged (upstream's LIBFABRIC workers are not)`);
+  if (at(svc, "extraPodSpec", "hostNetwork") === true)
+    out.push(`${label}: hostNetwork (upstream's workers do not use it)`);
+  const caps = at(sc, "capabilities", "add");
+  const add = Array.isArray(caps) ? caps.map(String) : [];
   for (const c of add.filter((x) => !allowedCaps.includes(x)))
     out.push(`${label}: adds ${c}; upstream adds only ${allowedCaps.join(", ")}`);
   for (const c of allowedCaps.filter((x) => !add.includes(x)))
@@ -38,7 +41,7 @@ export function workerIsolationProblems(label: string, svc: any, allowedCaps: re
 }
 
 /** Every rendered graph we ship: both stacks' golden manifests and the golden inference graphs. */
-function renderedGraphs(): { file: string; graph: any }[] {
+function renderedGraphs(): { file: string; graph: unknown }[] {
   const files = [
     ...fs.readdirSync(path.join(GOLDEN, "inference")).map((f) => path.join("inference", f)),
     ...fs.readdirSync(path.join(GOLDEN, "render")).flatMap((s) =>
@@ -51,10 +54,18 @@ function renderedGraphs(): { file: string; graph: any }[] {
   return files.map((file) => ({ file, graph: YAML.parse(fs.readFileSync(path.join(GOLDEN, file), "utf8")) }));
 }
 
-const efaWorkers = (graph: any) =>
-  Object.entries<any>(graph.spec.services).filter(
-    ([, s]) => s.componentType === "worker" && s.resources?.limits?.custom?.["vpc.amazonaws.com/efa"],
+const efaWorkers = (graph: unknown) =>
+  Object.entries(recordAt(graph, "spec", "services")).filter(
+    ([, s]) => at(s, "componentType") === "worker" && at(s, "resources", "limits", "custom", "vpc.amazonaws.com/efa"),
   );
+
+/** The part of a worker service the isolation check reads, as the mutations below build it. */
+interface IsolationFields {
+  extraPodSpec: {
+    hostNetwork?: boolean;
+    mainContainer: { securityContext: { privileged?: boolean; capabilities: { add: string[] } } };
+  };
+}
 
 describe("contracts: EFA worker isolation as upstream Dynamo's EKS example runs it", () => {
   const caps = [...new Set(facts.workers.flatMap((w) => w.capabilitiesAdd))];
@@ -84,9 +95,10 @@ describe("contracts: EFA worker isolation as upstream Dynamo's EKS example runs 
   });
 
   it("fails a privileged worker, a hostNetwork worker, an extra capability and a missing IPC_LOCK (mutations)", () => {
-    const svc = () =>
-      ({ extraPodSpec: { mainContainer: { securityContext: { capabilities: { add: ["IPC_LOCK"] } } } } }) as any;
-    const cases: [string, (s: any) => void, string][] = [
+    const svc = (): IsolationFields => ({
+      extraPodSpec: { mainContainer: { securityContext: { capabilities: { add: ["IPC_LOCK"] } } } },
+    });
+    const cases: [string, (s: IsolationFields) => void, string][] = [
       [
         "privileged",
         (s) => {

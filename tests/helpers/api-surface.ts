@@ -85,7 +85,10 @@ export function apiSurface(
       if (seen.has(sym)) continue;
       seen.add(sym);
       const n = decls.reduce((k, d) => k + declarationAny(checker, sym, d), 0);
-      if (n > 0) ((anyCount += n), anyIn.push(`${prefix}${e.name}`));
+      if (n > 0) {
+        anyCount += n;
+        anyIn.push(`${prefix}${e.name}`);
+      }
     }
   };
   for (const file of entries) {

@@ -13,95 +13,116 @@ import { createHash } from "crypto";
 export interface Recorded {
   readonly type: string;
   readonly name: string;
-  readonly inputs: Record<string, any>;
+  /**
+   * The inputs exactly as Pulumi's mock monitor hands them over (`MockResourceArgs.inputs`, which Pulumi itself
+   * types `any`): each resource type has its own shape, and the tests read them by path.
+   */
+  readonly inputs: pulumi.runtime.MockResourceArgs["inputs"];
   readonly provider?: string;
   readonly custom: boolean;
 }
 
+/** Outputs (or an invoke's answer) as plain data. */
+type Props = Record<string, unknown>;
+
 /** Invoke tokens the code under test may call, with their answers. Unknown tokens throw. */
-export const KNOWN_INVOKES: Record<string, (inputs: any) => Record<string, any>> = {};
+export const KNOWN_INVOKES: Record<string, (inputs: Props) => Props> = {};
 
 /** Deterministic 64-hex digest of any JSON-able value. */
 export function hex64(v: unknown): string {
   return createHash("sha256").update(JSON.stringify(v)).digest("hex");
 }
 
-/** Extra outputs a real provider would return, per resource type. */
-function outputsFor(type: string, name: string, inputs: Record<string, any>): Record<string, any> {
-  const id = `${name}-id`;
-  switch (type) {
-    case "eks:index:Cluster":
-      return {
-        kubeconfig: {
-          apiVersion: "v1",
-          kind: "Config",
-          clusters: [{ name, cluster: { server: `https://${name}.eks.example` } }],
-        },
-        kubeconfigJson: JSON.stringify({ apiVersion: "v1", kind: "Config", clusters: [{ name }] }),
-        eksCluster: {
-          name: `${name}-eks`,
-          arn: `arn:aws:eks:us-east-2:123456789012:cluster/${name}`,
-          vpcConfig: { clusterSecurityGroupId: "sg-0e4c1a55e7000c0de" },
-        },
-        clusterSecurityGroupId: "sg-0c1a55e70000c0de",
-        nodeSecurityGroupId: "sg-0e0de0000000c0de",
-        oidcProviderArn: `arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-2.amazonaws.com/id/${name.toUpperCase()}`,
-        oidcProviderUrl: `oidc.eks.us-east-2.amazonaws.com/id/${name.toUpperCase()}`,
-        oidcIssuer: `oidc.eks.us-east-2.amazonaws.com/id/${name.toUpperCase()}`,
-      };
-    case "awsx:ec2:Vpc": {
-      // awsx lists private/public subnet ids in the order of availabilityZoneNames; the ids name their AZ
-      // so tests can check that a pool landed in the subnet of its own AZ.
-      const azs: string[] = inputs.availabilityZoneNames ?? ["us-east-2a", "us-east-2b"];
-      return {
-        vpcId: `vpc-${hex64(name).slice(0, 17)}`,
-        privateSubnetIds: azs.map((az) => `subnet-private-${az}`),
-        publicSubnetIds: azs.map((az) => `subnet-public-${az}`),
-      };
-    }
-    case "aws:ec2/securityGroup:SecurityGroup":
-      return { arn: `arn:aws:ec2:us-east-2:123456789012:security-group/${id}` };
-    case "aws:ec2/placementGroup:PlacementGroup":
-      return { name: inputs.name ?? name, arn: `arn:aws:ec2:us-east-2:123456789012:placement-group/${name}` };
-    case "aws:eks/nodeGroup:NodeGroup":
-      return {
-        nodeGroupName: inputs.nodeGroupName ?? name,
-        arn: `arn:aws:eks:us-east-2:123456789012:nodegroup/${name}`,
-      };
-    case "aws:efs/fileSystem:FileSystem":
-      return { arn: `arn:aws:elasticfilesystem:us-east-2:123456789012:file-system/${id}` };
-    case "aws:iam/policy:Policy":
-      return { arn: `arn:aws:iam::123456789012:policy/${name}` };
-    case "aws:ec2/launchTemplate:LaunchTemplate":
-      return {
-        latestVersion: 1,
-        arn: `arn:aws:ec2:us-east-2:123456789012:launch-template/lt-${hex64(name).slice(0, 17)}`,
-      };
-    case "aws:iam/role:Role":
-      return { arn: `arn:aws:iam::123456789012:role/${name}`, name: inputs.name ?? name };
-    case "aws:kms/key:Key":
-      return {
-        arn: `arn:aws:kms:us-east-2:123456789012:key/${hex64(name).slice(0, 8)}-0000-0000-0000-000000000000`,
-        keyId: id,
-      };
-    case "aws:ecr/repository:Repository":
-      return {
-        repositoryUrl: `123456789012.dkr.ecr.us-east-2.amazonaws.com/${inputs.name ?? name}`,
-        arn: `arn:aws:ecr:us-east-2:123456789012:repository/${inputs.name ?? name}`,
-      };
-    case "docker-build:index:Image": {
-      const digest = `sha256:${hex64({ buildArgs: inputs.buildArgs, target: inputs.target, dockerfile: inputs.dockerfile })}`;
-      const tag: string = (inputs.tags ?? [])[0] ?? `image:${name}`;
-      return {
-        digest,
-        ref: `${tag.split(":").slice(0, -1).join(":") || tag}@${digest}`,
-        contextHash: hex64(inputs.context ?? {}),
-      };
-    }
-    default:
-      return {};
-  }
+/** `v` when it is a string (an input the component set), else undefined (left out). */
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+const ACCOUNT = "123456789012";
+
+/** The EKS cluster's outputs: a kubeconfig that names it, its security groups, its OIDC provider. */
+function clusterOutputs(name: string): Props {
+  const oidc = `oidc.eks.us-east-2.amazonaws.com/id/${name.toUpperCase()}`;
+  return {
+    kubeconfig: {
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name, cluster: { server: `https://${name}.eks.example` } }],
+    },
+    kubeconfigJson: JSON.stringify({ apiVersion: "v1", kind: "Config", clusters: [{ name }] }),
+    eksCluster: {
+      name: `${name}-eks`,
+      arn: `arn:aws:eks:us-east-2:${ACCOUNT}:cluster/${name}`,
+      vpcConfig: { clusterSecurityGroupId: "sg-0e4c1a55e7000c0de" },
+    },
+    clusterSecurityGroupId: "sg-0c1a55e70000c0de",
+    nodeSecurityGroupId: "sg-0e0de0000000c0de",
+    oidcProviderArn: `arn:aws:iam::${ACCOUNT}:oidc-provider/${oidc}`,
+    oidcProviderUrl: oidc,
+    oidcIssuer: oidc,
+  };
 }
+
+/** The VPC's outputs. */
+function vpcOutputs(name: string, inputs: Props): Props {
+  // awsx lists private/public subnet ids in the order of availabilityZoneNames; the ids name their AZ
+  // so tests can check that a pool landed in the subnet of its own AZ.
+  const azs = Array.isArray(inputs.availabilityZoneNames)
+    ? inputs.availabilityZoneNames.map(String)
+    : ["us-east-2a", "us-east-2b"];
+  return {
+    vpcId: `vpc-${hex64(name).slice(0, 17)}`,
+    privateSubnetIds: azs.map((az) => `subnet-private-${az}`),
+    publicSubnetIds: azs.map((az) => `subnet-public-${az}`),
+  };
+}
+
+/** The image's outputs: a digest of what decides the build, and a ref pinned to it. */
+function imageOutputs(name: string, inputs: Props): Props {
+  const digest = `sha256:${hex64({ buildArgs: inputs.buildArgs, target: inputs.target, dockerfile: inputs.dockerfile })}`;
+  const tag = (Array.isArray(inputs.tags) ? str(inputs.tags[0]) : undefined) ?? `image:${name}`;
+  return {
+    digest,
+    ref: `${tag.split(":").slice(0, -1).join(":") || tag}@${digest}`,
+    contextHash: hex64(inputs.context ?? {}),
+  };
+}
+
+/** Extra outputs a real provider would return, per resource type (a type not listed returns none). */
+const OUTPUTS: Readonly<Record<string, (name: string, inputs: Props) => Props>> = {
+  "eks:index:Cluster": clusterOutputs,
+  "awsx:ec2:Vpc": vpcOutputs,
+  "aws:ec2/securityGroup:SecurityGroup": (name) => ({
+    arn: `arn:aws:ec2:us-east-2:${ACCOUNT}:security-group/${name}-id`,
+  }),
+  "aws:ec2/placementGroup:PlacementGroup": (name, inputs) => ({
+    name: str(inputs.name) ?? name,
+    arn: `arn:aws:ec2:us-east-2:${ACCOUNT}:placement-group/${name}`,
+  }),
+  "aws:eks/nodeGroup:NodeGroup": (name, inputs) => ({
+    nodeGroupName: str(inputs.nodeGroupName) ?? name,
+    arn: `arn:aws:eks:us-east-2:${ACCOUNT}:nodegroup/${name}`,
+  }),
+  "aws:efs/fileSystem:FileSystem": (name) => ({
+    arn: `arn:aws:elasticfilesystem:us-east-2:${ACCOUNT}:file-system/${name}-id`,
+  }),
+  "aws:iam/policy:Policy": (name) => ({ arn: `arn:aws:iam::${ACCOUNT}:policy/${name}` }),
+  "aws:ec2/launchTemplate:LaunchTemplate": (name) => ({
+    latestVersion: 1,
+    arn: `arn:aws:ec2:us-east-2:${ACCOUNT}:launch-template/lt-${hex64(name).slice(0, 17)}`,
+  }),
+  "aws:iam/role:Role": (name, inputs) => ({
+    arn: `arn:aws:iam::${ACCOUNT}:role/${name}`,
+    name: str(inputs.name) ?? name,
+  }),
+  "aws:kms/key:Key": (name) => ({
+    arn: `arn:aws:kms:us-east-2:${ACCOUNT}:key/${hex64(name).slice(0, 8)}-0000-0000-0000-000000000000`,
+    keyId: `${name}-id`,
+  }),
+  "aws:ecr/repository:Repository": (name, inputs) => ({
+    repositoryUrl: `${ACCOUNT}.dkr.ecr.us-east-2.amazonaws.com/${str(inputs.name) ?? name}`,
+    arn: `arn:aws:ecr:us-east-2:${ACCOUNT}:repository/${str(inputs.name) ?? name}`,
+  }),
+  "docker-build:index:Image": imageOutputs,
+};
 
 /** Arms Pulumi's mocks (process-global) and returns the list registrations are appended to. */
 export function armMocks(project = "dynamo-efa", stack = "test", config: Record<string, string> = {}): Recorded[] {
@@ -117,7 +138,7 @@ export function armMocks(project = "dynamo-efa", stack = "test", config: Record<
           custom: args.custom ?? true,
         });
         const id = args.custom === false ? undefined : `${args.name}-id`;
-        return { id: id as string, state: { ...args.inputs, ...outputsFor(args.type, args.name, args.inputs) } };
+        return { id: id as string, state: { ...args.inputs, ...OUTPUTS[args.type]?.(args.name, args.inputs) } };
       },
       call(args: pulumi.runtime.MockCallArgs) {
         const answer = KNOWN_INVOKES[args.token];

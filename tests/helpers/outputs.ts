@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { ValidationError } from "../../components/_shared/problems";
 
 /** Resolves an Output's value (rejects after `ms` so an unknown value cannot hang a test). */
 export function promiseOf<T>(o: pulumi.Output<T> | pulumi.Input<T>, ms = 5000): Promise<T> {
@@ -21,12 +22,16 @@ export async function isSecret(o: pulumi.Output<unknown>): Promise<boolean> {
   return pulumi.isSecret(o);
 }
 
-/** Runs `fn` expecting it to throw; returns the error (fails the test when nothing is thrown). */
-export function thrown(fn: () => unknown): any {
+/**
+ * Runs `fn` expecting it to throw; returns the error (fails the test when nothing is thrown). The error is typed
+ * as the class the test expects: the pure code's `ValidationError` unless `E` says otherwise; a test that may get
+ * another class narrows it (`pulumi.InputPropertiesError.isInstance(e)`, `e instanceof ...`) before reading it.
+ */
+export function thrown<E extends Error = ValidationError>(fn: () => unknown): E {
   try {
     fn();
   } catch (e) {
-    return e;
+    return e as E;
   }
   throw new Error("expected an error, but none was thrown");
 }

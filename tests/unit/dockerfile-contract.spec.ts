@@ -6,11 +6,12 @@
 import * as assert from "assert";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { DockerfileParser, Dockerfile, Instruction } from "dockerfile-ast";
+import { DockerfileParser, Dockerfile } from "dockerfile-ast";
 import { validate, ValidationSeverity } from "dockerfile-utils";
 import { image as imageVersions } from "../../components/versions";
 import { DOCKERFILE_STAGES, PASSABLE_BUILD_ARGS, VERSION_ARGS } from "../../components/image/build-args";
 import { declaredArgs, stageNames } from "../../components/image/dockerfile";
+import { argProperties, fromReferences } from "../helpers/dockerfile";
 import { DEFAULT_CUDA_TOOLKIT, NGC_PYTORCH_TORCH, consumerArchLists, fatArchs } from "../../components/catalog";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");
@@ -39,18 +40,7 @@ const stages: StageSpan[] = froms.map((f, i) => ({
 }));
 const stageAt = (line: number) => stages.find((s) => line >= s.start && line <= s.end)?.name;
 
-const args: ArgDecl[] = df
-  .getInstructions()
-  .filter((i) => i.getKeyword() === "ARG")
-  .map((i) => {
-    const p = (i as any).getProperty();
-    return {
-      name: p.getName(),
-      value: p.getValue(),
-      line: i.getRange().start.line,
-      stage: stageAt(i.getRange().start.line),
-    };
-  });
+const args: ArgDecl[] = argProperties(df).map((a) => ({ ...a, stage: stageAt(a.line) }));
 const globalDefaults = new Map(args.filter((a) => a.stage === undefined).map((a) => [a.name, a.value ?? ""]));
 
 /** Expands `${NAME}` / `$NAME` with the global ARG defaults (how BuildKit resolves FROM lines). */
@@ -59,20 +49,6 @@ function expand(s: string): string {
 }
 const code = (line: string) => !line.trimStart().startsWith("#");
 const refersTo = (line: string, name: string) => new RegExp(`\\$\\{?${name}(?![A-Za-z0-9_])`).test(line);
-
-/** `from=` references of COPY --from and RUN --mount=...,from=... */
-function fromRefs(): { ref: string; line: number }[] {
-  const out: { ref: string; line: number }[] = [];
-  for (const ins of df.getInstructions() as Instruction[]) {
-    for (const f of ((ins as any).getFlags?.() ?? []) as any[]) {
-      const line = ins.getRange().start.line;
-      if (f.getName() === "from") out.push({ ref: f.getValue(), line });
-      if (f.getName() === "mount")
-        for (const o of f.getOptions() as any[]) if (o.getName() === "from") out.push({ ref: o.getValue(), line });
-    }
-  }
-  return out;
-}
 
 function isPinnedImage(ref: string): boolean {
   if (/@sha256:[0-9a-f]{64}$/.test(ref)) return true;
@@ -107,7 +83,7 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
   });
 
   it("every COPY --from / --mount from names an earlier stage or a tag-pinned image", () => {
-    const refs = fromRefs();
+    const refs = fromReferences(df);
     assert.ok(refs.length >= 10, `expected many cross-stage references, found ${refs.length}`);
     for (const { ref, line } of refs) {
       const earlier = stages.filter((s) => s.start < line).map((s) => s.name);

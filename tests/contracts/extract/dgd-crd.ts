@@ -33,15 +33,41 @@ export interface FieldNode {
   readonly q?: readonly string[];
 }
 
-function compact(s: any): FieldNode {
+/** The OpenAPI v3 keywords of a CRD schema node that the compaction reads (the rest is dropped). */
+interface OpenApiSchema {
+  readonly type?: string;
+  readonly properties?: Readonly<Record<string, OpenApiSchema>>;
+  readonly additionalProperties?: boolean | OpenApiSchema;
+  readonly items?: OpenApiSchema;
+  readonly enum?: unknown;
+  readonly required?: unknown;
+  readonly "x-kubernetes-int-or-string"?: boolean;
+  readonly "x-kubernetes-preserve-unknown-fields"?: boolean;
+  readonly "x-kubernetes-embedded-resource"?: boolean;
+}
+
+/** The parts of a CRD document the extractor reads. */
+interface CrdDocument {
+  readonly spec: {
+    readonly group: string;
+    readonly names: { readonly kind: string };
+    readonly versions: readonly {
+      readonly name: string;
+      readonly schema: { readonly openAPIV3Schema: OpenApiSchema };
+    }[];
+  };
+}
+
+function compact(s: OpenApiSchema): FieldNode {
   const n: Record<string, unknown> = {};
   if (s["x-kubernetes-int-or-string"]) n.t = "int-or-string";
   else if (s.type) n.t = s.type;
-  if (s.properties)
+  const props = s.properties;
+  if (props)
     n.p = Object.fromEntries(
-      Object.keys(s.properties)
+      Object.keys(props)
         .sort()
-        .map((k) => [k, compact(s.properties[k])]),
+        .map((k) => [k, compact(props[k])]),
     );
   if (s.additionalProperties !== undefined && s.additionalProperties !== false)
     n.a = s.additionalProperties === true ? true : compact(s.additionalProperties);
@@ -70,12 +96,10 @@ export function extractCrd(
   if (existsSync(join(root, OPERATOR_CRD)) && readText(root, OPERATOR_CRD) !== text) {
     throw new Error(`${CHART_CRD} differs from ${OPERATOR_CRD}: decide which one the pinned operator installs`);
   }
-  const crd = YAML.parse(text);
-  const v = (crd.spec.versions as any[]).find((x) => x.name === version);
+  const crd: CrdDocument = YAML.parse(text);
+  const v = crd.spec.versions.find((x) => x.name === version);
   if (!v)
-    throw new Error(
-      `${CHART_CRD} has no version ${version} (has ${(crd.spec.versions as any[]).map((x) => x.name).join(", ")})`,
-    );
+    throw new Error(`${CHART_CRD} has no version ${version} (has ${crd.spec.versions.map((x) => x.name).join(", ")})`);
   return { group: crd.spec.group, kind: crd.spec.names.kind, version, schema: compact(v.schema.openAPIV3Schema) };
 }
 

@@ -16,8 +16,27 @@ function backends(command: readonly string[]): string[] {
   return m ? (JSON.parse(m[1]).kv_connector_extra_config?.backends ?? []) : [];
 }
 
-export function extract(doc: any): Record<string, unknown> {
-  const workers = Object.entries<any>(doc.spec.services)
+/** The fields of one service of upstream's DynamoGraphDeployment that the facts are read from. */
+interface UpstreamService {
+  readonly componentType?: string;
+  readonly replicas?: number;
+  readonly resources: {
+    readonly limits: { readonly gpu: string | number; readonly custom?: Readonly<Record<string, string | number>> };
+  };
+  readonly extraPodSpec?: {
+    readonly hostNetwork?: boolean;
+    readonly nodeSelector?: Readonly<Record<string, string>>;
+    readonly mainContainer?: {
+      readonly command?: readonly string[];
+      readonly securityContext?: { readonly privileged?: boolean; readonly capabilities?: { readonly add?: string[] } };
+    };
+  };
+}
+
+export function extract(doc: {
+  readonly spec: { readonly services: Readonly<Record<string, UpstreamService>> };
+}): Record<string, unknown> {
+  const workers = Object.entries(doc.spec.services)
     .filter(([, s]) => s.componentType === "worker")
     .map(([service, s]) => {
       const main = s.extraPodSpec?.mainContainer ?? {};

@@ -15,6 +15,7 @@
  */
 import YAML from "yaml";
 import { checkoutArgs, withNotes, filesUnder, printFacts, readText, today } from "./_checkout";
+import { at, isRecord } from "../json";
 
 export interface ChartFacts {
   readonly chart: string;
@@ -37,10 +38,8 @@ export interface ChartDependency {
   readonly version: string;
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 function defaults(v: unknown, at: string, keys: Set<string>, free: Set<string>): void {
-  if (!isMap(v)) return;
+  if (!isRecord(v)) return;
   if (at && Object.keys(v).length === 0) free.add(at);
   for (const [k, x] of Object.entries(v)) {
     const p = at ? `${at}.${k}` : k;
@@ -72,7 +71,14 @@ function templateReads(text: string, prefix: string, keys: Set<string>, free: Se
 const readValues = (root: string, dir: string): Record<string, unknown> =>
   YAML.parse(readText(root, `${dir}/values.yaml`)) ?? {};
 
-function readChart(root: string, dir: string, prefix: string, keys: Set<string>, free: Set<string>): any {
+/** The parts of a chart's Chart.yaml the facts name. */
+interface ChartYaml {
+  readonly name: string;
+  readonly version: unknown;
+  readonly dependencies?: readonly { readonly name: string; readonly alias?: string; readonly version?: unknown }[];
+}
+
+function readChart(root: string, dir: string, prefix: string, keys: Set<string>, free: Set<string>): ChartYaml {
   const values = readValues(root, dir);
   defaults(prefix ? { [prefix]: values } : values, "", keys, free);
   for (const f of filesUnder(root, `${dir}/templates`, /\.(ya?ml|tpl|txt)$/))
@@ -85,7 +91,7 @@ function defaultsAt(root: string, dir: string, paths: readonly string[]): Record
   const values = readValues(root, dir);
   return Object.fromEntries(
     paths.map((p) => {
-      const v = p.split(".").reduce<unknown>((x, k) => (isMap(x) ? x[k] : undefined), values);
+      const v = at(values, ...p.split("."));
       if (v === undefined) throw new Error(`--default ${p}: ${dir}/values.yaml has no such key`);
       return [p, v];
     }),
@@ -103,9 +109,7 @@ export function extractChart(
   const free = new Set<string>();
   const chart = readChart(root, dir, "", keys, free);
   for (const [alias, sub] of Object.entries(subs)) readChart(root, sub, alias, keys, free);
-  const fetched = ((chart.dependencies ?? []) as { name: string; alias?: string; version?: unknown }[]).filter(
-    (d) => !((d.alias ?? d.name) in subs),
-  );
+  const fetched = (chart.dependencies ?? []).filter((d) => !((d.alias ?? d.name) in subs));
   const dependencies = Object.fromEntries(
     fetched
       .map((d) => [d.alias ?? d.name, { chart: d.name, version: String(d.version ?? "") }] as const)

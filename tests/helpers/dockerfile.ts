@@ -1,0 +1,57 @@
+/**
+ * Typed readers over dockerfile-ast shared by the Dockerfile tests: the parser returns plain `Instruction`s, and
+ * the ARG/ENV properties and the `--from`/`--mount` flags live on subclasses, so each reader narrows with
+ * `instanceof` instead of a cast.
+ */
+import { Arg, Dockerfile, DockerfileParser, Env, ModifiableInstruction } from "dockerfile-ast";
+
+/** One `ARG name[=default]` declaration with its 0-based line. */
+export interface ArgProperty {
+  readonly name: string;
+  readonly value: string | null;
+  readonly line: number;
+}
+
+/** Every ARG declaration of the file, in file order. */
+export function argProperties(df: Dockerfile): ArgProperty[] {
+  return df.getInstructions().flatMap((i) => {
+    const p = i instanceof Arg ? i.getProperty() : null;
+    return p ? [{ name: p.getName(), value: p.getValue(), line: i.getRange().start.line }] : [];
+  });
+}
+
+/** The defaults (`""` where none) of every `ARG name=...` declaration of `name` in `text`. */
+export function argDefaults(text: string, name: string): string[] {
+  return argProperties(DockerfileParser.parse(text))
+    .filter((a) => a.name === name)
+    .map((a) => a.value ?? "");
+}
+
+/** Every `ENV` key with its value (`""` where none) and 0-based line, in file order. */
+export function envProperties(text: string): { name: string; value: string; line: number }[] {
+  return DockerfileParser.parse(text)
+    .getInstructions()
+    .flatMap((i) =>
+      i instanceof Env
+        ? i
+            .getProperties()
+            .map((p) => ({ name: p.getName(), value: p.getValue() ?? "", line: i.getRange().start.line }))
+        : [],
+    );
+}
+
+/** `from=` references of `COPY --from` and `RUN --mount=...,from=...`, with their 0-based lines. */
+export function fromReferences(df: Dockerfile): { ref: string; line: number }[] {
+  return df.getInstructions().flatMap((ins) => {
+    const line = ins.getRange().start.line;
+    const flags = ins instanceof ModifiableInstruction ? ins.getFlags() : [];
+    return flags.flatMap((f) => {
+      if (f.getName() === "from") return [{ ref: f.getValue() ?? "", line }];
+      if (f.getName() !== "mount") return [];
+      return f
+        .getOptions()
+        .filter((o) => o.getName() === "from")
+        .map((o) => ({ ref: o.getValue() ?? "", line }));
+    });
+  });
+}
