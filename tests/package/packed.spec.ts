@@ -16,7 +16,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as ts from "typescript";
-import { apiSurface } from "../helpers/api-surface";
+import { apiSurface } from "../../tools/metrics/api-surface";
 
 const ROOT = path.join(__dirname, "..", "..");
 const README_IMPORT = /^import \{([^}]+)\} from "(dynamo-efa[^"]*)";$/gm;
