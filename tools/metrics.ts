@@ -5,13 +5,26 @@
  *
  *   git worktree add /tmp/old <commit> && cp -al node_modules /tmp/old/ && npx tsx tools/metrics.ts --root /tmp/old
  */
+import { execFileSync } from "node:child_process";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { LAYERS } from "./metrics/code-size";
 import { BARREL, BUDGETS, Metrics, measure } from "./metrics/measure";
 
-/** The metrics as a small two-column table. */
-export function formatTable(m: Metrics, root: string): string {
+/** The short commit `root` has checked out, or undefined when it is not a git checkout. */
+function commitOf(root: string): string | undefined {
+  try {
+    return execFileSync("git", ["-C", root, "rev-parse", "--short", "HEAD"], {
+      encoding: "utf8",
+      stdio: "pipe",
+    }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The metrics as a small two-column table, under the tree (and commit) they were measured on. */
+export function formatTable(m: Metrics, root: string, commit?: string): string {
   const rows: [string, string][] = [
     ...LAYERS.map((l): [string, string] => [`lines: ${l}`, `${m.layers[l].lines} (${m.layers[l].files} files)`]),
     ["lines: total", `${m.total.lines} (${m.total.files} files)`],
@@ -23,7 +36,10 @@ export function formatTable(m: Metrics, root: string): string {
     ["any in policy exports", `${m.policyAny.count} (policy/**)`],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
-  return [`metrics of ${root}`, ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`)].join("\n");
+  return [
+    `metrics of ${root}${commit ? ` at ${commit}` : ""}`,
+    ...rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`),
+  ].join("\n");
 }
 
 /** Runs the command; returns its exit code (2: bad arguments or a root that is not a checkout). */
@@ -48,7 +64,8 @@ export function main(argv: readonly string[], out = console.log, err = console.e
     err(`metrics: ${(e as Error).message}`);
     return 2;
   }
-  out(json ? JSON.stringify({ root, ...m }, null, 2) : formatTable(m, root));
+  const commit = commitOf(root);
+  out(json ? JSON.stringify({ root, commit, ...m }, null, 2) : formatTable(m, root, commit));
   return 0;
 }
 
