@@ -3,7 +3,7 @@
  * per layer, the longest file, files and functions over eslint.config.mjs's budgets, the barrel's exports, `any`
  * in exported signatures). Reads only; measures any checkout, so an old commit can be compared with this one:
  *
- *   git worktree add /tmp/old <commit> && cp -al node_modules /tmp/old/ && npx tsx tools/metrics.ts --root /tmp/old
+ *   git worktree add /tmp/old <commit> && npx tsx tools/metrics.ts --root /tmp/old
  */
 import { execFileSync } from "node:child_process";
 import * as path from "node:path";
