@@ -13,8 +13,8 @@ export const DIGEST_REF = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-c
 export const KV_LIBFABRIC =
   '{"kv_connector":"NixlConnector","kv_role":"kv_both","kv_connector_extra_config":{"backends":["LIBFABRIC"]}}';
 
-/** One prefill or decode worker of 1 GPU on p5en (2 EFA, 641 hugepages = 1282Mi). */
-export function workerService(role: "prefill" | "decode"): Record<string, any> {
+/** Required pod affinity to the worker's own role and anti-affinity to the other (F7: operator labels). */
+function workerAffinity(role: "prefill" | "decode") {
   const own = role === "prefill" ? "PrefillWorker" : "DecodeWorker";
   const other = role === "prefill" ? "DecodeWorker" : "PrefillWorker";
   const sel = (component: string) => ({
@@ -23,6 +23,42 @@ export function workerService(role: "prefill" | "decode"): Record<string, any> {
     },
     topologyKey: "kubernetes.io/hostname",
   });
+  return {
+    podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(own)] },
+    podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(other)] },
+  };
+}
+
+/** A vLLM worker's main container: digest-pinned image, LIBFABRIC KV transfer, a 30 min startup budget. */
+function workerMainContainer(role: "prefill" | "decode") {
+  return {
+    image: DIGEST_REF,
+    command: ["python3", "-m", "dynamo.vllm"],
+    args: [
+      "--model",
+      "meta-llama/Llama-3.1-8B-Instruct",
+      "--disaggregation-mode",
+      role,
+      "--kv-transfer-config",
+      KV_LIBFABRIC,
+    ],
+    startupProbe: {
+      httpGet: { path: "/live", port: "system" },
+      periodSeconds: 10,
+      timeoutSeconds: 5,
+      failureThreshold: 180,
+    },
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ["ALL"], add: ["IPC_LOCK"] },
+    },
+  };
+}
+
+/** One prefill or decode worker of 1 GPU on p5en (2 EFA, 641 hugepages = 1282Mi). */
+export function workerService(role: "prefill" | "decode") {
   return {
     componentType: "worker",
     subComponentType: role,
@@ -46,34 +82,8 @@ export function workerService(role: "prefill" | "decode"): Record<string, any> {
     extraPodSpec: {
       nodeSelector: { "dynamo-efa/pool": "gpu", "node.kubernetes.io/instance-type": "p5en.48xlarge" },
       tolerations: [{ key: "nvidia.com/gpu", operator: "Equal", value: "true", effect: "NoSchedule" }],
-      affinity: {
-        podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(own)] },
-        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(other)] },
-      },
-      mainContainer: {
-        image: DIGEST_REF,
-        command: ["python3", "-m", "dynamo.vllm"],
-        args: [
-          "--model",
-          "meta-llama/Llama-3.1-8B-Instruct",
-          "--disaggregation-mode",
-          role,
-          "--kv-transfer-config",
-          KV_LIBFABRIC,
-        ],
-        startupProbe: {
-          httpGet: { path: "/live", port: "system" },
-          periodSeconds: 10,
-          timeoutSeconds: 5,
-          failureThreshold: 180,
-        },
-        securityContext: {
-          runAsNonRoot: true,
-          runAsUser: 1000,
-          allowPrivilegeEscalation: false,
-          capabilities: { drop: ["ALL"], add: ["IPC_LOCK"] },
-        },
-      },
+      affinity: workerAffinity(role),
+      mainContainer: workerMainContainer(role),
     },
   };
 }
@@ -143,8 +153,8 @@ export function happyLaunchTemplate(): Record<string, any> {
   };
 }
 
-/** The whole happy plan: cluster, GPU pool, EFA security group, image, registry, secret, cache and graph. */
-export function happyStack(): PlanResource[] {
+/** The happy GPU pool: the EFA security group with its self-referencing rules, launch template and node group. */
+function happyGpuPool(): PlanResource[] {
   const sg = planResource(T.SecurityGroup, { vpcId: "vpc-1", description: "EFA", id: "c-efa-id" }, { name: "c-efa" });
   const rule = (dir: "ingress" | "egress") =>
     planResource(
@@ -167,6 +177,11 @@ export function happyStack(): PlanResource[] {
     },
     { name: "c-gpu-ng", propertyDependencies: { launchTemplate: [lt.urn] } },
   );
+  return [sg, rule("ingress"), rule("egress"), lt, ng];
+}
+
+/** The happy image resources: its retained, scanning, immutable repository, the build cache and the image. */
+function happyImageResources(): PlanResource[] {
   const repo = planResource(
     T.Repository,
     { name: "dynamo-combined-efa", imageScanningConfiguration: { scanOnPush: true }, imageTagMutability: "IMMUTABLE" },
@@ -195,6 +210,13 @@ export function happyStack(): PlanResource[] {
     },
     { name: "img", dependencies: [repo.urn] },
   );
+  return [repo, cache, image];
+}
+
+/** The whole happy plan: cluster, GPU pool, EFA security group, image, registry, secret, cache and graph. */
+export function happyStack(): PlanResource[] {
+  const pool = happyGpuPool();
+  const [repo, cache, image] = happyImageResources();
   const cluster = planResource(
     T.EksCluster,
     {
@@ -219,7 +241,7 @@ export function happyStack(): PlanResource[] {
     { name: "inf-model-cache", opts: { retainOnDelete: true } },
   );
   const dgd = planResource(T.Dgd, happyGraph(), { name: "inf-graph", dependencies: [image.urn, secret.urn, pvc.urn] });
-  return [sg, rule("ingress"), rule("egress"), lt, ng, repo, cache, image, cluster, secret, pvc, dgd];
+  return [...pool, repo, cache, image, cluster, secret, pvc, dgd];
 }
 
 /** Replaces the resource named `name` in a plan (by URN) with `f(copy)`. */

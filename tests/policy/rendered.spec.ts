@@ -5,53 +5,14 @@
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { FIELD_FAILURES } from "../../policy/policies";
-import { PlanResource, PolicyPackConfigJson, PolicyRun, runPolicies } from "../../policy/run";
-import { defaultDeps, ExitCode, runCli } from "../../tools/render/cli";
+import { PlanResource, PolicyPackConfigJson } from "../../policy/run";
+import { ExitCode } from "../../tools/render/cli";
 import { T } from "../helpers/policy-fixtures";
+import { image, main, one, render, renderOutDir, svc } from "../helpers/policy-render";
 
-interface Rendered {
-  readonly code: number;
-  readonly plan: PlanResource[];
-  readonly run: PolicyRun;
-}
-
-const OUT = fs.mkdtempSync(path.join(os.tmpdir(), "dynamo-efa-policy-"));
-
-/** Renders `stack` through the CLI; `mutate` edits the captured plan before the policies see it. */
-async function render(
-  stack: string,
-  mutate?: (plan: PlanResource[]) => PlanResource[] | void,
-  config?: PolicyPackConfigJson,
-): Promise<Rendered> {
-  let plan: PlanResource[] = [];
-  let run: PolicyRun | undefined;
-  const code = await runCli([stack, "--out", OUT], {
-    ...defaultDeps(),
-    stdout: () => undefined,
-    stderr: () => undefined,
-    policies: async (captured) => {
-      plan = JSON.parse(JSON.stringify(captured));
-      plan = (mutate ? mutate(plan) : undefined) ?? plan;
-      run = await runPolicies(plan, config);
-      return run;
-    },
-  });
-  if (!run) throw new Error(`render ${stack} exited ${code} before running the policies`);
-  return { code, plan, run };
-}
-
-const one = (plan: PlanResource[], type: string, pick: (r: PlanResource) => boolean = () => true): any => {
-  const hits = plan.filter((r) => r.type === type && pick(r));
-  if (hits.length !== 1) throw new Error(`expected one ${type}, found ${hits.map((r) => r.name).join(", ") || "none"}`);
-  return hits[0];
-};
-const graph = (plan: PlanResource[]) => one(plan, T.Dgd).props;
-const svc = (plan: PlanResource[], key: string) => graph(plan).spec.services[key];
-const main = (plan: PlanResource[], key: string) => svc(plan, key).extraPodSpec.mainContainer;
-const image = (plan: PlanResource[]) => one(plan, T.Image).props;
+const OUT = renderOutDir();
 const setArg = (args: string[], flag: string, value: string) => {
   args[args.indexOf(flag) + 1] = value;
 };
@@ -228,7 +189,7 @@ describe("policy pack over the rendered stacks", function () {
 
   for (const stack of ["p5en-1gpu", "p5en-8gpu"]) {
     it(`${stack} renders with every policy passing (exit 0)`, async () => {
-      const r = await render(stack);
+      const r = await render(stack, OUT);
       const failed = r.run.results
         .filter((x) => !x.passed)
         .map((x) => `${x.name}: ${x.violations.map((v) => v.message).join(" | ")}`);
@@ -240,7 +201,7 @@ describe("policy pack over the rendered stacks", function () {
 
   for (const [f, title, edit, policy, config, also] of MUTATIONS) {
     it(`${f}: ${title} -> ${policy} fires and render exits 1`, async () => {
-      const r = await render("p5en-8gpu", edit, config);
+      const r = await render("p5en-8gpu", OUT, edit, config);
       const fired = r.run.results.find((x) => x.name === policy)!;
       assert.deepEqual(
         r.run.results
@@ -258,112 +219,10 @@ describe("policy pack over the rendered stacks", function () {
   }
 
   it("F13 under the shipped config is advisory: reported, and render still exits 0", async () => {
-    const r = await render("p5en-8gpu", (plan) => {
+    const r = await render("p5en-8gpu", OUT, (plan) => {
       svc(plan, "DecodeWorker").envs.push({ name: "NIXL_SKIP_TOPOLOGY_CHECK", value: "1" });
     });
     assert.deepEqual([r.code, r.run.mandatoryViolations, r.run.advisoryViolations], [ExitCode.Ok, 0, 1]);
-  });
-
-  describe("hardening policies on the rendered p5en-8gpu plan", () => {
-    let base: PlanResource[] = [];
-    before(async () => {
-      base = (await render("p5en-8gpu")).plan;
-    });
-    const lt = (plan: PlanResource[]) => one(plan, T.LaunchTemplate, (r) => /gpu-lt/.test(r.name)).props;
-    const cases: readonly (readonly [string, (plan: PlanResource[]) => PlanResource[] | void, string])[] = [
-      [
-        "the EFA security group without its egress rule",
-        (plan) => plan.filter((r) => !(r.type === T.SgRule && r.props.type === "egress")),
-        "efa-security-group-self-referencing",
-      ],
-      [
-        "the EFA node group over two subnets",
-        (plan) => {
-          one(plan, T.NodeGroup, (r) => /gpu-ng/.test(r.name)).props.subnetIds.push("subnet-0other");
-        },
-        "efa-pool-single-az",
-      ],
-      [
-        "IMDSv1 allowed on the GPU launch template",
-        (plan) => {
-          lt(plan).metadataOptions.httpTokens = "optional";
-        },
-        "imdsv2-required",
-      ],
-      [
-        "EKS without secrets encryption",
-        (plan) => {
-          delete one(plan, T.EksCluster).props.encryptionConfigKeyArn;
-        },
-        "eks-secrets-encrypted",
-      ],
-      [
-        "the EKS endpoint open to 0.0.0.0/0",
-        (plan) => {
-          one(plan, T.EksCluster).props.publicAccessCidrs = ["0.0.0.0/0"];
-        },
-        "eks-endpoint-not-world-open",
-      ],
-      [
-        "a privileged Frontend",
-        (plan) => {
-          main(plan, "Frontend").securityContext = { privileged: true };
-        },
-        "privileged-only-for-efa-workers",
-      ],
-      [
-        "the image repository not retained",
-        (plan) => {
-          one(plan, T.Repository, (r) => !/cache/.test(r.name)).opts!.retainOnDelete = false;
-        },
-        "stateful-resources-retained",
-      ],
-    ];
-    for (const [title, edit, policy] of cases) {
-      it(`${title} -> ${policy}`, async () => {
-        const plan: PlanResource[] = JSON.parse(JSON.stringify(base));
-        const run = await runPolicies(edit(plan) ?? plan);
-        assert.deepEqual(
-          run.results.filter((x) => !x.passed).map((x) => x.name),
-          [policy],
-        );
-      });
-    }
-  });
-
-  describe("--set changes that break an invariant never render silently", () => {
-    /** Override, expected exit code, and the text (config key or policy message) that explains it. */
-    const cases: readonly (readonly [string, number, string])[] = [
-      ["inference.prefill.gpusPerWorker=3", ExitCode.InvalidConfig, "inference.prefill.gpusPerWorker"],
-      ["inference.decode.replicas=9", ExitCode.InvalidConfig, "inference.decode"],
-      ["cluster.gpuNodes.instanceType=p4d.24xlarge", ExitCode.InvalidConfig, "0.5 EFA devices per worker"],
-      ["cluster.gpuNodes.count=1", ExitCode.InvalidConfig, "inference.placement"],
-      ["image.cudaArchs=[sm_100]", ExitCode.PolicyViolation, "image-archs-cover-fleet"],
-      [
-        "image.cudaArchs=[sm_80]",
-        ExitCode.PolicyViolation,
-        'buildArgs.TORCH_CUDA_ARCH_LIST "8.0": sm_80) has no kernels for sm_90',
-      ],
-      [
-        "image.cudaArchs=[sm_90,sm_101]",
-        ExitCode.InvalidConfig,
-        "sm_101 is Jetson Thor (CUDA 12.x name), an Arm SoC: a linux/amd64 image never runs on it",
-      ],
-      ["cluster.gpuNodes.instanceType=p5.48xlarge", ExitCode.Ok, "EFA rails 64/64"],
-      ["cluster.gpuNodes.instanceType=g6e.48xlarge", ExitCode.Ok, "EFA rails 0/0"],
-    ];
-    for (const [set, code, why] of cases) {
-      it(`--set ${set} -> exit ${code}`, async () => {
-        const lines: string[] = [];
-        const got = await runCli(["p5en-8gpu", "--out", OUT, "--set", set], {
-          ...defaultDeps(),
-          stdout: (l) => lines.push(l),
-          stderr: (l) => lines.push(l),
-        });
-        assert.equal(got, code, lines.join("\n"));
-        assert.ok(lines.join("\n").includes(why), `expected "${why}" in:\n${lines.join("\n")}`);
-      });
-    }
   });
 
   it("every field failure the pack covers has a mutation here", () => {

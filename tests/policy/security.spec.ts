@@ -1,11 +1,9 @@
+/**
+ * Workload and data-safety policies: the HF token kept secret and complete (F9), privileged only for
+ * an EFA worker that owns its node, and data-holding resources retained.
+ */
 import { strict as assert } from "assert";
-import {
-  eksEndpointNotWorldOpen,
-  eksSecretsEncrypted,
-  hfTokenIsSecret,
-  privilegedOnlyForEfaWorkers,
-  statefulResourcesRetained,
-} from "../../policy/rules/security";
+import { hfTokenIsSecret, privilegedOnlyForEfaWorkers, statefulResourcesRetained } from "../../policy/rules/security";
 import { happyGraph, happyStack, T } from "../helpers/policy-fixtures";
 import {
   assertMessages,
@@ -13,7 +11,6 @@ import {
   resourceArgs,
   resourcePolicyTable,
   runResourcePolicy,
-  UNKNOWN_STRING,
 } from "../helpers/policy-harness";
 
 const svc = (key: string) => `DynamoGraphDeployment "llama" service "${key}"`;
@@ -22,127 +19,8 @@ const F = svc("Frontend");
 const decode = (g: any) => g.spec.services.DecodeWorker;
 const named = (plan: PlanResource[], name: string): PlanResource => plan.find((r) => r.name === name)!;
 const props = (name: string) => () => JSON.parse(JSON.stringify(named(happyStack(), name).props));
-const happyAwsCluster = () => ({
-  encryptionConfig: { provider: { keyArn: "arn:aws:kms:us-east-2:123456789012:key/k" }, resources: ["secrets"] },
-  vpcConfig: { endpointPrivateAccess: true, endpointPublicAccess: false },
-});
 
-describe("policies: security and data safety (F9)", () => {
-  resourcePolicyTable(
-    eksSecretsEncrypted,
-    T.EksCluster,
-    props("c-eks"),
-    [
-      {
-        title: "no KMS key",
-        mutate: (c) => {
-          delete c.encryptionConfigKeyArn;
-        },
-        expect: [
-          `EKS cluster "c-eks" does not encrypt Kubernetes secrets; set encryptionConfigKeyArn to a KMS key ARN`,
-        ],
-      },
-      {
-        title: "preview: a key created in the same run is not known yet",
-        mutate: (c) => {
-          c.encryptionConfigKeyArn = UNKNOWN_STRING;
-        },
-        expect: [],
-      },
-    ],
-    { name: "c-eks" },
-  );
-  resourcePolicyTable(
-    eksSecretsEncrypted,
-    T.AwsEksCluster,
-    happyAwsCluster,
-    [
-      {
-        title: "encryption config without secrets",
-        mutate: (c) => {
-          c.encryptionConfig.resources = [];
-        },
-        expect: [
-          `EKS cluster "c-eks" does not encrypt Kubernetes secrets (encryptionConfig {"provider":{"keyArn":"arn:aws:kms:us-east-2:123456789012:key/k"},"resources":[]}); set encryptionConfig: { provider: { keyArn: <KMS key ARN> }, resources: ["secrets"] }`,
-        ],
-      },
-      {
-        title: "no encryption config",
-        mutate: (c) => {
-          delete c.encryptionConfig;
-        },
-        expect: [
-          `EKS cluster "c-eks" does not encrypt Kubernetes secrets (encryptionConfig undefined); set encryptionConfig: { provider: { keyArn: <KMS key ARN> }, resources: ["secrets"] }`,
-        ],
-      },
-    ],
-    { name: "c-eks" },
-  );
-
-  const open = (why: string) =>
-    `EKS cluster "c-eks" exposes its API endpoint to the whole internet (${why}); set endpointPublicAccess: false for a private endpoint, or list only your own CIDRs in publicAccessCidrs`;
-  resourcePolicyTable(
-    eksEndpointNotWorldOpen,
-    T.EksCluster,
-    props("c-eks"),
-    [
-      {
-        title: "0.0.0.0/0 listed",
-        mutate: (c) => {
-          c.publicAccessCidrs = ["203.0.113.0/24", "0.0.0.0/0"];
-        },
-        expect: [open("publicAccessCidrs includes 0.0.0.0/0")],
-      },
-      {
-        title: "public with no CIDRs (AWS default: the world)",
-        mutate: (c) => {
-          delete c.publicAccessCidrs;
-        },
-        expect: [open("public access is on with no publicAccessCidrs (AWS defaults to 0.0.0.0/0)")],
-      },
-      {
-        title: "public access left to the eks default",
-        mutate: (c) => {
-          delete c.publicAccessCidrs;
-          delete c.endpointPublicAccess;
-        },
-        expect: [open("public access is on by default with no publicAccessCidrs (AWS defaults to 0.0.0.0/0)")],
-      },
-      {
-        title: "private endpoint only",
-        mutate: (c) => {
-          delete c.publicAccessCidrs;
-          c.endpointPublicAccess = false;
-        },
-        expect: [],
-      },
-    ],
-    { name: "c-eks" },
-  );
-  resourcePolicyTable(
-    eksEndpointNotWorldOpen,
-    T.AwsEksCluster,
-    happyAwsCluster,
-    [
-      {
-        title: "aws.eks.Cluster public with ::/0",
-        mutate: (c) => {
-          c.vpcConfig.endpointPublicAccess = true;
-          c.vpcConfig.publicAccessCidrs = ["::/0"];
-        },
-        expect: [open("publicAccessCidrs includes ::/0")],
-      },
-      {
-        title: "aws.eks.Cluster without vpcConfig flags (public by default)",
-        mutate: (c) => {
-          c.vpcConfig = {};
-        },
-        expect: [open("public access is on by default with no publicAccessCidrs (AWS defaults to 0.0.0.0/0)")],
-      },
-    ],
-    { name: "c-eks" },
-  );
-
+describe("policies: secrets, privilege and data safety (F9)", () => {
   resourcePolicyTable(
     hfTokenIsSecret,
     T.Dgd,

@@ -1,0 +1,57 @@
+/**
+ * Rendering a stack through the `render` CLI for the policy tests, with a hook that edits the captured
+ * plan before the policies run, and accessors for the plan's resources. Shared by
+ * tests/policy/rendered.spec.ts (field failures) and rendered-hardening.spec.ts.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { PlanResource, PolicyPackConfigJson, PolicyRun, runPolicies } from "../../policy/run";
+import { defaultDeps, runCli } from "../../tools/render/cli";
+import { T } from "./policy-fixtures";
+
+/** What one render produced: the CLI's exit code, the (edited) plan and the policy run over it. */
+export interface Rendered {
+  readonly code: number;
+  readonly plan: PlanResource[];
+  readonly run: PolicyRun;
+}
+
+/** A fresh output folder for one spec file's renders (remove it in `after`). */
+export function renderOutDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "dynamo-efa-policy-"));
+}
+
+/** Renders `stack` into `out` through the CLI; `mutate` edits the captured plan before the policies see it. */
+export async function render(
+  stack: string,
+  out: string,
+  mutate?: (plan: PlanResource[]) => PlanResource[] | void,
+  config?: PolicyPackConfigJson,
+): Promise<Rendered> {
+  let plan: PlanResource[] = [];
+  let run: PolicyRun | undefined;
+  const code = await runCli([stack, "--out", out], {
+    ...defaultDeps(),
+    stdout: () => undefined,
+    stderr: () => undefined,
+    policies: async (captured) => {
+      plan = JSON.parse(JSON.stringify(captured));
+      plan = (mutate ? mutate(plan) : undefined) ?? plan;
+      run = await runPolicies(plan, config);
+      return run;
+    },
+  });
+  if (!run) throw new Error(`render ${stack} exited ${code} before running the policies`);
+  return { code, plan, run };
+}
+
+export const one = (plan: PlanResource[], type: string, pick: (r: PlanResource) => boolean = () => true): any => {
+  const hits = plan.filter((r) => r.type === type && pick(r));
+  if (hits.length !== 1) throw new Error(`expected one ${type}, found ${hits.map((r) => r.name).join(", ") || "none"}`);
+  return hits[0];
+};
+export const graph = (plan: PlanResource[]) => one(plan, T.Dgd).props;
+export const svc = (plan: PlanResource[], key: string) => graph(plan).spec.services[key];
+export const main = (plan: PlanResource[], key: string) => svc(plan, key).extraPodSpec.mainContainer;
+export const image = (plan: PlanResource[]) => one(plan, T.Image).props;
