@@ -6,9 +6,13 @@
  * Exit codes: 0 ok, 2 invalid arguments (every problem printed, with the catalog's messages).
  */
 import { ValidationError } from "../components/_shared/problems";
+import { shellQuote } from "../components/_shared/shell";
 import { ARCH_CONSUMERS, ArchConsumer } from "../components/catalog";
 import { ArchArg, VERSION_ARGS } from "../components/image/build-args";
 import { ImageBuildPlan, imagePlan, packagePath } from "../components/image/plan";
+
+/** The quoting the printed command uses (the CLI test quotes its expected paths with it). */
+export { shellQuote };
 
 const USAGE = `usage: npm run image:args -- [options]
   -a, --archs "<list>"       CUDA archs: "fat" (default), or tokens such as "sm_90 sm_100" (space, comma or
@@ -66,11 +70,6 @@ function parseArgv(argv: readonly string[]): Options | string {
     } else return `unknown argument ${JSON.stringify(argv[i])}`;
   }
   return o;
-}
-
-/** POSIX single-quoting when needed. */
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 function buildArgFlags(plan: ImageBuildPlan, o: Options): string[] {

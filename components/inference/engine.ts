@@ -17,13 +17,8 @@ import { Backend, ResolvedInference } from "./args";
 import { KvCacheDtype } from "../catalog/model-math";
 import { KvTransport, NIXL_SIDE_CHANNEL_PORT, roleArgs, ServingRole } from "./derive";
 import { engineModelArg } from "./render-cache";
-
-/** A container env var (value or downward-API field). */
-export interface EnvVar {
-  readonly name: string;
-  readonly value?: string;
-  readonly valueFrom?: { readonly fieldRef: { readonly fieldPath: string } };
-}
+import { shellQuote } from "../_shared/shell";
+import type { EnvVar } from "./dgd-types";
 
 /** A file the engine reads, delivered as a ConfigMap key mounted read-only into the worker. */
 export interface EngineFile {
@@ -152,8 +147,4 @@ export function engineFor(r: ResolvedInference, role: ServingRole): EngineParts 
 /** The worker command line as one shell-quoted string (for plan summaries and `verify`). */
 export function commandLine(parts: EngineParts): string {
   return [...parts.command, ...parts.args].map(shellQuote).join(" ");
-}
-
-function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -25,6 +25,8 @@ export * from "./args";
 /** @internal */
 export * from "./derive";
 /** @internal */
+export * from "./dgd-types";
+/** @internal */
 export * from "./engine";
 /** @internal */
 export * from "./validate";

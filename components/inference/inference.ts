@@ -10,7 +10,8 @@ import { DisaggInferenceArgs, ResolvedInference, resolveArgs } from "./args";
 import { SERVING_ROLES, ServingRole } from "./derive";
 import { commandLine, engineFor } from "./engine";
 import { frontendUrl, WorkerPlanRow, workerPlan } from "./render";
-import { DGD_API_VERSION, DGD_KIND, DgdObject, renderGraph } from "./render-graph";
+import { DGD_API_VERSION, DGD_KIND } from "./dgd-types";
+import { DgdObject, renderGraph } from "./render-graph";
 import {
   renderEngineConfigMaps,
   renderFrontendLoadBalancer,

@@ -12,7 +12,7 @@
  */
 import { graphNames } from "../_shared/names";
 import { ModelCacheMode, ResolvedInference } from "./args";
-import type { EnvVar } from "./engine";
+import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./dgd-types";
 import {
   DEFAULT_MODEL_REVISION,
   modelCacheDir,
@@ -74,7 +74,7 @@ export function renderPrefetchConfigMap(r: ResolvedInference) {
 }
 
 /** The pod volumes of the node cache and the script. */
-export function nodeCacheVolumes(r: ResolvedInference): object[] {
+export function nodeCacheVolumes(r: ResolvedInference): K8sVolume[] {
   if (!usesNodeCache(r) || !r.pool.localNvme) return [];
   return [
     {
@@ -86,7 +86,7 @@ export function nodeCacheVolumes(r: ResolvedInference): object[] {
 }
 
 /** The engine container's read-only mount of the node cache. */
-export function nodeCacheMainMounts(r: ResolvedInference): object[] {
+export function nodeCacheMainMounts(r: ResolvedInference): K8sVolumeMount[] {
   return usesNodeCache(r) ? [{ name: NODE_CACHE_VOLUME, mountPath: NODE_CACHE_MOUNT, readOnly: true }] : [];
 }
 
@@ -95,13 +95,13 @@ export function nodeCacheEnv(r: ResolvedInference): EnvVar[] {
   return usesNodeCache(r) ? [{ name: "HF_HUB_OFFLINE", value: "1" }] : [];
 }
 
-const token = (secret: string) => ({
+const token = (secret: string): EnvVar => ({
   name: "HF_TOKEN",
   valueFrom: { secretKeyRef: { name: secret, key: "HF_TOKEN" } },
 });
 
 /** The two init containers: `cache-owner` (root, CHOWN only) and `model-prefetch` (non-root). */
-export function nodeCacheInitContainers(r: ResolvedInference, image: string): object[] {
+export function nodeCacheInitContainers(r: ResolvedInference, image: string): DgdInitContainer[] {
   if (!usesNodeCache(r)) return [];
   const uid = String(r.runAsUser);
   const locked = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true };

@@ -9,7 +9,6 @@ import { GraphService, DynamoPort, DynamoPortName, OperatorLabel, PlanAnnotation
 import { INSTANCES } from "../catalog/instances";
 import { Placement, ResolvedInference } from "./args";
 import {
-  KvTransport,
   ServingRole,
   STARTUP_PERIOD_SECONDS,
   usesEfa,
@@ -18,7 +17,26 @@ import {
   workerShape,
   WorkerShape,
 } from "./derive";
-import { engineFor, EngineParts, EnvVar } from "./engine";
+import { engineFor, EngineParts } from "./engine";
+import {
+  DGD_API_VERSION,
+  DGD_KIND,
+  DgdAffinity,
+  DgdBackendFramework,
+  DgdMetadata,
+  DgdResources,
+  DgdSecurityContext,
+  DgdService,
+  DgdSpec,
+  DynamoGraphDeployment,
+  EFA_RESOURCE,
+  EnvVar,
+  HUGEPAGES_2MI_RESOURCE,
+  K8sVolume,
+  K8sVolumeMount,
+  PodAffinityTerm,
+  StringMap,
+} from "./dgd-types";
 import { KV_TRANSPORT_ANNOTATION } from "./transport";
 import { modelFitAnnotations } from "./fit";
 import { graphFitAnnotations } from "./fit-annotations";
@@ -31,11 +49,6 @@ import {
   nodeCacheVolumes,
 } from "./render-cache";
 
-/** API version and kind of the graph. */
-export const DGD_API_VERSION = "nvidia.com/v1alpha1" as const;
-export const DGD_KIND = "DynamoGraphDeployment" as const;
-/** EFA device resource of the AWS EFA device plugin. */
-export const EFA_RESOURCE = "vpc.amazonaws.com/efa";
 /** Where the model cache PVC is mounted (and `HF_HOME` points). */
 export const MODEL_CACHE_MOUNT = "/models";
 
@@ -82,7 +95,7 @@ function annotations(r: ResolvedInference): Record<string, string> {
   return { ...a, ...cacheGraphAnnotations(r), ...modelFitAnnotations(r), ...graphFitAnnotations(r) };
 }
 
-function roleSelector(r: ResolvedInference, role: ServingRole) {
+function roleSelector(r: ResolvedInference, role: ServingRole): PodAffinityTerm["labelSelector"] {
   return {
     matchLabels: { [OperatorLabel.GraphName]: r.graphName, [OperatorLabel.Component]: serviceKey(role) },
   };
@@ -93,20 +106,22 @@ function roleSelector(r: ResolvedInference, role: ServingRole) {
  * pod of a role may land anywhere; Kubernetes lets a pod satisfy its own affinity term when no
  * match exists yet) plus required anti-affinity to the OTHER role, on labels the operator sets (F7).
  */
-export function workerAffinity(r: ResolvedInference, role: ServingRole): object | undefined {
+export function workerAffinity(r: ResolvedInference, role: ServingRole): DgdAffinity | undefined {
   if (r.placement !== Placement.SeparateNodes) return undefined;
   const other = role === ServingRole.Prefill ? ServingRole.Decode : ServingRole.Prefill;
-  const term = (sel: object) => [{ labelSelector: sel, topologyKey: "kubernetes.io/hostname" }];
+  const term = (sel: PodAffinityTerm["labelSelector"]): PodAffinityTerm[] => [
+    { labelSelector: sel, topologyKey: "kubernetes.io/hostname" },
+  ];
   return {
     podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: term(roleSelector(r, role)) },
     podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: term(roleSelector(r, other)) },
   };
 }
 
-function workerResources(shape: WorkerShape) {
+function workerResources(shape: WorkerShape): DgdResources {
   const custom: Record<string, string> = {};
   if (shape.efaPerWorker > 0) custom[EFA_RESOURCE] = String(shape.efaPerWorker);
-  const huge = shape.hugepages2MiPages > 0 ? { "hugepages-2Mi": `${shape.hugepages2MiMi}Mi` } : {};
+  const huge: StringMap = shape.hugepages2MiPages > 0 ? { [HUGEPAGES_2MI_RESOURCE]: `${shape.hugepages2MiMi}Mi` } : {};
   return {
     requests: {
       cpu: String(shape.cpu),
@@ -137,15 +152,19 @@ export const EFA_WORKER_CAPABILITY = "IPC_LOCK";
  *   containerd on the EKS AMIs: *unverified here*), exactly as upstream's example does;
  * - 2 MiB hugepages: requested as `hugepages-2Mi` and mounted at /dev/hugepages (F14).
  */
-function workerSecurity(r: ResolvedInference, efa: boolean): object {
+function workerSecurity(r: ResolvedInference, efa: boolean): DgdSecurityContext {
   const base = { runAsNonRoot: true, runAsUser: r.runAsUser, allowPrivilegeEscalation: false };
   if (efa) return { ...base, capabilities: { drop: ["ALL"], add: [EFA_WORKER_CAPABILITY] } };
   return { ...base, capabilities: { drop: ["ALL"] } };
 }
 
-function volumes(r: ResolvedInference, shape: WorkerShape, engine: EngineParts) {
-  const vols: object[] = [...nodeCacheVolumes(r)];
-  const mounts: object[] = [...nodeCacheMainMounts(r)];
+function volumes(
+  r: ResolvedInference,
+  shape: WorkerShape,
+  engine: EngineParts,
+): { vols: K8sVolume[]; mounts: K8sVolumeMount[] } {
+  const vols: K8sVolume[] = [...nodeCacheVolumes(r)];
+  const mounts: K8sVolumeMount[] = [...nodeCacheMainMounts(r)];
   if (shape.hugepages2MiPages > 0) {
     vols.push({ name: "hugepages-2mi", emptyDir: { medium: "HugePages-2Mi" } });
     mounts.push({ name: "hugepages-2mi", mountPath: "/dev/hugepages" });
@@ -165,7 +184,7 @@ function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts
 }
 
 /** One worker service of the graph. */
-export function renderWorker(r: ResolvedInference, role: ServingRole, image: string): Record<string, unknown> {
+export function renderWorker(r: ResolvedInference, role: ServingRole, image: string): DgdService {
   const shape = workerShape(r, role);
   const engine = engineFor(r, role);
   const efa = usesEfa(r);
@@ -218,7 +237,7 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
 }
 
 /** The Frontend service: unprivileged, non-root, all capabilities dropped. */
-export function renderFrontend(r: ResolvedInference, image: string): Record<string, unknown> {
+export function renderFrontend(r: ResolvedInference, image: string): DgdService {
   const names = graphNames(r.graphName, r.namespace);
   return {
     componentType: "frontend",
@@ -241,19 +260,15 @@ export function renderFrontend(r: ResolvedInference, image: string): Record<stri
   };
 }
 
-/** The rendered graph object. */
-export interface DgdObject {
-  readonly apiVersion: typeof DGD_API_VERSION;
-  readonly kind: typeof DGD_KIND;
-  readonly metadata: {
-    readonly name: string;
-    readonly namespace: string;
-    readonly annotations: Record<string, string>;
-  };
-  readonly spec: {
-    readonly backendFramework: string;
-    readonly services: Record<GraphService, Record<string, unknown>>;
-    readonly pvcs?: object[];
+/**
+ * The graph as this renderer builds it: a `DynamoGraphDeployment` whose namespace, annotations and backend are
+ * always set and whose services are exactly Frontend, PrefillWorker and DecodeWorker.
+ */
+export interface DgdObject extends DynamoGraphDeployment {
+  readonly metadata: DgdMetadata & { readonly namespace: string; readonly annotations: StringMap };
+  readonly spec: DgdSpec & {
+    readonly backendFramework: DgdBackendFramework;
+    readonly services: Readonly<Record<GraphService, DgdService>>;
   };
 }
 

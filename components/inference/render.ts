@@ -59,14 +59,18 @@ export function frontendUrl(r: ResolvedInference): string {
   return `http://${names.frontendService}.${r.namespace}.svc.cluster.local:${DynamoPort.FrontendHttp}`;
 }
 
+/** A ConfigMap as rendered (engine args or the prefetch script). */
+export type ConfigMapObject = ReturnType<typeof renderEngineConfigMaps>[number]["configMap"];
+
 /** Everything the component creates, as plain objects. */
 export interface RenderedInference {
-  readonly namespace: object;
+  readonly namespace: ReturnType<typeof renderNamespace>;
   /** Undefined when an existing secret is referenced (`hfTokenSecretName`). */
-  readonly hfSecret: object | undefined;
-  readonly modelCachePvc: object | undefined;
-  readonly engineConfigMaps: object[];
-  readonly frontendLoadBalancer: object | undefined;
+  readonly hfSecret: ReturnType<typeof renderHfSecret> | undefined;
+  readonly modelCachePvc: ReturnType<typeof renderModelCachePvc>;
+  /** TRT-LLM engine args and the `local-nvme` prefetch script. */
+  readonly engineConfigMaps: ConfigMapObject[];
+  readonly frontendLoadBalancer: ReturnType<typeof renderFrontendLoadBalancer>;
   /** The `dynamo-platform` release (operator + CRDs); undefined when `platform.install` is false. */
   readonly helm: HelmReleaseSpec | undefined;
   readonly graph: DgdObject;

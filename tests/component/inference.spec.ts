@@ -5,6 +5,8 @@
  */
 import { strict as assert } from "assert";
 import * as pulumi from "@pulumi/pulumi";
+import type { DisaggInference as DisaggInferenceClass } from "../../components/inference";
+import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd-types";
 import { armMocks, ofType, one, Recorded } from "../helpers/mocks";
 import { promiseOf, thrown as thrownBy } from "../helpers/outputs";
 import { IMAGE, MODEL, pool } from "../helpers/inference-fixtures";
@@ -13,18 +15,17 @@ interface Seen {
   type: string;
   name: string;
   resource: pulumi.Resource;
-  props: Record<string, any>;
+  props: pulumi.Inputs;
   opts: pulumi.ResourceOptions;
 }
 
 const RELEASE = "kubernetes:helm.sh/v3:Release";
-const DGD = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
 
 describe("inference: DisaggInference component (mocks)", () => {
   let recorded: Recorded[];
   const seen: Seen[] = [];
-  let inf: any;
-  let lean: any;
+  let inf: DisaggInferenceClass;
+  let lean: DisaggInferenceClass;
   let badError: unknown;
   let countBeforeBad = 0;
   let countAfterBad = 0;
@@ -66,7 +67,7 @@ describe("inference: DisaggInference component (mocks)", () => {
         hfTokenSecretName: "existing-hf",
         platform: { install: false },
       });
-      await Promise.all([promiseOf(inf.graph.urn), promiseOf(lean.graph.urn), promiseOf(inf.platformRelease.urn)]);
+      await Promise.all([promiseOf(inf.graph.urn), promiseOf(lean.graph.urn), promiseOf(inf.platformRelease?.urn)]);
       countBeforeBad = seen.length;
       try {
         new DisaggInference("bad", {
@@ -212,7 +213,7 @@ describe("inference: DisaggInference component (mocks)", () => {
     const e = thrownBy(() => checkedGraph(r, "repo/x:latest"));
     assert.ok(pulumi.InputPropertiesError.isInstance(e));
     assert.deepEqual(
-      e.errors.map((p: any) => p.propertyPath),
+      e.errors.map((p) => p.propertyPath),
       ["image"],
     );
     assert.equal(checkedGraph(r, IMAGE).metadata.name, "late");

@@ -1,66 +1,13 @@
 /**
- * A typed model of the DynamoGraphDeployment (nvidia.com/v1alpha1) fields this project renders, with
- * a strict validator: unknown fields, wrong types and out-of-range values are errors, so a typo in a
- * field name (which the operator would silently ignore) fails the test. Source of the field list:
- * docs/ARCHITECTURE.md#the-dynamographdeployment-schema (the CRD's `dynamographdeployment_types.go` / `common.go`). Embedded
- * Kubernetes types (PodSpec, Container, Probe, EnvVar) are validated with `kubernetes-models`.
+ * The strict runtime check of a rendered DynamoGraphDeployment: unknown fields, wrong types and out-of-range values
+ * are errors, so a typo in a field name (which the operator would silently ignore) fails the test. The types are
+ * the package's (components/inference/dgd-types.ts); this check stays with the tests because it validates the
+ * embedded Kubernetes types (PodSpec, Container, Probe, EnvVar) in full with `kubernetes-models`, a devDependency.
  */
 import { Container, EnvVar, PodSpec, Probe } from "kubernetes-models/v1";
+import { DGD_API_VERSION, DGD_KIND } from "../../components/inference/dgd-types";
 
-/** Dynamo's resource item: Kubernetes quantities as strings, extended resources under `custom`. */
-export interface DgdResourceItem {
-  readonly cpu?: string;
-  readonly memory?: string;
-  readonly gpu?: string;
-  readonly gpuType?: string;
-  readonly custom?: Readonly<Record<string, string>>;
-}
-
-/** One service of the graph. */
-export interface DgdService {
-  readonly componentType: "frontend" | "worker" | "planner";
-  readonly subComponentType?: "prefill" | "decode";
-  readonly replicas?: number;
-  readonly resources?: { readonly requests?: DgdResourceItem; readonly limits?: DgdResourceItem };
-  readonly envs?: readonly unknown[];
-  readonly envFromSecret?: string;
-  readonly volumeMounts?: readonly {
-    readonly name: string;
-    readonly mountPoint: string;
-    readonly useAsCompilationCache?: boolean;
-  }[];
-  readonly sharedMemory?: { readonly disabled?: boolean; readonly size?: string };
-  readonly extraPodSpec?: Record<string, unknown> & { readonly mainContainer?: Record<string, unknown> };
-  readonly livenessProbe?: unknown;
-  readonly readinessProbe?: unknown;
-  readonly multinode?: { readonly nodeCount: number };
-  readonly annotations?: Readonly<Record<string, string>>;
-  readonly labels?: Readonly<Record<string, string>>;
-}
-
-/** The graph. */
-export interface DynamoGraphDeployment {
-  readonly apiVersion: "nvidia.com/v1alpha1";
-  readonly kind: "DynamoGraphDeployment";
-  readonly metadata: {
-    readonly name: string;
-    readonly namespace?: string;
-    readonly annotations?: Record<string, string>;
-    readonly labels?: Record<string, string>;
-  };
-  readonly spec: {
-    readonly backendFramework?: "vllm" | "sglang" | "trtllm";
-    readonly envs?: readonly unknown[];
-    readonly pvcs?: readonly {
-      readonly name: string;
-      readonly create?: boolean;
-      readonly storageClass?: string;
-      readonly size?: string;
-      readonly volumeAccessMode?: string;
-    }[];
-    readonly services: Readonly<Record<string, DgdService>>;
-  };
-}
+export type { DgdResourceItem, DgdService, DynamoGraphDeployment } from "../../components/inference/dgd-types";
 
 /** Kubernetes quantity (`1`, `250m`, `229Gi`, `1282Mi`). */
 const QUANTITY = /^[+-]?(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
@@ -154,8 +101,6 @@ function service(path: string, s: unknown, out: string[]): void {
   ) {
     stringMap(`${path}.sharedMemory`, { size: s.sharedMemory.size }, out, true);
   }
-  for (const p of ["livenessProbe", "readinessProbe"])
-    if (s[p] !== undefined) k8s(`${path}.${p}`, () => new Probe(s[p] as never), out);
   if (
     s.multinode !== undefined &&
     keys(`${path}.multinode`, s.multinode, ["nodeCount"], out) &&
@@ -164,6 +109,13 @@ function service(path: string, s: unknown, out: string[]): void {
     out.push(`${path}.multinode.nodeCount: must be a whole number >= 2`);
   }
   for (const m of ["annotations", "labels"]) if (s[m] !== undefined) stringMap(`${path}.${m}`, s[m], out);
+  servicePod(path, s, out);
+}
+
+/** The fields that land on the pods the operator creates: probes, extra pod metadata, extraPodSpec. */
+function servicePod(path: string, s: Obj, out: string[]): void {
+  for (const p of ["livenessProbe", "readinessProbe"])
+    if (s[p] !== undefined) k8s(`${path}.${p}`, () => new Probe(s[p] as never), out);
   // extraPodMetadata {annotations, labels}: in the CRD (facts/dgd-crd.json), merged onto the pods the operator creates.
   if (
     s.extraPodMetadata !== undefined &&
@@ -185,8 +137,8 @@ function service(path: string, s: unknown, out: string[]): void {
 export function dgdProblems(obj: unknown): string[] {
   const out: string[] = [];
   if (!keys("", obj, ["apiVersion", "kind", "metadata", "spec"], out)) return out;
-  if (obj.apiVersion !== "nvidia.com/v1alpha1") out.push(`apiVersion: must be nvidia.com/v1alpha1`);
-  if (obj.kind !== "DynamoGraphDeployment") out.push(`kind: must be DynamoGraphDeployment`);
+  if (obj.apiVersion !== DGD_API_VERSION) out.push(`apiVersion: must be ${DGD_API_VERSION}`);
+  if (obj.kind !== DGD_KIND) out.push(`kind: must be ${DGD_KIND}`);
   if (keys("metadata", obj.metadata, ["name", "namespace", "annotations", "labels"], out)) {
     if (typeof obj.metadata.name !== "string" || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(obj.metadata.name))
       out.push("metadata.name: must be an RFC 1123 name");

@@ -1,6 +1,15 @@
 /** Shared inputs for the inference tests: pools and resolved specs of the two reference variants. */
+import { strict as assert } from "assert";
 import { gpuPoolFacts, GpuPoolFacts, instance } from "../../components/catalog";
-import { Backend, InferenceSettings, resolveArgs, ResolvedInference } from "../../components/inference";
+import {
+  Backend,
+  InferenceSettings,
+  renderWorker,
+  resolveArgs,
+  ResolvedInference,
+  ServingRole,
+} from "../../components/inference";
+import type { DgdContainer, DgdService, EnvVar, PodAffinityTerm } from "../../components/inference/dgd-types";
 
 /** A digest-pinned image ref. */
 export const IMAGE = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa@sha256:${"ab".repeat(32)}`;
@@ -46,4 +55,35 @@ export function resolved(
   image: string | undefined = IMAGE,
 ): ResolvedInference {
   return resolveArgs("llama", { ...VARIANTS[variant](), backend, ...over }, image);
+}
+
+/** A rendered worker service of a variant and backend. */
+export function worker(backend: Backend, variant: Variant, role: ServingRole): DgdService {
+  return renderWorker(resolved(variant, backend), role, IMAGE);
+}
+
+/** A service's env as name -> literal value, or its `valueFrom` source. */
+export function envOf(s: DgdService): Record<string, EnvVar["value"] | EnvVar["valueFrom"]> {
+  return Object.fromEntries((s.envs ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+}
+
+/** A service's main container (fails the test when it has none). */
+export function mainOf(s: DgdService): DgdContainer {
+  const m = s.extraPodSpec?.mainContainer;
+  assert.ok(m, "service has no extraPodSpec.mainContainer");
+  return m;
+}
+
+/** The value after `flag` on the main container's args. */
+export function argValue(s: DgdService, flag: string): string {
+  const a = mainOf(s).args ?? [];
+  assert.ok(a.includes(flag), `no ${flag} in args`);
+  return a[a.indexOf(flag) + 1];
+}
+
+/** The first required term of a service's pod affinity or anti-affinity (fails the test when there is none). */
+export function affinityTerm(s: DgdService, kind: "podAffinity" | "podAntiAffinity"): PodAffinityTerm {
+  const t = s.extraPodSpec?.affinity?.[kind]?.requiredDuringSchedulingIgnoredDuringExecution[0];
+  assert.ok(t, `service has no required ${kind} term`);
+  return t;
 }

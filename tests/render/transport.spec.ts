@@ -1,11 +1,11 @@
 /** plan.json / plan.md state the KV transport and whether KV moves over RDMA or TCP. */
+import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd-types";
 import { strict as assert } from "assert";
 import { renderGraph } from "../../components/inference";
 import { buildPlan, planMarkdown } from "../../tools/render/plan";
 import { kvTransportMarkdown, kvTransportOf } from "../../tools/render/transport";
 import { IMAGE, resolved } from "../helpers/inference-fixtures";
 
-const DGD = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
 const resourceOf = (g: object) => ({
   urn: "urn:dgd",
   type: DGD,

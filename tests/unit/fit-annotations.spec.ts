@@ -17,7 +17,7 @@ const fitKeys = (a: Record<string, string>) =>
 describe("inference: model-fit annotations on the graph", () => {
   it("a catalog model gets the model and per-role fit annotations, and the policy accepts the rendered graph", async () => {
     for (const backend of ["vllm", "trtllm"] as const) {
-      const g = renderGraph(resolved("p5en-8x1gpu", backend), IMAGE) as any;
+      const g = renderGraph(resolved("p5en-8x1gpu", backend), IMAGE);
       assert.deepEqual(
         fitKeys(g.metadata.annotations).sort(),
         Object.keys(graphFitAnnotations(resolved("p5en-8x1gpu", backend))).sort(),
@@ -32,7 +32,7 @@ describe("inference: model-fit annotations on the graph", () => {
   });
 
   it("a model outside the catalog without modelShape gets none", () => {
-    const g = renderGraph(resolved("p5en-8x1gpu", "vllm", { model: "acme/unknown-7b" }), IMAGE) as any;
+    const g = renderGraph(resolved("p5en-8x1gpu", "vllm", { model: "acme/unknown-7b" }), IMAGE);
     assert.deepEqual(fitKeys(g.metadata.annotations), []);
   });
 });

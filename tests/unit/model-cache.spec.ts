@@ -7,16 +7,29 @@ import { ServingRole, startupFailureThreshold, waitTimeoutSeconds } from "../../
 import { COMPLETION_MARKER, modelCacheDir, PREFETCH_SCRIPT } from "../../components/inference/prefetch";
 import { expectGolden } from "../helpers/golden";
 import { modelFacts } from "../../components/inference/fit";
-import { IMAGE, MODEL, pool, resolved } from "../helpers/inference-fixtures";
+import type { DgdContainer, EnvVar, InferenceSettings } from "../../components/inference";
+import { argValue, IMAGE, mainOf, MODEL, pool, resolved } from "../helpers/inference-fixtures";
 
-type Obj = Record<string, any>;
 const NVME = { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } };
-const localNvme = (over: Obj = {}) =>
+const localNvme = (over: Partial<InferenceSettings> = {}) =>
   resolved("p5en-8x1gpu", "vllm", {
     modelCacheMode: "local-nvme",
     gpuPool: pool("p5en.48xlarge", 2, true, NVME),
     ...over,
   });
+
+/** The worker's init containers (fails the test when there are none). */
+function initContainers(cs: readonly DgdContainer[] | undefined): readonly DgdContainer[] {
+  assert.ok(cs && cs.length > 0, "worker has no init containers");
+  return cs;
+}
+
+/** A container's env var by name (fails the test when it is missing). */
+function envNamed(c: DgdContainer, name: string): EnvVar {
+  const e = c.env?.find((x) => x.name === name);
+  assert.ok(e, `no env ${name}`);
+  return e;
+}
 
 describe("inference: model cache modes (local-nvme, efs, none)", () => {
   it("local-nvme golden graph (vLLM, 8 + 8 workers on 2 x p5en)", () => {
@@ -25,55 +38,55 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
 
   it("workers: cache-owner then model-prefetch init containers; the engine mounts the node cache read-only and loads the model from it offline", () => {
     for (const role of [ServingRole.Prefill, ServingRole.Decode]) {
-      const w = renderWorker(localNvme(), role, IMAGE) as Obj;
-      const pod = w.extraPodSpec;
+      const w = renderWorker(localNvme(), role, IMAGE);
       assert.deepEqual(
-        pod.initContainers.map((c: Obj) => c.name),
+        initContainers(w.extraPodSpec?.initContainers).map((c) => c.name),
         ["cache-owner", "model-prefetch"],
       );
-      const vol = pod.volumes.find((v: Obj) => v.name === "model-cache-node");
-      assert.deepEqual(vol.hostPath, { path: "/mnt/k8s-disks/0/dynamo-efa-model-cache", type: "DirectoryOrCreate" });
+      const vol = w.extraPodSpec?.volumes?.find((v) => v.name === "model-cache-node");
+      assert.deepEqual(vol?.hostPath, { path: "/mnt/k8s-disks/0/dynamo-efa-model-cache", type: "DirectoryOrCreate" });
       assert.deepEqual(
-        pod.mainContainer.volumeMounts.find((m: Obj) => m.name === "model-cache-node"),
+        mainOf(w).volumeMounts?.find((m) => m.name === "model-cache-node"),
         { name: "model-cache-node", mountPath: "/model-cache", readOnly: true },
       );
-      const args: string[] = pod.mainContainer.args;
-      assert.equal(args[args.indexOf("--model") + 1], modelCacheDir("/model-cache", MODEL));
-      assert.equal(args[args.indexOf("--served-model-name") + 1], MODEL);
-      assert.ok(w.envs.some((e: Obj) => e.name === "HF_HUB_OFFLINE" && e.value === "1"));
+      assert.equal(argValue(w, "--model"), modelCacheDir("/model-cache", MODEL));
+      assert.equal(argValue(w, "--served-model-name"), MODEL);
+      assert.ok(w.envs?.some((e) => e.name === "HF_HUB_OFFLINE" && e.value === "1"));
     }
   });
 
   it("security: nothing privileged; only cache-owner runs as root, with CHOWN alone; the prefetch is non-root and reads the token from the Secret", () => {
-    const [owner, prefetch] = (renderWorker(localNvme(), ServingRole.Decode, IMAGE) as Obj).extraPodSpec.initContainers;
+    const [owner, prefetch] = initContainers(
+      renderWorker(localNvme(), ServingRole.Decode, IMAGE).extraPodSpec?.initContainers,
+    );
     for (const c of [owner, prefetch]) {
-      assert.equal(c.securityContext.privileged, undefined);
-      assert.equal(c.securityContext.allowPrivilegeEscalation, false);
-      assert.equal(c.securityContext.readOnlyRootFilesystem, true);
-      assert.deepEqual(c.securityContext.capabilities.drop, ["ALL"]);
+      assert.equal(c.securityContext?.privileged, undefined);
+      assert.equal(c.securityContext?.allowPrivilegeEscalation, false);
+      assert.equal(c.securityContext?.readOnlyRootFilesystem, true);
+      assert.deepEqual(c.securityContext?.capabilities?.drop, ["ALL"]);
     }
     assert.deepEqual(
-      [owner.securityContext.runAsUser, owner.securityContext.capabilities.add, owner.command],
+      [owner.securityContext?.runAsUser, owner.securityContext?.capabilities?.add, owner.command],
       [0, ["CHOWN"], ["chown", "1000:1000", "/model-cache"]],
     );
     assert.deepEqual(
       [
-        prefetch.securityContext.runAsNonRoot,
-        prefetch.securityContext.runAsUser,
-        prefetch.securityContext.capabilities.add,
+        prefetch.securityContext?.runAsNonRoot,
+        prefetch.securityContext?.runAsUser,
+        prefetch.securityContext?.capabilities?.add,
       ],
       [true, 1000, undefined],
     );
-    assert.deepEqual(prefetch.env.find((e: Obj) => e.name === "HF_TOKEN").valueFrom, {
+    assert.deepEqual(envNamed(prefetch, "HF_TOKEN").valueFrom, {
       secretKeyRef: { name: "llama-hf-token", key: "HF_TOKEN" },
     });
-    assert.equal(prefetch.env.find((e: Obj) => e.name === "MODEL_ID").value, MODEL);
+    assert.equal(envNamed(prefetch, "MODEL_ID").value, MODEL);
   });
 
   it("budgets: the download budget goes to the prefetch and pulumi's wait; the startup probe covers the load only", () => {
     const r = localNvme({ modelDownloadBudgetSeconds: 900, modelLoadBudgetSeconds: 600 });
-    const prefetch = (renderWorker(r, ServingRole.Prefill, IMAGE) as Obj).extraPodSpec.initContainers[1];
-    assert.equal(prefetch.env.find((e: Obj) => e.name === "DOWNLOAD_BUDGET_SECONDS").value, "900");
+    const prefetch = initContainers(renderWorker(r, ServingRole.Prefill, IMAGE).extraPodSpec?.initContainers)[1];
+    assert.equal(envNamed(prefetch, "DOWNLOAD_BUDGET_SECONDS").value, "900");
     assert.deepEqual([startupFailureThreshold(r), waitTimeoutSeconds(r)], [60, 900 + 600 + 600]);
     assert.equal(
       waitTimeoutSeconds(
@@ -86,8 +99,8 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
 
   it("the prefetch script ships in a ConfigMap, and the graph records the model id, cache mode and download budget", () => {
     const out = renderInference(localNvme());
-    const cm = out.engineConfigMaps.find((c: Obj) => c.metadata.name === "llama-model-prefetch") as Obj;
-    assert.equal(cm.data["prefetch.py"], PREFETCH_SCRIPT);
+    const cm = out.engineConfigMaps.find((c) => c.metadata.name === "llama-model-prefetch");
+    assert.equal(cm?.data["prefetch.py"], PREFETCH_SCRIPT);
     assert.ok(PREFETCH_SCRIPT.includes(COMPLETION_MARKER), "the script writes the marker the TS side names");
     assert.deepEqual(
       ["dynamo-efa/model", "dynamo-efa/model-cache", "dynamo-efa/model-download-budget-seconds"].map(
@@ -99,10 +112,10 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
 
   it("none and efs still render without init containers or the node cache", () => {
     for (const over of [{}, { modelCache: { storageClassName: "efs-shared", sizeGiB: 200 } }]) {
-      const w = renderWorker(resolved("p5en-8x1gpu", "vllm", over), ServingRole.Decode, IMAGE) as Obj;
-      assert.equal(w.extraPodSpec.initContainers, undefined);
+      const w = renderWorker(resolved("p5en-8x1gpu", "vllm", over), ServingRole.Decode, IMAGE);
+      assert.equal(w.extraPodSpec?.initContainers, undefined);
       assert.ok(!JSON.stringify(w).includes("model-cache-node"));
-      assert.equal(w.extraPodSpec.mainContainer.args[w.extraPodSpec.mainContainer.args.indexOf("--model") + 1], MODEL);
+      assert.equal(argValue(w, "--model"), MODEL);
     }
   });
 
@@ -146,7 +159,13 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
       ],
     );
     assert.deepEqual(
-      problems(localNvme({ modelCacheMode: "nvme" as any, modelDownloadBudgetSeconds: 5 })).map(([p]) => p),
+      // A mode outside the closed choice, as a stack file could spell it: the type system would refuse it.
+      problems(
+        localNvme({
+          modelCacheMode: "nvme" as unknown as InferenceSettings["modelCacheMode"],
+          modelDownloadBudgetSeconds: 5,
+        }),
+      ).map(([p]) => p),
       ["inference.modelCacheMode", "inference.modelDownloadBudgetSeconds"],
     );
   });

@@ -2,6 +2,7 @@
  * The captured resource graph: deployment order edges, the critical path (the dependency chain that
  * takes longest to deploy) and a Mermaid diagram. Pure functions over captured resources.
  */
+import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
 import { PlanAnnotation } from "../../components/_shared/names";
 import type { CapturedResource } from "./capture";
 
@@ -31,11 +32,10 @@ export const CREATE_MINUTES: Readonly<Record<string, number>> = {
   "aws:efs/fileSystem:FileSystem": 1,
 };
 const DEFAULT_MINUTES = 0.1;
-const DGD_TYPE = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
 
 /** Minutes to create `n`. */
 export function createMinutes(n: GraphNode): number {
-  if (n.type === DGD_TYPE) {
+  if (n.type === DGD_TYPE_TOKEN) {
     const ann = ((n.inputs?.metadata as Record<string, unknown> | undefined)?.annotations ?? {}) as Record<
       string,
       unknown

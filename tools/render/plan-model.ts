@@ -11,6 +11,7 @@ import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../../components/catalog/model-math";
 import { Backend } from "../../components/inference/args";
+import { EFA_RESOURCE } from "../../components/inference/dgd-types";
 import {
   FitAnnotation,
   GIB,
@@ -142,7 +143,7 @@ function workerRow(
     maxModelLen,
     kvCacheDtype: kvDtype,
   });
-  const link = kvLink(pool, Number(s.resources?.limits?.custom?.["vpc.amazonaws.com/efa"] ?? 0));
+  const link = kvLink(pool, Number(s.resources?.limits?.custom?.[EFA_RESOURCE] ?? 0));
   const perToken = kvBytesPerTokenPerGpu(m, 1, kvDtype);
   return {
     role: String(s.subComponentType),

@@ -7,6 +7,7 @@
  */
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { OperatorLabel } from "../../components/_shared/names";
+import { DGD_TYPE_TOKEN, EFA_RESOURCE } from "../../components/inference/dgd-types";
 import { CriticalPath } from "./graph";
 import { kvTransportMarkdown, kvTransportOf, PlanKvTransport } from "./transport";
 import { ModelPlanSection, modelMarkdown, modelPlan } from "./plan-model";
@@ -19,11 +20,6 @@ import {
   PRICES_REVIEWED,
   totalUsdPerHour,
 } from "./prices";
-
-/** Resource type of the DynamoGraphDeployment custom resource. */
-export const DGD_TYPE = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
-/** Kubernetes extended resource name of EFA devices. */
-export const EFA_RESOURCE = "vpc.amazonaws.com/efa";
 
 /** One GPU pool in the plan. */
 export interface PlanPool {
@@ -127,7 +123,7 @@ function podRequests(s: Obj): Pick<PlanWorker, "cpu" | "memory" | "hugepages2Mi"
 export function workersOf(resources: PlanInput["resources"]): PlanWorker[] {
   const order = ["frontend", "prefill", "decode"];
   const out: PlanWorker[] = [];
-  for (const dgd of resources.filter((r) => r.type === DGD_TYPE)) {
+  for (const dgd of resources.filter((r) => r.type === DGD_TYPE_TOKEN)) {
     const services = ((dgd.inputs.spec as Obj | undefined)?.services ?? {}) as Obj;
     for (const [service, s] of Object.entries(services)) {
       const limits = (s.resources?.limits ?? {}) as Obj;
@@ -197,7 +193,7 @@ export function buildPlan(input: PlanInput): Plan {
     })),
     workers,
     ...modelPlan(
-      input.resources.filter((r) => r.type === DGD_TYPE),
+      input.resources.filter((r) => r.type === DGD_TYPE_TOKEN),
       input.pools,
     ),
     gpus: {

@@ -4,10 +4,8 @@
  * DynamoGraphDeployment's annotation, which the inference component writes from the same value its
  * engine selectors use. Pure.
  */
+import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
 import { KV_TRANSPORT_ANNOTATION, KvTransport, kvWire } from "../../components/inference/transport";
-
-/** Resource type of the DynamoGraphDeployment custom resource. */
-const DGD_TYPE = "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment";
 
 /** The plan's KV-transfer facts. */
 export interface PlanKvTransport {
@@ -23,7 +21,7 @@ export interface PlanKvTransport {
 export function kvTransportOf(
   resources: readonly { readonly type: string; readonly inputs: Record<string, unknown> }[],
 ): PlanKvTransport | undefined {
-  for (const r of resources.filter((x) => x.type === DGD_TYPE)) {
+  for (const r of resources.filter((x) => x.type === DGD_TYPE_TOKEN)) {
     const t = ((r.inputs.metadata as { annotations?: Record<string, unknown> } | undefined)?.annotations ?? {})[
       KV_TRANSPORT_ANNOTATION
     ];
