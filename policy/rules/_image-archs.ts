@@ -12,7 +12,7 @@ import {
   parseCudaToolkit,
 } from "../../components/catalog/cuda";
 import { ValidationError } from "../../components/_shared/problems";
-import { annotation, isUnknownValue, PlanAnnotation } from "./_predicates";
+import { annotation, ImageProps, isUnknownValue, PlanAnnotation, PlanDgd } from "./_predicates";
 
 /** Build-arg names of the image's CUDA settings (the image component's contract). */
 export const ARCH_ARGS = {
@@ -68,8 +68,12 @@ function statedToolkit(value: unknown, source: string): { toolkit: CudaToolkit }
 }
 
 /** Arch lists stated by a docker-build Image's build args (none stated = the Dockerfile's fat default). */
-export function imageArchs(raw: any): { toolkit?: CudaToolkit; toolkitProblem?: string; lists: StatedArchs[] } {
-  const ba = raw?.buildArgs ?? {};
+export function imageArchs(raw: ImageProps | undefined): {
+  toolkit?: CudaToolkit;
+  toolkitProblem?: string;
+  lists: StatedArchs[];
+} {
+  const ba: Readonly<Record<string, unknown>> = raw?.buildArgs ?? {};
   const tk = statedToolkit(ba[ARCH_ARGS.toolkit], `buildArgs.${ARCH_ARGS.toolkit}`);
   if ("problem" in tk) return { toolkitProblem: tk.problem, lists: [] };
   const lists: StatedArchs[] = [];
@@ -96,7 +100,7 @@ export function imageArchs(raw: any): { toolkit?: CudaToolkit; toolkitProblem?: 
 }
 
 /** The arch list a DGD states through its annotations, if any. */
-export function graphArchs(raw: any): { toolkitProblem?: string; stated?: StatedArchs } {
+export function graphArchs(raw: PlanDgd | undefined): { toolkitProblem?: string; stated?: StatedArchs } {
   const text = annotation(raw, PlanAnnotation.ImageCudaArchs);
   const tk = statedToolkit(
     annotation(raw, PlanAnnotation.ImageCudaToolkit),

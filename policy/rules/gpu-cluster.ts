@@ -11,7 +11,7 @@ import {
   GpuInstance,
   supportsNixlOverEfa,
 } from "../../components/catalog/instances";
-import { resourcePolicy, dgdPolicy, schemaFor } from "./_policy";
+import { dgdPolicy, schemaFor } from "./_policy";
 import {
   annotation,
   containerResource,
@@ -27,7 +27,7 @@ import {
   PlanAnnotation,
   POOL_LABEL,
   q,
-  rawProps,
+  rawPropsOf,
   requestsEfa,
   ResourceType,
   workers,
@@ -140,7 +140,7 @@ const summarize = (who: readonly string[]) => {
 function collectPools(resources: readonly PolicyResource[]): Map<string, NodePool> {
   const pools = new Map<string, NodePool>();
   for (const r of ofType(resources, ResourceType.Dgd)) {
-    const props = rawProps(r.props);
+    const props = rawPropsOf(r, ResourceType.Dgd);
     const override = Number(annotation(props, PlanAnnotation.Hugepages2MiPerNode));
     for (const w of workers(props, r.name)) {
       const type = instanceTypeOf(w.svc);

@@ -15,6 +15,7 @@ import {
   PlanAnnotation,
   q,
   rawProps,
+  rawPropsOf,
   ResourceType,
   transitiveDependencies,
   workers,
@@ -31,15 +32,13 @@ function reportProblems(subject: string, stated: readonly StatedArchs[], report:
 /** Entries of TORCH_CUDA_ARCH_LIST the image's torch (by PYTORCH_IMAGE_TAG) rejects: nvcc accepting is not enough. */
 function reportTorchRejects(
   subject: string,
-  buildArgs: any,
+  buildArgs: Readonly<Record<string, unknown>>,
   lists: readonly StatedArchs[],
   report: ReportViolation,
 ): void {
   const torchList = lists.find((l) => l.source === `buildArgs.${ARCH_ARGS.torch}`);
-  const tag =
-    typeof buildArgs[ARCH_ARGS.pytorchTag] === "string" && !isUnknownValue(buildArgs[ARCH_ARGS.pytorchTag])
-      ? buildArgs[ARCH_ARGS.pytorchTag]
-      : imageVersions.pytorchImageTag;
+  const stated = buildArgs[ARCH_ARGS.pytorchTag];
+  const tag = typeof stated === "string" && !isUnknownValue(stated) ? stated : imageVersions.pytorchImageTag;
   const torch = NGC_PYTORCH_TORCH[tag]?.torch;
   if (!torchList?.list || torch === undefined) return;
   for (const p of torchArchProblems(torchList.list, torch, torchList.source))
@@ -53,15 +52,16 @@ export const imageArchsValidForToolkit = resourcePolicy({
     "Every CUDA arch an image states (build args or graph annotation) is a target its CUDA toolkit's nvcc accepts, and every TORCH_CUDA_ARCH_LIST entry one its torch accepts.",
   types: [ResourceType.Image, ResourceType.Dgd],
   defaults: {},
-  check: (props, args, report) => {
-    const raw = rawProps(props);
-    if (args.type === ResourceType.Image) {
+  check: (r, args, report) => {
+    if (r.type === ResourceType.Image) {
+      const raw = rawProps(r.props);
       const a = imageArchs(raw);
       if (a.toolkitProblem) report(`image ${q(args.name)}: buildArgs.${ARCH_ARGS.toolkit}: ${a.toolkitProblem}`);
       reportProblems(`image ${q(args.name)}`, a.lists, report);
       reportTorchRejects(`image ${q(args.name)}`, raw?.buildArgs ?? {}, a.lists, report);
       return;
     }
+    const raw = rawProps(r.props);
     const g = graphArchs(raw);
     const subject = `DynamoGraphDeployment ${q(dgdName(raw, args.name))}`;
     if (g.toolkitProblem) report(`${subject}: annotation ${PlanAnnotation.ImageCudaToolkit}: ${g.toolkitProblem}`);
@@ -81,7 +81,10 @@ function nodeGroupGpus(resources: readonly PolicyResource[]): FleetGpu[] {
     const lts = [...(ng.propertyDependencies?.launchTemplate ?? []), ...(ng.dependencies ?? [])].filter(
       (d) => d.type === ResourceType.LaunchTemplate,
     );
-    const types = [...(rawProps(ng.props)?.instanceTypes ?? []), ...lts.map((lt) => rawProps(lt.props)?.instanceType)];
+    const types = [
+      ...(rawPropsOf(ng, ResourceType.NodeGroup)?.instanceTypes ?? []),
+      ...lts.map((lt) => rawPropsOf(lt, ResourceType.LaunchTemplate)?.instanceType),
+    ];
     for (const t of types) {
       const row = typeof t === "string" ? INSTANCES.get(t) : undefined;
       if (row) out.push({ sm: row.smArch, where: `${row.name} in node group ${q(ng.name)}` });
@@ -91,8 +94,7 @@ function nodeGroupGpus(resources: readonly PolicyResource[]): FleetGpu[] {
 }
 
 function graphGpus(dgd: PolicyResource): FleetGpu[] {
-  const raw = rawProps(dgd.props);
-  return workers(raw, dgd.name).flatMap((w) => {
+  return workers(rawPropsOf(dgd, ResourceType.Dgd), dgd.name).flatMap((w) => {
     const row = INSTANCES.get(instanceTypeOf(w.svc) ?? "");
     return row ? [{ sm: row.smArch, where: `${row.name}, service ${q(w.key)}` }] : [];
   });
@@ -137,11 +139,11 @@ export const imageArchsCoverFleet: StackValidationPolicy = {
     const pools = nodeGroupGpus(args.resources);
     const fleet = [...pools, ...graphs.flatMap(graphGpus)];
     for (const img of images) {
-      for (const s of imageArchs(rawProps(img.props)).lists.filter((l) => l.covers))
+      for (const s of imageArchs(rawPropsOf(img, ResourceType.Image)).lists.filter((l) => l.covers))
         reportUncovered(`image ${q(img.name)}`, s, fleet, img.urn, report);
     }
     for (const dgd of graphs) {
-      const raw = rawProps(dgd.props);
+      const raw = rawPropsOf(dgd, ResourceType.Dgd);
       const subject = `DynamoGraphDeployment ${q(dgdName(raw, dgd.name))}`;
       const own = graphGpus(dgd);
       const g = graphArchs(raw);

@@ -15,10 +15,10 @@ export const imagePinnedByDigest = resourcePolicy({
     "Graph services run images pinned by digest, and images built by the stack are tagged with a real (non-latest) tag.",
   types: [ResourceType.Dgd, ResourceType.Image],
   defaults: {},
-  check: (props, args, report) => {
-    const raw = rawProps(props);
-    if (args.type === ResourceType.Image) {
-      const tags: unknown[] = Array.isArray(raw?.tags) ? raw.tags : [];
+  check: (r, args, report) => {
+    if (r.type === ResourceType.Image) {
+      const raw = rawProps(r.props);
+      const tags: readonly unknown[] = Array.isArray(raw?.tags) ? raw.tags : [];
       for (const t of tags.filter((t): t is string => typeof t === "string" && !isUnknownValue(t))) {
         const tag = /:([^/:]+)$/.exec(t)?.[1];
         if (tag === undefined || tag === "latest")
@@ -33,7 +33,7 @@ export const imagePinnedByDigest = resourcePolicy({
         );
       return;
     }
-    for (const s of graphServices(raw, args.name)) {
+    for (const s of graphServices(rawProps(r.props), args.name)) {
       for (const c of containers(s.svc)) {
         const img = c?.image;
         if (img === undefined || isUnknownValue(img)) continue; // unset (operator default) or not known until the build runs
@@ -55,7 +55,7 @@ export const ecrScanAndImmutable = resourcePolicy({
   types: [ResourceType.EcrRepository],
   defaults: { mutableAllowedPattern: "(^|[-_/])(build-?)?cache$" },
   schema: { properties: { mutableAllowedPattern: { type: "string", default: "(^|[-_/])(build-?)?cache$" } } },
-  check: (props, args, report, cfg) => {
+  check: ({ props }, args, report, cfg) => {
     const raw = rawProps(props);
     const name = typeof raw?.name === "string" && !isUnknownValue(raw.name) ? raw.name : args.name;
     const isCache =

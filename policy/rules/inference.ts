@@ -17,16 +17,20 @@ import {
   ofType,
   OperatorLabel,
   PlanAnnotation,
+  PlanDgd,
+  PlanPodAffinity,
+  PlanProbe,
+  PlanService,
   probeBudgetSeconds,
   q,
   ResourceType,
   dgdName,
   dgdNamespace,
-  rawProps,
+  rawPropsOf,
   workers,
 } from "./_predicates";
 
-function loadBudget(props: any, fallback: number): { seconds: number; source: string } | { error: string } {
+function loadBudget(props: PlanDgd, fallback: number): { seconds: number; source: string } | { error: string } {
   const raw = annotation(props, PlanAnnotation.ModelLoadBudgetSeconds);
   if (raw === undefined)
     return {
@@ -41,7 +45,7 @@ function loadBudget(props: any, fallback: number): { seconds: number; source: st
   return { seconds: n, source: `annotation ${PlanAnnotation.ModelLoadBudgetSeconds}` };
 }
 
-const httpTarget = (p: any) =>
+const httpTarget = (p: PlanProbe) =>
   p?.httpGet
     ? `httpGet ${p.httpGet.path} on port ${p.httpGet.port}`
     : Object.keys(p ?? {})
@@ -85,7 +89,7 @@ export const workerProbeBudget = dgdPolicy({
         );
       } else if (
         readiness.httpGet?.path !== cfg.readinessPath ||
-        ![cfg.systemPort, String(cfg.systemPort), "system"].includes(readiness.httpGet?.port)
+        !([cfg.systemPort, String(cfg.systemPort), "system"] as readonly unknown[]).includes(readiness.httpGet?.port)
       ) {
         report(
           `${w.label}: readinessProbe is ${httpTarget(readiness)}; use ${want} (the operator's handler type and port, or Kubernetes rejects two handler types)`,
@@ -104,7 +108,7 @@ export const oneGraphPerModel: StackValidationPolicy = {
   configSchema: schemaFor({ requireDisaggregated: true }),
   validateStack: (args, report) => {
     const cfg = configOf(args, { requireDisaggregated: true });
-    const graphs = ofType(args.resources, ResourceType.Dgd).map((r) => ({ r, props: rawProps(r.props) }));
+    const graphs = ofType(args.resources, ResourceType.Dgd).map((r) => ({ r, props: rawPropsOf(r, ResourceType.Dgd) }));
     if (graphs.length === 0) args.notApplicable("no DynamoGraphDeployment in the stack");
     const parts = graphs.map(({ r, props }) => {
       const svcs = graphServices(props, r.name);
@@ -162,7 +166,7 @@ export const noHostNetworkWorkers = dgdPolicy({
 });
 
 /** Label keys a pod-(anti-)affinity selector of a DGD service may use. */
-function selectableLabels(props: any, name: string, forbidden: readonly string[]): Set<string> {
+function selectableLabels(props: PlanDgd, name: string, forbidden: readonly string[]): ReadonlySet<unknown> {
   const own = graphServices(props, name).flatMap((s) => [
     ...Object.keys(s.svc?.labels ?? {}),
     ...Object.keys(s.svc?.extraPodMetadata?.labels ?? {}),
@@ -171,19 +175,19 @@ function selectableLabels(props: any, name: string, forbidden: readonly string[]
 }
 
 /** Every (term path, selector keys) of a service's pod affinity and anti-affinity. */
-function affinitySelectors(svc: any): [string, string[]][] {
-  const out: [string, string[]][] = [];
-  for (const kind of ["podAffinity", "podAntiAffinity"]) {
-    const a = svc?.extraPodSpec?.affinity?.[kind] ?? {};
-    const req: any[] = a.requiredDuringSchedulingIgnoredDuringExecution ?? [];
-    const pref: any[] = (a.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((p: any) => p?.podAffinityTerm);
+function affinitySelectors(svc: PlanService): [string, unknown[]][] {
+  const out: [string, unknown[]][] = [];
+  for (const kind of ["podAffinity", "podAntiAffinity"] as const) {
+    const a: PlanPodAffinity = svc?.extraPodSpec?.affinity?.[kind] ?? {};
+    const req = a.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+    const pref = (a.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((p) => p?.podAffinityTerm);
     for (const [mode, terms] of [
       ["required", req],
       ["preferred", pref],
     ] as const) {
       for (const t of terms) {
         const sel = t?.labelSelector ?? {};
-        const keys = [...Object.keys(sel.matchLabels ?? {}), ...(sel.matchExpressions ?? []).map((e: any) => e?.key)];
+        const keys = [...Object.keys(sel.matchLabels ?? {}), ...(sel.matchExpressions ?? []).map((e) => e?.key)];
         out.push([`extraPodSpec.affinity.${kind} (${mode})`, keys]);
       }
     }

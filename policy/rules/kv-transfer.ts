@@ -26,6 +26,11 @@ const ENV_SELECTOR: Record<string, string> = {
   sglang: "SGLANG_DISAGGREGATION_NIXL_BACKEND",
 };
 
+/** Field `key` of a parsed JSON value when it is an object, else undefined (what `?.` reads at runtime). */
+function field(json: unknown, key: string): unknown {
+  return json !== null && typeof json === "object" ? (json as Record<string, unknown>)[key] : undefined;
+}
+
 function checkVllmBackend(w: GraphService, backend: string, report: ReportViolation): void {
   const kv = kvTransferConfig(w.svc);
   if (kv.kind === "absent") {
@@ -34,12 +39,12 @@ function checkVllmBackend(w: GraphService, backend: string, report: ReportViolat
     );
   } else if (kv.kind === "invalid") {
     report(`${w.label}: --kv-transfer-config ${q(kv.raw)} is not valid JSON (${kv.error}); pass ${VLLM_LIBFABRIC}`);
-  } else if (kv.json?.kv_connector !== "NixlConnector") {
+  } else if (field(kv.json, "kv_connector") !== "NixlConnector") {
     report(
-      `${w.label} requests EFA but --kv-transfer-config selects kv_connector ${q(kv.json?.kv_connector)}; use "kv_connector":"NixlConnector" with "kv_connector_extra_config":{"backends":["${backend}"]} (F3)`,
+      `${w.label} requests EFA but --kv-transfer-config selects kv_connector ${q(field(kv.json, "kv_connector"))}; use "kv_connector":"NixlConnector" with "kv_connector_extra_config":{"backends":["${backend}"]} (F3)`,
     );
   } else {
-    const backends = kv.json?.kv_connector_extra_config?.backends;
+    const backends = field(field(kv.json, "kv_connector_extra_config"), "backends");
     if (!Array.isArray(backends) || !backends.includes(backend)) {
       report(
         `${w.label} requests EFA but --kv-transfer-config selects NIXL backends ${backends === undefined ? "(none: UCX by default)" : q(backends)}; set "kv_connector_extra_config":{"backends":["${backend}"]}, the only selector vLLM's NixlConnector reads (NIXL_BACKEND and VLLM_NIXL_KVCACHE_BACKEND are ignored: F3)`,

@@ -3,7 +3,7 @@
  * by one resource, unlike the stack-wide EFA network checks in `efa-network.ts`.
  */
 import { resourcePolicy } from "./_policy";
-import { isUnknownValue, q, rawProps, ResourceType } from "./_predicates";
+import { isUnknownValue, LaunchTemplateProps, q, rawProps, ResourceType } from "./_predicates";
 
 /** 14. Launch templates require IMDSv2. */
 export const imdsv2Required = resourcePolicy({
@@ -11,7 +11,7 @@ export const imdsv2Required = resourcePolicy({
   description: "Launch templates require IMDSv2 session tokens and keep the metadata hop limit low.",
   types: [ResourceType.LaunchTemplate],
   defaults: { maxHopLimit: 2 },
-  check: (props, args, report, cfg) => {
+  check: ({ props }, args, report, cfg) => {
     const m = props?.metadataOptions ?? {};
     if (m.httpTokens !== "required")
       report(
@@ -35,10 +35,10 @@ export const launchTemplateTagsNonEmpty = resourcePolicy({
     "Every tag specification of a launch template carries at least one tag (EC2 rejects an empty one, so no instance launches).",
   types: [ResourceType.LaunchTemplate],
   defaults: {},
-  check: (props, args, report) => {
-    const specs = rawProps(props)?.tagSpecifications;
+  check: ({ props }, args, report) => {
+    const specs: unknown = rawProps(props)?.tagSpecifications;
     if (!Array.isArray(specs)) return; // absent (no spec is valid) or unknown in preview
-    specs.forEach((spec: any, i: number) => {
+    (specs as NonNullable<LaunchTemplateProps["tagSpecifications"]>).forEach((spec, i) => {
       const tags = spec?.tags;
       if (isUnknownValue(spec) || isUnknownValue(tags)) return;
       const empty = tags === undefined || tags === null || (typeof tags === "object" && Object.keys(tags).length === 0);
