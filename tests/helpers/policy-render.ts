@@ -8,6 +8,7 @@ import * as os from "os";
 import * as path from "path";
 import { PlanResource, PolicyPackConfigJson, PolicyRun, runPolicies } from "../../policy/run";
 import { defaultDeps, runCli } from "../../tools/render/cli";
+import type { DynamoGraphDeployment } from "../../components/inference/dgd-types";
 import { T } from "./policy-fixtures";
 
 /** What one render produced: the CLI's exit code, the (edited) plan and the policy run over it. */
@@ -46,12 +47,36 @@ export async function render(
   return { code, plan, run };
 }
 
-export const one = (plan: PlanResource[], type: string, pick: (r: PlanResource) => boolean = () => true): any => {
+/** `T` with `readonly` removed at every depth: a rendered object a test edits in place. */
+type Writable<T> = T extends readonly (infer E)[]
+  ? Writable<E>[]
+  : T extends object
+    ? { -readonly [K in keyof T]: Writable<T[K]> }
+    : T;
+
+/** The rendered graph, as the renderer's typed model, editable. */
+export type RenderedGraph = Writable<DynamoGraphDeployment>;
+
+/** The one resource of `type` (matching `pick`) in a plan; a test error otherwise. */
+export const one = (plan: PlanResource[], type: string, pick: (r: PlanResource) => boolean = () => true) => {
   const hits = plan.filter((r) => r.type === type && pick(r));
   if (hits.length !== 1) throw new Error(`expected one ${type}, found ${hits.map((r) => r.name).join(", ") || "none"}`);
   return hits[0];
 };
-export const graph = (plan: PlanResource[]) => one(plan, T.Dgd).props;
-export const svc = (plan: PlanResource[], key: string) => graph(plan).spec.services[key];
-export const main = (plan: PlanResource[], key: string) => svc(plan, key).extraPodSpec.mainContainer;
-export const image = (plan: PlanResource[]) => one(plan, T.Image).props;
+/** The rendered graph's props. */
+export const graph = (plan: PlanResource[]) => one(plan, T.Dgd).props as RenderedGraph;
+/** One rendered service (a test error when the graph has none of that key). */
+export const svc = (plan: PlanResource[], key: string) => {
+  const s = graph(plan).spec.services[key];
+  if (!s) throw new Error(`the rendered graph has no service ${key}`);
+  return s;
+};
+/** A rendered service's main container. */
+export const main = (plan: PlanResource[], key: string) => {
+  const c = svc(plan, key).extraPodSpec?.mainContainer;
+  if (!c) throw new Error(`service ${key} has no main container`);
+  return c;
+};
+/** The rendered image's props (docker-build Image inputs: build args are strings). */
+export const image = (plan: PlanResource[]) =>
+  one(plan, T.Image).props as { buildArgs: Record<string, string>; [k: string]: unknown };

@@ -4,17 +4,8 @@
  */
 import { strict as assert } from "assert";
 import { efaPoolSingleAz, efaSecurityGroupSelfReferencing } from "../../policy/rules/efa-network";
-import { happyLaunchTemplate, happyStack, T, urnOf } from "../helpers/policy-fixtures";
-import {
-  planResource,
-  PlanResource,
-  runStackPolicy,
-  stackArgs,
-  stackPolicyTable,
-  UNKNOWN_STRING,
-} from "../helpers/policy-harness";
-
-const named = (plan: PlanResource[], name: string): any => plan.find((r) => r.name === name)!;
+import { happyLaunchTemplate, happyStack, launchTemplateIn, loose, named, T, urnOf } from "../helpers/policy-fixtures";
+import { planResource, runStackPolicy, stackArgs, stackPolicyTable, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 describe("policies: EFA network (self-referencing security group, single AZ)", () => {
   const SG_FIX =
@@ -38,8 +29,8 @@ describe("policies: EFA network (self-referencing security group, single AZ)", (
       title: "ingress from a CIDR instead of the group itself",
       mutate: (plan) => {
         const r = named(plan, "c-efa-ingress").props;
-        r.self = false;
-        r.cidrBlocks = ["10.0.0.0/16"];
+        loose(r).self = false;
+        loose(r).cidrBlocks = ["10.0.0.0/16"];
       },
       expect: [noSelf("egress")],
     },
@@ -87,8 +78,8 @@ describe("policies: EFA network (self-referencing security group, single AZ)", (
       title: "EFA interfaces on a group not created in this stack",
       mutate: (plan) => {
         const lt = named(plan, "c-gpu-lt");
-        delete lt.propertyDependencies;
-        for (const n of lt.props.networkInterfaces) n.securityGroups = ["sg-0123"];
+        delete loose(lt).propertyDependencies;
+        for (const n of launchTemplateIn(plan).networkInterfaces) n.securityGroups = ["sg-0123"];
       },
       expect: [
         `launch template "c-gpu-lt" has EFA interfaces but no security group created in this stack is attached to them (got ["sg-0123"]); attach a security group with self-referencing all-traffic ingress and egress rules`,
@@ -98,15 +89,15 @@ describe("policies: EFA network (self-referencing security group, single AZ)", (
       title: "preview: group ids not known yet are skipped, not failed",
       mutate: (plan) => {
         const lt = named(plan, "c-gpu-lt");
-        delete lt.propertyDependencies;
-        for (const n of lt.props.networkInterfaces) n.securityGroups = [UNKNOWN_STRING];
+        delete loose(lt).propertyDependencies;
+        for (const n of launchTemplateIn(plan).networkInterfaces) n.securityGroups = [UNKNOWN_STRING];
       },
       expect: [],
     },
     {
       title: "the group matched by id when dependencies are not recorded",
       mutate: (plan) => {
-        delete named(plan, "c-gpu-lt").propertyDependencies;
+        delete loose(named(plan, "c-gpu-lt")).propertyDependencies;
         return plan.filter((r) => r.name !== "c-efa-egress");
       },
       expect: [noSelf("ingress")],
@@ -119,7 +110,7 @@ describe("policies: EFA network (self-referencing security group, single AZ)", (
     {
       title: "an EFA node group over two subnets",
       mutate: (plan) => {
-        named(plan, "c-gpu-ng").props.subnetIds = ["subnet-a", "subnet-b"];
+        loose(named(plan, "c-gpu-ng").props).subnetIds = ["subnet-a", "subnet-b"];
       },
       expect: [twoSubnets],
     },
@@ -127,8 +118,8 @@ describe("policies: EFA network (self-referencing security group, single AZ)", (
       title: "two subnets known to share one AZ pass",
       mutate: (plan) => {
         const ng = named(plan, "c-gpu-ng");
-        ng.props.subnetIds = ["subnet-a", "subnet-b"];
-        ng.propertyDependencies.subnetIds = [urnOf(T.Subnet, "a"), urnOf(T.Subnet, "b")];
+        loose(ng.props).subnetIds = ["subnet-a", "subnet-b"];
+        loose(ng.propertyDependencies!).subnetIds = [urnOf(T.Subnet, "a"), urnOf(T.Subnet, "b")];
         return [...plan, subnet("a", "us-east-2a"), subnet("b", "us-east-2a")];
       },
       expect: [],
@@ -137,8 +128,8 @@ describe("policies: EFA network (self-referencing security group, single AZ)", (
       title: "two subnets in two AZs",
       mutate: (plan) => {
         const ng = named(plan, "c-gpu-ng");
-        ng.props.subnetIds = ["subnet-a", "subnet-b"];
-        ng.propertyDependencies.subnetIds = [urnOf(T.Subnet, "a"), urnOf(T.Subnet, "b")];
+        loose(ng.props).subnetIds = ["subnet-a", "subnet-b"];
+        loose(ng.propertyDependencies!).subnetIds = [urnOf(T.Subnet, "a"), urnOf(T.Subnet, "b")];
         return [...plan, subnet("a", "us-east-2a"), subnet("b", "us-east-2b")];
       },
       expect: [twoSubnets],
@@ -147,16 +138,16 @@ describe("policies: EFA network (self-referencing security group, single AZ)", (
       title: "the launch template matched by id when dependencies are not recorded",
       mutate: (plan) => {
         const ng = named(plan, "c-gpu-ng");
-        delete ng.propertyDependencies;
-        ng.props.subnetIds = ["subnet-a", "subnet-b"];
-        named(plan, "c-gpu-lt").props.id = "c-gpu-lt-id";
+        delete loose(ng).propertyDependencies;
+        loose(ng.props).subnetIds = ["subnet-a", "subnet-b"];
+        loose(named(plan, "c-gpu-lt").props).id = "c-gpu-lt-id";
       },
       expect: [twoSubnets],
     },
     {
       title: "preview: subnets not known yet are skipped",
       mutate: (plan) => {
-        named(plan, "c-gpu-ng").props.subnetIds = UNKNOWN_STRING;
+        loose(named(plan, "c-gpu-ng").props).subnetIds = UNKNOWN_STRING;
       },
       expect: [],
     },

@@ -4,21 +4,14 @@
  */
 import { strict as assert } from "assert";
 import { efaPerWorkerMatchesPool, hugepagesFitNode, worstNodeHugepages } from "../../policy/rules/gpu-cluster";
-import { happyGraph, happyStack, T } from "../helpers/policy-fixtures";
-import {
-  PlanResource,
-  resourcePolicyTable,
-  runStackPolicy,
-  stackArgs,
-  stackPolicyTable,
-} from "../helpers/policy-harness";
+import { graphIn, happyGraph, happyStack, loose, T, TestGraph, TestWorker } from "../helpers/policy-fixtures";
+import { resourcePolicyTable, runStackPolicy, stackArgs, stackPolicyTable } from "../helpers/policy-harness";
 
 const D = `DynamoGraphDeployment "llama" service "DecodeWorker"`;
-const decode = (g: any) => g.spec.services.DecodeWorker;
-const prefill = (g: any) => g.spec.services.PrefillWorker;
+const decode = (g: TestGraph) => g.spec.services.DecodeWorker;
+const prefill = (g: TestGraph) => g.spec.services.PrefillWorker;
 const EFA = 'resources.limits.custom["vpc.amazonaws.com/efa"]';
-const named = (plan: PlanResource[], name: string): any => plan.find((r) => r.name === name)!;
-const graph = (plan: PlanResource[]) => named(plan, "inf-graph").props;
+const graph = graphIn;
 
 describe("policies: GPU pool, workers (F8, F12, F14)", () => {
   const count = (efa: number, gpus: number, type: string, per: number, expected: number) =>
@@ -33,7 +26,7 @@ describe("policies: GPU pool, workers (F8, F12, F14)", () => {
         mutate: (g) => {
           delete decode(g).resources.limits.gpu;
           delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
-          decode(g).extraPodSpec.mainContainer.resources = {
+          loose(decode(g).extraPodSpec.mainContainer).resources = {
             limits: { "nvidia.com/gpu": 1, "vpc.amazonaws.com/efa": 1 },
           };
         },
@@ -133,7 +126,7 @@ describe("policies: GPU pool, workers (F8, F12, F14)", () => {
         title: "pinned through required node affinity instead of a selector",
         mutate: (g) => {
           delete decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"];
-          decode(g).extraPodSpec.affinity.nodeAffinity = {
+          loose(decode(g).extraPodSpec.affinity).nodeAffinity = {
             requiredDuringSchedulingIgnoredDuringExecution: {
               nodeSelectorTerms: [
                 {
@@ -153,7 +146,7 @@ describe("policies: GPU pool, workers (F8, F12, F14)", () => {
 
   const F14 = (pages: number, who: string, total: number, source: string, perGpu: number) =>
     `p5en.48xlarge nodes of pool "gpu": worker replicas that can share one node request up to ${pages} hugepages-2Mi pages (${who}), but a node pre-allocates ${total} (${source}), so only some of them ever schedule (F14); request at most ${perGpu} pages (${perGpu * 2}Mi) per GPU of a worker, or none with FI_EFA_USE_HUGE_PAGE=0`;
-  const setHugepages = (s: any, q: string) => {
+  const setHugepages = (s: TestWorker, q: string) => {
     s.resources.limits.custom["hugepages-2Mi"] = q;
     s.resources.requests.custom["hugepages-2Mi"] = q;
   };
@@ -194,7 +187,7 @@ describe("policies: GPU pool, workers (F8, F12, F14)", () => {
         const p = prefill(graph(plan));
         delete p.resources.limits.custom["hugepages-2Mi"];
         delete p.resources.requests.custom["hugepages-2Mi"];
-        p.extraPodSpec.mainContainer.resources = { limits: { "hugepages-2Mi": "10Gi" } };
+        loose(p.extraPodSpec.mainContainer).resources = { limits: { "hugepages-2Mi": "10Gi" } };
       },
       expect: [F14(40960, '8 x PrefillWorker of "llama" at 5120 pages', 5128, "the p5en.48xlarge catalog value", 641)],
     },

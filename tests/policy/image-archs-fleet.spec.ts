@@ -4,16 +4,14 @@
  */
 import { strict as assert } from "assert";
 import { imageArchsCoverFleet } from "../../policy/rules/image-archs";
-import { happyLaunchTemplate, happyStack, T, urnOf } from "../helpers/policy-fixtures";
+import { graphIn, happyLaunchTemplate, happyStack, imageIn, loose, named, T, urnOf } from "../helpers/policy-fixtures";
 import { planResource, PlanResource, runStackPolicy, stackArgs, stackPolicyTable } from "../helpers/policy-harness";
-
-const named = (plan: PlanResource[], name: string): any => plan.find((r) => r.name === name)!;
 
 describe("policies: image arch lists cover the fleet (F10)", () => {
   const uncovered = (subject: string, src: string, list: string, sm: string, where: string) =>
     `${subject} (${src}: ${list}) has no kernels for ${sm} (${where}) and no PTX that can JIT to it (F10); add ${sm} to the image's cudaArchs or use "auto"`;
   const onlyTorch = (plan: PlanResource[], list: string) => {
-    const b = named(plan, "img").props.buildArgs;
+    const b = imageIn(plan).buildArgs;
     b.TORCH_CUDA_ARCH_LIST = list;
     delete b.NVCC_GENCODE;
     delete b.FLASHINFER_CUDA_ARCH_LIST;
@@ -68,7 +66,7 @@ describe("policies: image arch lists cover the fleet (F10)", () => {
     {
       title: "no arch args: the Dockerfile's fat default covers the fleet",
       mutate: (plan) => {
-        const b = named(plan, "img").props.buildArgs;
+        const b = imageIn(plan).buildArgs;
         delete b.TORCH_CUDA_ARCH_LIST;
         delete b.NVCC_GENCODE;
         delete b.FLASHINFER_CUDA_ARCH_LIST;
@@ -78,7 +76,7 @@ describe("policies: image arch lists cover the fleet (F10)", () => {
     {
       title: "a graph whose stated archs miss its own workers' GPUs",
       mutate: (plan) => {
-        named(plan, "inf-graph").props.metadata.annotations["dynamo-efa/image-cuda-archs"] = "sm_100";
+        graphIn(plan).metadata.annotations["dynamo-efa/image-cuda-archs"] = "sm_100";
       },
       expect: [
         uncovered(
@@ -94,8 +92,8 @@ describe("policies: image arch lists cover the fleet (F10)", () => {
       title: "a prebuilt image that states no archs",
       mutate: (plan) => {
         const g = named(plan, "inf-graph");
-        delete g.props.metadata.annotations["dynamo-efa/image-cuda-archs"];
-        g.dependencies = [];
+        delete graphIn(plan).metadata.annotations["dynamo-efa/image-cuda-archs"];
+        loose(g).dependencies = [];
         return plan.filter((r) => r.type !== T.Image);
       },
       expect: [
@@ -107,8 +105,8 @@ describe("policies: image arch lists cover the fleet (F10)", () => {
       mutate: (plan) => {
         const comp = planResource("dynamo-efa:image:DynamoImage", {}, { name: "image" });
         const g = named(plan, "inf-graph");
-        delete g.props.metadata.annotations["dynamo-efa/image-cuda-archs"];
-        g.dependencies = [comp.urn];
+        delete graphIn(plan).metadata.annotations["dynamo-efa/image-cuda-archs"];
+        loose(g).dependencies = [comp.urn];
         return [...plan.map((r) => (r.type === T.Image ? { ...r, parent: comp.urn } : r)), comp];
       },
       expect: [],
@@ -116,7 +114,7 @@ describe("policies: image arch lists cover the fleet (F10)", () => {
     {
       title: "an image built in the stack needs no annotation",
       mutate: (plan) => {
-        delete named(plan, "inf-graph").props.metadata.annotations["dynamo-efa/image-cuda-archs"];
+        delete graphIn(plan).metadata.annotations["dynamo-efa/image-cuda-archs"];
       },
       expect: [],
     },
@@ -124,14 +122,14 @@ describe("policies: image arch lists cover the fleet (F10)", () => {
       title: "the EP kernel list (Hopper+ only by design) does not decide coverage",
       mutate: (plan) => {
         onlyTorch(plan, "8.0;9.0");
-        named(plan, "img").props.buildArgs.EP_KERNELS_CUDA_ARCH_LIST = "10.0";
+        imageIn(plan).buildArgs.EP_KERNELS_CUDA_ARCH_LIST = "10.0";
       },
       expect: [],
     },
     {
       title: "the FlashInfer list decides coverage only for an AOT build",
       mutate: (plan) => {
-        const b = named(plan, "img").props.buildArgs;
+        const b = imageIn(plan).buildArgs;
         b.TORCH_CUDA_ARCH_LIST = "9.0";
         delete b.NVCC_GENCODE;
         b.FLASHINFER_CUDA_ARCH_LIST = "10.0a";
@@ -150,7 +148,7 @@ describe("policies: image arch lists cover the fleet (F10)", () => {
     {
       title: "the same FlashInfer list without AOT is not a coverage claim",
       mutate: (plan) => {
-        const b = named(plan, "img").props.buildArgs;
+        const b = imageIn(plan).buildArgs;
         b.TORCH_CUDA_ARCH_LIST = "9.0";
         delete b.NVCC_GENCODE;
         b.FLASHINFER_CUDA_ARCH_LIST = "10.0a";

@@ -7,11 +7,9 @@ import { checkArchToken, parseCudaToolkit, torchArchProblems } from "../../compo
 import { ValidationError } from "../../components/_shared/problems";
 import { gencodeTokens } from "../../policy/rules/_image-archs";
 import { imageArchsValidForToolkit } from "../../policy/rules/image-archs";
-import { happyGraph, happyStack, T } from "../helpers/policy-fixtures";
-import { PlanResource, resourcePolicyTable } from "../helpers/policy-harness";
+import { happyGraph, happyImage, T } from "../helpers/policy-fixtures";
+import { resourcePolicyTable } from "../helpers/policy-harness";
 
-const named = (plan: PlanResource[], name: string): any => plan.find((r) => r.name === name)!;
-const happyImage = () => named(happyStack(), "img").props;
 const reason = (token: string, toolkit: "12.9" | "13.0") => {
   const r = checkArchToken(token, toolkit);
   if (!("reason" in r)) throw new Error(`${token} is valid on ${toolkit}`);

@@ -3,15 +3,14 @@
  * registry scans on push and keeps tags immutable.
  */
 import { ecrScanAndImmutable, imagePinnedByDigest } from "../../policy/rules/images";
-import { happyGraph, happyStack, T } from "../helpers/policy-fixtures";
-import { PlanResource, resourcePolicyTable, UNKNOWN_STRING } from "../helpers/policy-harness";
+import { happyGraph, happyImage, happyRepository, loose, T, TestGraph } from "../helpers/policy-fixtures";
+import { resourcePolicyTable, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 const D = `DynamoGraphDeployment "llama" service "DecodeWorker"`;
 const F = `DynamoGraphDeployment "llama" service "Frontend"`;
-const decode = (g: any) => g.spec.services.DecodeWorker;
-const named = (plan: PlanResource[], name: string): any => plan.find((r) => r.name === name)!;
-const happyImage = () => named(happyStack(), "img").props;
-const happyRepo = () => named(happyStack(), "img-repo").props;
+const decode = (g: TestGraph) => g.spec.services.DecodeWorker;
+
+const happyRepo = happyRepository;
 const REPO = "123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa";
 
 describe("policies: images pinned by digest (F5) and registry", () => {
@@ -39,7 +38,7 @@ describe("policies: images pinned by digest (F5) and registry", () => {
       {
         title: "an init container on a tag",
         mutate: (g) => {
-          decode(g).extraPodSpec.initContainers = [{ name: "fetch", image: "busybox:1.36" }];
+          loose(decode(g).extraPodSpec).initContainers = [{ name: "fetch", image: "busybox:1.36" }];
         },
         expect: [unpinned(D, "busybox:1.36", ' in container "fetch"')],
       },
@@ -78,7 +77,7 @@ describe("policies: images pinned by digest (F5) and registry", () => {
       {
         title: "a recorded ref that is not a digest",
         mutate: (i) => {
-          i.ref = `${REPO}:3f2a9c1d`;
+          loose(i).ref = `${REPO}:3f2a9c1d`;
         },
         expect: [
           `image "img" has ref "${REPO}:3f2a9c1d", which is not pinned by digest (F5); push it and use <repo>@sha256:<digest>`,
@@ -87,7 +86,7 @@ describe("policies: images pinned by digest (F5) and registry", () => {
       {
         title: "a digest ref is fine",
         mutate: (i) => {
-          i.ref = `${REPO}@sha256:${"cd".repeat(32)}`;
+          loose(i).ref = `${REPO}@sha256:${"cd".repeat(32)}`;
         },
         expect: [],
       },
@@ -104,7 +103,7 @@ describe("policies: images pinned by digest (F5) and registry", () => {
       {
         title: "no scan on push",
         mutate: (r) => {
-          r.imageScanningConfiguration.scanOnPush = false;
+          loose(r.imageScanningConfiguration).scanOnPush = false;
         },
         expect: [
           `${R} does not scan images on push (imageScanningConfiguration.scanOnPush is false); set imageScanningConfiguration: { scanOnPush: true }`,
@@ -113,7 +112,7 @@ describe("policies: images pinned by digest (F5) and registry", () => {
       {
         title: "mutable tags (F5)",
         mutate: (r) => {
-          r.imageTagMutability = "MUTABLE";
+          loose(r).imageTagMutability = "MUTABLE";
         },
         expect: [
           `${R} has mutable tags (imageTagMutability "MUTABLE"), so a pushed tag can be replaced under a running deployment (F5); set imageTagMutability: "IMMUTABLE" and keep the build cache in its own repository`,
@@ -122,7 +121,7 @@ describe("policies: images pinned by digest (F5) and registry", () => {
       {
         title: "mutability unset (AWS default MUTABLE)",
         mutate: (r) => {
-          delete r.imageTagMutability;
+          delete loose(r).imageTagMutability;
         },
         expect: [
           `${R} has mutable tags (imageTagMutability "MUTABLE"), so a pushed tag can be replaced under a running deployment (F5); set imageTagMutability: "IMMUTABLE" and keep the build cache in its own repository`,
@@ -131,16 +130,16 @@ describe("policies: images pinned by digest (F5) and registry", () => {
       {
         title: "IMMUTABLE_WITH_EXCLUSION is immutable",
         mutate: (r) => {
-          r.imageTagMutability = "IMMUTABLE_WITH_EXCLUSION";
+          loose(r).imageTagMutability = "IMMUTABLE_WITH_EXCLUSION";
         },
         expect: [],
       },
       {
         title: "a build-cache repository may be mutable",
         mutate: (r) => {
-          r.name = "dynamo-combined-efa-build-cache";
-          r.imageTagMutability = "MUTABLE";
-          r.imageScanningConfiguration.scanOnPush = false;
+          loose(r).name = "dynamo-combined-efa-build-cache";
+          loose(r).imageTagMutability = "MUTABLE";
+          loose(r.imageScanningConfiguration).scanOnPush = false;
         },
         expect: [],
       },

@@ -9,9 +9,10 @@ import {
   oneGraphPerModel,
   workerProbeBudget,
 } from "../../policy/rules/inference";
-import { happyGraph, happyStack, T } from "../helpers/policy-fixtures";
+import { graphIn, happyGraph, happyStack, loose, T, TestGraph } from "../helpers/policy-fixtures";
 import {
   planResource,
+  PlanResource,
   resourcePolicyTable,
   runStackPolicy,
   stackArgs,
@@ -22,8 +23,8 @@ const svc = (key: string) => `DynamoGraphDeployment "llama" service "${key}"`;
 const D = svc("DecodeWorker");
 const P = svc("PrefillWorker");
 const F = svc("Frontend");
-const decode = (g: any) => g.spec.services.DecodeWorker;
-const prefill = (g: any) => g.spec.services.PrefillWorker;
+const decode = (g: TestGraph) => g.spec.services.DecodeWorker;
+const prefill = (g: TestGraph) => g.spec.services.PrefillWorker;
 
 describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
   const budgetFix = (s: string, budget: number, how: string, load: number, src: string, need: number) =>
@@ -37,7 +38,7 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
       {
         title: "no readiness probe (the operator's 30 s default)",
         mutate: (g) => {
-          delete decode(g).readinessProbe;
+          delete loose(decode(g)).readinessProbe;
         },
         expect: [
           `${D} has no readinessProbe, so the operator's 30 s default applies and the Frontend lists 0 instances while the model loads (F2); add readinessProbe httpGet /health on port 9090`,
@@ -46,7 +47,7 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
       {
         title: "readiness on a TCP socket",
         mutate: (g) => {
-          decode(g).readinessProbe = { tcpSocket: { port: 9090 }, periodSeconds: 10 };
+          loose(decode(g)).readinessProbe = { tcpSocket: { port: 9090 }, periodSeconds: 10 };
         },
         expect: [
           `${D}: readinessProbe is tcpSocket; use readinessProbe httpGet /health on port 9090 (the operator's handler type and port, or Kubernetes rejects two handler types)`,
@@ -55,7 +56,7 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
       {
         title: "readiness on the wrong path and port",
         mutate: (g) => {
-          decode(g).readinessProbe.httpGet = { path: "/live", port: 8000 };
+          loose(decode(g).readinessProbe).httpGet = { path: "/live", port: 8000 };
         },
         expect: [
           `${D}: readinessProbe is httpGet /live on port 8000; use readinessProbe httpGet /health on port 9090 (the operator's handler type and port, or Kubernetes rejects two handler types)`,
@@ -64,22 +65,22 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
       {
         title: "readiness on port 9090 by number is fine",
         mutate: (g) => {
-          decode(g).readinessProbe.httpGet.port = 9090;
+          loose(decode(g).readinessProbe.httpGet).port = 9090;
         },
         expect: [],
       },
       {
         title: "no startup probe: the readiness probe's 30 s is the budget",
         mutate: (g) => {
-          delete decode(g).extraPodSpec.mainContainer.startupProbe;
+          delete loose(decode(g).extraPodSpec.mainContainer).startupProbe;
         },
         expect: [budgetFix(D, 30, "readinessProbe: 0 s + 10 s x 3", 1800, ANN, 180)],
       },
       {
         title: "no probes at all",
         mutate: (g) => {
-          delete decode(g).extraPodSpec.mainContainer.startupProbe;
-          delete decode(g).readinessProbe;
+          delete loose(decode(g).extraPodSpec.mainContainer).startupProbe;
+          delete loose(decode(g)).readinessProbe;
         },
         expect: [
           `${D} has no readinessProbe, so the operator's 30 s default applies and the Frontend lists 0 instances while the model loads (F2); add readinessProbe httpGet /health on port 9090`,
@@ -125,9 +126,9 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
 
   const FIX_F1 =
     "separate graphs get separate Dynamo namespaces and the Frontend sees 0 workers (F1); put Frontend, PrefillWorker and DecodeWorker in one DynamoGraphDeployment";
-  const split = (plan: any[]) => {
+  const split = (plan: PlanResource[]) => {
     const base = happyGraph();
-    const part = (name: string, key: string) =>
+    const part = (name: string, key: keyof TestGraph["spec"]["services"]) =>
       planResource(
         T.Dgd,
         {
@@ -144,7 +145,6 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
       part("llama-decode", "DecodeWorker"),
     ];
   };
-  const graphOf = (plan: any[]) => plan.find((r) => r.type === T.Dgd).props;
   stackPolicyTable(oneGraphPerModel, happyStack, [
     {
       title: "the field's three graphs (F1)",
@@ -160,7 +160,7 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
     {
       title: "a graph without its decode workers",
       mutate: (plan) => {
-        delete graphOf(plan).spec.services.DecodeWorker;
+        delete loose(graphIn(plan).spec.services).DecodeWorker;
       },
       expect: [
         `DynamoGraphDeployment "llama" in namespace "dynamo" has prefill workers but no decode worker; ${FIX_F1}`,
@@ -170,7 +170,7 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
       title: "aggregated serving allowed by config",
       config: { requireDisaggregated: false },
       mutate: (plan) => {
-        delete graphOf(plan).spec.services.DecodeWorker;
+        delete loose(graphIn(plan).spec.services).DecodeWorker;
       },
       expect: [],
     },
@@ -189,7 +189,7 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
       {
         title: "hostNetwork workers (F6)",
         mutate: (g) => {
-          decode(g).extraPodSpec.hostNetwork = true;
+          loose(decode(g).extraPodSpec).hostNetwork = true;
         },
         expect: [
           `${D} sets extraPodSpec.hostNetwork: true; remove it (hostNetwork pods on one node clash on ports 9090 and 5600/5700: F6)`,
@@ -198,7 +198,7 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
       {
         title: "hostNetwork Frontend",
         mutate: (g) => {
-          g.spec.services.Frontend.extraPodSpec.hostNetwork = true;
+          loose(g.spec.services.Frontend.extraPodSpec).hostNetwork = true;
         },
         expect: [
           `${F} sets extraPodSpec.hostNetwork: true; remove it (hostNetwork pods on one node clash on ports 9090 and 5600/5700: F6)`,
@@ -208,7 +208,7 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
         title: "hostNetwork Frontend allowed by config",
         config: { includeFrontend: false },
         mutate: (g) => {
-          g.spec.services.Frontend.extraPodSpec.hostNetwork = true;
+          loose(g.spec.services.Frontend.extraPodSpec).hostNetwork = true;
         },
         expect: [],
       },
@@ -237,7 +237,7 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
       {
         title: "a preferred term with an expression on a label nobody sets",
         mutate: (g) => {
-          prefill(g).extraPodSpec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution = [
+          loose(prefill(g).extraPodSpec.affinity.podAffinity).preferredDuringSchedulingIgnoredDuringExecution = [
             {
               weight: 10,
               podAffinityTerm: {
@@ -252,7 +252,7 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
       {
         title: "a label the graph itself puts on its pods is fine",
         mutate: (g) => {
-          prefill(g).extraPodMetadata = { labels: { team: "llm" } };
+          loose(prefill(g)).extraPodMetadata = { labels: { team: "llm" } };
           decode(
             g,
           ).extraPodSpec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector = {
@@ -264,7 +264,7 @@ describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
       {
         title: "part-of stays forbidden even when set as pod metadata",
         mutate: (g) => {
-          prefill(g).extraPodMetadata = { labels: { "app.kubernetes.io/part-of": "llama" } };
+          loose(prefill(g)).extraPodMetadata = { labels: { "app.kubernetes.io/part-of": "llama" } };
           decode(
             g,
           ).extraPodSpec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector = {

@@ -3,16 +3,16 @@
  * nothing reads (F3, F13), and the TRT-LLM + LIBFABRIC caveat.
  */
 import { nixlLibfabricOnEfa, noNoopNixlEnv, trtllmLibfabricCaveat } from "../../policy/rules/kv-transfer";
-import { happyGraph, KV_LIBFABRIC, T } from "../helpers/policy-fixtures";
+import { happyGraph, KV_LIBFABRIC, loose, T, TestGraph } from "../helpers/policy-fixtures";
 import { resourcePolicyTable } from "../helpers/policy-harness";
 
 const svc = (key: string) => `DynamoGraphDeployment "llama" service "${key}"`;
 const D = svc("DecodeWorker");
 const P = svc("PrefillWorker");
 const F = svc("Frontend");
-const decode = (g: any) => g.spec.services.DecodeWorker;
-const prefill = (g: any) => g.spec.services.PrefillWorker;
-const setKv = (g: any, json: string) => {
+const decode = (g: TestGraph) => g.spec.services.DecodeWorker;
+const prefill = (g: TestGraph) => g.spec.services.PrefillWorker;
+const setKv = (g: TestGraph, json: string) => {
   decode(g).extraPodSpec.mainContainer.args.splice(-1, 1, json);
 };
 const FIX_VLLM = `--kv-transfer-config '${KV_LIBFABRIC}'`;
@@ -124,7 +124,7 @@ describe("policies: KV transfer (F3, F13)", () => {
         title: "SGLang worker selecting UCX",
         mutate: (g) => {
           decode(g).extraPodSpec.mainContainer.command = ["python3", "-m", "dynamo.sglang"];
-          g.spec.envs = [{ name: "SGLANG_DISAGGREGATION_NIXL_BACKEND", value: "UCX" }];
+          loose(g.spec).envs = [{ name: "SGLANG_DISAGGREGATION_NIXL_BACKEND", value: "UCX" }];
         },
         expect: [
           `${D} requests EFA but SGLANG_DISAGGREGATION_NIXL_BACKEND is "UCX"; set env SGLANG_DISAGGREGATION_NIXL_BACKEND=LIBFABRIC, the only NIXL backend selector sglang reads (F3)`,
@@ -133,7 +133,7 @@ describe("policies: KV transfer (F3, F13)", () => {
       {
         title: "unknown engine",
         mutate: (g) => {
-          delete g.spec.backendFramework;
+          delete loose(g.spec).backendFramework;
           decode(g).extraPodSpec.mainContainer.command = ["python3", "-m", "my.engine"];
         },
         expect: [
@@ -169,7 +169,9 @@ describe("policies: KV transfer (F3, F13)", () => {
       {
         title: "VLLM_NIXL_KVCACHE_BACKEND on the main container (F3)",
         mutate: (g) => {
-          prefill(g).extraPodSpec.mainContainer.env = [{ name: "VLLM_NIXL_KVCACHE_BACKEND", value: "LIBFABRIC" }];
+          loose(prefill(g).extraPodSpec.mainContainer).env = [
+            { name: "VLLM_NIXL_KVCACHE_BACKEND", value: "LIBFABRIC" },
+          ];
         },
         expect: [
           `${P} sets VLLM_NIXL_KVCACHE_BACKEND in spec.services.PrefillWorker.extraPodSpec.mainContainer.env, which does nothing: vLLM's NixlConnector selects its backend only from --kv-transfer-config kv_connector_extra_config.backends (F3); remove it`,
@@ -178,7 +180,7 @@ describe("policies: KV transfer (F3, F13)", () => {
       {
         title: "NIXL_LIBFABRIC_MAX_RAILS graph-wide reaches every service (F13)",
         mutate: (g) => {
-          g.spec.envs = [{ name: "NIXL_LIBFABRIC_MAX_RAILS", value: "1" }];
+          loose(g.spec).envs = [{ name: "NIXL_LIBFABRIC_MAX_RAILS", value: "1" }];
         },
         expect: [D, F, P].map(
           (s) =>
@@ -217,7 +219,7 @@ describe("policies: KV transfer (F3, F13)", () => {
       {
         title: "a misspelled TRT-LLM selector and a dead UCX field (upstream facts)",
         mutate: (g) => {
-          g.spec.envs = [{ name: "TRTLLM_NIXL_KVCACHE_BACKNED", value: "LIBFABRIC" }];
+          loose(g.spec).envs = [{ name: "TRTLLM_NIXL_KVCACHE_BACKNED", value: "LIBFABRIC" }];
           decode(g).envs.push({ name: "UCX_NOT_A_FIELD", value: "1" });
         },
         expect: [
@@ -249,7 +251,7 @@ describe("policies: KV transfer (F3, F13)", () => {
     { name: "inf-graph" },
   );
 
-  const trtllm = (g: any, backend: string) => {
+  const trtllm = (g: TestGraph, backend: string) => {
     g.spec.backendFramework = "trtllm";
     for (const w of [prefill(g), decode(g)]) {
       w.extraPodSpec.mainContainer.command = ["python3", "-m", "dynamo.trtllm"];

@@ -2,7 +2,7 @@
  * Launch-template policies: IMDSv2 required, and no empty tag specification.
  */
 import { imdsv2Required, launchTemplateTagsNonEmpty } from "../../policy/rules/launch-template";
-import { happyLaunchTemplate, T } from "../helpers/policy-fixtures";
+import { happyLaunchTemplate, loose, T } from "../helpers/policy-fixtures";
 import { resourcePolicyTable } from "../helpers/policy-harness";
 
 describe("policies: launch templates (IMDSv2, tag specifications)", () => {
@@ -23,7 +23,7 @@ describe("policies: launch templates (IMDSv2, tag specifications)", () => {
       {
         title: "no metadata options (AWS default allows IMDSv1)",
         mutate: (lt) => {
-          delete lt.metadataOptions;
+          delete loose(lt).metadataOptions;
         },
         expect: [
           `launch template "c-gpu-lt" does not require IMDSv2 (metadataOptions.httpTokens is undefined); set metadataOptions: { httpTokens: "required" }`,
@@ -52,7 +52,7 @@ describe("policies: launch templates (IMDSv2, tag specifications)", () => {
       {
         title: "the system template's old `tags: {}` for instance and volume (terraform-provider-aws#13155)",
         mutate: (lt) => {
-          lt.tagSpecifications = [
+          loose(lt).tagSpecifications = [
             { resourceType: "instance", tags: {} },
             { resourceType: "volume", tags: {} },
           ];
@@ -62,14 +62,14 @@ describe("policies: launch templates (IMDSv2, tag specifications)", () => {
       {
         title: "a specification without a tags field",
         mutate: (lt) => {
-          lt.tagSpecifications[2] = { resourceType: "network-interface" };
+          loose(lt.tagSpecifications)[2] = { resourceType: "network-interface" };
         },
         expect: [emptySpec(2, "network-interface")],
       },
       {
         title: "no tag specification at all is valid",
         mutate: (lt) => {
-          delete lt.tagSpecifications;
+          delete loose(lt).tagSpecifications;
         },
         expect: [],
       },

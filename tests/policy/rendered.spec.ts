@@ -9,8 +9,8 @@ import * as path from "path";
 import { FIELD_FAILURES } from "../../policy/policies";
 import { PlanResource, PolicyPackConfigJson } from "../../policy/run";
 import { ExitCode } from "../../tools/render/cli";
-import { T } from "../helpers/policy-fixtures";
-import { image, main, one, render, renderOutDir, svc } from "../helpers/policy-render";
+import { loose, T } from "../helpers/policy-fixtures";
+import { graph, image, main, one, render, renderOutDir, svc } from "../helpers/policy-render";
 
 const OUT = renderOutDir();
 const setArg = (args: string[], flag: string, value: string) => {
@@ -36,14 +36,15 @@ const MUTATIONS: readonly Mutation[] = [
     "Frontend, prefill and decode split into three graphs",
     (plan) => {
       const g = one(plan, T.Dgd);
+      const props = graph(plan);
       const part = (key: string): PlanResource => ({
         ...g,
         name: `${g.name}-${key}`,
         urn: `${g.urn}-${key}`,
         props: {
-          ...g.props,
-          metadata: { ...g.props.metadata, name: `${g.props.metadata.name}-${key.toLowerCase()}` },
-          spec: { ...g.props.spec, services: { [key]: g.props.spec.services[key] } },
+          ...props,
+          metadata: { ...props.metadata, name: `${props.metadata.name}-${key.toLowerCase()}` },
+          spec: { ...props.spec, services: { [key]: props.spec.services[key] } },
         },
       });
       return [...plan.filter((r) => r !== g), part("Frontend"), part("PrefillWorker"), part("DecodeWorker")];
@@ -64,11 +65,11 @@ const MUTATIONS: readonly Mutation[] = [
     "vLLM --kv-transfer-config without LIBFABRIC (UCX by default), NIXL_BACKEND set instead",
     (plan) => {
       setArg(
-        main(plan, "PrefillWorker").args,
+        main(plan, "PrefillWorker").args!,
         "--kv-transfer-config",
         '{"kv_connector":"NixlConnector","kv_role":"kv_both"}',
       );
-      svc(plan, "PrefillWorker").envs.push({ name: "NIXL_BACKEND", value: "LIBFABRIC" });
+      svc(plan, "PrefillWorker").envs!.push({ name: "NIXL_BACKEND", value: "LIBFABRIC" });
     },
     "nixl-libfabric-on-efa",
     undefined,
@@ -86,7 +87,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F5",
     "the image repository with mutable tags",
     (plan) => {
-      one(plan, T.Repository, (r) => !/cache/.test(r.name)).props.imageTagMutability = "MUTABLE";
+      loose(one(plan, T.Repository, (r) => !/cache/.test(r.name)).props).imageTagMutability = "MUTABLE";
     },
     "ecr-scan-and-immutable",
   ],
@@ -94,7 +95,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F6",
     "hostNetwork workers",
     (plan) => {
-      svc(plan, "DecodeWorker").extraPodSpec.hostNetwork = true;
+      loose(svc(plan, "DecodeWorker").extraPodSpec!).hostNetwork = true;
     },
     "no-host-network-workers",
   ],
@@ -102,7 +103,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F7",
     "anti-affinity on app.kubernetes.io/part-of",
     (plan) => {
-      for (const t of svc(plan, "DecodeWorker").extraPodSpec.affinity.podAntiAffinity
+      for (const t of svc(plan, "DecodeWorker").extraPodSpec!.affinity!.podAntiAffinity!
         .requiredDuringSchedulingIgnoredDuringExecution)
         t.labelSelector = { matchLabels: { "app.kubernetes.io/part-of": "llm" } };
     },
@@ -112,15 +113,12 @@ const MUTATIONS: readonly Mutation[] = [
     "F8",
     "GPU and EFA on the main container (Kubernetes form)",
     (plan) => {
-      const s = svc(plan, "DecodeWorker");
+      const limits = svc(plan, "DecodeWorker").resources!.limits!;
       main(plan, "DecodeWorker").resources = {
-        limits: {
-          "nvidia.com/gpu": s.resources.limits.gpu,
-          "vpc.amazonaws.com/efa": s.resources.limits.custom["vpc.amazonaws.com/efa"],
-        },
+        limits: { "nvidia.com/gpu": limits.gpu!, "vpc.amazonaws.com/efa": limits.custom!["vpc.amazonaws.com/efa"] },
       };
-      delete s.resources.limits.gpu;
-      delete s.resources.limits.custom["vpc.amazonaws.com/efa"];
+      delete limits.gpu;
+      delete limits.custom!["vpc.amazonaws.com/efa"];
     },
     "efa-per-worker-matches-pool",
     undefined,
@@ -130,7 +128,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F9",
     "the HF secret with only HF_TOKEN",
     (plan) => {
-      delete one(plan, T.Secret).props.stringData.HUGGING_FACE_HUB_TOKEN;
+      delete loose(loose(one(plan, T.Secret).props).stringData as object).HUGGING_FACE_HUB_TOKEN;
     },
     "hf-token-is-secret",
   ],
@@ -158,7 +156,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F12",
     "16 EFA typed by hand for a 1-GPU p5en worker",
     (plan) => {
-      svc(plan, "PrefillWorker").resources.limits.custom["vpc.amazonaws.com/efa"] = "16";
+      svc(plan, "PrefillWorker").resources!.limits!.custom!["vpc.amazonaws.com/efa"] = "16";
     },
     "efa-per-worker-matches-pool",
   ],
@@ -166,7 +164,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F13",
     "NIXL_LIBFABRIC_MAX_RAILS=1 believed to limit rails (advisory; mandatory in this run)",
     (plan) => {
-      svc(plan, "DecodeWorker").envs.push({ name: "NIXL_LIBFABRIC_MAX_RAILS", value: "1" });
+      svc(plan, "DecodeWorker").envs!.push({ name: "NIXL_LIBFABRIC_MAX_RAILS", value: "1" });
     },
     "no-noop-nixl-env",
     { "no-noop-nixl-env": "mandatory" },
@@ -176,7 +174,7 @@ const MUTATIONS: readonly Mutation[] = [
     "5120Mi of hugepages per worker",
     (plan) => {
       for (const key of ["PrefillWorker", "DecodeWorker"])
-        for (const r of [svc(plan, key).resources.limits, svc(plan, key).resources.requests])
+        for (const r of [svc(plan, key).resources?.limits, svc(plan, key).resources?.requests])
           if (r?.custom) r.custom["hugepages-2Mi"] = "5120Mi";
     },
     "hugepages-fit-node",
@@ -220,7 +218,7 @@ describe("policy pack over the rendered stacks", function () {
 
   it("F13 under the shipped config is advisory: reported, and render still exits 0", async () => {
     const r = await render("p5en-8gpu", OUT, (plan) => {
-      svc(plan, "DecodeWorker").envs.push({ name: "NIXL_SKIP_TOPOLOGY_CHECK", value: "1" });
+      svc(plan, "DecodeWorker").envs!.push({ name: "NIXL_SKIP_TOPOLOGY_CHECK", value: "1" });
     });
     assert.deepEqual([r.code, r.run.mandatoryViolations, r.run.advisoryViolations], [ExitCode.Ok, 0, 1]);
   });

@@ -3,10 +3,9 @@
  * whole internet (both cluster shapes: @pulumi/eks and aws.eks.Cluster).
  */
 import { eksEndpointNotWorldOpen, eksSecretsEncrypted } from "../../policy/rules/security";
-import { happyStack, T } from "../helpers/policy-fixtures";
-import { PlanResource, resourcePolicyTable, UNKNOWN_STRING } from "../helpers/policy-harness";
+import { happyStack, loose, named, T } from "../helpers/policy-fixtures";
+import { resourcePolicyTable, UNKNOWN_STRING } from "../helpers/policy-harness";
 
-const named = (plan: PlanResource[], name: string): PlanResource => plan.find((r) => r.name === name)!;
 const props = (name: string) => () => JSON.parse(JSON.stringify(named(happyStack(), name).props));
 const happyAwsCluster = () => ({
   encryptionConfig: { provider: { keyArn: "arn:aws:kms:us-east-2:123456789012:key/k" }, resources: ["secrets"] },
@@ -55,7 +54,7 @@ describe("policies: EKS cluster security", () => {
       {
         title: "no encryption config",
         mutate: (c) => {
-          delete c.encryptionConfig;
+          delete loose(c).encryptionConfig;
         },
         expect: [
           `EKS cluster "c-eks" does not encrypt Kubernetes secrets (encryptionConfig undefined); set encryptionConfig: { provider: { keyArn: <KMS key ARN> }, resources: ["secrets"] }`,
@@ -114,14 +113,14 @@ describe("policies: EKS cluster security", () => {
         title: "aws.eks.Cluster public with ::/0",
         mutate: (c) => {
           c.vpcConfig.endpointPublicAccess = true;
-          c.vpcConfig.publicAccessCidrs = ["::/0"];
+          loose(c.vpcConfig).publicAccessCidrs = ["::/0"];
         },
         expect: [open("publicAccessCidrs includes ::/0")],
       },
       {
         title: "aws.eks.Cluster without vpcConfig flags (public by default)",
         mutate: (c) => {
-          c.vpcConfig = {};
+          loose(c).vpcConfig = {};
         },
         expect: [open("public access is on by default with no publicAccessCidrs (AWS defaults to 0.0.0.0/0)")],
       },

@@ -4,20 +4,13 @@
  */
 import { strict as assert } from "assert";
 import { hfTokenIsSecret, privilegedOnlyForEfaWorkers, statefulResourcesRetained } from "../../policy/rules/security";
-import { happyGraph, happyStack, T } from "../helpers/policy-fixtures";
-import {
-  assertMessages,
-  PlanResource,
-  resourceArgs,
-  resourcePolicyTable,
-  runResourcePolicy,
-} from "../helpers/policy-harness";
+import { happyGraph, happyStack, loose, named, T, TestGraph } from "../helpers/policy-fixtures";
+import { assertMessages, resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
 
 const svc = (key: string) => `DynamoGraphDeployment "llama" service "${key}"`;
 const D = svc("DecodeWorker");
 const F = svc("Frontend");
-const decode = (g: any) => g.spec.services.DecodeWorker;
-const named = (plan: PlanResource[], name: string): PlanResource => plan.find((r) => r.name === name)!;
+const decode = (g: TestGraph) => g.spec.services.DecodeWorker;
 const props = (name: string) => () => JSON.parse(JSON.stringify(named(happyStack(), name).props));
 
 describe("policies: secrets, privilege and data safety (F9)", () => {
@@ -38,7 +31,7 @@ describe("policies: secrets, privilege and data safety (F9)", () => {
       {
         title: "graph-wide literal of the other key name",
         mutate: (g) => {
-          g.spec.envs = [{ name: "HUGGING_FACE_HUB_TOKEN", value: "hf_abc" }];
+          loose(g.spec).envs = [{ name: "HUGGING_FACE_HUB_TOKEN", value: "hf_abc" }];
         },
         expect: ["DecodeWorker", "Frontend", "PrefillWorker"].map(
           (k) =>
@@ -117,8 +110,8 @@ describe("policies: secrets, privilege and data safety (F9)", () => {
     `${s} runs ${where} privileged but ${why}; nothing here needs privileged (EFA workers need only IPC_LOCK): remove securityContext.privileged`;
   const shared = (s: string, what: string, why: string) =>
     `${s} runs its main container with ${what} and ${why}; a privileged container sees every GPU and EFA device of the node: co-located engines all take cuda:0 and NIXL opens every EFA device (kubernetes/kubernetes#81256). Drop privileged and add capabilities IPC_LOCK (the EFA and NVIDIA device plugins mount the allocated devices), as upstream Dynamo's EKS example does`;
-  const privileged = (svc: any) => {
-    svc.extraPodSpec.mainContainer.securityContext = { privileged: true };
+  const privileged = (svc: { extraPodSpec: { mainContainer: object } }) => {
+    loose(svc.extraPodSpec.mainContainer).securityContext = { privileged: true };
   };
   resourcePolicyTable(
     privilegedOnlyForEfaWorkers,
@@ -143,14 +136,16 @@ describe("policies: secrets, privilege and data safety (F9)", () => {
       {
         title: "a privileged sidecar next to an EFA worker",
         mutate: (g) => {
-          decode(g).extraPodSpec.containers = [{ name: "metrics", image: "x", securityContext: { privileged: true } }];
+          loose(decode(g).extraPodSpec).containers = [
+            { name: "metrics", image: "x", securityContext: { privileged: true } },
+          ];
         },
         expect: [priv(D, 'container "metrics"', "that is not the EFA worker's main container")],
       },
       {
         title: "SYS_ADMIN on the Frontend",
         mutate: (g) => {
-          g.spec.services.Frontend.extraPodSpec.mainContainer.securityContext.capabilities = {
+          loose(g.spec.services.Frontend.extraPodSpec.mainContainer.securityContext).capabilities = {
             add: ["SYS_ADMIN", "NET_BIND_SERVICE"],
           };
         },
