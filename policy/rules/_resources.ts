@@ -106,7 +106,7 @@ export interface EksEndpointProps {
   readonly publicAccessCidrs?: List;
 }
 
-/** `eks.Cluster` (@pulumi/eks `ClusterOptions`). */
+/** `eks.Cluster` (@pulumi/eks `ClusterArgs`). */
 export interface EksClusterProps extends EksEndpointProps {
   readonly encryptionConfigKeyArn?: unknown;
 }
