@@ -145,3 +145,10 @@ export function happyGraph() {
     },
   };
 }
+
+/** How the policies name a service of the happy graph in their messages. */
+export const serviceLabel = (key: string) => `DynamoGraphDeployment "llama" service "${key}"`;
+/** The happy graph's decode worker. */
+export const decode = (g: TestGraph) => g.spec.services.DecodeWorker;
+/** The happy graph's prefill worker. */
+export const prefill = (g: TestGraph) => g.spec.services.PrefillWorker;

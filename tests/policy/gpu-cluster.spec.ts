@@ -4,12 +4,20 @@
  */
 import { strict as assert } from "assert";
 import { efaPerWorkerMatchesPool, hugepagesFitNode, worstNodeHugepages } from "../../policy/rules/gpu-cluster";
-import { graphIn, happyGraph, happyStack, loose, T, TestGraph, TestWorker } from "../helpers/policy-fixtures";
+import {
+  decode,
+  graphIn,
+  happyGraph,
+  happyStack,
+  loose,
+  prefill,
+  serviceLabel,
+  T,
+  TestWorker,
+} from "../helpers/policy-fixtures";
 import { resourcePolicyTable, runStackPolicy, stackArgs, stackPolicyTable } from "../helpers/policy-harness";
 
-const D = `DynamoGraphDeployment "llama" service "DecodeWorker"`;
-const decode = (g: TestGraph) => g.spec.services.DecodeWorker;
-const prefill = (g: TestGraph) => g.spec.services.PrefillWorker;
+const D = serviceLabel("DecodeWorker");
 const EFA = 'resources.limits.custom["vpc.amazonaws.com/efa"]';
 const graph = graphIn;
 

@@ -3,12 +3,11 @@
  * registry scans on push and keeps tags immutable.
  */
 import { ecrScanAndImmutable, imagePinnedByDigest } from "../../policy/rules/images";
-import { happyGraph, happyImage, happyRepository, loose, T, TestGraph } from "../helpers/policy-fixtures";
+import { decode, happyGraph, happyImage, happyRepository, loose, serviceLabel, T } from "../helpers/policy-fixtures";
 import { resourcePolicyTable, UNKNOWN_STRING } from "../helpers/policy-harness";
 
-const D = `DynamoGraphDeployment "llama" service "DecodeWorker"`;
-const F = `DynamoGraphDeployment "llama" service "Frontend"`;
-const decode = (g: TestGraph) => g.spec.services.DecodeWorker;
+const D = serviceLabel("DecodeWorker");
+const F = serviceLabel("Frontend");
 
 const happyRepo = happyRepository;
 const REPO = "123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa";

@@ -9,7 +9,17 @@ import {
   oneGraphPerModel,
   workerProbeBudget,
 } from "../../policy/rules/inference";
-import { graphIn, happyGraph, happyStack, loose, T, TestGraph } from "../helpers/policy-fixtures";
+import {
+  decode,
+  graphIn,
+  happyGraph,
+  happyStack,
+  loose,
+  prefill,
+  serviceLabel,
+  T,
+  TestGraph,
+} from "../helpers/policy-fixtures";
 import {
   planResource,
   PlanResource,
@@ -19,12 +29,9 @@ import {
   stackPolicyTable,
 } from "../helpers/policy-harness";
 
-const svc = (key: string) => `DynamoGraphDeployment "llama" service "${key}"`;
-const D = svc("DecodeWorker");
-const P = svc("PrefillWorker");
-const F = svc("Frontend");
-const decode = (g: TestGraph) => g.spec.services.DecodeWorker;
-const prefill = (g: TestGraph) => g.spec.services.PrefillWorker;
+const D = serviceLabel("DecodeWorker");
+const P = serviceLabel("PrefillWorker");
+const F = serviceLabel("Frontend");
 
 describe("policies: graph shape and placement (F1, F2, F6, F7)", () => {
   const budgetFix = (s: string, budget: number, how: string, load: number, src: string, need: number) =>

@@ -3,15 +3,21 @@
  * nothing reads (F3, F13), and the TRT-LLM + LIBFABRIC caveat.
  */
 import { nixlLibfabricOnEfa, noNoopNixlEnv, trtllmLibfabricCaveat } from "../../policy/rules/kv-transfer";
-import { happyGraph, KV_LIBFABRIC, loose, T, TestGraph } from "../helpers/policy-fixtures";
+import {
+  decode,
+  happyGraph,
+  KV_LIBFABRIC,
+  loose,
+  prefill,
+  serviceLabel,
+  T,
+  TestGraph,
+} from "../helpers/policy-fixtures";
 import { resourcePolicyTable } from "../helpers/policy-harness";
 
-const svc = (key: string) => `DynamoGraphDeployment "llama" service "${key}"`;
-const D = svc("DecodeWorker");
-const P = svc("PrefillWorker");
-const F = svc("Frontend");
-const decode = (g: TestGraph) => g.spec.services.DecodeWorker;
-const prefill = (g: TestGraph) => g.spec.services.PrefillWorker;
+const D = serviceLabel("DecodeWorker");
+const P = serviceLabel("PrefillWorker");
+const F = serviceLabel("Frontend");
 const setKv = (g: TestGraph, json: string) => {
   decode(g).extraPodSpec.mainContainer.args.splice(-1, 1, json);
 };

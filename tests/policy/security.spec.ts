@@ -4,13 +4,11 @@
  */
 import { strict as assert } from "assert";
 import { hfTokenIsSecret, privilegedOnlyForEfaWorkers, statefulResourcesRetained } from "../../policy/rules/security";
-import { happyGraph, happyStack, loose, named, T, TestGraph } from "../helpers/policy-fixtures";
+import { decode, happyGraph, happyStack, loose, named, serviceLabel, T } from "../helpers/policy-fixtures";
 import { assertMessages, resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
 
-const svc = (key: string) => `DynamoGraphDeployment "llama" service "${key}"`;
-const D = svc("DecodeWorker");
-const F = svc("Frontend");
-const decode = (g: TestGraph) => g.spec.services.DecodeWorker;
+const D = serviceLabel("DecodeWorker");
+const F = serviceLabel("Frontend");
 const props = (name: string) => () => JSON.parse(JSON.stringify(named(happyStack(), name).props));
 
 describe("policies: secrets, privilege and data safety (F9)", () => {
@@ -35,7 +33,7 @@ describe("policies: secrets, privilege and data safety (F9)", () => {
         },
         expect: ["DecodeWorker", "Frontend", "PrefillWorker"].map(
           (k) =>
-            `${svc(k)} sets HUGGING_FACE_HUB_TOKEN as a literal value in spec.envs, so the token is stored in clear text in the plan and the pod spec; reference the HF secret with envFromSecret or valueFrom.secretKeyRef`,
+            `${serviceLabel(k)} sets HUGGING_FACE_HUB_TOKEN as a literal value in spec.envs, so the token is stored in clear text in the plan and the pod spec; reference the HF secret with envFromSecret or valueFrom.secretKeyRef`,
         ),
       },
       {
