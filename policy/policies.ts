@@ -5,17 +5,25 @@
  */
 import type { EnforcementLevel, Policies, PolicyPackConfig } from "@pulumi/policy";
 import { gpuClusterPolicies } from "./rules/gpu-cluster";
+import { efaNetworkPolicies } from "./rules/efa-network";
+import { launchTemplatePolicies } from "./rules/launch-template";
 import { imagePolicies } from "./rules/images";
+import { imageArchPolicies } from "./rules/image-archs";
 import { inferencePolicies } from "./rules/inference";
+import { kvTransferPolicies } from "./rules/kv-transfer";
 import { securityPolicies } from "./rules/security";
 import { observabilityPolicies } from "./rules/observability";
 import { modelFitPolicies } from "./rules/model-fit";
 
 const byName = new Map(
   [
+    ...kvTransferPolicies,
     ...inferencePolicies,
     ...gpuClusterPolicies,
+    ...efaNetworkPolicies,
+    ...launchTemplatePolicies,
     ...imagePolicies,
+    ...imageArchPolicies,
     ...securityPolicies,
     ...observabilityPolicies,
     ...modelFitPolicies,

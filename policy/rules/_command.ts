@@ -3,9 +3,10 @@
  * engine it runs, and vLLM's `--kv-transfer-config` JSON (the only NIXL backend selector vLLM
  * reads: F3).
  */
+import type { PlanContainer, PlanDgd, PlanService } from "./_dgd";
 
 /** The main container of a service (`extraPodSpec.mainContainer`), or `{}`. */
-export function mainContainer(svc: any): any {
+export function mainContainer(svc: PlanService | undefined): PlanContainer {
   return svc?.extraPodSpec?.mainContainer ?? {};
 }
 
@@ -49,7 +50,7 @@ export function shellWords(s: string): string[] {
  * The words of a service's command line: `mainContainer.command` + `args`, with any word that is
  * itself a shell script (`bash -c "... python3 -m dynamo.vllm ..."`) split into its words.
  */
-export function commandWords(svc: any): string[] {
+export function commandWords(svc: PlanService | undefined): string[] {
   const c = mainContainer(svc);
   const raw = [...(Array.isArray(c.command) ? c.command : []), ...(Array.isArray(c.args) ? c.args : [])].map(String);
   return raw.flatMap((w) => (/\s/.test(w) && w.includes("--") ? shellWords(w) : [w]));
@@ -66,7 +67,7 @@ export function flagValue(words: readonly string[], flag: string): string | unde
 }
 
 /** Inference engine of a worker: the DGD's `backendFramework`, else the `dynamo.<engine>` module it runs. */
-export function engineOf(props: any, svc: any): string | undefined {
+export function engineOf(props: PlanDgd | undefined, svc: PlanService | undefined): string | undefined {
   const words = commandWords(svc).join(" ");
   const m = /\bdynamo\.(vllm|trtllm|sglang)\b/.exec(words);
   if (m) return m[1];
@@ -76,14 +77,14 @@ export function engineOf(props: any, svc: any): string | undefined {
 
 /** vLLM's `--kv-transfer-config` of a worker: absent, unparseable, or the parsed JSON. */
 export type KvTransferConfig =
-  { kind: "absent" } | { kind: "invalid"; raw: string; error: string } | { kind: "ok"; raw: string; json: any };
+  { kind: "absent" } | { kind: "invalid"; raw: string; error: string } | { kind: "ok"; raw: string; json: unknown };
 
 /** Parses a vLLM worker's `--kv-transfer-config` JSON. */
-export function kvTransferConfig(svc: any): KvTransferConfig {
+export function kvTransferConfig(svc: PlanService | undefined): KvTransferConfig {
   const raw = flagValue(commandWords(svc), "--kv-transfer-config");
   if (raw === undefined) return { kind: "absent" };
   try {
-    return { kind: "ok", raw, json: JSON.parse(raw) };
+    return { kind: "ok", raw, json: JSON.parse(raw) as unknown };
   } catch (e) {
     return { kind: "invalid", raw, error: (e as Error).message };
   }

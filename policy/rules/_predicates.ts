@@ -8,37 +8,25 @@
  */
 import { INSTANCE_TYPE_LABEL, POOL_LABEL } from "../../components/catalog/pool";
 import { DynamoPort, OperatorLabel, PlanAnnotation } from "../../components/_shared/names";
+import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../components/inference/dgd-types";
+import type { DgdProbe } from "../../components/inference/dgd-types";
 import { mainContainer } from "./_command";
+import type { Loose, PlanContainer, PlanDgd, PlanPodAffinity, PlanService } from "./_dgd";
+import { KnownType, PropsByType, typed } from "./_resources";
+import { rawProps } from "./_unknowns";
 
-export { DynamoPort, OperatorLabel, PlanAnnotation, INSTANCE_TYPE_LABEL, POOL_LABEL };
+export { DynamoPort, OperatorLabel, PlanAnnotation, INSTANCE_TYPE_LABEL, POOL_LABEL, EFA_RESOURCE };
+export type { PlanContainer, PlanDgd, PlanPodAffinity, PlanService };
+
+/** A probe as a plan may hold it. */
+export type PlanProbe = Loose<DgdProbe>;
 export * from "./_command";
+export * from "./_resources";
 export * from "./_stack";
 export * from "./_unknowns";
 
-/** Resource type tokens the policies match on (CustomResources by their type string: docs/ARCHITECTURE.md#pulumi-without-the-cli). */
-export const ResourceType = {
-  Dgd: "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment",
-  LaunchTemplate: "aws:ec2/launchTemplate:LaunchTemplate",
-  NodeGroup: "aws:eks/nodeGroup:NodeGroup",
-  SecurityGroup: "aws:ec2/securityGroup:SecurityGroup",
-  SgIngressRule: "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
-  SgEgressRule: "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
-  SgRule: "aws:ec2/securityGroupRule:SecurityGroupRule",
-  Subnet: "aws:ec2/subnet:Subnet",
-  EcrRepository: "aws:ecr/repository:Repository",
-  Image: "docker-build:index:Image",
-  EksCluster: "eks:index:Cluster",
-  AwsEksCluster: "aws:eks/cluster:Cluster",
-  Secret: "kubernetes:core/v1:Secret",
-  ConfigMap: "kubernetes:core/v1:ConfigMap",
-  Pvc: "kubernetes:core/v1:PersistentVolumeClaim",
-  EfsFileSystem: "aws:efs/fileSystem:FileSystem",
-} as const;
-
-/** The EFA extended resource the AWS device plugin advertises. */
-export const EFA_RESOURCE = "vpc.amazonaws.com/efa";
 /** The 2 MiB hugepages resource. */
-export const HUGEPAGES_2MI = "hugepages-2Mi";
+export const HUGEPAGES_2MI = HUGEPAGES_2MI_RESOURCE;
 /** Bytes in one 2 MiB hugepage. */
 export const HUGEPAGE_BYTES = 2 * 1024 * 1024;
 
@@ -58,27 +46,28 @@ export interface GraphService {
   /** Service key inside `spec.services` (e.g. `PrefillWorker`). */
   readonly key: string;
   /** The service spec. */
-  readonly svc: any;
+  readonly svc: PlanService;
   /** `DynamoGraphDeployment "<name>" service "<key>"`, for messages. */
   readonly label: string;
 }
 
 /** The DGD's Kubernetes name (falls back to the Pulumi resource name). */
-export function dgdName(props: any, resourceName: string): string {
+export function dgdName(props: PlanDgd | undefined, resourceName: string): string {
   const n = props?.metadata?.name;
   return typeof n === "string" && n !== "" ? n : resourceName;
 }
 
 /** The DGD's Kubernetes namespace (`default` when unset). */
-export function dgdNamespace(props: any): string {
+export function dgdNamespace(props: PlanDgd | undefined): string {
   const n = props?.metadata?.namespace;
   return typeof n === "string" && n !== "" ? n : "default";
 }
 
 /** Every service of a DGD, sorted by key. */
-export function graphServices(props: any, resourceName: string): GraphService[] {
-  const raw = props?.spec?.services;
-  const services = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : {};
+export function graphServices(props: PlanDgd | undefined, resourceName: string): GraphService[] {
+  const raw: unknown = props?.spec?.services;
+  const services: Readonly<Record<string, PlanService | undefined>> =
+    raw !== null && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, PlanService>) : {};
   const name = dgdName(props, resourceName);
   return Object.keys(services)
     .sort()
@@ -86,29 +75,29 @@ export function graphServices(props: any, resourceName: string): GraphService[] 
 }
 
 /** True for a prefill/decode/aggregated worker service. */
-export function isWorker(svc: any): boolean {
+export function isWorker(svc: PlanService | undefined): boolean {
   const sub = svc?.subComponentType;
   return svc?.componentType === "worker" || sub === "prefill" || sub === "decode";
 }
 
 /** True for a Frontend service. */
-export function isFrontend(svc: any): boolean {
+export function isFrontend(svc: PlanService | undefined): boolean {
   return svc?.componentType === "frontend";
 }
 
 /** Worker services of a DGD. */
-export function workers(props: any, resourceName: string): GraphService[] {
+export function workers(props: PlanDgd | undefined, resourceName: string): GraphService[] {
   return graphServices(props, resourceName).filter((s) => isWorker(s.svc));
 }
 
 /** The DGD's annotation `key`, or undefined. */
-export function annotation(props: any, key: string): string | undefined {
-  const v = props?.metadata?.annotations?.[key];
+export function annotation(props: PlanDgd | undefined, key: string): string | undefined {
+  const v: unknown = props?.metadata?.annotations?.[key];
   return typeof v === "string" ? v : undefined;
 }
 
 /** Every container spec of a service's pod: main, extra and init containers. */
-export function containers(svc: any): any[] {
+export function containers(svc: PlanService | undefined): PlanContainer[] {
   const pod = svc?.extraPodSpec ?? {};
   return [mainContainer(svc), ...(pod.containers ?? []), ...(pod.initContainers ?? [])];
 }
@@ -122,16 +111,23 @@ export interface EnvVar {
   readonly where: string;
 }
 
+/** An env entry as a plan may hold it (the fields read; values still to narrow). */
+interface EnvEntry {
+  readonly name?: unknown;
+  readonly value?: unknown;
+  readonly valueFrom?: unknown;
+}
+
 /** Env vars a service's main container gets: `spec.envs`, then the service's `envs`, then `mainContainer.env`. */
-export function envOf(props: any, s: GraphService): EnvVar[] {
-  const lists: [string, any][] = [
+export function envOf(props: PlanDgd | undefined, s: GraphService): EnvVar[] {
+  const lists: [string, unknown][] = [
     ["spec.envs", props?.spec?.envs],
     [`spec.services.${s.key}.envs`, s.svc?.envs],
     [`spec.services.${s.key}.extraPodSpec.mainContainer.env`, mainContainer(s.svc).env],
   ];
   return lists.flatMap(([where, list]) =>
-    (Array.isArray(list) ? list : [])
-      .filter((e) => typeof e?.name === "string")
+    (Array.isArray(list) ? (list as unknown[]) : [])
+      .filter((e): e is Loose<EnvEntry> & { name: string } => typeof (e as EnvEntry | null)?.name === "string")
       .map((e) => ({ name: e.name, value: e.value, valueFrom: e.valueFrom, where })),
   );
 }
@@ -160,38 +156,38 @@ export function parseQuantity(v: unknown): number | undefined {
 }
 
 /** A Dynamo-form resource (`gpu`, `cpu`, `memory`) of a service: limits, else requests. */
-export function dynamoResource(svc: any, key: string): unknown {
+export function dynamoResource(svc: PlanService | undefined, key: "gpu" | "cpu" | "memory"): unknown {
   return svc?.resources?.limits?.[key] ?? svc?.resources?.requests?.[key];
 }
 
 /** A Dynamo-form custom resource (`resources.limits.custom[key]`, else requests). */
-export function dynamoCustom(svc: any, key: string): unknown {
+export function dynamoCustom(svc: PlanService | undefined, key: string): unknown {
   return svc?.resources?.limits?.custom?.[key] ?? svc?.resources?.requests?.custom?.[key];
 }
 
 /** A Kubernetes-form resource on the main container (`mainContainer.resources.limits[key]`, else requests). */
-export function containerResource(svc: any, key: string): unknown {
+export function containerResource(svc: PlanService | undefined, key: string): unknown {
   const r = mainContainer(svc).resources;
   return r?.limits?.[key] ?? r?.requests?.[key];
 }
 
 /** GPUs of a worker in Dynamo form (what the operator sees), 0 when absent. */
-export function gpusOf(svc: any): number {
+export function gpusOf(svc: PlanService | undefined): number {
   return parseQuantity(dynamoResource(svc, "gpu")) ?? 0;
 }
 
 /** EFA devices a worker requests in Dynamo form, 0 when absent. */
-export function efaOf(svc: any): number {
+export function efaOf(svc: PlanService | undefined): number {
   return parseQuantity(dynamoCustom(svc, EFA_RESOURCE)) ?? 0;
 }
 
 /** True when a worker requests EFA in either form (the policies judge the form separately). */
-export function requestsEfa(svc: any): boolean {
+export function requestsEfa(svc: PlanService | undefined): boolean {
   return efaOf(svc) > 0 || (parseQuantity(containerResource(svc, EFA_RESOURCE)) ?? 0) > 0;
 }
 
 /** 2 MiB hugepages a service requests (Dynamo custom or main-container form), in pages; 0 when none. */
-export function hugepagesOf(svc: any): number {
+export function hugepagesOf(svc: PlanService | undefined): number {
   const q2 = dynamoCustom(svc, HUGEPAGES_2MI) ?? containerResource(svc, HUGEPAGES_2MI);
   const bytes = parseQuantity(q2) ?? 0;
   return Math.ceil(bytes / HUGEPAGE_BYTES);
@@ -201,24 +197,33 @@ export function hugepagesOf(svc: any): number {
  * The EC2 instance type a service is pinned to: its `node.kubernetes.io/instance-type` node
  * selector, or a required node-affinity term `In` exactly one type. Undefined when not pinned.
  */
-export function instanceTypeOf(svc: any): string | undefined {
+export function instanceTypeOf(svc: PlanService | undefined): string | undefined {
   const pod = svc?.extraPodSpec ?? {};
-  const sel = pod.nodeSelector?.[INSTANCE_TYPE_LABEL];
+  const sel: unknown = pod.nodeSelector?.[INSTANCE_TYPE_LABEL];
   if (typeof sel === "string") return sel;
   const terms = pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
   for (const t of terms) {
     for (const e of t?.matchExpressions ?? []) {
-      if (e?.key === INSTANCE_TYPE_LABEL && e?.operator === "In" && Array.isArray(e.values) && e.values.length === 1)
-        return e.values[0];
+      const v: unknown = Array.isArray(e?.values) && e.values.length === 1 ? e.values[0] : undefined;
+      if (e?.key === INSTANCE_TYPE_LABEL && e?.operator === "In" && typeof v === "string") return v;
     }
   }
   return undefined;
 }
 
 /** Seconds a probe tolerates failing before it gives up: initialDelay + period x failureThreshold (k8s defaults 0, 10, 3). */
-export function probeBudgetSeconds(probe: any): number {
+export function probeBudgetSeconds(probe: PlanProbe | undefined): number {
   const delay = Number(probe?.initialDelaySeconds ?? 0);
   const period = Number(probe?.periodSeconds ?? 10);
   const failures = Number(probe?.failureThreshold ?? 3);
   return delay + period * failures;
+}
+
+/** The raw props (preview sentinels in place: `isUnknownValue`) of a stack resource of `type`, typed by it; else undefined. */
+export function rawPropsOf<K extends KnownType>(
+  r: { readonly type: string; readonly props: unknown },
+  type: K,
+): PropsByType[K] | undefined {
+  const t = typed(r, [type]);
+  return t ? rawProps(t.props as PropsByType[K]) : undefined;
 }

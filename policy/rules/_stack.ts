@@ -8,7 +8,7 @@ export interface GraphNode {
   readonly type: string;
   readonly name: string;
   readonly urn: string;
-  readonly props: Record<string, any>;
+  readonly props: Readonly<Record<string, unknown>>;
   readonly dependencies: readonly GraphNode[];
   readonly propertyDependencies: Readonly<Record<string, readonly GraphNode[]>>;
   readonly parent?: GraphNode;

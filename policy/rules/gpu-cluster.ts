@@ -1,6 +1,7 @@
 /**
- * Policies tying workers to the GPU pool they run on (EFA count, hugepages: F8, F12, F14) and the
- * pool's AWS resources (EFA security group, single AZ, IMDSv2).
+ * Policies tying workers to the GPU pool they run on: EFA devices per worker from the instance catalog
+ * (F8, F12) and the hugepages of the workers that can share a node (F14). The pool's AWS resources are
+ * checked in `efa-network.ts` (security group, subnet) and `launch-template.ts` (IMDSv2, tags).
  */
 import type { PolicyResource, ReportViolation, StackValidationPolicy } from "@pulumi/policy";
 import {
@@ -10,7 +11,7 @@ import {
   GpuInstance,
   supportsNixlOverEfa,
 } from "../../components/catalog/instances";
-import { resourcePolicy, dgdPolicy, schemaFor } from "./_policy";
+import { dgdPolicy, schemaFor } from "./_policy";
 import {
   annotation,
   containerResource,
@@ -26,7 +27,7 @@ import {
   PlanAnnotation,
   POOL_LABEL,
   q,
-  rawProps,
+  rawPropsOf,
   requestsEfa,
   ResourceType,
   workers,
@@ -139,7 +140,7 @@ const summarize = (who: readonly string[]) => {
 function collectPools(resources: readonly PolicyResource[]): Map<string, NodePool> {
   const pools = new Map<string, NodePool>();
   for (const r of ofType(resources, ResourceType.Dgd)) {
-    const props = rawProps(r.props);
+    const props = rawPropsOf(r, ResourceType.Dgd);
     const override = Number(annotation(props, PlanAnnotation.Hugepages2MiPerNode));
     for (const w of workers(props, r.name)) {
       const type = instanceTypeOf(w.svc);
@@ -194,212 +195,5 @@ export const hugepagesFitNode: StackValidationPolicy = {
   },
 };
 
-// ---------------------------------------------------------------------------------------------
-// AWS
-
-const EFA_INTERFACE_TYPES = ["efa", "efa-only"];
-
-/** The EFA network interfaces of a launch template (raw props). */
-function efaInterfaces(ltProps: any): any[] {
-  const nis = ltProps?.networkInterfaces;
-  return Array.isArray(nis) ? nis.filter((n) => EFA_INTERFACE_TYPES.includes(n?.interfaceType)) : [];
-}
-
-const sameRef = (a: unknown, b: unknown) => typeof a === "string" && !isUnknownValue(a) && a === b;
-const linked = (r: PolicyResource, key: string, target: PolicyResource) =>
-  (r.propertyDependencies?.[key] ?? []).some((d) => d.urn === target.urn);
-const isAll = (p: unknown) => p === "-1" || p === "all" || p === -1;
-
-/** Whether a standalone rule resource is a self-referencing all-traffic rule of `sg`, and its direction. */
-function ruleDirection(rule: PolicyResource, sg: PolicyResource): "ingress" | "egress" | undefined {
-  const p = rawProps(rule.props);
-  const sgId = rawProps(sg.props)?.id;
-  // Without per-property dependencies (the offline plan records only the union), a rule belongs to
-  // every security group it depends on; "self" is then decided from the rule's own fields.
-  const byDeps =
-    rule.propertyDependencies?.securityGroupId === undefined && (rule.dependencies ?? []).some((d) => d.urn === sg.urn);
-  const ofSg = linked(rule, "securityGroupId", sg) || sameRef(p?.securityGroupId, sgId) || byDeps;
-  if (!ofSg) return undefined;
-  if (rule.type === ResourceType.SgRule) {
-    const self =
-      p?.self === true ||
-      linked(rule, "sourceSecurityGroupId", sg) ||
-      sameRef(p?.sourceSecurityGroupId, p?.securityGroupId);
-    return self && isAll(p?.protocol) && (p?.type === "ingress" || p?.type === "egress") ? p.type : undefined;
-  }
-  const self =
-    linked(rule, "referencedSecurityGroupId", sg) ||
-    sameRef(p?.referencedSecurityGroupId, p?.securityGroupId) ||
-    sameRef(p?.referencedSecurityGroupId, sgId);
-  if (!self || !isAll(p?.ipProtocol)) return undefined;
-  return rule.type === ResourceType.SgIngressRule
-    ? "ingress"
-    : rule.type === ResourceType.SgEgressRule
-      ? "egress"
-      : undefined;
-}
-
-/** Directions (`ingress`, `egress`) in which `sg` allows all traffic from/to itself. */
-export function selfReferencingDirections(sg: PolicyResource, resources: readonly PolicyResource[]): Set<string> {
-  const dirs = new Set<string>();
-  const p = rawProps(sg.props);
-  for (const dir of ["ingress", "egress"]) {
-    const inline = Array.isArray(p?.[dir]) ? p[dir] : [];
-    if (
-      inline.some(
-        (r: any) =>
-          isAll(r?.protocol) &&
-          (r?.self === true ||
-            (Array.isArray(r?.securityGroups) && r.securityGroups.some((g: unknown) => sameRef(g, p?.id)))),
-      )
-    )
-      dirs.add(dir);
-  }
-  const ruleTypes: string[] = [ResourceType.SgRule, ResourceType.SgIngressRule, ResourceType.SgEgressRule];
-  for (const rule of resources.filter((r) => ruleTypes.includes(r.type))) {
-    const d = ruleDirection(rule, sg);
-    if (d) dirs.add(d);
-  }
-  return dirs;
-}
-
-/** Security groups (created in this stack) attached to a launch template. */
-function attachedGroups(lt: PolicyResource, resources: readonly PolicyResource[]): PolicyResource[] {
-  const p = rawProps(lt.props);
-  const ids = [...(p?.vpcSecurityGroupIds ?? []), ...efaInterfaces(p).flatMap((n) => n?.securityGroups ?? [])];
-  const deps = [
-    ...(lt.propertyDependencies?.networkInterfaces ?? []),
-    ...(lt.propertyDependencies?.vpcSecurityGroupIds ?? []),
-    ...(lt.dependencies ?? []),
-  ];
-  return ofType(resources, ResourceType.SecurityGroup).filter(
-    (sg) => deps.some((d) => d.urn === sg.urn) || ids.some((id: unknown) => sameRef(id, rawProps(sg.props)?.id)),
-  );
-}
-
-/** 12. (stack) The security group on EFA interfaces allows all traffic to and from itself. */
-export const efaSecurityGroupSelfReferencing: StackValidationPolicy = {
-  name: "efa-security-group-self-referencing",
-  description:
-    "Every EFA launch template attaches a security group that allows all traffic from itself (ingress) and to itself (egress).",
-  configSchema: schemaFor({}),
-  validateStack: (args, report) => {
-    const lts = ofType(args.resources, ResourceType.LaunchTemplate).filter(
-      (lt) => efaInterfaces(rawProps(lt.props)).length > 0,
-    );
-    if (lts.length === 0) args.notApplicable("no launch template with EFA interfaces");
-    for (const lt of lts) {
-      const groups = attachedGroups(lt, args.resources);
-      const refs = efaInterfaces(rawProps(lt.props)).flatMap((n) => n?.securityGroups ?? []);
-      if (groups.length === 0) {
-        if (refs.some(isUnknownValue) || isUnknownValue(rawProps(lt.props)?.networkInterfaces)) continue; // preview: ids not known yet
-        report(
-          `launch template ${q(lt.name)} has EFA interfaces but no security group created in this stack is attached to them (got ${q([...new Set(refs)])}); attach a security group with self-referencing all-traffic ingress and egress rules`,
-          lt.urn,
-        );
-        continue;
-      }
-      const ok = groups.some((sg) => selfReferencingDirections(sg, args.resources).size === 2);
-      if (!ok) {
-        const have = groups
-          .map((sg) => `${q(sg.name)}: ${[...selfReferencingDirections(sg, args.resources)].join("+") || "none"}`)
-          .join(", ");
-        report(
-          `launch template ${q(lt.name)} has EFA interfaces but none of its security groups allows all traffic to and from itself (self-referencing ${have}); add protocol -1 rules referencing the group itself for BOTH ingress and egress, or EFA traffic between nodes is dropped`,
-          lt.urn,
-        );
-      }
-    }
-  },
-};
-
-/** The launch template a node group uses (by property dependency, dependency, or id), if in this stack. */
-function launchTemplateOf(ng: PolicyResource, resources: readonly PolicyResource[]): PolicyResource | undefined {
-  const deps = [...(ng.propertyDependencies?.launchTemplate ?? []), ...(ng.dependencies ?? [])];
-  const byDep = deps.find((d) => d.type === ResourceType.LaunchTemplate);
-  if (byDep) return byDep;
-  const ref = rawProps(ng.props)?.launchTemplate;
-  return ofType(resources, ResourceType.LaunchTemplate).find(
-    (lt) => sameRef(ref?.id, rawProps(lt.props)?.id) || sameRef(ref?.name, rawProps(lt.props)?.name),
-  );
-}
-
-/** 13. (stack) EFA node groups live in one AZ (one subnet). */
-export const efaPoolSingleAz: StackValidationPolicy = {
-  name: "efa-pool-single-az",
-  description:
-    "A node group whose launch template has EFA interfaces is placed in exactly one subnet, so one availability zone.",
-  configSchema: schemaFor({}),
-  validateStack: (args, report) => {
-    const groups = ofType(args.resources, ResourceType.NodeGroup)
-      .map((ng) => ({ ng, lt: launchTemplateOf(ng, args.resources) }))
-      .filter(({ lt }) => lt !== undefined && efaInterfaces(rawProps(lt.props)).length > 0);
-    if (groups.length === 0) args.notApplicable("no node group with an EFA launch template");
-    for (const { ng, lt } of groups) {
-      const subnets = rawProps(ng.props)?.subnetIds;
-      if (!Array.isArray(subnets) || subnets.length <= 1) continue; // unknown in preview, or single
-      const subnetRes = (ng.propertyDependencies?.subnetIds ?? []).filter((s) => s.type === ResourceType.Subnet);
-      const azs = new Set(subnetRes.map((s) => rawProps(s.props)?.availabilityZone));
-      if (subnetRes.length === subnets.length && azs.size === 1 && ![...azs].some(isUnknownValue)) continue;
-      report(
-        `node group ${q(ng.name)} uses EFA (launch template ${q(lt!.name)}) but spans ${subnets.length} subnets ${q(subnets.map((s: unknown) => (isUnknownValue(s) ? "(unknown)" : s)))}; EFA traffic does not cross availability zones and a cluster placement group is single-AZ: give it exactly one private subnet`,
-        ng.urn,
-      );
-    }
-  },
-};
-
-/** 14. Launch templates require IMDSv2. */
-export const imdsv2Required = resourcePolicy({
-  name: "imdsv2-required",
-  description: "Launch templates require IMDSv2 session tokens and keep the metadata hop limit low.",
-  types: [ResourceType.LaunchTemplate],
-  defaults: { maxHopLimit: 2 },
-  check: (props, args, report, cfg) => {
-    const m = props?.metadataOptions ?? {};
-    if (m.httpTokens !== "required")
-      report(
-        `launch template ${q(args.name)} does not require IMDSv2 (metadataOptions.httpTokens is ${q(m.httpTokens)}); set metadataOptions: { httpTokens: "required" }`,
-      );
-    if (typeof m.httpPutResponseHopLimit === "number" && m.httpPutResponseHopLimit > cfg.maxHopLimit) {
-      report(
-        `launch template ${q(args.name)} sets metadataOptions.httpPutResponseHopLimit ${m.httpPutResponseHopLimit}, letting containers reach instance credentials; set it to ${cfg.maxHopLimit} or less`,
-      );
-    }
-  },
-});
-
-/**
- * 21. Launch-template tag specifications carry at least one tag: EC2 rejects an empty one with
- * `InvalidTagSpecification.Malformed` (hashicorp/terraform-provider-aws#13155), failing every launch.
- */
-export const launchTemplateTagsNonEmpty = resourcePolicy({
-  name: "launch-template-tags-non-empty",
-  description:
-    "Every tag specification of a launch template carries at least one tag (EC2 rejects an empty one, so no instance launches).",
-  types: [ResourceType.LaunchTemplate],
-  defaults: {},
-  check: (props, args, report) => {
-    const specs = rawProps(props)?.tagSpecifications;
-    if (!Array.isArray(specs)) return; // absent (no spec is valid) or unknown in preview
-    specs.forEach((spec: any, i: number) => {
-      const tags = spec?.tags;
-      if (isUnknownValue(spec) || isUnknownValue(tags)) return;
-      const empty = tags === undefined || tags === null || (typeof tags === "object" && Object.keys(tags).length === 0);
-      if (empty)
-        report(
-          `launch template ${q(args.name)} has tagSpecifications[${i}] (resourceType ${q(spec?.resourceType)}) with no tags; EC2 rejects it with InvalidTagSpecification.Malformed and no node launches: give it at least a Name tag, or drop the specification`,
-        );
-    });
-  },
-});
-
 /** Policies of this module, in pack order. */
-export const gpuClusterPolicies = [
-  efaPerWorkerMatchesPool,
-  hugepagesFitNode,
-  efaSecurityGroupSelfReferencing,
-  efaPoolSingleAz,
-  imdsv2Required,
-  launchTemplateTagsNonEmpty,
-];
+export const gpuClusterPolicies = [efaPerWorkerMatchesPool, hugepagesFitNode];

@@ -1,6 +1,7 @@
 /**
- * Policies on the DynamoGraphDeployment itself: KV-transfer backend selection (F3, F13), probes
- * sized to the model-load budget (F2), one graph per model (F1), and pod placement (F6, F7).
+ * Policies on the DynamoGraphDeployment's shape and pods: probes sized to the model-load budget (F2),
+ * one graph per model (F1), and pod placement (F6, F7). The KV-transfer checks (F3, F13) live in
+ * `kv-transfer.ts`.
  */
 import type { ReportViolation, StackValidationPolicy } from "@pulumi/policy";
 import { dgdPolicy, schemaFor } from "./_policy";
@@ -8,136 +9,28 @@ import {
   annotation,
   configOf,
   DynamoPort,
-  engineOf,
-  envOf,
-  envValue,
   GraphService,
   graphServices,
   isFrontend,
   isWorker,
-  kvTransferConfig,
   mainContainer,
   ofType,
   OperatorLabel,
   PlanAnnotation,
+  PlanDgd,
+  PlanPodAffinity,
+  PlanProbe,
+  PlanService,
   probeBudgetSeconds,
   q,
-  requestsEfa,
   ResourceType,
   dgdName,
   dgdNamespace,
-  rawProps,
+  rawPropsOf,
   workers,
 } from "./_predicates";
-import { envVerdict } from "../../tests/contracts/env-contract";
 
-const VLLM_LIBFABRIC = `--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both","kv_connector_extra_config":{"backends":["LIBFABRIC"]}}'`;
-
-/** Env selectors of the NIXL backend per engine (vLLM has none: its selector is the JSON flag). */
-const ENV_SELECTOR: Record<string, string> = {
-  trtllm: "TRTLLM_NIXL_KVCACHE_BACKEND",
-  sglang: "SGLANG_DISAGGREGATION_NIXL_BACKEND",
-};
-
-function checkVllmBackend(w: GraphService, backend: string, report: ReportViolation): void {
-  const kv = kvTransferConfig(w.svc);
-  if (kv.kind === "absent") {
-    report(
-      `${w.label} requests EFA but its vLLM command has no --kv-transfer-config, so NixlConnector uses UCX and the KV handshake fails across nodes (F3); add ${VLLM_LIBFABRIC}`,
-    );
-  } else if (kv.kind === "invalid") {
-    report(`${w.label}: --kv-transfer-config ${q(kv.raw)} is not valid JSON (${kv.error}); pass ${VLLM_LIBFABRIC}`);
-  } else if (kv.json?.kv_connector !== "NixlConnector") {
-    report(
-      `${w.label} requests EFA but --kv-transfer-config selects kv_connector ${q(kv.json?.kv_connector)}; use "kv_connector":"NixlConnector" with "kv_connector_extra_config":{"backends":["${backend}"]} (F3)`,
-    );
-  } else {
-    const backends = kv.json?.kv_connector_extra_config?.backends;
-    if (!Array.isArray(backends) || !backends.includes(backend)) {
-      report(
-        `${w.label} requests EFA but --kv-transfer-config selects NIXL backends ${backends === undefined ? "(none: UCX by default)" : q(backends)}; set "kv_connector_extra_config":{"backends":["${backend}"]}, the only selector vLLM's NixlConnector reads (NIXL_BACKEND and VLLM_NIXL_KVCACHE_BACKEND are ignored: F3)`,
-      );
-    }
-  }
-}
-
-/** 1. Workers given EFA select NIXL's LIBFABRIC backend through their engine's real selector. */
-export const nixlLibfabricOnEfa = dgdPolicy({
-  name: "nixl-libfabric-on-efa",
-  description:
-    "Workers that request EFA select NIXL's LIBFABRIC backend through their engine's real selector (vLLM --kv-transfer-config backends, TRT-LLM/SGLang env).",
-  defaults: { backend: "LIBFABRIC" },
-  check: (props, args, report, cfg) => {
-    for (const w of workers(props, args.name)) {
-      if (!requestsEfa(w.svc)) continue;
-      const engine = engineOf(props, w.svc);
-      if (engine === "vllm") {
-        checkVllmBackend(w, cfg.backend, report);
-      } else if (engine !== undefined && ENV_SELECTOR[engine]) {
-        const name = ENV_SELECTOR[engine];
-        const v = envValue(envOf(props, w), name);
-        if (v !== cfg.backend)
-          report(
-            `${w.label} requests EFA but ${name} is ${q(v)}; set env ${name}=${cfg.backend}, the only NIXL backend selector ${engine} reads (F3)`,
-          );
-      } else {
-        report(
-          `${w.label} requests EFA but its engine is unknown (spec.backendFramework ${q(props?.spec?.backendFramework)}, no python3 -m dynamo.vllm|trtllm|sglang in its command); set spec.backendFramework to vllm, trtllm or sglang`,
-        );
-      }
-    }
-  },
-});
-
-/** Why each no-op variable does nothing (F3, F13). */
-const NOOP_REASONS: Record<string, string> = {
-  NIXL_BACKEND:
-    "vLLM's NixlConnector selects its backend only from --kv-transfer-config kv_connector_extra_config.backends (F3)",
-  VLLM_NIXL_KVCACHE_BACKEND:
-    "vLLM's NixlConnector selects its backend only from --kv-transfer-config kv_connector_extra_config.backends (F3)",
-  NIXL_LIBFABRIC_MAX_RAILS:
-    'NIXL\'s libfabric plugin uses every EFA device the pod is given; rails follow resources.limits.custom["vpc.amazonaws.com/efa"] (F13)',
-  NIXL_SKIP_TOPOLOGY_CHECK:
-    "NIXL's libfabric plugin maps each GPU to nearby EFA devices by topology and has no such switch (F13)",
-};
-
-/** Why `name` does nothing (and the name that was likely meant), or undefined when something reads it. */
-function noopReason(name: string, alwaysFlag: readonly string[]): { why: string; meant?: string } | undefined {
-  const v = envVerdict(name);
-  // `in`, not the boolean tags: Pulumi's ts-node does not compile strictly, so tagged unions do not narrow there.
-  const upstream = "reason" in v ? v : undefined;
-  if (upstream === undefined && !alwaysFlag.includes(name)) return undefined;
-  return {
-    why: NOOP_REASONS[name] ?? upstream?.reason ?? "neither NIXL nor the engines read it",
-    meant: upstream?.suggestion,
-  };
-}
-
-/**
- * 2. (advisory) Env vars believed to steer NIXL, libfabric or the engines that nothing reads: the names of
- * `names`, and every FI_/NIXL_/VLLM_/TRTLLM_/UCX_ name the pinned upstream does not read, from the fact files
- * tests/contracts/facts/env-*.json (extracted from libfabric, NIXL, UCX, vLLM and TRT-LLM; see each file's provenance).
- */
-export const noNoopNixlEnv = dgdPolicy({
-  name: "no-noop-nixl-env",
-  description:
-    "Services set no env var that nothing reads: NIXL_BACKEND, VLLM_NIXL_KVCACHE_BACKEND, NIXL_LIBFABRIC_MAX_RAILS, NIXL_SKIP_TOPOLOGY_CHECK, and any FI_/NIXL_/VLLM_/TRTLLM_/UCX_ name the pinned upstream does not read.",
-  enforcementLevel: "advisory",
-  defaults: { names: Object.keys(NOOP_REASONS) },
-  check: (props, args, report, cfg) => {
-    for (const s of graphServices(props, args.name)) {
-      for (const e of envOf(props, s)) {
-        const r = noopReason(e.name, cfg.names);
-        if (r)
-          report(
-            `${s.label} sets ${e.name} in ${e.where}, which does nothing: ${r.why}; remove it${r.meant ? ` (did you mean ${r.meant}?)` : ""}`,
-          );
-      }
-    }
-  },
-});
-
-function loadBudget(props: any, fallback: number): { seconds: number; source: string } | { error: string } {
+function loadBudget(props: PlanDgd, fallback: number): { seconds: number; source: string } | { error: string } {
   const raw = annotation(props, PlanAnnotation.ModelLoadBudgetSeconds);
   if (raw === undefined)
     return {
@@ -152,7 +45,7 @@ function loadBudget(props: any, fallback: number): { seconds: number; source: st
   return { seconds: n, source: `annotation ${PlanAnnotation.ModelLoadBudgetSeconds}` };
 }
 
-const httpTarget = (p: any) =>
+const httpTarget = (p: PlanProbe) =>
   p?.httpGet
     ? `httpGet ${p.httpGet.path} on port ${p.httpGet.port}`
     : Object.keys(p ?? {})
@@ -196,7 +89,7 @@ export const workerProbeBudget = dgdPolicy({
         );
       } else if (
         readiness.httpGet?.path !== cfg.readinessPath ||
-        ![cfg.systemPort, String(cfg.systemPort), "system"].includes(readiness.httpGet?.port)
+        !([cfg.systemPort, String(cfg.systemPort), "system"] as readonly unknown[]).includes(readiness.httpGet?.port)
       ) {
         report(
           `${w.label}: readinessProbe is ${httpTarget(readiness)}; use ${want} (the operator's handler type and port, or Kubernetes rejects two handler types)`,
@@ -215,7 +108,7 @@ export const oneGraphPerModel: StackValidationPolicy = {
   configSchema: schemaFor({ requireDisaggregated: true }),
   validateStack: (args, report) => {
     const cfg = configOf(args, { requireDisaggregated: true });
-    const graphs = ofType(args.resources, ResourceType.Dgd).map((r) => ({ r, props: rawProps(r.props) }));
+    const graphs = ofType(args.resources, ResourceType.Dgd).map((r) => ({ r, props: rawPropsOf(r, ResourceType.Dgd) }));
     if (graphs.length === 0) args.notApplicable("no DynamoGraphDeployment in the stack");
     const parts = graphs.map(({ r, props }) => {
       const svcs = graphServices(props, r.name);
@@ -273,7 +166,7 @@ export const noHostNetworkWorkers = dgdPolicy({
 });
 
 /** Label keys a pod-(anti-)affinity selector of a DGD service may use. */
-function selectableLabels(props: any, name: string, forbidden: readonly string[]): Set<string> {
+function selectableLabels(props: PlanDgd, name: string, forbidden: readonly string[]): ReadonlySet<unknown> {
   const own = graphServices(props, name).flatMap((s) => [
     ...Object.keys(s.svc?.labels ?? {}),
     ...Object.keys(s.svc?.extraPodMetadata?.labels ?? {}),
@@ -282,19 +175,19 @@ function selectableLabels(props: any, name: string, forbidden: readonly string[]
 }
 
 /** Every (term path, selector keys) of a service's pod affinity and anti-affinity. */
-function affinitySelectors(svc: any): [string, string[]][] {
-  const out: [string, string[]][] = [];
-  for (const kind of ["podAffinity", "podAntiAffinity"]) {
-    const a = svc?.extraPodSpec?.affinity?.[kind] ?? {};
-    const req: any[] = a.requiredDuringSchedulingIgnoredDuringExecution ?? [];
-    const pref: any[] = (a.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((p: any) => p?.podAffinityTerm);
+function affinitySelectors(svc: PlanService): [string, unknown[]][] {
+  const out: [string, unknown[]][] = [];
+  for (const kind of ["podAffinity", "podAntiAffinity"] as const) {
+    const a: PlanPodAffinity = svc?.extraPodSpec?.affinity?.[kind] ?? {};
+    const req = a.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+    const pref = (a.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((p) => p?.podAffinityTerm);
     for (const [mode, terms] of [
       ["required", req],
       ["preferred", pref],
     ] as const) {
       for (const t of terms) {
         const sel = t?.labelSelector ?? {};
-        const keys = [...Object.keys(sel.matchLabels ?? {}), ...(sel.matchExpressions ?? []).map((e: any) => e?.key)];
+        const keys = [...Object.keys(sel.matchLabels ?? {}), ...(sel.matchExpressions ?? []).map((e) => e?.key)];
         out.push([`extraPodSpec.affinity.${kind} (${mode})`, keys]);
       }
     }
@@ -322,37 +215,10 @@ export const antiAffinityOnOperatorLabels = dgdPolicy({
   },
 });
 
-/**
- * 22. (advisory) TRT-LLM workers that select NIXL's LIBFABRIC backend run a combination upstream does
- * not support yet: Dynamo's TRT-LLM backend docs list only UCX for NIXL, LIBFABRIC "work in progress"
- * (NVIDIA/TensorRT-LLM#10024 open). Advisory: the selector exists and may work; the
- * deployment's `verify` gate D is what proves it.
- */
-export const trtllmLibfabricCaveat = dgdPolicy({
-  name: "trtllm-libfabric-caveat",
-  description:
-    "Warns when TRT-LLM workers select NIXL's LIBFABRIC backend, which upstream Dynamo does not support for TRT-LLM yet (UCX only; LIBFABRIC work in progress, TensorRT-LLM #10024).",
-  enforcementLevel: "advisory",
-  defaults: {},
-  check: (props, args, report) => {
-    for (const w of workers(props, args.name)) {
-      if (engineOf(props, w.svc) !== "trtllm") continue;
-      const v = envValue(envOf(props, w), ENV_SELECTOR.trtllm);
-      if (v !== "LIBFABRIC") continue;
-      report(
-        `${w.label} runs TRT-LLM with ${ENV_SELECTOR.trtllm}=LIBFABRIC; Dynamo's TRT-LLM backend supports only UCX for NIXL today (LIBFABRIC is work in progress, NVIDIA/TensorRT-LLM#10024), so KV transfer may fail or fall back: check the worker logs (verify gate D), or set inference.kvTransport to "ucx" (KV then moves over TCP, much slower across nodes)`,
-      );
-    }
-  },
-});
-
 /** Policies of this module, in pack order. */
 export const inferencePolicies = [
-  nixlLibfabricOnEfa,
-  noNoopNixlEnv,
   workerProbeBudget,
   oneGraphPerModel,
   noHostNetworkWorkers,
   antiAffinityOnOperatorLabels,
-  trtllmLibfabricCaveat,
 ];

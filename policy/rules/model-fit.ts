@@ -17,7 +17,7 @@ import {
 } from "../../components/inference/fit-annotations";
 import { dgdPolicy } from "./_policy";
 import { commandWords, flagValue } from "./_command";
-import { annotation, dgdName, GraphService, instanceTypeOf, q, workers } from "./_predicates";
+import { annotation, dgdName, GraphService, instanceTypeOf, PlanDgd, q, workers } from "./_predicates";
 
 const MODEL_ANNOTATION = "dynamo-efa/model";
 
@@ -36,7 +36,7 @@ function flagNumber(words: readonly string[], ...flags: string[]): number {
 
 /** The model the graph serves, from its annotations and its workers' `--model`; a reason when unknown. */
 function graphModel(
-  props: any,
+  props: PlanDgd,
   ws: readonly GraphService[],
 ): { m: ModelFacts; kvDtype: KvCacheDtype } | { why: string } {
   const id =
@@ -60,7 +60,7 @@ function graphModel(
 
 /** The fit numbers one worker's flags and instance give, keyed by annotation; a reason when they cannot be computed. */
 function workerValues(
-  props: any,
+  props: PlanDgd,
   w: GraphService,
   m: ModelFacts,
   kvDtype: KvCacheDtype,

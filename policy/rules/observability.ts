@@ -6,11 +6,7 @@
  */
 import { gpuAccessPaths } from "../../components/observability/scheduling";
 import { resourcePolicy } from "./_policy";
-import { q } from "./_predicates";
-import { isUnknownValue, rawProps } from "./_unknowns";
-
-/** The Helm release type (`k8s.helm.v3.Release`). */
-const HELM_RELEASE = "kubernetes:helm.sh/v3:Release";
+import { isUnknownValue, q, rawProps, ResourceType } from "./_predicates";
 
 /**
  * Value paths whose chart default tolerates every NoSchedule taint, per chart (prometheus-node-exporter
@@ -32,7 +28,7 @@ export const monitoringOffGpuNodes = resourcePolicy({
   name: "monitoring-off-gpu-nodes",
   description:
     "Monitoring Helm releases neither tolerate the GPU taint nor request GPUs (charts that must run on GPU nodes, such as the DCGM exporter, may tolerate it), and override chart defaults that tolerate every taint.",
-  types: [HELM_RELEASE],
+  types: [ResourceType.HelmRelease],
   defaults: {
     monitoringCharts: [
       "kube-prometheus-stack",
@@ -46,7 +42,7 @@ export const monitoringOffGpuNodes = resourcePolicy({
     ],
     gpuNodeCharts: ["dcgm-exporter"],
   },
-  check: (props, args, report, cfg) => {
+  check: ({ props }, args, report, cfg) => {
     const raw = rawProps(props);
     const chart = raw?.chart;
     if (typeof chart !== "string" || cfg.gpuNodeCharts.includes(chart) || !cfg.monitoringCharts.includes(chart)) return;

@@ -12,6 +12,8 @@ import {
   instanceTypeOf,
   isUnknownValue,
   isWorker,
+  KeyMapProps,
+  PlanService,
   q,
   rawProps,
   requestsEfa,
@@ -26,16 +28,15 @@ export const eksSecretsEncrypted = resourcePolicy({
   description: "EKS clusters encrypt Kubernetes secrets with a KMS key (envelope encryption).",
   types: [ResourceType.EksCluster, ResourceType.AwsEksCluster],
   defaults: {},
-  check: (props, args, report) => {
-    const raw = rawProps(props);
-    if (args.type === ResourceType.EksCluster) {
-      if (!present(raw?.encryptionConfigKeyArn))
+  check: (r, args, report) => {
+    if (r.type === ResourceType.EksCluster) {
+      if (!present(rawProps(r.props)?.encryptionConfigKeyArn))
         report(
           `EKS cluster ${q(args.name)} does not encrypt Kubernetes secrets; set encryptionConfigKeyArn to a KMS key ARN`,
         );
       return;
     }
-    const ec = raw?.encryptionConfig;
+    const ec = rawProps(r.props)?.encryptionConfig;
     if (isUnknownValue(ec)) return;
     const covers = Array.isArray(ec?.resources) && ec.resources.includes("secrets");
     if (!present(ec?.provider?.keyArn) || !covers) {
@@ -53,12 +54,11 @@ export const eksEndpointNotWorldOpen = resourcePolicy({
   enforcementLevel: "advisory",
   types: [ResourceType.EksCluster, ResourceType.AwsEksCluster],
   defaults: { worldCidrs: ["0.0.0.0/0", "::/0"] },
-  check: (props, args, report, cfg) => {
-    const raw = rawProps(props);
-    const c = args.type === ResourceType.EksCluster ? raw : raw?.vpcConfig;
+  check: (r, args, report, cfg) => {
+    const c = r.type === ResourceType.EksCluster ? rawProps(r.props) : rawProps(r.props)?.vpcConfig;
     const isPublic = c?.endpointPublicAccess;
     if (isPublic === false || isUnknownValue(isPublic) || isUnknownValue(c?.publicAccessCidrs)) return;
-    const cidrs: unknown[] =
+    const cidrs: readonly unknown[] =
       Array.isArray(c?.publicAccessCidrs) && c.publicAccessCidrs.length > 0 ? c.publicAccessCidrs : ["0.0.0.0/0"];
     const open = cidrs.filter((x) => typeof x === "string" && cfg.worldCidrs.includes(x));
     if (open.length > 0) {
@@ -82,9 +82,9 @@ export const hfTokenIsSecret = resourcePolicy({
     "The Hugging Face token is never a literal env value or ConfigMap entry, and lives in a Secret marked secret that carries both key names.",
   types: [ResourceType.Dgd, ResourceType.ConfigMap, ResourceType.Secret],
   defaults: { tokenKeys: ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"] },
-  check: (props, args, report, cfg) => {
-    const raw = rawProps(props);
-    if (args.type === ResourceType.Dgd) {
+  check: (r, args, report, cfg) => {
+    if (r.type === ResourceType.Dgd) {
+      const raw = rawProps(r.props);
       for (const s of graphServices(raw, args.name)) {
         for (const e of envOf(raw, s).filter((x) => cfg.tokenKeys.includes(x.name) && x.value !== undefined)) {
           report(
@@ -94,8 +94,12 @@ export const hfTokenIsSecret = resourcePolicy({
       }
       return;
     }
-    const kind = args.type === ResourceType.ConfigMap ? "ConfigMap" : "Secret";
-    const keysIn = (f: string) => (raw?.[f] && typeof raw[f] === "object" ? Object.keys(raw[f]) : []);
+    const raw = rawProps(r.props);
+    const kind = r.type === ResourceType.ConfigMap ? "ConfigMap" : "Secret";
+    const keysIn = (f: keyof KeyMapProps) => {
+      const v = raw?.[f];
+      return v && typeof v === "object" ? Object.keys(v) : [];
+    };
     if (kind === "ConfigMap") {
       for (const k of [...keysIn("data"), ...keysIn("binaryData")].filter((k) => cfg.tokenKeys.includes(k))) {
         report(
@@ -129,7 +133,7 @@ export const hfTokenIsSecret = resourcePolicy({
  * Whether a worker's main container owns its node: it requests every GPU of the instance it is pinned
  * to, so no other GPU pod can land beside it. Undefined reason when it does; otherwise why not.
  */
-function sharesNode(svc: any): string | undefined {
+function sharesNode(svc: PlanService): string | undefined {
   const type = instanceTypeOf(svc);
   const row = type === undefined ? undefined : INSTANCES.get(type);
   if (!row) return `it is not pinned to a known instance type (${q(type)}), so nothing proves it is alone on its node`;
@@ -149,14 +153,14 @@ export const privilegedOnlyForEfaWorkers = resourcePolicy({
     "No container runs privileged or adds admin capabilities, except the main container of an EFA worker that requests every GPU of its node (a privileged container sees every device of the node).",
   types: [ResourceType.Dgd],
   defaults: { adminCapabilities: ["SYS_ADMIN", "ALL"] },
-  check: (props, args, report, cfg) => {
+  check: ({ props }, args, report, cfg) => {
     const raw = rawProps(props);
     for (const s of graphServices(raw, args.name)) {
       const efaWorker = isWorker(s.svc) && requestsEfa(s.svc);
       containers(s.svc).forEach((c, i) => {
         const sc = c?.securityContext ?? {};
         const where = i === 0 ? "its main container" : `container ${q(c?.name)}`;
-        const caps: unknown[] = Array.isArray(sc.capabilities?.add) ? sc.capabilities.add : [];
+        const caps: readonly unknown[] = Array.isArray(sc.capabilities?.add) ? sc.capabilities.add : [];
         const admin = caps.filter((x) => typeof x === "string" && cfg.adminCapabilities.includes(x));
         if (efaWorker && i === 0) {
           const elevated = [...(sc.privileged === true ? ["privileged"] : []), ...admin.map((x) => `capability ${x}`)];
@@ -191,8 +195,8 @@ export const statefulResourcesRetained = resourcePolicy({
   types: [ResourceType.EcrRepository, ResourceType.Pvc, ResourceType.EfsFileSystem],
   defaults: { exemptEcrPattern: "(^|[-_/])(build-?)?cache$" },
   schema: { properties: { exemptEcrPattern: { type: "string", default: "(^|[-_/])(build-?)?cache$" } } },
-  check: (props, args, report, cfg) => {
-    const raw = rawProps(props);
+  check: (r, args, report, cfg) => {
+    const raw = rawProps(r.props);
     const name = typeof raw?.name === "string" && !isUnknownValue(raw.name) ? raw.name : args.name;
     // A build-cache repository holds only rebuildable layers (ECR repositories only: a model-cache PVC is data).
     if (

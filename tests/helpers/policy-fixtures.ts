@@ -4,119 +4,19 @@
  * test can mutate one field. Pure.
  */
 import { ResourceType } from "../../policy/rules/_predicates";
-import { planResource, urnOf, PlanResource } from "./policy-harness";
+import { clone, planResource, urnOf, PlanResource } from "./policy-harness";
+import { happyGraph, TestGraph } from "./policy-graph-fixtures";
 
 /** Resource type tokens: the policies' own table (one source), plus the short alias tests use. */
 export const T = { ...ResourceType, Repository: ResourceType.EcrRepository } as const;
 
-export const DIGEST_REF = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa@sha256:${"ab".repeat(32)}`;
-export const KV_LIBFABRIC =
-  '{"kv_connector":"NixlConnector","kv_role":"kv_both","kv_connector_extra_config":{"backends":["LIBFABRIC"]}}';
+export * from "./policy-graph-fixtures";
 
-/** One prefill or decode worker of 1 GPU on p5en (2 EFA, 641 hugepages = 1282Mi). */
-export function workerService(role: "prefill" | "decode"): Record<string, any> {
-  const own = role === "prefill" ? "PrefillWorker" : "DecodeWorker";
-  const other = role === "prefill" ? "DecodeWorker" : "PrefillWorker";
-  const sel = (component: string) => ({
-    labelSelector: {
-      matchLabels: { "nvidia.com/dynamo-graph-deployment-name": "llama", "nvidia.com/dynamo-component": component },
-    },
-    topologyKey: "kubernetes.io/hostname",
-  });
-  return {
-    componentType: "worker",
-    subComponentType: role,
-    replicas: 8,
-    envFromSecret: "llama-hf-token",
-    envs: [
-      { name: "FI_PROVIDER", value: "efa" },
-      { name: "FI_EFA_USE_DEVICE_RDMA", value: "1" },
-      { name: "VLLM_NIXL_SIDE_CHANNEL_HOST", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
-    ],
-    resources: {
-      requests: { cpu: "21", memory: "229Gi", custom: { "hugepages-2Mi": "1282Mi" } },
-      limits: { memory: "229Gi", gpu: "1", custom: { "vpc.amazonaws.com/efa": "2", "hugepages-2Mi": "1282Mi" } },
-    },
-    readinessProbe: {
-      httpGet: { path: "/health", port: "system" },
-      periodSeconds: 10,
-      timeoutSeconds: 4,
-      failureThreshold: 3,
-    },
-    extraPodSpec: {
-      nodeSelector: { "dynamo-efa/pool": "gpu", "node.kubernetes.io/instance-type": "p5en.48xlarge" },
-      tolerations: [{ key: "nvidia.com/gpu", operator: "Equal", value: "true", effect: "NoSchedule" }],
-      affinity: {
-        podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(own)] },
-        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(other)] },
-      },
-      mainContainer: {
-        image: DIGEST_REF,
-        command: ["python3", "-m", "dynamo.vllm"],
-        args: [
-          "--model",
-          "meta-llama/Llama-3.1-8B-Instruct",
-          "--disaggregation-mode",
-          role,
-          "--kv-transfer-config",
-          KV_LIBFABRIC,
-        ],
-        startupProbe: {
-          httpGet: { path: "/live", port: "system" },
-          periodSeconds: 10,
-          timeoutSeconds: 5,
-          failureThreshold: 180,
-        },
-        securityContext: {
-          runAsNonRoot: true,
-          runAsUser: 1000,
-          allowPrivilegeEscalation: false,
-          capabilities: { drop: ["ALL"], add: ["IPC_LOCK"] },
-        },
-      },
-    },
-  };
-}
-
-/** The happy DynamoGraphDeployment: Frontend + 8 prefill + 8 decode workers on 2 x p5en. */
-export function happyGraph(): Record<string, any> {
-  return {
-    apiVersion: "nvidia.com/v1alpha1",
-    kind: "DynamoGraphDeployment",
-    metadata: {
-      name: "llama",
-      namespace: "dynamo",
-      annotations: {
-        "dynamo-efa/model-load-budget-seconds": "1800",
-        "dynamo-efa/gpu-pool": "gpu",
-        "dynamo-efa/image-cuda-archs": "sm_90",
-        "dynamo-efa/image-cuda-toolkit": "12.9",
-      },
-    },
-    spec: {
-      backendFramework: "vllm",
-      services: {
-        Frontend: {
-          componentType: "frontend",
-          replicas: 1,
-          envFromSecret: "llama-hf-token",
-          extraPodSpec: {
-            mainContainer: {
-              image: DIGEST_REF,
-              command: ["python3", "-m", "dynamo.frontend"],
-              securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
-            },
-          },
-        },
-        PrefillWorker: workerService("prefill"),
-        DecodeWorker: workerService("decode"),
-      },
-    },
-  };
-}
+/** The happy launch template's type. */
+export type TestLaunchTemplate = ReturnType<typeof happyLaunchTemplate>;
 
 /** Current AWS EFA layout for `cards` EFA cards: ENA primary, then `efa-only` (docs/ARCHITECTURE.md#efa-on-eks). */
-function efaInterfaceSlots(cards: number): Record<string, any>[] {
+function efaInterfaceSlots(cards: number) {
   const efa = Array.from({ length: cards }, (_, c) => ({
     networkCardIndex: c,
     deviceIndex: c === 0 ? 1 : 0,
@@ -126,7 +26,7 @@ function efaInterfaceSlots(cards: number): Record<string, any>[] {
 }
 
 /** The happy p5en launch template: ENA primary + 16 efa-only interfaces on the EFA security group. */
-export function happyLaunchTemplate(): Record<string, any> {
+export function happyLaunchTemplate() {
   return {
     instanceType: "p5en.48xlarge",
     metadataOptions: { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 1 },
@@ -143,8 +43,28 @@ export function happyLaunchTemplate(): Record<string, any> {
   };
 }
 
-/** The whole happy plan: cluster, GPU pool, EFA security group, image, registry, secret, cache and graph. */
-export function happyStack(): PlanResource[] {
+/** The happy image's props: a content-derived tag and sm_90 arch lists for CUDA 12.9 (any build arg may be edited). */
+export function happyImage() {
+  const buildArgs: Record<string, string> = {
+    CUDA_VERSION: "12.9",
+    TORCH_CUDA_ARCH_LIST: "9.0",
+    NVCC_GENCODE: "-gencode=arch=compute_90,code=sm_90",
+    FLASHINFER_CUDA_ARCH_LIST: "9.0",
+  };
+  return { tags: ["123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa:3f2a9c1d"], push: true, buildArgs };
+}
+
+/** The happy image repository's props: scans on push, immutable tags. */
+export function happyRepository() {
+  return {
+    name: "dynamo-combined-efa",
+    imageScanningConfiguration: { scanOnPush: true },
+    imageTagMutability: "IMMUTABLE",
+  };
+}
+
+/** The happy GPU pool: the EFA security group with its self-referencing rules, launch template and node group. */
+function happyGpuPool(): PlanResource[] {
   const sg = planResource(T.SecurityGroup, { vpcId: "vpc-1", description: "EFA", id: "c-efa-id" }, { name: "c-efa" });
   const rule = (dir: "ingress" | "egress") =>
     planResource(
@@ -167,11 +87,12 @@ export function happyStack(): PlanResource[] {
     },
     { name: "c-gpu-ng", propertyDependencies: { launchTemplate: [lt.urn] } },
   );
-  const repo = planResource(
-    T.Repository,
-    { name: "dynamo-combined-efa", imageScanningConfiguration: { scanOnPush: true }, imageTagMutability: "IMMUTABLE" },
-    { name: "img-repo", opts: { retainOnDelete: true } },
-  );
+  return [sg, rule("ingress"), rule("egress"), lt, ng];
+}
+
+/** The happy image resources: its retained, scanning, immutable repository, the build cache and the image. */
+function happyImageResources(): PlanResource[] {
+  const repo = planResource(T.Repository, happyRepository(), { name: "img-repo", opts: { retainOnDelete: true } });
   const cache = planResource(
     T.Repository,
     {
@@ -181,20 +102,14 @@ export function happyStack(): PlanResource[] {
     },
     { name: "img-build-cache" },
   );
-  const image = planResource(
-    T.Image,
-    {
-      tags: ["123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa:3f2a9c1d"],
-      push: true,
-      buildArgs: {
-        CUDA_VERSION: "12.9",
-        TORCH_CUDA_ARCH_LIST: "9.0",
-        NVCC_GENCODE: "-gencode=arch=compute_90,code=sm_90",
-        FLASHINFER_CUDA_ARCH_LIST: "9.0",
-      },
-    },
-    { name: "img", dependencies: [repo.urn] },
-  );
+  const image = planResource(T.Image, happyImage(), { name: "img", dependencies: [repo.urn] });
+  return [repo, cache, image];
+}
+
+/** The whole happy plan: cluster, GPU pool, EFA security group, image, registry, secret, cache and graph. */
+export function happyStack(): PlanResource[] {
+  const pool = happyGpuPool();
+  const [repo, cache, image] = happyImageResources();
   const cluster = planResource(
     T.EksCluster,
     {
@@ -219,19 +134,37 @@ export function happyStack(): PlanResource[] {
     { name: "inf-model-cache", opts: { retainOnDelete: true } },
   );
   const dgd = planResource(T.Dgd, happyGraph(), { name: "inf-graph", dependencies: [image.urn, secret.urn, pvc.urn] });
-  return [sg, rule("ingress"), rule("egress"), lt, ng, repo, cache, image, cluster, secret, pvc, dgd];
+  return [...pool, repo, cache, image, cluster, secret, pvc, dgd];
 }
 
-/** Replaces the resource named `name` in a plan (by URN) with `f(copy)`. */
-export function mutate(
+/** The resource named `name` of a plan (a test error when there is none). */
+export function named(plan: readonly PlanResource[], name: string): PlanResource {
+  const r = plan.find((x) => x.name === name);
+  if (!r) throw new Error(`no resource ${name} in the plan`);
+  return r;
+}
+
+/** The happy plan's graph props, typed as the fixture that made them (the same JSON, edited in place). */
+export const graphIn = (plan: readonly PlanResource[]): TestGraph => named(plan, "inf-graph").props as TestGraph;
+/** The happy plan's image props, typed as the fixture that made them. */
+export const imageIn = (plan: readonly PlanResource[]) => named(plan, "img").props as ReturnType<typeof happyImage>;
+/** The happy plan's launch template props, typed as the fixture that made them. */
+export const launchTemplateIn = (plan: readonly PlanResource[]) =>
+  named(plan, "c-gpu-lt").props as ReturnType<typeof happyLaunchTemplate>;
+
+/**
+ * Replaces the resource named `name` in a plan (by URN) with `f(copy)`; `P` types the copy's props as
+ * the fixture that made them (e.g. `TestLaunchTemplate`), an open record by default.
+ */
+export function mutate<P extends object = Record<string, unknown>>(
   plan: readonly PlanResource[],
   name: string,
-  f: (props: any, r: PlanResource) => PlanResource | void,
+  f: (props: P, r: PlanResource) => PlanResource | void,
 ): PlanResource[] {
   return plan.map((r) => {
     if (r.name !== name) return r;
-    const copy: PlanResource = JSON.parse(JSON.stringify(r));
-    return f(copy.props, copy) ?? copy;
+    const copy = clone(r);
+    return f(copy.props as P, copy) ?? copy;
   });
 }
 

@@ -21,6 +21,7 @@ import {
   SingleRun,
   stackValidationArgs,
 } from "../../policy/run";
+import { UNKNOWN_STRING_VALUE } from "../../policy/rules/_unknowns";
 
 export type { SingleRun, PlanResource };
 
@@ -39,16 +40,17 @@ export interface ResourceExtras {
 }
 
 /** A plan resource (URN derived from type and name). */
-export function planResource(type: string, props: Record<string, any>, x: ResourceExtras = {}): PlanResource {
+export function planResource(type: string, props: object, x: ResourceExtras = {}): PlanResource {
   const name = x.name ?? "r";
   const { parent, dependencies, propertyDependencies, opts } = x;
-  return { type, name, urn: urnOf(type, name), props, parent, dependencies, propertyDependencies, opts };
+  const json = props as Readonly<Record<string, unknown>>;
+  return { type, name, urn: urnOf(type, name), props: json, parent, dependencies, propertyDependencies, opts };
 }
 
 /** `ResourceValidationArgs` for one resource; `config` is what `getConfig()` returns. */
 export function resourceArgs(
   type: string,
-  props: Record<string, any>,
+  props: object,
   x: ResourceExtras & { config?: object } = {},
 ): ResourceValidationArgs {
   return resourceValidationArgs(planResource(type, props, x), () => ({ ...(x.config ?? {}) }));
@@ -88,8 +90,7 @@ export function clone<T>(v: T): T {
 }
 
 /** The unknown-value sentinel the engine sends for a string not known during preview. */
-// eslint-disable-next-line @typescript-eslint/no-var-requires
-export const UNKNOWN_STRING: string = require("@pulumi/policy/proxy").unknownStringValue;
+export const UNKNOWN_STRING: string = UNKNOWN_STRING_VALUE;
 
 /** One row of a happy-path-then-mutate table: change one thing, expect exactly these messages. */
 export interface MutationCase<I> {
@@ -106,11 +107,11 @@ export interface MutationCase<I> {
  * Declares the mocha tests of one resource policy: the happy input passes, then each mutation
  * yields exactly its messages (docs/CONTRIBUTING.md rule 17).
  */
-export function resourcePolicyTable(
+export function resourcePolicyTable<I extends object>(
   p: ResourceValidationPolicy,
   type: string,
-  happy: () => Record<string, any>,
-  cases: readonly MutationCase<any>[],
+  happy: () => I,
+  cases: readonly MutationCase<I>[],
   x: ResourceExtras = {},
 ): void {
   describe(p.name, () => {

@@ -1,32 +1,27 @@
+/**
+ * Worker-side GPU pool policies: EFA devices per worker from the instance catalog (F8, F12) and the
+ * hugepages of the workers that can share a node (F14).
+ */
 import { strict as assert } from "assert";
+import { efaPerWorkerMatchesPool, hugepagesFitNode, worstNodeHugepages } from "../../policy/rules/gpu-cluster";
 import {
-  efaPerWorkerMatchesPool,
-  efaPoolSingleAz,
-  efaSecurityGroupSelfReferencing,
-  hugepagesFitNode,
-  imdsv2Required,
-  launchTemplateTagsNonEmpty,
-  worstNodeHugepages,
-} from "../../policy/rules/gpu-cluster";
-import { happyGraph, happyLaunchTemplate, happyStack, T, urnOf } from "../helpers/policy-fixtures";
-import {
-  planResource,
-  PlanResource,
-  resourcePolicyTable,
-  runStackPolicy,
-  stackArgs,
-  stackPolicyTable,
-  UNKNOWN_STRING,
-} from "../helpers/policy-harness";
+  decode,
+  graphIn,
+  happyGraph,
+  happyStack,
+  loose,
+  prefill,
+  serviceLabel,
+  T,
+  TestWorker,
+} from "../helpers/policy-fixtures";
+import { resourcePolicyTable, runStackPolicy, stackArgs, stackPolicyTable } from "../helpers/policy-harness";
 
-const D = `DynamoGraphDeployment "llama" service "DecodeWorker"`;
-const decode = (g: any) => g.spec.services.DecodeWorker;
-const prefill = (g: any) => g.spec.services.PrefillWorker;
+const D = serviceLabel("DecodeWorker");
 const EFA = 'resources.limits.custom["vpc.amazonaws.com/efa"]';
-const named = (plan: PlanResource[], name: string): any => plan.find((r) => r.name === name)!;
-const graph = (plan: PlanResource[]) => named(plan, "inf-graph").props;
+const graph = graphIn;
 
-describe("policies: GPU pool and cluster (F8, F12, F14, EFA networking, IMDSv2)", () => {
+describe("policies: GPU pool, workers (F8, F12, F14)", () => {
   const count = (efa: number, gpus: number, type: string, per: number, expected: number) =>
     `${D} requests ${efa} EFA device(s) for ${gpus} GPU(s); on ${type} a worker gets ${gpus} GPU(s) x ${per} EFA per GPU = ${expected} (EFA counts come from the instance catalog: F12); set ${EFA} to "${expected}"`;
   resourcePolicyTable(
@@ -39,7 +34,7 @@ describe("policies: GPU pool and cluster (F8, F12, F14, EFA networking, IMDSv2)"
         mutate: (g) => {
           delete decode(g).resources.limits.gpu;
           delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
-          decode(g).extraPodSpec.mainContainer.resources = {
+          loose(decode(g).extraPodSpec.mainContainer).resources = {
             limits: { "nvidia.com/gpu": 1, "vpc.amazonaws.com/efa": 1 },
           };
         },
@@ -139,7 +134,7 @@ describe("policies: GPU pool and cluster (F8, F12, F14, EFA networking, IMDSv2)"
         title: "pinned through required node affinity instead of a selector",
         mutate: (g) => {
           delete decode(g).extraPodSpec.nodeSelector["node.kubernetes.io/instance-type"];
-          decode(g).extraPodSpec.affinity.nodeAffinity = {
+          loose(decode(g).extraPodSpec.affinity).nodeAffinity = {
             requiredDuringSchedulingIgnoredDuringExecution: {
               nodeSelectorTerms: [
                 {
@@ -159,7 +154,7 @@ describe("policies: GPU pool and cluster (F8, F12, F14, EFA networking, IMDSv2)"
 
   const F14 = (pages: number, who: string, total: number, source: string, perGpu: number) =>
     `p5en.48xlarge nodes of pool "gpu": worker replicas that can share one node request up to ${pages} hugepages-2Mi pages (${who}), but a node pre-allocates ${total} (${source}), so only some of them ever schedule (F14); request at most ${perGpu} pages (${perGpu * 2}Mi) per GPU of a worker, or none with FI_EFA_USE_HUGE_PAGE=0`;
-  const setHugepages = (s: any, q: string) => {
+  const setHugepages = (s: TestWorker, q: string) => {
     s.resources.limits.custom["hugepages-2Mi"] = q;
     s.resources.requests.custom["hugepages-2Mi"] = q;
   };
@@ -200,7 +195,7 @@ describe("policies: GPU pool and cluster (F8, F12, F14, EFA networking, IMDSv2)"
         const p = prefill(graph(plan));
         delete p.resources.limits.custom["hugepages-2Mi"];
         delete p.resources.requests.custom["hugepages-2Mi"];
-        p.extraPodSpec.mainContainer.resources = { limits: { "hugepages-2Mi": "10Gi" } };
+        loose(p.extraPodSpec.mainContainer).resources = { limits: { "hugepages-2Mi": "10Gi" } };
       },
       expect: [F14(40960, '8 x PrefillWorker of "llama" at 5120 pages', 5128, "the p5en.48xlarge catalog value", 641)],
     },
@@ -244,234 +239,4 @@ describe("policies: GPU pool and cluster (F8, F12, F14, EFA networking, IMDSv2)"
       { pages: 10, who: ["cpu"] },
     );
   });
-
-  const SG_FIX =
-    "add protocol -1 rules referencing the group itself for BOTH ingress and egress, or EFA traffic between nodes is dropped";
-  const noSelf = (dirs: string) =>
-    `launch template "c-gpu-lt" has EFA interfaces but none of its security groups allows all traffic to and from itself (self-referencing "c-efa": ${dirs}); ${SG_FIX}`;
-  const sgUrn = urnOf(T.SecurityGroup, "c-efa");
-  const vpcRule = (type: string, name: string) =>
-    planResource(
-      type,
-      { securityGroupId: "c-efa-id", ipProtocol: "-1", referencedSecurityGroupId: "c-efa-id" },
-      { name, propertyDependencies: { securityGroupId: [sgUrn], referencedSecurityGroupId: [sgUrn] } },
-    );
-  stackPolicyTable(efaSecurityGroupSelfReferencing, happyStack, [
-    {
-      title: "ingress only (egress missing)",
-      mutate: (plan) => plan.filter((r) => r.name !== "c-efa-egress"),
-      expect: [noSelf("ingress")],
-    },
-    {
-      title: "ingress from a CIDR instead of the group itself",
-      mutate: (plan) => {
-        const r = named(plan, "c-efa-ingress").props;
-        r.self = false;
-        r.cidrBlocks = ["10.0.0.0/16"];
-      },
-      expect: [noSelf("egress")],
-    },
-    {
-      title: "ingress for TCP only",
-      mutate: (plan) => {
-        Object.assign(named(plan, "c-efa-ingress").props, { protocol: "tcp", fromPort: 0, toPort: 65535 });
-      },
-      expect: [noSelf("egress")],
-    },
-    {
-      title: "aws.vpc ingress/egress rules referencing the group pass",
-      mutate: (plan) => [
-        ...plan.filter((r) => r.type !== T.SgRule),
-        vpcRule(T.SgIngressRule, "c-efa-in"),
-        vpcRule(T.SgEgressRule, "c-efa-out"),
-      ],
-      expect: [],
-    },
-    {
-      title: "aws.vpc rules that reference another group fail",
-      mutate: (plan) => [
-        ...plan.filter((r) => r.type !== T.SgRule),
-        vpcRule(T.SgIngressRule, "c-efa-in"),
-        planResource(
-          T.SgEgressRule,
-          { securityGroupId: "c-efa-id", ipProtocol: "-1", referencedSecurityGroupId: "sg-other" },
-          { name: "c-efa-out", propertyDependencies: { securityGroupId: [sgUrn] } },
-        ),
-      ],
-      expect: [noSelf("ingress")],
-    },
-    {
-      title: "inline self rules on the group pass",
-      mutate: (plan) => {
-        Object.assign(named(plan, "c-efa").props, {
-          ingress: [{ protocol: "-1", fromPort: 0, toPort: 0, self: true }],
-          egress: [{ protocol: "-1", fromPort: 0, toPort: 0, self: true }],
-        });
-        return plan.filter((r) => r.type !== T.SgRule);
-      },
-      expect: [],
-    },
-    {
-      title: "EFA interfaces on a group not created in this stack",
-      mutate: (plan) => {
-        const lt = named(plan, "c-gpu-lt");
-        delete lt.propertyDependencies;
-        for (const n of lt.props.networkInterfaces) n.securityGroups = ["sg-0123"];
-      },
-      expect: [
-        `launch template "c-gpu-lt" has EFA interfaces but no security group created in this stack is attached to them (got ["sg-0123"]); attach a security group with self-referencing all-traffic ingress and egress rules`,
-      ],
-    },
-    {
-      title: "preview: group ids not known yet are skipped, not failed",
-      mutate: (plan) => {
-        const lt = named(plan, "c-gpu-lt");
-        delete lt.propertyDependencies;
-        for (const n of lt.props.networkInterfaces) n.securityGroups = [UNKNOWN_STRING];
-      },
-      expect: [],
-    },
-    {
-      title: "the group matched by id when dependencies are not recorded",
-      mutate: (plan) => {
-        delete named(plan, "c-gpu-lt").propertyDependencies;
-        return plan.filter((r) => r.name !== "c-efa-egress");
-      },
-      expect: [noSelf("ingress")],
-    },
-  ]);
-
-  const twoSubnets = `node group "c-gpu-ng" uses EFA (launch template "c-gpu-lt") but spans 2 subnets ["subnet-a","subnet-b"]; EFA traffic does not cross availability zones and a cluster placement group is single-AZ: give it exactly one private subnet`;
-  const subnet = (name: string, az: string) => planResource(T.Subnet, { availabilityZone: az }, { name });
-  stackPolicyTable(efaPoolSingleAz, happyStack, [
-    {
-      title: "an EFA node group over two subnets",
-      mutate: (plan) => {
-        named(plan, "c-gpu-ng").props.subnetIds = ["subnet-a", "subnet-b"];
-      },
-      expect: [twoSubnets],
-    },
-    {
-      title: "two subnets known to share one AZ pass",
-      mutate: (plan) => {
-        const ng = named(plan, "c-gpu-ng");
-        ng.props.subnetIds = ["subnet-a", "subnet-b"];
-        ng.propertyDependencies.subnetIds = [urnOf(T.Subnet, "a"), urnOf(T.Subnet, "b")];
-        return [...plan, subnet("a", "us-east-2a"), subnet("b", "us-east-2a")];
-      },
-      expect: [],
-    },
-    {
-      title: "two subnets in two AZs",
-      mutate: (plan) => {
-        const ng = named(plan, "c-gpu-ng");
-        ng.props.subnetIds = ["subnet-a", "subnet-b"];
-        ng.propertyDependencies.subnetIds = [urnOf(T.Subnet, "a"), urnOf(T.Subnet, "b")];
-        return [...plan, subnet("a", "us-east-2a"), subnet("b", "us-east-2b")];
-      },
-      expect: [twoSubnets],
-    },
-    {
-      title: "the launch template matched by id when dependencies are not recorded",
-      mutate: (plan) => {
-        const ng = named(plan, "c-gpu-ng");
-        delete ng.propertyDependencies;
-        ng.props.subnetIds = ["subnet-a", "subnet-b"];
-        named(plan, "c-gpu-lt").props.id = "c-gpu-lt-id";
-      },
-      expect: [twoSubnets],
-    },
-    {
-      title: "preview: subnets not known yet are skipped",
-      mutate: (plan) => {
-        named(plan, "c-gpu-ng").props.subnetIds = UNKNOWN_STRING;
-      },
-      expect: [],
-    },
-  ]);
-
-  it("efa policies: not applicable without EFA launch templates", async () => {
-    const plan = happyStack().map((r) =>
-      r.type === T.LaunchTemplate ? { ...r, props: { ...happyLaunchTemplate(), networkInterfaces: undefined } } : r,
-    );
-    assert.equal(
-      (await runStackPolicy(efaSecurityGroupSelfReferencing, stackArgs(plan))).notApplicable,
-      "no launch template with EFA interfaces",
-    );
-    assert.equal(
-      (await runStackPolicy(efaPoolSingleAz, stackArgs(plan))).notApplicable,
-      "no node group with an EFA launch template",
-    );
-  });
-
-  resourcePolicyTable(
-    imdsv2Required,
-    T.LaunchTemplate,
-    happyLaunchTemplate,
-    [
-      {
-        title: "IMDSv1 allowed",
-        mutate: (lt) => {
-          lt.metadataOptions.httpTokens = "optional";
-        },
-        expect: [
-          `launch template "c-gpu-lt" does not require IMDSv2 (metadataOptions.httpTokens is "optional"); set metadataOptions: { httpTokens: "required" }`,
-        ],
-      },
-      {
-        title: "no metadata options (AWS default allows IMDSv1)",
-        mutate: (lt) => {
-          delete lt.metadataOptions;
-        },
-        expect: [
-          `launch template "c-gpu-lt" does not require IMDSv2 (metadataOptions.httpTokens is undefined); set metadataOptions: { httpTokens: "required" }`,
-        ],
-      },
-      {
-        title: "hop limit above the configured maximum",
-        mutate: (lt) => {
-          lt.metadataOptions.httpPutResponseHopLimit = 3;
-        },
-        expect: [
-          `launch template "c-gpu-lt" sets metadataOptions.httpPutResponseHopLimit 3, letting containers reach instance credentials; set it to 2 or less`,
-        ],
-      },
-    ],
-    { name: "c-gpu-lt" },
-  );
-
-  const emptySpec = (i: number, type: string) =>
-    `launch template "c-gpu-lt" has tagSpecifications[${i}] (resourceType "${type}") with no tags; EC2 rejects it with InvalidTagSpecification.Malformed and no node launches: give it at least a Name tag, or drop the specification`;
-  resourcePolicyTable(
-    launchTemplateTagsNonEmpty,
-    T.LaunchTemplate,
-    happyLaunchTemplate,
-    [
-      {
-        title: "the system template's old `tags: {}` for instance and volume (terraform-provider-aws#13155)",
-        mutate: (lt) => {
-          lt.tagSpecifications = [
-            { resourceType: "instance", tags: {} },
-            { resourceType: "volume", tags: {} },
-          ];
-        },
-        expect: [emptySpec(0, "instance"), emptySpec(1, "volume")],
-      },
-      {
-        title: "a specification without a tags field",
-        mutate: (lt) => {
-          lt.tagSpecifications[2] = { resourceType: "network-interface" };
-        },
-        expect: [emptySpec(2, "network-interface")],
-      },
-      {
-        title: "no tag specification at all is valid",
-        mutate: (lt) => {
-          delete lt.tagSpecifications;
-        },
-        expect: [],
-      },
-    ],
-    { name: "c-gpu-lt" },
-  );
 });

@@ -5,7 +5,7 @@ import { Backend } from "../../components/inference/args";
 import { modelFacts, workerFit } from "../../components/inference/fit";
 import { fitAnnotations } from "../../components/inference/fit-annotations";
 import { modelFitAnnotationsMatchCatalog } from "../../policy/rules/model-fit";
-import { happyGraph, T } from "../helpers/policy-fixtures";
+import { happyGraph, T, TestGraph } from "../helpers/policy-fixtures";
 import { resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
 
 const MODEL = "meta-llama/Llama-3.1-8B-Instruct";
@@ -32,7 +32,7 @@ function renderedFit(): Record<string, string> {
 }
 
 /** The happy graph with engine flags and the fit annotations computed for them. */
-function annotatedGraph(): Record<string, any> {
+function annotatedGraph(): TestGraph {
   const g = happyGraph();
   for (const s of [g.spec.services.PrefillWorker, g.spec.services.DecodeWorker])
     s.extraPodSpec.mainContainer.args.push(...FLAGS);
@@ -40,8 +40,8 @@ function annotatedGraph(): Record<string, any> {
   return g;
 }
 
-const decodeArgs = (g: any): string[] => g.spec.services.DecodeWorker.extraPodSpec.mainContainer.args;
-const setFlag = (g: any, flag: string, v: string) => {
+const decodeArgs = (g: TestGraph): string[] => g.spec.services.DecodeWorker.extraPodSpec.mainContainer.args;
+const setFlag = (g: TestGraph, flag: string, v: string) => {
   const a = decodeArgs(g);
   a[a.indexOf(flag) + 1] = v;
 };

@@ -8,16 +8,14 @@ import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { POLICY_NAMES } from "../../policy/policies";
-import { happyGraph, happyStack, T } from "../helpers/policy-fixtures";
+import { happyGraph, happyStack, loose, T } from "../helpers/policy-fixtures";
 import { PlanResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
-/* eslint-disable @typescript-eslint/no-var-requires */
-const grpc = require("@grpc/grpc-js");
-const rpc = require("@pulumi/pulumi/proto/analyzer_grpc_pb");
-const pb = require("@pulumi/pulumi/proto/analyzer_pb");
-const { Struct } = require("google-protobuf/google/protobuf/struct_pb");
-const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
-/* eslint-enable @typescript-eslint/no-var-requires */
+import * as grpc from "@grpc/grpc-js";
+import { AnalyzerClient } from "@pulumi/pulumi/proto/analyzer_grpc_pb";
+import * as pb from "@pulumi/pulumi/proto/analyzer_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { JavaScriptValue, Struct } from "google-protobuf/google/protobuf/struct_pb";
 
 const PACK = path.join(__dirname, "..", "..", "policy");
 const LEVEL = ["advisory", "mandatory", "disabled", "remediate"];
@@ -29,24 +27,28 @@ interface Diagnostic {
   readonly urn: string;
 }
 
-const call = <T>(client: any, method: string, req: unknown): Promise<T> =>
-  new Promise((resolve, reject) =>
-    client[method](req, (err: Error | null, res: T) => (err ? reject(err) : resolve(res))),
-  );
+/** A gRPC unary callback that settles a promise. */
+const settle =
+  <T>(resolve: (v: T) => void, reject: (e: Error) => void) =>
+  (err: grpc.ServiceError | null, res: T) =>
+    err ? reject(err) : resolve(res);
 
-function options(r: PlanResource): any {
+/** Plain JSON props as a protobuf Struct (the plan's props are JSON by construction). */
+const struct = (props: object) => Struct.fromJavaScript(props as Record<string, JavaScriptValue>);
+
+function options(r: PlanResource): pb.AnalyzerResourceOptions {
   const o = new pb.AnalyzerResourceOptions();
   o.setProtect(r.opts?.protect ?? false);
   o.setAdditionalsecretoutputsList([...(r.opts?.additionalSecretOutputs ?? [])]);
   return o;
 }
 
-function analyzerResource(r: PlanResource): any {
+function analyzerResource(r: PlanResource): pb.AnalyzerResource {
   const a = new pb.AnalyzerResource();
   a.setType(r.type);
   a.setName(r.name);
   a.setUrn(r.urn);
-  a.setProperties(Struct.fromJavaScript(r.props));
+  a.setProperties(struct(r.props));
   a.setOptions(options(r));
   if (r.parent) a.setParent(r.parent);
   a.setDependenciesList([...(r.dependencies ?? [])]);
@@ -58,8 +60,8 @@ function analyzerResource(r: PlanResource): any {
   return a;
 }
 
-function diagnostics(res: any): Diagnostic[] {
-  return res.getDiagnosticsList().map((d: any) => ({
+function diagnostics(res: pb.AnalyzeResponse): Diagnostic[] {
+  return res.getDiagnosticsList().map((d) => ({
     policy: d.getPolicyname(),
     level: LEVEL[d.getEnforcementlevel()],
     message: d.getMessage(),
@@ -70,7 +72,7 @@ function diagnostics(res: any): Diagnostic[] {
 describe("policy pack: CrossGuard entry point", function () {
   this.timeout(90_000);
   let child: ChildProcess | undefined;
-  let client: any;
+  let client: AnalyzerClient | undefined;
 
   before(async () => {
     // What `pulumi preview --policy-pack policy` runs: `run-policy-pack <engine-address> <pack dir>`.
@@ -87,7 +89,7 @@ describe("policy pack: CrossGuard entry point", function () {
       proc.once("exit", (code) => reject(new Error(`pack exited with ${code} before printing a port:\n${stderr}`)));
     });
     assert.match(port, /^\d+$/);
-    client = new rpc.AnalyzerClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    client = new AnalyzerClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   });
 
   after(() => {
@@ -123,9 +125,11 @@ describe("policy pack: CrossGuard entry point", function () {
   });
 
   it("GetAnalyzerInfo: pack dynamo-efa with the 24 policies and their default levels", async () => {
-    const info: any = await call(client, "getAnalyzerInfo", new Empty());
+    const info = await new Promise<pb.AnalyzerInfo>((ok, fail) =>
+      client!.getAnalyzerInfo(new Empty(), settle(ok, fail)),
+    );
     assert.equal(info.getName(), "dynamo-efa");
-    const policies = info.getPoliciesList().map((p: any) => [p.getName(), LEVEL[p.getEnforcementlevel()]]);
+    const policies = info.getPoliciesList().map((p) => [p.getName(), LEVEL[p.getEnforcementlevel()]]);
     assert.deepEqual(
       policies.map((p: string[]) => p[0]),
       [...POLICY_NAMES],
@@ -143,17 +147,17 @@ describe("policy pack: CrossGuard entry point", function () {
       req.setType(g.type);
       req.setName(g.name);
       req.setUrn(g.urn);
-      req.setProperties(Struct.fromJavaScript(props));
+      req.setProperties(struct(props));
       req.setOptions(options(g));
-      return call<any>(client, "analyze", req).then(diagnostics);
+      return new Promise<pb.AnalyzeResponse>((ok, fail) => client!.analyze(req, settle(ok, fail))).then(diagnostics);
     };
     assert.deepEqual(await analyze(happyGraph()), []);
     // Preview: the image built in the same run has no ref yet; no policy fails or reports "can't run".
     const preview = happyGraph();
-    for (const s of Object.values<any>(preview.spec.services)) s.extraPodSpec.mainContainer.image = UNKNOWN_STRING;
+    for (const s of Object.values(preview.spec.services)) s.extraPodSpec.mainContainer.image = UNKNOWN_STRING;
     assert.deepEqual(await analyze(preview), []);
     const bad = happyGraph();
-    bad.spec.services.DecodeWorker.extraPodSpec.hostNetwork = true;
+    loose(bad.spec.services.DecodeWorker.extraPodSpec).hostNetwork = true;
     assert.deepEqual(await analyze(bad), [
       {
         // The server prefixes the policy description; Analyze diagnostics leave the URN to the engine.
@@ -169,7 +173,9 @@ describe("policy pack: CrossGuard entry point", function () {
     const analyzeStack = (plan: PlanResource[]) => {
       const req = new pb.AnalyzeStackRequest();
       req.setResourcesList(plan.map(analyzerResource));
-      return call<any>(client, "analyzeStack", req).then(diagnostics);
+      return new Promise<pb.AnalyzeResponse>((ok, fail) => client!.analyzeStack(req, settle(ok, fail))).then(
+        diagnostics,
+      );
     };
     // retainOnDelete is not part of the analyzer protocol: those resources come back not-applicable, not violating.
     assert.deepEqual(await analyzeStack(happyStack()), []);

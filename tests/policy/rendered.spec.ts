@@ -5,53 +5,14 @@
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { FIELD_FAILURES } from "../../policy/policies";
-import { PlanResource, PolicyPackConfigJson, PolicyRun, runPolicies } from "../../policy/run";
-import { defaultDeps, ExitCode, runCli } from "../../tools/render/cli";
-import { T } from "../helpers/policy-fixtures";
+import { PlanResource, PolicyPackConfigJson } from "../../policy/run";
+import { ExitCode } from "../../tools/render/cli";
+import { loose, T } from "../helpers/policy-fixtures";
+import { graph, image, main, one, render, renderOutDir, svc } from "../helpers/policy-render";
 
-interface Rendered {
-  readonly code: number;
-  readonly plan: PlanResource[];
-  readonly run: PolicyRun;
-}
-
-const OUT = fs.mkdtempSync(path.join(os.tmpdir(), "dynamo-efa-policy-"));
-
-/** Renders `stack` through the CLI; `mutate` edits the captured plan before the policies see it. */
-async function render(
-  stack: string,
-  mutate?: (plan: PlanResource[]) => PlanResource[] | void,
-  config?: PolicyPackConfigJson,
-): Promise<Rendered> {
-  let plan: PlanResource[] = [];
-  let run: PolicyRun | undefined;
-  const code = await runCli([stack, "--out", OUT], {
-    ...defaultDeps(),
-    stdout: () => undefined,
-    stderr: () => undefined,
-    policies: async (captured) => {
-      plan = JSON.parse(JSON.stringify(captured));
-      plan = (mutate ? mutate(plan) : undefined) ?? plan;
-      run = await runPolicies(plan, config);
-      return run;
-    },
-  });
-  if (!run) throw new Error(`render ${stack} exited ${code} before running the policies`);
-  return { code, plan, run };
-}
-
-const one = (plan: PlanResource[], type: string, pick: (r: PlanResource) => boolean = () => true): any => {
-  const hits = plan.filter((r) => r.type === type && pick(r));
-  if (hits.length !== 1) throw new Error(`expected one ${type}, found ${hits.map((r) => r.name).join(", ") || "none"}`);
-  return hits[0];
-};
-const graph = (plan: PlanResource[]) => one(plan, T.Dgd).props;
-const svc = (plan: PlanResource[], key: string) => graph(plan).spec.services[key];
-const main = (plan: PlanResource[], key: string) => svc(plan, key).extraPodSpec.mainContainer;
-const image = (plan: PlanResource[]) => one(plan, T.Image).props;
+const OUT = renderOutDir();
 const setArg = (args: string[], flag: string, value: string) => {
   args[args.indexOf(flag) + 1] = value;
 };
@@ -75,14 +36,15 @@ const MUTATIONS: readonly Mutation[] = [
     "Frontend, prefill and decode split into three graphs",
     (plan) => {
       const g = one(plan, T.Dgd);
+      const props = graph(plan);
       const part = (key: string): PlanResource => ({
         ...g,
         name: `${g.name}-${key}`,
         urn: `${g.urn}-${key}`,
         props: {
-          ...g.props,
-          metadata: { ...g.props.metadata, name: `${g.props.metadata.name}-${key.toLowerCase()}` },
-          spec: { ...g.props.spec, services: { [key]: g.props.spec.services[key] } },
+          ...props,
+          metadata: { ...props.metadata, name: `${props.metadata.name}-${key.toLowerCase()}` },
+          spec: { ...props.spec, services: { [key]: props.spec.services[key] } },
         },
       });
       return [...plan.filter((r) => r !== g), part("Frontend"), part("PrefillWorker"), part("DecodeWorker")];
@@ -103,11 +65,11 @@ const MUTATIONS: readonly Mutation[] = [
     "vLLM --kv-transfer-config without LIBFABRIC (UCX by default), NIXL_BACKEND set instead",
     (plan) => {
       setArg(
-        main(plan, "PrefillWorker").args,
+        main(plan, "PrefillWorker").args!,
         "--kv-transfer-config",
         '{"kv_connector":"NixlConnector","kv_role":"kv_both"}',
       );
-      svc(plan, "PrefillWorker").envs.push({ name: "NIXL_BACKEND", value: "LIBFABRIC" });
+      svc(plan, "PrefillWorker").envs!.push({ name: "NIXL_BACKEND", value: "LIBFABRIC" });
     },
     "nixl-libfabric-on-efa",
     undefined,
@@ -125,7 +87,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F5",
     "the image repository with mutable tags",
     (plan) => {
-      one(plan, T.Repository, (r) => !/cache/.test(r.name)).props.imageTagMutability = "MUTABLE";
+      loose(one(plan, T.Repository, (r) => !/cache/.test(r.name)).props).imageTagMutability = "MUTABLE";
     },
     "ecr-scan-and-immutable",
   ],
@@ -133,7 +95,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F6",
     "hostNetwork workers",
     (plan) => {
-      svc(plan, "DecodeWorker").extraPodSpec.hostNetwork = true;
+      loose(svc(plan, "DecodeWorker").extraPodSpec!).hostNetwork = true;
     },
     "no-host-network-workers",
   ],
@@ -141,7 +103,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F7",
     "anti-affinity on app.kubernetes.io/part-of",
     (plan) => {
-      for (const t of svc(plan, "DecodeWorker").extraPodSpec.affinity.podAntiAffinity
+      for (const t of svc(plan, "DecodeWorker").extraPodSpec!.affinity!.podAntiAffinity!
         .requiredDuringSchedulingIgnoredDuringExecution)
         t.labelSelector = { matchLabels: { "app.kubernetes.io/part-of": "llm" } };
     },
@@ -151,15 +113,12 @@ const MUTATIONS: readonly Mutation[] = [
     "F8",
     "GPU and EFA on the main container (Kubernetes form)",
     (plan) => {
-      const s = svc(plan, "DecodeWorker");
+      const limits = svc(plan, "DecodeWorker").resources!.limits!;
       main(plan, "DecodeWorker").resources = {
-        limits: {
-          "nvidia.com/gpu": s.resources.limits.gpu,
-          "vpc.amazonaws.com/efa": s.resources.limits.custom["vpc.amazonaws.com/efa"],
-        },
+        limits: { "nvidia.com/gpu": limits.gpu!, "vpc.amazonaws.com/efa": limits.custom!["vpc.amazonaws.com/efa"] },
       };
-      delete s.resources.limits.gpu;
-      delete s.resources.limits.custom["vpc.amazonaws.com/efa"];
+      delete limits.gpu;
+      delete limits.custom!["vpc.amazonaws.com/efa"];
     },
     "efa-per-worker-matches-pool",
     undefined,
@@ -169,7 +128,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F9",
     "the HF secret with only HF_TOKEN",
     (plan) => {
-      delete one(plan, T.Secret).props.stringData.HUGGING_FACE_HUB_TOKEN;
+      delete loose(loose(one(plan, T.Secret).props).stringData as object).HUGGING_FACE_HUB_TOKEN;
     },
     "hf-token-is-secret",
   ],
@@ -197,7 +156,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F12",
     "16 EFA typed by hand for a 1-GPU p5en worker",
     (plan) => {
-      svc(plan, "PrefillWorker").resources.limits.custom["vpc.amazonaws.com/efa"] = "16";
+      svc(plan, "PrefillWorker").resources!.limits!.custom!["vpc.amazonaws.com/efa"] = "16";
     },
     "efa-per-worker-matches-pool",
   ],
@@ -205,7 +164,7 @@ const MUTATIONS: readonly Mutation[] = [
     "F13",
     "NIXL_LIBFABRIC_MAX_RAILS=1 believed to limit rails (advisory; mandatory in this run)",
     (plan) => {
-      svc(plan, "DecodeWorker").envs.push({ name: "NIXL_LIBFABRIC_MAX_RAILS", value: "1" });
+      svc(plan, "DecodeWorker").envs!.push({ name: "NIXL_LIBFABRIC_MAX_RAILS", value: "1" });
     },
     "no-noop-nixl-env",
     { "no-noop-nixl-env": "mandatory" },
@@ -215,7 +174,7 @@ const MUTATIONS: readonly Mutation[] = [
     "5120Mi of hugepages per worker",
     (plan) => {
       for (const key of ["PrefillWorker", "DecodeWorker"])
-        for (const r of [svc(plan, key).resources.limits, svc(plan, key).resources.requests])
+        for (const r of [svc(plan, key).resources?.limits, svc(plan, key).resources?.requests])
           if (r?.custom) r.custom["hugepages-2Mi"] = "5120Mi";
     },
     "hugepages-fit-node",
@@ -228,7 +187,7 @@ describe("policy pack over the rendered stacks", function () {
 
   for (const stack of ["p5en-1gpu", "p5en-8gpu"]) {
     it(`${stack} renders with every policy passing (exit 0)`, async () => {
-      const r = await render(stack);
+      const r = await render(stack, OUT);
       const failed = r.run.results
         .filter((x) => !x.passed)
         .map((x) => `${x.name}: ${x.violations.map((v) => v.message).join(" | ")}`);
@@ -240,7 +199,7 @@ describe("policy pack over the rendered stacks", function () {
 
   for (const [f, title, edit, policy, config, also] of MUTATIONS) {
     it(`${f}: ${title} -> ${policy} fires and render exits 1`, async () => {
-      const r = await render("p5en-8gpu", edit, config);
+      const r = await render("p5en-8gpu", OUT, edit, config);
       const fired = r.run.results.find((x) => x.name === policy)!;
       assert.deepEqual(
         r.run.results
@@ -258,112 +217,10 @@ describe("policy pack over the rendered stacks", function () {
   }
 
   it("F13 under the shipped config is advisory: reported, and render still exits 0", async () => {
-    const r = await render("p5en-8gpu", (plan) => {
-      svc(plan, "DecodeWorker").envs.push({ name: "NIXL_SKIP_TOPOLOGY_CHECK", value: "1" });
+    const r = await render("p5en-8gpu", OUT, (plan) => {
+      svc(plan, "DecodeWorker").envs!.push({ name: "NIXL_SKIP_TOPOLOGY_CHECK", value: "1" });
     });
     assert.deepEqual([r.code, r.run.mandatoryViolations, r.run.advisoryViolations], [ExitCode.Ok, 0, 1]);
-  });
-
-  describe("hardening policies on the rendered p5en-8gpu plan", () => {
-    let base: PlanResource[] = [];
-    before(async () => {
-      base = (await render("p5en-8gpu")).plan;
-    });
-    const lt = (plan: PlanResource[]) => one(plan, T.LaunchTemplate, (r) => /gpu-lt/.test(r.name)).props;
-    const cases: readonly (readonly [string, (plan: PlanResource[]) => PlanResource[] | void, string])[] = [
-      [
-        "the EFA security group without its egress rule",
-        (plan) => plan.filter((r) => !(r.type === T.SgRule && r.props.type === "egress")),
-        "efa-security-group-self-referencing",
-      ],
-      [
-        "the EFA node group over two subnets",
-        (plan) => {
-          one(plan, T.NodeGroup, (r) => /gpu-ng/.test(r.name)).props.subnetIds.push("subnet-0other");
-        },
-        "efa-pool-single-az",
-      ],
-      [
-        "IMDSv1 allowed on the GPU launch template",
-        (plan) => {
-          lt(plan).metadataOptions.httpTokens = "optional";
-        },
-        "imdsv2-required",
-      ],
-      [
-        "EKS without secrets encryption",
-        (plan) => {
-          delete one(plan, T.EksCluster).props.encryptionConfigKeyArn;
-        },
-        "eks-secrets-encrypted",
-      ],
-      [
-        "the EKS endpoint open to 0.0.0.0/0",
-        (plan) => {
-          one(plan, T.EksCluster).props.publicAccessCidrs = ["0.0.0.0/0"];
-        },
-        "eks-endpoint-not-world-open",
-      ],
-      [
-        "a privileged Frontend",
-        (plan) => {
-          main(plan, "Frontend").securityContext = { privileged: true };
-        },
-        "privileged-only-for-efa-workers",
-      ],
-      [
-        "the image repository not retained",
-        (plan) => {
-          one(plan, T.Repository, (r) => !/cache/.test(r.name)).opts!.retainOnDelete = false;
-        },
-        "stateful-resources-retained",
-      ],
-    ];
-    for (const [title, edit, policy] of cases) {
-      it(`${title} -> ${policy}`, async () => {
-        const plan: PlanResource[] = JSON.parse(JSON.stringify(base));
-        const run = await runPolicies(edit(plan) ?? plan);
-        assert.deepEqual(
-          run.results.filter((x) => !x.passed).map((x) => x.name),
-          [policy],
-        );
-      });
-    }
-  });
-
-  describe("--set changes that break an invariant never render silently", () => {
-    /** Override, expected exit code, and the text (config key or policy message) that explains it. */
-    const cases: readonly (readonly [string, number, string])[] = [
-      ["inference.prefill.gpusPerWorker=3", ExitCode.InvalidConfig, "inference.prefill.gpusPerWorker"],
-      ["inference.decode.replicas=9", ExitCode.InvalidConfig, "inference.decode"],
-      ["cluster.gpuNodes.instanceType=p4d.24xlarge", ExitCode.InvalidConfig, "0.5 EFA devices per worker"],
-      ["cluster.gpuNodes.count=1", ExitCode.InvalidConfig, "inference.placement"],
-      ["image.cudaArchs=[sm_100]", ExitCode.PolicyViolation, "image-archs-cover-fleet"],
-      [
-        "image.cudaArchs=[sm_80]",
-        ExitCode.PolicyViolation,
-        'buildArgs.TORCH_CUDA_ARCH_LIST "8.0": sm_80) has no kernels for sm_90',
-      ],
-      [
-        "image.cudaArchs=[sm_90,sm_101]",
-        ExitCode.InvalidConfig,
-        "sm_101 is Jetson Thor (CUDA 12.x name), an Arm SoC: a linux/amd64 image never runs on it",
-      ],
-      ["cluster.gpuNodes.instanceType=p5.48xlarge", ExitCode.Ok, "EFA rails 64/64"],
-      ["cluster.gpuNodes.instanceType=g6e.48xlarge", ExitCode.Ok, "EFA rails 0/0"],
-    ];
-    for (const [set, code, why] of cases) {
-      it(`--set ${set} -> exit ${code}`, async () => {
-        const lines: string[] = [];
-        const got = await runCli(["p5en-8gpu", "--out", OUT, "--set", set], {
-          ...defaultDeps(),
-          stdout: (l) => lines.push(l),
-          stderr: (l) => lines.push(l),
-        });
-        assert.equal(got, code, lines.join("\n"));
-        assert.ok(lines.join("\n").includes(why), `expected "${why}" in:\n${lines.join("\n")}`);
-      });
-    }
   });
 
   it("every field failure the pack covers has a mutation here", () => {

@@ -1,7 +1,7 @@
 import { strict as assert } from "assert";
 import { allPolicies, initialConfig, POLICY_NAMES } from "../../policy/policies";
 import { enforcementOf, PlanResource, runPolicies } from "../../policy/run";
-import { happyStack, mutate, T } from "../helpers/policy-fixtures";
+import { happyStack, mutate, T, TestGraph, TestLaunchTemplate } from "../helpers/policy-fixtures";
 import { planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 describe("policy pack: runner and pack shape", () => {
@@ -75,7 +75,7 @@ describe("policy pack: runner and pack shape", () => {
       plan = mutate(plan, `c-efa-${dir}`, (p) => {
         p.securityGroupId = U;
       });
-    plan = mutate(plan, "c-gpu-lt", (p) => {
+    plan = mutate<TestLaunchTemplate>(plan, "c-gpu-lt", (p) => {
       for (const n of p.networkInterfaces) n.securityGroups = [U];
     });
     plan = mutate(plan, "c-gpu-ng", (p) => {
@@ -85,8 +85,8 @@ describe("policy pack: runner and pack shape", () => {
     plan = mutate(plan, "c-eks", (p) => {
       p.encryptionConfigKeyArn = U;
     });
-    plan = mutate(plan, "inf-graph", (p) => {
-      for (const s of Object.values<any>(p.spec.services)) s.extraPodSpec.mainContainer.image = U;
+    plan = mutate<TestGraph>(plan, "inf-graph", (p) => {
+      for (const s of Object.values(p.spec.services)) s.extraPodSpec.mainContainer.image = U;
     });
     const run = await runPolicies(plan);
     assert.deepEqual(
@@ -123,7 +123,7 @@ describe("policy pack: runner and pack shape", () => {
   });
 
   it("a mandatory violation fails the run; the same violation under advisory does not", async () => {
-    const plan = mutate(happyStack(), "c-gpu-lt", (p) => {
+    const plan = mutate<TestLaunchTemplate>(happyStack(), "c-gpu-lt", (p) => {
       p.metadataOptions.httpTokens = "optional";
     });
     const strict = await runPolicies(plan);
@@ -141,7 +141,7 @@ describe("policy pack: runner and pack shape", () => {
   });
 
   it("passes per-policy config to getConfig over the schema defaults", async () => {
-    const plan = mutate(happyStack(), "c-gpu-lt", (p) => {
+    const plan = mutate<TestLaunchTemplate>(happyStack(), "c-gpu-lt", (p) => {
       p.metadataOptions.httpPutResponseHopLimit = 2;
     });
     assert.equal((await runPolicies(plan)).passed, true);

@@ -1,148 +1,17 @@
+/**
+ * Workload and data-safety policies: the HF token kept secret and complete (F9), privileged only for
+ * an EFA worker that owns its node, and data-holding resources retained.
+ */
 import { strict as assert } from "assert";
-import {
-  eksEndpointNotWorldOpen,
-  eksSecretsEncrypted,
-  hfTokenIsSecret,
-  privilegedOnlyForEfaWorkers,
-  statefulResourcesRetained,
-} from "../../policy/rules/security";
-import { happyGraph, happyStack, T } from "../helpers/policy-fixtures";
-import {
-  assertMessages,
-  PlanResource,
-  resourceArgs,
-  resourcePolicyTable,
-  runResourcePolicy,
-  UNKNOWN_STRING,
-} from "../helpers/policy-harness";
+import { hfTokenIsSecret, privilegedOnlyForEfaWorkers, statefulResourcesRetained } from "../../policy/rules/security";
+import { decode, happyGraph, happyStack, loose, named, serviceLabel, T } from "../helpers/policy-fixtures";
+import { assertMessages, resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
 
-const svc = (key: string) => `DynamoGraphDeployment "llama" service "${key}"`;
-const D = svc("DecodeWorker");
-const F = svc("Frontend");
-const decode = (g: any) => g.spec.services.DecodeWorker;
-const named = (plan: PlanResource[], name: string): PlanResource => plan.find((r) => r.name === name)!;
+const D = serviceLabel("DecodeWorker");
+const F = serviceLabel("Frontend");
 const props = (name: string) => () => JSON.parse(JSON.stringify(named(happyStack(), name).props));
-const happyAwsCluster = () => ({
-  encryptionConfig: { provider: { keyArn: "arn:aws:kms:us-east-2:123456789012:key/k" }, resources: ["secrets"] },
-  vpcConfig: { endpointPrivateAccess: true, endpointPublicAccess: false },
-});
 
-describe("policies: security and data safety (F9)", () => {
-  resourcePolicyTable(
-    eksSecretsEncrypted,
-    T.EksCluster,
-    props("c-eks"),
-    [
-      {
-        title: "no KMS key",
-        mutate: (c) => {
-          delete c.encryptionConfigKeyArn;
-        },
-        expect: [
-          `EKS cluster "c-eks" does not encrypt Kubernetes secrets; set encryptionConfigKeyArn to a KMS key ARN`,
-        ],
-      },
-      {
-        title: "preview: a key created in the same run is not known yet",
-        mutate: (c) => {
-          c.encryptionConfigKeyArn = UNKNOWN_STRING;
-        },
-        expect: [],
-      },
-    ],
-    { name: "c-eks" },
-  );
-  resourcePolicyTable(
-    eksSecretsEncrypted,
-    T.AwsEksCluster,
-    happyAwsCluster,
-    [
-      {
-        title: "encryption config without secrets",
-        mutate: (c) => {
-          c.encryptionConfig.resources = [];
-        },
-        expect: [
-          `EKS cluster "c-eks" does not encrypt Kubernetes secrets (encryptionConfig {"provider":{"keyArn":"arn:aws:kms:us-east-2:123456789012:key/k"},"resources":[]}); set encryptionConfig: { provider: { keyArn: <KMS key ARN> }, resources: ["secrets"] }`,
-        ],
-      },
-      {
-        title: "no encryption config",
-        mutate: (c) => {
-          delete c.encryptionConfig;
-        },
-        expect: [
-          `EKS cluster "c-eks" does not encrypt Kubernetes secrets (encryptionConfig undefined); set encryptionConfig: { provider: { keyArn: <KMS key ARN> }, resources: ["secrets"] }`,
-        ],
-      },
-    ],
-    { name: "c-eks" },
-  );
-
-  const open = (why: string) =>
-    `EKS cluster "c-eks" exposes its API endpoint to the whole internet (${why}); set endpointPublicAccess: false for a private endpoint, or list only your own CIDRs in publicAccessCidrs`;
-  resourcePolicyTable(
-    eksEndpointNotWorldOpen,
-    T.EksCluster,
-    props("c-eks"),
-    [
-      {
-        title: "0.0.0.0/0 listed",
-        mutate: (c) => {
-          c.publicAccessCidrs = ["203.0.113.0/24", "0.0.0.0/0"];
-        },
-        expect: [open("publicAccessCidrs includes 0.0.0.0/0")],
-      },
-      {
-        title: "public with no CIDRs (AWS default: the world)",
-        mutate: (c) => {
-          delete c.publicAccessCidrs;
-        },
-        expect: [open("public access is on with no publicAccessCidrs (AWS defaults to 0.0.0.0/0)")],
-      },
-      {
-        title: "public access left to the eks default",
-        mutate: (c) => {
-          delete c.publicAccessCidrs;
-          delete c.endpointPublicAccess;
-        },
-        expect: [open("public access is on by default with no publicAccessCidrs (AWS defaults to 0.0.0.0/0)")],
-      },
-      {
-        title: "private endpoint only",
-        mutate: (c) => {
-          delete c.publicAccessCidrs;
-          c.endpointPublicAccess = false;
-        },
-        expect: [],
-      },
-    ],
-    { name: "c-eks" },
-  );
-  resourcePolicyTable(
-    eksEndpointNotWorldOpen,
-    T.AwsEksCluster,
-    happyAwsCluster,
-    [
-      {
-        title: "aws.eks.Cluster public with ::/0",
-        mutate: (c) => {
-          c.vpcConfig.endpointPublicAccess = true;
-          c.vpcConfig.publicAccessCidrs = ["::/0"];
-        },
-        expect: [open("publicAccessCidrs includes ::/0")],
-      },
-      {
-        title: "aws.eks.Cluster without vpcConfig flags (public by default)",
-        mutate: (c) => {
-          c.vpcConfig = {};
-        },
-        expect: [open("public access is on by default with no publicAccessCidrs (AWS defaults to 0.0.0.0/0)")],
-      },
-    ],
-    { name: "c-eks" },
-  );
-
+describe("policies: secrets, privilege and data safety (F9)", () => {
   resourcePolicyTable(
     hfTokenIsSecret,
     T.Dgd,
@@ -160,11 +29,11 @@ describe("policies: security and data safety (F9)", () => {
       {
         title: "graph-wide literal of the other key name",
         mutate: (g) => {
-          g.spec.envs = [{ name: "HUGGING_FACE_HUB_TOKEN", value: "hf_abc" }];
+          loose(g.spec).envs = [{ name: "HUGGING_FACE_HUB_TOKEN", value: "hf_abc" }];
         },
         expect: ["DecodeWorker", "Frontend", "PrefillWorker"].map(
           (k) =>
-            `${svc(k)} sets HUGGING_FACE_HUB_TOKEN as a literal value in spec.envs, so the token is stored in clear text in the plan and the pod spec; reference the HF secret with envFromSecret or valueFrom.secretKeyRef`,
+            `${serviceLabel(k)} sets HUGGING_FACE_HUB_TOKEN as a literal value in spec.envs, so the token is stored in clear text in the plan and the pod spec; reference the HF secret with envFromSecret or valueFrom.secretKeyRef`,
         ),
       },
       {
@@ -239,8 +108,8 @@ describe("policies: security and data safety (F9)", () => {
     `${s} runs ${where} privileged but ${why}; nothing here needs privileged (EFA workers need only IPC_LOCK): remove securityContext.privileged`;
   const shared = (s: string, what: string, why: string) =>
     `${s} runs its main container with ${what} and ${why}; a privileged container sees every GPU and EFA device of the node: co-located engines all take cuda:0 and NIXL opens every EFA device (kubernetes/kubernetes#81256). Drop privileged and add capabilities IPC_LOCK (the EFA and NVIDIA device plugins mount the allocated devices), as upstream Dynamo's EKS example does`;
-  const privileged = (svc: any) => {
-    svc.extraPodSpec.mainContainer.securityContext = { privileged: true };
+  const privileged = (svc: { extraPodSpec: { mainContainer: object } }) => {
+    loose(svc.extraPodSpec.mainContainer).securityContext = { privileged: true };
   };
   resourcePolicyTable(
     privilegedOnlyForEfaWorkers,
@@ -265,14 +134,16 @@ describe("policies: security and data safety (F9)", () => {
       {
         title: "a privileged sidecar next to an EFA worker",
         mutate: (g) => {
-          decode(g).extraPodSpec.containers = [{ name: "metrics", image: "x", securityContext: { privileged: true } }];
+          loose(decode(g).extraPodSpec).containers = [
+            { name: "metrics", image: "x", securityContext: { privileged: true } },
+          ];
         },
         expect: [priv(D, 'container "metrics"', "that is not the EFA worker's main container")],
       },
       {
         title: "SYS_ADMIN on the Frontend",
         mutate: (g) => {
-          g.spec.services.Frontend.extraPodSpec.mainContainer.securityContext.capabilities = {
+          loose(g.spec.services.Frontend.extraPodSpec.mainContainer.securityContext).capabilities = {
             add: ["SYS_ADMIN", "NET_BIND_SERVICE"],
           };
         },

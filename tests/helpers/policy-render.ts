@@ -1,0 +1,82 @@
+/**
+ * Rendering a stack through the `render` CLI for the policy tests, with a hook that edits the captured
+ * plan before the policies run, and accessors for the plan's resources. Shared by
+ * tests/policy/rendered.spec.ts (field failures) and rendered-hardening.spec.ts.
+ */
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { PlanResource, PolicyPackConfigJson, PolicyRun, runPolicies } from "../../policy/run";
+import { defaultDeps, runCli } from "../../tools/render/cli";
+import type { DynamoGraphDeployment } from "../../components/inference/dgd-types";
+import { T } from "./policy-fixtures";
+
+/** What one render produced: the CLI's exit code, the (edited) plan and the policy run over it. */
+export interface Rendered {
+  readonly code: number;
+  readonly plan: PlanResource[];
+  readonly run: PolicyRun;
+}
+
+/** A fresh output folder for one spec file's renders (remove it in `after`). */
+export function renderOutDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "dynamo-efa-policy-"));
+}
+
+/** Renders `stack` into `out` through the CLI; `mutate` edits the captured plan before the policies see it. */
+export async function render(
+  stack: string,
+  out: string,
+  mutate?: (plan: PlanResource[]) => PlanResource[] | void,
+  config?: PolicyPackConfigJson,
+): Promise<Rendered> {
+  let plan: PlanResource[] = [];
+  let run: PolicyRun | undefined;
+  const code = await runCli([stack, "--out", out], {
+    ...defaultDeps(),
+    stdout: () => undefined,
+    stderr: () => undefined,
+    policies: async (captured) => {
+      plan = JSON.parse(JSON.stringify(captured));
+      plan = (mutate ? mutate(plan) : undefined) ?? plan;
+      run = await runPolicies(plan, config);
+      return run;
+    },
+  });
+  if (!run) throw new Error(`render ${stack} exited ${code} before running the policies`);
+  return { code, plan, run };
+}
+
+/** `T` with `readonly` removed at every depth: a rendered object a test edits in place. */
+type Writable<T> = T extends readonly (infer E)[]
+  ? Writable<E>[]
+  : T extends object
+    ? { -readonly [K in keyof T]: Writable<T[K]> }
+    : T;
+
+/** The rendered graph, as the renderer's typed model, editable. */
+export type RenderedGraph = Writable<DynamoGraphDeployment>;
+
+/** The one resource of `type` (matching `pick`) in a plan; a test error otherwise. */
+export const one = (plan: PlanResource[], type: string, pick: (r: PlanResource) => boolean = () => true) => {
+  const hits = plan.filter((r) => r.type === type && pick(r));
+  if (hits.length !== 1) throw new Error(`expected one ${type}, found ${hits.map((r) => r.name).join(", ") || "none"}`);
+  return hits[0];
+};
+/** The rendered graph's props. */
+export const graph = (plan: PlanResource[]) => one(plan, T.Dgd).props as RenderedGraph;
+/** One rendered service (a test error when the graph has none of that key). */
+export const svc = (plan: PlanResource[], key: string) => {
+  const s = graph(plan).spec.services[key];
+  if (!s) throw new Error(`the rendered graph has no service ${key}`);
+  return s;
+};
+/** A rendered service's main container. */
+export const main = (plan: PlanResource[], key: string) => {
+  const c = svc(plan, key).extraPodSpec?.mainContainer;
+  if (!c) throw new Error(`service ${key} has no main container`);
+  return c;
+};
+/** The rendered image's props (docker-build Image inputs: build args are strings). */
+export const image = (plan: PlanResource[]) =>
+  one(plan, T.Image).props as { buildArgs: Record<string, string>; [k: string]: unknown };
