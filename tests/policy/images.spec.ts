@@ -1,6 +1,5 @@
 import { strict as assert } from "assert";
 import { checkArchToken, parseCudaToolkit, torchArchProblems } from "../../components/catalog/cuda";
-import { ValidationError } from "../../components/_shared/problems";
 import {
   ecrScanAndImmutable,
   gencodeTokens,
@@ -32,12 +31,9 @@ const reason = (token: string, toolkit: "12.9" | "13.0") => {
   return r.reason;
 };
 const toolkitReason = (v: string, path: string) => {
-  try {
-    parseCudaToolkit(v, path);
-  } catch (e) {
-    return (e as ValidationError).problems[0].reason;
-  }
-  throw new Error("valid toolkit");
+  const r = parseCudaToolkit(v, path);
+  if (r.ok) throw new Error("valid toolkit");
+  return r.problems[0].reason;
 };
 
 describe("policies: images (F5, F10) and registry", () => {

@@ -286,7 +286,7 @@ describe("imagePlan: validation (every problem at once)", () => {
     assert.match(problems({ cudaArchs: "auto", instanceTypes: ["p6e-gb200.36xlarge"] })[0].reason, /arm64/);
   });
 
-  it("bad target, versions, digests and maxJobs are all reported together", () => {
+  it("bad versions, digests, maxJobs AND a target the Dockerfile lacks are all reported in one error", () => {
     const ps = problems({
       target: "fnal",
       versions: { vlm: "x", nixl: "latest", uv: "" } as never,
@@ -295,7 +295,7 @@ describe("imagePlan: validation (every problem at once)", () => {
     });
     assert.deepStrictEqual(
       ps.map((p) => p.path),
-      ["versions.vlm", "versions.nixl", "versions.uv", "imageDigests.base", "maxJobs"],
+      ["versions.vlm", "versions.nixl", "versions.uv", "imageDigests.base", "maxJobs", "target"],
     );
     assert.match(ps[0].reason, /did you mean "vllm"/);
     const t = problems({ target: "fnal" });
