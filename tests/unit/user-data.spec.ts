@@ -4,7 +4,7 @@ import { instance, instanceNames } from "../../components/catalog/instances";
 import { resolvePool } from "../../components/cluster/args";
 import { poolFacts } from "../../components/cluster/derive";
 import { gpuUserData, LocalStorageStrategy, mimeMultipart, NODEADM } from "../../components/cluster/user-data";
-import { poolProblems } from "../../components/cluster/validate";
+import { poolProblems } from "../../components/cluster/validate-pool";
 import { parseMultipart, yamlParts } from "../helpers/mime";
 
 const P5EN = { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2b" };
