@@ -29,10 +29,13 @@ export class ValidationError extends Error {
 
 /**
  * What a catalog lookup or parser returns instead of throwing: the value, or every problem with the input at the
- * caller's property path. Validators collect the problems; code that runs after validation uses `valueOf`.
+ * caller's property path. Validators collect the problems; code that runs after validation uses `valueOf`. Each
+ * variant names the other's field as absent, so `c.problems` also type-checks where `strictNullChecks` is off and
+ * `!c.ok` does not narrow (Pulumi compiles the policy pack with ts-node's default, non-strict options).
  */
 export type Checked<T> =
-  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problems: readonly Problem[] };
+  | { readonly ok: true; readonly value: T; readonly problems?: undefined }
+  | { readonly ok: false; readonly problems: readonly Problem[]; readonly value?: undefined };
 
 /** A successful `Checked`. */
 export function ok<T>(value: T): Checked<T> {
