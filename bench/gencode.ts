@@ -16,6 +16,7 @@ import {
   formatArch,
   nvccGencode,
 } from "../components/catalog";
+import { valueOf } from "../components/_shared/problems";
 
 interface Result {
   label: string;
@@ -57,7 +58,7 @@ function main(): void {
   const toolkit = installedToolkit();
   const dir = mkdtempSync(join(tmpdir(), "bench-gencode-"));
   try {
-    const auto = compile("auto-p5en", autoArchs(["p5en.48xlarge"], toolkit, "bench"), dir);
+    const auto = compile("auto-p5en", valueOf("bench", autoArchs(["p5en.48xlarge"], toolkit, "bench")), dir);
     const fat = compile("fat", fatArchs(toolkit), dir);
     console.log(
       `CUDA ${toolkit}, bench/kernel.cu, nvcc -c -O3 (load average ${loadavg()[0].toFixed(1)}: timings scale with it)`,

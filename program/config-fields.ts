@@ -6,7 +6,8 @@
  */
 import { CapacityType } from "../components/cluster/args";
 import { CLUSTER_LIMITS } from "../components/cluster/limits";
-import { AZ_NAME, CAPACITY_RESERVATION_ID } from "../components/cluster/validate";
+import { AZ_NAME } from "../components/cluster/validate-network";
+import { CAPACITY_RESERVATION_ID } from "../components/cluster/validate-pool";
 import { CUDA_TOOLKITS, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda-toolkits";
 import { CUDA_ARCHS_KEYWORDS } from "../components/catalog/arch-lists";
 import { DIGEST_PINNED } from "../components/inference/validate";

@@ -27,6 +27,40 @@ export class ValidationError extends Error {
   }
 }
 
+/**
+ * What a catalog lookup or parser returns instead of throwing: the value, or every problem with the input at the
+ * caller's property path. Validators collect the problems; code that runs after validation uses `valueOf`. Each
+ * variant names the other's field as absent, so `c.problems` also type-checks where `strictNullChecks` is off and
+ * `!c.ok` does not narrow (Pulumi compiles the policy pack with ts-node's default, non-strict options).
+ */
+export type Checked<T> =
+  | { readonly ok: true; readonly value: T; readonly problems?: undefined }
+  | { readonly ok: false; readonly problems: readonly Problem[]; readonly value?: undefined };
+
+/** A successful `Checked`. */
+export function ok<T>(value: T): Checked<T> {
+  return { ok: true, value };
+}
+
+/** A failed `Checked` carrying `problems` (at least one). */
+export function failed<T = never>(problems: readonly Problem[]): Checked<T> {
+  return { ok: false, problems };
+}
+
+/** The problems of a `Checked` (empty when it holds a value), for validators that collect. */
+export function problemsIn(c: Checked<unknown>): readonly Problem[] {
+  return c.ok ? [] : c.problems;
+}
+
+/**
+ * The value of a `Checked` whose input was already validated. A failure here is a bug in the caller (it skipped
+ * validation), reported as a `ValidationError` about `subject` so the message still names the path.
+ */
+export function valueOf<T>(subject: string, c: Checked<T>): T {
+  if (!c.ok) throw new ValidationError(subject, c.problems);
+  return c.value;
+}
+
 /** `subject` has N problems, then one `- path: reason` line per problem. */
 export function formatProblems(subject: string, problems: readonly Problem[]): string {
   const head = `${subject}: ${problems.length} problem${problems.length === 1 ? "" : "s"}`;

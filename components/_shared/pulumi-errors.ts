@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { formatProblems, Problem, ValidationError } from "./problems";
+import { Checked, formatProblems, Problem, ValidationError } from "./problems";
 
 /**
  * Throws one `pulumi.InputPropertiesError` listing every problem (the engine prints each with its
@@ -27,17 +27,10 @@ export class ComponentInputError extends pulumi.InputPropertiesError {
   }
 }
 
-/**
- * Runs pure code that may throw `ValidationError` and re-throws it as `pulumi.InputPropertiesError`,
- * so a component reports catalog errors (unknown instance, bad arch token) the same way as its own.
- */
-export function underValidation<T>(subject: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof ValidationError) assertValid(subject, e.problems);
-    throw e;
-  }
+/** The value of a `Checked`, or one `pulumi.InputPropertiesError` listing all of its problems. */
+export function assertChecked<T>(subject: string, c: Checked<T>): T {
+  if (!c.ok) throw new ComponentInputError(subject, c.problems);
+  return c.value;
 }
 
 /** The component (or subject) either error style is about; undefined when it does not say. */

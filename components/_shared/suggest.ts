@@ -1,6 +1,7 @@
 /**
  * "Did you mean ...?" for closed choices: instance types, arch tokens, enum values. Pure.
  */
+import { Problem, show } from "./problems";
 
 /** Levenshtein edit distance (insert, delete, substitute all cost 1). */
 export function editDistance(a: string, b: string): number {
@@ -46,4 +47,11 @@ export function didYouMean(input: string, known: readonly string[]): string {
 /** `one of "a", "b", "c"` for an error message. */
 export function oneOf(known: readonly string[]): string {
   return `one of ${known.map((k) => JSON.stringify(k)).join(", ")}`;
+}
+
+/** The problem with an optional closed-choice value (`undefined` = not given, fine), with "did you mean". */
+export function checkChoice(path: string, value: unknown, allowed: readonly string[]): Problem[] {
+  if (value === undefined || (typeof value === "string" && allowed.includes(value))) return [];
+  const dym = typeof value === "string" ? didYouMean(value, allowed) : "";
+  return [{ propertyPath: path, reason: `must be ${oneOf(allowed)}; got ${show(value)}${dym}` }];
 }

@@ -2,9 +2,9 @@
  * Per-consumer arch lists: one validated list of targets becomes a list per build system inside the
  * image, each checked against that consumer's own acceptance rules. nvcc accepting a target is not torch accepting
  * it (torch >= 2.9 rejects "10.1"), and FlashInfer and the EP kernels have rules of their own. A list one consumer
- * rejects is a `ValidationError` naming the consumer, the arch and the fix. Pure.
+ * rejects comes back as problems naming the consumer, the arch and the fix. Pure.
  */
-import { Problem, ValidationError } from "../_shared/problems";
+import { Checked, failed, ok, Problem } from "../_shared/problems";
 import { computeCapability, formatArch } from "./arch-tokens";
 import { nvccGencode, torchCudaArchList } from "./arch-syntax";
 import { ArchTarget, CudaToolkit, toolkitHas } from "./cuda-toolkits";
@@ -84,14 +84,14 @@ export function torchArchProblems(list: readonly ArchTarget[], torch: string, pr
 
 /**
  * The per-consumer lists for a validated `list` (from `resolveCudaArchs`), the CUDA `toolkit` of the compile stages
- * and the `torch` release in the image. Throws one `ValidationError` at `propertyPath` naming every consumer that
- * rejects an arch.
+ * and the `torch` release in the image; or the problems at `propertyPath`, one for every consumer that rejects an
+ * arch.
  */
 export function consumerArchLists(
   list: readonly ArchTarget[],
   opts: { readonly toolkit: CudaToolkit; readonly torch: string },
   propertyPath: string,
-): ConsumerArchLists {
+): Checked<ConsumerArchLists> {
   const problems: Problem[] = torchArchProblems(list, opts.torch, propertyPath);
   const fi: string[] = [];
   for (const t of list) {
@@ -99,14 +99,14 @@ export function consumerArchLists(
     if ("reason" in r) problems.push({ propertyPath, reason: r.reason });
     else if (!fi.includes(r.entry)) fi.push(r.entry);
   }
-  if (problems.length > 0) throw new ValidationError("CUDA arch list", problems);
+  if (problems.length > 0) return failed(problems);
   const ep = list
     .filter((t) => EP_KERNEL_SMS.includes(t.sm))
     .map((t) => ({ sm: t.sm, variant: "" as const, ptx: false }));
-  return {
+  return ok({
     nvcc: nvccGencode(list),
     torch: torchCudaArchList(list),
     flashinfer: fi.join(" "),
     epKernels: torchCudaArchList(ep),
-  };
+  });
 }

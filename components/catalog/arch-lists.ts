@@ -2,7 +2,7 @@
  * Arch lists: explicit lists (validated, de-duplicated, sorted, exactly what was asked), the "fat"
  * default and "auto" (the minimal list for a set of instance types), plus `archCovers`. Pure.
  */
-import { Problem, ValidationError, show } from "../_shared/problems";
+import { Checked, failed, ok, Problem, show } from "../_shared/problems";
 import { editDistance } from "../_shared/suggest";
 import { checkArchToken, readArchToken, unsupportedReason } from "./arch-tokens";
 import { ArchTarget, CudaToolkit, SM_RENAMES, compareTargets, toolkitHas } from "./cuda-toolkits";
@@ -81,18 +81,19 @@ function autoTargets(
 }
 
 /**
- * The minimal SASS-only list for the SM archs of these catalog instance types (p5en -> sm_90 only). Throws one
- * `ValidationError` naming every unknown type (`${propertyPath}[i]`) and every arch `toolkit` cannot target.
+ * The minimal SASS-only list for the SM archs of these catalog instance types (p5en -> sm_90 only), or the
+ * problems: every unknown type (`${propertyPath}[i]`) and every arch `toolkit` cannot target.
  */
-export function autoArchs(instanceTypes: readonly string[], toolkit: CudaToolkit, propertyPath: string): ArchTarget[] {
+export function autoArchs(
+  instanceTypes: readonly string[],
+  toolkit: CudaToolkit,
+  propertyPath: string,
+): Checked<ArchTarget[]> {
   if (instanceTypes.length === 0) {
-    throw new ValidationError("CUDA arch list", [
-      { propertyPath, reason: "needs at least one GPU instance type to derive archs from" },
-    ]);
+    return failed([{ propertyPath, reason: "needs at least one GPU instance type to derive archs from" }]);
   }
   const { targets, problems } = autoTargets(instanceTypes, toolkit, (i) => `${propertyPath}[${i}]`, "");
-  if (problems.length > 0) throw new ValidationError("CUDA arch list", problems);
-  return targets;
+  return problems.length > 0 ? failed(problems) : ok(targets);
 }
 
 /** Splits a string list on spaces, commas and semicolons (the three separators build systems use). */
@@ -102,21 +103,21 @@ function splitTokens(tokens: string | readonly string[]): readonly string[] {
 
 /**
  * Explicit list -> validated, de-duplicated, sorted targets: exactly what was asked (PTX only where a token says
- * `+PTX` or `compute_`). Throws one `ValidationError` with every bad token at `${propertyPath}[i]`.
+ * `+PTX` or `compute_`), or the problems: every bad token at `${propertyPath}[i]`.
  */
 export function parseArchList(
   tokens: string | readonly string[],
   toolkit: CudaToolkit,
   propertyPath: string,
-): ArchTarget[] {
+): Checked<ArchTarget[]> {
   if (typeof tokens !== "string" && !Array.isArray(tokens)) {
-    throw new ValidationError("CUDA arch list", [
+    return failed([
       { propertyPath, reason: `must be a list of arch tokens such as ["sm_90", "sm_100"]; got ${show(tokens)}` },
     ]);
   }
   const list = splitTokens(tokens);
   if (list.length === 0) {
-    throw new ValidationError("CUDA arch list", [
+    return failed([
       { propertyPath, reason: 'must list at least one arch token such as "sm_90" (or be "fat" or "auto")' },
     ]);
   }
@@ -127,13 +128,13 @@ export function parseArchList(
     if ("reason" in r) problems.push({ propertyPath: `${propertyPath}[${i}]`, reason: r.reason });
     else targets.push(r.target);
   });
-  if (problems.length > 0) throw new ValidationError("CUDA arch list", problems);
-  return normalize(targets);
+  return problems.length > 0 ? failed(problems) : ok(normalize(targets));
 }
 
 /**
  * The arch list `spec` stands for: "fat" -> `fatArchs`, "auto" -> `autoArchs(opts.instanceTypes)`, a list (or a
- * space/comma/semicolon separated string, as stack config may give) -> `parseArchList`. Errors name `propertyPath`.
+ * space/comma/semicolon separated string, as stack config may give) -> `parseArchList`; or the problems, at
+ * `propertyPath`.
  */
 export function resolveCudaArchs(
   spec: CudaArchsSpec | string,
@@ -143,21 +144,18 @@ export function resolveCudaArchs(
     readonly platform?: ImagePlatform;
   },
   propertyPath: string,
-): ArchTarget[] {
-  if (spec === "fat") return fatArchs(opts.toolkit, opts.platform);
+): Checked<ArchTarget[]> {
+  if (spec === "fat") return ok(fatArchs(opts.toolkit, opts.platform));
   if (spec !== "auto" && opts.platform !== undefined) {
-    return checkPlatform(
-      resolveCudaArchs(spec, { ...opts, platform: undefined }, propertyPath),
-      opts.platform,
-      propertyPath,
-    );
+    const list = resolveCudaArchs(spec, { ...opts, platform: undefined }, propertyPath);
+    return list.ok ? checkPlatform(list.value, opts.platform, propertyPath) : list;
   }
   if (spec === "auto") return resolveAuto(opts, propertyPath);
   if (typeof spec === "string" && !/[\s,;]/.test(spec.trim()) && !readArchToken(spec)) {
     // Keywords are short, so allow two edits ("fta" -> "fat"), more than `closest` allows for 3 letters.
     const near = CUDA_ARCHS_KEYWORDS.filter((k) => editDistance(spec.toLowerCase(), k) <= 2);
     const dym = near.length > 0 ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?` : ".";
-    throw new ValidationError("CUDA arch list", [
+    return failed([
       {
         propertyPath,
         reason: `unknown cudaArchs ${show(spec)}${dym} Use "fat", "auto" or a list of arch tokens such as ["sm_90", "sm_100"]`,
@@ -167,23 +165,22 @@ export function resolveCudaArchs(
   return parseArchList(spec as string | readonly string[], opts.toolkit, propertyPath);
 }
 
-/** `list` unchanged, or one `ValidationError` naming every target a `platform` image never runs on. */
-function checkPlatform(list: ArchTarget[], platform: ImagePlatform, propertyPath: string): ArchTarget[] {
+/** `list` unchanged, or a problem for every target a `platform` image never runs on. */
+function checkPlatform(list: ArchTarget[], platform: ImagePlatform, propertyPath: string): Checked<ArchTarget[]> {
   const problems = list.flatMap((t) => {
     const why = platformReason(platform, t.sm);
     return why === undefined ? [] : [{ propertyPath, reason: why }];
   });
-  if (problems.length > 0) throw new ValidationError("CUDA arch list", problems);
-  return list;
+  return problems.length > 0 ? failed(problems) : ok(list);
 }
 
 function resolveAuto(
   opts: { readonly toolkit: CudaToolkit; readonly instanceTypes?: readonly string[] },
   propertyPath: string,
-): ArchTarget[] {
+): Checked<ArchTarget[]> {
   const types = opts.instanceTypes ?? [];
   if (types.length === 0) {
-    throw new ValidationError("CUDA arch list", [
+    return failed([
       {
         propertyPath,
         reason: '"auto" derives archs from the GPU instance types, but none were given; list arch tokens or use "fat"',
@@ -191,8 +188,7 @@ function resolveAuto(
     ]);
   }
   const { targets, problems } = autoTargets(types, opts.toolkit, () => propertyPath, '"auto": ');
-  if (problems.length > 0) throw new ValidationError("CUDA arch list", problems);
-  return targets;
+  return problems.length > 0 ? failed(problems) : ok(targets);
 }
 
 /**
@@ -203,11 +199,12 @@ function resolveAuto(
  * - SASS for X.y (base or "f") runs on X.z with z >= y (same major); "a" SASS runs on exactly X.y.
  * - PTX for a base arch JIT-compiles on any equal-or-newer SM; "f" PTX only within its family (same major,
  *   minor >=); "a" PTX only on exactly that SM.
+ * `smArch` comes from a catalog row (`GpuInstance.smArch`, every one an arch token, as tests/unit/cuda-lists.spec.ts
+ * checks), never from user input, so a malformed one is a catalog bug and throws.
  */
 export function archCovers(list: readonly ArchTarget[], smArch: string): boolean {
   const gpu = readArchToken(smArch);
-  if (!gpu)
-    throw new ValidationError("CUDA arch", [{ propertyPath: "smArch", reason: `not an SM arch: ${show(smArch)}` }]);
+  if (!gpu) throw new Error(`archCovers: ${show(smArch)} is not an SM arch (a catalog row is wrong)`);
   const major = (sm: number) => Math.floor(sm / 10);
   const sameFamilyUp = (t: ArchTarget) => major(t.sm) === major(gpu.sm) && t.sm <= gpu.sm;
   return list.some((t) => {

@@ -3,7 +3,7 @@
  * `9.0+PTX`) parsed into one canonical `ArchTarget`, validated against the chosen CUDA toolkit. A regex such as
  * `^sm_[0-9]+$` is not validation (field failure F10): it accepts sm_101, which nvcc 13 rejects. Pure.
  */
-import { ValidationError, show } from "../_shared/problems";
+import { Checked, failed, ok, show } from "../_shared/problems";
 import { closest } from "../_shared/suggest";
 import {
   ArchTarget,
@@ -129,9 +129,8 @@ export function checkArchToken(token: unknown, toolkit: CudaToolkit): { target: 
   return { target: Object.freeze(t) };
 }
 
-/** The canonical target `token` names; throws a `ValidationError` at `propertyPath` when `toolkit` rejects it. */
-export function parseArchToken(token: string, toolkit: CudaToolkit, propertyPath: string): ArchTarget {
+/** The canonical target `token` names, or the problem at `propertyPath` when `toolkit` rejects it. */
+export function parseArchToken(token: unknown, toolkit: CudaToolkit, propertyPath: string): Checked<ArchTarget> {
   const r = checkArchToken(token, toolkit);
-  if ("reason" in r) throw new ValidationError("CUDA arch", [{ propertyPath, reason: r.reason }]);
-  return r.target;
+  return "reason" in r ? failed([{ propertyPath, reason: r.reason }]) : ok(r.target);
 }

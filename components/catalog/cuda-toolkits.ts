@@ -17,7 +17,7 @@
  * table for every 13.x; the next new target (sm_107) needs CUDA 13.4 per FlashInfer's `is_cuda_version_at_least
  * ("13.4")` guard. Neither toolkit has been compiled against here; re-run nvcc.spec.ts with them to confirm.
  */
-import { ValidationError, show } from "../_shared/problems";
+import { Checked, failed, ok, show } from "../_shared/problems";
 import { closest } from "../_shared/suggest";
 import { image } from "../versions";
 
@@ -123,9 +123,9 @@ export function toolkitsWith(sm: number, variant: ArchVariant): CudaToolkit[] {
 
 /**
  * The toolkit named by `value`: "12.9", a patch version such as "12.9.1" (the base-image tag form), or a YAML
- * number (12.9, 13 -> "13.0"). Throws a `ValidationError` at `propertyPath` listing the allowed toolkits.
+ * number (12.9, 13 -> "13.0"); otherwise the problem at `propertyPath`, listing the allowed toolkits.
  */
-export function parseCudaToolkit(value: unknown, propertyPath: string): CudaToolkit {
+export function parseCudaToolkit(value: unknown, propertyPath: string): Checked<CudaToolkit> {
   const text =
     typeof value === "number" && Number.isFinite(value)
       ? Number.isInteger(value)
@@ -135,10 +135,10 @@ export function parseCudaToolkit(value: unknown, propertyPath: string): CudaTool
   if (typeof text === "string") {
     const m = /^\s*(\d+)\.(\d+)(?:\.\d+)?\s*$/.exec(text);
     const key = m ? `${Number(m[1])}.${Number(m[2])}` : text;
-    if ((CUDA_TOOLKITS as readonly string[]).includes(key)) return key as CudaToolkit;
+    if ((CUDA_TOOLKITS as readonly string[]).includes(key)) return ok(key as CudaToolkit);
   }
   const allowed = CUDA_TOOLKITS.map((t) => JSON.stringify(t)).join(", ");
-  throw new ValidationError("CUDA toolkit", [
+  return failed([
     {
       propertyPath,
       reason: `unsupported CUDA toolkit ${show(value)}${toolkitHint(text)} (allowed: ${allowed}; default "${DEFAULT_CUDA_TOOLKIT}")`,

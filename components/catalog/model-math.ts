@@ -3,7 +3,7 @@
  * bytes per token. Pure; no Pulumi import. The formulas follow the module layout transformers builds
  * from a `config.json` (checked against it: tests/contracts/facts/model-shapes.json).
  */
-import { ModelRow, WEIGHT_DTYPE_BYTES, WeightDtype } from "./models";
+import { ModelRow, WEIGHT_DTYPE_BYTES, WeightDtype } from "./model-row";
 
 /** Bytes per element of the KV cache: `auto` = the model's activation dtype (bf16), `fp8` = 1 byte. */
 export const KvCacheDtype = { Auto: "auto", Fp8: "fp8" } as const;

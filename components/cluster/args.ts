@@ -3,9 +3,10 @@
  * every default in one pure place (docs/CONTRIBUTING.md rule 5). No Pulumi runtime import: `Input` is a type only.
  */
 import type { Input } from "@pulumi/pulumi";
-import { instance, supportsNixlOverEfa } from "../catalog/instances";
+import { INSTANCES, supportsNixlOverEfa } from "../catalog/instances";
 import { charts, kubernetes } from "../versions";
-import { AwsPartition, DEFAULT_PARTITION, partitionOf, regionOfAz } from "./partition";
+import { AwsPartition, DEFAULT_PARTITION, partitionOf } from "./partition";
+import { clusterAvailabilityZones, clusterRegion } from "./zones";
 
 /** EFA interface layout of a GPU node's launch template. */
 export const EfaLayout = {
@@ -213,12 +214,19 @@ export interface ResolvedClusterArgs {
 /** Default root volume of a GPU node, in GiB. */
 export const DEFAULT_GPU_ROOT_VOLUME_GIB = 500;
 
-/** Whether EFA is on for a pool when the user did not say (a P-family type with GPUDirect RDMA). */
+/**
+ * Whether EFA is on for a pool when the user did not say (a P-family type with GPUDirect RDMA). An unknown type
+ * gets false here; `validateClusterArgs` reports it.
+ */
 export function defaultEfa(instanceType: string): boolean {
-  return supportsNixlOverEfa(instance(instanceType));
+  const row = INSTANCES.get(instanceType);
+  return row !== undefined && supportsNixlOverEfa(row);
 }
 
-/** Fills a pool's defaults. Assumes `validateClusterArgs` found no problem. */
+/**
+ * Fills a pool's defaults; never throws (an unknown instance type gets no EFA and no local NVMe by default, and
+ * `validateClusterArgs` reports it). Meaningful once validation found no problem.
+ */
 export function resolvePool(name: string, p: GpuPoolArgs): ResolvedPool {
   const efa = p.efa ?? defaultEfa(p.instanceType);
   const capacity = p.capacity ?? CapacityType.OnDemand;
@@ -235,39 +243,25 @@ export function resolvePool(name: string, p: GpuPoolArgs): ResolvedPool {
     rootVolumeSizeGiB: p.rootVolumeSizeGiB ?? DEFAULT_GPU_ROOT_VOLUME_GIB,
     ...(p.amiReleaseVersion !== undefined ? { amiReleaseVersion: p.amiReleaseVersion } : {}),
     ...(p.hugepages2MiPerNode !== undefined ? { hugepages2MiPerNode: p.hugepages2MiPerNode } : {}),
-    localNvme: p.localNvme ?? instance(p.instanceType).localNvmeGB > 0,
+    localNvme: p.localNvme ?? (INSTANCES.get(p.instanceType)?.localNvmeGB ?? 0) > 0,
     labels: p.labels ?? {},
   };
 }
 
-/** The VPC's AZs when the user did not list them: the pools' AZs, sorted. */
-export function defaultAvailabilityZones(pools: Readonly<Record<string, GpuPoolArgs>>): string[] {
-  const azs = Object.values(pools ?? {})
-    .map((p) => p?.availabilityZone)
-    .filter((az): az is string => typeof az === "string");
-  return [...new Set(azs)].sort();
-}
-
-/** The VPC's AZs: the existing VPC's subnet keys, the listed AZs, or the pools' AZs. */
-export function clusterAvailabilityZones(a: EfaClusterArgs): string[] {
-  return a.existingVpc
-    ? Object.keys(a.existingVpc.privateSubnetIds ?? {}).sort()
-    : [...(a.availabilityZones ?? defaultAvailabilityZones(a.gpuPools ?? {}))];
-}
-
-/** The region: `region`, else the region of the first AZ (validated to hold every AZ). */
-export function clusterRegion(a: EfaClusterArgs): string {
-  return a.region ?? regionOfAz(clusterAvailabilityZones(a)[0] ?? "");
-}
-
-/** Fills every default (docs/CONTRIBUTING.md rule 5). Assumes `validateClusterArgs` found no problem. */
+/**
+ * Fills every default (docs/CONTRIBUTING.md rule 5) and never throws on bad values: a pool that is not an object
+ * is left out, an unknown instance type gets the defaults of a type without EFA. `validateClusterArgs`
+ * reports all of that; the component resolves, validates, and only then creates children.
+ */
 export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
   const existing = a.existingVpc;
   const region = clusterRegion(a);
+  const pools = typeof a.gpuPools === "object" && a.gpuPools !== null ? a.gpuPools : {};
   return {
-    pools: Object.keys(a.gpuPools)
+    pools: Object.keys(pools)
+      .filter((k) => typeof pools[k] === "object" && pools[k] !== null)
       .sort()
-      .map((k) => resolvePool(k, a.gpuPools[k])),
+      .map((k) => resolvePool(k, pools[k])),
     region,
     partition: partitionOf(region) ?? DEFAULT_PARTITION,
     kubernetesVersion: a.kubernetesVersion ?? kubernetes.defaultVersion,

@@ -87,11 +87,39 @@ export class EfaCluster extends pulumi.ComponentResource {
       { parent: this },
     );
 
+    const nodes = this.nodeGroups(name, a, net);
+    this.efaSecurityGroupId = nodes.efaSecurityGroupId;
+    this.nodeSecurityGroupIds = pulumi.all([
+      this.clusterSecurityGroupId,
+      ...(nodes.efaSecurityGroupId ? [nodes.efaSecurityGroupId] : []),
+    ]);
+    this.nodeGroupNames = nodes.nodeGroupNames;
+    const storage = this.addons(name, a, net, nodes.system);
+    this.efsFileSystemId = storage.efsFileSystemId;
+    this.storageClassNames = storage.storageClassNames;
+
+    this.registerOutputs({
+      kubeconfig: this.kubeconfig,
+      k8sProvider: this.k8sProvider,
+      clusterName: this.clusterName,
+      oidcProviderArn: this.oidcProviderArn,
+      oidcProviderUrl: this.oidcProviderUrl,
+      clusterSecurityGroupId: this.clusterSecurityGroupId,
+      efaSecurityGroupId: this.efaSecurityGroupId,
+      nodeSecurityGroupIds: this.nodeSecurityGroupIds,
+      storageClassNames: this.storageClassNames,
+      efsFileSystemId: this.efsFileSystemId,
+      gpuPools: this.gpuPools,
+      nodeGroupNames: this.nodeGroupNames,
+      vpcId: this.vpcId,
+      privateSubnetIds: this.privateSubnetIds,
+    });
+  }
+
+  /** The EFA security group (when a pool has EFA), the node role, the system node group and one group per GPU pool. */
+  private nodeGroups(name: string, a: ResolvedClusterArgs, net: ClusterNetwork) {
     const anyEfa = a.pools.some((p) => p.efa);
     const efaSg = anyEfa ? efaSecurityGroup(name, net.vpcId, { ...a.tags }, this) : undefined;
-    this.efaSecurityGroupId = efaSg?.id;
-    this.nodeSecurityGroupIds = pulumi.all([this.clusterSecurityGroupId, ...(efaSg ? [efaSg.id] : [])]);
-
     const role = nodeRole(name, a.partition, { ...a.tags }, this);
     const ctx: PoolContext = {
       name,
@@ -110,8 +138,15 @@ export class EfaCluster extends pulumi.ComponentResource {
         p,
       ),
     );
-    this.nodeGroupNames = Object.fromEntries(a.pools.map((p, i) => [p.name, pools[i].nodeGroup.nodeGroupName]));
+    return {
+      efaSecurityGroupId: efaSg?.id,
+      system,
+      nodeGroupNames: Object.fromEntries(a.pools.map((p, i) => [p.name, pools[i].nodeGroup.nodeGroupName])),
+    };
+  }
 
+  /** Storage classes, device plugins, the optional EFS cache and load balancer controller (after the system nodes). */
+  private addons(name: string, a: ResolvedClusterArgs, net: ClusterNetwork, system: pulumi.Resource) {
     const addonCtx: AddonContext = {
       name,
       args: a,
@@ -129,26 +164,12 @@ export class EfaCluster extends pulumi.ComponentResource {
       a.pools.filter((p) => p.efa).map((p) => p.instanceType),
     );
     const shared = a.efs ? sharedStorage(addonCtx, net.vpcId, net.privateSubnetIn) : undefined;
-    this.efsFileSystemId = shared?.fileSystemId;
-    this.storageClassNames = { block, ...(shared ? { shared: shared.storageClassName } : {}) };
     if (a.loadBalancerController) loadBalancerController(addonCtx, net.vpcId, a.region);
-
-    this.registerOutputs({
-      kubeconfig: this.kubeconfig,
-      k8sProvider: this.k8sProvider,
-      clusterName: this.clusterName,
-      oidcProviderArn: this.oidcProviderArn,
-      oidcProviderUrl: this.oidcProviderUrl,
-      clusterSecurityGroupId: this.clusterSecurityGroupId,
-      efaSecurityGroupId: this.efaSecurityGroupId,
-      nodeSecurityGroupIds: this.nodeSecurityGroupIds,
-      storageClassNames: this.storageClassNames,
-      efsFileSystemId: this.efsFileSystemId,
-      gpuPools: this.gpuPools,
-      nodeGroupNames: this.nodeGroupNames,
-      vpcId: this.vpcId,
-      privateSubnetIds: this.privateSubnetIds,
-    });
+    const storageClassNames: ClusterStorageClassNames = {
+      block,
+      ...(shared ? { shared: shared.storageClassName } : {}),
+    };
+    return { efsFileSystemId: shared?.fileSystemId, storageClassNames };
   }
 
   /** The EKS control plane (remote component): API auth, logging, KMS envelope encryption, restricted endpoint. */

@@ -62,10 +62,9 @@ const MODIFY_OWN = [
   "elasticloadbalancing:ModifyIpPools",
 ];
 
-/** The controller's IAM policy document (JSON), with ARNs in `partition` (e.g. `aws`, `aws-cn`). */
-export function loadBalancerControllerPolicy(partition: string): string {
-  const elb = elbArns(partition);
-  const statement = [
+/** The service-linked role, read access, and the security groups the controller creates and tags itself. */
+function securityGroupStatements(partition: string): object[] {
+  return [
     {
       Effect: "Allow",
       Action: "iam:CreateServiceLinkedRole",
@@ -92,6 +91,12 @@ export function loadBalancerControllerPolicy(partition: string): string {
       Resource: "*",
       Condition: resourceTagged,
     },
+  ];
+}
+
+/** Load balancers, listeners, rules and target groups: created tagged, then changed only while tagged. */
+function loadBalancerStatements(elb: string[]): object[] {
+  return [
     {
       Effect: "Allow",
       Action: ["elasticloadbalancing:CreateLoadBalancer", "elasticloadbalancing:CreateTargetGroup"],
@@ -135,5 +140,10 @@ export function loadBalancerControllerPolicy(partition: string): string {
       Resource: elb[0],
     },
   ];
+}
+
+/** The controller's IAM policy document (JSON), with ARNs in `partition` (e.g. `aws`, `aws-cn`). */
+export function loadBalancerControllerPolicy(partition: string): string {
+  const statement = [...securityGroupStatements(partition), ...loadBalancerStatements(elbArns(partition))];
   return JSON.stringify({ Version: "2012-10-17", Statement: statement });
 }

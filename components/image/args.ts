@@ -69,23 +69,29 @@ export interface DynamoImageArgs {
   readonly tags?: Readonly<Record<string, string>>;
 }
 
+/** Every version the Dockerfile takes except the toolkit, resolved (defaults from `versions.image`). */
+export type ImageVersions = { readonly [K in Exclude<ImageVersionKey, "cudaToolkit">]: string };
+
 /**
- * Args with every default applied; each field means the same as in `DynamoImageArgs`. Values still of
- * type `unknown` come from untyped stack config and are checked by `validate.ts`. Input-typed args
- * (repository URLs, KMS key) are read from the original args by the component.
+ * Args with every default applied; each field means the same as in `DynamoImageArgs` and has its declared type.
+ * `resolveArgs` never throws and checks nothing: `validate.ts` checks these values (stack config may put anything
+ * in them) and `plan.ts` turns them into the parsed types the build needs (`CudaToolkit`, `ArchTarget[]`), after
+ * validation. Input-typed args (repository URLs, KMS key) are read from the original args by the component.
  */
 export interface ResolvedImageArgs {
+  /** The arch spec; undefined only with `ref` and no `cudaArchs` (a problem `validate` reports). */
   readonly cudaArchs: CudaArchsSpec | undefined;
   readonly cudaArchsGiven: boolean;
   readonly instanceTypes: readonly string[];
-  readonly cudaToolkit: unknown;
+  /** The toolkit as written ("12.9", "12.9.1"); `parseCudaToolkit` gives the `CudaToolkit`. */
+  readonly cudaToolkit: string;
   readonly target: string;
-  readonly versions: Readonly<Record<string, unknown>>;
-  readonly imageDigests: Readonly<Record<string, unknown>>;
+  readonly versions: ImageVersions;
+  readonly imageDigests: ImageDigests;
   readonly platforms: readonly string[];
   readonly dockerfile: string | undefined;
   readonly context: string | undefined;
-  readonly maxJobs: unknown;
+  readonly maxJobs: number;
   readonly buildNcclFromSource: boolean;
   readonly flashinferAot: boolean;
   readonly buildEpKernels: boolean;
@@ -99,7 +105,7 @@ export interface ResolvedImageArgs {
 /** Default parallel compile jobs (the Dockerfile's `MAX_JOBS` default). */
 export const DEFAULT_MAX_JOBS = 16;
 
-/** Applies every default; no validation (that is `validate.ts`). */
+/** Applies every default; no validation (that is `validate.ts`), never throws. */
 export function resolveArgs(a: DynamoImageArgs): ResolvedImageArgs {
   const { cudaToolkit: _t, ...versionDefaults } = imageVersions;
   return {

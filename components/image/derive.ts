@@ -52,6 +52,20 @@ export function deriveBuildArgs(i: BuildArgInputs): Record<string, string> {
   return Object.fromEntries(Object.entries(out).sort(byKey));
 }
 
+/**
+ * Names of the build args `deriveBuildArgs` passes for these args (every version, the toolkit, the arch lists, the
+ * options, and a digest arg per pinned image), known before the values are: the Dockerfile must declare each one.
+ */
+export function passedBuildArgs(a: { readonly imageDigests: Readonly<Partial<Record<DigestKey, unknown>>> }): string[] {
+  const digests = Object.entries(DigestArg).filter(([key]) => a.imageDigests[key as DigestKey]);
+  return [
+    ...Object.values(VERSION_ARGS),
+    ...Object.values(ArchArg),
+    ...Object.values(OptionArg),
+    ...digests.map(([, arg]) => arg),
+  ].sort();
+}
+
 /** Canonical arch strings for outputs and plans ("sm_90", "sm_120+PTX"). */
 export function archStrings(archs: readonly ArchTarget[]): string[] {
   return archs.map(formatArch);

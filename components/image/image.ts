@@ -8,9 +8,9 @@
 import * as aws from "@pulumi/aws";
 import * as dockerbuild from "@pulumi/docker-build";
 import * as pulumi from "@pulumi/pulumi";
-import { underValidation } from "../_shared/pulumi-errors";
+import { assertChecked } from "../_shared/pulumi-errors";
 import { DynamoImageArgs } from "./args";
-import { ImageBuildPlan, ImagePlan, imagePlan, packagePath } from "./plan";
+import { checkImagePlan, ImageBuildPlan, ImagePlan, packagePath } from "./plan";
 import { ecrRegistryOf, ecrRepositoryName, registryOf, withDigest, withTag } from "./ref";
 
 /** Pulumi type token of `DynamoImage`. */
@@ -21,7 +21,7 @@ export const DYNAMO_IMAGE_TYPE = "dynamo-efa:image:DynamoImage";
  * CUDA arch list validated against the build's CUDA toolkit (`"auto"`: the SM archs of `instanceTypes`),
  * pushes it to an ECR repository with immutable, scanned, encrypted, retained tags, and exposes the
  * digest-pinned `ref`. Given a digest-pinned `ref` and explicit `cudaArchs` it builds nothing and passes
- * the image through. Invalid arguments throw a `ValidationError` that names each argument path.
+ * the image through. Invalid arguments (and Dockerfile problems) throw one error that names each argument path.
  *
  * @example
  * const img = new DynamoImage("dynamo", { cudaArchs: "auto", instanceTypes: ["p5en.48xlarge"] });
@@ -45,7 +45,8 @@ export class DynamoImage extends pulumi.ComponentResource {
 
   constructor(name: string, args: DynamoImageArgs = {}, opts?: pulumi.ComponentResourceOptions) {
     super(DYNAMO_IMAGE_TYPE, name, {}, opts);
-    const plan = underValidation("DynamoImage", () => imagePlan(args)); // before any child
+    // resolveArgs -> read the Dockerfile -> validate -> ONE error with every problem, before any child.
+    const plan = assertChecked("DynamoImage", checkImagePlan(args));
     this.plan = plan;
     this.cudaArchs = pulumi.output([...plan.cudaArchs]);
     this.cudaToolkit = pulumi.output(plan.cudaToolkit);

@@ -5,20 +5,14 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "fs";
 import { isAbsolute, join, relative, resolve, sep } from "path";
-import { ConsumerArchLists, CudaToolkit } from "../catalog";
-import { Problem, ValidationError } from "../_shared/problems";
-import { DynamoImageArgs, resolveArgs } from "./args";
+import { ArchTarget, ConsumerArchLists, CudaToolkit } from "../catalog";
+import { Checked, failed, ok, Problem, ValidationError, valueOf } from "../_shared/problems";
+import { DynamoImageArgs, ResolvedImageArgs, resolveArgs } from "./args";
 import { CacheSettings, ContextFile, archStrings, cacheSettings, contentTag, deriveBuildArgs, sha256 } from "./derive";
-import {
-  checkArchs,
-  checkDockerfile,
-  checkMaxJobs,
-  checkPlatforms,
-  checkPrebuilt,
-  checkToolkitImages,
-  checkVersions,
-} from "./validate";
-import { image as imageVersions } from "../versions";
+import { archFacts, BuildFiles, validate } from "./validate";
+
+/** What the problems are about, in messages and errors. */
+const SUBJECT = "DynamoImage";
 
 /** File name of the package's combined Dockerfile, inside `dockerfiles/`. */
 export const DOCKERFILE_NAME = "Dockerfile.dynamo-combined-efa";
@@ -94,75 +88,99 @@ export function contextFiles(dir: string): ContextFile[] {
   return out;
 }
 
-function readDockerfile(path: string, problems: Problem[]): string {
+/** The Dockerfile and context of a build, read from disk; what cannot be read becomes a problem, not a throw. */
+export function readBuildFiles(r: ResolvedImageArgs): BuildFiles {
+  const dockerfile = packagePath(r.dockerfile ?? join("dockerfiles", DOCKERFILE_NAME));
+  const context = packagePath(r.context ?? "dockerfiles");
+  const problems: Problem[] = [];
+  let text: string | undefined;
   try {
-    return readFileSync(path, "utf8");
+    text = readFileSync(dockerfile, "utf8");
   } catch {
     problems.push({
       propertyPath: "dockerfile",
-      reason: `cannot read ${path}; give a path relative to the package root or an absolute path`,
+      reason: `cannot read ${dockerfile}; give a path relative to the package root or an absolute path`,
     });
-    return "";
   }
+  if (!existsSync(context) || !statSync(context).isDirectory())
+    problems.push({ propertyPath: "context", reason: `${context} is not a directory` });
+  return { dockerfile, context, text, problems };
 }
 
 /**
- * Validates `args` (every problem at once: throws `ValidationError` naming each argument path) and returns
- * the plan. Input-typed args (repository URLs, KMS key) are only checked for presence.
+ * The plan of `args`, or every problem with them in one list (argument values, arch lists, the Dockerfile and
+ * context together). The one pipeline: `resolveArgs` -> read the build files -> `validate` -> plan.
+ */
+export function checkImagePlan(args: DynamoImageArgs): Checked<ImagePlan> {
+  const r = resolveArgs(args);
+  const files = r.ref === undefined ? readBuildFiles(r) : undefined;
+  const problems = validate(r, args, files);
+  if (problems.length > 0) return failed(problems);
+  const facts = archFacts(r);
+  const toolkit = valueOf(SUBJECT, facts.toolkit);
+  const archs = validated(facts.archs, "cudaArchs");
+  if (r.ref !== undefined)
+    return ok({ kind: "prebuilt", ref: r.ref, cudaToolkit: toolkit, cudaArchs: archStrings(archs) });
+  const archLists = validated(facts.archLists, "the per-consumer arch lists");
+  return ok(buildPlan(r, args, { toolkit, archs, archLists }, validated(files && ok(files), "the build files")));
+}
+
+/** A fact `validate` established; absent or failed only if validation and this plan disagree (a bug here). */
+function validated<T>(fact: Checked<T> | undefined, what: string): T {
+  if (fact === undefined) throw new Error(`${SUBJECT}: ${what} missing after validation passed`);
+  return valueOf(SUBJECT, fact);
+}
+
+/**
+ * `checkImagePlan` for callers that report a failure as an exception (the offline render, `npm run image:args`, the
+ * stack-config checker): throws one `ValidationError` naming every problem.
  */
 export function imagePlan(args: DynamoImageArgs): ImagePlan {
-  const a = resolveArgs(args);
-  const facts = checkArchs(a);
-  const problems: Problem[] = [...facts.problems, ...checkPlatforms(a.platforms)];
-  if (a.ref !== undefined) {
-    problems.push(...checkPrebuilt(a.ref, args as Record<string, unknown>));
-    if (problems.length > 0 || !facts.toolkit || !facts.archs) throw new ValidationError("DynamoImage", problems);
-    return { kind: "prebuilt", ref: a.ref, cudaToolkit: facts.toolkit, cudaArchs: archStrings(facts.archs) };
-  }
-  problems.push(...checkVersions(args.versions ?? {}, a.imageDigests), ...checkMaxJobs(a.maxJobs));
-  problems.push(...checkToolkitImages(facts.toolkit, args.versions ?? {}, imageVersions));
-  const dockerfile = packagePath(a.dockerfile ?? join("dockerfiles", DOCKERFILE_NAME));
-  const context = packagePath(a.context ?? "dockerfiles");
-  const text = readDockerfile(dockerfile, problems);
-  if (!existsSync(context) || !statSync(context).isDirectory())
-    problems.push({ propertyPath: "context", reason: `${context} is not a directory` });
-  if (problems.length > 0 || !facts.toolkit || !facts.archs || !facts.archLists)
-    throw new ValidationError("DynamoImage", problems);
+  const plan = checkImagePlan(args);
+  if (!plan.ok) throw new ValidationError(SUBJECT, plan.problems);
+  return plan.value;
+}
+
+/** The build plan of validated args, their parsed arch facts and the files read. */
+function buildPlan(
+  r: ResolvedImageArgs,
+  args: DynamoImageArgs,
+  facts: { toolkit: CudaToolkit; archs: readonly ArchTarget[]; archLists: ConsumerArchLists },
+  files: BuildFiles,
+): ImageBuildPlan {
   const buildArgs = deriveBuildArgs({
     toolkit: facts.toolkit,
     archLists: facts.archLists,
-    versions: a.versions as Record<string, string>,
-    imageDigests: a.imageDigests as Record<string, string>,
-    maxJobs: a.maxJobs as number,
-    buildNcclFromSource: a.buildNcclFromSource,
-    flashinferAot: a.flashinferAot,
-    buildEpKernels: a.buildEpKernels,
+    versions: r.versions,
+    imageDigests: r.imageDigests,
+    maxJobs: r.maxJobs,
+    buildNcclFromSource: r.buildNcclFromSource,
+    flashinferAot: r.flashinferAot,
+    buildEpKernels: r.buildEpKernels,
   });
-  const more = checkDockerfile(text, a.target, Object.keys(buildArgs));
-  if (more.length > 0) throw new ValidationError("DynamoImage", more);
   const tag = contentTag({
     toolkit: facts.toolkit,
-    target: a.target,
-    platforms: a.platforms,
+    target: r.target,
+    platforms: r.platforms,
     buildArgs,
-    dockerfileSha256: sha256(text),
-    contextFiles: contextFiles(context),
+    dockerfileSha256: sha256(files.text ?? ""),
+    contextFiles: contextFiles(files.context),
   });
   return {
     kind: "build",
-    dockerfile: shownPath(dockerfile),
-    context: shownPath(context),
-    target: a.target,
-    platforms: [...a.platforms],
+    dockerfile: shownPath(files.dockerfile),
+    context: shownPath(files.context),
+    target: r.target,
+    platforms: [...r.platforms],
     cudaToolkit: facts.toolkit,
     cudaArchs: archStrings(facts.archs),
     archLists: facts.archLists,
     buildArgs,
     tag,
-    cache: a.cache ? cacheSettings(a.target, facts.toolkit) : undefined,
+    cache: r.cache ? cacheSettings(r.target, facts.toolkit) : undefined,
     createsRepository: args.repositoryUrl === undefined,
-    createsCacheRepository: a.cache && args.cacheRepositoryUrl === undefined,
-    builder: a.builder,
+    createsCacheRepository: r.cache && args.cacheRepositoryUrl === undefined,
+    builder: r.builder,
     push: true,
     buildOnPreview: false,
   };

@@ -1,6 +1,7 @@
 /**
  * Synchronous validation of `DynamoImage` args: every problem at once, each naming the argument path, the
  * bad value, what is allowed and the fix (docs/CONTRIBUTING.md rule 6). Pure: the Dockerfile text is passed in.
+ * Argument problems and Dockerfile problems come out in one list, so the user sees them all in one error.
  */
 import {
   ArchTarget,
@@ -14,77 +15,112 @@ import {
   resolveCudaArchs,
   unknownInstanceReason,
 } from "../catalog";
-import { Problem, ValidationError, joinPath, show } from "../_shared/problems";
+import { Checked, Problem, joinPath, problemsIn, show } from "../_shared/problems";
 import { checkRange } from "../_shared/limits";
 import { IMAGE_LIMITS } from "./limits";
 import { closest } from "../_shared/suggest";
 import { image, imageTagsByCudaToolkit } from "../versions";
-import { ResolvedImageArgs, SUPPORTED_PLATFORMS } from "./args";
+import { DynamoImageArgs, ResolvedImageArgs, SUPPORTED_PLATFORMS } from "./args";
 import { DigestArg, VERSION_ARGS } from "./build-args";
+import { passedBuildArgs } from "./derive";
 import { declaredArgs, stageNames } from "./dockerfile";
 import { isDigestPinned } from "./ref";
 
-/** What validation established, for the derivation that follows. */
-export interface ValidatedFacts {
-  readonly toolkit?: CudaToolkit;
-  readonly archs?: ArchTarget[];
-  /** One list per consumer inside the image (nvcc, torch, FlashInfer, EP kernels). */
-  readonly archLists?: ConsumerArchLists;
-  readonly problems: Problem[];
+/**
+ * The toolkit, arch list and per-consumer lists parsed from resolved args, each as the catalog returns it
+ * (`Checked`): `validate` collects their problems and, once there are none, `plan.ts` takes their values.
+ */
+export interface ArchFacts {
+  readonly toolkit: Checked<CudaToolkit>;
+  /** Undefined with a bad toolkit, or with `ref` and no explicit list. */
+  readonly archs?: Checked<ArchTarget[]>;
+  /** Undefined without a valid list, with `ref` (a prebuilt image states its list) or with an unknown torch. */
+  readonly archLists?: Checked<ConsumerArchLists>;
 }
 
-/** Runs pure catalog code, turning its `ValidationError` into problems. */
-function collect<T>(problems: Problem[], fn: () => T): T | undefined {
-  try {
-    return fn();
-  } catch (e) {
-    if (!(e instanceof ValidationError)) throw e;
-    problems.push(...e.problems);
-    return undefined;
-  }
+/** With `ref` the archs must be stated: "auto" describes the fleet, not the prebuilt image. */
+function refWithoutArchs(r: ResolvedImageArgs): boolean {
+  return r.ref !== undefined && (!r.cudaArchsGiven || r.cudaArchs === "auto");
 }
 
-/** Toolkit and arch list, with the catalog's messages. */
-export function checkArchs(a: ResolvedImageArgs): ValidatedFacts {
-  const problems: Problem[] = [];
-  const toolkit = collect(problems, () => parseCudaToolkit(a.cudaToolkit, "cudaToolkit"));
-  if (a.ref !== undefined && (!a.cudaArchsGiven || a.cudaArchs === "auto")) {
+/** The torch release of the image's NGC PyTorch tag, or undefined when the catalog does not know the tag. */
+function imageTorch(tag: unknown): string | undefined {
+  return typeof tag === "string" ? NGC_PYTORCH_TORCH[tag]?.torch : undefined;
+}
+
+/** Parses toolkit, arch list and per-consumer lists from resolved args; never throws. */
+export function archFacts(r: ResolvedImageArgs): ArchFacts {
+  const toolkit = parseCudaToolkit(r.cudaToolkit, "cudaToolkit");
+  if (!toolkit.ok || r.cudaArchs === undefined || refWithoutArchs(r)) return { toolkit };
+  const platform = (r.platforms.length === 1 ? r.platforms[0] : "linux/amd64") as ImagePlatform;
+  const opts = { toolkit: toolkit.value, instanceTypes: r.instanceTypes, platform };
+  const archs = resolveCudaArchs(r.cudaArchs, opts, "cudaArchs");
+  // A prebuilt image (ref) states its list; the consumer rules apply to the build that made it, not here.
+  const torch = r.ref === undefined ? imageTorch(r.versions.pytorchImageTag) : undefined;
+  if (!archs.ok || torch === undefined) return { toolkit, archs };
+  return { toolkit, archs, archLists: consumerArchLists(archs.value, { toolkit: toolkit.value, torch }, "cudaArchs") };
+}
+
+/** Toolkit and arch-list problems, with the catalog's messages. */
+export function archProblems(r: ResolvedImageArgs, facts: ArchFacts): Problem[] {
+  const problems = [...problemsIn(facts.toolkit)];
+  if (refWithoutArchs(r)) {
     problems.push({
       propertyPath: "cudaArchs",
-      reason: `with ref (a prebuilt image) state the archs the image was built for, e.g. ["sm_90"] or "fat"; got ${show(a.cudaArchs)} ("auto" describes the fleet, not the image)`,
+      reason: `with ref (a prebuilt image) state the archs the image was built for, e.g. ["sm_90"] or "fat"; got ${show(r.cudaArchs)} ("auto" describes the fleet, not the image)`,
     });
-    return { toolkit, problems };
+    return problems;
   }
-  const platform = (a.platforms.length === 1 ? a.platforms[0] : "linux/amd64") as ImagePlatform;
-  const archs =
-    toolkit && a.cudaArchs !== undefined
-      ? collect(problems, () =>
-          resolveCudaArchs(a.cudaArchs!, { toolkit, instanceTypes: a.instanceTypes, platform }, "cudaArchs"),
-        )
-      : undefined;
-  if (a.cudaArchs !== "auto") {
-    a.instanceTypes.forEach((t, i) => {
+  if (facts.archs) problems.push(...problemsIn(facts.archs));
+  if (r.cudaArchs !== "auto") {
+    r.instanceTypes.forEach((t, i) => {
       if (!INSTANCES.has(t)) problems.push({ propertyPath: `instanceTypes[${i}]`, reason: unknownInstanceReason(t) });
     });
   }
-  // A prebuilt image (ref) states its list; the consumer rules apply to the build that made it, not here.
-  const torch = a.ref === undefined ? imageTorch(a.versions.pytorchImageTag, problems) : undefined;
-  const archLists =
-    toolkit && archs && torch
-      ? collect(problems, () => consumerArchLists(archs, { toolkit, torch }, "cudaArchs"))
-      : undefined;
-  return { toolkit, archs, archLists, problems };
+  if (r.ref === undefined) problems.push(...torchProblems(r.versions.pytorchImageTag));
+  if (facts.archLists) problems.push(...problemsIn(facts.archLists));
+  return problems;
 }
 
-/** The torch release of the NGC PyTorch image tag, or a problem: an unknown torch cannot have its arch list checked. */
-function imageTorch(tag: unknown, problems: Problem[]): string | undefined {
-  const row = typeof tag === "string" ? NGC_PYTORCH_TORCH[tag] : undefined;
-  if (row) return row.torch;
-  problems.push({
-    propertyPath: "versions.pytorchImageTag",
-    reason: `${show(tag)} is not in the catalog, so the torch it ships (whose extension builder must accept TORCH_CUDA_ARCH_LIST) is unknown; known: ${Object.keys(NGC_PYTORCH_TORCH).join(", ")} (add a row to components/catalog/torch-archs.ts)`,
-  });
-  return undefined;
+/** The Dockerfile and context as read from disk, for the checks that need them (`plan.ts` reads them). */
+export interface BuildFiles {
+  /** Absolute Dockerfile path. */
+  readonly dockerfile: string;
+  /** Absolute build context directory. */
+  readonly context: string;
+  /** The Dockerfile's text; undefined when it cannot be read (one of `problems` says so). */
+  readonly text: string | undefined;
+  /** An unreadable Dockerfile, a context that is not a directory. */
+  readonly problems: readonly Problem[];
+}
+
+/**
+ * Every problem with `DynamoImage` args, in ONE list: argument values, arch lists, and (for a build) the
+ * Dockerfile and context in `files`. `given` is what the user wrote (the skip path refuses build-only args).
+ */
+export function validate(r: ResolvedImageArgs, given: DynamoImageArgs, files: BuildFiles | undefined): Problem[] {
+  const facts = archFacts(r);
+  const problems = [...archProblems(r, facts), ...checkPlatforms(r.platforms)];
+  if (r.ref !== undefined) return [...problems, ...checkPrebuilt(r.ref, given as Record<string, unknown>)];
+  const overrides = given.versions ?? {};
+  problems.push(...checkVersions(overrides, r.imageDigests), ...checkMaxJobs(r.maxJobs));
+  problems.push(...checkToolkitImages(facts.toolkit.ok ? facts.toolkit.value : undefined, overrides, image));
+  if (files) {
+    problems.push(...files.problems);
+    if (files.text !== undefined) problems.push(...checkDockerfile(files.text, r.target, passedBuildArgs(r)));
+  }
+  return problems;
+}
+
+/** An image tag the catalog has no torch for: its extension builder's accepted archs are unknown. */
+function torchProblems(tag: unknown): Problem[] {
+  if (imageTorch(tag) !== undefined) return [];
+  return [
+    {
+      propertyPath: "versions.pytorchImageTag",
+      reason: `${show(tag)} is not in the catalog, so the torch it ships (whose extension builder must accept TORCH_CUDA_ARCH_LIST) is unknown; known: ${Object.keys(NGC_PYTORCH_TORCH).join(", ")} (add a row to components/catalog/torch-archs.ts)`,
+    },
+  ];
 }
 
 /** Platforms: x86_64 only. */

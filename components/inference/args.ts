@@ -102,14 +102,16 @@ export interface InferenceSettings {
   readonly gpuMemoryUtilization?: number;
   /**
    * Shape of a model the model catalog (`components/catalog/models.ts`) does not know, so the plan can
-   * check that it fits. @default - none (a model outside the catalog renders with its fit unknown)
+   * check that it fits.
+   * @default - none (a model outside the catalog renders with its fit unknown)
    */
   readonly modelShape?: ModelShape;
   /** KV-cache element type: `auto` (the model's dtype, bf16) or `fp8`; feeds the fit numbers. @default "auto" */
   readonly kvCacheDtype?: KvCacheDtype;
   /**
    * Seconds a worker may take to download and load its model. Startup probes allow at least this
-   * long (F2) and `pulumi up` waits this long plus a margin for the graph to turn Ready. @default 1800
+   * long (F2) and `pulumi up` waits this long plus a margin for the graph to turn Ready.
+   * @default 1800
    */
   readonly modelLoadBudgetSeconds?: number;
   /** The GPU pool the workers run on (from `EfaCluster.gpuPools`, or written by hand). */
@@ -124,13 +126,15 @@ export interface InferenceSettings {
   readonly modelCache?: ModelCacheArgs;
   /**
    * Where the weights come from: `none`, `efs` (needs `modelCache`) or `local-nvme` (needs a pool with a local
-   * NVMe array, `GpuPoolFacts.localNvme`). @default - "efs" when `modelCache` is set, else "none"
+   * NVMe array, `GpuPoolFacts.localNvme`).
+   * @default - "efs" when `modelCache` is set, else "none"
    */
   readonly modelCacheMode?: ModelCacheMode;
   /**
    * Seconds the `local-nvme` prefetch may take to download the model to a node (waiting for another pod's download
    * included); `modelLoadBudgetSeconds` then covers only the engine's load from NVMe. In `none`/`efs` the engine
-   * downloads inside its own start, so there the load budget covers both. @default 1800
+   * downloads inside its own start, so there the load budget covers both.
+   * @default 1800
    */
   readonly modelDownloadBudgetSeconds?: number;
   /** Dynamo platform. @default { install: true } */
@@ -140,7 +144,8 @@ export interface InferenceSettings {
   /**
    * NIXL backend for KV cache: "libfabric" (RDMA over EFA; needs an EFA pool), "ucx" (TCP; workers
    * get no EFA devices) or "auto" (LIBFABRIC on EFA pools, UCX elsewhere). TRT-LLM over LIBFABRIC is
-   * not supported upstream yet (an advisory policy says so). @default "auto"
+   * not supported upstream yet (an advisory policy says so).
+   * @default "auto"
    */
   readonly kvTransport?: KvTransportChoice;
   /** Placement. @default "separate-nodes" when the pool has >= 2 nodes, else "any" */
@@ -151,7 +156,8 @@ export interface InferenceSettings {
   readonly imageCudaToolkit?: string;
   /**
    * UID every container runs as (`runAsNonRoot`); the combined image's `dynamo` user. No container is
-   * privileged: EFA workers add only `IPC_LOCK`, like upstream Dynamo's EKS example. @default 1000
+   * privileged: EFA workers add only `IPC_LOCK`, like upstream Dynamo's EKS example.
+   * @default 1000
    */
   readonly runAsUser?: number;
 }
@@ -231,8 +237,8 @@ function role(r: RoleArgs | undefined): ResolvedRole {
 }
 
 /**
- * Fills every default. `name` is the component name (default graph name); `image` is the image
- * ref when known as a plain string.
+ * Fills every default; never throws (`validate` reports what is wrong with the values it returns). `name` is the
+ * component name (default graph name); `image` is the image ref when known as a plain string.
  */
 export function resolveArgs(name: string, s: InferenceSettings, image: string | undefined): ResolvedInference {
   const p = s.platform ?? {};

@@ -29,6 +29,9 @@ export const DIGEST_PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
 /** A Helm chart version as NGC publishes them (`1.0.1`, `1.1.0-dev.1`). */
 export const CHART_VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 
+/** The arguments the model-fit check reads: it runs only when none of them has a problem. */
+const FIT_INPUTS = ["backend", "model", "maxModelLen", "gpuMemoryUtilization", "gpuPool", "prefill", "decode"];
+
 const choices = <T extends Record<string, string>>(o: T): string[] => Object.values(o);
 
 /** Problems with the image ref (also used at deploy time when the ref is an Output). */
@@ -255,7 +258,10 @@ export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): 
     const roleProblems = SERVING_ROLES.flatMap((role) => validateRole(r, role, at));
     out.push(...roleProblems);
     if (roleProblems.length === 0) out.push(...validateHugepages(r, at));
-    if (roleProblems.length === 0 && out.length === 0) out.push(...validateModelFit(r, at));
+    // The fit numbers need valid inputs; a problem elsewhere (a namespace) must not hide a model that cannot run.
+    const fitReads = FIT_INPUTS.map(at);
+    const blocked = out.some((p) => fitReads.some((k) => p.propertyPath === k || p.propertyPath.startsWith(`${k}.`)));
+    if (!blocked) out.push(...validateModelFit(r, at));
   }
   if (r.createHfSecret && !hasHfToken) {
     out.push({

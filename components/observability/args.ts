@@ -34,7 +34,8 @@ export interface DynamoObservabilityArgs {
   /**
    * Labels every PodMonitor/ServiceMonitor and the dashboard ConfigMap carry, so an existing Prometheus's
    * `podMonitorSelector`/`serviceMonitorSelector` selects them (e.g. `{ release: "kube-prometheus-stack" }`).
-   * Required with `prometheus: "existing"`. @default {}
+   * Required with `prometheus: "existing"`.
+   * @default {}
    */
   readonly monitorLabels?: Readonly<Record<string, string>>;
   /** Install the DCGM exporter DaemonSet on the GPU nodes (GPU utilisation, memory, power, PCIe). @default true */
@@ -49,9 +50,9 @@ export interface DynamoObservabilityArgs {
   readonly storageGiB?: number;
   /** StorageClass of Prometheus's volume. @default "gp3-encrypted" (the cluster's encrypted gp3 class) */
   readonly storageClassName?: string;
-  /** kube-prometheus-stack chart version. @default - components/versions.ts `charts.kubePrometheusStack` */
+  /** kube-prometheus-stack chart version. @default "88.5.3" (`versions.charts.kubePrometheusStack`) */
   readonly kubePrometheusStackVersion?: string;
-  /** dcgm-exporter chart version. @default - components/versions.ts `charts.dcgmExporter` */
+  /** dcgm-exporter chart version. @default "4.8.2" (`versions.charts.dcgmExporter`) */
   readonly dcgmExporterVersion?: string;
   /** Resources the monitors wait for (e.g. the graph). @default [] */
   readonly dependsOn?: readonly pulumi.Resource[];
@@ -86,7 +87,7 @@ export const OBSERVABILITY_DEFAULTS = {
   storageClassName: BLOCK_STORAGE_CLASS,
 } as const;
 
-/** Fills every default (pure). */
+/** Fills every default (pure; never throws: `validate` checks the values it returns). */
 export function resolveArgs(a: Omit<DynamoObservabilityArgs, "provider" | "dependsOn">): ResolvedObservability {
   const d = OBSERVABILITY_DEFAULTS;
   return {

@@ -49,10 +49,11 @@ function percentiles(histogram: string, sel: string, by: readonly string[] = [],
   }));
 }
 
-function servingPanels(s: DashboardSpec): PanelSpec[] {
-  const fe = `${ScrapeLabel.Graph}="${s.graphName}", namespace="${s.graphNamespace}"`;
-  const wk = `${ScrapeLabel.Graph}="${s.graphName}", namespace="${s.graphNamespace}", ${ScrapeLabel.Service}=~"PrefillWorker|DecodeWorker"`;
-  const byService = ` {{${ScrapeLabel.Service}}}`;
+/** Legend suffix naming the worker role of a series. */
+const BY_SERVICE = ` {{${ScrapeLabel.Service}}}`;
+
+/** Latency, traffic and queues at the Frontend (`fe`), with the workers' (`wk`) errors and in-flight counts. */
+function requestPanels(fe: string, wk: string): PanelSpec[] {
   return [
     {
       title: "Time to first token",
@@ -77,7 +78,7 @@ function servingPanels(s: DashboardSpec): PanelSpec[] {
         },
         {
           expr: `sum by (${ScrapeLabel.Service}) (rate(${WorkerMetric.Errors}{${wk}}${RATE}))`,
-          legendFormat: `errors${byService}`,
+          legendFormat: `errors${BY_SERVICE}`,
         },
       ],
     },
@@ -96,17 +97,23 @@ function servingPanels(s: DashboardSpec): PanelSpec[] {
         { expr: `sum(${FrontendMetric.InflightRequests}{${fe}})`, legendFormat: "frontend in flight" },
         {
           expr: `sum by (${ScrapeLabel.Service}) (${WorkerMetric.InflightRequests}{${wk}})`,
-          legendFormat: `in flight${byService}`,
+          legendFormat: `in flight${BY_SERVICE}`,
         },
       ],
     },
+  ];
+}
+
+/** Prefill vs decode: the same worker metrics per role, where a slow KV transfer shows on the decode side. */
+function rolePanels(wk: string): PanelSpec[] {
+  return [
     {
       title: "Prefill vs decode: time to first response",
       unit: "s",
       description: `${WorkerMetric.TimeToFirstResponse} p50/p95 per worker role; the decode side includes waiting for its KV blocks from prefill`,
       targets: [0.5, 0.95].map((q) => ({
         expr: quantile(q, WorkerMetric.TimeToFirstResponse, wk, [ScrapeLabel.Service]),
-        legendFormat: `p${Math.round(q * 100)}${byService}`,
+        legendFormat: `p${Math.round(q * 100)}${BY_SERVICE}`,
       })),
     },
     {
@@ -116,24 +123,30 @@ function servingPanels(s: DashboardSpec): PanelSpec[] {
       targets: [
         {
           expr: quantile(0.95, WorkerMetric.RequestDuration, wk, [ScrapeLabel.Service]),
-          legendFormat: `p95${byService}`,
+          legendFormat: `p95${BY_SERVICE}`,
         },
         {
           expr: `sum by (${ScrapeLabel.Service}) (rate(${WorkerMetric.Requests}{${wk}}${RATE}))`,
-          legendFormat: `req/s${byService}`,
+          legendFormat: `req/s${BY_SERVICE}`,
         },
       ],
     },
-    {
-      title: "Input and output tokens",
-      unit: "short",
-      description: `${FrontendMetric.InputSequenceTokens} and ${FrontendMetric.OutputSequenceTokens} p50`,
-      targets: [
-        { expr: quantile(0.5, FrontendMetric.InputSequenceTokens, fe), legendFormat: "input p50" },
-        { expr: quantile(0.5, FrontendMetric.OutputSequenceTokens, fe), legendFormat: "output p50" },
-      ],
-    },
   ];
+}
+
+function servingPanels(s: DashboardSpec): PanelSpec[] {
+  const fe = `${ScrapeLabel.Graph}="${s.graphName}", namespace="${s.graphNamespace}"`;
+  const wk = `${ScrapeLabel.Graph}="${s.graphName}", namespace="${s.graphNamespace}", ${ScrapeLabel.Service}=~"PrefillWorker|DecodeWorker"`;
+  const tokens: PanelSpec = {
+    title: "Input and output tokens",
+    unit: "short",
+    description: `${FrontendMetric.InputSequenceTokens} and ${FrontendMetric.OutputSequenceTokens} p50`,
+    targets: [
+      { expr: quantile(0.5, FrontendMetric.InputSequenceTokens, fe), legendFormat: "input p50" },
+      { expr: quantile(0.5, FrontendMetric.OutputSequenceTokens, fe), legendFormat: "output p50" },
+    ],
+  };
+  return [...requestPanels(fe, wk), ...rolePanels(wk), tokens];
 }
 
 function gpuPanels(s: DashboardSpec): PanelSpec[] {

@@ -11,7 +11,6 @@ import {
   parseArchList,
   parseCudaToolkit,
 } from "../../components/catalog/cuda";
-import { ValidationError } from "../../components/_shared/problems";
 import { annotation, ImageProps, isUnknownValue, PlanAnnotation, PlanDgd } from "./_predicates";
 
 /** Build-arg names of the image's CUDA settings (the image component's contract). */
@@ -48,23 +47,16 @@ export interface StatedArchs {
 }
 
 function parseStated(source: string, text: string, tokens: string[], toolkit: CudaToolkit, covers = true): StatedArchs {
-  try {
-    return { source, text, toolkit, list: parseArchList(tokens, toolkit, source), problems: [], covers };
-  } catch (e) {
-    if (!(e instanceof ValidationError)) throw e;
-    return { source, text, toolkit, problems: e.problems.map((p) => p.reason), covers };
-  }
+  const list = parseArchList(tokens, toolkit, source);
+  if (list.ok) return { source, text, toolkit, list: list.value, problems: [], covers };
+  return { source, text, toolkit, problems: list.problems.map((p) => p.reason), covers };
 }
 
 /** The toolkit an image states (build arg or annotation), or the problem with it. */
 function statedToolkit(value: unknown, source: string): { toolkit: CudaToolkit } | { problem: string } {
   if (value === undefined || isUnknownValue(value)) return { toolkit: DEFAULT_CUDA_TOOLKIT };
-  try {
-    return { toolkit: parseCudaToolkit(value, source) };
-  } catch (e) {
-    if (e instanceof ValidationError) return { problem: e.problems.map((p) => p.reason).join("; ") };
-    throw e;
-  }
+  const toolkit = parseCudaToolkit(value, source);
+  return toolkit.ok ? { toolkit: toolkit.value } : { problem: toolkit.problems.map((p) => p.reason).join("; ") };
 }
 
 /** Arch lists stated by a docker-build Image's build args (none stated = the Dockerfile's fat default). */

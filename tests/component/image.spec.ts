@@ -1,6 +1,9 @@
 /** DynamoImage under recording mocks: resources, their settings and options, outputs, errors before any child. */
 import * as assert from "assert";
 import * as pulumi from "@pulumi/pulumi";
+import { mkdtempSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { join } from "path";
 import { armMocks, KNOWN_INVOKES, one, ofType, Recorded } from "../helpers/mocks";
 import { promiseOf } from "../helpers/outputs";
 import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
@@ -13,11 +16,19 @@ const ACCOUNT = "123456789012";
 /** Pulumi's wire marker of a secret value (`@pulumi/pulumi/runtime/rpc` specialSigKey / specialSecretSig). */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 const SECRET_VALUE = "1b47061264138c4ac30d75fd1eb44270";
-const unsecret = (v: any) => (v && v[SECRET_SIG] === SECRET_VALUE ? v.value : v);
+/** One registry credential as the provider receives it. */
+interface Registry {
+  readonly address: string;
+  readonly username: string;
+  readonly password: string;
+}
+/** The value inside Pulumi's wire form of a secret, or the value itself when it is not one. */
+const unsecret = (v: Record<string, unknown>): Registry[] =>
+  (v && v[SECRET_SIG] === SECRET_VALUE ? v.value : v) as Registry[];
 
 let rec: Recorded[];
 let mod: ImageModule;
-const invokes: any[] = [];
+const invokes: Record<string, unknown>[] = [];
 const opts = new Map<string, { parent?: string; retainOnDelete?: boolean; protect?: boolean }>();
 
 /** Runs `fn` as a stack, recording each resource's options (MockResourceArgs carries none; docs/ARCHITECTURE.md#pulumi-without-the-cli). */
@@ -95,7 +106,7 @@ describe("DynamoImage (mocks)", function () {
     ]);
     assert.strictEqual(b.registries[SECRET_SIG], SECRET_VALUE, "registry credentials reach the provider as a secret");
     assert.deepStrictEqual(
-      unsecret(b.registries).map((r: any) => [r.address, r.username, r.password]),
+      unsecret(b.registries).map((r) => [r.address, r.username, r.password]),
       [[`${ACCOUNT}.dkr.ecr.us-east-2.amazonaws.com`, "AWS", "t0k3n"]],
     );
     assert.deepStrictEqual(
@@ -135,7 +146,7 @@ describe("DynamoImage (mocks)", function () {
     const b = one(mine, "docker-build:index:Image", "p5en-image").inputs;
     assert.strictEqual(b.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
     assert.deepStrictEqual(b.builder, { name: "big-builder" });
-    assert.deepStrictEqual([...new Set(unsecret(b.registries).map((r: any) => r.address))].sort(), [
+    assert.deepStrictEqual([...new Set(unsecret(b.registries).map((r) => r.address))].sort(), [
       `${ACCOUNT}.dkr.ecr.us-east-2.amazonaws.com`,
       `${ACCOUNT}.dkr.ecr.us-west-2.amazonaws.com`,
     ]);
@@ -172,6 +183,28 @@ describe("DynamoImage (mocks)", function () {
     assert.match(ps[0].reason, /renamed sm_110/);
     assert.deepStrictEqual(
       rec.slice(before).filter((r) => r.name.startsWith("bad")),
+      [],
+    );
+  });
+
+  it("a bad argument and a Dockerfile problem come out in ONE error, before any resource", () => {
+    const before = rec.length;
+    const dir = mkdtempSync(join(tmpdir(), "dyn-img-"));
+    writeFileSync(join(dir, "Dockerfile"), "FROM ubuntu:24.04 AS final\nARG CUDA_VERSION=12.9\n");
+    let err: unknown;
+    try {
+      new mod.DynamoImage("both", { maxJobs: 0, target: "fnal", dockerfile: join(dir, "Dockerfile"), context: dir });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(pulumi.InputPropertiesError.isInstance(err), String(err));
+    assert.deepStrictEqual(
+      problemsOf(err)!.map((p) => p.propertyPath),
+      ["maxJobs", "target", "dockerfile"],
+    );
+    assert.match(err.message, /^DynamoImage: 3 problems\n/);
+    assert.deepStrictEqual(
+      rec.slice(before).filter((r) => r.name.startsWith("both")),
       [],
     );
   });

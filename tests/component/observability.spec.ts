@@ -7,6 +7,7 @@ import { strict as assert } from "assert";
 import * as pulumi from "@pulumi/pulumi";
 import { armMocks, ofType, one, Recorded } from "../helpers/mocks";
 import { promiseOf, thrown } from "../helpers/outputs";
+import type { DynamoObservability as DynamoObservabilityT } from "../../components/observability";
 
 interface Seen {
   type: string;
@@ -21,8 +22,8 @@ const PODMONITOR = "kubernetes:monitoring.coreos.com/v1:PodMonitor";
 describe("observability: DynamoObservability component (mocks)", () => {
   let recorded: Recorded[];
   const seen: Seen[] = [];
-  let obs: any;
-  let existing: any;
+  let obs: DynamoObservabilityT;
+  let existing: DynamoObservabilityT;
   let badError: unknown;
   let childrenOfBad = -1;
   const byName = (n: string) => {
@@ -52,13 +53,20 @@ describe("observability: DynamoObservability component (mocks)", () => {
         dcgmExporter: false,
       });
       await Promise.all([
-        promiseOf(obs.stackRelease.urn),
-        promiseOf(obs.dcgmRelease.urn),
+        promiseOf(obs.stackRelease!.urn),
+        promiseOf(obs.dcgmRelease!.urn),
         promiseOf(existing.namespace),
       ]);
       const before = seen.length;
       badError = thrown(
-        () => new DynamoObservability("bad", { provider, graphName: "Bad Name", prometheus: "existing" }),
+        () =>
+          new DynamoObservability("bad", {
+            provider,
+            graphName: "Bad Name",
+            prometheus: "existing",
+            scrapeIntervalSeconds: 0,
+            systemNodeSelector: { "bad key!": "system" },
+          }),
       );
       childrenOfBad = seen.slice(before).filter((s) => s.name !== "bad").length;
       return {};
@@ -131,10 +139,15 @@ describe("observability: DynamoObservability component (mocks)", () => {
     ]);
   });
 
-  it("rejects bad arguments with every problem and creates no child", () => {
+  it("rejects bad values, a missing companion arg, bad labels and a range in ONE error, and creates no child", () => {
+    assert.ok(pulumi.InputPropertiesError.isInstance(badError), String(badError));
+    assert.deepEqual(
+      badError.errors.map((e) => e.propertyPath),
+      ["graphName", "monitorLabels", "systemNodeSelector.bad key!", "scrapeIntervalSeconds"],
+    );
     assert.match(
-      String((badError as Error)?.message),
-      /DynamoObservability: 2 problems\n {2}- graphName: must be a lower-case RFC 1123 name.*\n {2}- monitorLabels: required with prometheus "existing"/,
+      badError.message,
+      /DynamoObservability: 4 problems\n {2}- graphName: must be a lower-case RFC 1123 name.*\n {2}- monitorLabels: required with prometheus "existing"/,
     );
     assert.equal(childrenOfBad, 0);
   });

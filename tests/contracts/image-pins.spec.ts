@@ -10,6 +10,7 @@ import { argDefaults } from "../helpers/dockerfile";
 import { loadFacts } from "./facts";
 import { DYNAMO_COMMIT, image } from "../../components/versions";
 import { NGC_PYTORCH_TORCH, TORCH_CUDA_ARCHS, consumerArchLists, fatArchs } from "../../components/catalog";
+import { valueOf } from "../../components/_shared/problems";
 
 interface DynamoPins {
   projectVersion: string;
@@ -106,7 +107,10 @@ describe("contract: torch's extension builder (TORCH_CUDA_ARCH_LIST)", () => {
     assert.strictEqual(old?.accepted, false);
     assert.strictEqual(old?.error, "ValueError: Unknown CUDA arch (10.1) or GPU not supported");
     const torch = NGC_PYTORCH_TORCH[image.pytorchImageTag].torch;
-    const lists = consumerArchLists(fatArchs(image.cudaToolkit), { toolkit: image.cudaToolkit, torch }, "cudaArchs");
+    const lists = valueOf(
+      "fat list",
+      consumerArchLists(fatArchs(image.cudaToolkit), { toolkit: image.cudaToolkit, torch }, "cudaArchs"),
+    );
     assert.deepStrictEqual(
       device.facts.lists.find((l) => l.list === lists.torch)?.accepted,
       true,

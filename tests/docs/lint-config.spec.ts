@@ -52,9 +52,12 @@ describe("lint and format configuration", function () {
   it("an optional component argument without @default (or without JSDoc) is an error; resolved shapes are exempt", async () => {
     const rel = "components/cluster/args.ts";
     const args = (doc: string) => `export interface XArgs {\n  ${doc}\n  readonly replicas?: number;\n}\n`;
-    assert.ok((await ruleIds(eslint, rel, args("/** How many. */"))).includes("jsdoc/match-description"));
+    assert.ok((await ruleIds(eslint, rel, args("/** How many. */"))).includes("jsdoc/no-restricted-syntax"));
     assert.ok((await ruleIds(eslint, rel, args(""))).includes("jsdoc/require-jsdoc"));
     assert.deepEqual(await ruleIds(eslint, rel, args("/** How many. @default 1 */")), []);
+    assert.deepEqual(await ruleIds(eslint, rel, args("/**\n   * How many.\n   * @default 1\n   */")), []);
+    const settings = "export interface XSettings {\n  /** How many. */\n  readonly replicas?: number;\n}\n";
+    assert.ok((await ruleIds(eslint, rel, settings)).includes("jsdoc/no-restricted-syntax"));
     const resolved = "export interface ResolvedXArgs {\n  readonly zone?: string;\n}\n";
     assert.deepEqual(await ruleIds(eslint, rel, resolved), []);
   });

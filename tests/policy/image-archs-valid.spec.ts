@@ -4,7 +4,6 @@
  */
 import { strict as assert } from "assert";
 import { checkArchToken, parseCudaToolkit, torchArchProblems } from "../../components/catalog/cuda";
-import { ValidationError } from "../../components/_shared/problems";
 import { gencodeTokens } from "../../policy/rules/_image-archs";
 import { imageArchsValidForToolkit } from "../../policy/rules/image-archs";
 import { happyGraph, happyImage, T } from "../helpers/policy-fixtures";
@@ -16,12 +15,9 @@ const reason = (token: string, toolkit: "12.9" | "13.0") => {
   return r.reason;
 };
 const toolkitReason = (v: string, path: string) => {
-  try {
-    parseCudaToolkit(v, path);
-  } catch (e) {
-    return (e as ValidationError).problems[0].reason;
-  }
-  throw new Error("valid toolkit");
+  const r = parseCudaToolkit(v, path);
+  if (r.ok) throw new Error("valid toolkit");
+  return r.problems[0].reason;
 };
 
 describe("policies: image arch lists valid for the toolkit (F10)", () => {

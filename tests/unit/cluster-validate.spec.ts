@@ -1,6 +1,7 @@
 import { strict as assert } from "assert";
 import { EfaClusterArgs, GpuPoolArgs } from "../../components/cluster/args";
-import { cidrProblems, validateClusterArgs } from "../../components/cluster/validate";
+import { validateClusterArgs } from "../../components/cluster/validate";
+import { cidrProblems } from "../../components/cluster/validate-network";
 
 const ok: EfaClusterArgs = {
   availabilityZones: ["us-east-2a", "us-east-2b"],

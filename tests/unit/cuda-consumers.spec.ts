@@ -1,11 +1,11 @@
 /**
- * Per-consumer arch lists: each consumer's list obeys its own rules, and a list a consumer rejects is one
- * ValidationError naming the consumer, the arch and the fix. The property test is the "make the class impossible"
+ * Per-consumer arch lists: each consumer's list obeys its own rules, and a list a consumer rejects comes back
+ * as problems (never a throw) naming the consumer, the arch and the fix. The property test is the "make the class impossible"
  * check: whatever valid list goes in, the torch list that comes out only holds entries torch accepts.
  */
 import * as assert from "assert";
 import fc from "fast-check";
-import { ValidationError } from "../../components/_shared/problems";
+import { Checked, valueOf } from "../../components/_shared/problems";
 import {
   ARCH_CONSUMERS,
   CUDA_TOOLKITS,
@@ -18,21 +18,19 @@ import {
   torchAcceptedArchs,
 } from "../../components/catalog";
 
-const lists = (tokens: string, toolkit: (typeof CUDA_TOOLKITS)[number] = "12.9", torch = "2.10") =>
-  consumerArchLists(parseArchList(tokens, toolkit, "archs"), { toolkit, torch }, "cudaArchs");
-const reasons = (fn: () => unknown): string[] => {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ValidationError) return e.problems.map((p) => `${p.propertyPath}: ${p.reason}`);
-    throw e;
-  }
-  return [];
-};
+/** The value of a catalog result the test expects to be valid. */
+const valid = <T>(c: Checked<T>): T => valueOf("test", c);
+const checkedLists = (tokens: string, toolkit: (typeof CUDA_TOOLKITS)[number] = "12.9", torch = "2.10") =>
+  consumerArchLists(valid(parseArchList(tokens, toolkit, "archs")), { toolkit, torch }, "cudaArchs");
+const lists = (tokens: string, toolkit?: (typeof CUDA_TOOLKITS)[number], torch?: string) =>
+  valid(checkedLists(tokens, toolkit, torch));
+/** `path: reason` of each problem a rejected result returns; [] for a value. */
+const reasons = (c: Checked<unknown>): string[] =>
+  c.ok ? [] : c.problems.map((p) => `${p.propertyPath}: ${p.reason}`);
 
 describe("catalog: per-consumer arch lists", () => {
   it("fat (linux/amd64, CUDA 12.9, torch 2.10): no 10.1, no 8.7 anywhere; FlashInfer gets a for Hopper+; EP kernels 9.0;10.0", () => {
-    const l = consumerArchLists(fatArchs("12.9"), { toolkit: "12.9", torch: "2.10" }, "cudaArchs");
+    const l = valid(consumerArchLists(fatArchs("12.9"), { toolkit: "12.9", torch: "2.10" }, "cudaArchs"));
     assert.deepStrictEqual(
       { torch: l.torch, flashinfer: l.flashinfer, epKernels: l.epKernels },
       {
@@ -45,7 +43,7 @@ describe("catalog: per-consumer arch lists", () => {
   });
 
   it("torch rejects what nvcc accepts: sm_101 on CUDA 12.9 (arm64 fat), sm_88 on CUDA 13.0", () => {
-    const arm = reasons(() =>
+    const arm = reasons(
       consumerArchLists(fatArchs("12.9", "linux/arm64"), { toolkit: "12.9", torch: "2.10" }, "image.cudaArchs"),
     );
     assert.strictEqual(arm.length, 1);
@@ -54,10 +52,10 @@ describe("catalog: per-consumer arch lists", () => {
       /^image\.cudaArchs: torch's extension builder \(TORCH_CUDA_ARCH_LIST: LMCache's CUDA kernels\) of torch 2\.10 rejects sm_101 \(TORCH_CUDA_ARCH_LIST entry "10\.1": ValueError "Unknown CUDA arch \(10\.1\) or GPU not supported"\); sm_101 is Jetson Thor under CUDA 12\.x; torch >= 2\.9 only knows it as 11\.0 \(sm_110, CUDA 13\); drop sm_101 from cudaArchs/,
     );
     assert.match(
-      reasons(() => lists("sm_88 sm_90", "13.0"))[0],
+      reasons(checkedLists("sm_88 sm_90", "13.0"))[0],
       /rejects sm_88 .*"8\.8".*torch 2\.10 accepts 7\.0, 7\.2, 7\.5, 8\.0/,
     );
-    assert.match(reasons(() => lists("sm_90", "12.9", "2.7"))[0], /no accepted-arch list for torch 2\.7; add a row/);
+    assert.match(reasons(checkedLists("sm_90", "12.9", "2.7"))[0], /no accepted-arch list for torch 2\.7; add a row/);
   });
 
   it("variants: a stays a (torch and FlashInfer), f maps to base for torch and stays f for FlashInfer", () => {
@@ -101,25 +99,23 @@ describe("catalog: per-consumer arch lists", () => {
     );
     fc.assert(
       fc.property(anyList, ({ tk, tokens }) => {
-        const list = parseArchList(
-          tokens.map(([t, ptx]) => formatArch({ ...t, ptx })),
-          tk,
-          "p",
+        const list = valid(
+          parseArchList(
+            tokens.map(([t, ptx]) => formatArch({ ...t, ptx })),
+            tk,
+            "p",
+          ),
         );
-        let l;
-        try {
-          l = consumerArchLists(list, { toolkit: tk, torch: "2.10" }, "p");
-        } catch (e) {
-          if (e instanceof ValidationError) return true; // rejected up front: never reaches a build
-          throw e;
-        }
+        const checked = consumerArchLists(list, { toolkit: tk, torch: "2.10" }, "p");
+        if (!checked.ok) return true; // rejected up front: never reaches a build
+        const l = checked.value;
         for (const entry of [...l.torch.split(";"), ...l.epKernels.split(";")].filter((x) => x !== "")) {
           assert.ok(
             accepted.includes(entry.replace(/\+PTX$/, "")),
             `${entry} from ${list.map(formatArch).join(" ")} on ${tk}`,
           );
         }
-        assert.doesNotMatch(l.flashinfer, /\+PTX|  /);
+        assert.doesNotMatch(l.flashinfer, /\+PTX| {2}/);
         return true;
       }),
       { numRuns: 300 },

@@ -13,6 +13,7 @@ import { DOCKERFILE_STAGES, PASSABLE_BUILD_ARGS, VERSION_ARGS } from "../../comp
 import { declaredArgs, stageNames } from "../../components/image/dockerfile";
 import { argProperties, fromReferences } from "../helpers/dockerfile";
 import { DEFAULT_CUDA_TOOLKIT, NGC_PYTORCH_TORCH, consumerArchLists, fatArchs } from "../../components/catalog";
+import { valueOf } from "../../components/_shared/problems";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");
 const TEXT = readFileSync(join(DIR, "Dockerfile.dynamo-combined-efa"), "utf8");
@@ -111,7 +112,10 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
   it("the per-consumer arch ARG defaults equal the catalog's fat (linux/amd64) lists for the toolkit and torch", () => {
     assert.strictEqual(imageVersions.cudaToolkit, DEFAULT_CUDA_TOOLKIT);
     const torch = NGC_PYTORCH_TORCH[imageVersions.pytorchImageTag].torch;
-    const lists = consumerArchLists(fatArchs(DEFAULT_CUDA_TOOLKIT), { toolkit: DEFAULT_CUDA_TOOLKIT, torch }, "fat");
+    const lists = valueOf(
+      "fat list",
+      consumerArchLists(fatArchs(DEFAULT_CUDA_TOOLKIT), { toolkit: DEFAULT_CUDA_TOOLKIT, torch }, "fat"),
+    );
     const want: Record<string, string> = {
       NVCC_GENCODE: lists.nvcc,
       TORCH_CUDA_ARCH_LIST: lists.torch,

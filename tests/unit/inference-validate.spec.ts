@@ -1,5 +1,7 @@
 import { strict as assert } from "assert";
 import {
+  Backend,
+  FrontendServiceType,
   InferenceSettings,
   renderWorker,
   resolveArgs,
@@ -24,7 +26,7 @@ const over =
 const cases: Case[] = [
   [
     "unknown backend lists the choices",
-    () => resolved("p5en-1gpu", "vlm" as any),
+    () => resolved("p5en-1gpu", "vlm" as Backend), // a typo only untyped config can send
     [["backend", 'must be one of "vllm", "trtllm"; got "vlm"; did you mean "vllm"?']],
   ],
   [
@@ -185,7 +187,7 @@ const cases: Case[] = [
   ],
   [
     "a missing pool is named",
-    () => resolveArgs("llama", { model: MODEL } as any, IMAGE),
+    () => resolveArgs("llama", { model: MODEL } as unknown as InferenceSettings, IMAGE), // no gpuPool
     [["gpuPool", "is required: pass EfaCluster.gpuPools[<name>] or GpuPoolFacts written by hand"]],
   ],
   [
@@ -195,7 +197,7 @@ const cases: Case[] = [
       maxModelLen: 0,
       modelLoadBudgetSeconds: 30,
       namespace: "Bad_NS",
-      frontend: { replicas: 0, serviceType: "NodePort" as any },
+      frontend: { replicas: 0, serviceType: "NodePort" as FrontendServiceType },
       modelCache: { storageClassName: "", sizeGiB: 0 },
     }),
     [
@@ -242,8 +244,16 @@ describe("inference: validation messages (exact)", () => {
   it("0 hugepages on an EFA pool: no hugepage request and FI_EFA_USE_HUGE_PAGE=0", () => {
     const r = resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, true, { hugepages2MiPerNode: 0 }) });
     assert.deepEqual(validate(r, true), []);
-    const w = renderWorker(r, ServingRole.Prefill, IMAGE) as any;
-    assert.equal(w.resources.limits.custom["hugepages-2Mi"], undefined);
-    assert.ok(w.envs.some((e: any) => e.name === "FI_EFA_USE_HUGE_PAGE" && e.value === "0"));
+    const w = renderWorker(r, ServingRole.Prefill, IMAGE);
+    assert.equal(w.resources?.limits?.custom?.["hugepages-2Mi"], undefined);
+    assert.ok(w.envs?.some((e) => e.name === "FI_EFA_USE_HUGE_PAGE" && e.value === "0"));
+  });
+
+  it("a model that cannot run is reported with an unrelated bad argument, in the same list", () => {
+    const r = resolved("p5en-1gpu", "vllm", { model: "meta-llama/Llama-3.1-70B-Instruct", namespace: "Bad_NS" });
+    assert.deepEqual(
+      validate(r, true).map((p) => p.propertyPath),
+      ["namespace", "prefill.gpusPerWorker", "decode.gpusPerWorker"],
+    );
   });
 });

@@ -6,8 +6,15 @@ import {
   supportsNixlOverEfa,
   gpuPoolFacts,
   GPU_TAINT,
+  autoArchs,
+  consumerArchLists,
+  lookupInstance,
+  parseArchList,
+  parseArchToken,
+  parseCudaToolkit,
+  resolveCudaArchs,
 } from "../../components/catalog";
-import { ValidationError } from "../../components/_shared/problems";
+import { Checked, ValidationError, valueOf } from "../../components/_shared/problems";
 import { closest, editDistance } from "../../components/_shared/suggest";
 import { thrown } from "../helpers/outputs";
 
@@ -102,4 +109,41 @@ describe("suggest", () => {
     assert.deepEqual(closest("x5.48xlarge", ["p5.48xlarge", "g5.48xlarge"]), ["g5.48xlarge", "p5.48xlarge"]);
     assert.deepEqual(closest("m5.large", ["g5.xlarge"]), []);
   });
+});
+
+describe("catalog: bad input comes back as problems, never as a throw", () => {
+  const sm88 = valueOf("test", parseArchList(["sm_88"], "13.0", "p"));
+  const cases: [string, () => Checked<unknown>, string, RegExp][] = [
+    [
+      "lookupInstance",
+      () => lookupInstance("p5en.48xlarg", "gpuPools.a.instanceType"),
+      "gpuPools.a.instanceType",
+      /did you mean "p5en\.48xlarge"/,
+    ],
+    ["parseCudaToolkit", () => parseCudaToolkit("11.8", "cudaToolkit"), "cudaToolkit", /oldest supported/],
+    ["parseArchToken", () => parseArchToken("sm_9O", "12.9", "cudaArchs[0]"), "cudaArchs[0]", /did you mean "sm_90"/],
+    ["parseArchList", () => parseArchList([], "12.9", "cudaArchs"), "cudaArchs", /at least one arch token/],
+    ["autoArchs", () => autoArchs([], "12.9", "instanceTypes"), "instanceTypes", /at least one GPU instance type/],
+    [
+      "resolveCudaArchs",
+      () => resolveCudaArchs("fta", { toolkit: "12.9" }, "cudaArchs"),
+      "cudaArchs",
+      /did you mean "fat"/,
+    ],
+    [
+      "consumerArchLists",
+      () => consumerArchLists(sm88, { toolkit: "13.0", torch: "2.10" }, "cudaArchs"),
+      "cudaArchs",
+      /rejects sm_88/,
+    ],
+  ];
+  for (const [name, call, path, reason] of cases) {
+    it(`${name} returns the problem at ${path}`, () => {
+      let c: Checked<unknown> | undefined;
+      assert.doesNotThrow(() => (c = call()));
+      assert.ok(c && !c.ok, `${name} accepted bad input`);
+      assert.equal(c.problems[0].propertyPath, path);
+      assert.match(c.problems[0].reason, reason);
+    });
+  }
 });

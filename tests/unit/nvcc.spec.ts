@@ -24,6 +24,7 @@ import {
   toolkitHas,
   toolkitTargets,
 } from "../../components/catalog";
+import { valueOf } from "../../components/_shared/problems";
 
 const KERNEL = "__global__ void scale(float* p, float s) { p[threadIdx.x] *= s; }\n";
 
@@ -117,7 +118,7 @@ describe("nvcc: the CUDA catalog against the installed compiler", function () {
     for (const row of INSTANCES.values()) if (!byFamily.has(row.family)) byFamily.set(row.family, row.name);
     const lists = [...byFamily].map(([family, name]) => ({
       family,
-      gencode: nvccGencode(autoArchs([name], toolkit, family)),
+      gencode: nvccGencode(valueOf("test", autoArchs([name], toolkit, family))),
     }));
     const distinct = [...new Set(lists.map((l) => l.gencode))];
     const runs = await pool(distinct.map((g) => () => compile(g, "-fatbin")));

@@ -4,8 +4,13 @@ import { instance, instanceNames } from "../../components/catalog/instances";
 import { resolvePool } from "../../components/cluster/args";
 import { poolFacts } from "../../components/cluster/derive";
 import { gpuUserData, LocalStorageStrategy, mimeMultipart, NODEADM } from "../../components/cluster/user-data";
-import { poolProblems } from "../../components/cluster/validate";
+import { poolProblems } from "../../components/cluster/validate-pool";
 import { parseMultipart, yamlParts } from "../helpers/mime";
+
+/** The part of a nodeadm NodeConfig these tests read. */
+interface NodeConfig {
+  readonly spec: { readonly cluster?: unknown; readonly instance?: { readonly localStorage: { strategy: string } } };
+}
 
 const P5EN = { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2b" };
 
@@ -18,7 +23,7 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
       doc.parts.map((p) => p.headers["content-type"]),
       [NODEADM.mediaType],
     );
-    const configs = yamlParts(doc, NODEADM.mediaType) as any[];
+    const configs = yamlParts(doc, NODEADM.mediaType) as NodeConfig[];
     assert.deepEqual(configs, [
       {
         apiVersion: "node.eks.aws/v1alpha1",
@@ -29,7 +34,7 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
   });
 
   it("no cluster section: EKS appends the cluster coordinates for a managed node group on an EKS AMI type", () => {
-    const [cfg] = yamlParts(parseMultipart(gpuUserData(resolvePool("gpu", P5EN))!), NODEADM.mediaType) as any[];
+    const [cfg] = yamlParts(parseMultipart(gpuUserData(resolvePool("gpu", P5EN))!), NODEADM.mediaType) as NodeConfig[];
     assert.equal(cfg.spec.cluster, undefined);
   });
 
@@ -51,8 +56,9 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
   });
 
   it("localNvme must be a boolean", () => {
+    const fromConfig = { ...P5EN, localNvme: "yes" as unknown as boolean }; // what untyped stack config can send
     assert.deepEqual(
-      poolProblems("gpu", { ...P5EN, localNvme: "yes" as any }).map((p) => [p.propertyPath, p.reason]),
+      poolProblems("gpu", fromConfig).map((p) => [p.propertyPath, p.reason]),
       [["gpuPools.gpu.localNvme", 'must be true or false; got "yes"']],
     );
   });
@@ -69,7 +75,7 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
       },
     ]);
     assert.equal(
-      (yamlParts(parseMultipart(bad), NODEADM.mediaType)[0] as any).spec.instance.localStorage.strategy,
+      (yamlParts(parseMultipart(bad), NODEADM.mediaType)[0] as NodeConfig).spec.instance?.localStorage.strategy,
       "Mount",
     );
     assert.equal(parseMultipart(bad.replace(/--[^\n]*--\n$/, "")).closed, false);

@@ -1,0 +1,128 @@
+/**
+ * Problems of the cluster's network arguments: the VPC (existing or created), AZs and the region they belong to,
+ * CIDRs, and the API endpoint's exposure. Split from `./validate.ts`, which collects these with the rest. Pure.
+ */
+import { Problem, show } from "../_shared/problems";
+import { checkChoice } from "../_shared/suggest";
+import { CLUSTER_LOG_TYPES, EfaClusterArgs, NatGateways } from "./args";
+import { clusterAvailabilityZones, clusterRegion, defaultAvailabilityZones } from "./zones";
+import { regionProblems, zoneProblems } from "./partition";
+
+/** An AWS availability zone name such as `us-east-2a` or `us-gov-west-1b`. */
+export const AZ_NAME = /^[a-z]{2}(-[a-z]+)+-\d+[a-z]$/;
+/** Problems with an IPv4 CIDR (format, prefix range, host bits); empty when it is valid. */
+export function cidrProblems(path: string, cidr: unknown, minPrefix = 0, maxPrefix = 32): Problem[] {
+  const m = typeof cidr === "string" ? /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(cidr) : null;
+  const octets = m ? m.slice(1, 5).map(Number) : [];
+  const prefix = m ? Number(m[5]) : -1;
+  if (!m || octets.some((o) => o > 255) || prefix > 32) {
+    return [{ propertyPath: path, reason: `must be an IPv4 CIDR such as "203.0.113.0/24"; got ${show(cidr)}` }];
+  }
+  if (prefix < minPrefix || prefix > maxPrefix) {
+    return [{ propertyPath: path, reason: `prefix length must be /${minPrefix}../${maxPrefix}; got ${show(cidr)}` }];
+  }
+  const addr = octets.reduce((acc, o) => acc * 256 + o, 0);
+  const size = 2 ** (32 - prefix);
+  const network = addr - (addr % size);
+  if (network !== addr) {
+    const n = [24, 16, 8, 0].map((s) => Math.floor(network / 2 ** s) % 256).join(".");
+    return [{ propertyPath: path, reason: `${show(cidr)} has host bits set; did you mean "${n}/${prefix}"?` }];
+  }
+  return [];
+}
+
+/** The VPC: an existing one (subnets per AZ) or the one this component creates (AZs, CIDR, NAT gateways). */
+export function networkProblems(a: EfaClusterArgs): Problem[] {
+  const out: Problem[] = [];
+  const pools = Object.entries(a.gpuPools ?? {}).filter(([, p]) => typeof p === "object" && p !== null);
+  if (a.existingVpc) {
+    if (a.availabilityZones !== undefined)
+      out.push({
+        propertyPath: "availabilityZones",
+        reason:
+          "is only used for a VPC this component creates; with existingVpc the AZs are the keys of existingVpc.privateSubnetIds",
+      });
+    const azs = Object.keys(a.existingVpc.privateSubnetIds ?? {});
+    if (azs.length < 2)
+      out.push({
+        propertyPath: "existingVpc.privateSubnetIds",
+        reason: `needs private subnets in at least 2 AZs (EKS requires 2); got ${show(azs)}`,
+      });
+    for (const az of azs)
+      if (!AZ_NAME.test(az))
+        out.push({
+          propertyPath: `existingVpc.privateSubnetIds.${az}`,
+          reason: `key must be an availability zone name such as "us-east-2a"; got ${show(az)}`,
+        });
+    for (const [k, p] of pools) {
+      if (p.availabilityZone !== undefined && !azs.includes(p.availabilityZone))
+        out.push({
+          propertyPath: `gpuPools.${k}.availabilityZone`,
+          reason: `${show(p.availabilityZone)} has no private subnet in existingVpc.privateSubnetIds (have ${show(azs)})`,
+        });
+    }
+    return out;
+  }
+  const azs = [...(a.availabilityZones ?? defaultAvailabilityZones(a.gpuPools ?? {}))];
+  azs.forEach((az, i) => {
+    if (!AZ_NAME.test(String(az)))
+      out.push({
+        propertyPath: `availabilityZones[${i}]`,
+        reason: `must be an availability zone name such as "us-east-2a"; got ${show(az)}`,
+      });
+  });
+  if (new Set(azs).size < 2)
+    out.push({
+      propertyPath: "availabilityZones",
+      reason: `EKS needs subnets in at least 2 AZs; got ${show(azs)}${a.availabilityZones === undefined ? " (derived from the pools' AZs)" : ""}. List them, e.g. ["us-east-2a", "us-east-2b"]`,
+    });
+  if (new Set(azs).size !== azs.length)
+    out.push({ propertyPath: "availabilityZones", reason: `lists an AZ twice: ${show(azs)}` });
+  for (const [k, p] of pools) {
+    if (p.availabilityZone !== undefined && !azs.includes(p.availabilityZone))
+      out.push({
+        propertyPath: `gpuPools.${k}.availabilityZone`,
+        reason: `${show(p.availabilityZone)} is not in availabilityZones ${show(azs)}; add it there`,
+      });
+  }
+  if (a.vpcCidr !== undefined) out.push(...cidrProblems("vpcCidr", a.vpcCidr, 16, 20));
+  out.push(...checkChoice("natGateways", a.natGateways, Object.values(NatGateways)));
+  return out;
+}
+
+/** The API endpoint's public CIDRs (never the whole internet) and the control-plane log types. */
+export function endpointProblems(a: EfaClusterArgs): Problem[] {
+  const out: Problem[] = [];
+  (a.publicAccessCidrs ?? []).forEach((c, i) => {
+    const path = `publicAccessCidrs[${i}]`;
+    if (c === "0.0.0.0/0")
+      out.push({
+        propertyPath: path,
+        reason: `"0.0.0.0/0" opens the API endpoint to the whole internet; list your office/VPN/CI CIDRs, or leave publicAccessCidrs empty for a private endpoint`,
+      });
+    else out.push(...cidrProblems(path, c));
+  });
+  (a.clusterLogTypes ?? []).forEach((t, i) => out.push(...checkChoice(`clusterLogTypes[${i}]`, t, CLUSTER_LOG_TYPES)));
+  return out;
+}
+
+/**
+ * The region and every AZ against it (the VPC's AZs, each pool's AZ, an existing VPC's subnet keys).
+ * Without `region` the first AZ's region stands in, so the AZs must at least agree with each other.
+ */
+export function regionZoneProblems(a: EfaClusterArgs): Problem[] {
+  const zones: [string, string][] = a.existingVpc
+    ? Object.keys(a.existingVpc.privateSubnetIds ?? {}).map((az) => [`existingVpc.privateSubnetIds.${az}`, az])
+    : clusterAvailabilityZones(a).map((az, i) => [
+        a.availabilityZones !== undefined ? `availabilityZones[${i}]` : "availabilityZones",
+        az,
+      ]);
+  for (const [k, p] of Object.entries(a.gpuPools ?? {})) {
+    if (typeof p === "object" && p !== null && typeof p.availabilityZone === "string")
+      zones.push([`gpuPools.${k}.availabilityZone`, p.availabilityZone]);
+  }
+  const valid = zones.filter(([, az]) => AZ_NAME.test(String(az)));
+  if (a.region === undefined) return valid.length === 0 ? [] : zoneProblems(clusterRegion(a), valid);
+  const bad = regionProblems("region", a.region);
+  return bad.length > 0 ? bad : zoneProblems(a.region, valid);
+}

@@ -1,0 +1,74 @@
+/**
+ * `EfaCluster` with invalid args: resolveArgs never throws first, validation reports every problem (pool, network,
+ * region, versions) in ONE InputPropertiesError, and no child exists (split from cluster.spec.ts).
+ */
+import { strict as assert } from "assert";
+import * as pulumi from "@pulumi/pulumi";
+import { settled } from "../helpers/settled";
+import { armMocks, Recorded } from "../helpers/mocks";
+import { thrown } from "../helpers/outputs";
+import type { EfaCluster as EfaClusterT, EfaClusterArgs } from "../../components/cluster";
+
+describe("cluster: EfaCluster with invalid args", function () {
+  let rec: Recorded[];
+  let EfaCluster: typeof EfaClusterT;
+
+  before(async function () {
+    this.timeout(30000);
+    rec = armMocks();
+    ({ EfaCluster } = await import("../../components/cluster"));
+  });
+
+  it("invalid args: one InputPropertiesError listing every problem, and no child created", async () => {
+    const e: unknown = thrown(
+      () =>
+        new EfaCluster("bad", {
+          gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, capacity: "capacity-block" } },
+        }),
+    );
+    assert.ok(pulumi.InputPropertiesError.isInstance(e));
+    assert.deepEqual(
+      e.errors.map((x) => x.propertyPath),
+      ["gpuPools.gpu.availabilityZone", "gpuPools.gpu.capacityReservationId", "availabilityZones"],
+    );
+    const { subjectOf } = await import("../../components/_shared/pulumi-errors");
+    assert.equal(subjectOf(e), "EfaCluster", "the error names its component as data (tools place its paths by it)");
+    await settled(rec);
+    assert.deepEqual(
+      rec.filter((r) => r.name.startsWith("bad-")),
+      [],
+    );
+  });
+
+  it("a bad pool, an unknown instance type, the network and a version: every class in ONE error, no child", async () => {
+    const args = {
+      gpuPools: {
+        gpu: { instanceType: "p5en.48xlarg", nodes: 0, availabilityZone: "us-east-2a" },
+        broken: null,
+      },
+      availabilityZones: ["us-east-2a"],
+      vpcCidr: "10.0.0.1/16",
+      kubernetesVersion: "1.20",
+    } as unknown as EfaClusterArgs; // a pool that is not an object: only untyped stack config can send one
+    const e: unknown = thrown(() => new EfaCluster("worse", args));
+    assert.ok(pulumi.InputPropertiesError.isInstance(e), String(e));
+    assert.deepEqual(
+      e.errors.map((x) => x.propertyPath),
+      [
+        "gpuPools.gpu.instanceType",
+        "gpuPools.gpu.nodes",
+        "gpuPools.broken",
+        "availabilityZones",
+        "vpcCidr",
+        "kubernetesVersion",
+      ],
+    );
+    assert.match(e.errors[0].reason, /unknown GPU instance type "p5en\.48xlarg"; did you mean "p5en\.48xlarge"\?/);
+    assert.match(e.message, /^EfaCluster: 6 problems\n/);
+    await settled(rec);
+    assert.deepEqual(
+      rec.filter((r) => r.name.startsWith("worse-")),
+      [],
+    );
+  });
+});
