@@ -157,9 +157,10 @@ export async function runCli(argv: readonly string[], deps: CliDeps): Promise<nu
 
 /** The real program and policy pack, each loaded on first use: a usage or config error loads neither. */
 export function defaultDeps(): CliDeps {
-  /* eslint-disable @typescript-eslint/no-require-imports -- loaded synchronously on first use, typed as the
-     module: the program must register its resources synchronously inside the capture's stack, and
-     `policyList` is a getter, so neither can wait for `await import()` (the policy runner can, below) */
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, typed as the module: both
+     dependencies are synchronous by CliDeps' contract (the capture calls `program()` inside its stack callback,
+     `policyList` is a getter), so a lazy load here cannot be `await import()`; the policy runner is async and
+     uses it, below. Loading up front instead would cost a usage or config error the load of Pulumi. */
   const program = () => require("../../program/program") as typeof import("../../program/program");
   const pack = () => require("../../policy/policies") as typeof import("../../policy/policies");
   /* eslint-enable @typescript-eslint/no-require-imports -- the lazy loads end here */
