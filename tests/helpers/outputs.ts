@@ -1,3 +1,7 @@
+/**
+ * Small helpers for reading what code under test produced: an Output's value (`promiseOf`, with a timeout) and
+ * secrecy (`isSecret`), and the error a call throws (`thrown`, typed as the class the test expects).
+ */
 import * as pulumi from "@pulumi/pulumi";
 import type { ValidationError } from "../../components/_shared/problems";
 

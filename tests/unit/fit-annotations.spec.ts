@@ -1,3 +1,7 @@
+/**
+ * The model-fit annotations the renderer writes on the graph (components/inference/fit-annotations.ts): a catalog
+ * model gets them and the model-fit policy accepts the rendered graph; a model outside the catalog gets none.
+ */
 import { strict as assert } from "assert";
 import { graphFitAnnotations } from "../../components/inference/fit-annotations";
 import { modelFitAnnotationsMatchCatalog } from "../../policy/rules/model-fit";

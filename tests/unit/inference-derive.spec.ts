@@ -1,3 +1,7 @@
+/**
+ * Property test of `workerShape` (components/inference/derive.ts) over random pools and role specs that pass
+ * `validate`: per-worker hugepages, CPU, memory and GPUs times the workers per node fit the node, EFA is whole.
+ */
 import { strict as assert } from "assert";
 import fc from "fast-check";
 import { Placement, ServingRole, validate, workerShape } from "../../components/inference";

@@ -1,3 +1,7 @@
+/**
+ * `DisaggInference`'s validator (components/inference/validate.ts) against a table of bad settings: the exact
+ * property path and message of every problem, all reported in one list, plus the image checked at deployment.
+ */
 import { strict as assert } from "assert";
 import {
   Backend,

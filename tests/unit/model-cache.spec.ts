@@ -1,3 +1,7 @@
+/**
+ * The three model cache modes (local-nvme, efs, none) as rendered into the graph and the inference objects: init
+ * containers, mounts, security, budgets and the prefetch ConfigMap, against a golden graph and exact validation.
+ */
 import { strict as assert } from "assert";
 import { stringify } from "yaml";
 import { validate } from "../../components/inference/validate";

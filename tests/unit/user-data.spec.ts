@@ -1,3 +1,7 @@
+/**
+ * The GPU nodes' user data (components/cluster/user-data.ts): the MIME multipart and the nodeadm NodeConfig parsed
+ * back (tests/helpers/mime.ts), RAID0 on instance-store NVMe per catalogued type, and the localNvme arg's check.
+ */
 import { strict as assert } from "assert";
 import YAML from "yaml";
 import { instance, instanceNames } from "../../components/catalog/instances";
