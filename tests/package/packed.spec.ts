@@ -118,6 +118,10 @@ describe("packed package: what the README imports works from the tarball", funct
       out.imagePlan = image.imagePlan({ cudaArchs: ["sm_90", "sm_100"] });
       out.DynamoImage = typeof image.DynamoImage;
       try { require("dynamo-efa/bin/components/cluster/derive"); out.deep = "resolved"; } catch (e) { out.deep = e.code; }
+      const { problemsOf, ComponentInputError, ValidationError } = require("dynamo-efa");
+      try { image.imagePlan({ cudaArchs: ["sm_9O"] }); } catch (e) { out.offline = [e instanceof ValidationError, problemsOf(e)]; }
+      const componentError = new ComponentInputError("DynamoImage", [{ propertyPath: "cudaArchs", reason: "r" }]);
+      out.component = [componentError.component, problemsOf(componentError)];
       console.log(JSON.stringify(out));`;
     const out = JSON.parse(run(process.execPath, ["-e", script], consumer));
     for (const [mod, names] of imports) {
@@ -129,6 +133,13 @@ describe("packed package: what the README imports works from the tarball", funct
     assert.equal(out.imagePlan.dockerfile, "dockerfiles/Dockerfile.dynamo-combined-efa");
     // Only the mapped subpaths are reachable: the modules behind them are not an API.
     assert.equal(out.deep, "ERR_PACKAGE_PATH_NOT_EXPORTED");
+    // A caught error of either kind gives its problems list through the root's problemsOf.
+    assert.equal(out.offline[0], true);
+    assert.deepEqual(
+      out.offline[1].map((p: { propertyPath: string }) => p.propertyPath),
+      ["cudaArchs[0]"],
+    );
+    assert.deepEqual(out.component, ["DynamoImage", [{ propertyPath: "cudaArchs", reason: "r" }]]);
   });
 
   for (const resolution of ["node16", "node10"] as const) {
@@ -190,5 +201,19 @@ describe("packed package: what the README imports works from the tarball", funct
     for (const name of ["EfaCluster", "EfaClusterArgs", "GpuPoolArgs", "EfaLayout", "CapacityType", "NatGateways"])
       assert.ok(cluster.includes(name), name);
     assert.ok(!cluster.includes("efaInterfaceLayout"));
+    const root = program
+      .getTypeChecker()
+      .getExportsOfModule(program.getTypeChecker().getSymbolAtLocation(program.getSourceFile(dts[0])!)!)
+      .map((s) => s.name);
+    for (const name of ["ValidationError", "ComponentInputError", "problemsOf", "Problem", "inference"])
+      assert.ok(root.includes(name), name);
+    assert.ok(!root.includes("formatProblems"));
+    const inference = program
+      .getTypeChecker()
+      .getExportsOfModule(program.getTypeChecker().getSymbolAtLocation(program.getSourceFile(dts[4])!)!)
+      .map((s) => s.name);
+    assert.ok(inference.includes("DisaggInference"));
+    for (const name of ["PREFETCH_SCRIPT", "nodeCacheInitContainers", "CacheAnnotation"])
+      assert.ok(!inference.includes(name), name);
   });
 });
