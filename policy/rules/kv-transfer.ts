@@ -16,7 +16,7 @@ import {
   requestsEfa,
   workers,
 } from "./_predicates";
-import { envVerdict } from "../../tests/contracts/env-contract";
+import { envVerdict } from "./_env-facts";
 
 const VLLM_LIBFABRIC = `--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both","kv_connector_extra_config":{"backends":["LIBFABRIC"]}}'`;
 
