@@ -9,8 +9,16 @@ export * as cluster from "./cluster";
 export * as inference from "./inference";
 export * as image from "./image";
 export * as observability from "./observability";
-/** Thrown by every component on invalid arguments; `problems` lists each one with its argument path. */
+/**
+ * Thrown by the offline entry points (`image.imagePlan`, the catalog lookups) on invalid input; `problems` lists
+ * each one with its argument path.
+ */
 export { ValidationError } from "./_shared/problems";
+/**
+ * Thrown by every component constructor on invalid arguments: a `pulumi.InputPropertiesError` (the engine prints
+ * each problem at its property path) that also names the `component`.
+ */
+export { ComponentInputError, problemsOf } from "./_shared/pulumi-errors";
 export type { Problem } from "./_shared/problems";
 /** @internal */
 export * from "./_shared/names";

@@ -1,15 +1,16 @@
 /**
  * `npm run image:args -- [-a "<list>"] [--toolkit 12.9] [--print-command]`: the `--build-arg` flags that
  * build `dockerfiles/Dockerfile.dynamo-combined-efa` for an arch list, outside Pulumi (the field's
- * `./build.sh -a "sm_90"`). Same validation and derivation as `DynamoImage` (`imagePlan`).
+ * `./build.sh -a "sm_90"`). Same validation and derivation as `DynamoImage` (`checkImagePlan`).
  *
  * Exit codes: 0 ok, 2 invalid arguments (every problem printed, with the catalog's messages).
  */
-import { ValidationError } from "../components/_shared/problems";
+import { parseArgs } from "node:util";
+import { formatProblems } from "../components/_shared/problems";
 import { shellQuote } from "../components/_shared/shell";
 import { ARCH_CONSUMERS, ArchConsumer } from "../components/catalog";
 import { ArchArg, VERSION_ARGS } from "../components/image/build-args";
-import { ImageBuildPlan, imagePlan, packagePath } from "../components/image/plan";
+import { checkImagePlan, ImageBuildPlan, packagePath } from "../components/image/plan";
 
 /** The quoting the printed command uses (the CLI test quotes its expected paths with it). */
 export { shellQuote };
@@ -32,62 +33,77 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-interface Options {
-  archs?: string;
-  toolkit?: string;
-  baseImageTag?: string;
-  runtimeImageTag?: string;
-  target?: string;
-  tag?: string;
-  printCommand: boolean;
-  help: boolean;
+const OPTIONS = {
+  archs: { type: "string", short: "a" },
+  toolkit: { type: "string" },
+  "base-image-tag": { type: "string" },
+  "runtime-image-tag": { type: "string" },
+  target: { type: "string" },
+  tag: { type: "string", short: "t" },
+  "print-command": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Options = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS }>>["values"];
+
+/** The parsed flags, or the usage error: the first line of Node's message, as `render` shows it. */
+function parseArgv(argv: readonly string[]): Options | string {
+  try {
+    return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false, strict: true }).values;
+  } catch (e) {
+    return (e as Error).message.split("\n")[0];
+  }
 }
 
-const VALUE_FLAGS: Record<string, keyof Options> = {
-  "-a": "archs",
-  "--archs": "archs",
-  "--toolkit": "toolkit",
-  "--base-image-tag": "baseImageTag",
-  "--runtime-image-tag": "runtimeImageTag",
-  "--target": "target",
-  "-t": "tag",
-  "--tag": "tag",
-};
+/**
+ * Which flag sets each `DynamoImageArgs` path the CLI passes (`cudaArchs` is `-a`, or `CUDA_ARCH_LIST` when the
+ * list came from the environment). A problem at `cudaArchs[2]` is shown at `-a[2]`.
+ */
+function flagPaths(archsFlag: string): Readonly<Record<string, string>> {
+  return {
+    cudaArchs: archsFlag,
+    cudaToolkit: "--toolkit",
+    "versions.baseImageTag": "--base-image-tag",
+    "versions.runtimeImageTag": "--runtime-image-tag",
+    target: "--target",
+  };
+}
 
-function parseArgv(argv: readonly string[]): Options | string {
-  const o: Options = { printCommand: false, help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] =
-      argv[i].startsWith("--") && argv[i].includes("=")
-        ? [argv[i].slice(0, argv[i].indexOf("=")), argv[i].slice(argv[i].indexOf("=") + 1)]
-        : [argv[i], undefined];
-    if (flag === "--print-command") o.printCommand = true;
-    else if (flag === "-h" || flag === "--help") o.help = true;
-    else if (VALUE_FLAGS[flag]) {
-      const v = inline ?? argv[++i];
-      if (v === undefined) return `${flag} needs a value`;
-      (o as unknown as Record<string, string>)[VALUE_FLAGS[flag]] = v;
-    } else return `unknown argument ${JSON.stringify(argv[i])}`;
+/** A problem's argument path in the CLI's vocabulary: the flag that sets it, any index kept. */
+function flagPath(propertyPath: string, flags: Readonly<Record<string, string>>): string {
+  for (const [arg, flag] of Object.entries(flags)) {
+    if (propertyPath === arg || propertyPath.startsWith(`${arg}[`) || propertyPath.startsWith(`${arg}.`))
+      return flag + propertyPath.slice(arg.length);
   }
-  return o;
+  return propertyPath;
 }
 
 function buildArgFlags(plan: ImageBuildPlan, o: Options): string[] {
   const names = [VERSION_ARGS.cudaToolkit, ...Object.values(ArchArg)];
-  if (o.baseImageTag) names.push(VERSION_ARGS.baseImageTag);
-  if (o.runtimeImageTag) names.push(VERSION_ARGS.runtimeImageTag);
+  if (o["base-image-tag"]) names.push(VERSION_ARGS.baseImageTag);
+  if (o["runtime-image-tag"]) names.push(VERSION_ARGS.runtimeImageTag);
   return names.map((n) => `--build-arg ${shellQuote(`${n}=${plan.buildArgs[n]}`)}`);
 }
 
-/** A component error message in the CLI's vocabulary (argument paths become flags). */
-function cliMessage(message: string, archsFlag: string): string {
-  return message
-    .replace(/^DynamoImage:/, "image:args:")
-    .replace(/^(\s+- )cudaArchs/gm, `$1${archsFlag}`)
-    .replace(/^(\s+- )cudaToolkit/gm, "$1--toolkit")
-    .replace(/versions\.baseImageTag/g, "--base-image-tag")
-    .replace(/versions\.runtimeImageTag/g, "--runtime-image-tag")
-    .replace(/^(\s+- )target/gm, "$1--target");
+/** The build plan of the flags, or the exit-2 result listing every problem at the flag that sets it. */
+function planOf(o: Options, env: Readonly<Record<string, string | undefined>>): ImageBuildPlan | CliResult {
+  const archs = o.archs ?? env.CUDA_ARCH_LIST ?? "fat";
+  const archsFlag = o.archs === undefined && env.CUDA_ARCH_LIST !== undefined ? "CUDA_ARCH_LIST" : "-a";
+  const tokens = archs.split(/[\s,;]+/).filter((t) => t !== "");
+  const versions = {
+    ...(o["base-image-tag"] ? { baseImageTag: o["base-image-tag"] } : {}),
+    ...(o["runtime-image-tag"] ? { runtimeImageTag: o["runtime-image-tag"] } : {}),
+  };
+  const cudaArchs = tokens.length === 1 && tokens[0] === "fat" ? "fat" : tokens;
+  const plan = checkImagePlan({ cudaArchs, cudaToolkit: o.toolkit, versions, target: o.target, cache: false });
+  if (!plan.ok) {
+    const flags = flagPaths(archsFlag);
+    const problems = plan.problems.map((p) => ({ ...p, propertyPath: flagPath(p.propertyPath, flags) }));
+    return { code: 2, stdout: "", stderr: `${formatProblems("image:args", problems)}\n` };
+  }
+  // Without `ref` the plan is always a build; a prebuilt plan here would be a bug in plan.ts.
+  if (plan.value.kind !== "build") throw new Error(`image:args: expected a build plan, got ${plan.value.kind}`);
+  return plan.value;
 }
 
 /** Runs the CLI. */
@@ -95,24 +111,11 @@ export function run(argv: readonly string[], env: Readonly<Record<string, string
   const o = parseArgv(argv);
   if (typeof o === "string") return { code: 2, stdout: "", stderr: `image:args: ${o}\n${USAGE}\n` };
   if (o.help) return { code: 0, stdout: `${USAGE}\n`, stderr: "" };
-  const archs = o.archs ?? env.CUDA_ARCH_LIST ?? "fat";
-  const archsFlag = o.archs === undefined && env.CUDA_ARCH_LIST !== undefined ? "CUDA_ARCH_LIST" : "-a";
-  const tokens = archs.split(/[\s,;]+/).filter((t) => t !== "");
-  const versions = {
-    ...(o.baseImageTag ? { baseImageTag: o.baseImageTag } : {}),
-    ...(o.runtimeImageTag ? { runtimeImageTag: o.runtimeImageTag } : {}),
-  };
-  let plan: ImageBuildPlan;
-  try {
-    const cudaArchs = tokens.length === 1 && tokens[0] === "fat" ? "fat" : tokens;
-    plan = imagePlan({ cudaArchs, cudaToolkit: o.toolkit, versions, target: o.target, cache: false }) as ImageBuildPlan;
-  } catch (e) {
-    if (!(e instanceof ValidationError)) throw e;
-    return { code: 2, stdout: "", stderr: `${cliMessage(e.message, archsFlag)}\n` };
-  }
+  const plan = planOf(o, env);
+  if (!("kind" in plan)) return plan;
   const flags = buildArgFlags(plan, o);
   const summary = consumerSummary(plan);
-  if (!o.printCommand) return { code: 0, stdout: `${flags.join(" \\\n")}\n`, stderr: summary };
+  if (!o["print-command"]) return { code: 0, stdout: `${flags.join(" \\\n")}\n`, stderr: summary };
   const cmd = [
     "docker buildx build",
     `-f ${shellQuote(packagePath(plan.dockerfile))}`,

@@ -207,7 +207,7 @@ export function checkToolkitImages(
     .filter((k) => overrides[k] === undefined || overrides[k] === defaults[k])
     .map((k) => ({
       propertyPath: joinPath("versions", k),
-      reason: `cudaToolkit ${toolkit} needs a ${k === "baseImageTag" ? "CUDA devel base" : "CUDA runtime"} image tag of CUDA ${toolkit} (the default ${show(defaults[k])} is CUDA 12.9); set versions.${k}`,
+      reason: `cudaToolkit ${toolkit} needs a ${k === "baseImageTag" ? "CUDA devel base" : "CUDA runtime"} image tag of CUDA ${toolkit} (the default ${show(defaults[k])} is CUDA 12.9); give one built for CUDA ${toolkit}`,
     }));
 }
 

@@ -38,5 +38,7 @@ export * from "./render-k8s";
 export * from "./render";
 /** @internal */
 export * from "./inference";
+/** @internal */
 export * from "./render-cache";
+/** @internal */
 export * from "./prefetch";

@@ -8,6 +8,7 @@
  */
 import { INSTANCE_TYPE_LABEL, POOL_LABEL } from "../../components/catalog/pool";
 import { DynamoPort, OperatorLabel, PlanAnnotation } from "../../components/_shared/names";
+import { show } from "../../components/_shared/problems";
 import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../components/inference/dgd-types";
 import type { DgdProbe } from "../../components/inference/dgd-types";
 import { mainContainer } from "./_command";
@@ -15,7 +16,8 @@ import type { Loose, PlanContainer, PlanDgd, PlanPodAffinity, PlanService } from
 import { KnownType, PropsByType, typed } from "./_resources";
 import { rawProps } from "./_unknowns";
 
-export { DynamoPort, OperatorLabel, PlanAnnotation, INSTANCE_TYPE_LABEL, POOL_LABEL, EFA_RESOURCE };
+// `show` quotes a value in a message exactly as the components' problems do.
+export { DynamoPort, OperatorLabel, PlanAnnotation, INSTANCE_TYPE_LABEL, POOL_LABEL, EFA_RESOURCE, show };
 export type { PlanContainer, PlanDgd, PlanPodAffinity, PlanService };
 
 /** A probe as a plan may hold it. */
@@ -25,13 +27,8 @@ export * from "./_resources";
 export * from "./_stack";
 export * from "./_unknowns";
 
-/** The 2 MiB hugepages resource. */
-export const HUGEPAGES_2MI = HUGEPAGES_2MI_RESOURCE;
 /** Bytes in one 2 MiB hugepage. */
 export const HUGEPAGE_BYTES = 2 * 1024 * 1024;
-
-/** A JSON-quoted value for messages. */
-export const q = (v: unknown): string => (v === undefined ? "undefined" : JSON.stringify(v));
 
 /** Policy config with the schema defaults filled in (the engine may send none). */
 export function configOf<T extends object>(args: { getConfig<C extends object>(): C }, defaults: T): T {
@@ -71,7 +68,11 @@ export function graphServices(props: PlanDgd | undefined, resourceName: string):
   const name = dgdName(props, resourceName);
   return Object.keys(services)
     .sort()
-    .map((key) => ({ key, svc: services[key] ?? {}, label: `DynamoGraphDeployment ${q(name)} service ${q(key)}` }));
+    .map((key) => ({
+      key,
+      svc: services[key] ?? {},
+      label: `DynamoGraphDeployment ${show(name)} service ${show(key)}`,
+    }));
 }
 
 /** True for a prefill/decode/aggregated worker service. */
@@ -103,7 +104,7 @@ export function containers(svc: PlanService | undefined): PlanContainer[] {
 }
 
 /** One env var as the worker will see it, and where it was set. */
-export interface EnvVar {
+export interface EnvSetting {
   readonly name: string;
   readonly value?: unknown;
   readonly valueFrom?: unknown;
@@ -119,7 +120,7 @@ interface EnvEntry {
 }
 
 /** Env vars a service's main container gets: `spec.envs`, then the service's `envs`, then `mainContainer.env`. */
-export function envOf(props: PlanDgd | undefined, s: GraphService): EnvVar[] {
+export function envOf(props: PlanDgd | undefined, s: GraphService): EnvSetting[] {
   const lists: [string, unknown][] = [
     ["spec.envs", props?.spec?.envs],
     [`spec.services.${s.key}.envs`, s.svc?.envs],
@@ -133,7 +134,7 @@ export function envOf(props: PlanDgd | undefined, s: GraphService): EnvVar[] {
 }
 
 /** The effective literal value of env var `name` (the last definition wins), or undefined. */
-export function envValue(env: readonly EnvVar[], name: string): string | undefined {
+export function envValue(env: readonly EnvSetting[], name: string): string | undefined {
   const hits = env.filter((e) => e.name === name);
   const last = hits[hits.length - 1];
   return last && last.value !== undefined ? String(last.value) : undefined;
@@ -188,7 +189,7 @@ export function requestsEfa(svc: PlanService | undefined): boolean {
 
 /** 2 MiB hugepages a service requests (Dynamo custom or main-container form), in pages; 0 when none. */
 export function hugepagesOf(svc: PlanService | undefined): number {
-  const q2 = dynamoCustom(svc, HUGEPAGES_2MI) ?? containerResource(svc, HUGEPAGES_2MI);
+  const q2 = dynamoCustom(svc, HUGEPAGES_2MI_RESOURCE) ?? containerResource(svc, HUGEPAGES_2MI_RESOURCE);
   const bytes = parseQuantity(q2) ?? 0;
   return Math.ceil(bytes / HUGEPAGE_BYTES);
 }

@@ -10,7 +10,7 @@ import {
   isUnknownValue,
   LaunchTemplateProps,
   ofType,
-  q,
+  show,
   rawProps,
   rawPropsOf,
   ResourceType,
@@ -122,7 +122,7 @@ export const efaSecurityGroupSelfReferencing: StackValidationPolicy = {
       if (groups.length === 0) {
         if (refs.some(isUnknownValue) || isUnknownValue(ltProps(lt)?.networkInterfaces)) continue; // preview: ids not known yet
         report(
-          `launch template ${q(lt.name)} has EFA interfaces but no security group created in this stack is attached to them (got ${q([...new Set(refs)])}); attach a security group with self-referencing all-traffic ingress and egress rules`,
+          `launch template ${show(lt.name)} has EFA interfaces but no security group created in this stack is attached to them (got ${show([...new Set(refs)])}); attach a security group with self-referencing all-traffic ingress and egress rules`,
           lt.urn,
         );
         continue;
@@ -130,10 +130,10 @@ export const efaSecurityGroupSelfReferencing: StackValidationPolicy = {
       const ok = groups.some((sg) => selfReferencingDirections(sg, args.resources).size === 2);
       if (!ok) {
         const have = groups
-          .map((sg) => `${q(sg.name)}: ${[...selfReferencingDirections(sg, args.resources)].join("+") || "none"}`)
+          .map((sg) => `${show(sg.name)}: ${[...selfReferencingDirections(sg, args.resources)].join("+") || "none"}`)
           .join(", ");
         report(
-          `launch template ${q(lt.name)} has EFA interfaces but none of its security groups allows all traffic to and from itself (self-referencing ${have}); add protocol -1 rules referencing the group itself for BOTH ingress and egress, or EFA traffic between nodes is dropped`,
+          `launch template ${show(lt.name)} has EFA interfaces but none of its security groups allows all traffic to and from itself (self-referencing ${have}); add protocol -1 rules referencing the group itself for BOTH ingress and egress, or EFA traffic between nodes is dropped`,
           lt.urn,
         );
       }
@@ -170,7 +170,7 @@ export const efaPoolSingleAz: StackValidationPolicy = {
       const azs = new Set(subnetRes.map((s) => rawPropsOf(s, ResourceType.Subnet)?.availabilityZone));
       if (subnetRes.length === subnets.length && azs.size === 1 && ![...azs].some(isUnknownValue)) continue;
       report(
-        `node group ${q(ng.name)} uses EFA (launch template ${q(lt!.name)}) but spans ${subnets.length} subnets ${q(subnets.map((s: unknown) => (isUnknownValue(s) ? "(unknown)" : s)))}; EFA traffic does not cross availability zones and a cluster placement group is single-AZ: give it exactly one private subnet`,
+        `node group ${show(ng.name)} uses EFA (launch template ${show(lt!.name)}) but spans ${subnets.length} subnets ${show(subnets.map((s: unknown) => (isUnknownValue(s) ? "(unknown)" : s)))}; EFA traffic does not cross availability zones and a cluster placement group is single-AZ: give it exactly one private subnet`,
         ng.urn,
       );
     }

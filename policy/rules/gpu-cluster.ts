@@ -26,7 +26,7 @@ import {
   ofType,
   PlanAnnotation,
   POOL_LABEL,
-  q,
+  show,
   rawPropsOf,
   requestsEfa,
   ResourceType,
@@ -151,7 +151,7 @@ function collectPools(resources: readonly PolicyResource[]): Map<string, NodePoo
       const key = `${row.name}|${poolName ?? ""}`;
       const pool = pools.get(key) ?? {
         type: key,
-        pool: typeof poolName === "string" ? ` of pool ${q(poolName)}` : "",
+        pool: typeof poolName === "string" ? ` of pool ${show(poolName)}` : "",
         row,
         total: row.efaHugepages2Mi,
         source: `the ${row.name} catalog value`,
@@ -160,12 +160,12 @@ function collectPools(resources: readonly PolicyResource[]): Map<string, NodePoo
       };
       if (Number.isFinite(override) && override >= 0 && (pool.source.startsWith("the ") || override < pool.total)) {
         pool.total = override;
-        pool.source = `annotation ${PlanAnnotation.Hugepages2MiPerNode} on ${q(dgdName(props, r.name))}`;
+        pool.source = `annotation ${PlanAnnotation.Hugepages2MiPerNode} on ${show(dgdName(props, r.name))}`;
       }
       const replicas = isUnknownValue(w.svc.replicas) ? 1 : Number(w.svc.replicas ?? 1);
       for (let i = 0; i < replicas; i++)
         pool.items.push({
-          who: `${w.key} of ${q(dgdName(props, r.name))} at ${pages} pages`,
+          who: `${w.key} of ${show(dgdName(props, r.name))} at ${pages} pages`,
           pages,
           gpus: gpusOf(w.svc),
         });

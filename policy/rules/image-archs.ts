@@ -13,7 +13,7 @@ import {
   isUnknownValue,
   ofType,
   PlanAnnotation,
-  q,
+  show,
   rawProps,
   rawPropsOf,
   ResourceType,
@@ -25,7 +25,7 @@ import { ARCH_ARGS, graphArchs, imageArchs, StatedArchs } from "./_image-archs";
 function reportProblems(subject: string, stated: readonly StatedArchs[], report: ReportViolation): void {
   for (const s of stated) {
     for (const p of s.problems)
-      report(`${subject}: ${s.source} ${q(s.text)} is not valid for CUDA ${s.toolkit}: ${p} (F10)`);
+      report(`${subject}: ${s.source} ${show(s.text)} is not valid for CUDA ${s.toolkit}: ${p} (F10)`);
   }
 }
 
@@ -42,7 +42,7 @@ function reportTorchRejects(
   const torch = NGC_PYTORCH_TORCH[tag]?.torch;
   if (!torchList?.list || torch === undefined) return;
   for (const p of torchArchProblems(torchList.list, torch, torchList.source))
-    report(`${subject}: ${torchList.source} ${q(torchList.text)}: ${p.reason}`);
+    report(`${subject}: ${torchList.source} ${show(torchList.text)}: ${p.reason}`);
 }
 
 /** 11. Arch tokens are valid for the CUDA toolkit the image compiles with, and for the torch that builds extensions. */
@@ -56,14 +56,14 @@ export const imageArchsValidForToolkit = resourcePolicy({
     if (r.type === ResourceType.Image) {
       const raw = rawProps(r.props);
       const a = imageArchs(raw);
-      if (a.toolkitProblem) report(`image ${q(args.name)}: buildArgs.${ARCH_ARGS.toolkit}: ${a.toolkitProblem}`);
-      reportProblems(`image ${q(args.name)}`, a.lists, report);
-      reportTorchRejects(`image ${q(args.name)}`, raw?.buildArgs ?? {}, a.lists, report);
+      if (a.toolkitProblem) report(`image ${show(args.name)}: buildArgs.${ARCH_ARGS.toolkit}: ${a.toolkitProblem}`);
+      reportProblems(`image ${show(args.name)}`, a.lists, report);
+      reportTorchRejects(`image ${show(args.name)}`, raw?.buildArgs ?? {}, a.lists, report);
       return;
     }
     const raw = rawProps(r.props);
     const g = graphArchs(raw);
-    const subject = `DynamoGraphDeployment ${q(dgdName(raw, args.name))}`;
+    const subject = `DynamoGraphDeployment ${show(dgdName(raw, args.name))}`;
     if (g.toolkitProblem) report(`${subject}: annotation ${PlanAnnotation.ImageCudaToolkit}: ${g.toolkitProblem}`);
     if (g.stated) reportProblems(subject, [g.stated], report);
   },
@@ -87,7 +87,7 @@ function nodeGroupGpus(resources: readonly PolicyResource[]): FleetGpu[] {
     ];
     for (const t of types) {
       const row = typeof t === "string" ? INSTANCES.get(t) : undefined;
-      if (row) out.push({ sm: row.smArch, where: `${row.name} in node group ${q(ng.name)}` });
+      if (row) out.push({ sm: row.smArch, where: `${row.name} in node group ${show(ng.name)}` });
     }
   }
   return out;
@@ -96,7 +96,7 @@ function nodeGroupGpus(resources: readonly PolicyResource[]): FleetGpu[] {
 function graphGpus(dgd: PolicyResource): FleetGpu[] {
   return workers(rawPropsOf(dgd, ResourceType.Dgd), dgd.name).flatMap((w) => {
     const row = INSTANCES.get(instanceTypeOf(w.svc) ?? "");
-    return row ? [{ sm: row.smArch, where: `${row.name}, service ${q(w.key)}` }] : [];
+    return row ? [{ sm: row.smArch, where: `${row.name}, service ${show(w.key)}` }] : [];
   });
 }
 
@@ -113,7 +113,7 @@ function reportUncovered(
     if (seen.has(g.sm) || archCovers(stated.list, g.sm)) continue;
     seen.add(g.sm);
     report(
-      `${subject} (${stated.source} ${q(stated.text)}: ${stated.list.map(formatArch).join(" ")}) has no kernels for ${g.sm} (${g.where}) and no PTX that can JIT to it (F10); add ${g.sm} to the image's cudaArchs or use "auto"`,
+      `${subject} (${stated.source} ${show(stated.text)}: ${stated.list.map(formatArch).join(" ")}) has no kernels for ${g.sm} (${g.where}) and no PTX that can JIT to it (F10); add ${g.sm} to the image's cudaArchs or use "auto"`,
       urn,
     );
   }
@@ -140,11 +140,11 @@ export const imageArchsCoverFleet: StackValidationPolicy = {
     const fleet = [...pools, ...graphs.flatMap(graphGpus)];
     for (const img of images) {
       for (const s of imageArchs(rawPropsOf(img, ResourceType.Image)).lists.filter((l) => l.covers))
-        reportUncovered(`image ${q(img.name)}`, s, fleet, img.urn, report);
+        reportUncovered(`image ${show(img.name)}`, s, fleet, img.urn, report);
     }
     for (const dgd of graphs) {
       const raw = rawPropsOf(dgd, ResourceType.Dgd);
-      const subject = `DynamoGraphDeployment ${q(dgdName(raw, dgd.name))}`;
+      const subject = `DynamoGraphDeployment ${show(dgdName(raw, dgd.name))}`;
       const own = graphGpus(dgd);
       const g = graphArchs(raw);
       if (g.stated) {

@@ -4,7 +4,7 @@
  * arch checks (F10) live in `image-archs.ts`.
  */
 import { resourcePolicy } from "./_policy";
-import { containers, graphServices, isUnknownValue, q, rawProps, ResourceType } from "./_predicates";
+import { containers, graphServices, isUnknownValue, show, rawProps, ResourceType } from "./_predicates";
 
 const DIGEST = /@sha256:[0-9a-f]{64}$/;
 
@@ -23,13 +23,13 @@ export const imagePinnedByDigest = resourcePolicy({
         const tag = /:([^/:]+)$/.exec(t)?.[1];
         if (tag === undefined || tag === "latest")
           report(
-            `image ${q(args.name)} is tagged ${q(t)}, which moves on every push (F5); tag it with a content-derived tag and deploy its digest-pinned ref`,
+            `image ${show(args.name)} is tagged ${show(t)}, which moves on every push (F5); tag it with a content-derived tag and deploy its digest-pinned ref`,
           );
       }
       const ref = raw?.ref;
       if (typeof ref === "string" && !isUnknownValue(ref) && !DIGEST.test(ref))
         report(
-          `image ${q(args.name)} has ref ${q(ref)}, which is not pinned by digest (F5); push it and use <repo>@sha256:<digest>`,
+          `image ${show(args.name)} has ref ${show(ref)}, which is not pinned by digest (F5); push it and use <repo>@sha256:<digest>`,
         );
       return;
     }
@@ -39,7 +39,7 @@ export const imagePinnedByDigest = resourcePolicy({
         if (img === undefined || isUnknownValue(img)) continue; // unset (operator default) or not known until the build runs
         if (typeof img !== "string" || !DIGEST.test(img)) {
           report(
-            `${s.label} runs image ${q(img)}${c?.name ? ` in container ${q(c.name)}` : ""}, which is not pinned by digest, so a re-push changes what runs without a deploy (F5); use <repo>@sha256:<digest> (the DynamoImage ref output)`,
+            `${s.label} runs image ${show(img)}${c?.name ? ` in container ${show(c.name)}` : ""}, which is not pinned by digest, so a re-push changes what runs without a deploy (F5); use <repo>@sha256:<digest> (the DynamoImage ref output)`,
           );
         }
       }
@@ -62,13 +62,13 @@ export const ecrScanAndImmutable = resourcePolicy({
       new RegExp(cfg.mutableAllowedPattern).test(name) || new RegExp(cfg.mutableAllowedPattern).test(args.name);
     if (!isCache && raw?.imageScanningConfiguration?.scanOnPush !== true) {
       report(
-        `ECR repository ${q(name)} does not scan images on push (imageScanningConfiguration.scanOnPush is ${q(raw?.imageScanningConfiguration?.scanOnPush)}); set imageScanningConfiguration: { scanOnPush: true }`,
+        `ECR repository ${show(name)} does not scan images on push (imageScanningConfiguration.scanOnPush is ${show(raw?.imageScanningConfiguration?.scanOnPush)}); set imageScanningConfiguration: { scanOnPush: true }`,
       );
     }
     const mut = raw?.imageTagMutability;
     if (!isCache && mut !== "IMMUTABLE" && mut !== "IMMUTABLE_WITH_EXCLUSION") {
       report(
-        `ECR repository ${q(name)} has mutable tags (imageTagMutability ${q(mut ?? "MUTABLE")}), so a pushed tag can be replaced under a running deployment (F5); set imageTagMutability: "IMMUTABLE" and keep the build cache in its own repository`,
+        `ECR repository ${show(name)} has mutable tags (imageTagMutability ${show(mut ?? "MUTABLE")}), so a pushed tag can be replaced under a running deployment (F5); set imageTagMutability: "IMMUTABLE" and keep the build cache in its own repository`,
       );
     }
   },

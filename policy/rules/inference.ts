@@ -22,7 +22,7 @@ import {
   PlanProbe,
   PlanService,
   probeBudgetSeconds,
-  q,
+  show,
   ResourceType,
   dgdName,
   dgdNamespace,
@@ -40,7 +40,7 @@ function loadBudget(props: PlanDgd, fallback: number): { seconds: number; source
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0)
     return {
-      error: `annotation ${PlanAnnotation.ModelLoadBudgetSeconds} must be a positive number of seconds; got ${q(raw)}`,
+      error: `annotation ${PlanAnnotation.ModelLoadBudgetSeconds} must be a positive number of seconds; got ${show(raw)}`,
     };
   return { seconds: n, source: `annotation ${PlanAnnotation.ModelLoadBudgetSeconds}` };
 }
@@ -79,7 +79,7 @@ export const workerProbeBudget = dgdPolicy({
   defaults: { defaultModelLoadBudgetSeconds: 600, systemPort: DynamoPort.WorkerSystem, readinessPath: "/health" },
   check: (props, args, report, cfg) => {
     const load = loadBudget(props, cfg.defaultModelLoadBudgetSeconds);
-    if ("error" in load) report(`DynamoGraphDeployment ${q(dgdName(props, args.name))}: ${load.error}`);
+    if ("error" in load) report(`DynamoGraphDeployment ${show(dgdName(props, args.name))}: ${load.error}`);
     for (const w of workers(props, args.name)) {
       const readiness = w.svc.readinessProbe ?? mainContainer(w.svc).readinessProbe;
       const want = `readinessProbe httpGet ${cfg.readinessPath} on port ${cfg.systemPort}`;
@@ -128,10 +128,10 @@ export const oneGraphPerModel: StackValidationPolicy = {
       "separate graphs get separate Dynamo namespaces and the Frontend sees 0 workers (F1); put Frontend, PrefillWorker and DecodeWorker in one DynamoGraphDeployment";
     for (const g of parts) {
       const elsewhere = (pick: (p: typeof g) => string[]) =>
-        parts.filter((o) => o !== g && o.ns === g.ns && pick(o).length > 0).map((o) => q(o.name));
+        parts.filter((o) => o !== g && o.ns === g.ns && pick(o).length > 0).map((o) => show(o.name));
       const where = (pick: (p: typeof g) => string[]) =>
         elsewhere(pick).length ? ` (found in ${elsewhere(pick).join(", ")})` : "";
-      const subject = `DynamoGraphDeployment ${q(g.name)} in namespace ${q(g.ns)}`;
+      const subject = `DynamoGraphDeployment ${show(g.name)} in namespace ${show(g.ns)}`;
       if (g.workers.length > 0 && g.frontend.length === 0)
         report(
           `${subject} has workers ${g.workers.join(", ")} but no Frontend${where((p) => p.frontend)}; ${fix}`,
@@ -207,7 +207,7 @@ export const antiAffinityOnOperatorLabels = dgdPolicy({
       for (const [path, keys] of affinitySelectors(s.svc)) {
         for (const key of keys.filter((k) => !allowed.has(k))) {
           report(
-            `${s.label}: ${path} selects pods by ${q(key)}, a label the Dynamo operator does not keep on its pods, so the rule matches nothing (F7); select on ${OperatorLabel.GraphName} and ${OperatorLabel.Component}`,
+            `${s.label}: ${path} selects pods by ${show(key)}, a label the Dynamo operator does not keep on its pods, so the rule matches nothing (F7); select on ${OperatorLabel.GraphName} and ${OperatorLabel.Component}`,
           );
         }
       }

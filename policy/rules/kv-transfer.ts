@@ -12,11 +12,11 @@ import {
   GraphService,
   graphServices,
   kvTransferConfig,
-  q,
+  show,
   requestsEfa,
   workers,
 } from "./_predicates";
-import { envVerdict } from "../../tests/contracts/env-contract";
+import { envVerdict } from "./_env-facts";
 
 const VLLM_LIBFABRIC = `--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both","kv_connector_extra_config":{"backends":["LIBFABRIC"]}}'`;
 
@@ -38,16 +38,16 @@ function checkVllmBackend(w: GraphService, backend: string, report: ReportViolat
       `${w.label} requests EFA but its vLLM command has no --kv-transfer-config, so NixlConnector uses UCX and the KV handshake fails across nodes (F3); add ${VLLM_LIBFABRIC}`,
     );
   } else if (kv.kind === "invalid") {
-    report(`${w.label}: --kv-transfer-config ${q(kv.raw)} is not valid JSON (${kv.error}); pass ${VLLM_LIBFABRIC}`);
+    report(`${w.label}: --kv-transfer-config ${show(kv.raw)} is not valid JSON (${kv.error}); pass ${VLLM_LIBFABRIC}`);
   } else if (field(kv.json, "kv_connector") !== "NixlConnector") {
     report(
-      `${w.label} requests EFA but --kv-transfer-config selects kv_connector ${q(field(kv.json, "kv_connector"))}; use "kv_connector":"NixlConnector" with "kv_connector_extra_config":{"backends":["${backend}"]} (F3)`,
+      `${w.label} requests EFA but --kv-transfer-config selects kv_connector ${show(field(kv.json, "kv_connector"))}; use "kv_connector":"NixlConnector" with "kv_connector_extra_config":{"backends":["${backend}"]} (F3)`,
     );
   } else {
     const backends = field(field(kv.json, "kv_connector_extra_config"), "backends");
     if (!Array.isArray(backends) || !backends.includes(backend)) {
       report(
-        `${w.label} requests EFA but --kv-transfer-config selects NIXL backends ${backends === undefined ? "(none: UCX by default)" : q(backends)}; set "kv_connector_extra_config":{"backends":["${backend}"]}, the only selector vLLM's NixlConnector reads (NIXL_BACKEND and VLLM_NIXL_KVCACHE_BACKEND are ignored: F3)`,
+        `${w.label} requests EFA but --kv-transfer-config selects NIXL backends ${backends === undefined ? "(none: UCX by default)" : show(backends)}; set "kv_connector_extra_config":{"backends":["${backend}"]}, the only selector vLLM's NixlConnector reads (NIXL_BACKEND and VLLM_NIXL_KVCACHE_BACKEND are ignored: F3)`,
       );
     }
   }
@@ -70,11 +70,11 @@ export const nixlLibfabricOnEfa = dgdPolicy({
         const v = envValue(envOf(props, w), name);
         if (v !== cfg.backend)
           report(
-            `${w.label} requests EFA but ${name} is ${q(v)}; set env ${name}=${cfg.backend}, the only NIXL backend selector ${engine} reads (F3)`,
+            `${w.label} requests EFA but ${name} is ${show(v)}; set env ${name}=${cfg.backend}, the only NIXL backend selector ${engine} reads (F3)`,
           );
       } else {
         report(
-          `${w.label} requests EFA but its engine is unknown (spec.backendFramework ${q(props?.spec?.backendFramework)}, no python3 -m dynamo.vllm|trtllm|sglang in its command); set spec.backendFramework to vllm, trtllm or sglang`,
+          `${w.label} requests EFA but its engine is unknown (spec.backendFramework ${show(props?.spec?.backendFramework)}, no python3 -m dynamo.vllm|trtllm|sglang in its command); set spec.backendFramework to vllm, trtllm or sglang`,
         );
       }
     }

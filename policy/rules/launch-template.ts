@@ -3,7 +3,7 @@
  * by one resource, unlike the stack-wide EFA network checks in `efa-network.ts`.
  */
 import { resourcePolicy } from "./_policy";
-import { isUnknownValue, LaunchTemplateProps, q, rawProps, ResourceType } from "./_predicates";
+import { isUnknownValue, LaunchTemplateProps, show, rawProps, ResourceType } from "./_predicates";
 
 /** 14. Launch templates require IMDSv2. */
 export const imdsv2Required = resourcePolicy({
@@ -15,11 +15,11 @@ export const imdsv2Required = resourcePolicy({
     const m = props?.metadataOptions ?? {};
     if (m.httpTokens !== "required")
       report(
-        `launch template ${q(args.name)} does not require IMDSv2 (metadataOptions.httpTokens is ${q(m.httpTokens)}); set metadataOptions: { httpTokens: "required" }`,
+        `launch template ${show(args.name)} does not require IMDSv2 (metadataOptions.httpTokens is ${show(m.httpTokens)}); set metadataOptions: { httpTokens: "required" }`,
       );
     if (typeof m.httpPutResponseHopLimit === "number" && m.httpPutResponseHopLimit > cfg.maxHopLimit) {
       report(
-        `launch template ${q(args.name)} sets metadataOptions.httpPutResponseHopLimit ${m.httpPutResponseHopLimit}, letting containers reach instance credentials; set it to ${cfg.maxHopLimit} or less`,
+        `launch template ${show(args.name)} sets metadataOptions.httpPutResponseHopLimit ${m.httpPutResponseHopLimit}, letting containers reach instance credentials; set it to ${cfg.maxHopLimit} or less`,
       );
     }
   },
@@ -44,7 +44,7 @@ export const launchTemplateTagsNonEmpty = resourcePolicy({
       const empty = tags === undefined || tags === null || (typeof tags === "object" && Object.keys(tags).length === 0);
       if (empty)
         report(
-          `launch template ${q(args.name)} has tagSpecifications[${i}] (resourceType ${q(spec?.resourceType)}) with no tags; EC2 rejects it with InvalidTagSpecification.Malformed and no node launches: give it at least a Name tag, or drop the specification`,
+          `launch template ${show(args.name)} has tagSpecifications[${i}] (resourceType ${show(spec?.resourceType)}) with no tags; EC2 rejects it with InvalidTagSpecification.Malformed and no node launches: give it at least a Name tag, or drop the specification`,
         );
     });
   },

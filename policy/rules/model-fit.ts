@@ -17,7 +17,7 @@ import {
 } from "../../components/inference/fit-annotations";
 import { dgdPolicy } from "./_policy";
 import { commandWords, flagValue } from "./_command";
-import { annotation, dgdName, GraphService, instanceTypeOf, PlanDgd, q, workers } from "./_predicates";
+import { annotation, dgdName, GraphService, instanceTypeOf, PlanDgd, show, workers } from "./_predicates";
 
 const MODEL_ANNOTATION = "dynamo-efa/model";
 
@@ -53,7 +53,7 @@ function graphModel(
   const m = modelFacts(id, shape);
   if (!m)
     return {
-      why: `model ${q(id)} is not in the model catalog (components/catalog/models.ts) and the graph states no ${FitAnnotation.ModelShape}`,
+      why: `model ${show(id)} is not in the model catalog (components/catalog/models.ts) and the graph states no ${FitAnnotation.ModelShape}`,
     };
   return { m, kvDtype: (annotation(props, FitAnnotation.KvCacheDtype) ?? KvCacheDtype.Auto) as KvCacheDtype };
 }
@@ -74,7 +74,7 @@ function workerValues(
   const instance = type === undefined ? undefined : INSTANCES.get(type);
   if (!role) return { why: `${w.label} has no subComponentType (prefill or decode)` };
   if (!instance)
-    return { why: `${w.label} is pinned to instance type ${q(type)}, which the instance catalog does not know` };
+    return { why: `${w.label} is pinned to instance type ${show(type)}, which the instance catalog does not know` };
   if (!(tp > 0) || !(maxModelLen > 0) || !(util > 0)) {
     return {
       why: `${w.label} does not state --tensor-parallel-size, --max-model-len (--max-seq-len) and --gpu-memory-utilization (--free-gpu-memory-fraction) as positive numbers`,
@@ -115,7 +115,7 @@ function compare(
     const got = Number(raw);
     if (!Number.isFinite(got) || Math.abs(got - want) > tolerance(k, cfg) + 1e-9) {
       report(
-        `DynamoGraphDeployment ${q(name)}: annotation ${k} is ${q(raw)}, but the model catalog, the workers' engine flags and instance type give ${want}; re-render the plan instead of editing the annotation`,
+        `DynamoGraphDeployment ${show(name)}: annotation ${k} is ${show(raw)}, but the model catalog, the workers' engine flags and instance type give ${want}; re-render the plan instead of editing the annotation`,
       );
     }
   }
@@ -136,14 +136,14 @@ export const modelFitAnnotationsMatchCatalog = dgdPolicy({
     const model = graphModel(props, ws);
     if ("why" in model)
       return report(
-        `DynamoGraphDeployment ${q(name)} states model-fit annotations that cannot be checked: ${model.why}; remove them or name a catalog model`,
+        `DynamoGraphDeployment ${show(name)} states model-fit annotations that cannot be checked: ${model.why}; remove them or name a catalog model`,
       );
     const computed: Record<string, number> = { ...modelAnnotationValues(model.m, model.kvDtype) };
     for (const w of ws) {
       const v = workerValues(props, w, model.m, model.kvDtype);
       if ("why" in v)
         return report(
-          `DynamoGraphDeployment ${q(name)} states model-fit annotations that cannot be checked: ${v.why}; state them, or remove the annotations`,
+          `DynamoGraphDeployment ${show(name)} states model-fit annotations that cannot be checked: ${v.why}; state them, or remove the annotations`,
         );
       Object.assign(computed, v);
     }

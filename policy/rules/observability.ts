@@ -6,7 +6,7 @@
  */
 import { gpuAccessPaths } from "../../components/observability/scheduling";
 import { resourcePolicy } from "./_policy";
-import { isUnknownValue, q, rawProps, ResourceType } from "./_predicates";
+import { isUnknownValue, show, rawProps, ResourceType } from "./_predicates";
 
 /**
  * Value paths whose chart default tolerates every NoSchedule taint, per chart (prometheus-node-exporter
@@ -50,14 +50,14 @@ export const monitoringOffGpuNodes = resourcePolicy({
     if (isUnknownValue(values)) return;
     for (const p of gpuAccessPaths(values ?? {})) {
       report(
-        `Helm release ${q(args.name)} (chart ${chart}) lets monitoring pods onto the GPU nodes at values.${p}; remove the toleration of nvidia.com/gpu (or the GPU request) and pin the pods to the system node group with a nodeSelector`,
+        `Helm release ${show(args.name)} (chart ${chart}) lets monitoring pods onto the GPU nodes at values.${p}; remove the toleration of nvidia.com/gpu (or the GPU request) and pin the pods to the system node group with a nodeSelector`,
       );
     }
     const monitoringOnNodes = chart !== "kube-prometheus-stack" || at(values, "nodeExporter.enabled") !== false;
     for (const p of monitoringOnNodes ? (TOLERATE_ALL_DEFAULTS[chart] ?? []) : []) {
       if (at(values, p) === undefined)
         report(
-          `Helm release ${q(args.name)} (chart ${chart}) keeps the chart default of values.${p}, which tolerates every NoSchedule taint (the GPU taint included); set it explicitly, e.g. to []`,
+          `Helm release ${show(args.name)} (chart ${chart}) keeps the chart default of values.${p}, which tolerates every NoSchedule taint (the GPU taint included); set it explicitly, e.g. to []`,
         );
     }
   },

@@ -14,7 +14,7 @@ import {
   isWorker,
   KeyMapProps,
   PlanService,
-  q,
+  show,
   rawProps,
   requestsEfa,
   ResourceType,
@@ -32,7 +32,7 @@ export const eksSecretsEncrypted = resourcePolicy({
     if (r.type === ResourceType.EksCluster) {
       if (!present(rawProps(r.props)?.encryptionConfigKeyArn))
         report(
-          `EKS cluster ${q(args.name)} does not encrypt Kubernetes secrets; set encryptionConfigKeyArn to a KMS key ARN`,
+          `EKS cluster ${show(args.name)} does not encrypt Kubernetes secrets; set encryptionConfigKeyArn to a KMS key ARN`,
         );
       return;
     }
@@ -41,7 +41,7 @@ export const eksSecretsEncrypted = resourcePolicy({
     const covers = Array.isArray(ec?.resources) && ec.resources.includes("secrets");
     if (!present(ec?.provider?.keyArn) || !covers) {
       report(
-        `EKS cluster ${q(args.name)} does not encrypt Kubernetes secrets (encryptionConfig ${q(ec)}); set encryptionConfig: { provider: { keyArn: <KMS key ARN> }, resources: ["secrets"] }`,
+        `EKS cluster ${show(args.name)} does not encrypt Kubernetes secrets (encryptionConfig ${show(ec)}); set encryptionConfig: { provider: { keyArn: <KMS key ARN> }, resources: ["secrets"] }`,
       );
     }
   },
@@ -67,7 +67,7 @@ export const eksEndpointNotWorldOpen = resourcePolicy({
           ? `publicAccessCidrs includes ${open.join(", ")}`
           : `public access is ${isPublic === true ? "on" : "on by default"} with no publicAccessCidrs (AWS defaults to 0.0.0.0/0)`;
       report(
-        `EKS cluster ${q(args.name)} exposes its API endpoint to the whole internet (${why}); set endpointPublicAccess: false for a private endpoint, or list only your own CIDRs in publicAccessCidrs`,
+        `EKS cluster ${show(args.name)} exposes its API endpoint to the whole internet (${why}); set endpointPublicAccess: false for a private endpoint, or list only your own CIDRs in publicAccessCidrs`,
       );
     }
   },
@@ -103,7 +103,7 @@ export const hfTokenIsSecret = resourcePolicy({
     if (kind === "ConfigMap") {
       for (const k of [...keysIn("data"), ...keysIn("binaryData")].filter((k) => cfg.tokenKeys.includes(k))) {
         report(
-          `ConfigMap ${q(args.name)} holds ${k}, and ConfigMaps are not secret; put the token in a Kubernetes Secret created from a Pulumi secret`,
+          `ConfigMap ${show(args.name)} holds ${k}, and ConfigMaps are not secret; put the token in a Kubernetes Secret created from a Pulumi secret`,
         );
       }
       return;
@@ -114,7 +114,7 @@ export const hfTokenIsSecret = resourcePolicy({
       const missing = cfg.tokenKeys.filter((k) => !keys.includes(k));
       if (missing.length > 0)
         report(
-          `Secret ${q(args.name)} holds the HF token in ${f} without ${missing.join(", ")}; tools read one name or the other (F9): set ${cfg.tokenKeys.join(" and ")} to the same token`,
+          `Secret ${show(args.name)} holds the HF token in ${f} without ${missing.join(", ")}; tools read one name or the other (F9): set ${cfg.tokenKeys.join(" and ")} to the same token`,
         );
       const secretPaths: readonly string[] = (args.opts as { secretPaths?: readonly string[] }).secretPaths ?? [];
       const marked =
@@ -123,7 +123,7 @@ export const hfTokenIsSecret = resourcePolicy({
         keys.filter((k) => cfg.tokenKeys.includes(k)).every((k) => secretPaths.includes(`${f}.${k}`));
       if (!marked)
         report(
-          `Secret ${q(args.name)} holds the HF token in ${f} without marking it secret (additionalSecretOutputs lacks ${q(f)}); create it with @pulumi/kubernetes' Secret from a Pulumi secret so the token is encrypted in state`,
+          `Secret ${show(args.name)} holds the HF token in ${f} without marking it secret (additionalSecretOutputs lacks ${show(f)}); create it with @pulumi/kubernetes' Secret from a Pulumi secret so the token is encrypted in state`,
         );
     }
   },
@@ -136,7 +136,8 @@ export const hfTokenIsSecret = resourcePolicy({
 function sharesNode(svc: PlanService): string | undefined {
   const type = instanceTypeOf(svc);
   const row = type === undefined ? undefined : INSTANCES.get(type);
-  if (!row) return `it is not pinned to a known instance type (${q(type)}), so nothing proves it is alone on its node`;
+  if (!row)
+    return `it is not pinned to a known instance type (${show(type)}), so nothing proves it is alone on its node`;
   const gpus = gpusOf(svc);
   return gpus >= row.gpuCount
     ? undefined
@@ -159,7 +160,7 @@ export const privilegedOnlyForEfaWorkers = resourcePolicy({
       const efaWorker = isWorker(s.svc) && requestsEfa(s.svc);
       containers(s.svc).forEach((c, i) => {
         const sc = c?.securityContext ?? {};
-        const where = i === 0 ? "its main container" : `container ${q(c?.name)}`;
+        const where = i === 0 ? "its main container" : `container ${show(c?.name)}`;
         const caps: readonly unknown[] = Array.isArray(sc.capabilities?.add) ? sc.capabilities.add : [];
         const admin = caps.filter((x) => typeof x === "string" && cfg.adminCapabilities.includes(x));
         if (efaWorker && i === 0) {
@@ -216,7 +217,7 @@ export const statefulResourcesRetained = resourcePolicy({
           ? "PersistentVolumeClaim"
           : "EFS file system";
     report(
-      `${kind} ${q(args.name)} holds data but is neither protected nor retained on delete, so a destroy or replacement loses it; set the resource option retainOnDelete: true (or protect: true)`,
+      `${kind} ${show(args.name)} holds data but is neither protected nor retained on delete, so a destroy or replacement loses it; set the resource option retainOnDelete: true (or protect: true)`,
     );
   },
 });

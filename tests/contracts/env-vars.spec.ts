@@ -8,7 +8,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { envProperties } from "../helpers/dockerfile";
-import { envVerdict } from "./env-contract";
+import { envFactFiles, envVerdict } from "./env-contract";
 import { extractEnv } from "./extract/env-vars";
 import { recordAt } from "./json";
 import { envNames, renderedDgds } from "./rendered";
@@ -94,6 +94,23 @@ describe("contract: env vars we set are read by the pinned upstream", function (
       assert.ok(v.checked && !v.read, deadName);
     }
     assert.deepEqual(envVerdict("HF_TOKEN"), { checked: false });
+  });
+
+  it("the policy reads the env fact files of this folder, each with a complete provenance block and its own prefix", () => {
+    const files = envFactFiles();
+    assert.deepEqual(
+      files.map((f) => path.relative(path.join(__dirname, "facts"), f.path)),
+      files.map((f) => `env-${f.project}.json`),
+    );
+    const prefixes = files.map((f) => f.file.facts.prefix);
+    assert.deepEqual(prefixes, ["FI_", "NIXL_", "VLLM_", "TRTLLM_", "UCX_"]);
+    // Disjoint: the verdict takes the first file whose prefix matches, so no prefix may start another.
+    for (const a of prefixes)
+      assert.deepEqual(
+        prefixes.filter((b) => b !== a && b.startsWith(a)),
+        [],
+        a,
+      );
   });
 
   it("mutation: a dead variable added to a rendered graph or an ENV line fails", async () => {

@@ -109,7 +109,7 @@ describe("packed package: what the README imports works from the tarball", funct
     ]);
   });
 
-  it("every README import resolves at run time and names a defined export; image.imagePlan finds the shipped Dockerfile", () => {
+  it("every README import resolves at run time and names a defined export; image.imagePlan finds the shipped Dockerfile; problemsOf reads both error kinds", () => {
     const script = `
       const imports = ${JSON.stringify([...imports])};
       const out = {};
@@ -118,6 +118,10 @@ describe("packed package: what the README imports works from the tarball", funct
       out.imagePlan = image.imagePlan({ cudaArchs: ["sm_90", "sm_100"] });
       out.DynamoImage = typeof image.DynamoImage;
       try { require("dynamo-efa/bin/components/cluster/derive"); out.deep = "resolved"; } catch (e) { out.deep = e.code; }
+      const { problemsOf, ComponentInputError, ValidationError } = require("dynamo-efa");
+      try { image.imagePlan({ cudaArchs: ["sm_9O"] }); } catch (e) { out.offline = [e instanceof ValidationError, problemsOf(e)]; }
+      require("@pulumi/pulumi").runtime.setMocks({ newResource: (a) => ({ id: a.name, state: a.inputs }), call: (a) => a.inputs }, "p", "s", false);
+      try { new image.DynamoImage("img", { cudaArchs: ["sm_9O"] }); } catch (e) { out.component = [e instanceof ComponentInputError, e.component, problemsOf(e)]; }
       console.log(JSON.stringify(out));`;
     const out = JSON.parse(run(process.execPath, ["-e", script], consumer));
     for (const [mod, names] of imports) {
@@ -129,6 +133,15 @@ describe("packed package: what the README imports works from the tarball", funct
     assert.equal(out.imagePlan.dockerfile, "dockerfiles/Dockerfile.dynamo-combined-efa");
     // Only the mapped subpaths are reachable: the modules behind them are not an API.
     assert.equal(out.deep, "ERR_PACKAGE_PATH_NOT_EXPORTED");
+    // A caught error of either kind (imagePlan's ValidationError, the component's ComponentInputError) gives its
+    // problems list through the root's problemsOf.
+    assert.equal(out.offline[0], true);
+    assert.deepEqual(
+      out.offline[1].map((p: { propertyPath: string }) => p.propertyPath),
+      ["cudaArchs[0]"],
+    );
+    assert.deepEqual(out.component.slice(0, 2), [true, "DynamoImage"]);
+    assert.deepEqual(out.component[2], out.offline[1], "the component and imagePlan report the same problems");
   });
 
   for (const resolution of ["node16", "node10"] as const) {
@@ -183,12 +196,21 @@ describe("packed package: what the README imports works from the tarball", funct
     const surface = apiSurface(program, dts, (f) => path.relative(path.join(consumer, "node_modules"), f));
     console.log(`      published API: ${surface.exports} declarations, ${surface.any} any in exported signatures`);
     assert.deepEqual(surface.anyIn, []);
-    const cluster = program
-      .getTypeChecker()
-      .getExportsOfModule(program.getTypeChecker().getSymbolAtLocation(program.getSourceFile(dts[2])!)!)
-      .map((s) => s.name);
+    const checker = program.getTypeChecker();
+    const exportsOf = (entry: number): string[] =>
+      checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(dts[entry])!)!).map((s) => s.name);
+    const cluster = exportsOf(2);
     for (const name of ["EfaCluster", "EfaClusterArgs", "GpuPoolArgs", "EfaLayout", "CapacityType", "NatGateways"])
       assert.ok(cluster.includes(name), name);
     assert.ok(!cluster.includes("efaInterfaceLayout"));
+    const root = exportsOf(0);
+    for (const name of ["ValidationError", "ComponentInputError", "problemsOf", "Problem", "inference"])
+      assert.ok(root.includes(name), name);
+    assert.ok(!root.includes("formatProblems"));
+    // The renderers' parts (render-cache, prefetch) are internal: not in the published inference API.
+    const inference = exportsOf(4);
+    assert.ok(inference.includes("DisaggInference"));
+    for (const name of ["PREFETCH_SCRIPT", "nodeCacheInitContainers", "CacheAnnotation"])
+      assert.ok(!inference.includes(name), name);
   });
 });

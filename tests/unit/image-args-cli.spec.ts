@@ -59,6 +59,8 @@ describe("image:args CLI", () => {
     assert.strictEqual(e13.code, 2);
     assert.match(e13.stderr, /- CUDA_ARCH_LIST\[0\]: sm_101 was renamed sm_110 in CUDA 13\.0/);
     assert.match(e13.stderr, /- --base-image-tag: /);
+    // Every path is the flag (or variable) that sets it: no argument name of DynamoImage leaks through.
+    assert.doesNotMatch(e13.stderr, /- (cudaArchs|cudaToolkit|versions\.)/);
   });
 
   it("another toolkit with its image tags prints them too; a bad toolkit or flag exits 2", () => {
@@ -89,6 +91,25 @@ describe("image:args CLI", () => {
       assert.match(bad.stderr, /usage: npm run image:args/);
     }
     assert.strictEqual(run(["--help"], {}).code, 0);
+  });
+
+  it("long, inline and short forms are the same flags; a usage error names the flag and prints the usage", () => {
+    const short = run(["-a", "sm_90", "-t", "me/dyn:1", "--print-command"], {});
+    assert.strictEqual(short.code, 0, short.stderr);
+    assert.deepStrictEqual(run(["--archs=sm_90", "--tag=me/dyn:1", "--print-command"], {}), short);
+    assert.strictEqual(run(["-h"], {}).stdout, run(["--help"], {}).stdout);
+    for (const [argv, flag] of [
+      [["--bogus"], "--bogus"],
+      [["-a"], "-a"],
+      [["--target"], "--target"],
+      [["-a", "sm_90", "extra"], "extra"],
+    ] as const) {
+      const bad = run(argv, {});
+      assert.strictEqual(bad.code, 2, argv.join(" "));
+      assert.strictEqual(bad.stdout, "");
+      assert.ok(bad.stderr.startsWith("image:args: ") && bad.stderr.split("\n")[0].includes(flag), bad.stderr);
+      assert.match(bad.stderr, /\nusage: npm run image:args -- \[options\]\n/);
+    }
   });
 
   it("--print-command prints a complete buildx line for the package's Dockerfile and context", () => {

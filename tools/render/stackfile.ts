@@ -93,10 +93,14 @@ export function stackNames(root: string, project: Project): string[] {
     .sort();
 }
 
+/** Where the stack file of `stack` is (whether or not it exists); a usage error for a malformed stack name. */
+export function stackFilePath(root: string, project: Project, stack: string): string {
+  return path.join(root, project.stackConfigDir, `Pulumi.${checkStackName(stack, "stack")}.yaml`);
+}
+
 /** The stack file for `stack`, or a usage error listing the stacks that exist. */
 export function stackFile(root: string, project: Project, stack: string): string {
-  checkStackName(stack, "stack");
-  const file = path.join(root, project.stackConfigDir, `Pulumi.${stack}.yaml`);
+  const file = stackFilePath(root, project, stack);
   if (fs.existsSync(file)) return file;
   const known = stackNames(root, project);
   throw new UsageError(

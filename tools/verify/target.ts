@@ -12,7 +12,7 @@ import { formatProblems, Problem } from "../../components/_shared/problems";
 import { INFERENCE_FIELDS } from "../../program/config-schema";
 import { check, stringDefect } from "../../program/schema";
 import { checkStackConfigMap } from "../render/check";
-import { checkStackName, loadProject, stackConfig, UsageError } from "../render/stackfile";
+import { loadProject, stackConfig, stackFilePath, UsageError } from "../render/stackfile";
 import type { KvTransport } from "../../components/inference/transport";
 import { prometheusFor, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
@@ -46,11 +46,6 @@ export interface TargetFlags {
 
 /** Namespace when neither flag nor stack says: the inference component's own default. */
 export const DEFAULT_NAMESPACE = DEFAULT_GRAPH_NAMESPACE;
-
-/** Path of a stack's config file under `root` (the project's stack config dir). */
-export function stackFile(root: string, stack: string): string {
-  return path.join(root, loadProject(root).stackConfigDir, `Pulumi.${checkStackName(stack, "stack")}.yaml`);
-}
 
 /** The flags, checked with the schema's own specs (the backend enum is the program's). */
 function flagProblems(flags: TargetFlags): Problem[] {
@@ -96,7 +91,7 @@ function fromStackFile(root: string, file: string): Omit<Target, "source"> {
 
 /** Gate F's Prometheus as the stack file's observability config installs it; undefined without one (or without a file). */
 export function stackPrometheus(root: string, stack: string): PrometheusTarget | undefined {
-  const file = stackFile(root, stack);
+  const file = stackFilePath(root, loadProject(root), stack);
   if (!fs.existsSync(file)) return undefined;
   const project = loadProject(root);
   return prometheusFor(checkStackConfigMap(project.name, stackConfig(project, file), true).config?.observability);
@@ -109,7 +104,7 @@ export function stackPrometheus(root: string, stack: string): PrometheusTarget |
 export function resolveTarget(stack: string, flags: TargetFlags, root: string): Target {
   const problems = flagProblems(flags);
   if (problems.length > 0) throw new UsageError(formatProblems("invalid flags", problems));
-  const file = stackFile(root, stack);
+  const file = stackFilePath(root, loadProject(root), stack);
   const haveFile = fs.existsSync(file);
   const fromFile = haveFile ? fromStackFile(root, file) : undefined;
   const model = flags.model ?? fromFile?.servedModel;
