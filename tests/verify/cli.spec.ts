@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { requestJson } from "../../tools/verify/http";
 import { gateCompletions } from "../../tools/verify/gates-http";
 import { projectWith, stackText } from "./stacks";
-import { against, flags, statuses, useVerifyCli, verify } from "./cli-harness";
+import { against, flags, SLOW_TTFT_THRESHOLD_MS, statuses, useVerifyCli, verify } from "./cli-harness";
 import { FrontendMode, MODEL, startFrontend } from "./fake-frontend";
 import { GRAPH, KubeScenario, NAMESPACE, startKube } from "./fake-kube";
 import { startPrometheus } from "./fake-prometheus";
@@ -69,7 +69,7 @@ describe("verify CLI against fake cluster and Frontend", function () {
       "slowFirstToken",
       "libfabric",
       "A:PASS B:PASS C:PASS D:PASS E:FAIL",
-      "(threshold 150 ms)",
+      `(threshold ${SLOW_TTFT_THRESHOLD_MS} ms)`,
     ],
     [
       "TRT-LLM logs no backend line",
@@ -158,10 +158,7 @@ describe("verify CLI against fake cluster and Frontend", function () {
     const prom = await startPrometheus(); // the stack file leaves observability on: gate F runs
     const kube = await startKube("libfabric", undefined, prom.url);
     try {
-      const r = await verify(
-        ["p5en", "--kubeconfig", kube.kubeconfig, "--url", fe.url, "--ttft-threshold-ms", "500"],
-        root,
-      );
+      const r = await verify(["p5en", "--kubeconfig", kube.kubeconfig, "--url", fe.url], root);
       assert.equal(r.code, 0, r.out + r.err);
       assert.match(r.out, /from stacks\/Pulumi\.p5en\.yaml/);
     } finally {
