@@ -1,3 +1,8 @@
+/**
+ * `model-fit-annotations-match-catalog`: the fit annotations on a graph (parameters, KV bytes per token, per-role
+ * weights, KV cache and token capacity) are recomputed from the model catalog, the engine flags and the instance
+ * type, so an edited or stale annotation fails; a graph with no fit annotations is not applicable.
+ */
 import { strict as assert } from "assert";
 import { INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype } from "../../components/catalog/model-math";

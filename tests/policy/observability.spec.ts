@@ -1,3 +1,8 @@
+/**
+ * `monitoring-off-gpu-nodes` over the Helm values the observability component renders and over hand-edited ones:
+ * monitoring charts neither tolerate the GPU taint nor request GPUs, and the chart defaults that tolerate every
+ * taint (read from the pinned charts' contract facts) are overridden.
+ */
 import { strict as assert } from "assert";
 import { resolveArgs } from "../../components/observability/args";
 import { renderDashboard } from "../../components/observability/dashboard";

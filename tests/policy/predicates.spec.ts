@@ -1,3 +1,7 @@
+/**
+ * The predicates the policies share (shell words, flag values, Kubernetes quantities, probe budgets, the KV-transfer
+ * config) on their edge cases, and the pack's field-failure coverage map against the F-codes a plan can show.
+ */
 import { strict as assert } from "assert";
 import {
   flagValue,

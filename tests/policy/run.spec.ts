@@ -1,3 +1,8 @@
+/**
+ * The offline policy runner (`runPolicies`) and the pack's shape: 24 named policies, the happy plan passing in
+ * both the CLI's and the render's shape, preview with unknown values, enforcement levels and AWSGuard-style config,
+ * and not-applicable reporting.
+ */
 import { strict as assert } from "assert";
 import { allPolicies, initialConfig, POLICY_NAMES } from "../../policy/policies";
 import { enforcementOf, PlanResource, runPolicies } from "../../policy/run";
