@@ -11,7 +11,7 @@ import { GpuPoolFacts } from "../catalog/pool";
 import { assertValid } from "../_shared/pulumi-errors";
 import { EfaClusterArgs, resolveArgs, ResolvedClusterArgs } from "./args";
 import { gpuPoolsFacts } from "./derive";
-import { validateClusterArgs } from "./validate";
+import { validate } from "./validate";
 import { clusterNetwork, ClusterNetwork } from "./network";
 import { efaSecurityGroup, gpuPool, nodeRole, PoolContext, systemNodeGroup } from "./nodes";
 import { AddonContext, blockStorage, devicePlugins, loadBalancerController, sharedStorage } from "./addons";
@@ -68,8 +68,8 @@ export class EfaCluster extends pulumi.ComponentResource {
       ...args,
       ...(args.region === undefined && awsConfigRegion() ? { region: awsConfigRegion() } : {}),
     };
-    assertValid("EfaCluster", validateClusterArgs(withRegion)); // fail fast, before any child
-    const a = resolveArgs(withRegion);
+    const a = resolveArgs(withRegion); // never throws; the one validation below reports what is wrong
+    assertValid("EfaCluster", validate(a)); // fail fast, before any child
     this.gpuPools = gpuPoolsFacts(a.pools);
 
     const net = clusterNetwork(name, a, this);
