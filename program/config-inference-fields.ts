@@ -27,12 +27,12 @@ const role = (doc: string): Field => ({
     fields: {
       replicas: {
         spec: int(ROLE_LIMITS.replicas),
-        default: 1,
+        default: INFERENCE_DEFAULTS.role.replicas,
         doc: "worker pods of this role (one engine process each)",
       },
       gpusPerWorker: {
         spec: int(ROLE_LIMITS.gpusPerWorker),
-        default: 1,
+        default: INFERENCE_DEFAULTS.role.gpusPerWorker,
         doc: "GPUs per worker (= tensor-parallel size); must divide the node's GPUs",
       },
     },
@@ -158,7 +158,11 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
     spec: {
       kind: "object",
       fields: {
-        replicas: { spec: int(INFERENCE_LIMITS.frontendReplicas), default: 1, doc: "Frontend pods" },
+        replicas: {
+          spec: int(INFERENCE_LIMITS.frontendReplicas),
+          default: INFERENCE_DEFAULTS.frontendReplicas,
+          doc: "Frontend pods",
+        },
         serviceType: {
           spec: str({ enum: choices(FrontendServiceType) }),
           default: FrontendServiceType.ClusterIP,

@@ -1,3 +1,9 @@
+/**
+ * The Pulumi side of the package's one error style: `./problems.ts` stays free of any Pulumi import (the pure
+ * validators, derivations and offline tools use it), so turning a `Problem` list into the
+ * `pulumi.InputPropertiesError` the engine pretty-prints per property path, and reading either error style back,
+ * live here. Component constructors call `assertValid` once, before any child (docs/CONTRIBUTING.md rule 6).
+ */
 import * as pulumi from "@pulumi/pulumi";
 import { Checked, formatProblems, Problem, ValidationError } from "./problems";
 

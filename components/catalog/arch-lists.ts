@@ -6,7 +6,7 @@ import { Checked, failed, ok, Problem, show } from "../_shared/problems";
 import { editDistance } from "../_shared/suggest";
 import { checkArchToken, readArchToken, unsupportedReason } from "./arch-tokens";
 import { ArchTarget, CudaToolkit, SM_RENAMES, compareTargets, toolkitHas } from "./cuda-toolkits";
-import { INSTANCES, unknownInstanceReason } from "./instances";
+import { lookupInstance } from "./instances";
 import { ImagePlatform, platformReason, platformRunsSm } from "./arch-platform";
 
 /** How the arch list is chosen: "fat" (broad default), "auto" (from instance types) or explicit tokens. */
@@ -59,15 +59,16 @@ function autoTargets(
   const problems: Problem[] = [];
   const targets: ArchTarget[] = [];
   instanceTypes.forEach((name, i) => {
-    const row = typeof name === "string" ? INSTANCES.get(name) : undefined;
-    const t = row ? readArchToken(row.smArch) : undefined;
-    const why = !row
-      ? unknownInstanceReason(name)
-      : !t
-        ? `catalog arch ${show(row.smArch)} is not an arch token`
-        : unsupportedReason(t, toolkit);
+    const found = lookupInstance(name, pathOf(i));
+    if (!found.ok) {
+      problems.push(...found.problems.map((p) => ({ ...p, reason: prefix + p.reason })));
+      return;
+    }
+    const row = found.value;
+    const t = readArchToken(row.smArch);
+    const why = !t ? `catalog arch ${show(row.smArch)} is not an arch token` : unsupportedReason(t, toolkit);
     if (why === undefined && t) targets.push(t);
-    else if (!row || !t) problems.push({ propertyPath: pathOf(i), reason: prefix + why });
+    else if (!t) problems.push({ propertyPath: pathOf(i), reason: prefix + why });
     else {
       // The fix for a derived arch is a newer toolkit or a different instance type, not editing a token.
       const fix = (why ?? "").replace(/or drop sm_\w+$/, `or remove ${name}`);

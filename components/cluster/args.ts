@@ -6,6 +6,7 @@ import type { Input } from "@pulumi/pulumi";
 import { INSTANCES, supportsNixlOverEfa } from "../catalog/instances";
 import { charts, kubernetes } from "../versions";
 import { AwsPartition, DEFAULT_PARTITION, partitionOf } from "./partition";
+import { argsSource, ClusterArgsSource } from "./source";
 import { clusterAvailabilityZones, clusterRegion } from "./zones";
 
 /** EFA interface layout of a GPU node's launch template. */
@@ -171,6 +172,7 @@ export interface ResolvedPool {
   readonly nodes: number;
   readonly availabilityZone?: string;
   readonly efa: boolean;
+  readonly allowEfaWithoutGpuDirectRdma: boolean;
   readonly efaLayout: EfaLayout;
   readonly capacity: CapacityType;
   readonly capacityReservationId?: string;
@@ -209,6 +211,8 @@ export interface ResolvedClusterArgs {
   readonly loadBalancerController: boolean;
   readonly loadBalancerControllerChartVersion: string;
   readonly tags: Readonly<Record<string, string>>;
+  /** What was given rather than defaulted, and what resolution dropped (for the validator's messages). */
+  readonly source: ClusterArgsSource;
 }
 
 /** Default root volume of a GPU node, in GiB. */
@@ -216,7 +220,7 @@ export const DEFAULT_GPU_ROOT_VOLUME_GIB = 500;
 
 /**
  * Whether EFA is on for a pool when the user did not say (a P-family type with GPUDirect RDMA). An unknown type
- * gets false here; `validateClusterArgs` reports it.
+ * gets false here; `validate` reports it.
  */
 export function defaultEfa(instanceType: string): boolean {
   const row = INSTANCES.get(instanceType);
@@ -225,7 +229,7 @@ export function defaultEfa(instanceType: string): boolean {
 
 /**
  * Fills a pool's defaults; never throws (an unknown instance type gets no EFA and no local NVMe by default, and
- * `validateClusterArgs` reports it). Meaningful once validation found no problem.
+ * `validate` reports it). Meaningful once validation found no problem.
  */
 export function resolvePool(name: string, p: GpuPoolArgs): ResolvedPool {
   const efa = p.efa ?? defaultEfa(p.instanceType);
@@ -236,6 +240,7 @@ export function resolvePool(name: string, p: GpuPoolArgs): ResolvedPool {
     nodes: p.nodes,
     ...(p.availabilityZone !== undefined ? { availabilityZone: p.availabilityZone } : {}),
     efa,
+    allowEfaWithoutGpuDirectRdma: p.allowEfaWithoutGpuDirectRdma ?? false,
     efaLayout: p.efaLayout ?? EfaLayout.Current,
     capacity,
     ...(p.capacityReservationId !== undefined ? { capacityReservationId: p.capacityReservationId } : {}),
@@ -250,7 +255,7 @@ export function resolvePool(name: string, p: GpuPoolArgs): ResolvedPool {
 
 /**
  * Fills every default (docs/CONTRIBUTING.md rule 5) and never throws on bad values: a pool that is not an object
- * is left out, an unknown instance type gets the defaults of a type without EFA. `validateClusterArgs`
+ * is left out, an unknown instance type gets the defaults of a type without EFA. `validate`
  * reports all of that; the component resolves, validates, and only then creates children.
  */
 export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
@@ -285,5 +290,6 @@ export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
     loadBalancerControllerChartVersion:
       a.loadBalancerControllerChartVersion ?? charts.awsLoadBalancerController.version,
     tags: a.tags ?? {},
+    source: argsSource(a),
   };
 }

@@ -11,7 +11,7 @@ import { GpuPoolFacts } from "../catalog/pool";
 import { assertValid } from "../_shared/pulumi-errors";
 import { EfaClusterArgs, resolveArgs, ResolvedClusterArgs } from "./args";
 import { gpuPoolsFacts } from "./derive";
-import { validateClusterArgs } from "./validate";
+import { validate } from "./validate";
 import { clusterNetwork, ClusterNetwork } from "./network";
 import { efaSecurityGroup, gpuPool, nodeRole, PoolContext, systemNodeGroup } from "./nodes";
 import { AddonContext, blockStorage, devicePlugins, loadBalancerController, sharedStorage } from "./addons";
@@ -30,7 +30,25 @@ export interface ClusterStorageClassNames {
   readonly shared?: string;
 }
 
-/** EKS cluster with EFA GPU pools for disaggregated serving. */
+/**
+ * An EKS cluster with EFA GPU node pools for disaggregated serving: a VPC (or your `existingVpc`), the EKS control
+ * plane (API auth, KMS envelope encryption, control-plane logs, a private endpoint unless `publicAccessCidrs`), a
+ * CPU system node group, and one managed node group per GPU pool whose launch template carries the EFA interfaces,
+ * security group, placement group and capacity reservation derived from the instance catalog (no EFA count or
+ * interface typed by hand). Then the gp3 StorageClass, the NVIDIA and EFA device plugins, and optionally an EFS
+ * model cache and the AWS Load Balancer Controller. The args are resolved, validated and every problem reported
+ * in one error that names each argument path before any child is created. `gpuPools` exposes each pool's plain
+ * facts for `DisaggInference`.
+ *
+ * @example
+ * const cluster = new EfaCluster("dynamo", {
+ *   gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2b" } },
+ *   availabilityZones: ["us-east-2a", "us-east-2b"],
+ *   publicAccessCidrs: ["203.0.113.0/24"],
+ * });
+ * // cluster.gpuPools.gpu: { instanceType: "p5en.48xlarge", gpusPerNode: 8, efaPerNode: 16, ... }
+ * // cluster.k8sProvider: pass it to DisaggInference and every other in-cluster component
+ */
 export class EfaCluster extends pulumi.ComponentResource {
   /** Kubeconfig (JSON) of the cluster; a secret. */
   public readonly kubeconfig: pulumi.Output<string>;
@@ -68,8 +86,8 @@ export class EfaCluster extends pulumi.ComponentResource {
       ...args,
       ...(args.region === undefined && awsConfigRegion() ? { region: awsConfigRegion() } : {}),
     };
-    assertValid("EfaCluster", validateClusterArgs(withRegion)); // fail fast, before any child
-    const a = resolveArgs(withRegion);
+    const a = resolveArgs(withRegion); // never throws; the one validation below reports what is wrong
+    assertValid("EfaCluster", validate(a)); // fail fast, before any child
     this.gpuPools = gpuPoolsFacts(a.pools);
 
     const net = clusterNetwork(name, a, this);

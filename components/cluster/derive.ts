@@ -3,7 +3,7 @@
  * rules, capacity settings, per-pool facts and node labels. They read the catalog, never an AWS
  * invoke, so the plan is the same offline and online. No Pulumi import.
  */
-import { ValidationError } from "../_shared/problems";
+import { Checked, failed, joinPath, ok, ValidationError } from "../_shared/problems";
 import { GpuInstance, instance } from "../catalog/instances";
 import { GpuPoolFacts, gpuPoolFacts, GPU_TAINT, POOL_LABEL, Taint } from "../catalog/pool";
 import { CapacityType, EfaLayout, ResolvedPool } from "./args";
@@ -42,41 +42,44 @@ export function efaCards(row: GpuInstance): number[] {
  *   other card (pulumi/pulumi-eks@10022eeef70dc3904fc126e877b5ca777227ffcf `nodejs/eks/nodes/instances.ts`
  *   `getEfaNetworkInterfaces`; terraform-aws-eks `modules/eks-managed-node-group/main.tf`
  *   `efa_network_interfaces` with `enable_efa_only`, default true).
- * Throws a `ValidationError` at `propertyPath` for a type without EFA or a layout it cannot use.
+ * Returns the problems instead for a type without EFA (at `<poolPath>.efa`) or a layout it cannot use (at
+ * `<poolPath>.efaLayout`); the pool validator reports them, and the node group asserts the value after validation.
  * @see https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-acc-inst-types.html
  */
-export function efaInterfaceLayout(row: GpuInstance, layout: EfaLayout, propertyPath = "efaLayout"): InterfaceSlot[] {
+export function efaInterfaceLayout(row: GpuInstance, layout: EfaLayout, poolPath = ""): Checked<InterfaceSlot[]> {
   if (row.efaDevices === 0) {
-    throw new ValidationError("EFA interface layout", [
+    return failed([
       {
-        propertyPath,
-        reason: `${row.name} has no EFA device; turn EFA off for this pool or pick a type with EFA such as "p5en.48xlarge"`,
+        propertyPath: joinPath(poolPath, "efa"),
+        reason: `${row.name} has no EFA device; set efa to false or pick an EFA type such as "p5en.48xlarge"`,
       },
     ]);
   }
   const cards = efaCards(row);
   if (cards[cards.length - 1] >= row.networkCards) {
-    throw new ValidationError("EFA interface layout", [
+    return failed([
       {
-        propertyPath,
+        propertyPath: joinPath(poolPath, "instanceType"),
         reason: `catalog row ${row.name} lists ${row.efaDevices} EFA devices on ${row.networkCards} network cards; fix the catalog`,
       },
     ]);
   }
   if (layout === EfaLayout.Legacy) {
     if (!row.card0SupportsEfa) {
-      throw new ValidationError("EFA interface layout", [
+      return failed([
         {
-          propertyPath,
-          reason: `"legacy" puts an EFA interface on network card 0, which has no EFA on ${row.name}; use "current"`,
+          propertyPath: joinPath(poolPath, "efaLayout"),
+          reason: `"legacy" puts EFA on network card 0, which has no EFA on ${row.name}; use "current"`,
         },
       ]);
     }
-    return cards.map((card) => ({
-      networkCardIndex: card,
-      deviceIndex: card === 0 ? 0 : 1,
-      interfaceType: InterfaceType.Efa,
-    }));
+    return ok(
+      cards.map((card) => ({
+        networkCardIndex: card,
+        deviceIndex: card === 0 ? 0 : 1,
+        interfaceType: InterfaceType.Efa,
+      })),
+    );
   }
   const primary: InterfaceSlot = { networkCardIndex: 0, deviceIndex: 0, interfaceType: InterfaceType.Ena };
   const efa = cards.map((card) => ({
@@ -84,7 +87,7 @@ export function efaInterfaceLayout(row: GpuInstance, layout: EfaLayout, property
     deviceIndex: card === 0 ? 1 : 0,
     interfaceType: InterfaceType.EfaOnly,
   }));
-  return [primary, ...efa];
+  return ok([primary, ...efa]);
 }
 
 /** One rule of the EFA security group, in `aws.ec2.SecurityGroupRule` terms. */

@@ -1,5 +1,5 @@
 /**
- * Numeric bounds of `EfaClusterArgs`, read by `validateClusterArgs` and by the stack config schema
+ * Numeric bounds of `EfaClusterArgs`, read by the validator (`validate.ts`) and by the stack config schema
  * (`cluster.gpuNodes.count` is `gpuPools.gpu.nodes`), so both accept exactly the same values.
  */
 import { GP3_MAX_GIB, IntRange } from "../_shared/limits";

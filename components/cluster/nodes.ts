@@ -5,6 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "@pulumi/aws";
+import { valueOf } from "../_shared/problems";
 import { instance } from "../catalog/instances";
 import { ResolvedClusterArgs, ResolvedPool } from "./args";
 import {
@@ -140,8 +141,9 @@ function poolLaunchTemplate(
   const cap = capacitySettings(pool);
   const sgs = pool.efa ? [c.clusterSecurityGroupId, c.efaSecurityGroupId!] : [c.clusterSecurityGroupId];
   // No subnetId anywhere: EKS rejects a managed node group whose launch template names a subnet.
+  // Validation already reported any layout problem, so a failure here is a bug (valueOf throws it with its path).
   const nics = pool.efa
-    ? efaInterfaceLayout(row, pool.efaLayout, `gpuPools.${pool.name}.efaLayout`).map((s) => ({
+    ? valueOf("EfaCluster", efaInterfaceLayout(row, pool.efaLayout, `gpuPools.${pool.name}`)).map((s) => ({
         ...s,
         securityGroups: sgs,
         deleteOnTermination: "true",

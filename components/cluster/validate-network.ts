@@ -4,8 +4,8 @@
  */
 import { Problem, show } from "../_shared/problems";
 import { checkChoice } from "../_shared/suggest";
-import { CLUSTER_LOG_TYPES, EfaClusterArgs, NatGateways } from "./args";
-import { clusterAvailabilityZones, clusterRegion, defaultAvailabilityZones } from "./zones";
+import { CLUSTER_LOG_TYPES, NatGateways, ResolvedClusterArgs } from "./args";
+import { poolsAsWritten } from "./source";
 import { regionProblems, zoneProblems } from "./partition";
 
 /** An AWS availability zone name such as `us-east-2a` or `us-gov-west-1b`. */
@@ -32,11 +32,11 @@ export function cidrProblems(path: string, cidr: unknown, minPrefix = 0, maxPref
 }
 
 /** The VPC: an existing one (subnets per AZ) or the one this component creates (AZs, CIDR, NAT gateways). */
-export function networkProblems(a: EfaClusterArgs): Problem[] {
+export function networkProblems(a: ResolvedClusterArgs): Problem[] {
   const out: Problem[] = [];
-  const pools = Object.entries(a.gpuPools ?? {}).filter(([, p]) => typeof p === "object" && p !== null);
+  const pools = poolsAsWritten(a);
   if (a.existingVpc) {
-    if (a.availabilityZones !== undefined)
+    if (a.source.availabilityZonesGiven)
       out.push({
         propertyPath: "availabilityZones",
         reason:
@@ -54,16 +54,16 @@ export function networkProblems(a: EfaClusterArgs): Problem[] {
           propertyPath: `existingVpc.privateSubnetIds.${az}`,
           reason: `key must be an availability zone name such as "us-east-2a"; got ${show(az)}`,
         });
-    for (const [k, p] of pools) {
+    for (const p of pools) {
       if (p.availabilityZone !== undefined && !azs.includes(p.availabilityZone))
         out.push({
-          propertyPath: `gpuPools.${k}.availabilityZone`,
+          propertyPath: `gpuPools.${p.name}.availabilityZone`,
           reason: `${show(p.availabilityZone)} has no private subnet in existingVpc.privateSubnetIds (have ${show(azs)})`,
         });
     }
     return out;
   }
-  const azs = [...(a.availabilityZones ?? defaultAvailabilityZones(a.gpuPools ?? {}))];
+  const azs = a.availabilityZones;
   azs.forEach((az, i) => {
     if (!AZ_NAME.test(String(az)))
       out.push({
@@ -74,26 +74,26 @@ export function networkProblems(a: EfaClusterArgs): Problem[] {
   if (new Set(azs).size < 2)
     out.push({
       propertyPath: "availabilityZones",
-      reason: `EKS needs subnets in at least 2 AZs; got ${show(azs)}${a.availabilityZones === undefined ? " (derived from the pools' AZs)" : ""}. List them, e.g. ["us-east-2a", "us-east-2b"]`,
+      reason: `EKS needs subnets in at least 2 AZs; got ${show(azs)}${a.source.availabilityZonesGiven ? "" : " (derived from the pools' AZs)"}. List them, e.g. ["us-east-2a", "us-east-2b"]`,
     });
   if (new Set(azs).size !== azs.length)
     out.push({ propertyPath: "availabilityZones", reason: `lists an AZ twice: ${show(azs)}` });
-  for (const [k, p] of pools) {
+  for (const p of pools) {
     if (p.availabilityZone !== undefined && !azs.includes(p.availabilityZone))
       out.push({
-        propertyPath: `gpuPools.${k}.availabilityZone`,
+        propertyPath: `gpuPools.${p.name}.availabilityZone`,
         reason: `${show(p.availabilityZone)} is not in availabilityZones ${show(azs)}; add it there`,
       });
   }
-  if (a.vpcCidr !== undefined) out.push(...cidrProblems("vpcCidr", a.vpcCidr, 16, 20));
+  out.push(...cidrProblems("vpcCidr", a.vpcCidr, 16, 20));
   out.push(...checkChoice("natGateways", a.natGateways, Object.values(NatGateways)));
   return out;
 }
 
 /** The API endpoint's public CIDRs (never the whole internet) and the control-plane log types. */
-export function endpointProblems(a: EfaClusterArgs): Problem[] {
+export function endpointProblems(a: ResolvedClusterArgs): Problem[] {
   const out: Problem[] = [];
-  (a.publicAccessCidrs ?? []).forEach((c, i) => {
+  a.publicAccessCidrs.forEach((c, i) => {
     const path = `publicAccessCidrs[${i}]`;
     if (c === "0.0.0.0/0")
       out.push({
@@ -102,27 +102,26 @@ export function endpointProblems(a: EfaClusterArgs): Problem[] {
       });
     else out.push(...cidrProblems(path, c));
   });
-  (a.clusterLogTypes ?? []).forEach((t, i) => out.push(...checkChoice(`clusterLogTypes[${i}]`, t, CLUSTER_LOG_TYPES)));
+  a.clusterLogTypes.forEach((t, i) => out.push(...checkChoice(`clusterLogTypes[${i}]`, t, CLUSTER_LOG_TYPES)));
   return out;
 }
 
 /**
  * The region and every AZ against it (the VPC's AZs, each pool's AZ, an existing VPC's subnet keys).
- * Without `region` the first AZ's region stands in, so the AZs must at least agree with each other.
+ * Without a given `region` the first AZ's region stands in, so the AZs must at least agree with each other.
  */
-export function regionZoneProblems(a: EfaClusterArgs): Problem[] {
+export function regionZoneProblems(a: ResolvedClusterArgs): Problem[] {
   const zones: [string, string][] = a.existingVpc
     ? Object.keys(a.existingVpc.privateSubnetIds ?? {}).map((az) => [`existingVpc.privateSubnetIds.${az}`, az])
-    : clusterAvailabilityZones(a).map((az, i) => [
-        a.availabilityZones !== undefined ? `availabilityZones[${i}]` : "availabilityZones",
+    : a.availabilityZones.map((az, i) => [
+        a.source.availabilityZonesGiven ? `availabilityZones[${i}]` : "availabilityZones",
         az,
       ]);
-  for (const [k, p] of Object.entries(a.gpuPools ?? {})) {
-    if (typeof p === "object" && p !== null && typeof p.availabilityZone === "string")
-      zones.push([`gpuPools.${k}.availabilityZone`, p.availabilityZone]);
+  for (const p of poolsAsWritten(a)) {
+    if (typeof p.availabilityZone === "string") zones.push([`gpuPools.${p.name}.availabilityZone`, p.availabilityZone]);
   }
   const valid = zones.filter(([, az]) => AZ_NAME.test(String(az)));
-  if (a.region === undefined) return valid.length === 0 ? [] : zoneProblems(clusterRegion(a), valid);
+  if (!a.source.regionGiven) return valid.length === 0 ? [] : zoneProblems(a.region, valid);
   const bad = regionProblems("region", a.region);
   return bad.length > 0 ? bad : zoneProblems(a.region, valid);
 }

@@ -1,21 +1,23 @@
 /**
- * Problems of one GPU pool (`gpuPools.<key>`): instance type, node count, AZ, EFA against the catalog row, capacity
- * reservations, volumes, local NVMe. Split from `./validate.ts`, which runs this for every pool. Pure.
+ * Problems of one resolved GPU pool (`gpuPools.<key>`): instance type, node count, AZ, EFA against the catalog row,
+ * capacity reservations, volumes, local NVMe. Split from `./validate.ts`, which runs this for every pool. Pure; it
+ * reads the pool's resolved values (defaults come from `resolvePool` only).
  */
-import { joinPath, Problem, show } from "../_shared/problems";
+import { joinPath, Problem, problemsIn, show } from "../_shared/problems";
 import { checkRange } from "../_shared/limits";
 import { checkChoice } from "../_shared/suggest";
-import { INSTANCES, supportsNixlOverEfa, unknownInstanceReason } from "../catalog/instances";
+import { lookupInstance } from "../catalog/instances";
 import { K8S_NAME } from "../_shared/names";
-import { CapacityType, EfaLayout, GpuPoolArgs } from "./args";
+import { CapacityType, EfaLayout, ResolvedPool } from "./args";
+import { efaInterfaceLayout } from "./derive";
 import { CLUSTER_LIMITS } from "./limits";
 import { AZ_NAME } from "./validate-network";
 
 /** `cr-` followed by 8 or 17 lower-case hex digits. */
 export const CAPACITY_RESERVATION_ID = /^cr-([0-9a-f]{8}|[0-9a-f]{17})$/;
-function capacityProblems(path: string, p: GpuPoolArgs): Problem[] {
+function capacityProblems(path: string, p: ResolvedPool): Problem[] {
   const out = checkChoice(joinPath(path, "capacity"), p.capacity, Object.values(CapacityType));
-  const capacity = p.capacity ?? CapacityType.OnDemand;
+  const capacity = p.capacity;
   const idPath = joinPath(path, "capacityReservationId");
   const needsId = capacity === CapacityType.CapacityBlock || capacity === CapacityType.Odcr;
   if (needsId && p.capacityReservationId === undefined) {
@@ -45,41 +47,35 @@ function capacityProblems(path: string, p: GpuPoolArgs): Problem[] {
   return out;
 }
 
-function efaProblems(path: string, p: GpuPoolArgs): Problem[] {
-  const row = INSTANCES.get(p.instanceType);
+function efaProblems(path: string, p: ResolvedPool): Problem[] {
+  const found = lookupInstance(p.instanceType);
   const out = checkChoice(joinPath(path, "efaLayout"), p.efaLayout, Object.values(EfaLayout));
-  if (!row) return out;
-  const efa = p.efa ?? supportsNixlOverEfa(row);
-  if (p.efa === true && row.efaDevices === 0) {
-    out.push({
-      propertyPath: joinPath(path, "efa"),
-      reason: `${row.name} has no EFA device; set efa to false or pick an EFA type such as "p5en.48xlarge"`,
-    });
-    return out;
-  }
-  if (efa && row.gpuDirectRdma !== true && p.allowEfaWithoutGpuDirectRdma !== true) {
+  if (!found.ok || !p.efa) return out;
+  const row = found.value;
+  // The layout owns the "no EFA device" and "legacy needs EFA on card 0" problems (derive asserts the same call).
+  const layout = problemsIn(efaInterfaceLayout(row, p.efaLayout, path));
+  // Without any EFA device the checks below would only repeat that problem.
+  if (row.efaDevices === 0) return [...out, ...layout];
+  if (row.gpuDirectRdma !== true && p.allowEfaWithoutGpuDirectRdma !== true) {
     out.push({
       propertyPath: joinPath(path, "efa"),
       reason: `${row.name} has no GPUDirect RDMA over EFA (${row.gpuDirectRdma === "unknown" ? "unverified" : "g family"}), so NIXL's LIBFABRIC plugin cannot move KV cache from GPU memory; use a P-family type, set efa to false, or set allowEfaWithoutGpuDirectRdma to true for experiments`,
     });
   }
-  if (efa && p.availabilityZone === undefined) {
+  if (p.availabilityZone === undefined) {
     out.push({
       propertyPath: joinPath(path, "availabilityZone"),
       reason: `required for an EFA pool (EFA traffic stays in one AZ); name the AZ that offers ${row.name}, e.g. "us-east-2a"`,
     });
   }
-  if (efa && p.efaLayout === EfaLayout.Legacy && !row.card0SupportsEfa) {
-    out.push({
-      propertyPath: joinPath(path, "efaLayout"),
-      reason: `"legacy" puts EFA on network card 0, which has no EFA on ${row.name}; use "current"`,
-    });
-  }
-  return out;
+  return [...out, ...layout];
 }
 
-/** Problems of one pool at `gpuPools.<key>`. */
-export function poolProblems(key: string, p: GpuPoolArgs): Problem[] {
+/**
+ * Problems of one pool at `gpuPools.<key>`: `p` is its resolved form, undefined when the entry is not an object
+ * (then `written` is the entry as written).
+ */
+export function poolProblems(key: string, p: ResolvedPool | undefined, written?: unknown): Problem[] {
   const path = joinPath("gpuPools", key);
   const out: Problem[] = [];
   if (!K8S_NAME.test(key))
@@ -87,10 +83,13 @@ export function poolProblems(key: string, p: GpuPoolArgs): Problem[] {
       propertyPath: path,
       reason: `pool name ${show(key)} must be a lower-case DNS label (a-z, 0-9, "-", at most 63 characters): it becomes a node label value and resource name`,
     });
-  if (typeof p !== "object" || p === null)
-    return [...out, { propertyPath: path, reason: `must be an object with instanceType and nodes; got ${show(p)}` }];
-  if (!INSTANCES.has(p.instanceType))
-    out.push({ propertyPath: joinPath(path, "instanceType"), reason: unknownInstanceReason(p.instanceType) });
+  if (p === undefined)
+    return [
+      ...out,
+      { propertyPath: path, reason: `must be an object with instanceType and nodes; got ${show(written)}` },
+    ];
+  const found = lookupInstance(p.instanceType, joinPath(path, "instanceType"));
+  out.push(...problemsIn(found));
   out.push(...checkRange(joinPath(path, "nodes"), p.nodes, CLUSTER_LIMITS.nodes));
   if (p.availabilityZone !== undefined && !AZ_NAME.test(String(p.availabilityZone))) {
     out.push({
@@ -99,16 +98,15 @@ export function poolProblems(key: string, p: GpuPoolArgs): Problem[] {
     });
   }
   out.push(...efaProblems(path, p), ...capacityProblems(path, p));
-  if (p.rootVolumeSizeGiB !== undefined)
-    out.push(...checkRange(joinPath(path, "rootVolumeSizeGiB"), p.rootVolumeSizeGiB, CLUSTER_LIMITS.rootVolumeSizeGiB));
+  out.push(...checkRange(joinPath(path, "rootVolumeSizeGiB"), p.rootVolumeSizeGiB, CLUSTER_LIMITS.rootVolumeSizeGiB));
   if (p.hugepages2MiPerNode !== undefined)
     out.push(
       ...checkRange(joinPath(path, "hugepages2MiPerNode"), p.hugepages2MiPerNode, CLUSTER_LIMITS.hugepages2MiPerNode),
     );
-  const row = INSTANCES.get(p.instanceType);
-  if (p.localNvme !== undefined && typeof p.localNvme !== "boolean")
+  const row = found.value;
+  if (typeof p.localNvme !== "boolean")
     out.push({ propertyPath: joinPath(path, "localNvme"), reason: `must be true or false; got ${show(p.localNvme)}` });
-  else if (p.localNvme === true && row && row.localNvmeGB === 0)
+  else if (p.localNvme && row && row.localNvmeGB === 0)
     out.push({
       propertyPath: joinPath(path, "localNvme"),
       reason: `${row.name} has no instance-store NVMe; set localNvme to false or pick a type with local NVMe such as "p5en.48xlarge"`,

@@ -1,14 +1,14 @@
 /**
- * `validateClusterArgs()`: every problem with `EfaClusterArgs` at once, each naming the argument path
- * (`gpuPools.<key>.instanceType`), the bad value, what is allowed and the fix. Pure; runs before any
- * resource exists (docs/CONTRIBUTING.md rule 6). Pool problems are in `./validate-pool.ts`, network ones in
+ * `validate()`: every problem with the resolved `EfaClusterArgs` at once, each naming the argument path
+ * (`gpuPools.<key>.instanceType`), the bad value, what is allowed and the fix. Pure; reads only resolved values
+ * (whether a value was given is on `source`) and runs before any resource exists (docs/CONTRIBUTING.md rule 6). Pool problems are in `./validate-pool.ts`, network ones in
  * `./validate-network.ts`; this file checks versions and the system nodes and collects everything.
  */
 import { Problem, show } from "../_shared/problems";
 import { checkRange } from "../_shared/limits";
 import { oneOf } from "../_shared/suggest";
 import { addons, kubernetes } from "../versions";
-import { EfaClusterArgs } from "./args";
+import { EfaClusterArgs, ResolvedClusterArgs, resolveArgs } from "./args";
 import { CLUSTER_LIMITS } from "./limits";
 import { compareVersions, parseVersion } from "./render";
 import { poolProblems } from "./validate-pool";
@@ -17,10 +17,10 @@ import { endpointProblems, networkProblems, regionZoneProblems } from "./validat
 /** An EKS add-on version such as `v1.20.4-eksbuild.1`. */
 export const ADDON_VERSION = /^v(\d+)\.(\d+)\.(\d+)-eksbuild\.\d+$/;
 
-function versionProblems(a: EfaClusterArgs): Problem[] {
+function versionProblems(a: ResolvedClusterArgs): Problem[] {
   const out: Problem[] = [];
   const supported: readonly string[] = kubernetes.supportedVersions;
-  if (a.kubernetesVersion !== undefined && !supported.includes(a.kubernetesVersion)) {
+  if (!supported.includes(a.kubernetesVersion)) {
     out.push({
       propertyPath: "kubernetesVersion",
       reason: `must be a version EKS supports, ${oneOf(supported)}; got ${show(a.kubernetesVersion)}`,
@@ -51,32 +51,46 @@ function versionProblems(a: EfaClusterArgs): Problem[] {
     "loadBalancerControllerChartVersion",
   ] as const) {
     const v = a[key];
-    if (v !== undefined && !parseVersion(v))
+    if (!parseVersion(v))
       out.push({ propertyPath: key, reason: `must be a chart version such as "1.2.3" or "v1.2.3"; got ${show(v)}` });
   }
   return out;
 }
 
-/** Every problem with `EfaClusterArgs`; empty when they are valid. */
-export function validateClusterArgs(a: EfaClusterArgs): Problem[] {
+/**
+ * Every problem with the resolved args of `EfaCluster`; empty when they are valid. The component runs
+ * `resolveArgs` (never throws) -> `validate` -> one error, before any child.
+ */
+export function validate(a: ResolvedClusterArgs): Problem[] {
   const out: Problem[] = [];
-  const pools = a.gpuPools;
-  if (typeof pools !== "object" || pools === null || Array.isArray(pools) || Object.keys(pools).length === 0) {
+  const { badGpuPools, nonObjectPools } = a.source;
+  if (badGpuPools) {
     out.push({
       propertyPath: "gpuPools",
-      reason: `must be a map of pool name to pool, e.g. { prefill: { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2a" } }; got ${show(pools)}`,
+      reason: `must be a map of pool name to pool, e.g. { prefill: { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2a" } }; got ${show(badGpuPools.written)}`,
     });
   } else {
-    for (const key of Object.keys(pools)) out.push(...poolProblems(key, pools[key]));
+    for (const key of a.source.poolKeys)
+      out.push(
+        ...poolProblems(
+          key,
+          a.pools.find((p) => p.name === key),
+          nonObjectPools[key],
+        ),
+      );
   }
   out.push(...networkProblems(a), ...regionZoneProblems(a), ...endpointProblems(a), ...versionProblems(a));
-  if (a.systemInstanceType !== undefined && !/^[a-z][a-z0-9-]*\.[a-z0-9-]+$/.test(a.systemInstanceType)) {
+  if (!/^[a-z][a-z0-9-]*\.[a-z0-9-]+$/.test(a.systemInstanceType)) {
     out.push({
       propertyPath: "systemInstanceType",
       reason: `must be an EC2 instance type such as "m7i.2xlarge"; got ${show(a.systemInstanceType)}`,
     });
   }
-  if (a.systemNodeCount !== undefined)
-    out.push(...checkRange("systemNodeCount", a.systemNodeCount, CLUSTER_LIMITS.systemNodeCount));
+  out.push(...checkRange("systemNodeCount", a.systemNodeCount, CLUSTER_LIMITS.systemNodeCount));
   return out;
+}
+
+/** Every problem with `EfaClusterArgs` as written: `validate(resolveArgs(a))`, for callers that hold raw args. */
+export function validateClusterArgs(a: EfaClusterArgs): Problem[] {
+  return validate(resolveArgs(a));
 }

@@ -1,6 +1,7 @@
 /**
  * The cluster's AZs and region, from its args as given: listed, or derived from the pools (and the region from the
- * first AZ). `resolveArgs` and the network validator both read them here, so they cannot disagree. Pure.
+ * first AZ). Only `resolveArgs` reads them; the validator checks its result (and `source` says whether the user
+ * gave them or they were derived), so the two cannot disagree. Pure.
  */
 import type { EfaClusterArgs, GpuPoolArgs } from "./args";
 import { regionOfAz } from "./partition";

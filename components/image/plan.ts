@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "fs";
 import { isAbsolute, join, relative, resolve, sep } from "path";
 import { ArchTarget, ConsumerArchLists, CudaToolkit } from "../catalog";
-import { Checked, failed, ok, Problem, ValidationError, valueOf } from "../_shared/problems";
+import { Checked, failed, ok, Problem, valueOf } from "../_shared/problems";
 import { DynamoImageArgs, ResolvedImageArgs, resolveArgs } from "./args";
 import { CacheSettings, ContextFile, archStrings, cacheSettings, contentTag, deriveBuildArgs, sha256 } from "./derive";
 import { archFacts, BuildFiles, validate } from "./validate";
@@ -114,9 +114,9 @@ export function readBuildFiles(r: ResolvedImageArgs): BuildFiles {
 export function checkImagePlan(args: DynamoImageArgs): Checked<ImagePlan> {
   const r = resolveArgs(args);
   const files = r.ref === undefined ? readBuildFiles(r) : undefined;
-  const problems = validate(r, args, files);
-  if (problems.length > 0) return failed(problems);
   const facts = archFacts(r);
+  const problems = validate(r, args, files, facts);
+  if (problems.length > 0) return failed(problems);
   const toolkit = valueOf(SUBJECT, facts.toolkit);
   const archs = validated(facts.archs, "cudaArchs");
   if (r.ref !== undefined)
@@ -136,9 +136,7 @@ function validated<T>(fact: Checked<T> | undefined, what: string): T {
  * stack-config checker): throws one `ValidationError` naming every problem.
  */
 export function imagePlan(args: DynamoImageArgs): ImagePlan {
-  const plan = checkImagePlan(args);
-  if (!plan.ok) throw new ValidationError(SUBJECT, plan.problems);
-  return plan.value;
+  return valueOf(SUBJECT, checkImagePlan(args));
 }
 
 /** The build plan of validated args, their parsed arch facts and the files read. */

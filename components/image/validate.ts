@@ -8,12 +8,11 @@ import {
   ConsumerArchLists,
   CudaToolkit,
   ImagePlatform,
-  INSTANCES,
+  lookupInstance,
   NGC_PYTORCH_TORCH,
   consumerArchLists,
   parseCudaToolkit,
   resolveCudaArchs,
-  unknownInstanceReason,
 } from "../catalog";
 import { Checked, Problem, joinPath, problemsIn, show } from "../_shared/problems";
 import { checkRange } from "../_shared/limits";
@@ -73,9 +72,7 @@ export function archProblems(r: ResolvedImageArgs, facts: ArchFacts): Problem[] 
   }
   if (facts.archs) problems.push(...problemsIn(facts.archs));
   if (r.cudaArchs !== "auto") {
-    r.instanceTypes.forEach((t, i) => {
-      if (!INSTANCES.has(t)) problems.push({ propertyPath: `instanceTypes[${i}]`, reason: unknownInstanceReason(t) });
-    });
+    r.instanceTypes.forEach((t, i) => problems.push(...problemsIn(lookupInstance(t, `instanceTypes[${i}]`))));
   }
   if (r.ref === undefined) problems.push(...torchProblems(r.versions.pytorchImageTag));
   if (facts.archLists) problems.push(...problemsIn(facts.archLists));
@@ -96,10 +93,15 @@ export interface BuildFiles {
 
 /**
  * Every problem with `DynamoImage` args, in ONE list: argument values, arch lists, and (for a build) the
- * Dockerfile and context in `files`. `given` is what the user wrote (the skip path refuses build-only args).
+ * Dockerfile and context in `files`. `given` is what the user wrote (the skip path refuses build-only args);
+ * `facts` is `archFacts(r)`, parsed once by the caller, which plans from the same facts.
  */
-export function validate(r: ResolvedImageArgs, given: DynamoImageArgs, files: BuildFiles | undefined): Problem[] {
-  const facts = archFacts(r);
+export function validate(
+  r: ResolvedImageArgs,
+  given: DynamoImageArgs,
+  files: BuildFiles | undefined,
+  facts: ArchFacts,
+): Problem[] {
   const problems = [...archProblems(r, facts), ...checkPlatforms(r.platforms)];
   if (r.ref !== undefined) return [...problems, ...checkPrebuilt(r.ref, given as Record<string, unknown>)];
   const overrides = given.versions ?? {};

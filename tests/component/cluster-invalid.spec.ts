@@ -4,7 +4,7 @@
  */
 import { strict as assert } from "assert";
 import * as pulumi from "@pulumi/pulumi";
-import { settled } from "../helpers/settled";
+import { recordChildren } from "../helpers/settled";
 import { armMocks, Recorded } from "../helpers/mocks";
 import { thrown } from "../helpers/outputs";
 import type { EfaCluster as EfaClusterT, EfaClusterArgs } from "../../components/cluster";
@@ -20,11 +20,14 @@ describe("cluster: EfaCluster with invalid args", function () {
   });
 
   it("invalid args: one InputPropertiesError listing every problem, and no child created", async () => {
+    const { children, transformation } = recordChildren();
     const e: unknown = thrown(
       () =>
-        new EfaCluster("bad", {
-          gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, capacity: "capacity-block" } },
-        }),
+        new EfaCluster(
+          "bad",
+          { gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, capacity: "capacity-block" } } },
+          { transformations: [transformation] },
+        ),
     );
     assert.ok(pulumi.InputPropertiesError.isInstance(e));
     assert.deepEqual(
@@ -33,7 +36,8 @@ describe("cluster: EfaCluster with invalid args", function () {
     );
     const { subjectOf } = await import("../../components/_shared/pulumi-errors");
     assert.equal(subjectOf(e), "EfaCluster", "the error names its component as data (tools place its paths by it)");
-    await settled(rec);
+    // The constructor threw: no child was constructed, so none can ever reach the monitor.
+    assert.deepEqual(children, []);
     assert.deepEqual(
       rec.filter((r) => r.name.startsWith("bad-")),
       [],
@@ -50,7 +54,8 @@ describe("cluster: EfaCluster with invalid args", function () {
       vpcCidr: "10.0.0.1/16",
       kubernetesVersion: "1.20",
     } as unknown as EfaClusterArgs; // a pool that is not an object: only untyped stack config can send one
-    const e: unknown = thrown(() => new EfaCluster("worse", args));
+    const { children, transformation } = recordChildren();
+    const e: unknown = thrown(() => new EfaCluster("worse", args, { transformations: [transformation] }));
     assert.ok(pulumi.InputPropertiesError.isInstance(e), String(e));
     assert.deepEqual(
       e.errors.map((x) => x.propertyPath),
@@ -65,7 +70,7 @@ describe("cluster: EfaCluster with invalid args", function () {
     );
     assert.match(e.errors[0].reason, /unknown GPU instance type "p5en\.48xlarg"; did you mean "p5en\.48xlarge"\?/);
     assert.match(e.message, /^EfaCluster: 6 problems\n/);
-    await settled(rec);
+    assert.deepEqual(children, []);
     assert.deepEqual(
       rec.filter((r) => r.name.startsWith("worse-")),
       [],

@@ -1,6 +1,6 @@
 import { strict as assert } from "assert";
 import * as pulumi from "@pulumi/pulumi";
-import { settled } from "../helpers/settled";
+import { registered } from "../helpers/settled";
 import { armMocks, one, ofType, Recorded } from "../helpers/mocks";
 import { isSecret, promiseOf } from "../helpers/outputs";
 import type { EfaCluster as EfaClusterT, EfaClusterArgs } from "../../components/cluster";
@@ -37,14 +37,14 @@ describe("cluster: EfaCluster under mocks", function () {
   let small: EfaClusterT;
 
   /** Every registration as a stack transformation saw it (MockResourceArgs carry no parent or provider). */
-  const seen: { type: string; name: string; opts: pulumi.ResourceOptions }[] = [];
+  const seen: { type: string; name: string; opts: pulumi.ResourceOptions; resource: pulumi.Resource }[] = [];
 
   before(async function () {
     this.timeout(30000);
     rec = armMocks();
     await pulumi.runtime.runInPulumiStack(async () => {
       pulumi.runtime.registerStackTransformation((a) => {
-        seen.push({ type: a.type, name: a.name, opts: a.opts });
+        seen.push({ type: a.type, name: a.name, opts: a.opts, resource: a.resource });
         return undefined;
       });
       ({ EfaCluster } = await import("../../components/cluster"));
@@ -59,7 +59,7 @@ describe("cluster: EfaCluster under mocks", function () {
         promiseOf(c.nodeGroupNames.prefill),
         promiseOf(c.efsFileSystemId!),
       ]);
-      await settled(rec);
+      await registered(() => seen.map((x) => x.resource));
       return {};
     });
   });

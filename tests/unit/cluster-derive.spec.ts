@@ -1,8 +1,8 @@
 import { strict as assert } from "assert";
 import fc from "fast-check";
 import { GpuInstance, instance, instanceNames } from "../../components/catalog";
-import { ValidationError } from "../../components/_shared/problems";
-import { EfaClusterArgs, resolveArgs, resolvePool } from "../../components/cluster/args";
+import { ValidationError, valueOf } from "../../components/_shared/problems";
+import { EfaClusterArgs, EfaLayout, resolveArgs, resolvePool } from "../../components/cluster/args";
 import {
   azIndex,
   capacitySettings,
@@ -17,6 +17,14 @@ import {
 import { thrown } from "../helpers/outputs";
 
 const key = (s: InterfaceSlot) => `${s.networkCardIndex}/${s.deviceIndex}`;
+/** The layout of a row that must have one (the test fails with the problems otherwise). */
+const layoutOf = (row: GpuInstance, layout: EfaLayout) => valueOf("test", efaInterfaceLayout(row, layout));
+/** The problems of a layout that must be refused. */
+const refused = (row: GpuInstance, layout: EfaLayout, poolPath?: string) => {
+  const c = efaInterfaceLayout(row, layout, poolPath);
+  assert.ok(!c.ok, `${row.name} ${layout} should be refused`);
+  return c.problems;
+};
 
 describe("cluster: EFA interface layout", () => {
   // type, interfaces (current), EFA (current), interfaces (legacy)
@@ -34,16 +42,14 @@ describe("cluster: EFA interface layout", () => {
   ];
   for (const [type, nics, efa, legacy] of table) {
     it(`${type}: current ${nics} interfaces (${efa} efa-only), legacy ${legacy < 0 ? "refused" : legacy}`, () => {
-      const cur = efaInterfaceLayout(instance(type), "current");
+      const cur = layoutOf(instance(type), "current");
       assert.equal(cur.length, nics);
       assert.equal(cur.filter((s) => s.interfaceType === "efa-only").length, efa);
       assert.deepEqual(cur[0], { networkCardIndex: 0, deviceIndex: 0, interfaceType: "interface" });
       if (legacy < 0) {
-        const e = thrown(() => efaInterfaceLayout(instance(type), "legacy", "gpuPools.b.efaLayout"));
-        assert.ok(e instanceof ValidationError);
-        assert.equal(e.problems[0].propertyPath, "gpuPools.b.efaLayout");
+        assert.equal(refused(instance(type), "legacy", "gpuPools.b")[0].propertyPath, "gpuPools.b.efaLayout");
       } else {
-        const old = efaInterfaceLayout(instance(type), "legacy");
+        const old = layoutOf(instance(type), "legacy");
         assert.equal(old.length, legacy);
         assert.ok(old.every((s) => s.interfaceType === "efa"));
         assert.deepEqual(old[0], { networkCardIndex: 0, deviceIndex: 0, interfaceType: "efa" });
@@ -52,32 +58,31 @@ describe("cluster: EFA interface layout", () => {
   }
 
   it("p5en current layout: card 0 devices 0 and 1, then device 0 of cards 1..15", () => {
-    const l = efaInterfaceLayout(instance("p5en.48xlarge"), "current");
+    const l = layoutOf(instance("p5en.48xlarge"), "current");
     assert.deepEqual(l.map(key), ["0/0", "0/1", ...Array.from({ length: 15 }, (_, i) => `${i + 1}/0`)]);
   });
 
   it("p6-b300 current layout skips card 0 for EFA (it has none) and uses cards 1..16", () => {
-    const l = efaInterfaceLayout(instance("p6-b300.48xlarge"), "current");
+    const l = layoutOf(instance("p6-b300.48xlarge"), "current");
     assert.deepEqual(l.map(key), ["0/0", ...Array.from({ length: 16 }, (_, i) => `${i + 1}/0`)]);
   });
 
   it("legacy layout: card 0 device 0, other cards device 1", () => {
-    assert.deepEqual(efaInterfaceLayout(instance("p4d.24xlarge"), "legacy").map(key), ["0/0", "1/1", "2/1", "3/1"]);
+    assert.deepEqual(layoutOf(instance("p4d.24xlarge"), "legacy").map(key), ["0/0", "1/1", "2/1", "3/1"]);
   });
 
   it("a type without EFA is refused with the given path", () => {
-    const e: unknown = thrown(() => efaInterfaceLayout(instance("g5.xlarge"), "current", "gpuPools.x.efa"));
-    assert.ok(e instanceof ValidationError);
+    const problems = refused(instance("g5.xlarge"), "current", "gpuPools.x");
     assert.deepEqual(
-      e.problems.map((p) => p.propertyPath),
+      problems.map((p) => p.propertyPath),
       ["gpuPools.x.efa"],
     );
-    assert.match(e.problems[0].reason, /g5\.xlarge has no EFA device/);
+    assert.match(problems[0].reason, /g5\.xlarge has no EFA device/);
   });
 
   it("every EFA type in the catalog gets one EFA interface per EFA device in the current layout", () => {
     for (const n of instanceNames().filter((n) => instance(n).efaDevices > 0)) {
-      assert.equal(efaInterfaceLayout(instance(n), "current").filter(isEfa).length, instance(n).efaDevices, n);
+      assert.equal(layoutOf(instance(n), "current").filter(isEfa).length, instance(n).efaDevices, n);
     }
   });
 
@@ -96,7 +101,7 @@ describe("cluster: EFA interface layout", () => {
   it("property: current layout = 1 ENA at 0/0 + one efa-only per EFA device, unique slots on existing cards", () => {
     fc.assert(
       fc.property(rows, (row) => {
-        const l = efaInterfaceLayout(row, "current");
+        const l = layoutOf(row, "current");
         const slots = l.map(key);
         assert.equal(new Set(slots).size, slots.length);
         assert.equal(l.filter((s) => s.interfaceType === "interface").length, 1);
@@ -116,10 +121,10 @@ describe("cluster: EFA interface layout", () => {
     fc.assert(
       fc.property(rows, (row) => {
         if (!row.card0SupportsEfa) {
-          assert.ok(thrown(() => efaInterfaceLayout(row, "legacy")) instanceof ValidationError);
+          assert.equal(refused(row, "legacy")[0].propertyPath, "efaLayout");
           return;
         }
-        const l = efaInterfaceLayout(row, "legacy");
+        const l = layoutOf(row, "legacy");
         assert.equal(l.length, row.efaDevices);
         assert.ok(l.every((s) => s.interfaceType === "efa" && s.deviceIndex === (s.networkCardIndex === 0 ? 0 : 1)));
         assert.equal(new Set(l.map(key)).size, l.length);

@@ -62,7 +62,7 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
   it("localNvme must be a boolean", () => {
     const fromConfig = { ...P5EN, localNvme: "yes" as unknown as boolean }; // what untyped stack config can send
     assert.deepEqual(
-      poolProblems("gpu", fromConfig).map((p) => [p.propertyPath, p.reason]),
+      poolProblems("gpu", resolvePool("gpu", fromConfig)).map((p) => [p.propertyPath, p.reason]),
       [["gpuPools.gpu.localNvme", 'must be true or false; got "yes"']],
     );
   });
