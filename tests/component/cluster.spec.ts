@@ -1,3 +1,4 @@
+/** EfaCluster under Pulumi mocks: what it registers (launch templates, node groups, add-ons) and how it is wired. */
 import { strict as assert } from "assert";
 import * as pulumi from "@pulumi/pulumi";
 import { registered } from "../helpers/settled";
@@ -8,7 +9,6 @@ import type { InterfaceSlot } from "../../components/cluster/derive";
 
 /** One launch-template network interface, as the tests read it. */
 type Nic = InterfaceSlot & { readonly securityGroups: string[]; readonly subnetId?: string };
-
 const CR = "cr-0123456789abcdef0";
 const full: EfaClusterArgs = {
   availabilityZones: ["us-east-2a", "us-east-2b", "us-east-2c"],

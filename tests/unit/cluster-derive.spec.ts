@@ -1,3 +1,7 @@
+/**
+ * The cluster's pure derivations: the EFA network-interface layout of every catalogued EFA type (current and legacy,
+ * against the instance catalog's card and device counts) and the values the node groups are built from.
+ */
 import { strict as assert } from "assert";
 import fc from "fast-check";
 import { GpuInstance, instance, instanceNames } from "../../components/catalog";

@@ -1,3 +1,7 @@
+/**
+ * The cluster validator on plain data: every bad pool, network, region/zone and version input is reported at its
+ * argument path with the allowed values, all problems at once, and the valid shapes (China, GovCloud, g6e) pass.
+ */
 import { strict as assert } from "assert";
 import { EfaClusterArgs, GpuPoolArgs } from "../../components/cluster/args";
 import { validateClusterArgs } from "../../components/cluster/validate";

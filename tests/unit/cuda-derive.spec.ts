@@ -1,3 +1,7 @@
+/**
+ * Rendering one CUDA arch list into each build system's syntax (NVCC_GENCODE, TORCH_CUDA_ARCH_LIST, FlashInfer),
+ * with properties that no rendered entry is one the toolkit or consumer rejects.
+ */
 import { strict as assert } from "assert";
 import fc from "fast-check";
 import {

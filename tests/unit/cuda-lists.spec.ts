@@ -1,3 +1,7 @@
+/**
+ * CUDA arch lists: parsing a user's list against a toolkit (every bad entry at its index, one report), the
+ * catalog's fat list per toolkit and platform, and "auto" from instance types.
+ */
 import { strict as assert } from "assert";
 import fc from "fast-check";
 import {

@@ -1,3 +1,7 @@
+/**
+ * Single CUDA arch tokens: every spelling users write, accepted or rejected per toolkit with a hint (sm_101 on
+ * 13.0 names sm_110), and parse/format round-trips on every canonical token.
+ */
 import { strict as assert } from "assert";
 import fc from "fast-check";
 import {

@@ -1,3 +1,7 @@
+/**
+ * The CUDA toolkit catalog: each toolkit's nvcc targets, the default, how each list
+ * was verified, and parsing a toolkit version from config.
+ */
 import { strict as assert } from "assert";
 import {
   CUDA_TOOLKITS,

@@ -1,3 +1,4 @@
+/** Container image reference helpers: parsing, digest pinning, tag/digest rewriting and the registry/ECR parts. */
 import * as assert from "assert";
 import {
   ecrRegistryOf,

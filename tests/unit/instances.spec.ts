@@ -1,3 +1,7 @@
+/**
+ * The GPU instance catalog: GPUs, SM, EFA devices and cards per type (consistent with each other), which types can
+ * carry NIXL over EFA, and the errors for an unknown or arm64 type.
+ */
 import { strict as assert } from "assert";
 import {
   efaPerGpu,
