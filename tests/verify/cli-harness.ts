@@ -46,18 +46,21 @@ const TIMEOUT_S = 5;
 const SLOW_FIRST_TOKEN_MS = 350;
 export const SLOW_TTFT_THRESHOLD_MS = 150;
 
-/**
- * Flags naming the fake cluster's graph, a 5 s budget per request and a time-to-first-token threshold. The
- * threshold defaults to the budget, so gate E can fail only where the stream also timed out: a loaded machine
- * never turns a healthy run's E into a FAIL. A run that must fail E passes a threshold below the fake's delay.
- */
-export function flags(kube: FakeKube, url: string, backend = "vllm", ttftThresholdMs = TIMEOUT_S * 1000): string[] {
+/** The argv naming the fake cluster's graph; each suite picks the stack name, budget and threshold it needs. */
+export function verifyFlags(o: {
+  stack: string;
+  kubeconfig: string;
+  url: string;
+  backend: string;
+  timeoutS: number;
+  ttftThresholdMs: number;
+}): string[] {
   return [
-    "test-stack",
+    o.stack,
     "--kubeconfig",
-    kube.kubeconfig,
+    o.kubeconfig,
     "--url",
-    url,
+    o.url,
     "--namespace",
     NAMESPACE,
     "--graph",
@@ -65,12 +68,28 @@ export function flags(kube: FakeKube, url: string, backend = "vllm", ttftThresho
     "--model",
     MODEL,
     "--backend",
-    backend,
+    o.backend,
     "--timeout",
-    String(TIMEOUT_S),
+    String(o.timeoutS),
     "--ttft-threshold-ms",
-    String(ttftThresholdMs),
+    String(o.ttftThresholdMs),
   ];
+}
+
+/**
+ * Flags naming the fake cluster's graph, a 5 s budget per request and a time-to-first-token threshold. The
+ * threshold defaults to the budget, so gate E can fail only where the stream also timed out: a loaded machine
+ * never turns a healthy run's E into a FAIL. A run that must fail E passes a threshold below the fake's delay.
+ */
+export function flags(kube: FakeKube, url: string, backend = "vllm", ttftThresholdMs = TIMEOUT_S * 1000): string[] {
+  return verifyFlags({
+    stack: "test-stack",
+    kubeconfig: kube.kubeconfig,
+    url,
+    backend,
+    timeoutS: TIMEOUT_S,
+    ttftThresholdMs,
+  });
 }
 
 /** One run against a fresh fake Frontend in `mode` and a fake cluster in `scenario`; the bodies the Frontend received. */

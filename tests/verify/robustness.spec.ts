@@ -7,11 +7,11 @@
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { FrontendMode, MODEL, startFrontend } from "./fake-frontend";
-import { GRAPH, kubeconfigText, NAMESPACE, startKube } from "./fake-kube";
+import { closedPort, statuses, verifyFlags } from "./cli-harness";
+import { FrontendMode, startFrontend } from "./fake-frontend";
+import { kubeconfigText, startKube } from "./fake-kube";
 import { projectWith, stackText } from "./stacks";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -54,25 +54,9 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
     return { code, out, err, json };
   }
 
-  const flags = (kubeconfig: string, url: string): string[] => [
-    "s",
-    "--kubeconfig",
-    kubeconfig,
-    "--url",
-    url,
-    "--namespace",
-    NAMESPACE,
-    "--graph",
-    GRAPH,
-    "--model",
-    MODEL,
-    "--backend",
-    "vllm",
-    "--timeout",
-    "10",
-    "--ttft-threshold-ms",
-    "10000", // the per-request budget: a loaded machine cannot turn a healthy stream's gate E into a FAIL
-  ];
+  // The per-request budget is the threshold: a loaded machine cannot turn a healthy stream's gate E into a FAIL.
+  const flags = (kubeconfig: string, url: string): string[] =>
+    verifyFlags({ stack: "s", kubeconfig, url, backend: "vllm", timeoutS: 10, ttftThresholdMs: 10000 });
 
   async function against(mode: FrontendMode, extra: string[] = []): Promise<Run> {
     const fe = await startFrontend(mode);
@@ -84,8 +68,6 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
       await kube.close();
     }
   }
-
-  const statuses = (r: Run) => (r.json?.gates ?? []).map((g) => `${g.id}:${g.status}`).join(" ");
 
   describe("12: kubeconfig problems are plain messages with exit 2; a bug is exit 70, never 1", () => {
     const saved = {
@@ -160,10 +142,7 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
 
   it("13: when the Frontend becomes unreachable, exit 3 still prints the table and writes --json", async () => {
     const kube = await startKube("libfabric");
-    const s = net.createServer();
-    await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-    const port = (s.address() as net.AddressInfo).port;
-    await new Promise<void>((r) => s.close(() => r()));
+    const port = await closedPort();
     try {
       const r = await verify(flags(kube.kubeconfig, `http://127.0.0.1:${port}`));
       assert.equal(r.code, 3);
