@@ -1,0 +1,31 @@
+/**
+ * Every fact file, not only those a spec happens to load: each has a complete provenance block, a commit
+ * of 40 hex digits (a device measurement says "measured" instead) and an extractor script that exists,
+ * so no fact can be written from memory and no source can rot unnoticed. See tests/contracts/README.md.
+ */
+import { strict as assert } from "assert";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { loadFacts } from "./facts";
+
+const ROOT = join(__dirname, "..", "..");
+/** Facts measured on the device machine rather than read from an upstream commit. */
+const MEASURED = new Set(["gpu-memory"]);
+const names = readdirSync(join(__dirname, "facts"))
+  .filter((f) => f.endsWith(".json"))
+  .map((f) => f.slice(0, -".json".length))
+  .sort();
+
+describe("contract fact files: provenance on every one", () => {
+  it("finds the fact files", () => assert.ok(names.length > 0));
+
+  for (const name of names) {
+    it(`${name}.json: complete provenance, a pinned commit and an extractor that exists`, () => {
+      const { provenance } = loadFacts<unknown>(name);
+      if (MEASURED.has(name)) assert.match(provenance.commit, /^measured\b/);
+      else assert.match(provenance.commit, /^[0-9a-f]{40}$/, `${name}.json: provenance.commit`);
+      const script = provenance.extractor.split(/\s+/)[0];
+      assert.ok(existsSync(join(ROOT, script)), `${name}.json: extractor ${script} does not exist`);
+    });
+  }
+});
