@@ -4,10 +4,8 @@
  * no wrong type, no value outside an enum, no missing required field.
  */
 import { strict as assert } from "assert";
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
 import { charts } from "../../components/versions";
+import { fakeCheckout } from "../helpers/fake-checkout";
 import { crdProblems, structuralProblems } from "./crd-validate";
 import { CHART_CRD, countFields, extractCrd, FieldNode, OPERATOR_CRD } from "./extract/dgd-crd";
 import { loadFacts } from "./facts";
@@ -109,11 +107,7 @@ describe("contract: rendered DynamoGraphDeployments against the operator's CRD",
   });
 
   it("the extractor reads the chart's CRD copy and refuses a checkout whose operator copy differs", () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "crd-extract-"));
-    const put = (rel: string, text: string) => {
-      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-      fs.writeFileSync(path.join(root, rel), text);
-    };
+    const { root, put, remove } = fakeCheckout("crd-extract-");
     const doc = (t: string) =>
       `spec:\n  group: nvidia.com\n  names: {kind: DynamoGraphDeployment}\n  versions:\n  - name: v1alpha1\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            required: [services]\n            properties:\n              services: {type: object, additionalProperties: {type: ${t}}}\n              mode: {type: string, enum: [a, b]}\n              raw: {type: object, x-kubernetes-preserve-unknown-fields: true}\n`;
     try {
@@ -137,7 +131,7 @@ describe("contract: rendered DynamoGraphDeployments against the operator's CRD",
       put(OPERATOR_CRD, doc("string"));
       assert.throws(() => extractCrd(root, "v1alpha1"), /differs from/);
     } finally {
-      fs.rmSync(root, { recursive: true, force: true });
+      remove();
     }
   });
 });

@@ -5,9 +5,9 @@
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { envProperties } from "../helpers/dockerfile";
+import { fakeCheckout } from "../helpers/fake-checkout";
 import { envFactFiles, envVerdict } from "./env-contract";
 import { extractEnv } from "./extract/env-vars";
 import { recordAt } from "./json";
@@ -130,11 +130,7 @@ describe("contract: env vars we set are read by the pinned upstream", function (
   });
 
   it("the extractor rules read a checkout: fi_param_define names, getenv through constants, UCX tables", () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "env-extract-"));
-    const put = (rel: string, text: string) => {
-      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-      fs.writeFileSync(path.join(root, rel), text);
-    };
+    const { root, put, remove } = fakeCheckout("env-extract-");
     try {
       put("prov/efa/src/efa_prov.c", 'struct fi_provider efa_prov = {\n\t.name = "efa",\n};\n');
       put(
@@ -167,7 +163,7 @@ describe("contract: env vars we set are read by the pinned upstream", function (
         tablePrefixes: ["IB_"],
       });
     } finally {
-      fs.rmSync(root, { recursive: true, force: true });
+      remove();
     }
   });
 });

@@ -10,6 +10,7 @@ import * as os from "os";
 import * as path from "path";
 import { loadBalancerControllerValues } from "../../components/cluster/render";
 import { charts } from "../../components/versions";
+import { fakeCheckout } from "../helpers/fake-checkout";
 import { extractChart, ChartFacts } from "./extract/helm-values";
 import { FactFile } from "./facts";
 import { chartFactFile as factsFor, unknownValueKeys, withSubcharts } from "./helm-contract";
@@ -164,11 +165,7 @@ describe("contract: rendered Helm values against the pinned charts' keys", funct
   });
 
   it("the extractor reads values.yaml, template reads, toYaml/with blocks, vendored and fetched subcharts, defaults", () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), "helm-extract-"));
-    const put = (rel: string, text: string) => {
-      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-      fs.writeFileSync(path.join(root, rel), text);
-    };
+    const { root, put, remove } = fakeCheckout("helm-extract-");
     try {
       put(
         "c/Chart.yaml",
@@ -209,7 +206,7 @@ describe("contract: rendered Helm values against the pinned charts' keys", funct
       });
       assert.throws(() => extractChart(root, "c", {}, ["a.c"]), /--default a\.c: c\/values\.yaml has no such key/);
     } finally {
-      fs.rmSync(root, { recursive: true, force: true });
+      remove();
     }
   });
 });
