@@ -14,16 +14,20 @@ function byName(c: Capture<unknown>, name: string): CapturedResource {
   return r;
 }
 
+/** The tiny program captured as stack "t" in us-east-2, with `token` as its secret config value. */
+const captureTiny = (token: string): Promise<Capture<TinyResult>> =>
+  capture(tinyProgram, {
+    project: "fixture",
+    stack: "t",
+    mocks: renderMocks("us-east-2"),
+    config: { "fixture:token": token },
+    secretKeys: ["fixture:token"],
+  });
+
 describe("render capture engine (tiny fixture program)", () => {
   let c: Capture<TinyResult>;
   before(async () => {
-    c = await capture(tinyProgram, {
-      project: "fixture",
-      stack: "t",
-      mocks: renderMocks("us-east-2"),
-      config: { "fixture:token": "hf_do_not_leak" },
-      secretKeys: ["fixture:token"],
-    });
+    c = await captureTiny("hf_do_not_leak");
   });
 
   it("records every resource except the root stack, sorted by type then name", () => {
@@ -87,13 +91,7 @@ describe("render capture engine (tiny fixture program)", () => {
   });
 
   it("is deterministic and repeatable in one process (mocks reset between captures)", async () => {
-    const again = await capture(tinyProgram, {
-      project: "fixture",
-      stack: "t",
-      mocks: renderMocks("us-east-2"),
-      config: { "fixture:token": "x" },
-      secretKeys: ["fixture:token"],
-    });
+    const again = await captureTiny("x");
     assert.deepEqual(
       again.resources.map((r) => r.redactedInputs),
       c.resources.map((r) => r.redactedInputs),
@@ -131,13 +129,7 @@ describe("render capture engine: errors inside apply", () => {
   });
 
   it("still captures normally afterwards", async () => {
-    const again = await capture(tinyProgram, {
-      project: "fixture",
-      stack: "t",
-      mocks: renderMocks("us-east-2"),
-      config: { "fixture:token": "x" },
-      secretKeys: ["fixture:token"],
-    });
+    const again = await captureTiny("x");
     assert.equal(again.resources.length, 6);
   });
 });
