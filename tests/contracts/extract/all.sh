@@ -59,6 +59,6 @@ run DCGM_EXPORTER chart-dcgm-exporter.json $X/helm-values.ts "${DCGM_EXPORTER:-}
 run DCGM_EXPORTER dcgm-metrics.json $X/dcgm-metrics.ts "${DCGM_EXPORTER:-}" --ref 4.5.3-4.8.2 --commit "$DCGM_COMMIT"
 run EC2_USER_GUIDE efa-installer-signing.json $X/efa-installer-signing.ts "${EC2_USER_GUIDE:-}" --ref master \
   --commit "${EC2_USER_GUIDE_COMMIT:-0147f878dcbad26b1151a12701a773743f0cd496}"
-run EKS_AMI nodeadm-nodeconfig.json $X/nodeadm-nodeconfig.ts "${EKS_AMI:-}" "${EKS_AMI_COMMIT:-81fec2e895854f599974fe4d3d72f61c0a9aaffa}"
-run KARPENTER instance-local-nvme.json $X/instance-local-nvme.ts "${KARPENTER:-}" "${KARPENTER_COMMIT:-1d927085dd81a9df9301e613f371dac5b4d16bfe}"
-run HF_HUB hf-hub-api.json $X/hf-hub-api.ts "${HF_HUB:-}" "${HF_HUB_COMMIT:-ee0a4510f4bc15e26cb722be2efc2bdb01383ca0}"
+run EKS_AMI nodeadm-nodeconfig.json $X/nodeadm-nodeconfig.ts "${EKS_AMI:-}" --ref main --commit "${EKS_AMI_COMMIT:-81fec2e895854f599974fe4d3d72f61c0a9aaffa}"
+run KARPENTER instance-local-nvme.json $X/instance-local-nvme.ts "${KARPENTER:-}" --ref main --commit "${KARPENTER_COMMIT:-1d927085dd81a9df9301e613f371dac5b4d16bfe}"
+run HF_HUB hf-hub-api.json $X/hf-hub-api.ts "${HF_HUB:-}" --ref main --commit "${HF_HUB_COMMIT:-ee0a4510f4bc15e26cb722be2efc2bdb01383ca0}"

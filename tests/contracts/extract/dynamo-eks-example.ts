@@ -2,11 +2,10 @@
  * Extracts the worker isolation facts of upstream Dynamo's EKS EFA example
  * (`examples/deployments/EKS/manifests/vllm/disagg-p5.yaml`): per worker service its GPUs, EFA devices,
  * replicas, instance type, NIXL backends, `privileged`, `hostNetwork` and added capabilities.
- * Usage: npx tsx tests/contracts/extract/dynamo-eks-example.ts <ai-dynamo/dynamo checkout> <commit> > tests/contracts/facts/dynamo-eks-example.json
+ * Usage: npx tsx tests/contracts/extract/dynamo-eks-example.ts <ai-dynamo/dynamo checkout> --ref main [--commit <sha>] > tests/contracts/facts/dynamo-eks-example.json
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import YAML from "yaml";
+import { checkoutArgs, printFacts, readText, today } from "./_checkout";
 
 const FILE = "examples/deployments/EKS/manifests/vllm/disagg-p5.yaml";
 
@@ -56,16 +55,17 @@ export function extract(doc: {
 }
 
 if (require.main === module) {
-  const [checkout, commit] = process.argv.slice(2);
-  if (!checkout || !commit) throw new Error("usage: dynamo-eks-example.ts <checkout> <commit>");
-  const doc = YAML.parse(fs.readFileSync(path.join(checkout, FILE), "utf8"));
-  const provenance = {
-    repository: "ai-dynamo/dynamo",
-    ref: "main",
-    commit,
-    paths: [FILE],
-    extracted: new Date().toISOString().slice(0, 10),
-    extractor: "tests/contracts/extract/dynamo-eks-example.ts",
-  };
-  process.stdout.write(`${JSON.stringify({ provenance, facts: extract(doc) }, null, 2)}\n`);
+  const args = checkoutArgs(process.argv.slice(2), "dynamo-eks-example.ts");
+  printFacts(
+    {
+      repository: "ai-dynamo/dynamo",
+      ref: args.ref,
+      commit: args.commit,
+      paths: [FILE],
+      extracted: today(),
+      extractor: "tests/contracts/extract/dynamo-eks-example.ts",
+      ...(args.notes ? { notes: args.notes } : {}),
+    },
+    extract(YAML.parse(readText(args.root, FILE))),
+  );
 }

@@ -3,10 +3,9 @@
  * uses): the default endpoint and its HF_ENDPOINT override, the file download URL template, the model-info URL of
  * a revision with its `blobs` parameter (file sizes), the JSON keys of the listing (`sha`, `siblings[].rfilename`,
  * `siblings[].size`), and the offline switch the engines read.
- * Usage: npx tsx tests/contracts/extract/hf-hub-api.ts <huggingface_hub checkout> <commit> > tests/contracts/facts/hf-hub-api.json
+ * Usage: npx tsx tests/contracts/extract/hf-hub-api.ts <huggingface_hub checkout> --ref main [--commit <sha>] > tests/contracts/facts/hf-hub-api.json
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
+import { checkoutArgs, printFacts, readText, today, withNotes } from "./_checkout";
 
 export const PATHS = { constants: "src/huggingface_hub/constants.py", api: "src/huggingface_hub/hf_api.py" } as const;
 
@@ -41,18 +40,20 @@ export function extract(read: (p: string) => string) {
 }
 
 if (require.main === module) {
-  const [checkout, commit] = process.argv.slice(2);
-  if (!checkout || !commit) throw new Error("usage: hf-hub-api.ts <checkout> <commit>");
-  const facts = extract((p) => fs.readFileSync(path.join(checkout, p), "utf8"));
-  const provenance = {
-    repository: "huggingface/huggingface_hub",
-    ref: "main",
-    commit,
-    paths: Object.values(PATHS),
-    extracted: new Date().toISOString().slice(0, 10),
-    extractor: "tests/contracts/extract/hf-hub-api.ts",
-    notes:
-      "The Hub's HTTP API as its own client calls it. Status codes (401/403 gated or no access, 404 not found or hidden, 429 rate limit, Retry-After) are the Hub's documented HTTP behaviour, not extracted here.",
-  };
-  process.stdout.write(`${JSON.stringify({ provenance, facts }, null, 2)}\n`);
+  const args = checkoutArgs(process.argv.slice(2), "hf-hub-api.ts");
+  printFacts(
+    {
+      repository: "huggingface/huggingface_hub",
+      ref: args.ref,
+      commit: args.commit,
+      paths: Object.values(PATHS),
+      extracted: today(),
+      extractor: "tests/contracts/extract/hf-hub-api.ts",
+      notes: withNotes(
+        "The Hub's HTTP API as its own client calls it. Status codes (401/403 gated or no access, 404 not found or hidden, 429 rate limit, Retry-After) are the Hub's documented HTTP behaviour, not extracted here.",
+        args,
+      ),
+    },
+    extract((p) => readText(args.root, p)),
+  );
 }

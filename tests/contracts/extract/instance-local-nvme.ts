@@ -2,11 +2,10 @@
  * Extracts the instance-store NVMe size of every catalog instance type from Karpenter's generated instance-type
  * reference (`website/content/en/docs/reference/instance-types.md`, generated from EC2 DescribeInstanceTypes:
  * label `karpenter.k8s.aws/instance-local-nvme` = `InstanceStorageInfo.TotalSizeInGB`, in GB).
- * Usage: npx tsx tests/contracts/extract/instance-local-nvme.ts <aws/karpenter-provider-aws checkout> <commit> > tests/contracts/facts/instance-local-nvme.json
+ * Usage: npx tsx tests/contracts/extract/instance-local-nvme.ts <aws/karpenter-provider-aws checkout> --ref main [--commit <sha>] > tests/contracts/facts/instance-local-nvme.json
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { instanceNames } from "../../../components/catalog/instances";
+import { checkoutArgs, printFacts, readText, today, withNotes } from "./_checkout";
 
 const FILE = "website/content/en/docs/reference/instance-types.md";
 
@@ -30,18 +29,20 @@ export function extract(markdown: string, names: readonly string[]): Record<stri
 }
 
 if (require.main === module) {
-  const [checkout, commit] = process.argv.slice(2);
-  if (!checkout || !commit) throw new Error("usage: instance-local-nvme.ts <checkout> <commit>");
-  const facts = extract(fs.readFileSync(path.join(checkout, FILE), "utf8"), instanceNames());
-  const provenance = {
-    repository: "aws/karpenter-provider-aws",
-    ref: "main",
-    commit,
-    paths: [FILE],
-    extracted: new Date().toISOString().slice(0, 10),
-    extractor: "tests/contracts/extract/instance-local-nvme.ts",
-    notes:
-      "instance-local-nvme = EC2 DescribeInstanceTypes InstanceStorageInfo.TotalSizeInGB (GB, decimal), as Karpenter's generator records it; types the document does not list are absent (size unknown).",
-  };
-  process.stdout.write(`${JSON.stringify({ provenance, facts: { localNvmeGB: facts } }, null, 2)}\n`);
+  const args = checkoutArgs(process.argv.slice(2), "instance-local-nvme.ts");
+  printFacts(
+    {
+      repository: "aws/karpenter-provider-aws",
+      ref: args.ref,
+      commit: args.commit,
+      paths: [FILE],
+      extracted: today(),
+      extractor: "tests/contracts/extract/instance-local-nvme.ts",
+      notes: withNotes(
+        "instance-local-nvme = EC2 DescribeInstanceTypes InstanceStorageInfo.TotalSizeInGB (GB, decimal), as Karpenter's generator records it; types the document does not list are absent (size unknown).",
+        args,
+      ),
+    },
+    { localNvmeGB: extract(readText(args.root, FILE), instanceNames()) },
+  );
 }

@@ -4,10 +4,9 @@
  * type of a NodeConfig part in user data (`nodeadm/internal/configprovider/userdata.go`), the
  * `spec.instance.localStorage` fields and strategy enum (`nodeadm/api/v1alpha1/nodeconfig_types.go`), and where
  * `setup-local-disks` mounts a RAID array by default (`templates/al2023/runtime/bin/setup-local-disks`).
- * Usage: npx tsx tests/contracts/extract/nodeadm-nodeconfig.ts <amazon-eks-ami checkout> <commit> > tests/contracts/facts/nodeadm-nodeconfig.json
+ * Usage: npx tsx tests/contracts/extract/nodeadm-nodeconfig.ts <amazon-eks-ami checkout> --ref main [--commit <sha>] > tests/contracts/facts/nodeadm-nodeconfig.json
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
+import { checkoutArgs, printFacts, readText, today, withNotes } from "./_checkout";
 
 export const PATHS = {
   core: "nodeadm/api/core.go",
@@ -74,18 +73,20 @@ export function extract(read: (p: string) => string) {
 }
 
 if (require.main === module) {
-  const [checkout, commit] = process.argv.slice(2);
-  if (!checkout || !commit) throw new Error("usage: nodeadm-nodeconfig.ts <checkout> <commit>");
-  const facts = extract((p) => fs.readFileSync(path.join(checkout, p), "utf8"));
-  const provenance = {
-    repository: "awslabs/amazon-eks-ami",
-    ref: "main",
-    commit,
-    paths: Object.values(PATHS),
-    extracted: new Date().toISOString().slice(0, 10),
-    extractor: "tests/contracts/extract/nodeadm-nodeconfig.ts",
-    notes:
-      "Read by hand at the same commit: nodeadm merges every application/node.eks.aws part of a MIME multipart user data in order (nodeadm/doc/examples.md 'Merging multiple configuration objects'); for a managed node group on an EKS AMI type (no image id in the launch template) EKS adds the cluster part (name, endpoint, CA, CIDR) itself (eksctl docs 'Node bootstrapping': 'the default NodeConfig is being added by EKS MNG under the hood'), so our part carries only spec.instance.localStorage.",
-  };
-  process.stdout.write(`${JSON.stringify({ provenance, facts }, null, 2)}\n`);
+  const args = checkoutArgs(process.argv.slice(2), "nodeadm-nodeconfig.ts");
+  printFacts(
+    {
+      repository: "awslabs/amazon-eks-ami",
+      ref: args.ref,
+      commit: args.commit,
+      paths: Object.values(PATHS),
+      extracted: today(),
+      extractor: "tests/contracts/extract/nodeadm-nodeconfig.ts",
+      notes: withNotes(
+        "Read by hand at the same commit: nodeadm merges every application/node.eks.aws part of a MIME multipart user data in order (nodeadm/doc/examples.md 'Merging multiple configuration objects'); for a managed node group on an EKS AMI type (no image id in the launch template) EKS adds the cluster part (name, endpoint, CA, CIDR) itself (eksctl docs 'Node bootstrapping': 'the default NodeConfig is being added by EKS MNG under the hood'), so our part carries only spec.instance.localStorage.",
+        args,
+      ),
+    },
+    extract((p) => readText(args.root, p)),
+  );
 }
