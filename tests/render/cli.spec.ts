@@ -8,22 +8,13 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import * as pulumi from "@pulumi/pulumi";
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { runPolicies } from "../../policy/run";
 import { CliDeps, defaultDeps, ExitCode, parseArgs, runCli, USAGE } from "../../tools/render/cli";
-import type { RenderFacts } from "../../program/run";
 import { UsageError } from "../../tools/render/stackfile";
+import { RENDER_CLI, ROOT, Run, STACK_1_TEXT, STACK_TRACE, tinyProgram } from "./render-harness";
 
-const ROOT = path.join(__dirname, "..", "..");
-const STACK_TRACE = /^\s+at .+(\(|:\d+:\d+)/m;
-
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
+/** The CLI in-process with defaultDeps (the real program) unless `over` says otherwise; no stack-trace check (render-harness.ts has that). */
 async function run(argv: string[], over: Partial<CliDeps> = {}): Promise<Run> {
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -34,15 +25,6 @@ async function run(argv: string[], over: Partial<CliDeps> = {}): Promise<Run> {
     ...over,
   });
   return { code, out: stdout.join("\n"), err: stderr.join("\n") };
-}
-
-/** A one-resource program for exit-code tests that do not need the real components. */
-function tinyProgram(): { exports: Record<string, unknown>; result: RenderFacts } {
-  new pulumi.ComponentResource("fixture:index:Thing", "thing");
-  return {
-    exports: {},
-    result: { region: "us-east-2", gpuPools: [], image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: false } },
-  };
 }
 
 describe("render CLI", function () {
@@ -206,7 +188,7 @@ describe("render CLI", function () {
   describe("config sources", () => {
     it("--file reads a stack file from anywhere; secure: values become [secret] and never reach the disk", async () => {
       const file = path.join(tmp, "Pulumi.custom.yaml");
-      const stack = fs.readFileSync(path.join(ROOT, "stacks", "Pulumi.p5en-1gpu.yaml"), "utf8");
+      const stack = STACK_1_TEXT;
       fs.writeFileSync(file, `${stack}  dynamo-efa:hfToken:\n    secure: v1:c2VjcmV0:Y2lwaGVydGV4dA==\n`);
       const r = await run(["--file", file, "--out", tmp], { program: tinyProgram });
       assert.equal(r.code, ExitCode.Ok, r.err);
@@ -249,16 +231,7 @@ describe("render CLI", function () {
   it("as a process: `render -- p5en-8gpu --set inference.backend=sglang` exits 2 (real exit code)", () => {
     const p = spawnSync(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        path.join(ROOT, "tools", "render", "cli.ts"),
-        "p5en-8gpu",
-        "--out",
-        tmp,
-        "--set",
-        "inference.backend=sglang",
-      ],
+      ["--import", "tsx", RENDER_CLI, "p5en-8gpu", "--out", tmp, "--set", "inference.backend=sglang"],
       {
         cwd: ROOT,
         encoding: "utf8",

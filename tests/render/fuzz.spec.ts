@@ -21,15 +21,14 @@ import { checkStackConfigMap } from "../../tools/render/check";
 import { ConfigProblems, loadStack } from "../../tools/render/command";
 import { parseArgs } from "../../tools/render/cli";
 import { UsageError } from "../../tools/render/stackfile";
+import { RENDER_CLI, ROOT, STACK_1_TEXT, STACK_TRACE } from "./render-harness";
 
-const ROOT = path.join(__dirname, "..", "..");
-const BASE = YAML.parse(fs.readFileSync(path.join(ROOT, "stacks", "Pulumi.p5en-1gpu.yaml"), "utf8")) as {
+const BASE = YAML.parse(STACK_1_TEXT) as {
   config: Record<string, unknown>;
 };
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const SEED = Number(process.env.FUZZ_SEED ?? 13);
 const CHILD_RUNS = 3;
-const STACK_TRACE = /^\s+at .+(\(|:\d+:\d+)/m;
 
 /** `1e309` as a stack file may spell it: past the double range, so it parses to Infinity (kept as text, not a literal). */
 const PAST_DOUBLE = Number("1e309");
@@ -266,7 +265,7 @@ describe("render fuzz: mutated stack files through the CLI's loading and validat
       fs.writeFileSync(f, build(s).text);
       const p = spawnSync(
         process.execPath,
-        ["--import", "tsx", path.join(ROOT, "tools", "render", "cli.ts"), "--file", f, "--out", path.join(tmp, "out")],
+        ["--import", "tsx", RENDER_CLI, "--file", f, "--out", path.join(tmp, "out")],
         { cwd: ROOT, encoding: "utf8" },
       );
       assert.ok([0, 1, 2].includes(p.status ?? -1), `exit ${p.status}\n${p.stderr}`);

@@ -11,6 +11,8 @@ import { CliDeps, defaultDeps, runCli } from "../../tools/render/cli";
 import type { RenderFacts } from "../../program/run";
 
 export const ROOT = path.join(__dirname, "..", "..");
+/** The render CLI's entry, for the tests that run it as a child process. */
+export const RENDER_CLI = path.join(ROOT, "tools", "render", "cli.ts");
 /** A line of a JavaScript stack trace: never shown to a user. */
 export const STACK_TRACE = /^\s+at .+(\(|:\d+:\d+)/m;
 export const STACK_1 = path.join(ROOT, "stacks", "Pulumi.p5en-1gpu.yaml");

@@ -10,7 +10,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { ExitCode } from "../../tools/render/cli";
-import { ROOT, run, STACK_1 } from "./render-harness";
+import { RENDER_CLI, ROOT, run, STACK_1 } from "./render-harness";
 
 describe("render robustness: arguments first, checked against the pack", function () {
   this.timeout(120000);
@@ -87,11 +87,10 @@ describe("render robustness: arguments first, checked against the pack", functio
     it("11: --help and usage errors never load the program (child process)", () => {
       const probe = path.join(__dirname, "fixtures", "loaded-modules.cjs");
       for (const argv of [["--help"], ["--bogus"]]) {
-        const p = spawnSync(
-          process.execPath,
-          ["--import", "tsx", "--require", probe, path.join(ROOT, "tools", "render", "cli.ts"), ...argv],
-          { cwd: ROOT, encoding: "utf8" },
-        );
+        const p = spawnSync(process.execPath, ["--import", "tsx", "--require", probe, RENDER_CLI, ...argv], {
+          cwd: ROOT,
+          encoding: "utf8",
+        });
         assert.equal(p.status, argv[0] === "--help" ? 0 : 2, p.stderr);
         const loaded = JSON.parse(/loaded-modules: (.*)/.exec(p.stderr)![1]) as string[];
         assert.ok(
@@ -123,7 +122,7 @@ describe("render robustness: arguments first, checked against the pack", functio
         [
           "--import",
           "tsx",
-          path.join(ROOT, "tools", "render", "cli.ts"),
+          RENDER_CLI,
           "--file",
           "Pulumi.mine.yaml",
           "--out",

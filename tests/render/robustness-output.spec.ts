@@ -11,7 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import { ExitCode } from "../../tools/render/cli";
 import { outputError, writeRenderAtomic } from "../../tools/render/output";
-import { ROOT, run, snapshot, stackFileWith } from "./render-harness";
+import { RENDER_CLI, ROOT, run, snapshot, stackFileWith } from "./render-harness";
 
 /**
  * `render p5en-1gpu --out <out>` as a child process, returned once it holds the lock (or has exited): the
@@ -20,7 +20,7 @@ import { ROOT, run, snapshot, stackFileWith } from "./render-harness";
 async function renderHoldingTheLock(
   out: string,
 ): Promise<{ child: ChildProcess; exited: Promise<number | null>; stderr: () => string }> {
-  const cli = path.join(ROOT, "tools", "render", "cli.ts");
+  const cli = RENDER_CLI;
   const child = spawn(
     process.execPath,
     ["--import", "tsx", cli, "p5en-1gpu", "--out", out, "--set", "inference.prefill.replicas=2"],
