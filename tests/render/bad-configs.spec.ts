@@ -8,9 +8,9 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { defaultDeps, ExitCode, runCli } from "../../tools/render/cli";
+import { STACK_TRACE } from "./render-harness";
 
 const DIR = path.join(__dirname, "..", "fixtures", "bad-configs");
-const STACK_TRACE = /^\s+at .+(\(|:\d+:\d+)/m;
 
 function expectedKeys(file: string): string[] {
   const first = fs.readFileSync(file, "utf8").split("\n")[0];

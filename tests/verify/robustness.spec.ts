@@ -9,12 +9,11 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { closedPort, statuses, verifyFlags } from "./cli-harness";
+import { closedPort, ROOT, statuses, verifyFlags } from "./cli-harness";
 import { FrontendMode, startFrontend } from "./fake-frontend";
 import { kubeconfigText, startKube } from "./fake-kube";
 import { projectWith, stackText } from "./stacks";
 
-const ROOT = path.resolve(__dirname, "..", "..");
 const STACK_TRACE = /\n\s+at .+(\(|:\d+:\d+)/;
 type Io = { stdout: (s: string) => void; stderr: (s: string) => void; root: string; cwd?: string };
 type Main = (argv: readonly string[], io?: Io) => Promise<number>;
