@@ -25,6 +25,17 @@ export function gpuToleration(): { key: string; operator: "Exists"; effect: stri
   return { key: GPU_TAINT.key, operator: "Exists", effect: GPU_TAINT.effect };
 }
 
+/** Pod affinity that requires a GPU pool node (any node carrying the pool label), in Kubernetes form. */
+export function gpuPoolAffinity(): Record<string, unknown> {
+  return {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: POOL_LABEL, operator: "Exists" }] }],
+      },
+    },
+  };
+}
+
 /**
  * Values of `aws-efa-k8s-device-plugin`: tolerate the GPU taint, run only on EFA nodes (our
  * `dynamo-efa/efa` label), and replace the chart's instance-type allow-list with the pools' types so a
@@ -55,13 +66,7 @@ export function nvidiaDevicePluginValues(chartVersion: string): Record<string, u
   const knowsMofed = v !== undefined && compareVersions(v, MOFED_FIRST) >= 0;
   return {
     tolerations: [gpuToleration()],
-    affinity: {
-      nodeAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: {
-          nodeSelectorTerms: [{ matchExpressions: [{ key: POOL_LABEL, operator: "Exists" }] }],
-        },
-      },
-    },
+    affinity: gpuPoolAffinity(),
     ...(knowsMofed ? { mofedEnabled: false } : {}),
   };
 }
