@@ -176,3 +176,25 @@ export const efsCsiPolicy = (partition: AwsPartition) =>
 /** EKS access policy granted to `adminPrincipalArns`, in `partition`. */
 export const clusterAdminAccessPolicy = (partition: AwsPartition) =>
   `arn:${partition.id}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy`;
+
+/**
+ * EKS access entries: cluster-wide admin (`clusterAdminAccessPolicy`) for each principal, by the user's key.
+ * Generic in the ARN so a Pulumi `Input<string>` passes through without this file importing Pulumi.
+ */
+export function clusterAccessEntries<Arn>(
+  adminPrincipalArns: Readonly<Record<string, Arn>>,
+  partition: AwsPartition,
+): Record<string, ClusterAccessEntry<Arn>> {
+  const admin = { policyArn: clusterAdminAccessPolicy(partition), accessScope: { type: "cluster" } } as const;
+  return Object.fromEntries(
+    Object.entries(adminPrincipalArns).map(([key, principalArn]) => [key, { principalArn, accessPolicies: { admin } }]),
+  );
+}
+
+/** One access entry of `clusterAccessEntries`. */
+export interface ClusterAccessEntry<Arn> {
+  readonly principalArn: Arn;
+  readonly accessPolicies: {
+    readonly admin: { readonly policyArn: string; readonly accessScope: { readonly type: "cluster" } };
+  };
+}
