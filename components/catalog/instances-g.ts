@@ -18,6 +18,18 @@ interface GFamily {
   sizes: readonly GSize[];
 }
 
+/** g5 and g6 come in the same sizes: the same GPUs, vCPUs, memory and EFA per size. */
+const G5_G6_SIZES: readonly GSize[] = [
+  ["xlarge", 1, 4, 16, 0],
+  ["2xlarge", 1, 8, 32, 0],
+  ["4xlarge", 1, 16, 64, 0],
+  ["8xlarge", 1, 32, 128, 1],
+  ["16xlarge", 1, 64, 256, 1],
+  ["12xlarge", 4, 48, 192, 1],
+  ["24xlarge", 4, 96, 384, 1],
+  ["48xlarge", 8, 192, 768, 1],
+];
+
 export const G_FAMILIES: readonly GFamily[] = [
   {
     family: "g5",
@@ -25,16 +37,7 @@ export const G_FAMILIES: readonly GFamily[] = [
     gpuMemoryGiB: 22,
     smArch: "sm_86",
     rdma: false,
-    sizes: [
-      ["xlarge", 1, 4, 16, 0],
-      ["2xlarge", 1, 8, 32, 0],
-      ["4xlarge", 1, 16, 64, 0],
-      ["8xlarge", 1, 32, 128, 1],
-      ["16xlarge", 1, 64, 256, 1],
-      ["12xlarge", 4, 48, 192, 1],
-      ["24xlarge", 4, 96, 384, 1],
-      ["48xlarge", 8, 192, 768, 1],
-    ],
+    sizes: G5_G6_SIZES,
   },
   {
     family: "g6",
@@ -42,16 +45,7 @@ export const G_FAMILIES: readonly GFamily[] = [
     gpuMemoryGiB: 22,
     smArch: "sm_89",
     rdma: false,
-    sizes: [
-      ["xlarge", 1, 4, 16, 0],
-      ["2xlarge", 1, 8, 32, 0],
-      ["4xlarge", 1, 16, 64, 0],
-      ["8xlarge", 1, 32, 128, 1],
-      ["16xlarge", 1, 64, 256, 1],
-      ["12xlarge", 4, 48, 192, 1],
-      ["24xlarge", 4, 96, 384, 1],
-      ["48xlarge", 8, 192, 768, 1],
-    ],
+    sizes: G5_G6_SIZES,
   },
   {
     family: "g6e",

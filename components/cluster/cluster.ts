@@ -15,7 +15,7 @@ import { validate } from "./validate";
 import { clusterNetwork, ClusterNetwork } from "./network";
 import { efaSecurityGroup, gpuPool, nodeRole, PoolContext, systemNodeGroup } from "./nodes";
 import { AddonContext, blockStorage, devicePlugins, loadBalancerController, sharedStorage } from "./addons";
-import { clusterAdminAccessPolicy } from "./render";
+import { clusterAccessEntries } from "./render";
 
 /** The stack's `aws:region` (the default provider's region), if set. */
 function awsConfigRegion(): string | undefined {
@@ -204,17 +204,6 @@ export class EfaCluster extends pulumi.ComponentResource {
         },
         { parent: this },
       ).arn;
-    const accessEntries = Object.fromEntries(
-      Object.entries(a.adminPrincipalArns).map(([key, principalArn]) => [
-        key,
-        {
-          principalArn,
-          accessPolicies: {
-            admin: { policyArn: clusterAdminAccessPolicy(a.partition), accessScope: { type: "cluster" } },
-          },
-        },
-      ]),
-    );
     const publicEndpoint = a.publicAccessCidrs.length > 0;
     return new eks.Cluster(
       `${name}-eks`,
@@ -224,7 +213,7 @@ export class EfaCluster extends pulumi.ComponentResource {
         ...(a.existingVpc?.publicSubnetIds || !a.existingVpc ? { publicSubnetIds: net.publicSubnetIds } : {}),
         version: a.kubernetesVersion,
         authenticationMode: eks.AuthenticationMode.Api,
-        accessEntries,
+        accessEntries: clusterAccessEntries(a.adminPrincipalArns, a.partition),
         enabledClusterLogTypes: [...a.clusterLogTypes],
         encryptionConfigKeyArn: kmsKeyArn,
         endpointPrivateAccess: true,

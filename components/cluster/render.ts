@@ -25,6 +25,17 @@ export function gpuToleration(): { key: string; operator: "Exists"; effect: stri
   return { key: GPU_TAINT.key, operator: "Exists", effect: GPU_TAINT.effect };
 }
 
+/** Pod affinity that requires a GPU pool node (any node carrying the pool label), in Kubernetes form. */
+export function gpuPoolAffinity(): Record<string, unknown> {
+  return {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: POOL_LABEL, operator: "Exists" }] }],
+      },
+    },
+  };
+}
+
 /**
  * Values of `aws-efa-k8s-device-plugin`: tolerate the GPU taint, run only on EFA nodes (our
  * `dynamo-efa/efa` label), and replace the chart's instance-type allow-list with the pools' types so a
@@ -55,13 +66,7 @@ export function nvidiaDevicePluginValues(chartVersion: string): Record<string, u
   const knowsMofed = v !== undefined && compareVersions(v, MOFED_FIRST) >= 0;
   return {
     tolerations: [gpuToleration()],
-    affinity: {
-      nodeAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: {
-          nodeSelectorTerms: [{ matchExpressions: [{ key: POOL_LABEL, operator: "Exists" }] }],
-        },
-      },
-    },
+    affinity: gpuPoolAffinity(),
     ...(knowsMofed ? { mofedEnabled: false } : {}),
   };
 }
@@ -171,3 +176,25 @@ export const efsCsiPolicy = (partition: AwsPartition) =>
 /** EKS access policy granted to `adminPrincipalArns`, in `partition`. */
 export const clusterAdminAccessPolicy = (partition: AwsPartition) =>
   `arn:${partition.id}:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy`;
+
+/**
+ * EKS access entries: cluster-wide admin (`clusterAdminAccessPolicy`) for each principal, by the user's key.
+ * Generic in the ARN so a Pulumi `Input<string>` passes through without this file importing Pulumi.
+ */
+export function clusterAccessEntries<Arn>(
+  adminPrincipalArns: Readonly<Record<string, Arn>>,
+  partition: AwsPartition,
+): Record<string, ClusterAccessEntry<Arn>> {
+  const admin = { policyArn: clusterAdminAccessPolicy(partition), accessScope: { type: "cluster" } } as const;
+  return Object.fromEntries(
+    Object.entries(adminPrincipalArns).map(([key, principalArn]) => [key, { principalArn, accessPolicies: { admin } }]),
+  );
+}
+
+/** One access entry of `clusterAccessEntries`. */
+export interface ClusterAccessEntry<Arn> {
+  readonly principalArn: Arn;
+  readonly accessPolicies: {
+    readonly admin: { readonly policyArn: string; readonly accessScope: { readonly type: "cluster" } };
+  };
+}

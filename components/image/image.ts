@@ -77,12 +77,13 @@ export class DynamoImage extends pulumi.ComponentResource {
       args.repositoryUrl !== undefined
         ? pulumi.output(args.repositoryUrl)
         : this.repository(`${name}-repo`, repoName, args, true).repositoryUrl;
-    const cacheUrl = !plan.cache
+    const cache = plan.cache;
+    const cacheUrl = !cache
       ? undefined
       : args.cacheRepositoryUrl !== undefined
         ? pulumi.output(args.cacheRepositoryUrl)
         : this.repository(`${name}-cache`, `${repoName}-cache`, args, false).repositoryUrl;
-    const cacheRef = cacheUrl && plan.cache ? cacheUrl.apply((u) => withTag(u, plan.cache!.tag)) : undefined;
+    const cacheRef = cacheUrl && cache ? cacheUrl.apply((u) => withTag(u, cache.tag)) : undefined;
     const image = new dockerbuild.Image(
       `${name}-image`,
       {
@@ -95,7 +96,7 @@ export class DynamoImage extends pulumi.ComponentResource {
         buildArgs: { ...plan.buildArgs },
         tags: [repositoryUrl.apply((u) => withTag(u, plan.tag))],
         registries: this.registries(pulumi.all([repositoryUrl, cacheUrl ?? repositoryUrl])),
-        ...(cacheRef && plan.cache
+        ...(cacheRef && cache
           ? {
               cacheFrom: [{ registry: { ref: cacheRef } }],
               cacheTo: [
@@ -103,8 +104,8 @@ export class DynamoImage extends pulumi.ComponentResource {
                   registry: {
                     ref: cacheRef,
                     mode: dockerbuild.CacheMode.Max,
-                    imageManifest: plan.cache.imageManifest,
-                    ociMediaTypes: plan.cache.ociMediaTypes,
+                    imageManifest: cache.imageManifest,
+                    ociMediaTypes: cache.ociMediaTypes,
                   },
                 },
               ],

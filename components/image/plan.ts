@@ -74,18 +74,30 @@ export interface ImagePrebuiltPlan {
 
 export type ImagePlan = ImageBuildPlan | ImagePrebuiltPlan;
 
-/** Every file under `dir` with its content hash, sorted by path. */
-export function contextFiles(dir: string): ContextFile[] {
+/**
+ * Most files `contextFiles` hashes. The package's context has a handful; thousands mean a wrong `context` (a repo
+ * root with node_modules, `/`), which every preview would otherwise hash in full.
+ */
+export const MAX_CONTEXT_FILES = 10000;
+
+/** Every file under `dir` with its content hash, sorted by path; a problem at `context` past `MAX_CONTEXT_FILES`. */
+export function contextFiles(dir: string): Checked<ContextFile[]> {
   const out: ContextFile[] = [];
-  const walk = (d: string) => {
+  const walk = (d: string): boolean => {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push({ path: relative(dir, p).split(sep).join("/"), sha256: sha256(readFileSync(p)) });
+      if (statSync(p).isDirectory()) {
+        if (!walk(p)) return false;
+      } else if (
+        out.push({ path: relative(dir, p).split(sep).join("/"), sha256: sha256(readFileSync(p)) }) > MAX_CONTEXT_FILES
+      )
+        return false;
     }
+    return true;
   };
-  walk(dir);
-  return out;
+  if (walk(dir)) return ok(out);
+  const reason = `${dir} holds more than ${MAX_CONTEXT_FILES} files; give the directory holding the Dockerfile's inputs, e.g. "dockerfiles"`;
+  return failed([{ propertyPath: "context", reason }]);
 }
 
 /** The Dockerfile and context of a build, read from disk; what cannot be read becomes a problem, not a throw. */
@@ -122,7 +134,10 @@ export function checkImagePlan(args: DynamoImageArgs): Checked<ImagePlan> {
   if (r.ref !== undefined)
     return ok({ kind: "prebuilt", ref: r.ref, cudaToolkit: toolkit, cudaArchs: archStrings(archs) });
   const archLists = validated(facts.archLists, "the per-consumer arch lists");
-  return ok(buildPlan(r, args, { toolkit, archs, archLists }, validated(files && ok(files), "the build files")));
+  const built = validated(files && ok(files), "the build files");
+  const context = contextFiles(built.context);
+  if (!context.ok) return failed(context.problems);
+  return ok(buildPlan(r, args, { toolkit, archs, archLists }, built, context.value));
 }
 
 /** A fact `validate` established; absent or failed only if validation and this plan disagree (a bug here). */
@@ -145,6 +160,7 @@ function buildPlan(
   args: DynamoImageArgs,
   facts: { toolkit: CudaToolkit; archs: readonly ArchTarget[]; archLists: ConsumerArchLists },
   files: BuildFiles,
+  context: readonly ContextFile[],
 ): ImageBuildPlan {
   const buildArgs = deriveBuildArgs({
     toolkit: facts.toolkit,
@@ -162,7 +178,7 @@ function buildPlan(
     platforms: r.platforms,
     buildArgs,
     dockerfileSha256: sha256(files.text ?? ""),
-    contextFiles: contextFiles(files.context),
+    contextFiles: context,
   });
   return {
     kind: "build",

@@ -7,9 +7,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { assertValid } from "../_shared/pulumi-errors";
 import { DisaggInferenceArgs, ResolvedInference, resolveArgs } from "./args";
-import { SERVING_ROLES, ServingRole } from "./derive";
-import { commandLine, engineFor } from "./engine";
-import { frontendUrl, WorkerPlanRow, workerPlan } from "./render";
+import { ServingRole } from "./derive";
+import { frontendUrl, workerCommands, WorkerPlanRow, workerPlan } from "./render";
 import { DGD_API_VERSION, DGD_KIND } from "./dgd-types";
 import { DgdObject, renderGraph } from "./render-graph";
 import {
@@ -105,13 +104,9 @@ export class DisaggInference extends pulumi.ComponentResource {
     this.graphName = pulumi.output(r.graphName);
     this.frontendUrl = pulumi.output(frontendUrl(r));
     this.servedModelName = pulumi.output(r.servedModelName);
-    this.workerCommands = pulumi.output(
-      Object.fromEntries(SERVING_ROLES.map((role) => [role, commandLine(engineFor(r, role))])) as Record<
-        ServingRole,
-        string
-      >,
-    );
-    this.workers = pulumi.output(workerPlan(r));
+    const plan = workerPlan(r);
+    this.workerCommands = pulumi.output(workerCommands(plan));
+    this.workers = pulumi.output(plan);
     this.registerOutputs({
       graphName: this.graphName,
       frontendUrl: this.frontendUrl,

@@ -53,6 +53,11 @@ export function workerPlan(r: ResolvedInference): WorkerPlanRow[] {
   });
 }
 
+/** Each role's worker command line (the `command` column of `workerPlan`), by role. */
+export function workerCommands(plan: readonly WorkerPlanRow[]): Record<ServingRole, string> {
+  return Object.fromEntries(plan.map((w) => [w.role, w.command])) as Record<ServingRole, string>;
+}
+
 /** In-cluster URL of the Frontend's OpenAI-compatible API. */
 export function frontendUrl(r: ResolvedInference): string {
   const names = graphNames(r.graphName, r.namespace);

@@ -8,8 +8,7 @@
  * GPUs through DCGM, not as a scheduled resource.
  */
 import { DynamoPortName, OperatorLabel } from "../_shared/names";
-import { POOL_LABEL } from "../catalog/pool";
-import { gpuToleration } from "../cluster/render";
+import { gpuPoolAffinity, gpuToleration } from "../cluster/render";
 import { charts } from "../versions";
 import { PrometheusMode, ResolvedObservability } from "./args";
 import { renderDashboard } from "./dashboard";
@@ -142,13 +141,7 @@ export function stackValues(r: ResolvedObservability, dashboard: Record<string, 
 export function dcgmValues(r: ResolvedObservability): Record<string, unknown> {
   return {
     tolerations: [gpuToleration()],
-    affinity: {
-      nodeAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: {
-          nodeSelectorTerms: [{ matchExpressions: [{ key: POOL_LABEL, operator: "Exists" }] }],
-        },
-      },
-    },
+    affinity: gpuPoolAffinity(),
     serviceMonitor: {
       enabled: true,
       interval: `${r.scrapeIntervalSeconds}s`,

@@ -7,7 +7,8 @@ import { fatArchs, nvccGencode, torchCudaArchList } from "../../components/catal
 import { image as V } from "../../components/versions";
 import { DynamoImageArgs } from "../../components/image/args";
 import { PASSABLE_BUILD_ARGS, VERSION_ARGS } from "../../components/image/build-args";
-import { ImageBuildPlan, imagePlan, packageRoot } from "../../components/image/plan";
+import { ImageBuildPlan, imagePlan, MAX_CONTEXT_FILES, packageRoot } from "../../components/image/plan";
+import { ValidationError } from "../../components/_shared/problems";
 
 const D = `sha256:${"0f".repeat(32)}`;
 const build = (a: DynamoImageArgs = {}) => {
@@ -149,6 +150,21 @@ describe("imagePlan: build args", () => {
     assert.strictEqual(a.context, dir);
     writeFileSync(join(dir, "dynamo-entrypoint.sh"), '#!/bin/sh\nexec "$@"\n');
     assert.notStrictEqual(build({ context: dir, dockerfile: df }).tag, a.tag);
+  });
+
+  it("a context of more than MAX_CONTEXT_FILES files is a problem at `context`, not an endless hash", () => {
+    const dir = mkdtempSync(join(tmpdir(), "dyn-ctx-big-"));
+    const df = join(packageRoot(), "dockerfiles", "Dockerfile.dynamo-combined-efa");
+    for (let i = 0; i <= MAX_CONTEXT_FILES; i++) writeFileSync(join(dir, `f${i}`), "");
+    assert.throws(
+      () => imagePlan({ context: dir, dockerfile: df }),
+      (e: unknown) =>
+        e instanceof ValidationError &&
+        e.problems.length === 1 &&
+        e.problems[0].propertyPath === "context" &&
+        e.problems[0].reason.includes(`more than ${MAX_CONTEXT_FILES} files`) &&
+        e.problems[0].reason.includes(dir),
+    );
   });
 
   it("paths resolve against the package root, not process.cwd()", () => {
