@@ -76,8 +76,7 @@ export function networkProblems(a: ResolvedClusterArgs): Problem[] {
       propertyPath: "availabilityZones",
       reason: `EKS needs subnets in at least 2 AZs; got ${show(azs)}${a.source.availabilityZonesGiven ? "" : " (derived from the pools' AZs)"}. List them, e.g. ["us-east-2a", "us-east-2b"]`,
     });
-  if (new Set(azs).size !== azs.length)
-    out.push({ propertyPath: "availabilityZones", reason: `lists an AZ twice: ${show(azs)}` });
+  out.push(...repeatedZoneProblems(azs));
   for (const p of pools) {
     if (p.availabilityZone !== undefined && !azs.includes(p.availabilityZone))
       out.push({
@@ -124,4 +123,17 @@ export function regionZoneProblems(a: ResolvedClusterArgs): Problem[] {
   if (!a.source.regionGiven) return valid.length === 0 ? [] : zoneProblems(a.region, valid);
   const bad = regionProblems("region", a.region);
   return bad.length > 0 ? bad : zoneProblems(a.region, valid);
+}
+
+/** An AZ listed more than once, named: each AZ gets one subnet. */
+function repeatedZoneProblems(azs: readonly string[]): Problem[] {
+  const repeated = [...new Set(azs.filter((z, i) => azs.indexOf(z) !== i))];
+  if (repeated.length === 0) return [];
+  const names = repeated.map((z) => show(z)).join(", ");
+  return [
+    {
+      propertyPath: "availabilityZones",
+      reason: `lists ${names} more than once in ${show(azs)}; each AZ gets one subnet, so list each once`,
+    },
+  ];
 }
