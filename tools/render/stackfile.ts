@@ -17,7 +17,7 @@ import { SECRET } from "./redact";
 import { clip, decodeUtf8, readRegularFile, UsageError } from "./safe-read";
 import { parseYamlText } from "./safe-yaml";
 
-export { decodeUtf8, readRegularFile, UsageError };
+export { UsageError };
 
 /** Largest list index `--set key[N]=...` may name. */
 export const MAX_SET_INDEX = 1000;
