@@ -66,6 +66,49 @@ export function flagValue(words: readonly string[], flag: string): string | unde
   return found;
 }
 
+/**
+ * The engine flags a worker's model fit is computed from, each with its aliases: vLLM's name, then
+ * TensorRT-LLM's (`components/inference/fit.ts` `workerFit` takes these three numbers).
+ */
+export const FIT_FLAGS = {
+  tensorParallel: ["--tensor-parallel-size"],
+  maxModelLen: ["--max-model-len", "--max-seq-len"],
+  gpuMemoryUtilization: ["--gpu-memory-utilization", "--free-gpu-memory-fraction"],
+} as const;
+
+/** `FIT_FLAGS` for a message: `--tensor-parallel-size, --max-model-len (--max-seq-len) and ...`. */
+export const FIT_FLAGS_TEXT = (() => {
+  const each = Object.values(FIT_FLAGS).map(([f, ...alt]) => (alt.length ? `${f} (${alt.join(", ")})` : f));
+  return `${each.slice(0, -1).join(", ")} and ${each[each.length - 1]}`;
+})();
+
+/** A worker's fit flags (`FIT_FLAGS`), read from its command words. */
+export interface FitFlags {
+  readonly tensorParallel: number;
+  readonly maxModelLen: number;
+  readonly gpuMemoryUtilization: number;
+}
+
+/**
+ * The fit flags of a command line, the first alias set of each, as numbers; undefined unless all
+ * three are positive. The render's model plan and the model-fit policy both read flags this way.
+ */
+export function fitFlags(words: readonly string[]): FitFlags | undefined {
+  const num = (names: readonly string[]) => {
+    for (const f of names) {
+      const v = flagValue(words, f);
+      if (v !== undefined) return Number(v);
+    }
+    return NaN;
+  };
+  const tensorParallel = num(FIT_FLAGS.tensorParallel);
+  const maxModelLen = num(FIT_FLAGS.maxModelLen);
+  const gpuMemoryUtilization = num(FIT_FLAGS.gpuMemoryUtilization);
+  return tensorParallel > 0 && maxModelLen > 0 && gpuMemoryUtilization > 0
+    ? { tensorParallel, maxModelLen, gpuMemoryUtilization }
+    : undefined;
+}
+
 /** Inference engine of a worker: the DGD's `backendFramework`, else the `dynamo.<engine>` module it runs. */
 export function engineOf(props: PlanDgd | undefined, svc: PlanService | undefined): string | undefined {
   const words = commandWords(svc).join(" ");

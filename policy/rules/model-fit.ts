@@ -1,9 +1,8 @@
 /**
  * The model-fit annotations of a DynamoGraphDeployment (components/inference/fit-annotations.ts) are
  * recomputed from the model catalog, the graph's own engine flags and each worker's instance type, so
- * a hand-edited plan cannot claim a fit its model and GPUs do not give. Flags are read as the plan's
- * model section reads them: `--tensor-parallel-size`, `--max-model-len` / `--max-seq-len`,
- * `--gpu-memory-utilization` / `--free-gpu-memory-fraction`.
+ * a hand-edited plan cannot claim a fit its model and GPUs do not give. Flags are read by the same
+ * function as the plan's model section reads them (`_command.ts` `fitFlags`).
  */
 import type { ReportViolation } from "@pulumi/policy";
 import { INSTANCES } from "../../components/catalog/instances";
@@ -16,7 +15,7 @@ import {
   roleAnnotationValues,
 } from "../../components/inference/fit-annotations";
 import { dgdPolicy } from "./_policy";
-import { commandWords, flagValue } from "./_command";
+import { commandWords, FIT_FLAGS_TEXT, fitFlags, flagValue } from "./_command";
 import { annotation, dgdName, GraphService, instanceTypeOf, PlanDgd, show, workers } from "./_predicates";
 
 const MODEL_ANNOTATION = "dynamo-efa/model";
@@ -24,15 +23,6 @@ const MODEL_ANNOTATION = "dynamo-efa/model";
 /** Whether an annotation key is one of the recorded fit numbers. */
 const isFitKey = (k: string) =>
   k === ModelFitAnnotation.ParamsB || k === ModelFitAnnotation.KvBytesPerToken || /^dynamo-efa\/fit-/.test(k);
-
-/** The first of `flags` a worker's command sets, as a number (NaN when absent or not a number). */
-function flagNumber(words: readonly string[], ...flags: string[]): number {
-  for (const f of flags) {
-    const v = flagValue(words, f);
-    if (v !== undefined) return Number(v);
-  }
-  return NaN;
-}
 
 /** The model the graph serves, from its annotations and its workers' `--model`; a reason when unknown. */
 function graphModel(
@@ -66,33 +56,15 @@ function workerValues(
   kvDtype: KvCacheDtype,
 ): Record<string, number> | { why: string } {
   const role = String(w.svc?.subComponentType ?? "");
-  const words = commandWords(w.svc);
-  const tp = flagNumber(words, "--tensor-parallel-size");
-  const maxModelLen = flagNumber(words, "--max-model-len", "--max-seq-len");
-  const util = flagNumber(words, "--gpu-memory-utilization", "--free-gpu-memory-fraction");
+  const flags = fitFlags(commandWords(w.svc));
   const type = instanceTypeOf(w.svc);
   const instance = type === undefined ? undefined : INSTANCES.get(type);
   if (!role) return { why: `${w.label} has no subComponentType (prefill or decode)` };
   if (!instance)
     return { why: `${w.label} is pinned to instance type ${show(type)}, which the instance catalog does not know` };
-  if (!(tp > 0) || !(maxModelLen > 0) || !(util > 0)) {
-    return {
-      why: `${w.label} does not state --tensor-parallel-size, --max-model-len (--max-seq-len) and --gpu-memory-utilization (--free-gpu-memory-fraction) as positive numbers`,
-    };
-  }
+  if (!flags) return { why: `${w.label} does not state ${FIT_FLAGS_TEXT} as positive numbers` };
   const backend = (props?.spec?.backendFramework === Backend.Trtllm ? Backend.Trtllm : Backend.Vllm) as Backend;
-  return roleAnnotationValues(
-    role,
-    workerFit({
-      model: m,
-      instance,
-      backend,
-      tensorParallel: tp,
-      gpuMemoryUtilization: util,
-      maxModelLen,
-      kvCacheDtype: kvDtype,
-    }),
-  );
+  return roleAnnotationValues(role, workerFit({ model: m, instance, backend, ...flags, kvCacheDtype: kvDtype }));
 }
 
 /** Largest difference between a stated and a computed value that rounding explains. */

@@ -174,6 +174,7 @@ describe("render robustness: the user's input blamed, never the tool", function 
         /not understood as a Pulumi stack file: it has no "config:" key .*indent the keys under "config:"/,
       ],
       ["a top-level list", () => "- a\n- b\n", /not understood as a Pulumi stack file: its top level is a list/],
+      ["config: a string", () => "config: oops\n", /"config" must be a map of keys to values; got "oops"/],
       ["CR-only line endings", (t) => t.replace(/\n/g, "\r"), /not understood: it uses CR-only line endings/],
       [
         "an alias bomb",

@@ -16,6 +16,7 @@ import { dgdProblems } from "../helpers/dgd-model";
 import { podMonitorProblems } from "../helpers/podmonitor-model";
 import { expectGolden } from "../helpers/golden";
 import { files, readJson, Rendered, renderStack } from "./render-harness";
+import { RENDER_FILES } from "../../tools/render/render";
 
 const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
 
@@ -45,17 +46,7 @@ describe("render: both stacks, real program", function () {
         const r = out[stack];
         assert.equal(r.code, 0, [...r.stdout, ...r.stderr].join("\n"));
         const all = files(r.dir);
-        for (const f of [
-          "resources.json",
-          "outputs.json",
-          "image.json",
-          "plan.json",
-          "plan.md",
-          "graph.mmd",
-          "topology.svg",
-          "policy.json",
-        ])
-          assert.ok(all.includes(f), `${f} missing: ${all.join(", ")}`);
+        for (const f of RENDER_FILES) assert.ok(all.includes(f), `${f} missing: ${all.join(", ")}`);
         assert.ok(
           all.some((f) => f.startsWith("manifests/")),
           "no manifests",

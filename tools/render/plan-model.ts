@@ -9,6 +9,7 @@
  */
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { INSTANCES } from "../../components/catalog/instances";
+import { commandWords, fitFlags, flagValue } from "../../policy/rules/_command";
 import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../../components/catalog/model-math";
 import { Backend } from "../../components/inference/args";
 import { DgdService, EFA_RESOURCE } from "../../components/inference/dgd-types";
@@ -86,11 +87,6 @@ export interface ModelPlanSection {
   readonly modelLoad?: ModelLoadPlan;
 }
 
-function flag(args: readonly unknown[], ...names: string[]): string | undefined {
-  const i = args.findIndex((a) => typeof a === "string" && names.includes(a));
-  return i >= 0 && typeof args[i + 1] === "string" ? (args[i + 1] as string) : undefined;
-}
-
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
 /** The assumptions every fit number rests on (printed with the table). */
@@ -133,27 +129,17 @@ function workerRow(
   backend: Backend,
   kvDtype: KvCacheDtype,
 ): PlanWorkerFit | undefined {
-  const args = s.extraPodSpec?.mainContainer?.args ?? [];
   const instance = INSTANCES.get(pool.instanceType);
-  const tp = Number(flag(args, "--tensor-parallel-size"));
-  const maxModelLen = Number(flag(args, "--max-model-len", "--max-seq-len"));
-  const util = Number(flag(args, "--gpu-memory-utilization", "--free-gpu-memory-fraction"));
-  if (!instance || !(tp > 0) || !(maxModelLen > 0) || !(util > 0)) return undefined;
-  const f = workerFit({
-    model: m,
-    instance,
-    backend,
-    tensorParallel: tp,
-    gpuMemoryUtilization: util,
-    maxModelLen,
-    kvCacheDtype: kvDtype,
-  });
+  const flags = fitFlags(commandWords(s));
+  if (!instance || !flags) return undefined;
+  const { tensorParallel, maxModelLen } = flags;
+  const f = workerFit({ model: m, instance, backend, ...flags, kvCacheDtype: kvDtype });
   const link = kvLink(pool, Number(s.resources?.limits?.custom?.[EFA_RESOURCE] ?? 0));
   const perToken = kvBytesPerTokenPerGpu(m, 1, kvDtype);
   return {
     role: String(s.subComponentType),
     service,
-    tensorParallel: tp,
+    tensorParallel,
     weightsGiBPerGpu: round(f.weightsGiBPerGpu),
     kvCacheGiBPerGpu: round(f.kvCacheGiBPerGpu),
     kvCacheGiB: round(f.kvCacheGiB),
@@ -183,7 +169,7 @@ export function modelPlan(
   // The model id annotation first: with the local-nvme cache the engine's --model is a path on the node.
   const id =
     ann[CacheAnnotation.Model] ??
-    workers.map(([, s]) => flag(s.extraPodSpec?.mainContainer?.args ?? [], "--model")).find((x) => x !== undefined);
+    workers.map(([, s]) => flagValue(commandWords(s), "--model")).find((x) => x !== undefined);
   if (!id) return {};
   const shape = ann[FitAnnotation.ModelShape] ? (JSON.parse(ann[FitAnnotation.ModelShape]) as ModelShape) : undefined;
   const kvDtype = (ann[FitAnnotation.KvCacheDtype] ?? KvCacheDtype.Auto) as KvCacheDtype;

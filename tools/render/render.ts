@@ -161,11 +161,8 @@ function regionOf(cfg: StackConfigMap): string {
   return cfg.config["aws:region"] ?? "us-east-1";
 }
 
-/** Entries a render owns inside its directory; only these are replaced by the next render. */
-const OWNED = [
-  "manifests",
-  "helm",
-  "dashboards",
+/** The fixed-name files every render writes at the top of its directory (besides `manifests/`, `helm/`, `dashboards/`). */
+export const RENDER_FILES = [
   "resources.json",
   "outputs.json",
   "image.json",
@@ -174,8 +171,10 @@ const OWNED = [
   "graph.mmd",
   "topology.svg",
   "policy.json",
-  "render-error.log",
-];
+] as const;
+
+/** Entries a render owns inside its directory; only these are replaced by the next render. */
+const OWNED = ["manifests", "helm", "dashboards", ...RENDER_FILES, "render-error.log"];
 
 /**
  * Replaces `dir` with the files, atomically (see `./output.ts`): a previous render's files are

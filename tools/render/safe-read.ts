@@ -54,7 +54,9 @@ export function readRegularFile(file: string, what: string): Buffer {
     let n = 0;
     for (let got = -1; got !== 0 && n <= MAX_FILE_BYTES; n += got) got = fs.readSync(fd, buf, n, buf.length - n, null);
     if (n > MAX_FILE_BYTES)
-      throw new UsageError(`${what} ${file} is larger than ${MAX_FILE_BYTES} bytes; a stack file is a few KiB`);
+      throw new UsageError(
+        `${what} ${file} is larger than ${MAX_FILE_BYTES} bytes, the most read; stack files, policy configs and kubeconfigs are a few KiB`,
+      );
     return buf.subarray(0, n);
   } catch (e) {
     if (e instanceof UsageError) throw e;

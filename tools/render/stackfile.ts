@@ -17,7 +17,7 @@ import { SECRET } from "./redact";
 import { clip, decodeUtf8, readRegularFile, UsageError } from "./safe-read";
 import { parseYamlText } from "./safe-yaml";
 
-export { decodeUtf8, readRegularFile, UsageError };
+export { UsageError };
 
 /** Largest list index `--set key[N]=...` may name. */
 export const MAX_SET_INDEX = 1000;
@@ -221,7 +221,9 @@ function stackFileConfig(doc: unknown, label: string): Record<string, unknown> {
     );
   const cfg = top.config ?? {};
   if (typeof cfg !== "object" || Array.isArray(cfg))
-    throw new UsageError(`${label}: "config" must be a map of keys to values`);
+    throw new UsageError(
+      `${label}: "config" must be a map of keys to values; got ${Array.isArray(cfg) ? "a list" : clip(JSON.stringify(cfg))}`,
+    );
   return cfg as Record<string, unknown>;
 }
 

@@ -25,9 +25,6 @@ import { GateResult, GateStatus, result } from "./gates";
 export const Backend = { Vllm: "vllm", Trtllm: "trtllm", Sglang: "sglang" } as const;
 export type Backend = (typeof Backend)[keyof typeof Backend];
 
-/** The line that proves the LIBFABRIC (EFA) backend was created. */
-export const LIBFABRIC_LINE = /Backend LIBFABRIC was instantiated/;
-
 /** The line that proves `backend` (the stack's chosen `inference.kvTransport`) was created. */
 export function backendLine(backend: KvTransport): RegExp {
   return new RegExp(`Backend ${backend} was instantiated`);
