@@ -120,10 +120,31 @@ function parse(argv: readonly string[]) {
   };
 }
 
-/** Writes the --json report; a file that cannot be written is exit 73 (the table was printed already). */
+/**
+ * Writes the --json report; a file that cannot be written is exit 73 (the table was printed already). A regular
+ * file (or a new one) is written beside and renamed over, so an interrupted run never leaves half a report in
+ * place of the last one. Anything else (`/dev/stdout`, a pipe) is opened non-blocking: a FIFO nobody reads is an
+ * ENXIO error at once instead of a run that never ends.
+ */
 function writeJson(file: string, text: string, io: Io): boolean {
   try {
-    fs.writeFileSync(file, text);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (st === undefined || st.isFile()) {
+      const tmp = `${file}.${process.pid}.tmp`;
+      try {
+        fs.writeFileSync(tmp, text, { flag: "wx" });
+        fs.renameSync(tmp, file);
+      } finally {
+        fs.rmSync(tmp, { force: true });
+      }
+    } else {
+      const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+      try {
+        fs.writeFileSync(fd, text);
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
     return true;
   } catch (e) {
     io.stderr(`verify: cannot write --json ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
