@@ -8,7 +8,8 @@ import comments from "@eslint-community/eslint-plugin-eslint-comments";
 
 /** The size budgets of docs/CONTRIBUTING.md, counted on prettier-formatted code. */
 const BUDGETS = {
-  "max-lines": ["error", { max: 300, skipBlankLines: false, skipComments: false }],
+  // A warning, not an error: files follow concepts (CONTRIBUTING rule 2), and a hard line limit split them by count.
+  "max-lines": ["warn", { max: 600, skipBlankLines: false, skipComments: false }],
   "max-lines-per-function": ["error", { max: 60, skipBlankLines: false, skipComments: false, IIFEs: true }],
 };
 
