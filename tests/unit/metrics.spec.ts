@@ -65,13 +65,13 @@ const FIXTURE: Record<string, string> = {
     "export const s = q;",
     "",
   ].join("\n"),
-  "program/big.ts": lines(301),
-  "tools/exact.ts": lines(300),
-  "tools/no-final-newline.ts": lines(300).trimEnd(),
+  "program/big.ts": lines(601),
+  "tools/exact.ts": lines(600),
+  "tools/no-final-newline.ts": lines(600).trimEnd(),
   "bench/long.ts": fn(61, "export function long(): void {") + fn(60, "export function fits(): void {"),
   "tests/long.spec.ts": fn(61, 'describe("suite", () => {', "});"),
-  "tests/golden/generated.ts": lines(400),
-  "components/node_modules/dep/index.ts": lines(400),
+  "tests/golden/generated.ts": lines(800),
+  "components/node_modules/dep/index.ts": lines(800),
 };
 
 describe("tools/metrics: every count on a tree where it is known", () => {
@@ -87,15 +87,15 @@ describe("tools/metrics: every count on a tree where it is known", () => {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it("lines per layer, the longest file, files over 300 lines (goldens and dependencies left out)", () => {
+  it("lines per layer, the longest file, files over 600 lines (goldens and dependencies left out)", () => {
     const m = measure(tmp);
-    assert.deepEqual(m.layers.program, { files: 1, lines: 301 });
-    assert.deepEqual(m.layers.tools, { files: 2, lines: 600 });
+    assert.deepEqual(m.layers.program, { files: 1, lines: 601 });
+    assert.deepEqual(m.layers.tools, { files: 2, lines: 1200 });
     assert.deepEqual(m.layers.tests, { files: 1, lines: 61 });
     assert.deepEqual(m.layers.bench, { files: 1, lines: 121 });
     assert.equal(m.total.files, 9);
-    assert.deepEqual(m.longestFile, { path: "program/big.ts", lines: 301 });
-    assert.deepEqual(m.filesOverBudget, [{ path: "program/big.ts", lines: 301 }]);
+    assert.deepEqual(m.longestFile, { path: "program/big.ts", lines: 601 });
+    assert.deepEqual(m.filesOverBudget, [{ path: "program/big.ts", lines: 601 }]);
   });
 
   it("functions over 60 lines: the 61-line one, not the 60-line one nor a spec file's suite", () => {
@@ -134,7 +134,7 @@ describe("tools/metrics: every count on a tree where it is known", () => {
       ),
       0,
     );
-    assert.match(out[1], /^ {2}files over 300 lines +1$/m);
+    assert.match(out[1], /^ {2}files over 600 lines +1$/m);
     assert.match(out[1], /^ {2}functions over 60 lines +1 \(outside \*\.spec\.ts\)$/m);
     assert.equal(
       main(
@@ -214,7 +214,7 @@ describe("tools/metrics counts lines and functions as eslint does", () => {
     const setting = (name: string, files: string) =>
       config.find((c) => c.files?.join(" ") === files && c.rules?.[name] !== undefined)?.rules?.[name];
     assert.deepEqual(setting("max-lines", "**/*.ts"), [
-      "error",
+      "warn",
       { max: BUDGETS.fileLines, skipBlankLines: false, skipComments: false },
     ]);
     assert.deepEqual(setting("max-lines-per-function", "**/*.ts"), [

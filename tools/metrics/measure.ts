@@ -9,7 +9,7 @@ import { apiSurface } from "./api-surface";
 import { functionSpans, Layer, LAYERS, layerFiles, lineCount } from "./code-size";
 
 /** The size budgets of eslint.config.mjs (`BUDGETS`); tests/unit/metrics.spec.ts keeps the two equal. */
-export const BUDGETS = { fileLines: 300, functionLines: 60 } as const;
+export const BUDGETS = { fileLines: 600, functionLines: 60 } as const;
 
 /** The barrel whose exports are counted. */
 export const BARREL = "components/index.ts";
