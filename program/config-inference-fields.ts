@@ -14,7 +14,7 @@ import {
   Placement,
 } from "../components/inference/args";
 import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS } from "../components/inference/limits";
-import { CHART_VERSION } from "../components/inference/validate";
+import { CHART_VERSION } from "../components/platform/validate";
 import { K8S_NAME } from "../components/_shared/names";
 import { charts } from "../components/versions";
 import { choices, Field, int, str } from "./schema";

@@ -17,10 +17,8 @@ import { efaSecurityGroup, gpuPool, nodeRole, PoolContext, systemNodeGroup } fro
 import { AddonContext, blockStorage, devicePlugins, loadBalancerController, sharedStorage } from "./addons";
 import { clusterAccessEntries } from "./render";
 
-/** The stack's `aws:region` (the default provider's region), if set. */
-function awsConfigRegion(): string | undefined {
-  return new pulumi.Config("aws").get("region");
-}
+/** Pulumi type token. */
+export const EFA_CLUSTER_TYPE = "dynamo-efa:cluster:EfaCluster";
 
 /** Storage classes the cluster provides. */
 export interface ClusterStorageClassNames {
@@ -80,13 +78,9 @@ export class EfaCluster extends pulumi.ComponentResource {
   public readonly privateSubnetIds: pulumi.Output<string[]>;
 
   constructor(name: string, args: EfaClusterArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("dynamo-efa:cluster:EfaCluster", name, {}, opts);
-    // The region defaults to the stack's aws:region (read here, not in the pure validators).
-    const withRegion: EfaClusterArgs = {
-      ...args,
-      ...(args.region === undefined && awsConfigRegion() ? { region: awsConfigRegion() } : {}),
-    };
-    const a = resolveArgs(withRegion); // never throws; the one validation below reports what is wrong
+    super(EFA_CLUSTER_TYPE, name, {}, opts);
+    // No stack config is read here: a component sees only its args (the region follows the AZs unless given).
+    const a = resolveArgs(args); // never throws; the one validation below reports what is wrong
     assertValid("EfaCluster", validate(a)); // fail fast, before any child
     this.gpuPools = gpuPoolsFacts(a.pools);
 

@@ -172,6 +172,7 @@ describe("packed package: what the README imports works from the tarball", funct
       "/components/image",
       "/components/inference",
       "/components/observability",
+      "/components/platform",
     ];
     const lines = entries.map((e, i) => `export * as m${i} from "dynamo-efa${e}";`);
     fs.writeFileSync(path.join(consumer, "api.ts"), lines.join("\n") + "\n");
