@@ -136,7 +136,7 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
     doc: 'NIXL backend for KV cache: "libfabric" (RDMA over EFA), "ucx" (TCP, no EFA devices) or "auto" (libfabric on EFA pools)',
   },
   platform: {
-    doc: "the dynamo-platform Helm release (operator + CRDs)",
+    doc: "the cluster's DynamoPlatform: the dynamo-platform Helm release (operator + CRDs), not a child of the graph",
     spec: {
       kind: "object",
       fields: {
