@@ -45,7 +45,8 @@ export interface ClusterStorageClassNames {
  *   publicAccessCidrs: ["203.0.113.0/24"],
  * });
  * // cluster.gpuPools.gpu: { instanceType: "p5en.48xlarge", gpusPerNode: 8, efaPerNode: 16, ... }
- * // cluster.k8sProvider: pass it to DisaggInference and every other in-cluster component
+ * // cluster.k8sProvider: pass it in the resource options of every in-cluster component:
+ * // new DynamoPlatform("dynamo", {}, { providers: { kubernetes: cluster.k8sProvider } })
  */
 export class EfaCluster extends pulumi.ComponentResource {
   /** Kubeconfig (JSON) of the cluster; a secret. */
