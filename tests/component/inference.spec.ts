@@ -7,6 +7,7 @@
 import { strict as assert } from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import * as sdkDependsOn from "@pulumi/pulumi/runtime/dependsOn";
 import { DisaggInference, checkedGraph, renderGraph, resolveArgs } from "../../components/inference";
 import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd-types";
 import { DYNAMO_PLATFORM_TYPE, DynamoPlatform } from "../../components/platform";
@@ -30,8 +31,19 @@ const LLAMA = {
   frontend: { serviceType: "InternalLoadBalancer" as const },
 };
 
+/** The SDK's expansion of a `dependsOn` list into the custom resources the engine waits for (3.248.0 `runtime/dependsOn.js`). */
+const engineDependsOn = (
+  sdkDependsOn as unknown as {
+    getAllTransitivelyReferencedResourceURNs(
+      r: Set<pulumi.Resource>,
+      exclude: Set<pulumi.Resource>,
+    ): Promise<Set<string>>;
+  }
+).getAllTransitivelyReferencedResourceURNs;
+
 interface Built {
   readonly inf: DisaggInference;
+  readonly platform: DynamoPlatform;
   readonly badError: unknown;
   readonly secretOpts: pulumi.CustomResourceOptions | undefined;
 }
@@ -90,7 +102,7 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
         } catch (e) {
           badError = e;
         }
-        return { exports: {}, result: { inf, badError, secretOpts } };
+        return { exports: {}, result: { inf, platform, badError, secretOpts } };
       },
       { project: "dynamo-efa", stack: "test", mocks: recordingMocks().mocks },
     );
@@ -107,12 +119,15 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
     assert.equal(named("dynamo").type, DYNAMO_PLATFORM_TYPE);
   });
 
-  it("each graph given the platform depends on it (CRDs and webhook before the graph); lean, given none, on nothing of it", () => {
+  it("each graph given the platform depends on it (CRDs and webhook before the graph); lean, given none, on nothing of it", async () => {
     const platform = named("dynamo").urn;
     for (const g of ["llama-graph", "qwen-graph"]) assert.ok(named(g).explicitDependsOn.includes(platform), g);
     assert.equal(named("lean-graph").dependsOn.includes(platform), false);
     const deps = named("llama-graph").explicitDependsOn;
     for (const n of ["llama-ns", "llama-hf-token", "llama-model-cache"]) assert.ok(deps.includes(named(n).urn), n);
+    // The engine is sent the platform's custom children in its place: the graph waits for the release itself.
+    const sent = await engineDependsOn(new Set([c.result.platform]), new Set());
+    assert.deepEqual([...sent], [named("dynamo-release").urn]);
   });
 
   it("two graphs share no child: distinct URNs, and no Kubernetes object (kind, namespace, name) managed twice", () => {
