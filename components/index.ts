@@ -9,6 +9,7 @@ export * as cluster from "./cluster";
 export * as inference from "./inference";
 export * as image from "./image";
 export * as observability from "./observability";
+export * as platform from "./platform";
 /**
  * Thrown by the offline entry points (`image.imagePlan`, the catalog lookups) on invalid input; `problems` lists
  * each one with its argument path.

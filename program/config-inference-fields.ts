@@ -14,7 +14,7 @@ import {
   Placement,
 } from "../components/inference/args";
 import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS } from "../components/inference/limits";
-import { CHART_VERSION } from "../components/inference/validate";
+import { CHART_VERSION } from "../components/platform/validate";
 import { K8S_NAME } from "../components/_shared/names";
 import { charts } from "../components/versions";
 import { choices, Field, int, str } from "./schema";
@@ -136,7 +136,7 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
     doc: 'NIXL backend for KV cache: "libfabric" (RDMA over EFA), "ucx" (TCP, no EFA devices) or "auto" (libfabric on EFA pools)',
   },
   platform: {
-    doc: "the dynamo-platform Helm release (operator + CRDs)",
+    doc: "the cluster's DynamoPlatform: the dynamo-platform Helm release (operator + CRDs), not a child of the graph",
     spec: {
       kind: "object",
       fields: {

@@ -18,6 +18,8 @@ import { INFERENCE_DEFAULTS, InferenceSettings, ModelCacheMode, resolveArgs } fr
 import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
 import { Problem, ValidationError } from "../components/_shared/problems";
 import { validate as validateInference } from "../components/inference/validate";
+import { DynamoPlatformArgs, resolveArgs as resolvePlatform } from "../components/platform/args";
+import { validate as validatePlatform } from "../components/platform/validate";
 import { check, str } from "./schema";
 import { checkObservability, ObservabilityConfig } from "./config-observability";
 import { CLUSTER_FIELDS, GPU_POOL_NAME, IMAGE_FIELDS, REGION } from "./config-fields";
@@ -66,8 +68,10 @@ export interface StackConfig {
   readonly image: ImageConfig;
   /** `DynamoImage` arguments the image config maps to. */
   readonly imageArgs: DynamoImageArgs;
-  /** Inference settings, ready for `DisaggInference` (plus image, provider, token). */
+  /** Inference settings, ready for `DisaggInference` (plus image, platform, token). */
   readonly inference: Omit<InferenceSettings, "gpuPool">;
+  /** `DynamoPlatform` arguments (from `inference.platform`); undefined when `install` is false (the cluster runs it). */
+  readonly platform?: DynamoPlatformArgs;
   /** The GPU pool's facts, as `EfaCluster` derives them from the catalog. */
   readonly gpuPool: GpuPoolFacts;
   /** Monitoring of the graph; undefined when `observability` is off. */
@@ -105,8 +109,23 @@ export function clusterArgsOf(c: Partial<ClusterConfig>, efs = false, region?: s
   };
 }
 
+/** `inference.platform`: the cluster's `DynamoPlatform`, kept under `inference` where the stack files have it. */
+interface PlatformConfig {
+  readonly install?: boolean;
+  readonly version?: string;
+}
+
 /** `dynamo-efa:inference` as read: the component's settings plus config-only shorthands. */
-type RawInference = Omit<InferenceSettings, "gpuPool" | "modelCache"> & { readonly modelCacheGiB?: number };
+type RawInference = Omit<InferenceSettings, "gpuPool" | "modelCache"> & {
+  readonly modelCacheGiB?: number;
+  readonly platform?: PlatformConfig;
+};
+
+/** `DynamoPlatform` arguments for `inference.platform`; undefined when `install` is false. */
+export function platformArgsOf(p: PlatformConfig | undefined): DynamoPlatformArgs | undefined {
+  if (p?.install === false) return undefined;
+  return p?.version !== undefined ? { version: p.version } : {};
+}
 
 /**
  * The inference settings for the config: `modelCacheMode` defaults to "efs" with `modelCacheGiB`, else
@@ -115,7 +134,8 @@ type RawInference = Omit<InferenceSettings, "gpuPool" | "modelCache"> & { readon
  * that serves ReadWriteMany.
  */
 export function inferenceSettingsOf(raw: RawInference): Omit<InferenceSettings, "gpuPool"> {
-  const { modelCacheGiB, ...settings } = raw;
+  // `platform` is the cluster's DynamoPlatform (platformArgsOf), not a setting of the graph.
+  const { modelCacheGiB, platform: _platform, ...settings } = raw;
   const modelCacheMode =
     settings.modelCacheMode ?? (modelCacheGiB !== undefined ? ModelCacheMode.Efs : ModelCacheMode.LocalNvme);
   if (modelCacheGiB === undefined) return { ...settings, modelCacheMode };
@@ -251,6 +271,8 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
       ? poolFacts(resolvePool(GPU_POOL_NAME, clusterArgs.gpuPools[GPU_POOL_NAME]))
       : undefined;
   if (pool && typed.inference) semantic.push(...inferenceProblems(inf, pool, typed.graphName, im.ref, raw.hfTokenSet));
+  const platform = platformArgsOf(typed.inference?.platform);
+  if (platform) semantic.push(...validatePlatform(resolvePlatform(platform), "inference.platform"));
   const problems = dedupe(typed.problems, [...semantic, ...obs.problems]);
   if (problems.length > 0 || !pool) return { problems };
   return {
@@ -269,6 +291,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
         imageCudaToolkit: resolved.toolkit ?? DEFAULT_CUDA_TOOLKIT,
       },
       gpuPool: pool,
+      ...(platform ? { platform } : {}),
       ...(obs.value ? { observability: obs.value } : {}),
     },
   };

@@ -1,6 +1,6 @@
 /**
  * The dynamo-efa program: one `EfaCluster` (one GPU pool, `gpu`), one `DynamoImage` compiled for
- * exactly that fleet, one `DisaggInference` on the pool. Everything is constructed inside
+ * exactly that fleet, the cluster's `DynamoPlatform` and one `DisaggInference` on the pool. Everything is constructed inside
  * `program()`, never at import time, so `index.ts` (a real `pulumi up`) and the offline render
  * (under mocks, once per render) run the same code.
  */
@@ -9,10 +9,12 @@ import { EfaCluster } from "../components/cluster/cluster";
 import { DynamoImage } from "../components/image/image";
 import { DisaggInference } from "../components/inference/inference";
 import { DynamoObservability } from "../components/observability/observability";
+import { DynamoPlatform } from "../components/platform/platform";
 import type { ProgramRun, RenderFacts } from "./run";
 import { INFERENCE_DEFAULTS } from "../components/inference/args";
 import { GPU_POOL_NAME, ProgramConfig, readStackConfig } from "./config";
 import { planSummary } from "./summary";
+import { platformMovedFromGraph } from "./moved";
 
 /** Resource name of the cluster and of the image (their children are `dynamo-efa-<role>`). */
 export const BASE_NAME = "dynamo-efa";
@@ -52,22 +54,26 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
     repositoryName: stackRepositoryName(pulumi.getProject(), pulumi.getStack()),
     instanceTypes: pools.map((p) => p.instanceType),
   });
-  const inference = new DisaggInference(c.graphName, {
-    ...c.inference,
-    gpuPool: cluster.gpuPools[GPU_POOL_NAME],
-    image: image.ref,
-    provider: cluster.k8sProvider,
-    imageCudaArchs: [...image.plan.cudaArchs],
-    imageCudaToolkit: image.plan.cudaToolkit,
-    ...(pc.hfToken ? { hfToken: pc.hfToken } : {}),
-  });
+  const inCluster = { providers: { kubernetes: cluster.k8sProvider } };
+  const platform =
+    c.platform &&
+    new DynamoPlatform(BASE_NAME, c.platform, { ...inCluster, transformations: [platformMovedFromGraph(c.graphName)] });
+  const inference = new DisaggInference(
+    c.graphName,
+    {
+      ...c.inference,
+      gpuPool: cluster.gpuPools[GPU_POOL_NAME],
+      image: image.ref,
+      ...(platform ? { platform } : {}),
+      imageCudaArchs: [...image.plan.cudaArchs],
+      imageCudaToolkit: image.plan.cudaToolkit,
+      ...(pc.hfToken ? { hfToken: pc.hfToken } : {}),
+    },
+    inCluster,
+  );
   if (c.observability) {
-    new DynamoObservability(c.graphName, {
-      ...c.observability,
-      provider: cluster.k8sProvider,
-      graphName: c.graphName,
-      graphNamespace: c.inference.namespace ?? INFERENCE_DEFAULTS.namespace,
-    });
+    const graphNamespace = c.inference.namespace ?? INFERENCE_DEFAULTS.namespace;
+    new DynamoObservability(c.graphName, { ...c.observability, graphName: c.graphName, graphNamespace }, inCluster);
   }
   // Not named `exports`: in the CommonJS that Pulumi's ts-node emits, a local `exports` would shadow
   // the module object that `BASE_NAME` and friends are read through (TDZ error at `pulumi up`).

@@ -48,8 +48,6 @@ export interface GraphNames {
   readonly hfSecret: string;
   /** PersistentVolumeClaim for the shared model cache. */
   readonly modelCachePvc: string;
-  /** Helm release of the Dynamo operator platform. */
-  readonly platformRelease: string;
 }
 
 /** Graph name when the stack sets no `dynamo-efa:graphName` (the program and `verify` both use it). */
@@ -73,7 +71,6 @@ export function graphNames(graph: string, namespace: string): GraphNames {
     frontendService: componentServiceName(graph, GraphService.Frontend),
     hfSecret: `${graph}-hf-token`,
     modelCachePvc: `${graph}-model-cache`,
-    platformRelease: "dynamo-platform",
   };
 }
 

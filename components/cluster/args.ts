@@ -111,9 +111,10 @@ export interface EfaClusterArgs {
   /** GPU pools keyed by pool name (the name becomes the `dynamo-efa/pool` node label). */
   readonly gpuPools: Readonly<Record<string, GpuPoolArgs>>;
   /**
-   * AWS region the cluster is created in; every AZ must be in it, and its partition (`aws`, `aws-cn`,
-   * `aws-us-gov`) gives the ARNs of AWS managed policies. Pass it when the component runs with an
-   * explicit AWS provider for another region. @default - the stack's `aws:region`, else the region of the first AZ
+   * AWS region the cluster is created in (that of the AWS provider in the resource options); every AZ must be in it,
+   * and its partition (`aws`, `aws-cn`, `aws-us-gov`) gives the ARNs of AWS managed policies. The component reads
+   * no stack config: without `region` the AZs, which name their region, decide it.
+   * @default - the region of the first AZ (every other AZ must be in the same region)
    */
   readonly region?: string;
   /** EKS Kubernetes version. @default "1.35" (`versions.kubernetes.defaultVersion`) */

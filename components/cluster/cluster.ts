@@ -17,10 +17,8 @@ import { efaSecurityGroup, gpuPool, nodeRole, PoolContext, systemNodeGroup } fro
 import { AddonContext, blockStorage, devicePlugins, loadBalancerController, sharedStorage } from "./addons";
 import { clusterAccessEntries } from "./render";
 
-/** The stack's `aws:region` (the default provider's region), if set. */
-function awsConfigRegion(): string | undefined {
-  return new pulumi.Config("aws").get("region");
-}
+/** Pulumi type token. */
+export const EFA_CLUSTER_TYPE = "dynamo-efa:cluster:EfaCluster";
 
 /** Storage classes the cluster provides. */
 export interface ClusterStorageClassNames {
@@ -47,7 +45,8 @@ export interface ClusterStorageClassNames {
  *   publicAccessCidrs: ["203.0.113.0/24"],
  * });
  * // cluster.gpuPools.gpu: { instanceType: "p5en.48xlarge", gpusPerNode: 8, efaPerNode: 16, ... }
- * // cluster.k8sProvider: pass it to DisaggInference and every other in-cluster component
+ * // cluster.k8sProvider: pass it in the resource options of every in-cluster component:
+ * // new DynamoPlatform("dynamo", {}, { providers: { kubernetes: cluster.k8sProvider } })
  */
 export class EfaCluster extends pulumi.ComponentResource {
   /** Kubeconfig (JSON) of the cluster; a secret. */
@@ -80,13 +79,9 @@ export class EfaCluster extends pulumi.ComponentResource {
   public readonly privateSubnetIds: pulumi.Output<string[]>;
 
   constructor(name: string, args: EfaClusterArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("dynamo-efa:cluster:EfaCluster", name, {}, opts);
-    // The region defaults to the stack's aws:region (read here, not in the pure validators).
-    const withRegion: EfaClusterArgs = {
-      ...args,
-      ...(args.region === undefined && awsConfigRegion() ? { region: awsConfigRegion() } : {}),
-    };
-    const a = resolveArgs(withRegion); // never throws; the one validation below reports what is wrong
+    super(EFA_CLUSTER_TYPE, name, {}, opts);
+    // No stack config is read here: a component sees only its args (the region follows the AZs unless given).
+    const a = resolveArgs(args); // never throws; the one validation below reports what is wrong
     assertValid("EfaCluster", validate(a)); // fail fast, before any child
     this.gpuPools = gpuPoolsFacts(a.pools);
 

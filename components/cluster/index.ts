@@ -3,7 +3,7 @@
  * The derivations and renderers below the public list are marked internal (tests and the program use them;
  * the published declarations leave them out).
  */
-export { EfaCluster } from "./cluster";
+export { EFA_CLUSTER_TYPE, EfaCluster } from "./cluster";
 export type { ClusterStorageClassNames } from "./cluster";
 export { CapacityType, CLUSTER_LOG_TYPES, EfaLayout, NatGateways } from "./args";
 export type { ClusterLogType, EfaClusterArgs, ExistingVpcArgs, GpuPoolArgs } from "./args";

@@ -7,7 +7,7 @@ import type { EfaClusterArgs, ResolvedPool } from "./args";
 
 /** Facts about the args as written, carried on `ResolvedClusterArgs.source`. */
 export interface ClusterArgsSource {
-  /** `region` was given (or came from the stack's `aws:region`), not derived from the first AZ. */
+  /** `region` was given, not derived from the first AZ. */
   readonly regionGiven: boolean;
   /** `availabilityZones` was listed, not derived from the pools' AZs. */
   readonly availabilityZonesGiven: boolean;

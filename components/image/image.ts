@@ -30,8 +30,6 @@ export const DYNAMO_IMAGE_TYPE = "dynamo-efa:image:DynamoImage";
 export class DynamoImage extends pulumi.ComponentResource {
   /** Digest-pinned image reference, `<repository>@sha256:<hex>`. */
   public readonly ref: pulumi.Output<string>;
-  /** Same as `ref` (the name docs/CONTRIBUTING.md rule 12 and `DisaggInference`'s docs use). */
-  public readonly imageRef: pulumi.Output<string>;
   /** The resolved CUDA arch list the image is built for, canonical strings ("sm_90", "sm_120+PTX"). */
   public readonly cudaArchs: pulumi.Output<string[]>;
   /** CUDA toolkit of the compile stages (the archs were validated against it). */
@@ -60,14 +58,13 @@ export class DynamoImage extends pulumi.ComponentResource {
       this.buildArgs = pulumi.output({ ...plan.buildArgs });
       this.repositoryUrl = built.repositoryUrl;
     }
-    this.imageRef = this.ref;
     this.registerOutputs({
       ref: this.ref,
-      imageRef: this.imageRef,
       cudaArchs: this.cudaArchs,
       cudaToolkit: this.cudaToolkit,
       buildArgs: this.buildArgs,
       repositoryUrl: this.repositoryUrl,
+      plan: this.plan,
     });
   }
 

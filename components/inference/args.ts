@@ -6,7 +6,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape } from "../catalog/model-math";
-import { charts } from "../versions";
 import { DEFAULT_GRAPH_NAMESPACE } from "../_shared/names";
 import { KvTransport, KvTransportChoice, resolveKvTransport } from "./transport";
 
@@ -66,16 +65,6 @@ export interface ModelCacheArgs {
   readonly sizeGiB: number;
 }
 
-/** The Dynamo platform Helm release (operator; the CRDs ship in the same chart since Dynamo 1.0.0). */
-export interface PlatformArgs {
-  /** Install the operator and its CRDs; set false when the cluster already runs them. @default true */
-  readonly install?: boolean;
-  /** Namespace of the operator release. @default "dynamo-system" */
-  readonly namespace?: string;
-  /** `dynamo-platform` chart version (installed from its NGC tarball URL). @default "1.0.1" (`versions.charts.dynamoPlatform.version`) */
-  readonly version?: string;
-}
-
 /** The OpenAI-compatible Frontend. */
 export interface FrontendArgs {
   /** Frontend pods. @default 1 */
@@ -118,6 +107,13 @@ export interface InferenceSettings {
   readonly gpuPool: GpuPoolFacts;
   /** Kubernetes namespace of the graph, its secret and cache. @default "dynamo" */
   readonly namespace?: string;
+  /**
+   * Create the namespace as a child (deleted with this graph). Set false when it exists already or another graph
+   * in the same namespace creates it: two components managing one Namespace would delete it, with the other
+   * graph in it, when either is destroyed.
+   * @default true
+   */
+  readonly createNamespace?: boolean;
   /** DynamoGraphDeployment name. @default - the component name */
   readonly graphName?: string;
   /** Use this existing Secret (keys `HF_TOKEN`, `HUGGING_FACE_HUB_TOKEN`) instead of creating one. @default - create one from `hfToken` */
@@ -137,8 +133,6 @@ export interface InferenceSettings {
    * @default 1800
    */
   readonly modelDownloadBudgetSeconds?: number;
-  /** Dynamo platform. @default { install: true } */
-  readonly platform?: PlatformArgs;
   /** Frontend. @default { replicas: 1, serviceType: "ClusterIP" } */
   readonly frontend?: FrontendArgs;
   /**
@@ -164,10 +158,14 @@ export interface InferenceSettings {
 
 /** Arguments of `DisaggInference`. */
 export interface DisaggInferenceArgs extends InferenceSettings {
-  /** Digest-pinned image reference (`repo@sha256:<64 hex>`), e.g. `DynamoImage.imageRef`. */
+  /** Digest-pinned image reference (`repo@sha256:<64 hex>`), e.g. `DynamoImage.ref`. */
   readonly image: pulumi.Input<string>;
-  /** Kubernetes provider of the cluster (e.g. `EfaCluster.k8sProvider`). */
-  readonly provider: pulumi.ProviderResource;
+  /**
+   * What installs the Dynamo operator and its CRDs (a `DynamoPlatform`, shared by every graph of the cluster); the
+   * graph waits for it, so its CRD exists and the operator's webhook answers before the graph is sent.
+   * @default - none: the cluster already runs the operator
+   */
+  readonly platform?: pulumi.Resource;
   /** Hugging Face token (a Pulumi secret). Required unless `hfTokenSecretName` is set. @default - none */
   readonly hfToken?: pulumi.Input<string>;
 }
@@ -183,6 +181,7 @@ export interface ResolvedRole {
 export interface ResolvedInference {
   readonly graphName: string;
   readonly namespace: string;
+  readonly createNamespace: boolean;
   readonly backend: Backend;
   readonly model: string;
   readonly servedModelName: string;
@@ -202,7 +201,6 @@ export interface ResolvedInference {
   readonly modelCache: ModelCacheArgs | undefined;
   readonly modelCacheMode: ModelCacheMode;
   readonly modelDownloadBudgetSeconds: number;
-  readonly platform: Required<PlatformArgs>;
   readonly frontend: Required<FrontendArgs>;
   readonly placement: Placement;
   /** What the user asked for (validated). */
@@ -223,7 +221,6 @@ export const INFERENCE_DEFAULTS = {
   modelLoadBudgetSeconds: 1800,
   modelDownloadBudgetSeconds: 1800,
   namespace: DEFAULT_GRAPH_NAMESPACE,
-  platformNamespace: "dynamo-system",
   frontendReplicas: 1,
   runAsUser: 1000,
 } as const;
@@ -241,12 +238,12 @@ function role(r: RoleArgs | undefined): ResolvedRole {
  * component name (default graph name); `image` is the image ref when known as a plain string.
  */
 export function resolveArgs(name: string, s: InferenceSettings, image: string | undefined): ResolvedInference {
-  const p = s.platform ?? {};
   const nodes = s.gpuPool?.nodes ?? 0;
   const kvTransportChoice = s.kvTransport ?? KvTransportChoice.Auto;
   return {
     graphName: s.graphName ?? name,
     namespace: s.namespace ?? INFERENCE_DEFAULTS.namespace,
+    createNamespace: s.createNamespace ?? true,
     backend: s.backend ?? INFERENCE_DEFAULTS.backend,
     model: s.model,
     servedModelName: s.servedModelName ?? s.model,
@@ -264,11 +261,6 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     modelCache: s.modelCache,
     modelCacheMode: s.modelCacheMode ?? (s.modelCache ? ModelCacheMode.Efs : ModelCacheMode.None),
     modelDownloadBudgetSeconds: s.modelDownloadBudgetSeconds ?? INFERENCE_DEFAULTS.modelDownloadBudgetSeconds,
-    platform: {
-      install: p.install ?? true,
-      namespace: p.namespace ?? INFERENCE_DEFAULTS.platformNamespace,
-      version: p.version ?? charts.dynamoPlatform.version,
-    },
     frontend: {
       replicas: s.frontend?.replicas ?? INFERENCE_DEFAULTS.frontendReplicas,
       serviceType: s.frontend?.serviceType ?? FrontendServiceType.ClusterIP,

@@ -10,7 +10,6 @@ export type {
   FrontendArgs,
   InferenceSettings,
   ModelCacheArgs,
-  PlatformArgs,
   ResolvedInference,
   ResolvedRole,
   RoleArgs,

@@ -1,7 +1,7 @@
 /**
- * `DisaggInference`: the Dynamo platform (Helm), a namespace, the HF secret, an optional retained
- * model cache, and ONE DynamoGraphDeployment with Frontend + prefill + decode workers. A thin
- * class: every object comes from the pure renderers in this folder.
+ * `DisaggInference`: a namespace (unless told otherwise), the HF secret, an optional retained model cache, and ONE
+ * DynamoGraphDeployment with Frontend + prefill + decode workers. A thin class: every object comes from the pure
+ * renderers in this folder. The Dynamo platform is the cluster's (`components/platform`), passed in as `platform`.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
@@ -17,7 +17,6 @@ import {
   renderHfSecret,
   renderModelCachePvc,
   renderNamespace,
-  renderPlatformRelease,
 } from "./render-k8s";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap } from "./render-cache";
@@ -36,19 +35,23 @@ export function checkedGraph(r: ResolvedInference, image: string): DgdObject {
 }
 
 /**
- * Disaggregated LLM serving on one GPU pool: installs the Dynamo platform (Helm, CRDs included), a
- * namespace, the Hugging Face token secret, an optional retained model-cache volume and ONE
- * DynamoGraphDeployment with a Frontend, prefill workers and decode workers, and waits for it to be
- * Ready. Per-worker GPUs, EFA devices, hugepages, CPU and memory are derived from `gpuPool` (the plain
- * facts of `EfaCluster.gpuPools`); KV moves over NIXL LIBFABRIC on EFA pools. Every invalid argument is
- * reported at once in a `ValidationError`; the same objects come from the pure `renderInference`.
+ * Disaggregated LLM serving on one GPU pool: a namespace (`createNamespace`), the Hugging Face token secret, an
+ * optional retained model-cache volume and ONE DynamoGraphDeployment with a Frontend, prefill workers and decode
+ * workers, and waits for it to be Ready. The graph waits for `platform` (the cluster's `DynamoPlatform`), so
+ * several graphs share one operator. Per-worker GPUs, EFA devices, hugepages, CPU and memory are derived from
+ * `gpuPool` (the plain facts of `EfaCluster.gpuPools`); KV moves over NIXL LIBFABRIC on EFA pools. Every invalid
+ * argument is reported at once in one `ComponentInputError` (a `pulumi.InputPropertiesError`) before any child;
+ * the same objects come from the pure `renderInference`. The Kubernetes provider comes through the resource
+ * options and reaches every child through `parent`.
  *
  * @example
+ * const k8sOpts = { providers: { kubernetes: cluster.k8sProvider } };
+ * const platform = new DynamoPlatform("dynamo", {}, k8sOpts);
  * const llm = new DisaggInference("llm", {
- *   model: "meta-llama/Llama-3.1-8B-Instruct", gpuPool: cluster.gpuPools.gpu, image: img.ref,
+ *   model: "meta-llama/Llama-3.1-8B-Instruct", gpuPool: cluster.gpuPools.gpu, image: img.ref, platform,
  *   prefill: { replicas: 8, gpusPerWorker: 1 }, decode: { replicas: 8, gpusPerWorker: 1 },
- *   provider: cluster.k8sProvider, hfToken: new pulumi.Config().requireSecret("hfToken"),
- * });
+ *   hfToken: new pulumi.Config().requireSecret("hfToken"),
+ * }, k8sOpts);
  */
 export class DisaggInference extends pulumi.ComponentResource {
   /** The DynamoGraphDeployment's name (also the Dynamo namespace the operator derives). */
@@ -63,8 +66,6 @@ export class DisaggInference extends pulumi.ComponentResource {
   public readonly workers: pulumi.Output<WorkerPlanRow[]>;
   /** The graph custom resource. */
   public readonly graph: k8s.apiextensions.CustomResource;
-  /** The `dynamo-platform` release (operator + CRDs), when installed; the graph depends on it. */
-  public readonly platformRelease: k8s.helm.v3.Release | undefined;
 
   constructor(name: string, args: DisaggInferenceArgs, opts?: pulumi.ComponentResourceOptions) {
     super(DISAGG_INFERENCE_TYPE, name, {}, opts);
@@ -72,11 +73,11 @@ export class DisaggInference extends pulumi.ComponentResource {
     const r = resolveArgs(name, args, plainImage);
     assertValid("DisaggInference", validate(r, args.hfToken !== undefined));
 
-    const provider = args.provider;
-    const child = { parent: this, provider };
-    const ns = new k8s.core.v1.Namespace(`${name}-ns`, renderNamespace(r), child);
-    const inNs = { ...child, dependsOn: [ns] };
-    const deps: pulumi.Resource[] = [ns, ...this.secret(name, r, args, inNs)];
+    const child = { parent: this };
+    const nsSpec = renderNamespace(r);
+    const ns = nsSpec ? [new k8s.core.v1.Namespace(`${name}-ns`, nsSpec, child)] : [];
+    const inNs = { ...child, dependsOn: ns };
+    const deps: pulumi.Resource[] = [...ns, ...this.secret(name, r, args, inNs)];
     const pvc = renderModelCachePvc(r);
     if (pvc)
       deps.push(new k8s.core.v1.PersistentVolumeClaim(`${name}-model-cache`, pvc, { ...inNs, retainOnDelete: true }));
@@ -86,8 +87,7 @@ export class DisaggInference extends pulumi.ComponentResource {
     if (prefetch) deps.push(new k8s.core.v1.ConfigMap(`${name}-model-prefetch`, prefetch, inNs));
     const lb = renderFrontendLoadBalancer(r);
     if (lb) new k8s.core.v1.Service(`${name}-frontend-lb`, lb, inNs);
-    this.platformRelease = this.platform(name, r, child);
-    if (this.platformRelease) deps.push(this.platformRelease);
+    if (args.platform) deps.push(args.platform);
 
     const graph = pulumi.output(args.image).apply((image) => checkedGraph(r, image));
     this.graph = new k8s.apiextensions.CustomResource(
@@ -113,6 +113,7 @@ export class DisaggInference extends pulumi.ComponentResource {
       servedModelName: this.servedModelName,
       workerCommands: this.workerCommands,
       workers: this.workers,
+      graph: this.graph,
     });
   }
 
@@ -133,18 +134,5 @@ export class DisaggInference extends pulumi.ComponentResource {
         { ...o, additionalSecretOutputs: ["stringData", "data"] },
       ),
     ];
-  }
-
-  /**
-   * The `dynamo-platform` release (operator + CRDs). The graph lists it in `dependsOn`, so the
-   * DynamoGraphDeployment CRD exists (and the operator's webhook answers) before the graph is sent.
-   */
-  private platform(
-    name: string,
-    r: ResolvedInference,
-    o: pulumi.CustomResourceOptions,
-  ): k8s.helm.v3.Release | undefined {
-    const rel = renderPlatformRelease(r);
-    return rel ? new k8s.helm.v3.Release(`${name}-dynamo-platform`, rel, o) : undefined;
   }
 }

@@ -1,16 +1,16 @@
 /**
  * The plain Kubernetes objects around the graph: namespace, HF secret (F9), model-cache PVC,
- * TRT-LLM engine ConfigMaps, the optional internal load balancer, and the Dynamo platform Helm
- * release specs. Pure.
+ * TRT-LLM engine ConfigMaps and the optional internal load balancer. Pure (the Dynamo platform release is
+ * the cluster's: components/platform).
  */
 import { DynamoPort, GraphService, graphNames, OperatorLabel } from "../_shared/names";
-import { charts } from "../versions";
 import { FrontendServiceType, ResolvedInference } from "./args";
 import { SERVING_ROLES, ServingRole } from "./derive";
 import { engineFor } from "./engine";
 
-/** The Namespace of the graph. */
+/** The Namespace of the graph; undefined when the graph is told not to create it (`createNamespace: false`). */
 export function renderNamespace(r: ResolvedInference) {
+  if (!r.createNamespace) return undefined;
   return { apiVersion: "v1" as const, kind: "Namespace" as const, metadata: { name: r.namespace } };
 }
 
@@ -92,50 +92,5 @@ export function renderFrontendLoadBalancer(r: ResolvedInference) {
       selector: { [OperatorLabel.GraphName]: r.graphName, [OperatorLabel.Component]: GraphService.Frontend },
       ports: [{ name: "http", port: DynamoPort.FrontendHttp, targetPort: DynamoPort.FrontendHttp, protocol: "TCP" }],
     },
-  };
-}
-
-/**
- * `dynamo-platform` values. The operator runs cluster-wide (`namespaceRestriction.enabled: false`,
- * the chart's default, pinned here because the graph lives in another namespace than the operator
- * and a namespace-restricted operator would never reconcile it). Everything else keeps the chart's
- * defaults (discovery through the Kubernetes API). Source: ai-dynamo/dynamo
- * `deploy/helm/charts/platform/values.yaml`.
- */
-export const PLATFORM_VALUES = { "dynamo-operator": { namespaceRestriction: { enabled: false } } } as const;
-
-/** A Helm release as plain data (what `helm.v3.Release` receives). */
-export interface HelmReleaseSpec {
-  readonly name: string;
-  /** The chart tarball URL (no repository index: Helm downloads the archive itself). */
-  readonly chart: string;
-  readonly version: string;
-  readonly namespace: string;
-  readonly createNamespace: boolean;
-  readonly atomic: boolean;
-  readonly timeout: number;
-  readonly values: Record<string, unknown>;
-}
-
-/**
- * The one `dynamo-platform` release: operator AND its CRDs (the chart's `upgradeCRD` hook Job applies
- * them before the operator starts, since Dynamo 1.0.0). `chart` is the tarball URL NVIDIA documents;
- * with no `repositoryOpts`, pulumi-kubernetes' Release hands an absolute URL to Helm's chart
- * downloader as is (pulumi/pulumi-kubernetes@01799d56995683adc30ed8be5c42157d9a6d3c06
- * `provider/pkg/provider/helm_release.go` `locateChart`). `version` is recorded for the plan; Helm
- * takes the version from the URL. Undefined when `platform.install` is false (the cluster runs it).
- */
-export function renderPlatformRelease(r: ResolvedInference): HelmReleaseSpec | undefined {
-  if (!r.platform.install) return undefined;
-  const names = graphNames(r.graphName, r.namespace);
-  return {
-    name: names.platformRelease,
-    chart: charts.dynamoPlatform.tarballUrl(r.platform.version),
-    version: r.platform.version,
-    namespace: r.platform.namespace,
-    createNamespace: true,
-    atomic: true,
-    timeout: 600,
-    values: PLATFORM_VALUES,
   };
 }

@@ -7,13 +7,11 @@ import { ResolvedInference } from "./args";
 import { KvTransport, SERVING_ROLES, ServingRole, workerShape } from "./derive";
 import { commandLine, engineFor } from "./engine";
 import {
-  HelmReleaseSpec,
   renderEngineConfigMaps,
   renderFrontendLoadBalancer,
   renderHfSecret,
   renderModelCachePvc,
   renderNamespace,
-  renderPlatformRelease,
 } from "./render-k8s";
 import { DgdObject, renderGraph } from "./render-graph";
 import { renderPrefetchConfigMap } from "./render-cache";
@@ -69,6 +67,7 @@ export type ConfigMapObject = ReturnType<typeof renderEngineConfigMaps>[number][
 
 /** Everything the component creates, as plain objects. */
 export interface RenderedInference {
+  /** Undefined when the graph does not create its namespace (`createNamespace: false`). */
   readonly namespace: ReturnType<typeof renderNamespace>;
   /** Undefined when an existing secret is referenced (`hfTokenSecretName`). */
   readonly hfSecret: ReturnType<typeof renderHfSecret> | undefined;
@@ -76,8 +75,6 @@ export interface RenderedInference {
   /** TRT-LLM engine args and the `local-nvme` prefetch script. */
   readonly engineConfigMaps: ConfigMapObject[];
   readonly frontendLoadBalancer: ReturnType<typeof renderFrontendLoadBalancer>;
-  /** The `dynamo-platform` release (operator + CRDs); undefined when `platform.install` is false. */
-  readonly helm: HelmReleaseSpec | undefined;
   readonly graph: DgdObject;
   readonly workers: WorkerPlanRow[];
   readonly frontendUrl: string;
@@ -99,7 +96,6 @@ export function renderInference(r: ResolvedInference, hfToken: string = REDACTED
       ...[renderPrefetchConfigMap(r)].filter((c) => c !== undefined),
     ],
     frontendLoadBalancer: renderFrontendLoadBalancer(r),
-    helm: renderPlatformRelease(r),
     graph: renderGraph(r, r.image),
     workers: workerPlan(r),
     frontendUrl: frontendUrl(r),

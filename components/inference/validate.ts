@@ -26,9 +26,6 @@ import { modelFacts } from "./fit";
 /** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
 export const DIGEST_PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
 
-/** A Helm chart version as NGC publishes them (`1.0.1`, `1.1.0-dev.1`). */
-export const CHART_VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
-
 /** The arguments the model-fit check reads: it runs only when none of them has a problem. */
 const FIT_INPUTS = ["backend", "model", "maxModelLen", "gpuMemoryUtilization", "gpuPool", "prefill", "decode"];
 
@@ -40,7 +37,7 @@ export function validateImage(image: string, path = "image"): Problem[] {
   return [
     {
       propertyPath: path,
-      reason: `must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got ${show(image)}. Use the image component's imageRef or append the digest shown by \`docker buildx imagetools inspect\``,
+      reason: `must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got ${show(image)}. Use DynamoImage.ref or append the digest shown by \`docker buildx imagetools inspect\``,
     },
   ];
 }
@@ -181,19 +178,12 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
   for (const [key, v] of [
     ["namespace", r.namespace],
     ["graphName", r.graphName],
-    ["platform.namespace", r.platform.namespace],
   ] as const) {
     if (!K8S_NAME.test(v))
       out.push({
         propertyPath: at(key),
         reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got ${show(v)}`,
       });
-  }
-  if (!CHART_VERSION.test(String(r.platform.version))) {
-    out.push({
-      propertyPath: at("platform.version"),
-      reason: `must be a dynamo-platform chart version such as "1.0.1" (it names the chart tarball on helm.ngc.nvidia.com); got ${show(r.platform.version)}`,
-    });
   }
   out.push(...cacheModeProblems(r, at));
   if (r.modelCache) {

@@ -1,9 +1,7 @@
 /**
  * Arguments of `DynamoObservability` and their one resolution step (docs/CONTRIBUTING.md rules 3-5). Pure: the
- * provider is the only Pulumi value and is passed through untouched.
+ * Kubernetes provider and any dependencies come through the resource options.
  */
-import type * as k8s from "@pulumi/kubernetes";
-import type * as pulumi from "@pulumi/pulumi";
 import { DEFAULT_GRAPH_NAMESPACE } from "../_shared/names";
 import { BLOCK_STORAGE_CLASS } from "../cluster/render";
 import { charts } from "../versions";
@@ -21,8 +19,6 @@ export type PrometheusMode = (typeof PrometheusMode)[keyof typeof PrometheusMode
 export const SYSTEM_NODE_SELECTOR: Readonly<Record<string, string>> = { "dynamo-efa/role": "system" };
 
 export interface DynamoObservabilityArgs {
-  /** Kubernetes provider of the cluster (`EfaCluster.k8sProvider`). */
-  readonly provider: k8s.Provider;
   /** Name of the DynamoGraphDeployment whose pods are scraped (its operator label value). */
   readonly graphName: string;
   /** Namespace of the graph. @default "dynamo" */
@@ -54,11 +50,9 @@ export interface DynamoObservabilityArgs {
   readonly kubePrometheusStackVersion?: string;
   /** dcgm-exporter chart version. @default "4.8.2" (`versions.charts.dcgmExporter`) */
   readonly dcgmExporterVersion?: string;
-  /** Resources the monitors wait for (e.g. the graph). @default [] */
-  readonly dependsOn?: readonly pulumi.Resource[];
 }
 
-/** Every argument with its default filled in (the provider and dependencies stay outside). */
+/** Every argument with its default filled in. */
 export interface ResolvedObservability {
   readonly graphName: string;
   readonly graphNamespace: string;
@@ -88,7 +82,7 @@ export const OBSERVABILITY_DEFAULTS = {
 } as const;
 
 /** Fills every default (pure; never throws: `validate` checks the values it returns). */
-export function resolveArgs(a: Omit<DynamoObservabilityArgs, "provider" | "dependsOn">): ResolvedObservability {
+export function resolveArgs(a: DynamoObservabilityArgs): ResolvedObservability {
   const d = OBSERVABILITY_DEFAULTS;
   return {
     graphName: a.graphName,

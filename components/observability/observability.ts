@@ -13,6 +13,15 @@ import { validate } from "./validate";
 /** Pulumi type token. */
 export const DYNAMO_OBSERVABILITY_TYPE = "dynamo-efa:observability:DynamoObservability";
 
+/**
+ * Metrics for one Dynamo graph: kube-prometheus-stack (or an existing Prometheus Operator, found by
+ * `monitorLabels`), the DCGM exporter on the GPU nodes, PodMonitors selecting the graph's pods by the operator's
+ * labels, and a generated Grafana dashboard. The Kubernetes provider (and anything the monitors must wait for)
+ * comes through the resource options; every child inherits them through `parent`.
+ *
+ * @example
+ * new DynamoObservability("llm", { graphName: "llm" }, { providers: { kubernetes: cluster.k8sProvider } });
+ */
 export class DynamoObservability extends pulumi.ComponentResource {
   /** Namespace of Prometheus (and of the releases). */
   public readonly namespace: pulumi.Output<string>;
@@ -28,7 +37,7 @@ export class DynamoObservability extends pulumi.ComponentResource {
     const r = resolveArgs(args);
     assertValid("DynamoObservability", validate(r));
 
-    const child = { parent: this, provider: args.provider };
+    const child = { parent: this };
     const rel = renderReleases(r);
     this.stackRelease = rel.stack
       ? new k8s.helm.v3.Release(`${name}-kube-prometheus-stack`, rel.stack, child)
@@ -39,10 +48,7 @@ export class DynamoObservability extends pulumi.ComponentResource {
       ? new k8s.helm.v3.Release(`${name}-dcgm-exporter`, rel.dcgm, { ...child, dependsOn: afterStack })
       : undefined;
     for (const { role, monitor } of renderPodMonitors(r)) {
-      new k8s.apiextensions.CustomResource(`${name}-${role}-podmonitor`, monitor, {
-        ...child,
-        dependsOn: [...afterStack, ...(args.dependsOn ?? [])],
-      });
+      new k8s.apiextensions.CustomResource(`${name}-${role}-podmonitor`, monitor, { ...child, dependsOn: afterStack });
     }
     const cm = renderDashboardConfigMap(r);
     if (cm) new k8s.core.v1.ConfigMap(`${name}-dashboard`, cm, child);
@@ -52,6 +58,11 @@ export class DynamoObservability extends pulumi.ComponentResource {
     this.prometheusService = pulumi.output(
       rel.stack ? `${r.namespace}/${n.prometheusService}:${n.prometheusPort}` : undefined,
     );
-    this.registerOutputs({ namespace: this.namespace, prometheusService: this.prometheusService });
+    this.registerOutputs({
+      namespace: this.namespace,
+      prometheusService: this.prometheusService,
+      stackRelease: this.stackRelease,
+      dcgmRelease: this.dcgmRelease,
+    });
   }
 }

@@ -1,167 +1,203 @@
 /**
- * DisaggInference under recording mocks. Parents, dependsOn, retainOnDelete and secret options are
- * captured with a stack transformation inside runInPulumiStack (docs/ARCHITECTURE.md#pulumi-without-the-cli): the mock monitor
- * does not see them.
+ * DisaggInference and DynamoPlatform under recording mocks, captured with the render's own engine
+ * (`tools/render/capture.ts`: URNs, parents, providers, dependsOn, retainOnDelete, secret inputs). Four graphs in
+ * ONE cluster: two sharing the namespace "dynamo" and the cluster's one platform, one in its own namespace without a
+ * platform, and one with invalid args that must fail before any child.
  */
 import { strict as assert } from "assert";
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { DisaggInference as DisaggInferenceClass } from "../../components/inference";
+import * as sdkDependsOn from "@pulumi/pulumi/runtime/dependsOn";
+import { DisaggInference, checkedGraph, renderGraph, resolveArgs } from "../../components/inference";
 import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd-types";
-import { armMocks, ofType, one, Recorded } from "../helpers/mocks";
+import { DYNAMO_PLATFORM_TYPE, DynamoPlatform } from "../../components/platform";
+import { charts } from "../../components/versions";
+import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
+import { capture, Capture, CapturedResource } from "../../tools/render/capture";
+import { platformMovedFromGraph } from "../../program/moved";
+import { recordingMocks } from "../helpers/mocks";
 import { promiseOf, thrown as thrownBy } from "../helpers/outputs";
 import { IMAGE, MODEL, pool } from "../helpers/inference-fixtures";
 
-interface Seen {
-  type: string;
-  name: string;
-  resource: pulumi.Resource;
-  props: pulumi.Inputs;
-  opts: pulumi.ResourceOptions;
+const RELEASE = "kubernetes:helm.sh/v3:Release";
+const INFERENCE = "dynamo-efa:inference:DisaggInference";
+
+const LLAMA = {
+  model: MODEL,
+  gpuPool: pool("p5en.48xlarge", 2),
+  prefill: { replicas: 8, gpusPerWorker: 1 },
+  decode: { replicas: 8, gpusPerWorker: 1 },
+  modelCache: { storageClassName: "efs-sc", sizeGiB: 500 },
+  frontend: { serviceType: "InternalLoadBalancer" as const },
+};
+
+/** The SDK's expansion of a `dependsOn` list into the custom resources the engine waits for (3.248.0 `runtime/dependsOn.js`). */
+const engineDependsOn = (
+  sdkDependsOn as unknown as {
+    getAllTransitivelyReferencedResourceURNs(
+      r: Set<pulumi.Resource>,
+      exclude: Set<pulumi.Resource>,
+    ): Promise<Set<string>>;
+  }
+).getAllTransitivelyReferencedResourceURNs;
+
+interface Built {
+  readonly inf: DisaggInference;
+  readonly platform: DynamoPlatform;
+  readonly badError: unknown;
+  readonly secretOpts: pulumi.CustomResourceOptions | undefined;
 }
 
-const RELEASE = "kubernetes:helm.sh/v3:Release";
-
-describe("inference: DisaggInference component (mocks)", () => {
-  let recorded: Recorded[];
-  const seen: Seen[] = [];
-  let inf: DisaggInferenceClass;
-  let lean: DisaggInferenceClass;
-  let badError: unknown;
-  let countBeforeBad = 0;
-  let countAfterBad = 0;
-  const byName = (n: string) => {
-    const s = seen.find((x) => x.name === n);
-    if (!s) throw new Error(`not captured: ${n}; have ${seen.map((x) => x.name).join(", ")}`);
-    return s;
+describe("inference: DisaggInference and DynamoPlatform components (mocks)", () => {
+  let c: Capture<Built>;
+  const named = (n: string): CapturedResource => {
+    const hit = c.resources.filter((r) => r.name === n);
+    if (hit.length !== 1) throw new Error(`expected one ${n}; have ${c.resources.map((r) => r.name).join(", ")}`);
+    return hit[0];
   };
+  const childrenOf = (n: string) => c.resources.filter((r) => r.parent === named(n).urn);
 
   before(async function () {
     this.timeout(30000);
-    recorded = armMocks();
-    await pulumi.runtime.runInPulumiStack(async () => {
-      pulumi.runtime.registerStackTransformation((a) => {
-        seen.push({ type: a.type, name: a.name, resource: a.resource, props: a.props, opts: a.opts });
-        return undefined;
-      });
-      const k8s = await import("@pulumi/kubernetes");
-      const { DisaggInference } = await import("../../components/inference");
-      const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
-      inf = new DisaggInference("llama", {
-        model: MODEL,
-        gpuPool: pool("p5en.48xlarge", 2),
-        prefill: { replicas: 8, gpusPerWorker: 1 },
-        decode: { replicas: 8, gpusPerWorker: 1 },
-        image: pulumi.output(IMAGE),
-        provider,
-        hfToken: pulumi.secret("hf_test_token"),
-        modelCache: { storageClassName: "efs-sc", sizeGiB: 500 },
-        frontend: { serviceType: "InternalLoadBalancer" },
-      });
-      lean = new DisaggInference("lean", {
-        backend: "trtllm",
-        model: MODEL,
-        gpuPool: pool("p5en.48xlarge", 1),
-        namespace: "lean",
-        image: IMAGE,
-        provider,
-        hfTokenSecretName: "existing-hf",
-        platform: { install: false },
-      });
-      await Promise.all([promiseOf(inf.graph.urn), promiseOf(lean.graph.urn), promiseOf(inf.platformRelease?.urn)]);
-      countBeforeBad = seen.length;
-      try {
-        new DisaggInference("bad", {
-          model: "",
-          gpuPool: pool("p5en.48xlarge", 1),
-          prefill: { replicas: 1, gpusPerWorker: 3 },
-          image: "repo:latest",
-          provider,
+    c = await capture(
+      () => {
+        let secretOpts: pulumi.CustomResourceOptions | undefined;
+        pulumi.runtime.registerStackTransformation((a) => {
+          if (a.name === "llama-hf-token") secretOpts = a.opts;
+          return undefined;
         });
-      } catch (e) {
-        badError = e;
-      }
-      countAfterBad = seen.length;
-      return {};
-    });
-  });
-
-  it("installs ONE dynamo-platform release (operator + CRDs) from the pinned NGC chart tarball URL, no repository index", async () => {
-    const { charts } = await import("../../components/versions");
-    const rel = ofType(recorded, RELEASE).filter((r) => r.name.startsWith("llama-"));
-    const url = `https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-${charts.dynamoPlatform.version}.tgz`;
-    assert.deepEqual(
-      rel.map((r) => [r.name, r.inputs.chart, r.inputs.version, r.inputs.repositoryOpts]),
-      [["llama-dynamo-platform", url, charts.dynamoPlatform.version, undefined]],
+        const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
+        const inCluster = { providers: { kubernetes: provider } };
+        const platform = new DynamoPlatform("dynamo", {}, inCluster);
+        const inf = new DisaggInference(
+          "llama",
+          { ...LLAMA, image: pulumi.output(IMAGE), platform, hfToken: pulumi.secret("hf_test_token") },
+          inCluster,
+        );
+        // A second model in the same namespace and cluster: it shares the platform and the namespace llama creates.
+        new DisaggInference(
+          "qwen",
+          {
+            ...{ model: "Qwen/Qwen3-8B", gpuPool: pool("p5en.48xlarge", 1), image: IMAGE, platform },
+            ...{ createNamespace: false, hfToken: pulumi.secret("hf_qwen") },
+          },
+          { ...inCluster, dependsOn: [inf] },
+        );
+        new DisaggInference(
+          "lean",
+          {
+            backend: "trtllm",
+            model: MODEL,
+            gpuPool: pool("p5en.48xlarge", 1),
+            namespace: "lean",
+            image: IMAGE,
+            hfTokenSecretName: "existing-hf",
+          },
+          inCluster,
+        );
+        let badError: unknown;
+        try {
+          const bad = { model: "", gpuPool: pool("p5en.48xlarge", 1), prefill: { replicas: 1, gpusPerWorker: 3 } };
+          new DisaggInference("bad", { ...bad, image: "repo:latest" }, inCluster);
+        } catch (e) {
+          badError = e;
+        }
+        return { exports: {}, result: { inf, platform, badError, secretOpts } };
+      },
+      { project: "dynamo-efa", stack: "test", mocks: recordingMocks().mocks },
     );
   });
 
-  it("the graph depends on the platform release (and namespace, secret, cache)", () => {
-    const deps = byName("llama-graph").opts.dependsOn as pulumi.Resource[];
-    for (const n of ["llama-dynamo-platform", "llama-ns", "llama-hf-token", "llama-model-cache"])
-      assert.ok(deps.includes(byName(n).resource), n);
+  it("ONE dynamo-platform release in the cluster, a child of DynamoPlatform, from the pinned NGC tarball URL", () => {
+    const url = `https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-${charts.dynamoPlatform.version}.tgz`;
+    const releases = c.resources.filter((r) => r.type === RELEASE);
+    assert.deepEqual(
+      releases.map((r) => [r.name, r.inputs.name, r.inputs.chart, r.inputs.namespace, r.inputs.repositoryOpts]),
+      [["dynamo-release", "dynamo-platform", url, "dynamo-system", undefined]],
+    );
+    assert.equal(releases[0].parent, named("dynamo").urn);
+    assert.equal(named("dynamo").type, DYNAMO_PLATFORM_TYPE);
   });
 
-  it("the HF secret is secret-wrapped, with both keys, and marks its outputs secret", async () => {
-    const s = byName("llama-hf-token");
-    assert.equal(await pulumi.isSecret(s.props.stringData), true);
-    assert.deepEqual(await promiseOf(s.props.stringData), {
-      HF_TOKEN: "hf_test_token",
-      HUGGING_FACE_HUB_TOKEN: "hf_test_token",
-    });
-    for (const k of ["stringData", "data"])
-      assert.ok((s.opts as pulumi.CustomResourceOptions).additionalSecretOutputs?.includes(k), k);
+  it("each graph given the platform depends on it (CRDs and webhook before the graph); lean, given none, on nothing of it", async () => {
+    const platform = named("dynamo").urn;
+    for (const g of ["llama-graph", "qwen-graph"]) assert.ok(named(g).explicitDependsOn.includes(platform), g);
+    assert.equal(named("lean-graph").dependsOn.includes(platform), false);
+    const deps = named("llama-graph").explicitDependsOn;
+    for (const n of ["llama-ns", "llama-hf-token", "llama-model-cache"]) assert.ok(deps.includes(named(n).urn), n);
+    // The engine is sent the platform's custom children in its place: the graph waits for the release itself.
+    const sent = await engineDependsOn(new Set([c.result.platform]), new Set());
+    assert.deepEqual([...sent], [named("dynamo-release").urn]);
+  });
+
+  it("two graphs share no child: distinct URNs, and no Kubernetes object (kind, namespace, name) managed twice", () => {
+    const urns = c.resources.map((r) => r.urn);
+    assert.equal(new Set(urns).size, urns.length);
+    const objects = c.resources
+      .filter((r) => r.custom && r.type.startsWith("kubernetes:") && r.inputs.metadata)
+      .map((r) => {
+        const md = r.inputs.metadata as { name: string; namespace?: string };
+        return `${String(r.inputs.kind ?? r.type)}/${md.namespace ?? ""}/${md.name}`;
+      });
+    assert.deepEqual(
+      objects.filter((o, i) => objects.indexOf(o) !== i),
+      [],
+    );
+    const namespaces = c.resources.filter((r) => r.type === "kubernetes:core/v1:Namespace");
+    assert.deepEqual(namespaces.map((r) => [r.name, (r.inputs.metadata as { name: string }).name]).sort(), [
+      ["lean-ns", "lean"],
+      ["llama-ns", "dynamo"],
+    ]);
+    const qwen = named("qwen-graph").inputs.metadata as { name: string; namespace: string };
+    assert.deepEqual([qwen.name, qwen.namespace], ["qwen", "dynamo"]);
+  });
+
+  it("every child has its own component as parent and the Kubernetes provider from the resource options", () => {
+    const provider = named("k8s").urn;
+    assert.deepEqual(
+      childrenOf("llama")
+        .map((k) => k.name)
+        .sort(),
+      ["llama-frontend-lb", "llama-graph", "llama-hf-token", "llama-model-cache", "llama-ns"],
+    );
+    assert.deepEqual(
+      childrenOf("qwen").map((k) => k.name),
+      ["qwen-hf-token", "qwen-graph"],
+    );
+    for (const k of [...childrenOf("llama"), ...childrenOf("qwen"), ...childrenOf("lean"), ...childrenOf("dynamo")])
+      assert.ok(k.provider?.startsWith(`${provider}::`), `${k.name}: provider ${k.provider}`);
+  });
+
+  it("the HF secret is secret-wrapped, with both keys, and marks its outputs secret", () => {
+    const s = named("llama-hf-token");
+    assert.deepEqual(s.secretPaths, ["stringData"]);
+    assert.deepEqual(s.inputs.stringData, { HF_TOKEN: "hf_test_token", HUGGING_FACE_HUB_TOKEN: "hf_test_token" });
+    for (const k of ["stringData", "data"]) assert.ok(c.result.secretOpts?.additionalSecretOutputs?.includes(k), k);
   });
 
   it("the model-cache PVC is retained on delete", () => {
-    assert.equal(byName("llama-model-cache").opts.retainOnDelete, true);
-    assert.equal(
-      one(recorded, "kubernetes:core/v1:PersistentVolumeClaim", "llama-model-cache").inputs.spec.storageClassName,
-      "efs-sc",
-    );
+    const pvc = named("llama-model-cache");
+    assert.equal(pvc.retainOnDelete, true);
+    assert.equal((pvc.inputs.spec as { storageClassName: string }).storageClassName, "efs-sc");
   });
 
-  it("every child has the component as parent and the given provider", () => {
-    const kids = seen.filter((s) => s.name.startsWith("llama-"));
-    assert.deepEqual(kids.map((k) => k.name).sort(), [
-      "llama-dynamo-platform",
-      "llama-frontend-lb",
-      "llama-graph",
-      "llama-hf-token",
-      "llama-model-cache",
-      "llama-ns",
-    ]);
-    for (const k of kids) {
-      assert.equal(k.opts.parent, inf, k.name);
-      assert.ok(k.opts.provider, `${k.name} has no provider`);
-    }
-  });
-
-  it("registers the rendered DGD with waitFor and the load-budget annotation", async () => {
-    const { renderGraph, resolveArgs } = await import("../../components/inference");
-    const g = one(recorded, DGD, "llama-graph");
-    const r = resolveArgs(
-      "llama",
-      {
-        model: MODEL,
-        gpuPool: pool("p5en.48xlarge", 2),
-        prefill: { replicas: 8, gpusPerWorker: 1 },
-        decode: { replicas: 8, gpusPerWorker: 1 },
-        modelCache: { storageClassName: "efs-sc", sizeGiB: 500 },
-        frontend: { serviceType: "InternalLoadBalancer" },
-      },
-      IMAGE,
-    );
-    assert.deepEqual(JSON.parse(JSON.stringify(g.inputs.spec)), JSON.parse(JSON.stringify(renderGraph(r, IMAGE).spec)));
-    assert.equal(g.inputs.metadata.annotations["pulumi.com/waitFor"], "condition=Ready");
-    assert.equal(g.inputs.metadata.annotations["dynamo-efa/model-load-budget-seconds"], "1800");
+  it("registers the rendered DGD with waitFor and the load-budget annotation", () => {
+    const g = named("llama-graph");
+    assert.equal(g.type, DGD);
+    const r = resolveArgs("llama", LLAMA, IMAGE);
+    assert.deepEqual(g.inputs.spec, JSON.parse(JSON.stringify(renderGraph(r, IMAGE).spec)));
+    const annotations = (g.inputs.metadata as { annotations: Record<string, string> }).annotations;
+    assert.equal(annotations["pulumi.com/waitFor"], "condition=Ready");
+    assert.equal(annotations["dynamo-efa/model-load-budget-seconds"], "1800");
   });
 
   it("an internal load balancer fronts the Frontend when asked", () => {
-    const svc = one(recorded, "kubernetes:core/v1:Service", "llama-frontend-lb");
-    assert.equal(svc.inputs.metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-scheme"], "internal");
+    const md = named("llama-frontend-lb").inputs.metadata as { annotations: Record<string, string> };
+    assert.equal(md.annotations["service.beta.kubernetes.io/aws-load-balancer-scheme"], "internal");
   });
 
   it("outputs: graph name, frontend URL, served model, worker commands", async () => {
+    const inf = c.result.inf;
     assert.equal(await promiseOf(inf.graphName), "llama");
     assert.equal(await promiseOf(inf.frontendUrl), "http://llama-frontend.dynamo.svc.cluster.local:8000");
     assert.equal(await promiseOf(inf.servedModelName), MODEL);
@@ -170,45 +206,37 @@ describe("inference: DisaggInference component (mocks)", () => {
     assert.ok(cmds.decode.includes("--disaggregation-mode decode"));
   });
 
-  it("existing secret + no platform: no secret, no releases; TRT-LLM engine ConfigMaps created", () => {
-    assert.equal(
-      seen.some((s) => s.name === "lean-hf-token"),
-      false,
-    );
-    assert.equal(
-      ofType(recorded, RELEASE).some((r) => r.name.startsWith("lean-")),
-      false,
-    );
-    assert.equal(lean.platformRelease, undefined);
-    const cms = ofType(recorded, "kubernetes:core/v1:ConfigMap").filter((r) => r.name.startsWith("lean-"));
+  it("existing secret, no platform: no secret, no release; TRT-LLM engine ConfigMaps created", () => {
     assert.deepEqual(
-      cms.map((c) => [c.name, c.inputs.metadata.name]),
-      [
-        ["lean-engine-decode", "lean-trtllm-decode"],
-        ["lean-engine-prefill", "lean-trtllm-prefill"],
-      ],
+      childrenOf("lean")
+        .map((k) => k.name)
+        .sort(),
+      ["lean-engine-decode", "lean-engine-prefill", "lean-graph", "lean-ns"],
     );
-    const dgd = one(recorded, DGD, "lean-graph");
-    assert.equal(dgd.inputs.spec.services.PrefillWorker.envFromSecret, "existing-hf");
+    assert.deepEqual(
+      ["lean-engine-decode", "lean-engine-prefill"].map((n) => (named(n).inputs.metadata as { name: string }).name),
+      ["lean-trtllm-decode", "lean-trtllm-prefill"],
+    );
+    const spec = named("lean-graph").inputs.spec as { services: Record<string, { envFromSecret: string }> };
+    assert.equal(spec.services.PrefillWorker.envFromSecret, "existing-hf");
   });
 
-  it("invalid args throw one InputPropertiesError listing every problem, before any child", async () => {
-    const { problemsOf, subjectOf } = await import("../../components/_shared/pulumi-errors");
-    assert.ok(pulumi.InputPropertiesError.isInstance(badError));
-    assert.equal(subjectOf(badError), "DisaggInference");
+  it("invalid args throw one InputPropertiesError listing every problem, before any child", () => {
+    const e = c.result.badError;
+    assert.ok(pulumi.InputPropertiesError.isInstance(e));
+    assert.equal(subjectOf(e), "DisaggInference");
     assert.deepEqual(
-      problemsOf(badError)!.map((p) => p.propertyPath),
+      problemsOf(e)!.map((p) => p.propertyPath),
       ["model", "prefill.gpusPerWorker", "hfToken", "image"],
     );
     // Only the component itself registered; no child.
     assert.deepEqual(
-      seen.slice(countBeforeBad, countAfterBad).map((s) => s.type),
-      ["dynamo-efa:inference:DisaggInference"],
+      c.resources.filter((r) => r.name.startsWith("bad")).map((r) => r.type),
+      [INFERENCE],
     );
   });
 
-  it("an image ref known only at deployment is validated when it resolves (checkedGraph)", async () => {
-    const { checkedGraph, resolveArgs } = await import("../../components/inference");
+  it("an image ref known only at deployment is validated when it resolves (checkedGraph)", () => {
     const r = resolveArgs("late", { model: MODEL, gpuPool: pool("p5en.48xlarge", 1) }, undefined);
     const e = thrownBy(() => checkedGraph(r, "repo/x:latest"));
     assert.ok(pulumi.InputPropertiesError.isInstance(e));
@@ -217,5 +245,16 @@ describe("inference: DisaggInference component (mocks)", () => {
       ["image"],
     );
     assert.equal(checkedGraph(r, IMAGE).metadata.name, "late");
+  });
+
+  it("the program's platform release keeps the URN it had as a child of the graph (alias), other children none", async () => {
+    const move = platformMovedFromGraph("llm");
+    const seen = (type: string) => ({ type, name: "dynamo-efa-release", props: {}, opts: {} }) as never;
+    assert.equal(move(seen("kubernetes:core/v1:Namespace")), undefined);
+    const alias = (move(seen(RELEASE))?.opts.aliases ?? [])[0] as { name: string; parent: pulumi.Input<string> };
+    assert.equal(
+      await promiseOf(pulumi.createUrn(alias.name, RELEASE, alias.parent)),
+      `urn:pulumi:test::dynamo-efa::${INFERENCE}$${RELEASE}::llm-dynamo-platform`,
+    );
   });
 });

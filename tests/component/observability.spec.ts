@@ -1,83 +1,86 @@
 /**
- * DynamoObservability under recording mocks: the children, their names, parents and provider, the
- * order (DCGM's ServiceMonitor and the PodMonitors after the stack's CRDs), the existing-Prometheus
- * shape, and validation before any child.
+ * DynamoObservability under recording mocks, captured with the render's own engine (`tools/render/capture.ts`): the
+ * children, their names, parents and provider (from the resource options), the order (DCGM's ServiceMonitor and the
+ * PodMonitors after the stack's CRDs), the existing-Prometheus shape, and validation before any child.
  */
 import { strict as assert } from "assert";
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { armMocks, ofType, one, Recorded } from "../helpers/mocks";
+import { capture, Capture, CapturedResource } from "../../tools/render/capture";
+import { recordingMocks } from "../helpers/mocks";
 import { promiseOf, thrown } from "../helpers/outputs";
-import type { DynamoObservability as DynamoObservabilityT } from "../../components/observability";
-
-interface Seen {
-  type: string;
-  name: string;
-  resource: pulumi.Resource;
-  opts: pulumi.ResourceOptions;
-}
+import { DynamoObservability } from "../../components/observability";
+import { charts } from "../../components/versions";
 
 const RELEASE = "kubernetes:helm.sh/v3:Release";
 const PODMONITOR = "kubernetes:monitoring.coreos.com/v1:PodMonitor";
 
+interface Built {
+  readonly obs: DynamoObservability;
+  readonly existing: DynamoObservability;
+  readonly badError: pulumi.InputPropertiesError;
+}
+
 describe("observability: DynamoObservability component (mocks)", () => {
-  let recorded: Recorded[];
-  const seen: Seen[] = [];
-  let obs: DynamoObservabilityT;
-  let existing: DynamoObservabilityT;
-  let badError: unknown;
-  let childrenOfBad = -1;
-  const byName = (n: string) => {
-    const s = seen.find((x) => x.name === n);
-    if (!s) throw new Error(`not captured: ${n}; have ${seen.map((x) => x.name).join(", ")}`);
+  let c: Capture<Built>;
+  const byName = (n: string): CapturedResource => {
+    const s = c.resources.find((x) => x.name === n);
+    if (!s) throw new Error(`not captured: ${n}; have ${c.resources.map((x) => x.name).join(", ")}`);
     return s;
   };
+  const inputs = (n: string) =>
+    byName(n).inputs as {
+      metadata: { name: string; namespace: string; labels: Record<string, string> };
+      data: Record<string, string>;
+    };
 
   before(async function () {
     this.timeout(30000);
-    recorded = armMocks();
-    await pulumi.runtime.runInPulumiStack(async () => {
-      pulumi.runtime.registerStackTransformation((a) => {
-        seen.push({ type: a.type, name: a.name, resource: a.resource, opts: a.opts });
-        return undefined;
-      });
-      const k8s = await import("@pulumi/kubernetes");
-      const { DynamoObservability } = await import("../../components/observability");
-      const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
-      obs = new DynamoObservability("mon", { provider, graphName: "llama" });
-      existing = new DynamoObservability("ext", {
-        provider,
-        graphName: "qwen",
-        graphNamespace: "serving",
-        prometheus: "existing",
-        monitorLabels: { release: "prom" },
-        dcgmExporter: false,
-      });
-      await Promise.all([
-        promiseOf(obs.stackRelease!.urn),
-        promiseOf(obs.dcgmRelease!.urn),
-        promiseOf(existing.namespace),
-      ]);
-      const before = seen.length;
-      badError = thrown(
-        () =>
-          new DynamoObservability("bad", {
-            provider,
-            graphName: "Bad Name",
+    c = await capture(
+      () => {
+        const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
+        const inCluster = { providers: { kubernetes: provider } };
+        const obs = new DynamoObservability("mon", { graphName: "llama" }, inCluster);
+        const existing = new DynamoObservability(
+          "ext",
+          {
+            graphName: "qwen",
+            graphNamespace: "serving",
             prometheus: "existing",
-            scrapeIntervalSeconds: 0,
-            systemNodeSelector: { "bad key!": "system" },
-          }),
-      );
-      childrenOfBad = seen.slice(before).filter((s) => s.name !== "bad").length;
-      return {};
-    });
+            monitorLabels: { release: "prom" },
+            dcgmExporter: false,
+          },
+          inCluster,
+        );
+        const badError = thrown<pulumi.InputPropertiesError>(
+          () =>
+            new DynamoObservability(
+              "bad",
+              {
+                graphName: "Bad Name",
+                prometheus: "existing",
+                scrapeIntervalSeconds: 0,
+                systemNodeSelector: { "bad key!": "system" },
+              },
+              inCluster,
+            ),
+        );
+        return { exports: {}, result: { obs, existing, badError } };
+      },
+      { project: "dynamo-efa", stack: "test", mocks: recordingMocks().mocks },
+    );
   });
 
-  it("installs kube-prometheus-stack and dcgm-exporter from their pinned repositories, DCGM after the stack", async () => {
-    const { charts } = await import("../../components/versions");
-    const rel = ofType(recorded, RELEASE)
-      .filter((r) => r.name.startsWith("mon-"))
-      .map((r) => [r.name, r.inputs.chart, r.inputs.version, r.inputs.repositoryOpts.repo, r.inputs.namespace]);
+  it("installs kube-prometheus-stack and dcgm-exporter from their pinned repositories, DCGM after the stack", () => {
+    const rel = c.resources
+      .filter((r) => r.type === RELEASE && r.name.startsWith("mon-"))
+      .map((r) => [
+        r.name,
+        r.inputs.chart,
+        r.inputs.version,
+        (r.inputs.repositoryOpts as { repo: string }).repo,
+        r.inputs.namespace,
+      ]);
     assert.deepEqual(rel.sort(), [
       [
         "mon-dcgm-exporter",
@@ -94,19 +97,21 @@ describe("observability: DynamoObservability component (mocks)", () => {
         "monitoring",
       ],
     ]);
-    assert.deepEqual(byName("mon-dcgm-exporter").opts.dependsOn, [byName("mon-kube-prometheus-stack").resource]);
+    assert.deepEqual(byName("mon-dcgm-exporter").explicitDependsOn, [byName("mon-kube-prometheus-stack").urn]);
   });
 
   it("PodMonitors for the frontend and the workers in the graph's namespace, after the stack's CRDs", () => {
     for (const role of ["frontend", "worker"]) {
-      const pm = one(recorded, PODMONITOR, `mon-${role}-podmonitor`);
-      assert.deepEqual([pm.inputs.metadata.name, pm.inputs.metadata.namespace], [`llama-${role}`, "dynamo"]);
-      assert.deepEqual(byName(`mon-${role}-podmonitor`).opts.dependsOn, [byName("mon-kube-prometheus-stack").resource]);
+      const pm = byName(`mon-${role}-podmonitor`);
+      assert.equal(pm.type, PODMONITOR);
+      const md = inputs(pm.name).metadata;
+      assert.deepEqual([md.name, md.namespace], [`llama-${role}`, "dynamo"]);
+      assert.deepEqual(pm.explicitDependsOn, [byName("mon-kube-prometheus-stack").urn]);
     }
   });
 
-  it("every child has the component as parent and the given provider", () => {
-    const kids = seen.filter((s) => s.name.startsWith("mon-"));
+  it("every child has the component as parent and the provider from the resource options", () => {
+    const kids = c.resources.filter((s) => s.name.startsWith("mon-"));
     assert.deepEqual(kids.map((k) => k.name).sort(), [
       "mon-dcgm-exporter",
       "mon-frontend-podmonitor",
@@ -114,32 +119,33 @@ describe("observability: DynamoObservability component (mocks)", () => {
       "mon-worker-podmonitor",
     ]);
     for (const k of kids) {
-      assert.equal(k.opts.parent, obs, k.name);
-      assert.ok(k.opts.provider, `${k.name} has no provider`);
+      assert.equal(k.parent, byName("mon").urn, k.name);
+      assert.ok(k.provider?.startsWith(`${byName("k8s").urn}::`), `${k.name}: provider ${k.provider}`);
     }
   });
 
   it("outputs: namespace and the Prometheus Service verify reads", async () => {
+    const { obs, existing } = c.result;
     assert.equal(await promiseOf(obs.namespace), "monitoring");
     assert.equal(await promiseOf(obs.prometheusService), "monitoring/kps-prometheus:http-web");
     assert.equal(await promiseOf(existing.prometheusService), undefined);
   });
 
   it("existing Prometheus: no release, labelled PodMonitors and a dashboard ConfigMap", () => {
-    const kids = seen
+    const { existing } = c.result;
+    const kids = c.resources
       .filter((s) => s.name.startsWith("ext-"))
       .map((s) => s.name)
       .sort();
     assert.deepEqual(kids, ["ext-dashboard", "ext-frontend-podmonitor", "ext-worker-podmonitor"]);
     assert.equal(existing.stackRelease, undefined);
     assert.equal(existing.dcgmRelease, undefined);
-    assert.equal(one(recorded, PODMONITOR, "ext-worker-podmonitor").inputs.metadata.labels.release, "prom");
-    assert.deepEqual(Object.keys(one(recorded, "kubernetes:core/v1:ConfigMap", "ext-dashboard").inputs.data), [
-      "dynamo-qwen.json",
-    ]);
+    assert.equal(inputs("ext-worker-podmonitor").metadata.labels.release, "prom");
+    assert.deepEqual(Object.keys(inputs("ext-dashboard").data), ["dynamo-qwen.json"]);
   });
 
   it("rejects bad values, a missing companion arg, bad labels and a range in ONE error, and creates no child", () => {
+    const { badError } = c.result;
     assert.ok(pulumi.InputPropertiesError.isInstance(badError), String(badError));
     assert.deepEqual(
       badError.errors.map((e) => e.propertyPath),
@@ -149,6 +155,9 @@ describe("observability: DynamoObservability component (mocks)", () => {
       badError.message,
       /DynamoObservability: 4 problems\n {2}- graphName: must be a lower-case RFC 1123 name.*\n {2}- monitorLabels: required with prometheus "existing"/,
     );
-    assert.equal(childrenOfBad, 0);
+    assert.deepEqual(
+      c.resources.filter((r) => r.name.startsWith("bad")).map((r) => r.name),
+      ["bad"],
+    );
   });
 });

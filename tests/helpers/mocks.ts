@@ -124,35 +124,37 @@ const OUTPUTS: Readonly<Record<string, (name: string, inputs: Props) => Props>> 
   "docker-build:index:Image": imageOutputs,
 };
 
+/** The recording mocks, unarmed: registrations are appended to `recorded` (for `tools/render/capture.ts`). */
+export function recordingMocks(): { mocks: pulumi.runtime.Mocks; recorded: Recorded[] } {
+  const recorded: Recorded[] = [];
+  const mocks: pulumi.runtime.Mocks = {
+    newResource(args: pulumi.runtime.MockResourceArgs) {
+      recorded.push({
+        type: args.type,
+        name: args.name,
+        inputs: args.inputs,
+        provider: args.provider,
+        custom: args.custom ?? true,
+      });
+      const id = args.custom === false ? undefined : `${args.name}-id`;
+      return { id: id as string, state: { ...args.inputs, ...OUTPUTS[args.type]?.(args.name, args.inputs) } };
+    },
+    call(args: pulumi.runtime.MockCallArgs) {
+      const answer = KNOWN_INVOKES[args.token];
+      if (!answer)
+        throw new Error(
+          `unexpected invoke ${args.token}: components must derive facts from the catalog, not the cloud`,
+        );
+      return answer(args.inputs);
+    },
+  };
+  return { mocks, recorded };
+}
+
 /** Arms Pulumi's mocks (process-global) and returns the list registrations are appended to. */
 export function armMocks(project = "dynamo-efa", stack = "test", config: Record<string, string> = {}): Recorded[] {
-  const recorded: Recorded[] = [];
-  pulumi.runtime.setMocks(
-    {
-      newResource(args: pulumi.runtime.MockResourceArgs) {
-        recorded.push({
-          type: args.type,
-          name: args.name,
-          inputs: args.inputs,
-          provider: args.provider,
-          custom: args.custom ?? true,
-        });
-        const id = args.custom === false ? undefined : `${args.name}-id`;
-        return { id: id as string, state: { ...args.inputs, ...OUTPUTS[args.type]?.(args.name, args.inputs) } };
-      },
-      call(args: pulumi.runtime.MockCallArgs) {
-        const answer = KNOWN_INVOKES[args.token];
-        if (!answer)
-          throw new Error(
-            `unexpected invoke ${args.token}: components must derive facts from the catalog, not the cloud`,
-          );
-        return answer(args.inputs);
-      },
-    },
-    project,
-    stack,
-    false,
-  );
+  const { mocks, recorded } = recordingMocks();
+  pulumi.runtime.setMocks(mocks, project, stack, false);
   const full: Record<string, string> = {};
   for (const [k, v] of Object.entries(config)) full[k.includes(":") ? k : `${project}:${k}`] = v;
   pulumi.runtime.setAllConfig(full);

@@ -1,7 +1,8 @@
 /**
  * Rendering a stack through the `render` CLI for the policy tests, with a hook that edits the captured
- * plan before the policies run, and accessors for the plan's resources. Shared by
- * tests/policy/rendered.spec.ts (field failures) and rendered-hardening.spec.ts.
+ * plan before the policies run; the plan of each stack rendered once per process (`stackPlan`) for specs that
+ * run the policies over edited copies of it in memory (`policiesOver`); and accessors for the plan's resources.
+ * Shared by tests/policy/rendered.spec.ts (field failures) and rendered-hardening.spec.ts.
  */
 import * as fs from "fs";
 import * as os from "os";
@@ -18,6 +19,9 @@ export interface Rendered {
   readonly run: PolicyRun;
 }
 
+/** Each stack's unedited plan, rendered once per process (`stackPlan`). */
+const plans = new Map<string, Promise<PlanResource[]>>();
+
 /** A fresh output folder for one spec file's renders (remove it in `after`). */
 export function renderOutDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "dynamo-efa-policy-"));
@@ -27,7 +31,7 @@ export function renderOutDir(): string {
 export async function render(
   stack: string,
   out: string,
-  mutate?: (plan: PlanResource[]) => PlanResource[] | void,
+  mutate?: PlanEdit,
   config?: PolicyPackConfigJson,
 ): Promise<Rendered> {
   let plan: PlanResource[] = [];
@@ -44,7 +48,35 @@ export async function render(
     },
   });
   if (!run) throw new Error(`render ${stack} exited ${code} before running the policies`);
+  if (!mutate && !config && !plans.has(stack)) plans.set(stack, Promise.resolve(structuredClone(plan)));
   return { code, plan, run };
+}
+
+/** A plan as the policies get it, edited by a test; returning a list replaces the plan. */
+export type PlanEdit = (plan: PlanResource[]) => PlanResource[] | void;
+
+/**
+ * The captured plan of `stack`, rendered once per process through the CLI (every policy passing is checked by the
+ * caller); each call gets its own deep copy to edit.
+ */
+export async function stackPlan(stack: string): Promise<PlanResource[]> {
+  if (!plans.has(stack)) {
+    const out = renderOutDir();
+    plans.set(
+      stack,
+      render(stack, out).then((r) => {
+        fs.rmSync(out, { recursive: true, force: true });
+        return r.plan;
+      }),
+    );
+  }
+  return structuredClone(await plans.get(stack)!);
+}
+
+/** The policies over `stack`'s plan after `edit`, in memory: what `render` would report for that plan. */
+export async function policiesOver(stack: string, edit?: PlanEdit, config?: PolicyPackConfigJson): Promise<PolicyRun> {
+  const plan = await stackPlan(stack);
+  return runPolicies((edit ? edit(plan) : undefined) ?? plan, config);
 }
 
 /** `T` with `readonly` removed at every depth: a rendered object a test edits in place. */

@@ -100,12 +100,13 @@ describe("packed package: what the README imports works from the tarball", funct
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it("README.md imports from the package root and from the cluster, image and inference subpaths", () => {
+  it("README.md imports from the package root and from the cluster, image, inference and platform subpaths", () => {
     assert.deepEqual([...imports.keys()].sort(), [
       "dynamo-efa",
       "dynamo-efa/components/cluster",
       "dynamo-efa/components/image",
       "dynamo-efa/components/inference",
+      "dynamo-efa/components/platform",
     ]);
   });
 
@@ -172,6 +173,7 @@ describe("packed package: what the README imports works from the tarball", funct
       "/components/image",
       "/components/inference",
       "/components/observability",
+      "/components/platform",
     ];
     const lines = entries.map((e, i) => `export * as m${i} from "dynamo-efa${e}";`);
     fs.writeFileSync(path.join(consumer, "api.ts"), lines.join("\n") + "\n");

@@ -8,7 +8,7 @@ import * as fs from "fs";
 import { PlanResource, runPolicies } from "../../policy/run";
 import { defaultDeps, ExitCode, runCli } from "../../tools/render/cli";
 import { loose, T } from "../helpers/policy-fixtures";
-import { main, one, render, renderOutDir } from "../helpers/policy-render";
+import { main, one, renderOutDir, stackPlan } from "../helpers/policy-render";
 
 const OUT = renderOutDir();
 
@@ -19,7 +19,7 @@ describe("policy pack over the rendered p5en-8gpu plan: hardening and --set", fu
   describe("hardening policies on the rendered p5en-8gpu plan", () => {
     let base: PlanResource[] = [];
     before(async () => {
-      base = (await render("p5en-8gpu", OUT)).plan;
+      base = await stackPlan("p5en-8gpu");
     });
     const lt = (plan: PlanResource[]) =>
       one(plan, T.LaunchTemplate, (r) => /gpu-lt/.test(r.name)).props as { metadataOptions: Record<string, unknown> };

@@ -1,7 +1,9 @@
 /**
  * The policy pack over the real rendered plans (the offline `render` of both stacks): every policy
  * passes as shipped, and flipping each field failure F1-F14 that a policy covers, in the rendered
- * p5en-8gpu plan, makes exactly that policy fire and `render` exit 1.
+ * p5en-8gpu plan, makes exactly that policy fire. The stack is rendered once; each mutation edits a copy of its
+ * plan in memory and runs the policies over it, and one mandatory and one advisory mutation go through the whole
+ * `render` to prove the exit codes (1 and 0) follow the policy run.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -10,7 +12,7 @@ import { FIELD_FAILURES } from "../../policy/policies";
 import { PlanResource, PolicyPackConfigJson } from "../../policy/run";
 import { ExitCode } from "../../tools/render/cli";
 import { loose, T } from "../helpers/policy-fixtures";
-import { graph, image, main, one, render, renderOutDir, svc } from "../helpers/policy-render";
+import { graph, image, main, one, policiesOver, render, renderOutDir, svc } from "../helpers/policy-render";
 
 const OUT = renderOutDir();
 const setArg = (args: string[], flag: string, value: string) => {
@@ -198,11 +200,11 @@ describe("policy pack over the rendered stacks", function () {
   }
 
   for (const [f, title, edit, policy, config, also] of MUTATIONS) {
-    it(`${f}: ${title} -> ${policy} fires and render exits 1`, async () => {
-      const r = await render("p5en-8gpu", OUT, edit, config);
-      const fired = r.run.results.find((x) => x.name === policy)!;
+    it(`${f}: ${title} -> ${policy} fires`, async () => {
+      const run = await policiesOver("p5en-8gpu", edit, config);
+      const fired = run.results.find((x) => x.name === policy)!;
       assert.deepEqual(
-        r.run.results
+        run.results
           .filter((x) => !x.passed)
           .map((x) => x.name)
           .sort(),
@@ -212,9 +214,18 @@ describe("policy pack over the rendered stacks", function () {
         fired.violations.some((v) => v.message.includes(`${f}`)),
         `${policy} fired without naming ${f}: ${fired.violations.map((v) => v.message).join(" | ")}`,
       );
-      assert.equal(r.code, ExitCode.PolicyViolation);
+      assert.ok(run.mandatoryViolations > 0, "a mandatory violation, so render exits 1");
     });
   }
+
+  it("F6 through the whole render: the mandatory violation makes render exit 1", async () => {
+    const [, , edit, policy] = MUTATIONS.find((m) => m[3] === "no-host-network-workers")!;
+    const r = await render("p5en-8gpu", OUT, edit);
+    assert.deepEqual(
+      [r.code, r.run.results.filter((x) => !x.passed).map((x) => x.name)],
+      [ExitCode.PolicyViolation, [policy]],
+    );
+  });
 
   it("F13 under the shipped config is advisory: reported, and render still exits 0", async () => {
     const r = await render("p5en-8gpu", OUT, (plan) => {

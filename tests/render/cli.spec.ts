@@ -90,26 +90,26 @@ describe("render CLI", function () {
   });
 
   describe("exit codes", () => {
-    it("2: --set inference.backend=sglang names the key and the allowed values", async () => {
+    it("exit 2: --set inference.backend=sglang names the key and the allowed values", async () => {
       const r = await run(["p5en-8gpu", "--out", tmp, "--set", "inference.backend=sglang"]);
       assert.equal(r.code, ExitCode.InvalidConfig);
       assert.match(r.err, /- inference\.backend: must be one of "vllm", "trtllm"; got "sglang"/);
       assert.doesNotMatch(r.err, STACK_TRACE);
     });
 
-    it("2: a --set that breaks GPU arithmetic is caught by config validation, never rendered", async () => {
+    it("exit 2: a --set that breaks GPU arithmetic is caught by config validation, never rendered", async () => {
       const r = await run(["p5en-8gpu", "--out", tmp, "--set", "inference.prefill.gpusPerWorker=3"]);
       assert.equal(r.code, ExitCode.InvalidConfig);
       assert.match(r.err, /- inference\.prefill\.gpusPerWorker: \(3\) must divide the 8 GPUs of a p5en\.48xlarge node/);
     });
 
-    it("2: --set into a scalar is a usage error naming the key", async () => {
+    it("exit 2: --set into a scalar is a usage error naming the key", async () => {
       const r = await run(["p5en-8gpu", "--out", tmp, "--set", "inference.model.name=x"]);
       assert.equal(r.code, ExitCode.InvalidConfig);
       assert.match(r.err, /--set inference\.model\.name/);
     });
 
-    it("1: a mandatory policy violation writes policy.json and exits 1", async () => {
+    it("exit 1: a mandatory policy violation writes policy.json and exits 1", async () => {
       const flagGraph: ResourceValidationPolicy = {
         name: "fixture-no-graphs",
         description: "fixture: flags every DynamoGraphDeployment",
@@ -170,7 +170,7 @@ describe("render CLI", function () {
       assert.match(r.out, /1 advisory violations/);
     });
 
-    it("70: an unexpected error says it is a bug and points to a log with the stack", async () => {
+    it("exit 70: an unexpected error says it is a bug and points to a log with the stack", async () => {
       const r = await run(["p5en-1gpu", "--out", tmp], {
         program: () => {
           throw new Error("boom in the program");

@@ -18,7 +18,7 @@ describe("render robustness: arguments first, checked against the pack", functio
   beforeEach(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-robust-cli-"))));
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  describe("3: --policy-config is checked against the pack", () => {
+  describe("--policy-config is checked against the pack", () => {
     const cases: [string, unknown, RegExp][] = [
       [
         "a capitalised level",
@@ -40,7 +40,7 @@ describe("render robustness: arguments first, checked against the pack", functio
       ["an unknown setting", { "imdsv2-required": { maxHopLimt: 1 } }, /did you mean "maxHopLimit"\?/],
     ];
     for (const [why, cfg, re] of cases) {
-      it(`3: ${why} is exit 2 naming the key`, async () => {
+      it(`${why} is exit 2 naming the key`, async () => {
         const file = path.join(tmp, "pack-config.json");
         fs.writeFileSync(file, JSON.stringify(cfg));
         const r = await run(["p5en-1gpu", "--out", tmp, "--policy-config", file]);
@@ -77,14 +77,14 @@ describe("render robustness: arguments first, checked against the pack", functio
       );
     });
 
-    it("3: the README's example file is not named policy.json (the render's own output)", () => {
+    it("the README's example file is not named policy.json (the render's own output)", () => {
       const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
       assert.doesNotMatch(readme, /--policy-config policy\.json/);
     });
   });
 
-  describe("11: arguments first, user paths from INIT_CWD", () => {
-    it("11: --help and usage errors never load the program (child process)", () => {
+  describe("arguments first, user paths from INIT_CWD", () => {
+    it("--help and usage errors never load the program (child process)", () => {
       const probe = path.join(__dirname, "fixtures", "loaded-modules.cjs");
       for (const argv of [["--help"], ["--bogus"]]) {
         const p = spawnSync(process.execPath, ["--import", "tsx", "--require", probe, RENDER_CLI, ...argv], {
@@ -104,7 +104,7 @@ describe("render robustness: arguments first, checked against the pack", functio
       }
     });
     for (const script of ["render.ts", "gencode.ts"]) {
-      it(`11: bench/${script} --help prints usage and runs nothing`, () => {
+      it(`bench/${script} --help prints usage and runs nothing`, () => {
         const p = spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "bench", script), "--help"], {
           cwd: ROOT,
           encoding: "utf8",
@@ -114,7 +114,7 @@ describe("render robustness: arguments first, checked against the pack", functio
         assert.doesNotMatch(p.stdout, /module load|time x|KiB/, "it ran instead of printing usage");
       });
     }
-    it("11: relative --out, --file and --policy-config resolve against INIT_CWD (where npm was run)", () => {
+    it("relative --out, --file and --policy-config resolve against INIT_CWD (where npm was run)", () => {
       fs.copyFileSync(STACK_1, path.join(tmp, "Pulumi.mine.yaml"));
       fs.writeFileSync(path.join(tmp, "pack.json"), JSON.stringify({ all: "advisory" }));
       const p = spawnSync(

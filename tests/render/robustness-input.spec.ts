@@ -17,8 +17,8 @@ describe("render robustness: the user's input blamed, never the tool", function 
   beforeEach(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-robust-in-"))));
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  describe("1: the stack name never escapes --out", () => {
-    it("1: a name with separators or dots is exit 2 and deletes nothing outside --out", async () => {
+  describe("the stack name never escapes --out", () => {
+    it("a name with separators or dots is exit 2 and deletes nothing outside --out", async () => {
       const victim = path.join(tmp, "v", "manifests", "important.yaml");
       fs.mkdirSync(path.dirname(victim), { recursive: true });
       fs.writeFileSync(victim, "keep me\n");
@@ -31,7 +31,7 @@ describe("render robustness: the user's input blamed, never the tool", function 
       assert.ok(!fs.existsSync(path.join(tmp, "x")), "nothing was written");
     });
 
-    it("1: a file named Pulumi....yaml cannot render into the parent of --out", async () => {
+    it("a file named Pulumi....yaml cannot render into the parent of --out", async () => {
       const file = stackFileWith(tmp, "Pulumi....yaml", (t) => t);
       const r = await run(["--file", file, "--out", path.join(tmp, "out")]);
       assert.equal(r.code, ExitCode.InvalidConfig);
@@ -39,15 +39,15 @@ describe("render robustness: the user's input blamed, never the tool", function 
     });
   });
 
-  describe("2: numbers JSON cannot carry", () => {
+  describe("numbers JSON cannot carry", () => {
     for (const v of [".inf", "-.inf", ".nan", "1e309"]) {
-      it(`2: --set inference.prefill.replicas=${v} is exit 2 naming the key`, async () => {
+      it(`--set inference.prefill.replicas=${v} is exit 2 naming the key`, async () => {
         const r = await run(["p5en-1gpu", "--out", tmp, "--set", `inference.prefill.replicas=${v}`]);
         assert.equal(r.code, ExitCode.InvalidConfig);
         assert.match(r.err, /- inference\.prefill\.replicas: must be a finite number/);
       });
     }
-    it("2: modelCacheGiB: .inf in a stack file is exit 2, not a dropped cache", async () => {
+    it("modelCacheGiB: .inf in a stack file is exit 2, not a dropped cache", async () => {
       const file = stackFileWith(tmp, "Pulumi.cache.yaml", (t) => `${t}    modelCacheGiB: .inf\n`);
       const r = await run(["--file", file, "--out", tmp]);
       assert.equal(r.code, ExitCode.InvalidConfig);
@@ -55,7 +55,7 @@ describe("render robustness: the user's input blamed, never the tool", function 
     });
   });
 
-  describe("5: strings", () => {
+  describe("strings", () => {
     const bad: [string, string, RegExp][] = [
       ["a newline", "meta-llama/Llama\n-3.1", /must not contain the control character U\+000A/],
       ["a NUL", "meta-llama/Llama\u0000", /must not contain the control character U\+0000/],
@@ -69,7 +69,7 @@ describe("render robustness: the user's input blamed, never the tool", function 
       ],
     ];
     for (const [why, value, re] of bad) {
-      it(`5: a model id with ${why} is exit 2, echoing at most ~80 characters`, async () => {
+      it(`a model id with ${why} is exit 2, echoing at most ~80 characters`, async () => {
         const r = await run(["p5en-1gpu", "--out", tmp, "--set", `inference.model=${JSON.stringify(value)}`]);
         assert.equal(r.code, ExitCode.InvalidConfig);
         assert.match(r.err, re);
@@ -77,7 +77,7 @@ describe("render robustness: the user's input blamed, never the tool", function 
         for (const line of r.err.split("\n")) assert.ok(line.length < 300, `a long line: ${line.length} characters`);
       });
     }
-    it("5: served names and image versions are checked the same way", async () => {
+    it("served names and image versions are checked the same way", async () => {
       const r = await run([
         "p5en-1gpu",
         "--out",
@@ -91,7 +91,7 @@ describe("render robustness: the user's input blamed, never the tool", function 
       assert.match(r.err, /- inference\.servedModelName: must not contain the control character U\+0009/);
       assert.match(r.err, /- image\.versions\.vllm: must not start or end with whitespace/);
     });
-    it("5: a stack file that is not valid UTF-8 is exit 2 naming the line", async () => {
+    it("a stack file that is not valid UTF-8 is exit 2 naming the line", async () => {
       const file = stackFileWith(tmp, "Pulumi.latin1.yaml", (t) =>
         Buffer.concat([
           Buffer.from(t.replace("model: meta-llama", "model: m\u00e9ta").split("m\u00e9ta")[0]),
@@ -105,14 +105,14 @@ describe("render robustness: the user's input blamed, never the tool", function 
     });
   });
 
-  it("6: a stack name that contradicts --file is exit 2, and nothing is overwritten", async () => {
+  it("a stack name that contradicts --file is exit 2, and nothing is overwritten", async () => {
     const r = await run(["p5en-1gpu", "--file", path.join(ROOT, "stacks", "Pulumi.p5en-8gpu.yaml"), "--out", tmp]);
     assert.equal(r.code, ExitCode.InvalidConfig);
     assert.match(r.err, /stack "p5en-1gpu" does not match --file .* \(the file of stack "p5en-8gpu"\)/);
     assert.deepEqual(fs.readdirSync(tmp), []);
   });
 
-  describe("9: key typos are exit 2 with did-you-mean", () => {
+  describe("key typos are exit 2 with did-you-mean", () => {
     const cases: [string, (t: string) => string, string[], RegExp][] = [
       [
         "dynamo-efa:inferense",
@@ -152,7 +152,7 @@ describe("render robustness: the user's input blamed, never the tool", function 
       ],
     ];
     for (const [why, edit, extra, re] of cases) {
-      it(`9: ${why}`, async () => {
+      it(`${why}`, async () => {
         const file = stackFileWith(tmp, "Pulumi.typo.yaml", edit);
         const r = await run(["--file", file, "--out", tmp, ...extra]);
         assert.equal(r.code, ExitCode.InvalidConfig, r.err);
@@ -161,7 +161,7 @@ describe("render robustness: the user's input blamed, never the tool", function 
     }
   });
 
-  describe("10: a file that is not a stack file says so", () => {
+  describe("a file that is not a stack file says so", () => {
     const cases: [string, (t: string) => string | Buffer, RegExp][] = [
       [
         "UTF-16",
@@ -189,14 +189,14 @@ describe("render robustness: the user's input blamed, never the tool", function 
       ],
     ];
     for (const [why, edit, re] of cases) {
-      it(`10: ${why}`, async () => {
+      it(`${why}`, async () => {
         const r = await run(["--file", stackFileWith(tmp, "Pulumi.odd.yaml", edit), "--out", tmp]);
         assert.equal(r.code, ExitCode.InvalidConfig, r.err);
         assert.match(r.err, re);
         assert.doesNotMatch(r.err, /is required/);
       });
     }
-    it("10: YAML merge keys work as in Pulumi's own loader", async () => {
+    it("YAML merge keys work as in Pulumi's own loader", async () => {
       const model = "    model: meta-llama/Llama-3.1-8B-Instruct\n";
       const merged = STACK_1_TEXT.replace(
         model,

@@ -40,8 +40,8 @@ describe("render robustness: no lost data, no false success", function () {
   beforeEach(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-robust-out-"))));
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  describe("4: output is atomic and locked", () => {
-    it("4: a failed render leaves the previous complete output untouched and says so", async () => {
+  describe("output is atomic and locked", () => {
+    it("a failed render leaves the previous complete output untouched and says so", async () => {
       assert.equal((await run(["p5en-1gpu", "--out", tmp])).code, ExitCode.Ok);
       const before = snapshot(path.join(tmp, "p5en-1gpu"));
       const r = await run(["p5en-1gpu", "--out", tmp], {
@@ -55,7 +55,7 @@ describe("render robustness: no lost data, no false success", function () {
       assert.deepEqual(fs.readdirSync(tmp), ["p5en-1gpu"], "no lock or temporary directory is left behind");
     });
 
-    it("4: a write that fails half-way keeps the previous output and removes the partial copy", () => {
+    it("a write that fails half-way keeps the previous output and removes the partial copy", () => {
       const dir = path.join(tmp, "s");
       writeRenderAtomic(dir, [{ path: "plan.json", content: "old\n" }], []);
       fs.writeFileSync(path.join(dir, "notes.txt"), "mine\n");
@@ -82,7 +82,7 @@ describe("render robustness: no lost data, no false success", function () {
       );
     });
 
-    it("4: a second render into a locked directory fails fast with exit 2 naming the holder", async () => {
+    it("a second render into a locked directory fails fast with exit 2 naming the holder", async () => {
       fs.writeFileSync(
         path.join(tmp, ".p5en-1gpu.lock"),
         JSON.stringify({ pid: process.pid, host: os.hostname(), since: "then" }),
@@ -96,7 +96,7 @@ describe("render robustness: no lost data, no false success", function () {
       assert.ok(!fs.existsSync(path.join(tmp, "p5en-1gpu")));
     });
 
-    it("4: a lock left by a dead process is taken over", async () => {
+    it("a lock left by a dead process is taken over", async () => {
       const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
         encoding: "utf8",
       });
@@ -110,7 +110,7 @@ describe("render robustness: no lost data, no false success", function () {
       assert.deepEqual(fs.readdirSync(tmp), ["p5en-1gpu"], "stale lock and temporary directory are gone");
     });
 
-    it("4: Ctrl-C (SIGINT) during a render exits 130, keeps the previous output and releases the lock", async function () {
+    it("Ctrl-C (SIGINT) during a render exits 130, keeps the previous output and releases the lock", async function () {
       assert.equal((await run(["p5en-1gpu", "--out", tmp])).code, ExitCode.Ok);
       const before = snapshot(path.join(tmp, "p5en-1gpu"));
       const { child, exited, stderr } = await renderHoldingTheLock(tmp);
@@ -127,7 +127,7 @@ describe("render robustness: no lost data, no false success", function () {
       );
     });
 
-    it("4: a render killed half-way (SIGKILL) leaves the previous output; the next render takes over its lock", async function () {
+    it("a render killed half-way (SIGKILL) leaves the previous output; the next render takes over its lock", async function () {
       assert.equal((await run(["p5en-1gpu", "--out", tmp])).code, ExitCode.Ok);
       const before = snapshot(path.join(tmp, "p5en-1gpu"));
       const { child, exited } = await renderHoldingTheLock(tmp);
@@ -141,19 +141,19 @@ describe("render robustness: no lost data, no false success", function () {
     });
   });
 
-  describe("7: user and environment errors have their own exit codes, never 70", () => {
-    it("7: a recursive YAML alias is exit 2", async () => {
+  describe("user and environment errors have their own exit codes, never 70", () => {
+    it("a recursive YAML alias is exit 2", async () => {
       const file = stackFileWith(tmp, "Pulumi.rec.yaml", (t) => `${t}  dynamo-efa:graphName: &g [*g]\n`);
       const r = await run(["--file", file, "--out", tmp]);
       assert.equal(r.code, ExitCode.InvalidConfig);
       assert.match(r.err, /an alias refers to itself/);
     });
-    it("7: a huge --set index is exit 2", async () => {
+    it("a huge --set index is exit 2", async () => {
       const r = await run(["p5en-1gpu", "--out", tmp, "--set", "cluster.publicAccessCidrs[99999999999]=10.0.0.0/8"]);
       assert.equal(r.code, ExitCode.InvalidConfig);
       assert.match(r.err, /list index 99999999999 is larger than 1000/);
     });
-    it("7: --out that is a regular file is exit 73 (cannot create)", async () => {
+    it("--out that is a regular file is exit 73 (cannot create)", async () => {
       const file = path.join(tmp, "afile");
       fs.writeFileSync(file, "");
       for (const out of [file, path.join(file, "below")]) {
@@ -162,7 +162,7 @@ describe("render robustness: no lost data, no false success", function () {
         assert.match(r.err, /exists and is not a directory|a path component is a file, not a directory \(ENOTDIR\)/);
       }
     });
-    it("7: read-only, permission and disk-full errors map to 73 / 74 with a plain message", () => {
+    it("read-only, permission and disk-full errors map to 73 / 74 with a plain message", () => {
       const err = (code: string) => Object.assign(new Error(`${code}: x`), { code });
       assert.deepEqual(
         [
@@ -180,13 +180,13 @@ describe("render robustness: no lost data, no false success", function () {
     });
   });
 
-  describe("8: nothing hangs", () => {
-    it("8: --out under /proc is exit 73, not a busy loop", async function () {
+  describe("nothing hangs", () => {
+    it("--out under /proc is exit 73, not a busy loop", async function () {
       if (!fs.existsSync("/proc/self")) this.skip();
       const r = await run(["p5en-1gpu", "--out", "/proc/x"]);
       assert.equal(r.code, ExitCode.CantCreate, r.err);
     });
-    it("8: --file on a FIFO is exit 2 without reading it", async function () {
+    it("--file on a FIFO is exit 2 without reading it", async function () {
       const fifo = path.join(tmp, "Pulumi.fifo.yaml");
       if (spawnSync("mkfifo", [fifo]).status !== 0) this.skip();
       const r = await run(["--file", fifo, "--out", tmp]);

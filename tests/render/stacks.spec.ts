@@ -132,10 +132,12 @@ describe("render: both stacks, real program", function () {
         const [inference] = byType("dynamo-efa:inference:DisaggInference");
         const [graph] = byType("kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment");
         assert.equal(graph.parent, inference.urn);
-        const platform = rs.find(
-          (r) => r.type === "kubernetes:helm.sh/v3:Release" && r.name.endsWith("dynamo-platform"),
-        )!;
-        assert.ok(graph.dependsOn.includes(platform.urn), "the graph waits for the Dynamo platform release");
+        // The cluster's DynamoPlatform, not a child of the graph: the graph waits for it (and so for its release).
+        const [platform] = byType("dynamo-efa:platform:DynamoPlatform");
+        const release = rs.find((r) => r.type === "kubernetes:helm.sh/v3:Release" && r.parent === platform.urn)!;
+        assert.equal(release.name, "dynamo-efa-release");
+        assert.equal(platform.parent, null);
+        assert.ok(graph.dependsOn.includes(platform.urn), "the graph waits for the Dynamo platform");
         const imageRepo = rs.find((r) => r.type === "aws:ecr/repository:Repository" && r.name.endsWith("-repo"))!;
         assert.equal(imageRepo.retainOnDelete, true);
         const sorted = [...rs].sort(

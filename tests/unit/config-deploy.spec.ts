@@ -16,17 +16,20 @@ describe("config: inference.kvTransport, inference.platform and AZs against aws:
   it("defaults: kvTransport auto, platform installed at the pinned chart version; the region reaches the cluster args", () => {
     const { config } = checkStackConfig({ ...base, inference: { model: "m/x" } });
     assert.equal(config?.inference.kvTransport, "auto");
-    assert.deepEqual(config?.inference.platform, { install: true, version: "1.0.1" });
+    assert.deepEqual(config?.platform, { version: "1.0.1" });
+    assert.equal("platform" in (config?.inference ?? {}), false, "the platform is the cluster's, not a graph setting");
     assert.equal(config?.clusterArgs.region, "us-east-2");
   });
 
-  it("platform.install false and kvTransport ucx pass through to the component settings", () => {
+  it("platform.install false means no DynamoPlatform; a version reaches its args; kvTransport ucx passes through", () => {
     const { config } = checkStackConfig({
       ...base,
       inference: { model: "m/x", kvTransport: "ucx", platform: { install: false } },
     });
     assert.equal(config?.inference.kvTransport, "ucx");
-    assert.equal(config?.inference.platform?.install, false);
+    assert.equal(config?.platform, undefined);
+    const pinned = checkStackConfig({ ...base, inference: { model: "m/x", platform: { version: "1.1.0" } } });
+    assert.deepEqual(pinned.config?.platform, { version: "1.1.0" });
   });
 
   it("rejects a bad kvTransport, a non-boolean platform.install and a bad chart version, naming the key and the allowed values", () => {

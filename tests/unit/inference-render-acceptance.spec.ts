@@ -77,13 +77,8 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
     );
     assert.ok(out.engineConfigMaps[0].data["engine.yaml"].includes("cache_transceiver_config:\n  backend: NIXL"));
     assert.equal(out.modelCachePvc?.spec.accessModes[0], "ReadWriteMany");
-    assert.equal(out.helm?.chart, "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-1.0.1.tgz");
-    assert.equal(
-      renderInference(resolved("p5en-1gpu", "vllm", { platform: { version: "1.1.0" } })).helm?.chart,
-      "https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-1.1.0.tgz",
-    );
-    assert.deepEqual(out.helm?.values, { "dynamo-operator": { namespaceRestriction: { enabled: false } } });
-    assert.equal(renderInference(resolved("p5en-1gpu", "vllm", { platform: { install: false } })).helm, undefined);
+    assert.equal(out.namespace?.metadata.name, "dynamo");
+    assert.equal(renderInference(resolved("p5en-1gpu", "vllm", { createNamespace: false })).namespace, undefined);
     assert.equal(out.frontendUrl, "http://llama-frontend.dynamo.svc.cluster.local:8000");
     assert.equal(out.graph.metadata.annotations["pulumi.com/waitFor"], "condition=Ready");
   });

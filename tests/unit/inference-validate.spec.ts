@@ -144,22 +144,12 @@ const cases: Case[] = [
     [],
   ],
   [
-    "platform.version names a chart tarball",
-    over({ platform: { version: "latest" } }),
-    [
-      [
-        "platform.version",
-        'must be a dynamo-platform chart version such as "1.0.1" (it names the chart tarball on helm.ngc.nvidia.com); got "latest"',
-      ],
-    ],
-  ],
-  [
     "image must be digest-pinned",
     () => resolved("p5en-1gpu", "vllm", {}, "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1"),
     [
       [
         "image",
-        'must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1". Use the image component\'s imageRef or append the digest shown by `docker buildx imagetools inspect`',
+        'must be digest-pinned as "<repository>@sha256:<64 hex digits>" so the graph rolls only on a real image change; got "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.1". Use DynamoImage.ref or append the digest shown by `docker buildx imagetools inspect`',
       ],
     ],
   ],

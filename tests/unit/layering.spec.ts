@@ -28,7 +28,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 const BASE = ["components/_shared/", "components/versions"];
 const CATALOG = "components/catalog/";
 /** The component folders (one Pulumi component each). */
-const COMPONENT_FOLDERS = ["cluster", "image", "inference", "observability"];
+const COMPONENT_FOLDERS = ["cluster", "image", "inference", "observability", "platform"];
 
 /**
  * The only imports from one component folder into another's files, each of a constant that must be the same in

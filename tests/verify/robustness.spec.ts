@@ -68,7 +68,7 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
     }
   }
 
-  describe("12: kubeconfig problems are plain messages with exit 2; a bug is exit 70, never 1", () => {
+  describe("kubeconfig problems are plain messages with exit 2; a bug is exit 70, never 1", () => {
     const saved = {
       KUBECONFIG: process.env.KUBECONFIG,
       HOME: process.env.HOME,
@@ -81,7 +81,7 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
     });
     const noUrlFlags = ["s", "--model", "m", "--backend", "vllm", "--url", "http://127.0.0.1:1"];
 
-    it("12: no kubeconfig anywhere", async () => {
+    it("no kubeconfig anywhere", async () => {
       process.env.HOME = tmp;
       delete process.env.KUBECONFIG;
       delete process.env.KUBERNETES_SERVICE_HOST;
@@ -92,13 +92,13 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
         /^verify: no kubeconfig: pass --kubeconfig FILE, set KUBECONFIG, or create ~\/\.kube\/config/,
       );
     });
-    it("12: KUBECONFIG naming no existing file", async () => {
+    it("KUBECONFIG naming no existing file", async () => {
       process.env.KUBECONFIG = path.join(tmp, "nope");
       const r = await verify(noUrlFlags);
       assert.equal(r.code, 2);
       assert.match(r.err, /KUBECONFIG=.*nope names no existing file/);
     });
-    it("12: an empty, a malformed, a context-less and an unreadable (directory) kubeconfig", async () => {
+    it("an empty, a malformed, a context-less and an unreadable (directory) kubeconfig", async () => {
       const cases: [string, string | undefined, RegExp][] = [
         ["empty", "", /kubeconfig .*empty is empty/],
         ["malformed", "clusters: [\n", /kubeconfig .*malformed is not a valid kubeconfig/],
@@ -118,14 +118,14 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
         assert.match(r.err, re);
       }
     });
-    it("12: a plain-http server without insecure-skip-tls-verify says how to fix it", async () => {
+    it("a plain-http server without insecure-skip-tls-verify says how to fix it", async () => {
       const file = path.join(tmp, "http-kubeconfig");
       fs.writeFileSync(file, kubeconfigText("http://127.0.0.1:1").replace("    insecure-skip-tls-verify: true\n", ""));
       const r = await verify([...noUrlFlags, "--kubeconfig", file]);
       assert.equal(r.code, 2, r.err);
       assert.match(r.err, /is plain http:\/\/ without insecure-skip-tls-verify/);
     });
-    it("12: an unexpected error is exit 70 with one line saying it is a bug", async () => {
+    it("an unexpected error is exit 70 with one line saying it is a bug", async () => {
       let err = "";
       const boom = () => {
         throw new TypeError("Cannot read properties of undefined (reading 'x')");
@@ -139,7 +139,7 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
     });
   });
 
-  it("13: when the Frontend becomes unreachable, exit 3 still prints the table and writes --json", async () => {
+  it("when the Frontend becomes unreachable, exit 3 still prints the table and writes --json", async () => {
     const kube = await startKube("libfabric");
     const port = await closedPort();
     try {
@@ -156,7 +156,7 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
     }
   });
 
-  describe("14: time and URL bounds", () => {
+  describe("time and URL bounds", () => {
     for (const [flag, v] of [
       ["--timeout", "2147484"],
       ["--timeout", "1e-9"],
@@ -164,20 +164,20 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
       ["--ttft-threshold-ms", "0.5"],
       ["--ttft-threshold-ms", "1e12"],
     ]) {
-      it(`14: ${flag} ${v} is a usage error`, async () => {
+      it(`${flag} ${v} is a usage error`, async () => {
         const r = await verify(["s", "--model", "m", "--backend", "vllm", flag, v]);
         assert.equal(r.code, 2);
         assert.match(r.err, new RegExp(`${flag} must be a number from`));
       });
     }
     for (const url of ["http://127.0.0.1:99999", "ftp://x", "http://", "127.0.0.1:8000"]) {
-      it(`14: --url ${url} is a usage error`, async () => {
+      it(`--url ${url} is a usage error`, async () => {
         const r = await verify(["s", "--model", "m", "--backend", "vllm", "--url", url]);
         assert.equal(r.code, 2);
         assert.match(r.err, /--url must be http\(s\):\/\/host\[:port\] with a port 1\.\.65535/);
       });
     }
-    it("14: requests never sent are 'not sent' / NOT RUN, never 'timed out after 0 ms'", async () => {
+    it("requests never sent are 'not sent' / NOT RUN, never 'timed out after 0 ms'", async () => {
       const r = await against("hangStream", ["--timeout", "0.5"]);
       assert.equal(r.code, 1);
       const c = r.json!.gates.find((g) => g.id === "C")!;
@@ -190,38 +190,38 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
     });
   });
 
-  describe("15: hostile responses are capped and judged", () => {
-    it("15: a 64 MiB /v1/models body is cut at the cap and fails gate B", async () => {
+  describe("hostile responses are capped and judged", () => {
+    it("a 64 MiB /v1/models body is cut at the cap and fails gate B", async () => {
       const before = process.memoryUsage().rss;
       const r = await against("hugeBody");
       assert.equal(statuses(r), "A:PASS B:FAIL C:SKIPPED D:PASS E:SKIPPED", r.out);
       assert.match(r.out, /response body larger than 4194304 bytes/);
       assert.ok(process.memoryUsage().rss - before < 48 * 1024 * 1024, "the body was not buffered");
     });
-    it("15: a never-ending SSE stream is cut at the event cap and fails gate C", async () => {
+    it("a never-ending SSE stream is cut at the event cap and fails gate C", async () => {
       const r = await against("manyEvents");
       assert.equal(r.json!.gates.find((g) => g.id === "C")!.status, "FAIL", r.out);
       assert.match(r.out, /more than 10000 SSE events/);
     });
-    it('15: an {"error": ...} event mid-stream fails gate C', async () => {
+    it('an {"error": ...} event mid-stream fails gate C', async () => {
       const r = await against("errorMidStream");
       assert.equal(r.json!.gates.find((g) => g.id === "C")!.status, "FAIL", r.out);
       assert.match(r.out, /error event mid-stream: \{"message":"engine died","code":500\}/);
     });
-    it("15: data after [DONE] fails gate C", async () => {
+    it("data after [DONE] fails gate C", async () => {
       const r = await against("dataAfterDone");
       assert.equal(r.json!.gates.find((g) => g.id === "C")!.status, "FAIL", r.out);
       assert.match(r.out, /1 event\(s\) after \[DONE\]/);
     });
-    it("15: a model id given as a list does not pass gate B", async () => {
+    it("a model id given as a list does not pass gate B", async () => {
       const r = await against("modelIdList");
       assert.equal(r.json!.gates.find((g) => g.id === "B")!.status, "FAIL", r.out);
       assert.match(r.out, /not listed; listed: \? \(id \["meta-llama/);
     });
   });
 
-  describe("16: one loader and one schema with render", () => {
-    it("16: a stack file without the dynamo-efa: prefix (render accepts it) is read the same", async () => {
+  describe("one loader and one schema with render", () => {
+    it("a stack file without the dynamo-efa: prefix (render accepts it) is read the same", async () => {
       const root = projectWith({ bare: stackText("    model: served-by-bare\n    namespace: serving\n", "", "") });
       const cfg = path.join(tmp, "dead-kubeconfig");
       fs.writeFileSync(cfg, kubeconfigText("http://127.0.0.1:1"));
@@ -236,12 +236,12 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
         fs.rmSync(root, { recursive: true, force: true });
       }
     });
-    it("16: --backend sglang (the program cannot run it) is a usage error", async () => {
+    it("--backend sglang (the program cannot run it) is a usage error", async () => {
       const r = await verify(["s", "--model", "m", "--backend", "sglang"]);
       assert.equal(r.code, 2);
       assert.match(r.err, /- --backend: must be one of "vllm", "trtllm"; got "sglang"/);
     });
-    it("16: a stack file the program rejects is rejected the same way (key typo, non-finite number)", async () => {
+    it("a stack file the program rejects is rejected the same way (key typo, non-finite number)", async () => {
       const root = projectWith({
         typo: stackText("    model: m\n    maxModelLen: .inf\n", "  dynamo-efa:graphname: g\n"),
       });

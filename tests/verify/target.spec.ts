@@ -64,10 +64,10 @@ describe("verify stack resolution", () => {
   it("works from flags alone when there is no stack file", () => {
     assert.equal(resolveTarget("nope", { model: "m", backend: "trtllm" }, root).namespace, "dynamo");
   });
-  it("16: reads keys without the namespace as render does (one loader)", () => {
+  it("reads keys without the namespace as render does (one loader)", () => {
     assert.deepEqual(resolveTarget("bare", {}, root).servedModel, "m");
   });
-  it("16: rejects a missing stack file without flags, an invalid stack config, and a backend the program cannot run (one schema)", () => {
+  it("rejects a missing stack file without flags, an invalid stack config, and a backend the program cannot run (one schema)", () => {
     assert.throws(
       () => resolveTarget("nope", {}, root),
       (e: Error) =>

@@ -38,14 +38,14 @@ describe('totals reporter: never "0 skipped" over tests a failed hook kept from 
     ["serially", []],
     ["in parallel mode", ["--parallel", "--jobs", "2"]],
   ] as const) {
-    it(`17: counts the tests a failed before-all kept from running, and fails the run (${mode})`, () => {
+    it(`counts the tests a failed before-all kept from running, and fails the run (${mode})`, () => {
       const r = mocha(["failing-hook.fixture.cjs", "healthy.fixture.cjs"], [...extra]);
       assert.equal(r.last, "2 passed, 1 failed, 1 skipped, 3 not run");
       assert.notEqual(r.status, 0);
     });
   }
 
-  it("17: a healthy run says 0 not run and exits 0", () => {
+  it("a healthy run says 0 not run and exits 0", () => {
     const r = mocha(["healthy.fixture.cjs"]);
     assert.equal(r.last, "1 passed, 0 failed, 0 skipped, 0 not run");
     assert.equal(r.status, 0);

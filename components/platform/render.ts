@@ -1,0 +1,54 @@
+/**
+ * The `dynamo-platform` Helm release as plain data (what `helm.v3.Release` receives). Pure.
+ */
+import { charts } from "../versions";
+import { ResolvedPlatform } from "./args";
+
+/**
+ * Helm release name of the platform. Fixed: the operator is a cluster-wide singleton (one per cluster, shared by
+ * every graph), and this is the name NVIDIA's install guide uses (`helm install dynamo-platform <url>`).
+ */
+export const PLATFORM_RELEASE_NAME = "dynamo-platform";
+
+/**
+ * `dynamo-platform` values. The operator runs cluster-wide (`namespaceRestriction.enabled: false`,
+ * the chart's default, pinned here because the graphs live in other namespaces than the operator
+ * and a namespace-restricted operator would never reconcile them). Everything else keeps the chart's
+ * defaults (discovery through the Kubernetes API). Source: ai-dynamo/dynamo
+ * `deploy/helm/charts/platform/values.yaml`.
+ */
+export const PLATFORM_VALUES = { "dynamo-operator": { namespaceRestriction: { enabled: false } } } as const;
+
+/** A Helm release as plain data (what `helm.v3.Release` receives). */
+export interface HelmReleaseSpec {
+  readonly name: string;
+  /** The chart tarball URL (no repository index: Helm downloads the archive itself). */
+  readonly chart: string;
+  readonly version: string;
+  readonly namespace: string;
+  readonly createNamespace: boolean;
+  readonly atomic: boolean;
+  readonly timeout: number;
+  readonly values: Record<string, unknown>;
+}
+
+/**
+ * The one `dynamo-platform` release: operator AND its CRDs (the chart's `upgradeCRD` hook Job applies
+ * them before the operator starts, since Dynamo 1.0.0). `chart` is the tarball URL NVIDIA documents;
+ * with no `repositoryOpts`, pulumi-kubernetes' Release hands an absolute URL to Helm's chart
+ * downloader as is (pulumi/pulumi-kubernetes@01799d56995683adc30ed8be5c42157d9a6d3c06
+ * `provider/pkg/provider/helm_release.go` `locateChart`). `version` is recorded for the plan; Helm
+ * takes the version from the URL.
+ */
+export function renderPlatformRelease(r: ResolvedPlatform): HelmReleaseSpec {
+  return {
+    name: PLATFORM_RELEASE_NAME,
+    chart: charts.dynamoPlatform.tarballUrl(r.version),
+    version: r.version,
+    namespace: r.namespace,
+    createNamespace: true,
+    atomic: true,
+    timeout: 600,
+    values: PLATFORM_VALUES,
+  };
+}
