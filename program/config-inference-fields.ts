@@ -168,6 +168,25 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
           default: FrontendServiceType.ClusterIP,
           doc: "in-cluster only, or an internal load balancer",
         },
+        sourceRanges: {
+          spec: { kind: "array", items: str({ example: "10.0.0.0/16" }) },
+          defaultDoc: "- the VPC's CIDR (`10.0.0.0/16`)",
+          doc: "CIDRs the internal load balancer (and the Frontend's NetworkPolicy) accept",
+        },
+      },
+    },
+  },
+  networkPolicy: {
+    doc: "NetworkPolicies of the graph's namespace: everything denied but Dynamo's own flows",
+    spec: {
+      kind: "object",
+      fields: {
+        enabled: { spec: { kind: "boolean" }, default: true, doc: "render the NetworkPolicies" },
+        clientNamespaces: {
+          spec: { kind: "array", items: str({ pattern: K8S_NAME, patternDoc: "a namespace name" }) },
+          default: [],
+          doc: "namespaces whose pods may call the Frontend's API (TCP 8000); Prometheus is let in when observability is on",
+        },
       },
     },
   },

@@ -17,6 +17,7 @@ import {
 } from "./render-k8s";
 import { DgdObject, renderGraph } from "./render-graph";
 import { renderPrefetchConfigMap } from "./render-cache";
+import { NetworkPolicyObject, renderNetworkPolicies } from "./render-network";
 
 /** Placeholder written instead of the HF token when the render tool has none. */
 export const REDACTED_TOKEN = "<redacted: set from the hfToken Pulumi secret>";
@@ -76,6 +77,8 @@ export interface RenderedInference {
   /** TRT-LLM engine args and the `local-nvme` prefetch script. */
   readonly engineConfigMaps: ConfigMapObject[];
   readonly frontendLoadBalancer: ReturnType<typeof renderFrontendLoadBalancer>;
+  /** The graph namespace's NetworkPolicies (none when `networkPolicy.enabled` is false). */
+  readonly networkPolicies: NetworkPolicyObject[];
   /** The `dynamo-platform` release (operator + CRDs); undefined when `platform.install` is false. */
   readonly helm: HelmReleaseSpec | undefined;
   readonly graph: DgdObject;
@@ -99,6 +102,7 @@ export function renderInference(r: ResolvedInference, hfToken: string = REDACTED
       ...[renderPrefetchConfigMap(r)].filter((c) => c !== undefined),
     ],
     frontendLoadBalancer: renderFrontendLoadBalancer(r),
+    networkPolicies: renderNetworkPolicies(r),
     helm: renderPlatformRelease(r),
     graph: renderGraph(r, r.image),
     workers: workerPlan(r),
