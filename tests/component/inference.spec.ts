@@ -56,6 +56,7 @@ describe("inference: DisaggInference component (mocks)", () => {
         hfToken: pulumi.secret("hf_test_token"),
         modelCache: { storageClassName: "efs-sc", sizeGiB: 500 },
         frontend: { serviceType: "InternalLoadBalancer" },
+        vpcCidr: "10.0.0.0/16",
       });
       lean = new DisaggInference("lean", {
         backend: "trtllm",
@@ -128,6 +129,9 @@ describe("inference: DisaggInference component (mocks)", () => {
       "llama-graph",
       "llama-hf-token",
       "llama-model-cache",
+      "llama-netpol-default-deny",
+      "llama-netpol-frontend",
+      "llama-netpol-workers",
       "llama-ns",
     ]);
     for (const k of kids) {
@@ -148,6 +152,7 @@ describe("inference: DisaggInference component (mocks)", () => {
         decode: { replicas: 8, gpusPerWorker: 1 },
         modelCache: { storageClassName: "efs-sc", sizeGiB: 500 },
         frontend: { serviceType: "InternalLoadBalancer" },
+        vpcCidr: "10.0.0.0/16",
       },
       IMAGE,
     );
@@ -159,6 +164,18 @@ describe("inference: DisaggInference component (mocks)", () => {
   it("an internal load balancer fronts the Frontend when asked", () => {
     const svc = one(recorded, "kubernetes:core/v1:Service", "llama-frontend-lb");
     assert.equal(svc.inputs.metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-scheme"], "internal");
+    assert.deepEqual(svc.inputs.spec.loadBalancerSourceRanges, ["10.0.0.0/16"]);
+  });
+
+  it("the NetworkPolicies exist before the graph (it depends on them)", () => {
+    const graph = byName("llama-graph");
+    for (const n of ["llama-netpol-default-deny", "llama-netpol-frontend", "llama-netpol-workers"]) {
+      assert.equal(
+        one(recorded, "kubernetes:networking.k8s.io/v1:NetworkPolicy", n).inputs.metadata.namespace,
+        "dynamo",
+      );
+      assert.ok((graph.opts.dependsOn as unknown[]).includes(byName(n).resource), n);
+    }
   });
 
   it("outputs: graph name, frontend URL, served model, worker commands", async () => {
