@@ -143,7 +143,7 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
         install: {
           spec: { kind: "boolean" },
           default: true,
-          doc: "install it; false when the cluster already runs a Dynamo operator",
+          doc: "install it; the program refuses false (its new cluster has no Dynamo operator; DisaggInference on your own cluster accepts it)",
         },
         version: {
           spec: str({ pattern: CHART_VERSION, patternDoc: 'a chart version such as "1.0.1"' }),
