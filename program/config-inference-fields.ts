@@ -143,7 +143,7 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
         install: {
           spec: { kind: "boolean" },
           default: true,
-          doc: "install it; false when the cluster already runs a Dynamo operator",
+          doc: "install it; the program refuses false (its new cluster has no Dynamo operator; DisaggInference on your own cluster accepts it)",
         },
         version: {
           spec: str({ pattern: CHART_VERSION, patternDoc: 'a chart version such as "1.0.1"' }),
@@ -167,6 +167,25 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
           spec: str({ enum: choices(FrontendServiceType) }),
           default: FrontendServiceType.ClusterIP,
           doc: "in-cluster only, or an internal load balancer",
+        },
+        sourceRanges: {
+          spec: { kind: "array", items: str({ example: "10.0.0.0/16" }) },
+          defaultDoc: "- the VPC's CIDR (`10.0.0.0/16`)",
+          doc: "CIDRs the internal load balancer (and the Frontend's NetworkPolicy) accept",
+        },
+      },
+    },
+  },
+  networkPolicy: {
+    doc: "NetworkPolicies of the graph's namespace: everything denied but Dynamo's own flows",
+    spec: {
+      kind: "object",
+      fields: {
+        enabled: { spec: { kind: "boolean" }, default: true, doc: "render the NetworkPolicies" },
+        clientNamespaces: {
+          spec: { kind: "array", items: str({ pattern: K8S_NAME, patternDoc: "a namespace name" }) },
+          default: [],
+          doc: "namespaces whose pods may call the Frontend's API (TCP 8000); Prometheus is let in when observability is on",
         },
       },
     },

@@ -19,7 +19,7 @@ export const OBSERVABILITY_FIELDS: Readonly<Record<string, Field>> = {
   prometheus: {
     spec: { kind: "string", enum: Object.values(PrometheusMode) },
     default: OBSERVABILITY_DEFAULTS.prometheus,
-    doc: "install kube-prometheus-stack, or use an existing Prometheus Operator selected by monitorLabels",
+    doc: "install kube-prometheus-stack; the program refuses existing (its new cluster has no Prometheus Operator; DynamoObservability on your own cluster accepts it)",
   },
   monitorLabels: {
     spec: { kind: "map", keyDoc: "label keys", values: { kind: "string" } },

@@ -7,7 +7,13 @@
  */
 import { INSTANCES } from "../components/catalog/instances";
 import type { GpuPoolFacts } from "../components/catalog/pool";
-import { CapacityType, EfaClusterArgs, resolvePool } from "../components/cluster/args";
+import {
+  CapacityType,
+  EfaClusterArgs,
+  resolveArgs as resolveClusterArgs,
+  resolvePool,
+} from "../components/cluster/args";
+import { OBSERVABILITY_DEFAULTS, PrometheusMode } from "../components/observability/args";
 import { poolFacts } from "../components/cluster/derive";
 import { SHARED_STORAGE_CLASS } from "../components/cluster/render";
 import { validateClusterArgs } from "../components/cluster/validate";
@@ -147,6 +153,45 @@ export function inferenceSettingsOf(raw: RawInference): Omit<InferenceSettings, 
 }
 
 /**
+ * Options that need a cluster that already runs something, refused here because this program always creates a new
+ * EKS cluster with nothing else on it (the components keep them, for use on a cluster of one's own):
+ * `inference.platform.install: false` leaves the cluster without the DynamoGraphDeployment CRD (the graph is
+ * refused at `pulumi up`), and `observability.prometheus: existing` sends PodMonitors to a cluster without the
+ * Prometheus Operator's CRDs and a dashboard ConfigMap into a namespace nothing creates.
+ */
+export function newClusterProblems(platform: PlatformConfig | undefined, observability: unknown): Problem[] {
+  const prometheus = (observability as { prometheus?: unknown } | undefined)?.prometheus;
+  const out: Problem[] = [];
+  if (platform?.install === false)
+    out.push({
+      propertyPath: "inference.platform.install",
+      reason:
+        "false needs a cluster that already runs the Dynamo operator and its CRDs, but this program always creates a new EKS cluster, where nothing else would install the DynamoGraphDeployment CRD; leave it true (the default), or compose DisaggInference onto your own cluster",
+    });
+  if (prometheus === PrometheusMode.Existing)
+    out.push({
+      propertyPath: "observability.prometheus",
+      reason: `"existing" needs a Prometheus Operator already on the cluster, but this program always creates a new EKS cluster: the PodMonitors would have no CRD and the dashboard ConfigMap no namespace. Use "install" (the default), or compose DynamoObservability onto your own cluster`,
+    });
+  return out;
+}
+
+/**
+ * The facts of the cluster the program creates that the graph's network needs: the VPC's CIDR (the internal load
+ * balancer's default source range) and, with monitoring on, the namespace of the Prometheus it installs (allowed
+ * to scrape through the NetworkPolicies).
+ */
+function withClusterNetwork(
+  inf: Omit<InferenceSettings, "gpuPool">,
+  vpcCidr: string,
+  monitored: boolean,
+): Omit<InferenceSettings, "gpuPool"> {
+  const np = inf.networkPolicy ?? {};
+  const metricsNamespaces = [...(np.metricsNamespaces ?? []), ...(monitored ? [OBSERVABILITY_DEFAULTS.namespace] : [])];
+  return { ...inf, vpcCidr: inf.vpcCidr ?? vpcCidr, networkPolicy: { ...np, metricsNamespaces } };
+}
+
+/**
  * The cluster's own validation at config paths; the component checks every AZ against aws:region.
  * When the config lists no availabilityZones they are derived from availabilityZone, so a region
  * mismatch there is already reported at cluster.availabilityZone and not repeated for derived zones.
@@ -255,16 +300,17 @@ function inferenceProblems(
 export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; problems: Problem[] } {
   const typed = typeCheck(raw);
   const { cluster: c, image: im, region } = typed;
-  const inf = inferenceSettingsOf(typed.inference ?? ({} as RawInference));
-  const efs = inf.modelCache !== undefined;
+  const written = inferenceSettingsOf(typed.inference ?? ({} as RawInference));
+  const efs = written.modelCache !== undefined;
   const semantic: Problem[] = [...clusterProblems(c, region, efs)];
   const instanceType = c.gpuNodes?.instanceType;
   const resolved = imageProblems(imageArgsOf(im, instanceType));
   semantic.push(...resolved.problems);
   const graphName = typed.graphName ?? DEFAULT_GRAPH_NAME;
-  const obs = checkObservability(raw.observability, graphName, inf.namespace ?? INFERENCE_DEFAULTS.namespace);
+  const obs = checkObservability(raw.observability, graphName, written.namespace ?? INFERENCE_DEFAULTS.namespace);
 
   const clusterArgs = clusterArgsOf(c, efs, region);
+  const inf = withClusterNetwork(written, resolveClusterArgs(clusterArgs).vpcCidr, obs.value !== undefined);
   const clusterOk = semantic.every((p) => !p.propertyPath.startsWith("cluster.gpuNodes"));
   const pool =
     clusterOk && instanceType && INSTANCES.has(instanceType) && c.gpuNodes?.count
@@ -273,6 +319,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   if (pool && typed.inference) semantic.push(...inferenceProblems(inf, pool, typed.graphName, im.ref, raw.hfTokenSet));
   const platform = platformArgsOf(typed.inference?.platform);
   if (platform) semantic.push(...validatePlatform(resolvePlatform(platform), "inference.platform"));
+  semantic.push(...newClusterProblems(typed.inference?.platform, raw.observability));
   const problems = dedupe(typed.problems, [...semantic, ...obs.problems]);
   if (problems.length > 0 || !pool) return { problems };
   return {

@@ -106,3 +106,7 @@ export const PlanAnnotation = {
   /** 2 MiB hugepages the pool's nodes pre-allocate, when overridden from the catalog's value (F14). */
   Hugepages2MiPerNode: "dynamo-efa/hugepages-2mi-per-node",
 } as const;
+
+/** Namespace of the `dynamo-platform` release (operator, NATS): `DynamoPlatform`'s default, and where a graph's
+ * NetworkPolicies let its pods reach NATS and the operator reach them. */
+export const DEFAULT_PLATFORM_NAMESPACE = "dynamo-system";

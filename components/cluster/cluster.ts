@@ -220,7 +220,13 @@ export class EfaCluster extends pulumi.ComponentResource {
         createOidcProvider: true,
         // Managed VPC CNI add-on; EKS's default for every supported Kubernetes version supports efa-only.
         useDefaultVpcCni: false,
-        vpcCniOptions: { ...(a.vpcCniAddonVersion !== undefined ? { addonVersion: a.vpcCniAddonVersion } : {}) },
+        // The network policy agent: without it the graph's NetworkPolicies are accepted and enforce nothing
+        // (https://docs.aws.amazon.com/eks/latest/userguide/cni-network-policy-configure.html; pulumi-eks writes the
+        // add-on's `enableNetworkPolicy: "true"` configuration value from it).
+        vpcCniOptions: {
+          enableNetworkPolicy: true,
+          ...(a.vpcCniAddonVersion !== undefined ? { addonVersion: a.vpcCniAddonVersion } : {}),
+        },
         tags: { ...a.tags },
       },
       { parent: this },

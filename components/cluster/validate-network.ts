@@ -2,6 +2,7 @@
  * Problems of the cluster's network arguments: the VPC (existing or created), AZs and the region they belong to,
  * CIDRs, and the API endpoint's exposure. Split from `./validate.ts`, which collects these with the rest. Pure.
  */
+import { coveredSpaces, formatAddress, parseCidr, WHOLE_INTERNET } from "../_shared/cidr";
 import { Problem, show } from "../_shared/problems";
 import { checkChoice } from "../_shared/suggest";
 import { CLUSTER_LOG_TYPES, NatGateways, ResolvedClusterArgs } from "./args";
@@ -12,20 +13,16 @@ import { regionProblems, zoneProblems } from "./partition";
 export const AZ_NAME = /^[a-z]{2}(-[a-z]+)+-\d+[a-z]$/;
 /** Problems with an IPv4 CIDR (format, prefix range, host bits); empty when it is valid. */
 export function cidrProblems(path: string, cidr: unknown, minPrefix = 0, maxPrefix = 32): Problem[] {
-  const m = typeof cidr === "string" ? /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(cidr) : null;
-  const octets = m ? m.slice(1, 5).map(Number) : [];
-  const prefix = m ? Number(m[5]) : -1;
-  if (!m || octets.some((o) => o > 255) || prefix > 32) {
+  const parsed = parseCidr(cidr);
+  if (!("cidr" in parsed) || parsed.cidr.family !== 4) {
     return [{ propertyPath: path, reason: `must be an IPv4 CIDR such as "203.0.113.0/24"; got ${show(cidr)}` }];
   }
+  const { prefix, address, network } = parsed.cidr;
   if (prefix < minPrefix || prefix > maxPrefix) {
     return [{ propertyPath: path, reason: `prefix length must be /${minPrefix}../${maxPrefix}; got ${show(cidr)}` }];
   }
-  const addr = octets.reduce((acc, o) => acc * 256 + o, 0);
-  const size = 2 ** (32 - prefix);
-  const network = addr - (addr % size);
-  if (network !== addr) {
-    const n = [24, 16, 8, 0].map((s) => Math.floor(network / 2 ** s) % 256).join(".");
+  if (network !== address) {
+    const n = formatAddress(4, network);
     return [{ propertyPath: path, reason: `${show(cidr)} has host bits set; did you mean "${n}/${prefix}"?` }];
   }
   return [];
@@ -89,18 +86,24 @@ export function networkProblems(a: ResolvedClusterArgs): Problem[] {
   return out;
 }
 
-/** The API endpoint's public CIDRs (never the whole internet) and the control-plane log types. */
+/** The API endpoint's public CIDRs (never the whole internet, however spelled or split) and the control-plane log types. */
 export function endpointProblems(a: ResolvedClusterArgs): Problem[] {
   const out: Problem[] = [];
+  const fix = "list your office/VPN/CI CIDRs, or leave publicAccessCidrs empty for a private endpoint";
+  const world = WHOLE_INTERNET.v4;
   a.publicAccessCidrs.forEach((c, i) => {
     const path = `publicAccessCidrs[${i}]`;
-    if (c === "0.0.0.0/0")
-      out.push({
-        propertyPath: path,
-        reason: `"0.0.0.0/0" opens the API endpoint to the whole internet; list your office/VPN/CI CIDRs, or leave publicAccessCidrs empty for a private endpoint`,
-      });
-    else out.push(...cidrProblems(path, c));
+    const bad = cidrProblems(path, c);
+    if (bad.length === 0 && coveredSpaces([c], [world]).length > 0)
+      out.push({ propertyPath: path, reason: `${show(c)} opens the API endpoint to the whole internet; ${fix}` });
+    else out.push(...bad);
   });
+  const each = a.publicAccessCidrs.some((c) => coveredSpaces([c], [world]).length > 0);
+  if (!each && coveredSpaces(a.publicAccessCidrs, [world]).length > 0)
+    out.push({
+      propertyPath: "publicAccessCidrs",
+      reason: `${show(a.publicAccessCidrs)} together cover every IPv4 address (${world}), which opens the API endpoint to the whole internet; ${fix}`,
+    });
   a.clusterLogTypes.forEach((t, i) => out.push(...checkChoice(`clusterLogTypes[${i}]`, t, CLUSTER_LOG_TYPES)));
   return out;
 }

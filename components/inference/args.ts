@@ -6,7 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape } from "../catalog/model-math";
-import { DEFAULT_GRAPH_NAMESPACE } from "../_shared/names";
+import { DEFAULT_GRAPH_NAMESPACE, DEFAULT_PLATFORM_NAMESPACE } from "../_shared/names";
 import { KvTransport, KvTransportChoice, resolveKvTransport } from "./transport";
 
 export { KvTransportChoice };
@@ -71,6 +71,27 @@ export interface FrontendArgs {
   readonly replicas?: number;
   /** Service exposure. @default "ClusterIP" */
   readonly serviceType?: FrontendServiceType;
+  /**
+   * CIDRs the internal load balancer accepts (`loadBalancerSourceRanges`; also the NetworkPolicy's allowed
+   * sources of the Frontend's port), so only these callers reach it, not everything routed into the VPC.
+   * @default - `[vpcCidr]` (required when `vpcCidr` is not given and `serviceType` is "InternalLoadBalancer")
+   * @see https://kubernetes.io/docs/reference/kubernetes-api/service-resources/service-v1/#ServiceSpec
+   */
+  readonly sourceRanges?: readonly string[];
+}
+
+/**
+ * NetworkPolicies of the graph's namespace: everything denied but the flows Dynamo needs (components/inference/
+ * render-network.ts lists them with their sources). Enforced on EKS by the VPC CNI's network policy agent, which
+ * `EfaCluster` turns on.
+ */
+export interface NetworkPolicyArgs {
+  /** Render the NetworkPolicies. @default true */
+  readonly enabled?: boolean;
+  /** Namespaces whose pods may call the Frontend's OpenAI API (TCP 8000). @default [] */
+  readonly clientNamespaces?: readonly string[];
+  /** Namespaces whose pods may scrape the graph's metrics ports (a Prometheus). @default [] */
+  readonly metricsNamespaces?: readonly string[];
 }
 
 /** Plain (non-Pulumi) settings: everything that decides what is rendered. */
@@ -108,6 +129,11 @@ export interface InferenceSettings {
   /** Kubernetes namespace of the graph, its secret and cache. @default "dynamo" */
   readonly namespace?: string;
   /**
+   * Namespace of the cluster's `dynamo-platform` release (its operator and NATS), which the graph's NetworkPolicies
+   * let in and out. @default "dynamo-system" (DynamoPlatform's default)
+   */
+  readonly platformNamespace?: string;
+  /**
    * Create the namespace as a child (deleted with this graph). Set false when it exists already or another graph
    * in the same namespace creates it: two components managing one Namespace would delete it, with the other
    * graph in it, when either is destroyed.
@@ -135,6 +161,13 @@ export interface InferenceSettings {
   readonly modelDownloadBudgetSeconds?: number;
   /** Frontend. @default { replicas: 1, serviceType: "ClusterIP" } */
   readonly frontend?: FrontendArgs;
+  /**
+   * CIDR of the cluster's VPC (e.g. `EfaCluster`'s `vpcCidr`): the internal load balancer's default source range.
+   * @default - none (then an "InternalLoadBalancer" needs `frontend.sourceRanges`)
+   */
+  readonly vpcCidr?: string;
+  /** NetworkPolicies of the graph's namespace. @default { enabled: true, clientNamespaces: [], metricsNamespaces: [] } */
+  readonly networkPolicy?: NetworkPolicyArgs;
   /**
    * NIXL backend for KV cache: "libfabric" (RDMA over EFA; needs an EFA pool), "ucx" (TCP; workers
    * get no EFA devices) or "auto" (LIBFABRIC on EFA pools, UCX elsewhere). TRT-LLM over LIBFABRIC is
@@ -181,6 +214,7 @@ export interface ResolvedRole {
 export interface ResolvedInference {
   readonly graphName: string;
   readonly namespace: string;
+  readonly platformNamespace: string;
   readonly createNamespace: boolean;
   readonly backend: Backend;
   readonly model: string;
@@ -202,6 +236,8 @@ export interface ResolvedInference {
   readonly modelCacheMode: ModelCacheMode;
   readonly modelDownloadBudgetSeconds: number;
   readonly frontend: Required<FrontendArgs>;
+  readonly vpcCidr: string | undefined;
+  readonly networkPolicy: Required<NetworkPolicyArgs>;
   readonly placement: Placement;
   /** What the user asked for (validated). */
   readonly kvTransportChoice: KvTransportChoice;
@@ -243,6 +279,7 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
   return {
     graphName: s.graphName ?? name,
     namespace: s.namespace ?? INFERENCE_DEFAULTS.namespace,
+    platformNamespace: s.platformNamespace ?? DEFAULT_PLATFORM_NAMESPACE,
     createNamespace: s.createNamespace ?? true,
     backend: s.backend ?? INFERENCE_DEFAULTS.backend,
     model: s.model,
@@ -264,6 +301,13 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     frontend: {
       replicas: s.frontend?.replicas ?? INFERENCE_DEFAULTS.frontendReplicas,
       serviceType: s.frontend?.serviceType ?? FrontendServiceType.ClusterIP,
+      sourceRanges: s.frontend?.sourceRanges ?? (s.vpcCidr !== undefined ? [s.vpcCidr] : []),
+    },
+    vpcCidr: s.vpcCidr,
+    networkPolicy: {
+      enabled: s.networkPolicy?.enabled ?? true,
+      clientNamespaces: s.networkPolicy?.clientNamespaces ?? [],
+      metricsNamespaces: s.networkPolicy?.metricsNamespaces ?? [],
     },
     placement: s.placement ?? (nodes >= 2 ? Placement.SeparateNodes : Placement.Any),
     kvTransportChoice,

@@ -20,6 +20,7 @@ import {
 } from "./render-k8s";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap } from "./render-cache";
+import { renderNetworkPolicies } from "./render-network";
 
 /** Pulumi type token. */
 export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
@@ -87,6 +88,15 @@ export class DisaggInference extends pulumi.ComponentResource {
     if (prefetch) deps.push(new k8s.core.v1.ConfigMap(`${name}-model-prefetch`, prefetch, inNs));
     const lb = renderFrontendLoadBalancer(r);
     if (lb) new k8s.core.v1.Service(`${name}-frontend-lb`, lb, inNs);
+    // Before the graph: its pods must never start in a namespace without its fence.
+    for (const np of renderNetworkPolicies(r))
+      deps.push(
+        new k8s.networking.v1.NetworkPolicy(
+          `${name}-netpol-${np.metadata.name.slice(r.graphName.length + 1)}`,
+          np,
+          inNs,
+        ),
+      );
     if (args.platform) deps.push(args.platform);
 
     const graph = pulumi.output(args.image).apply((image) => checkedGraph(r, image));

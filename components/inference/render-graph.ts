@@ -40,6 +40,7 @@ import {
 import { KV_TRANSPORT_ANNOTATION } from "./transport";
 import { modelFitAnnotations } from "./fit";
 import { graphFitAnnotations } from "./fit-annotations";
+import { REQUEST_PLANE_PORT } from "./render-network";
 import {
   cacheGraphAnnotations,
   nodeCacheAnnotations,
@@ -47,6 +48,7 @@ import {
   nodeCacheInitContainers,
   nodeCacheMainMounts,
   nodeCacheVolumes,
+  usesNodeCache,
 } from "./render-cache";
 
 /** Where the model cache PVC is mounted (and `HF_HOME` points). */
@@ -177,7 +179,8 @@ function volumes(
 }
 
 function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts): EnvVar[] {
-  const env: EnvVar[] = [];
+  // The request plane on a fixed port (upstream's default is an OS-assigned one), so the NetworkPolicy can name it.
+  const env: EnvVar[] = [{ name: "DYN_TCP_RPC_PORT", value: String(REQUEST_PLANE_PORT) }];
   if (usesEfa(r)) env.push(...efaEnv(shape));
   if (r.modelCache) env.push({ name: "HF_HOME", value: `${MODEL_CACHE_MOUNT}/hf` });
   return [...env, ...nodeCacheEnv(r), ...engine.env];
@@ -200,7 +203,8 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
     componentType: "worker",
     subComponentType: role,
     replicas: shape.replicas,
-    envFromSecret: r.hfSecretName ?? names.hfSecret,
+    // In local-nvme mode the engine never downloads (HF_HUB_OFFLINE=1): only the prefetch init container gets the token.
+    ...(usesNodeCache(r) ? {} : { envFromSecret: r.hfSecretName ?? names.hfSecret }),
     envs: workerEnv(r, shape, engine),
     resources: workerResources(shape),
     sharedMemory: { size: `${shape.shmGiB}Gi` },
@@ -236,7 +240,13 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
   };
 }
 
-/** The Frontend service: unprivileged, non-root, all capabilities dropped. */
+/**
+ * The Frontend service: unprivileged, non-root, all capabilities dropped. It keeps the HF token in every cache
+ * mode: when a worker registers, the Frontend downloads the model's config and tokenizer files from the hub itself
+ * (ai-dynamo/dynamo `lib/llm/src/discovery/watcher.rs` calls `ModelDeploymentCard::download_config`, which calls
+ * `hub::from_hf` unless those files exist on the Frontend's own disk), and a gated model needs the token for them
+ * (tests/contracts/facts/dynamo-network.json `frontendDownloadsModelConfig`).
+ */
 export function renderFrontend(r: ResolvedInference, image: string): DgdService {
   const names = graphNames(r.graphName, r.namespace);
   return {

@@ -90,6 +90,8 @@ export function renderFrontendLoadBalancer(r: ResolvedInference) {
     spec: {
       type: "LoadBalancer",
       selector: { [OperatorLabel.GraphName]: r.graphName, [OperatorLabel.Component]: GraphService.Frontend },
+      // Only these callers reach it (the VPC's CIDR by default), not everything routed into the VPC.
+      loadBalancerSourceRanges: [...r.frontend.sourceRanges],
       ports: [{ name: "http", port: DynamoPort.FrontendHttp, targetPort: DynamoPort.FrontendHttp, protocol: "TCP" }],
     },
   };

@@ -15,6 +15,7 @@ import {
 } from "./render-k8s";
 import { DgdObject, renderGraph } from "./render-graph";
 import { renderPrefetchConfigMap } from "./render-cache";
+import { NetworkPolicyObject, renderNetworkPolicies } from "./render-network";
 
 /** Placeholder written instead of the HF token when the render tool has none. */
 export const REDACTED_TOKEN = "<redacted: set from the hfToken Pulumi secret>";
@@ -75,6 +76,8 @@ export interface RenderedInference {
   /** TRT-LLM engine args and the `local-nvme` prefetch script. */
   readonly engineConfigMaps: ConfigMapObject[];
   readonly frontendLoadBalancer: ReturnType<typeof renderFrontendLoadBalancer>;
+  /** The graph namespace's NetworkPolicies (none when `networkPolicy.enabled` is false). */
+  readonly networkPolicies: NetworkPolicyObject[];
   readonly graph: DgdObject;
   readonly workers: WorkerPlanRow[];
   readonly frontendUrl: string;
@@ -96,6 +99,7 @@ export function renderInference(r: ResolvedInference, hfToken: string = REDACTED
       ...[renderPrefetchConfigMap(r)].filter((c) => c !== undefined),
     ],
     frontendLoadBalancer: renderFrontendLoadBalancer(r),
+    networkPolicies: renderNetworkPolicies(r),
     graph: renderGraph(r, r.image),
     workers: workerPlan(r),
     frontendUrl: frontendUrl(r),

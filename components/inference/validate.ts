@@ -21,6 +21,7 @@ import {
 import { INFERENCE_LIMITS, ROLE_LIMITS } from "./limits";
 import { KvTransportChoice } from "./transport";
 import { validateModelFit } from "./validate-fit";
+import { networkProblems } from "./validate-network";
 import { modelFacts } from "./fit";
 
 /** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
@@ -185,7 +186,7 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
         reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got ${show(v)}`,
       });
   }
-  out.push(...cacheModeProblems(r, at));
+  out.push(...cacheModeProblems(r, at), ...networkProblems(r, at));
   if (r.modelCache) {
     out.push(...checkRange(at("modelCache.sizeGiB"), r.modelCache.sizeGiB, INFERENCE_LIMITS.modelCacheSizeGiB));
     if (!r.modelCache.storageClassName)

@@ -12,7 +12,7 @@ import { gpuPoolAffinity, gpuToleration } from "../cluster/render";
 import { charts } from "../versions";
 import { PrometheusMode, ResolvedObservability } from "./args";
 import { renderDashboard } from "./dashboard";
-import { ScrapeLabel } from "./metrics";
+import { GpuMetric, ScrapeLabel } from "./metrics";
 
 /** A Helm release's arguments (the `k8s.helm.v3.Release` inputs this component sets). */
 export interface ReleaseSpec {
@@ -137,9 +137,28 @@ export function stackValues(r: ResolvedObservability, dashboard: Record<string, 
   };
 }
 
-/** dcgm-exporter values: a DaemonSet on the GPU pool nodes only, tolerating the GPU taint. */
+/** The DCGM profiling fields (`DCGM_FI_PROF_*`) the dashboard reads: the PCIe panel's. */
+export const PROFILING_METRICS = Object.values(GpuMetric).filter((m) => m.startsWith("DCGM_FI_PROF_"));
+
+/**
+ * The exporter's container securityContext: only what the chart documents as needed. Its `SYS_ADMIN` is
+ * "Required for profiling metrics (DCGM_FI_PROF_*)", and its non-root variant (UID 1000, no SYS_ADMIN) is for
+ * running "without profiling metrics"; the dashboard's PCIe panel reads profiling fields, so it keeps root with
+ * SYS_ADMIN and nothing else: every other capability dropped, no privilege escalation, no host PID or network
+ * namespace (tests/contracts/facts/dcgm-exporter-security.json). Set here so a chart upgrade cannot widen it.
+ */
+export function dcgmSecurityContext(profiling = PROFILING_METRICS.length > 0): Record<string, unknown> {
+  const base = { allowPrivilegeEscalation: false };
+  if (!profiling) return { ...base, runAsNonRoot: true, runAsUser: 1000, capabilities: { drop: ["ALL"] } };
+  return { ...base, runAsNonRoot: false, runAsUser: 0, capabilities: { add: ["SYS_ADMIN"], drop: ["ALL"] } };
+}
+
+/** dcgm-exporter values: a DaemonSet on the GPU pool nodes only, tolerating the GPU taint, least privilege. */
 export function dcgmValues(r: ResolvedObservability): Record<string, unknown> {
   return {
+    securityContext: dcgmSecurityContext(),
+    hostPID: false,
+    hostNetwork: false,
     tolerations: [gpuToleration()],
     affinity: gpuPoolAffinity(),
     serviceMonitor: {

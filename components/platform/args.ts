@@ -1,6 +1,7 @@
 /**
  * Arguments of `DynamoPlatform` and their one resolution step (docs/CONTRIBUTING.md rules 3-5). Pure.
  */
+import { DEFAULT_PLATFORM_NAMESPACE } from "../_shared/names";
 import { charts } from "../versions";
 
 /** The Dynamo platform: the operator and its CRDs (one chart since Dynamo 1.0.0), once per cluster. */
@@ -18,7 +19,7 @@ export interface ResolvedPlatform {
 }
 
 /** Defaults of the optional arguments. */
-export const PLATFORM_DEFAULTS = { namespace: "dynamo-system" } as const;
+export const PLATFORM_DEFAULTS = { namespace: DEFAULT_PLATFORM_NAMESPACE } as const;
 
 /** Fills every default (never throws: `validate` checks the values it returns). */
 export function resolveArgs(a: DynamoPlatformArgs = {}): ResolvedPlatform {

@@ -3,6 +3,7 @@
  * secret (and complete: F9), no privileged worker sharing a node, and data-holding resources retained.
  */
 import { resourcePolicy } from "./_policy";
+import { coveredSpaces } from "../../components/_shared/cidr";
 import { INSTANCES } from "../../components/catalog/instances";
 import {
   containers,
@@ -60,11 +61,12 @@ export const eksEndpointNotWorldOpen = resourcePolicy({
     if (isPublic === false || isUnknownValue(isPublic) || isUnknownValue(c?.publicAccessCidrs)) return;
     const cidrs: readonly unknown[] =
       Array.isArray(c?.publicAccessCidrs) && c.publicAccessCidrs.length > 0 ? c.publicAccessCidrs : ["0.0.0.0/0"];
-    const open = cidrs.filter((x) => typeof x === "string" && cfg.worldCidrs.includes(x));
+    // Coverage, not string equality: "0.0.0.0/00", or "0.0.0.0/1" with "128.0.0.0/1", is the whole internet too.
+    const open = coveredSpaces(cidrs, cfg.worldCidrs);
     if (open.length > 0) {
       const why =
         Array.isArray(c?.publicAccessCidrs) && c.publicAccessCidrs.length > 0
-          ? `publicAccessCidrs includes ${open.join(", ")}`
+          ? `publicAccessCidrs ${show(c.publicAccessCidrs)} cover ${open.join(", ")}`
           : `public access is ${isPublic === true ? "on" : "on by default"} with no publicAccessCidrs (AWS defaults to 0.0.0.0/0)`;
       report(
         `EKS cluster ${show(args.name)} exposes its API endpoint to the whole internet (${why}); set endpointPublicAccess: false for a private endpoint, or list only your own CIDRs in publicAccessCidrs`,

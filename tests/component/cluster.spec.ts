@@ -215,6 +215,8 @@ describe("cluster: EfaCluster under mocks", function () {
       [true, true, ["203.0.113.0/24"]],
     );
     assert.deepEqual([e.skipDefaultNodeGroup, e.useDefaultVpcCni, e.version], [true, false, "1.35"]);
+    // The VPC CNI's network policy agent enforces the graph's NetworkPolicies; off, they would enforce nothing.
+    assert.equal(e.vpcCniOptions.enableNetworkPolicy, true);
     assert.deepEqual(e.privateSubnetIds, [
       "subnet-private-us-east-2a",
       "subnet-private-us-east-2b",

@@ -29,6 +29,7 @@ const LLAMA = {
   decode: { replicas: 8, gpusPerWorker: 1 },
   modelCache: { storageClassName: "efs-sc", sizeGiB: 500 },
   frontend: { serviceType: "InternalLoadBalancer" as const },
+  vpcCidr: "10.0.0.0/16",
 };
 
 /** The SDK's expansion of a `dependsOn` list into the custom resources the engine waits for (3.248.0 `runtime/dependsOn.js`). */
@@ -158,11 +159,20 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
       childrenOf("llama")
         .map((k) => k.name)
         .sort(),
-      ["llama-frontend-lb", "llama-graph", "llama-hf-token", "llama-model-cache", "llama-ns"],
+      [
+        "llama-frontend-lb",
+        "llama-graph",
+        "llama-hf-token",
+        "llama-model-cache",
+        "llama-netpol-default-deny",
+        "llama-netpol-frontend",
+        "llama-netpol-workers",
+        "llama-ns",
+      ],
     );
     assert.deepEqual(
       childrenOf("qwen").map((k) => k.name),
-      ["qwen-hf-token", "qwen-graph"],
+      ["qwen-hf-token", "qwen-netpol-default-deny", "qwen-netpol-frontend", "qwen-netpol-workers", "qwen-graph"],
     );
     for (const k of [...childrenOf("llama"), ...childrenOf("qwen"), ...childrenOf("lean"), ...childrenOf("dynamo")])
       assert.ok(k.provider?.startsWith(`${provider}::`), `${k.name}: provider ${k.provider}`);
@@ -194,6 +204,17 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
   it("an internal load balancer fronts the Frontend when asked", () => {
     const md = named("llama-frontend-lb").inputs.metadata as { annotations: Record<string, string> };
     assert.equal(md.annotations["service.beta.kubernetes.io/aws-load-balancer-scheme"], "internal");
+    const spec = named("llama-frontend-lb").inputs.spec as { loadBalancerSourceRanges: string[] };
+    assert.deepEqual(spec.loadBalancerSourceRanges, ["10.0.0.0/16"]);
+  });
+
+  it("the NetworkPolicies exist in the graph's namespace before the graph (it depends on them)", () => {
+    const deps = named("llama-graph").explicitDependsOn;
+    for (const n of ["llama-netpol-default-deny", "llama-netpol-frontend", "llama-netpol-workers"]) {
+      assert.equal(named(n).type, "kubernetes:networking.k8s.io/v1:NetworkPolicy");
+      assert.equal((named(n).inputs.metadata as { namespace: string }).namespace, "dynamo");
+      assert.ok(deps.includes(named(n).urn), n);
+    }
   });
 
   it("outputs: graph name, frontend URL, served model, worker commands", async () => {
@@ -211,7 +232,15 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
       childrenOf("lean")
         .map((k) => k.name)
         .sort(),
-      ["lean-engine-decode", "lean-engine-prefill", "lean-graph", "lean-ns"],
+      [
+        "lean-engine-decode",
+        "lean-engine-prefill",
+        "lean-graph",
+        "lean-netpol-default-deny",
+        "lean-netpol-frontend",
+        "lean-netpol-workers",
+        "lean-ns",
+      ],
     );
     assert.deepEqual(
       ["lean-engine-decode", "lean-engine-prefill"].map((n) => (named(n).inputs.metadata as { name: string }).name),

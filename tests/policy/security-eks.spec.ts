@@ -76,7 +76,28 @@ describe("policies: EKS cluster security", () => {
         mutate: (c) => {
           c.publicAccessCidrs = ["203.0.113.0/24", "0.0.0.0/0"];
         },
-        expect: [open("publicAccessCidrs includes 0.0.0.0/0")],
+        expect: [open('publicAccessCidrs ["203.0.113.0/24","0.0.0.0/0"] cover 0.0.0.0/0')],
+      },
+      {
+        title: "0.0.0.0/00: the whole internet in another spelling",
+        mutate: (c) => {
+          c.publicAccessCidrs = ["0.0.0.0/00"];
+        },
+        expect: [open('publicAccessCidrs ["0.0.0.0/00"] cover 0.0.0.0/0')],
+      },
+      {
+        title: "0.0.0.0/1 + 128.0.0.0/1: the whole internet in two halves",
+        mutate: (c) => {
+          c.publicAccessCidrs = ["0.0.0.0/1", "128.0.0.0/1"];
+        },
+        expect: [open('publicAccessCidrs ["0.0.0.0/1","128.0.0.0/1"] cover 0.0.0.0/0')],
+      },
+      {
+        title: "two halves with a gap (0.0.0.0/1 + 128.0.0.0/2) are not the whole internet",
+        mutate: (c) => {
+          c.publicAccessCidrs = ["0.0.0.0/1", "128.0.0.0/2"];
+        },
+        expect: [],
       },
       {
         title: "public with no CIDRs (AWS default: the world)",
@@ -115,7 +136,7 @@ describe("policies: EKS cluster security", () => {
           c.vpcConfig.endpointPublicAccess = true;
           loose(c.vpcConfig).publicAccessCidrs = ["::/0"];
         },
-        expect: [open("publicAccessCidrs includes ::/0")],
+        expect: [open('publicAccessCidrs ["::/0"] cover ::/0')],
       },
       {
         title: "aws.eks.Cluster without vpcConfig flags (public by default)",

@@ -12,6 +12,7 @@ import * as path from "path";
 import YAML from "yaml";
 import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from "kubernetes-models/v1";
 import { StorageClass } from "kubernetes-models/storage.k8s.io/v1";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { dgdProblems } from "../helpers/dgd-model";
 import { podMonitorProblems } from "../helpers/podmonitor-model";
 import { expectGolden } from "../helpers/golden";
@@ -28,6 +29,7 @@ const CORE: Record<string, new (o: never) => { validate(): void }> = {
   Service,
   PersistentVolumeClaim,
   StorageClass,
+  NetworkPolicy,
 };
 
 describe("render: both stacks, real program", function () {
@@ -76,6 +78,8 @@ describe("render: both stacks, real program", function () {
         }
         assert.equal(kinds.filter((k) => k === "DynamoGraphDeployment").length, 1, "exactly one graph (F1)");
         assert.ok(kinds.includes("Namespace") && kinds.includes("Secret"));
+        // The graph's namespace is fenced: a default deny plus the Frontend's and the workers' allowed flows.
+        assert.equal(kinds.filter((k) => k === "NetworkPolicy").length, 3, "the graph's three NetworkPolicies");
       });
 
       it("matches the golden manifests and Helm values (UPDATE_GOLDEN=1 to refresh)", () => {

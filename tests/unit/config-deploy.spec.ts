@@ -21,15 +21,31 @@ describe("config: inference.kvTransport, inference.platform and AZs against aws:
     assert.equal(config?.clusterArgs.region, "us-east-2");
   });
 
-  it("platform.install false means no DynamoPlatform; a version reaches its args; kvTransport ucx passes through", () => {
-    const { config } = checkStackConfig({
-      ...base,
-      inference: { model: "m/x", kvTransport: "ucx", platform: { install: false } },
-    });
+  it("a platform version reaches the DynamoPlatform args; kvTransport ucx passes through", () => {
+    const { config } = checkStackConfig({ ...base, inference: { model: "m/x", kvTransport: "ucx" } });
     assert.equal(config?.inference.kvTransport, "ucx");
-    assert.equal(config?.platform, undefined);
     const pinned = checkStackConfig({ ...base, inference: { model: "m/x", platform: { version: "1.1.0" } } });
     assert.deepEqual(pinned.config?.platform, { version: "1.1.0" });
+  });
+
+  it("refuses what cannot work on the new cluster the program always creates: platform.install false, an existing Prometheus", () => {
+    const { config, problems } = checkStackConfig({
+      ...base,
+      inference: { model: "m/x", platform: { install: false } },
+      observability: { prometheus: "existing", monitorLabels: { release: "kps" } },
+    });
+    assert.equal(config, undefined);
+    assert.deepEqual(
+      problems.map((p) => `${p.propertyPath}: ${p.reason}`),
+      [
+        "inference.platform.install: false needs a cluster that already runs the Dynamo operator and its CRDs, but this program always creates a new EKS cluster, where nothing else would install the DynamoGraphDeployment CRD; leave it true (the default), or compose DisaggInference onto your own cluster",
+        'observability.prometheus: "existing" needs a Prometheus Operator already on the cluster, but this program always creates a new EKS cluster: the PodMonitors would have no CRD and the dashboard ConfigMap no namespace. Use "install" (the default), or compose DynamoObservability onto your own cluster',
+      ],
+    );
+    assert.deepEqual(
+      checkStackConfig({ ...base, inference: { model: "m/x", platform: { install: true } } }).problems,
+      [],
+    );
   });
 
   it("rejects a bad kvTransport, a non-boolean platform.install and a bad chart version, naming the key and the allowed values", () => {

@@ -131,7 +131,7 @@ describe("observability: args, validation, config", () => {
     );
     assert.deepEqual(
       checkStackConfig({ ...good, observability: { prometheus: "existing" } }).problems.map((p) => p.propertyPath),
-      ["observability.monitorLabels"],
+      ["observability.prometheus", "observability.monitorLabels"],
     );
     assert.deepEqual(
       checkObservability({ prometheus: "existing", monitorLabels: { release: "kps" } }, "llm", "dynamo").problems,

@@ -1,0 +1,114 @@
+/**
+ * CIDR blocks, IPv4 and IPv6, parsed to numbers, and whether a set of them covers an address range. One parser
+ * for every check that reads a CIDR (the cluster's validator, the policy pack, the NetworkPolicies), because
+ * comparing strings misses spellings: `0.0.0.0/00` is the whole IPv4 internet, and so are `0.0.0.0/1` and
+ * `128.0.0.0/1` together. Pure.
+ */
+
+/** A parsed CIDR block: the first address and the prefix length, in the family's bit width. */
+export interface Cidr {
+  readonly family: 4 | 6;
+  /** The address as written (host bits included). */
+  readonly address: bigint;
+  readonly prefix: number;
+  /** The address with the host bits cleared. */
+  readonly network: bigint;
+  /** The last address of the block. */
+  readonly last: bigint;
+}
+
+/** A CIDR, or why it is not one. */
+export type ParsedCidr = { readonly cidr: Cidr } | { readonly error: string };
+
+const BITS = { 4: 32, 6: 128 } as const;
+
+function ipv4(text: string): bigint | undefined {
+  const parts = text.split(".");
+  if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255)) return undefined;
+  return parts.reduce((acc, p) => acc * 256n + BigInt(p), 0n);
+}
+
+function groups(text: string): bigint[] | undefined {
+  if (text === "") return [];
+  const out: bigint[] = [];
+  const parts = text.split(":");
+  for (const [i, p] of parts.entries()) {
+    if (i === parts.length - 1 && p.includes(".")) {
+      const v4 = ipv4(p);
+      if (v4 === undefined) return undefined;
+      out.push(v4 >> 16n, v4 & 0xffffn);
+    } else if (/^[0-9a-fA-F]{1,4}$/.test(p)) out.push(BigInt(`0x${p}`));
+    else return undefined;
+  }
+  return out;
+}
+
+function ipv6(text: string): bigint | undefined {
+  const halves = text.split("::");
+  if (halves.length > 2) return undefined;
+  const head = groups(halves[0]);
+  const tail = halves.length === 2 ? groups(halves[1]) : [];
+  if (!head || !tail) return undefined;
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
+  const all = [...head, ...Array<bigint>(halves.length === 2 ? missing : 0).fill(0n), ...tail];
+  return all.reduce((acc, g) => (acc << 16n) + g, 0n);
+}
+
+/** Parses `a.b.c.d/n` or an IPv6 `x:y::z/n`; the error says what was expected. */
+export function parseCidr(text: unknown): ParsedCidr {
+  const expected = `must be a CIDR such as "203.0.113.0/24" or "2001:db8::/32"`;
+  if (typeof text !== "string") return { error: expected };
+  const m = /^([^/]+)\/(\d{1,3})$/.exec(text.trim() === text ? text : "");
+  if (!m) return { error: expected };
+  const family = m[1].includes(":") ? 6 : 4;
+  const address = family === 4 ? ipv4(m[1]) : ipv6(m[1]);
+  if (address === undefined) return { error: expected };
+  const prefix = Number(m[2]);
+  const bits = BigInt(BITS[family]);
+  if (prefix > BITS[family]) return { error: `prefix length must be /0../${BITS[family]} for IPv${family}` };
+  const hostBits = bits - BigInt(prefix);
+  const network = (address >> hostBits) << hostBits;
+  return { cidr: { family, address, prefix, network, last: network + (1n << hostBits) - 1n } };
+}
+
+/** Writes an address of a family in its usual text form (IPv6 uncompressed groups, lower case). */
+export function formatAddress(family: 4 | 6, address: bigint): string {
+  if (family === 4) return [24n, 16n, 8n, 0n].map((s) => String((address >> s) & 0xffn)).join(".");
+  return Array.from({ length: 8 }, (_, i) => ((address >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(":");
+}
+
+/** True when the blocks of `within`'s family, merged, include every address of `within`. */
+export function covers(blocks: readonly Cidr[], within: Cidr): boolean {
+  const spans = blocks
+    .filter((b) => b.family === within.family)
+    .map((b) => [b.network, b.last] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  let next = within.network;
+  for (const [first, last] of spans) {
+    if (first > next) break;
+    if (last >= next) next = last + 1n;
+    if (next > within.last) return true;
+  }
+  return false;
+}
+
+/** The whole address space of each family. */
+export const WHOLE_INTERNET = { v4: "0.0.0.0/0", v6: "::/0" } as const;
+
+/** The parsed blocks of a list, skipping what does not parse (validators report those separately). */
+export function parsedBlocks(texts: readonly unknown[]): Cidr[] {
+  return texts.flatMap((t) => {
+    const p = parseCidr(t);
+    return "cidr" in p ? [p.cidr] : [];
+  });
+}
+
+/** The ranges of `spaces` (CIDR texts) that `texts` cover completely, e.g. `["0.0.0.0/0"]`. */
+export function coveredSpaces(texts: readonly unknown[], spaces: readonly string[]): string[] {
+  const blocks = parsedBlocks(texts);
+  return spaces.filter((s) => {
+    const p = parseCidr(s);
+    return "cidr" in p && covers(blocks, p.cidr);
+  });
+}

@@ -1,0 +1,112 @@
+/**
+ * The shared CIDR parser and coverage check (components/_shared/cidr.ts), and the cluster's "never the whole
+ * internet" endpoint rule on top of it: other spellings of 0.0.0.0/0 and sets that add up to it are refused.
+ */
+import { strict as assert } from "assert";
+import fc from "fast-check";
+import { covers, coveredSpaces, formatAddress, parseCidr, parsedBlocks } from "../../components/_shared/cidr";
+import { EfaClusterArgs } from "../../components/cluster/args";
+import { validateClusterArgs } from "../../components/cluster/validate";
+
+const cidr = (t: string) => {
+  const p = parseCidr(t);
+  if (!("cidr" in p)) throw new Error(`${t}: ${p.error}`);
+  return p.cidr;
+};
+
+describe("cidr: parseCidr", () => {
+  const good: [string, 4 | 6, number, string][] = [
+    ["10.0.0.0/16", 4, 16, "10.0.0.0"],
+    ["0.0.0.0/00", 4, 0, "0.0.0.0"],
+    ["203.0.113.7/24", 4, 24, "203.0.113.0"],
+    ["::/0", 6, 0, "0:0:0:0:0:0:0:0"],
+    ["2001:db8::/32", 6, 32, "2001:db8:0:0:0:0:0:0"],
+    ["2001:DB8:0:0:1::/80", 6, 80, "2001:db8:0:0:1:0:0:0"],
+    ["::ffff:192.0.2.0/120", 6, 120, "0:0:0:0:0:ffff:c000:200"],
+    ["1:2:3:4:5:6:7:8/128", 6, 128, "1:2:3:4:5:6:7:8"],
+  ];
+  for (const [text, family, prefix, network] of good)
+    it(`parses ${text}`, () => {
+      const c = cidr(text);
+      assert.deepEqual([c.family, c.prefix, formatAddress(c.family, c.network)], [family, prefix, network]);
+    });
+
+  const bad = [
+    "10.0.0.0",
+    "10.0.0/8",
+    "256.0.0.0/8",
+    "10.0.0.0/33",
+    "::/129",
+    "1::2::3/64",
+    "1:2:3:4:5:6:7:8:9/64",
+    "1:2:3:4:5:6:7/64",
+    "12345::/16",
+    " 10.0.0.0/8",
+    "10.0.0.0/-1",
+    "",
+  ];
+  for (const text of bad)
+    it(`refuses ${JSON.stringify(text)}`, () => assert.ok("error" in parseCidr(text), JSON.stringify(parseCidr(text))));
+  it("refuses what is not a string", () => assert.ok("error" in parseCidr(42)));
+});
+
+describe("cidr: coverage", () => {
+  const cases: [string[], string, boolean][] = [
+    [["0.0.0.0/0"], "0.0.0.0/0", true],
+    [["0.0.0.0/00"], "0.0.0.0/0", true],
+    [["0.0.0.0/1", "128.0.0.0/1"], "0.0.0.0/0", true],
+    [["128.0.0.0/1", "0.0.0.0/2", "64.0.0.0/2"], "0.0.0.0/0", true],
+    [["0.0.0.0/1", "128.0.0.0/2"], "0.0.0.0/0", false],
+    [["0.0.0.0/1", "192.0.0.0/2"], "0.0.0.0/0", false],
+    [["::/0"], "0.0.0.0/0", false],
+    [["::/1", "8000::/1"], "::/0", true],
+    [["10.0.0.0/16"], "10.0.5.0/24", true],
+    [["10.0.0.0/24", "10.0.2.0/24"], "10.0.0.0/22", false],
+  ];
+  for (const [blocks, within, want] of cases)
+    it(`${blocks.join(" + ")} ${want ? "covers" : "does not cover"} ${within}`, () =>
+      assert.equal(covers(parsedBlocks(blocks), cidr(within)), want));
+
+  it("coveredSpaces names each family fully covered; malformed entries never count", () => {
+    assert.deepEqual(coveredSpaces(["0.0.0.0/1", "128.0.0.0/1", "::/0"], ["0.0.0.0/0", "::/0"]), ["0.0.0.0/0", "::/0"]);
+    assert.deepEqual(coveredSpaces(["0.0.0.0/1", "garbage"], ["0.0.0.0/0"]), []);
+  });
+
+  it("property: splitting a block into its two halves never changes what it covers", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: 0, max: 31 }), (addr, prefix) => {
+        const whole = cidr(`${formatAddress(4, BigInt(addr))}/${prefix}`);
+        const half = 1n << BigInt(31 - prefix);
+        const halves = [whole.network, whole.network + half].map((n) => cidr(`${formatAddress(4, n)}/${prefix + 1}`));
+        return covers(halves, whole) && !covers([halves[0]], whole) && !covers([halves[1]], whole);
+      }),
+    );
+  });
+});
+
+describe("cluster: the API endpoint is never the whole internet, however written", () => {
+  const ok: EfaClusterArgs = {
+    availabilityZones: ["us-east-2a", "us-east-2b"],
+    gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2a" } },
+  };
+  const problems = (publicAccessCidrs: string[]) =>
+    validateClusterArgs({ ...ok, publicAccessCidrs }).map((p) => `${p.propertyPath}: ${p.reason}`);
+  const fix = "list your office/VPN/CI CIDRs, or leave publicAccessCidrs empty for a private endpoint";
+
+  it("0.0.0.0/00 is refused at its index", () =>
+    assert.deepEqual(problems(["0.0.0.0/00"]), [
+      `publicAccessCidrs[0]: "0.0.0.0/00" opens the API endpoint to the whole internet; ${fix}`,
+    ]));
+  it("0.0.0.0/1 + 128.0.0.0/1 is refused as a set", () =>
+    assert.deepEqual(problems(["0.0.0.0/1", "128.0.0.0/1"]), [
+      `publicAccessCidrs: ["0.0.0.0/1","128.0.0.0/1"] together cover every IPv4 address (0.0.0.0/0), which opens the API endpoint to the whole internet; ${fix}`,
+    ]));
+  it("halves with a gap, and office ranges, pass", () => {
+    assert.deepEqual(problems(["0.0.0.0/1", "128.0.0.0/2"]), []);
+    assert.deepEqual(problems(["203.0.113.0/24", "198.51.100.0/24"]), []);
+  });
+  it("a malformed CIDR is an error, never silently skipped", () =>
+    assert.deepEqual(problems(["0.0.0.0/1", "128.0.0.0/x"]), [
+      'publicAccessCidrs[1]: must be an IPv4 CIDR such as "203.0.113.0/24"; got "128.0.0.0/x"',
+    ]));
+});

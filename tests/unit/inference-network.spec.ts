@@ -1,0 +1,102 @@
+/**
+ * The graph's network arguments and who holds the HF token: the internal load balancer's source ranges (the
+ * VPC CIDR by default, never the whole address space), the NetworkPolicy namespaces, and the token given only to
+ * what downloads from the hub, per model cache mode.
+ */
+import { strict as assert } from "assert";
+import { InferenceSettings } from "../../components/inference/args";
+import { validate } from "../../components/inference/validate";
+import { renderFrontendLoadBalancer } from "../../components/inference/render-k8s";
+import { renderGraph } from "../../components/inference/render-graph";
+import { GraphService } from "../../components/_shared/names";
+import { IMAGE, pool, resolved } from "../helpers/inference-fixtures";
+
+const lb = (over: Partial<InferenceSettings>) =>
+  resolved("p5en-8x1gpu", "vllm", { ...over, frontend: { serviceType: "InternalLoadBalancer", ...over.frontend } });
+const problems = (over: Partial<InferenceSettings>) =>
+  validate(lb(over), true)
+    .filter((p) => /sourceRanges|vpcCidr|networkPolicy/.test(p.propertyPath))
+    .map((p) => `${p.propertyPath}: ${p.reason}`);
+
+describe("inference: the internal load balancer's source ranges", () => {
+  it("default to the VPC CIDR; given ranges replace it", () => {
+    assert.deepEqual(renderFrontendLoadBalancer(lb({ vpcCidr: "10.0.0.0/16" }))?.spec.loadBalancerSourceRanges, [
+      "10.0.0.0/16",
+    ]);
+    const given = lb({ vpcCidr: "10.0.0.0/16", frontend: { sourceRanges: ["10.0.8.0/24", "192.168.0.0/24"] } });
+    assert.deepEqual(renderFrontendLoadBalancer(given)?.spec.loadBalancerSourceRanges, [
+      "10.0.8.0/24",
+      "192.168.0.0/24",
+    ]);
+    assert.deepEqual(problems({ vpcCidr: "10.0.0.0/16" }), []);
+  });
+
+  const cases: [string, Partial<InferenceSettings>, string[]][] = [
+    [
+      "no VPC CIDR and no ranges",
+      {},
+      [
+        "frontend.sourceRanges: must list the CIDRs that may reach the internal load balancer; none given and no vpcCidr to default to. Set vpcCidr (the cluster VPC's CIDR, e.g. \"10.0.0.0/16\") or list your callers' CIDRs",
+      ],
+    ],
+    [
+      "everything, in two halves",
+      { frontend: { sourceRanges: ["0.0.0.0/1", "128.0.0.0/1"] } },
+      [
+        'frontend.sourceRanges: ["0.0.0.0/1","128.0.0.0/1"] cover 0.0.0.0/0: anything routed into the VPC (peered VPCs, VPN, Transit Gateway) would reach the unauthenticated API. List only your callers\' CIDRs, or the VPC\'s',
+      ],
+    ],
+    [
+      "a malformed range and a malformed VPC CIDR",
+      { vpcCidr: "10.0.0.0", frontend: { sourceRanges: ["10.0.0.0/16", "10.1.0.0/40"] } },
+      [
+        'frontend.sourceRanges[1]: prefix length must be /0../32 for IPv4; got "10.1.0.0/40"',
+        'vpcCidr: must be a CIDR such as "203.0.113.0/24" or "2001:db8::/32"; got "10.0.0.0"',
+      ],
+    ],
+    [
+      "a bad namespace name",
+      { vpcCidr: "10.0.0.0/16", networkPolicy: { clientNamespaces: ["Apps"] } },
+      [
+        'networkPolicy.clientNamespaces[0]: must be a namespace name (lower-case RFC 1123, <= 63 characters); got "Apps"',
+      ],
+    ],
+  ];
+  for (const [title, over, want] of cases) it(`refuses ${title}`, () => assert.deepEqual(problems(over), want));
+
+  it("a ClusterIP Frontend needs no ranges", () =>
+    assert.deepEqual(
+      validate(resolved("p5en-1gpu"), true).filter((p) => p.propertyPath.includes("sourceRanges")),
+      [],
+    ));
+});
+
+describe("inference: the HF token reaches only what downloads", () => {
+  const NVME = { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } };
+  const modes: [string, Partial<InferenceSettings>, boolean][] = [
+    ["none (the engine downloads)", { modelCacheMode: "none" }, true],
+    [
+      "efs (the first worker downloads into the volume)",
+      { modelCache: { storageClassName: "efs", sizeGiB: 100 } },
+      true,
+    ],
+    [
+      "local-nvme (only the prefetch init container downloads)",
+      { modelCacheMode: "local-nvme", gpuPool: pool("p5en.48xlarge", 2, true, NVME) },
+      false,
+    ],
+  ];
+  for (const [mode, over, engineGetsToken] of modes)
+    it(mode, () => {
+      const g = renderGraph(resolved("p5en-8x1gpu", "vllm", over), IMAGE);
+      // The Frontend downloads the model's config and tokenizer itself in every mode.
+      assert.equal(g.spec.services[GraphService.Frontend].envFromSecret, "llama-hf-token");
+      for (const key of [GraphService.Prefill, GraphService.Decode]) {
+        const w = g.spec.services[key];
+        assert.equal(w.envFromSecret, engineGetsToken ? "llama-hf-token" : undefined, key);
+        const init = w.extraPodSpec?.initContainers ?? [];
+        const holders = init.filter((c) => (c.env ?? []).some((e) => e.name === "HF_TOKEN")).map((c) => c.name);
+        assert.deepEqual(holders, engineGetsToken ? [] : ["model-prefetch"], key);
+      }
+    });
+});
