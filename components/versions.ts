@@ -241,7 +241,11 @@ export const imageDigests: { readonly base?: string; readonly pytorch?: string; 
  * pin, or be named in `acceptVersionSkew` (the Dynamo backend of that commit was written for these versions).
  * Each entry: the `versions.image` key, the pyproject requirement, and the PEP 440 spec.
  */
-export const dynamoPins: readonly { readonly key: "vllm" | "tensorrtLlm" | "nixl"; readonly project: string; readonly spec: string }[] = [
+export const dynamoPins: readonly {
+  readonly key: "vllm" | "tensorrtLlm" | "nixl";
+  readonly project: string;
+  readonly spec: string;
+}[] = [
   { key: "vllm", project: "vllm", spec: "==0.17.1" },
   { key: "tensorrtLlm", project: "tensorrt-llm", spec: "==1.3.0rc7" },
   { key: "nixl", project: "nixl", spec: "<=0.10.1" },

@@ -127,7 +127,10 @@ const IMAGE_REF_KEYS: Readonly<Record<DigestKey, readonly (keyof ImageVersionOve
 /** `versions.ts` digests of the images whose repository and tag `overrides` leave at their defaults. */
 export function digestsAtDefaultTags(overrides: ImageVersionOverrides): ImageDigests {
   const out: Partial<Record<DigestKey, string>> = {};
-  for (const [image, keys] of Object.entries(IMAGE_REF_KEYS) as [DigestKey, readonly (keyof ImageVersionOverrides)[]][]) {
+  for (const [image, keys] of Object.entries(IMAGE_REF_KEYS) as [
+    DigestKey,
+    readonly (keyof ImageVersionOverrides)[],
+  ][]) {
     const atDefault = keys.every((k) => overrides[k] === undefined || overrides[k] === imageVersions[k]);
     const digest = defaultDigests[image];
     if (atDefault && digest !== undefined) out[image] = digest;

@@ -107,7 +107,9 @@ export function validate(
   if (r.ref !== undefined) return [...problems, ...checkPrebuilt(r.ref, given as Record<string, unknown>)];
   const overrides = given.versions ?? {};
   problems.push(...checkVersions(overrides, given.imageDigests ?? {}), ...checkMaxJobs(r.maxJobs));
-  problems.push(...skewProblems(overrides, Array.isArray(r.acceptVersionSkew) ? r.acceptVersionSkew : [r.acceptVersionSkew]));
+  problems.push(
+    ...skewProblems(overrides, Array.isArray(r.acceptVersionSkew) ? r.acceptVersionSkew : [r.acceptVersionSkew]),
+  );
   problems.push(...checksumProblems(overrides));
   problems.push(...checkToolkitImages(facts.toolkit.ok ? facts.toolkit.value : undefined, overrides, image));
   if (files) {
@@ -174,7 +176,7 @@ export function checkVersions(
       if (typeof v !== "string" || !/^[0-9A-Fa-f]{40}$/.test(v))
         problems.push({
           propertyPath: path,
-          reason: `must be the 40 hex digits of the signing key's fingerprint, without spaces (default ${show(image[k as keyof typeof image])}); got ${show(v)}`,
+          reason: `must be the 40 hex digits of the signing key's fingerprint, without spaces (${k === "efaInstallerGpgFingerprint" ? "AWS documents" : "default"} ${show(image[k as keyof typeof image])}); got ${show(v)}`,
         });
     } else if (typeof v !== "string" || v.trim() === "" || /\s/.test(v)) {
       problems.push({

@@ -39,7 +39,7 @@ export function satisfies(v: string, spec: string): boolean {
   const m = /^(==|<=)(.+)$/.exec(spec);
   if (!m) throw new Error(`unsupported version spec ${spec}`);
   const bare = v.replace(/^v/, "");
-  return m[1] === "==" ? bare === m[2] : compare(bare, m[2]) <= 0 && release(bare).length > 0;
+  return m[1] === "==" ? bare === m[2] : compare(bare, m[2]) <= 0;
 }
 
 /** Overrides that leave what the Dynamo commit pins, unless acknowledged; a bad `acceptVersionSkew` entry. */
@@ -64,7 +64,8 @@ export function skewProblems(overrides: Readonly<Record<string, unknown>>, accep
   }
   for (const pin of dynamoPins) {
     const v = overrides[pin.key];
-    if (typeof v !== "string" || satisfies(v, pin.spec) || ok(pin.key)) continue;
+    // A value that is not a version at all ("latest", "") is checkVersions' problem, reported once there.
+    if (typeof v !== "string" || release(v).length === 0 || satisfies(v, pin.spec) || ok(pin.key)) continue;
     problems.push({
       propertyPath: joinPath("versions", pin.key),
       reason: `${show(v)} does not satisfy ${pin.project}${pin.spec}, which Dynamo ${DYNAMO_COMMIT.slice(0, 9)} (the image's Dynamo runtime, versions.dynamo) pins in pyproject.toml; that commit was written for ${image[pin.key]}. Use ${show(image[pin.key])}, or add ${show(pin.key)} to acceptVersionSkew to build this pair anyway`,
@@ -76,7 +77,10 @@ export function skewProblems(overrides: Readonly<Record<string, unknown>>, accep
 /** A downloaded tool's version overridden without the checksum of that version's file. */
 export function checksumProblems(overrides: Readonly<Record<string, unknown>>): Problem[] {
   return Object.entries(CHECKSUM_OF).flatMap(([key, sum]) =>
-    overrides[key] !== undefined && overrides[key] !== image[key as keyof typeof image] && overrides[sum] === undefined
+    typeof overrides[key] === "string" &&
+    overrides[key] !== "" &&
+    overrides[key] !== image[key as keyof typeof image] &&
+    overrides[sum] === undefined
       ? [
           {
             propertyPath: joinPath("versions", sum),
