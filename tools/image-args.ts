@@ -11,6 +11,7 @@ import { shellQuote } from "../components/_shared/shell";
 import { ARCH_CONSUMERS, ArchConsumer } from "../components/catalog";
 import { ArchArg, VERSION_ARGS } from "../components/image/build-args";
 import { checkImagePlan, ImageBuildPlan, packagePath } from "../components/image/plan";
+import { compileStageLines, PREBUILT_KERNELS_NOTE } from "../components/image/compile-stages";
 
 /** The quoting the printed command uses (the CLI test quotes its expected paths with it). */
 export { shellQuote };
@@ -134,7 +135,15 @@ function consumerSummary(plan: ImageBuildPlan): string {
     const list = plan.archLists[c];
     return `# ${c}: ${list === "" ? "(empty: step skipped)" : list}    <- ${ARCH_CONSUMERS[c]}`;
   });
-  return `# per-consumer arch lists (${plan.platforms.join(",")}, CUDA ${plan.cudaToolkit}):\n${lines.join("\n")}\n`;
+  const stages = compileStageLines(plan.archLists).map((l) => `# ${l}`);
+  return [
+    `# per-consumer arch lists (${plan.platforms.join(",")}, CUDA ${plan.cudaToolkit}):`,
+    ...lines,
+    "# compile stages and the list each uses:",
+    ...stages,
+    `# ${PREBUILT_KERNELS_NOTE}`,
+    "",
+  ].join("\n");
 }
 
 if (require.main === module) {
