@@ -1,5 +1,5 @@
 /**
- * Acceptance contract of the combined image (issue 22), over the real Dockerfile (dockerfile-ast) and the build-time
+ * Acceptance contract of the combined image (one torch per engine), over the real Dockerfile (dockerfile-ast) and the build-time
  * check, each rule run on the real files and on a mutation that must fail:
  * - no vLLM package reaches the TensorRT-LLM environment, and every compiled extension runs on the torch it was built
  *   against (each venv copied whole to the path it was built at; every later install held to that venv's torch);
@@ -140,7 +140,7 @@ export function refProblems(text: string): string[] {
   );
 }
 
-describe("contract: one image, one torch per engine (issue 22 acceptance)", () => {
+describe("contract: one image, one torch per engine", () => {
   const cases: [string, (t: string) => string[], (t: string) => string][] = [
     [
       "no vLLM package in the TRT-LLM venv; every extension on the torch it was built against",

@@ -1,5 +1,5 @@
 /**
- * Issue 22 point 4: each step Dynamo's TensorRT-LLM image (and the field's from-source build) has, kept or dropped,
+ * The TRT-LLM image steps: each step Dynamo's TensorRT-LLM image (and the field's from-source build) has, kept or dropped,
  * with the upstream file that decides it (tests/contracts/facts/image-steps.json, read at DYNAMO_REF):
  * - kept: libcudnn9-cuda-13 + libnvshmem3-cuda-13 from the CUDA apt repository (not copied through a bind of `/`);
  *   the libnccl.so link; AWS OFI NCCL off for TRT-LLM; TRT-LLM's library path (torch/lib, torch_tensorrt/lib,
@@ -90,7 +90,7 @@ export function stepProblems(f: StepFacts, text: string, env: string, launcher: 
   return out;
 }
 
-describe("contract: the TRT-LLM image steps, kept or dropped by Dynamo's trtllm_runtime/framework (issue 22.4)", () => {
+describe("contract: the TRT-LLM image steps, kept or dropped by Dynamo's trtllm_runtime/framework", () => {
   const f = loadFacts<StepFacts>("image-steps");
 
   it("read at DYNAMO_REF; upstream runs install_tensorrt.sh and has no nvidia/* symlink tree (what we decide on)", () => {

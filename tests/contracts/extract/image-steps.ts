@@ -1,5 +1,5 @@
 /**
- * Extracts what Dynamo's TensorRT-LLM image does for the steps issue 22 point 4 asks about, from a checkout:
+ * Extracts what Dynamo's TensorRT-LLM image does for the steps the combined image keeps or drops (install_tensorrt.sh, libnccl.so, CUDA 13 apt packages, OFI NCCL, HPC-X), from a checkout:
  *   npx tsx tests/contracts/extract/image-steps.ts /path/to/dynamo --commit <sha> > tests/contracts/facts/image-steps.json
  * (a bare mirror works: `git --git-dir=<mirror> --work-tree=<dir> checkout <commit> -- container/templates`). Reads
  * container/templates/trtllm_runtime.Dockerfile and trtllm_framework.Dockerfile: the apt packages from the CUDA repo,
