@@ -28,4 +28,11 @@ describe("image compile stages", () => {
     );
     assert.match(r.stderr, /prebuilt in their wheels/);
   });
+
+  it("a tag flag clears the Dockerfile's default digest of that image (it pins the default tag)", () => {
+    const r = run(["-a", "sm_90", "--base-image-tag", "25.07-cuda12.9-devel-ubuntu24.04"], {});
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /--build-arg BASE_IMAGE_TAG=25\.07-cuda12\.9-devel-ubuntu24\.04/);
+    assert.match(r.stdout, /--build-arg BASE_IMAGE_DIGEST=( \\)?$/m);
+  });
 });
