@@ -122,9 +122,20 @@ export const charts = {
 export const image = {
   cudaToolkit: "12.9",
   rust: "1.93.1",
-  nats: "v2.10.28",
+  /** etcd release (optional KV store, for running the image outside the cluster). */
   etcd: "v3.5.21",
-  ucx: "v1.20.x",
+  /**
+   * SHA-256 of `etcd-<etcd>-linux-amd64.tar.gz`. etcd publishes a SHA256SUMS file per release; this value was read
+   * from a public Go module that pins the same release (code index id 54841929610, the only stored source found).
+   */
+  etcdSha256: "adddda4b06718e68671ffabff2f8cee48488ba61ad82900e639d108f2148501c",
+  /**
+   * UCX tag, built twice (CUDA 12 and CUDA 13). Dynamo's context.yaml @ f2fd3a16e names the moving branch `v1.20.x`;
+   * a branch is not a pin, so this is the tag v1.20.0, which Dynamo's own container/deps/trtllm/install_nixl.sh
+   * (UCX_VERSION="v1.20.0") and the field's REPRODUCIBILITY.md use. What v1.20.x pointed to on the build date
+   * could not be read (no UCX mirror here).
+   */
+  ucx: "v1.20.0",
   libfabric: "v2.3.0",
   gdrcopy: "v2.5.1",
   nixl: "0.10.1",
@@ -145,16 +156,27 @@ export const image = {
    */
   efaInstallerSha256: "",
   ffmpeg: "7.1",
+  /**
+   * FFmpeg's release signing key (`ffmpeg-<v>.tar.xz.asc`, key https://ffmpeg.org/ffmpeg-devel.asc): the
+   * `validpgpkeys` of Arch Linux's ffmpeg PKGBUILDs and other stored build scripts (code index ids 57693376690,
+   * 9036759579, 61832809600). The tarball is installed only with a VALIDSIG by this key.
+   */
+  ffmpegGpgFingerprint: "FCF986EA15E6E293A5644F10B4322F04D67658D8",
   awsSdkCpp: "1.11.760",
   pytorchImageTag: "25.12-py3",
   tensorrtLlm: "1.3.0rc7",
   vllm: "v0.17.1",
   flashinfer: "v0.6.4",
   lmcache: "0.4.1",
+  /**
+   * DeepEP commit (vLLM's expert-parallel kernels): the one vLLM's tools/ep_kernels/install_python_libraries.sh
+   * pins at mkim0628/vllm@bdc23434 (`DEEPEP_COMMIT_HASH="73b6ea4"`, the vLLM 0.17 line).
+   */
+  deepEp: "73b6ea4",
   /** Compile-stage base image (CUDA 12.9 devel). Source: docs/ARCHITECTURE.md#the-combined-image. */
   baseImage: "nvcr.io/nvidia/cuda-dl-base",
   baseImageTag: "25.06-cuda12.9-devel-ubuntu24.04",
-  /** NGC PyTorch (the one PyTorch both engines share). Source: docs/ARCHITECTURE.md#the-combined-image. */
+  /** NGC PyTorch: TensorRT-LLM's torch (the vLLM environment has PyPI torch). Source: Dynamo context.yaml @ f2fd3a16e `trtllm`. */
   pytorchImage: "nvcr.io/nvidia/pytorch",
   /** Final-stage base image. Source: docs/ARCHITECTURE.md#the-combined-image. */
   runtimeImage: "nvcr.io/nvidia/cuda",
@@ -162,12 +184,28 @@ export const image = {
   /** rustup-init used to install `rust`. Source: the field's Dockerfile (docs/ARCHITECTURE.md#the-combined-image). */
   rustup: "1.28.1",
   /**
+   * SHA-256 of rustup-init 1.28.1 x86_64-unknown-linux-gnu (the value rust-lang/docker-rust pins; the same in
+   * ai-dynamo's earlier Earthfile and several other stored Dockerfiles: code index ids 1353441120, 45505051805,
+   * 34198138254).
+   */
+  rustupInitSha256: "a3339fb004c3d0bb9862ba0bce001861fe5cbde9c10d16591eb3f39ee6cd3e7f",
+  /**
    * uv release (GitHub release tarball; the field used the unpinned `ghcr.io/astral-sh/uv:latest`).
    * Source: astral-sh/uv releases; tag 0.9.15 published Dec 2025 (seen in public renovate bumps).
    */
   uv: "0.9.15",
+  /**
+   * SHA-256 of `uv-x86_64-unknown-linux-gnu.tar.gz` 0.9.15, as the release's `.sha256` asset publishes it (two
+   * independent stored sources agree: code index ids 32588917364, 69550424980).
+   */
+  uvSha256: "2053df0089327569cddd6afea920c2285b482d9b123f5db9f658273e96ab792c",
   /** sccache release. Source: the field's Dockerfile (docs/ARCHITECTURE.md#the-combined-image). */
   sccache: "v0.14.0",
+  /**
+   * SHA-256 of `sccache-v0.14.0-x86_64-unknown-linux-musl.tar.gz` (two independent stored sources agree: code index
+   * ids 61815302501, 57544248230).
+   */
+  sccacheSha256: "8424b38cda4ecce616a1557d81328f3d7c96503a171eab79942fad618b42af44",
   /** maturin, builds the Dynamo Rust bindings wheel. Source: PyPI `maturin` (1.9.4, Aug 2025). */
   maturin: "1.9.4",
   /** ai-dynamo/dynamo commit built into the image: `DYNAMO_COMMIT` (why that commit: see its comment). */
@@ -181,6 +219,37 @@ export const image = {
   /** Index serving the TensorRT-LLM wheel. Source: docs/ARCHITECTURE.md#the-combined-image. */
   tensorrtLlmIndexUrl: "https://pypi.nvidia.com/",
 } as const;
+
+/**
+ * Digest pins of the pulled images at their default tags (`image.baseImageTag`, `image.pytorchImageTag`,
+ * `image.runtimeImageTag`), used whenever the tag is the default and no `imageDigests` entry is given. Only digests
+ * read in stored public sources (the fact file tests/contracts/facts/base-image-digests.json names them):
+ * - base: three BuildKit logs of ai-dynamo builds resolve cuda-dl-base:25.06-cuda12.9-devel-ubuntu24.04 to it;
+ * - pytorch: a stored Dockerfile pins pytorch:25.12-py3 to it (two further documents quote its first hex digits);
+ * - runtime: none. Stored sources give two different digests for nvidia/cuda:12.9.1-runtime-ubuntu24.04 (both on
+ *   Docker Hub, none for nvcr.io), so this package cannot tell which one nvcr.io serves: pinned by tag only.
+ * Every stage built from a pinned image checks `uname -m` is x86_64, so a digest of another platform fails early.
+ */
+export const imageDigests: { readonly base?: string; readonly pytorch?: string; readonly runtime?: string } = {
+  base: "sha256:ab128a0b5d4298e62c691e478e42e0af98aecdb71ea17b1fea0261875faf4611",
+  pytorch: "sha256:1dc787f5c6264fcc1c99809f99b84823e73ed4588d5a581b94290fc2a8fecff8",
+};
+
+/**
+ * What the Dynamo commit `DYNAMO_COMMIT` pins in its pyproject.toml for the engines this image builds (checked
+ * against tests/contracts/facts/dynamo-pyproject.json): `image.versions` overrides of these keys must satisfy the
+ * pin, or be named in `acceptVersionSkew` (the Dynamo backend of that commit was written for these versions).
+ * Each entry: the `versions.image` key, the pyproject requirement, and the PEP 440 spec.
+ */
+export const dynamoPins: readonly {
+  readonly key: "vllm" | "tensorrtLlm" | "nixl";
+  readonly project: string;
+  readonly spec: string;
+}[] = [
+  { key: "vllm", project: "vllm", spec: "==0.17.1" },
+  { key: "tensorrtLlm", project: "tensorrt-llm", spec: "==1.3.0rc7" },
+  { key: "nixl", project: "nixl", spec: "<=0.10.1" },
+];
 
 /**
  * Base and runtime image tags known to match a CUDA toolkit of the compile stages. A toolkit not listed

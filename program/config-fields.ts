@@ -13,6 +13,7 @@ import { CUDA_ARCHS_KEYWORDS } from "../components/catalog/arch-lists";
 import { DIGEST_PINNED } from "../components/inference/validate";
 import { kubernetes } from "../components/versions";
 import { choices, Field, int, str } from "./schema";
+import { SKEW_KEYS } from "../components/image/version-pins";
 
 /** Config namespace (the Pulumi project name). */
 export const CONFIG_NAMESPACE = "dynamo-efa";
@@ -108,6 +109,11 @@ export const IMAGE_FIELDS: Readonly<Record<string, Field>> = {
     spec: { kind: "map", keyDoc: "Dockerfile version keys (see dockerfiles/README.md)", values: str() },
     defaultDoc: "- components/versions.ts",
     doc: "overrides of the image's component versions, e.g. { vllm: v0.17.1 }",
+  },
+  acceptVersionSkew: {
+    spec: { kind: "array", items: str({ enum: SKEW_KEYS }) },
+    defaultDoc: "`[]`",
+    doc: "versions keys (vllm, tensorrtLlm, nixl, dynamo) whose override may differ from what the Dynamo commit's pyproject.toml pins; without it such an override is an error naming both versions",
   },
   ref: {
     spec: str({

@@ -59,6 +59,7 @@ export interface ImageConfig {
   readonly cudaToolkit?: CudaToolkit;
   readonly ref?: string;
   readonly versions?: Readonly<Record<string, string>>;
+  readonly acceptVersionSkew?: readonly string[];
   readonly builder?: string;
   /** The canonical arch list `cudaArchs` resolves to for this pool (e.g. `["sm_90"]`). */
   readonly resolvedCudaArchs: readonly string[];
@@ -212,6 +213,7 @@ export function imageArgsOf(im: Partial<ImageConfig>, instanceType: string | und
     ...(im.cudaToolkit !== undefined ? { cudaToolkit: im.cudaToolkit } : {}),
     ...(im.ref !== undefined ? { ref: im.ref } : {}),
     ...(im.versions !== undefined ? { versions: im.versions } : {}),
+    ...(im.acceptVersionSkew !== undefined ? { acceptVersionSkew: im.acceptVersionSkew } : {}),
     ...(im.builder !== undefined ? { builder: im.builder } : {}),
     instanceTypes: instanceType ? [instanceType] : [],
   };

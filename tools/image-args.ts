@@ -9,8 +9,9 @@ import { parseArgs } from "node:util";
 import { formatProblems } from "../components/_shared/problems";
 import { shellQuote } from "../components/_shared/shell";
 import { ARCH_CONSUMERS, ArchConsumer } from "../components/catalog";
-import { ArchArg, VERSION_ARGS } from "../components/image/build-args";
+import { ArchArg, DigestArg, VERSION_ARGS } from "../components/image/build-args";
 import { checkImagePlan, ImageBuildPlan, packagePath } from "../components/image/plan";
+import { compileStageLines, PREBUILT_KERNELS_NOTE } from "../components/image/compile-stages";
 
 /** The quoting the printed command uses (the CLI test quotes its expected paths with it). */
 export { shellQuote };
@@ -80,8 +81,9 @@ function flagPath(propertyPath: string, flags: Readonly<Record<string, string>>)
 
 function buildArgFlags(plan: ImageBuildPlan, o: Options): string[] {
   const names = [VERSION_ARGS.cudaToolkit, ...Object.values(ArchArg)];
-  if (o["base-image-tag"]) names.push(VERSION_ARGS.baseImageTag);
-  if (o["runtime-image-tag"]) names.push(VERSION_ARGS.runtimeImageTag);
+  // A tag flag also prints its digest arg: the Dockerfile's default digest pins the default tag and would win.
+  if (o["base-image-tag"]) names.push(VERSION_ARGS.baseImageTag, DigestArg.base);
+  if (o["runtime-image-tag"]) names.push(VERSION_ARGS.runtimeImageTag, DigestArg.runtime);
   return names.map((n) => `--build-arg ${shellQuote(`${n}=${plan.buildArgs[n]}`)}`);
 }
 
@@ -134,7 +136,15 @@ function consumerSummary(plan: ImageBuildPlan): string {
     const list = plan.archLists[c];
     return `# ${c}: ${list === "" ? "(empty: step skipped)" : list}    <- ${ARCH_CONSUMERS[c]}`;
   });
-  return `# per-consumer arch lists (${plan.platforms.join(",")}, CUDA ${plan.cudaToolkit}):\n${lines.join("\n")}\n`;
+  const stages = compileStageLines(plan.archLists).map((l) => `# ${l}`);
+  return [
+    `# per-consumer arch lists (${plan.platforms.join(",")}, CUDA ${plan.cudaToolkit}):`,
+    ...lines,
+    "# compile stages and the list each uses:",
+    ...stages,
+    `# ${PREBUILT_KERNELS_NOTE}`,
+    "",
+  ].join("\n");
 }
 
 if (require.main === module) {

@@ -19,7 +19,7 @@ export const ARCH_CONSUMERS: Readonly<Record<ArchConsumer, string>> = {
   nvcc: "nvcc (NVCC_GENCODE: nccl-tests, NCCL from source)",
   torch: "torch's extension builder (TORCH_CUDA_ARCH_LIST: LMCache's CUDA kernels)",
   flashinfer: "FlashInfer (FLASHINFER_CUDA_ARCH_LIST: the ahead-of-time JIT cache, FLASHINFER_AOT=1)",
-  epKernels: "vLLM's expert-parallel kernels (EP_KERNELS_CUDA_ARCH_LIST: DeepEP/pplx + NVSHMEM, Hopper+ only)",
+  epKernels: "vLLM's expert-parallel kernels (EP_KERNELS_CUDA_ARCH_LIST: DeepEP with NVSHMEM, Hopper+ only)",
 };
 
 /** One list per consumer, each in that consumer's syntax. An empty `epKernels` means the EP step is skipped. */

@@ -4,7 +4,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { CudaArchsSpec } from "../catalog";
 import { DEFAULT_CUDA_TOOLKIT } from "../catalog";
-import { image as imageVersions } from "../versions";
+import { image as imageVersions, imageDigests as defaultDigests } from "../versions";
 import { DigestKey, DockerfileStage, ImageVersionKey } from "./build-args";
 
 /** Version overrides: any `versions.image` entry except the toolkit (set with `cudaToolkit`). */
@@ -33,8 +33,19 @@ export interface DynamoImageArgs {
   readonly target?: string;
   /** Overrides of the Dockerfile's version ARGs (`components/versions.ts` `image`). @default - versions.ts */
   readonly versions?: ImageVersionOverrides;
-  /** Digest pins (`sha256:...`) for the base, NGC PyTorch and runtime images. @default - pinned by tag only */
+  /**
+   * Digest pins (`sha256:...`) for the base, NGC PyTorch and runtime images.
+   * @default - components/versions.ts `imageDigests` for each image left at its default repository and tag (base and
+   *   NGC PyTorch; the runtime image has no verified digest), tag only otherwise
+   */
   readonly imageDigests?: ImageDigests;
+  /**
+   * `versions` keys whose override deliberately differs from what the pinned Dynamo commit's pyproject.toml pins
+   * (`vllm`, `tensorrtLlm`, `nixl`), or `dynamo` to build another Dynamo commit (whose pins this package does not
+   * know). Without it such an override is a validation error naming both versions.
+   * @default [] (overrides must match the Dynamo commit's pins)
+   */
+  readonly acceptVersionSkew?: readonly string[];
   /** Build platforms; only "linux/amd64" is accepted (arm64/Grace pools are out of scope). @default ["linux/amd64"] */
   readonly platforms?: readonly string[];
   /** Dockerfile path (absolute, or relative to the package root). @default - <package>/dockerfiles/Dockerfile.dynamo-combined-efa */
@@ -88,6 +99,7 @@ export interface ResolvedImageArgs {
   readonly target: string;
   readonly versions: ImageVersions;
   readonly imageDigests: ImageDigests;
+  readonly acceptVersionSkew: readonly string[];
   readonly platforms: readonly string[];
   readonly dockerfile: string | undefined;
   readonly context: string | undefined;
@@ -105,6 +117,27 @@ export interface ResolvedImageArgs {
 /** Default parallel compile jobs (the Dockerfile's `MAX_JOBS` default). */
 export const DEFAULT_MAX_JOBS = 16;
 
+/** The repository and tag version keys of each pulled image: its default digest holds only while both are default. */
+const IMAGE_REF_KEYS: Readonly<Record<DigestKey, readonly (keyof ImageVersionOverrides)[]>> = {
+  base: ["baseImage", "baseImageTag"],
+  pytorch: ["pytorchImage", "pytorchImageTag"],
+  runtime: ["runtimeImage", "runtimeImageTag"],
+};
+
+/** `versions.ts` digests of the images whose repository and tag `overrides` leave at their defaults. */
+export function digestsAtDefaultTags(overrides: ImageVersionOverrides): ImageDigests {
+  const out: Partial<Record<DigestKey, string>> = {};
+  for (const [image, keys] of Object.entries(IMAGE_REF_KEYS) as [
+    DigestKey,
+    readonly (keyof ImageVersionOverrides)[],
+  ][]) {
+    const atDefault = keys.every((k) => overrides[k] === undefined || overrides[k] === imageVersions[k]);
+    const digest = defaultDigests[image];
+    if (atDefault && digest !== undefined) out[image] = digest;
+  }
+  return out;
+}
+
 /** Applies every default; no validation (that is `validate.ts`), never throws. */
 export function resolveArgs(a: DynamoImageArgs): ResolvedImageArgs {
   const { cudaToolkit: _t, ...versionDefaults } = imageVersions;
@@ -115,7 +148,8 @@ export function resolveArgs(a: DynamoImageArgs): ResolvedImageArgs {
     cudaToolkit: a.cudaToolkit ?? DEFAULT_CUDA_TOOLKIT,
     target: a.target ?? DockerfileStage.Final,
     versions: { ...versionDefaults, ...(a.versions ?? {}) },
-    imageDigests: { ...(a.imageDigests ?? {}) },
+    imageDigests: { ...digestsAtDefaultTags(a.versions ?? {}), ...(a.imageDigests ?? {}) },
+    acceptVersionSkew: a.acceptVersionSkew ?? [],
     platforms: a.platforms ?? [...SUPPORTED_PLATFORMS],
     dockerfile: a.dockerfile,
     context: a.context,

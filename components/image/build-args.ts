@@ -6,12 +6,13 @@
  */
 import { image } from "../versions";
 
-/** The seven stages of the combined Dockerfile, in file order. */
+/** The eight stages of the combined Dockerfile, in file order. */
 export const DockerfileStage = {
   DynamoBase: "dynamo_base",
   WheelBuilderBase: "wheel_builder_base",
   WheelBuilder: "wheel_builder",
   PytorchBase: "pytorch_base",
+  NixlCu13: "nixl_cu13",
   TrtllmFramework: "trtllm_framework",
   VllmFramework: "vllm_framework",
   Final: "final",
@@ -28,8 +29,8 @@ export type ImageVersionKey = keyof typeof image;
 export const VERSION_ARGS: Readonly<Record<ImageVersionKey, string>> = {
   cudaToolkit: "CUDA_VERSION",
   rust: "RUST_VERSION",
-  nats: "NATS_VERSION",
   etcd: "ETCD_VERSION",
+  etcdSha256: "ETCD_SHA256",
   ucx: "UCX_REF",
   libfabric: "LIBFABRIC_REF",
   gdrcopy: "GDRCOPY_REF",
@@ -38,20 +39,25 @@ export const VERSION_ARGS: Readonly<Record<ImageVersionKey, string>> = {
   efaInstallerGpgFingerprint: "EFA_INSTALLER_GPG_FINGERPRINT",
   efaInstallerSha256: "EFA_INSTALLER_SHA256",
   ffmpeg: "FFMPEG_VERSION",
+  ffmpegGpgFingerprint: "FFMPEG_GPG_FINGERPRINT",
   awsSdkCpp: "AWS_SDK_CPP_VERSION",
   pytorchImageTag: "PYTORCH_IMAGE_TAG",
   tensorrtLlm: "TENSORRTLLM_VERSION",
   vllm: "VLLM_REF",
   flashinfer: "FLASHINFER_REF",
   lmcache: "LMCACHE_REF",
+  deepEp: "DEEPEP_REF",
   baseImage: "BASE_IMAGE",
   baseImageTag: "BASE_IMAGE_TAG",
   pytorchImage: "PYTORCH_IMAGE",
   runtimeImage: "RUNTIME_IMAGE",
   runtimeImageTag: "RUNTIME_IMAGE_TAG",
   rustup: "RUSTUP_VERSION",
+  rustupInitSha256: "RUSTUP_INIT_SHA256",
   uv: "UV_VERSION",
+  uvSha256: "UV_SHA256",
   sccache: "SCCACHE_VERSION",
+  sccacheSha256: "SCCACHE_SHA256",
   maturin: "MATURIN_VERSION",
   dynamo: "DYNAMO_REF",
   ncclTests: "NCCL_TESTS_REF",

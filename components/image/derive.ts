@@ -16,7 +16,7 @@ export interface BuildArgInputs {
   readonly archLists: ConsumerArchLists;
   /** Every `versions.image` key except `cudaToolkit`, resolved. */
   readonly versions: Readonly<Record<string, string>>;
-  /** `sha256:<hex>` per image; absent = tag-pinned only. */
+  /** `sha256:<hex>` per image; absent = tag-pinned only (the arg is then passed empty, overriding the Dockerfile's pin). */
   readonly imageDigests: Readonly<Partial<Record<DigestKey, string>>>;
   readonly maxJobs: number;
   readonly buildNcclFromSource: boolean;
@@ -45,24 +45,24 @@ export function deriveBuildArgs(i: BuildArgInputs): Record<string, string> {
   out[OptionArg.BuildNcclFromSource] = i.buildNcclFromSource ? "1" : "0";
   out[OptionArg.FlashinferAot] = i.flashinferAot ? "1" : "0";
   out[OptionArg.BuildEpKernels] = i.buildEpKernels ? "1" : "0";
+  // Always passed: the Dockerfile's digest defaults pin the default tags, so an overridden tag must clear them.
   for (const [key, arg] of Object.entries(DigestArg)) {
     const d = i.imageDigests[key as DigestKey];
-    if (d) out[arg] = `@${d}`;
+    out[arg] = d ? `@${d}` : "";
   }
   return Object.fromEntries(Object.entries(out).sort(byKey));
 }
 
 /**
- * Names of the build args `deriveBuildArgs` passes for these args (every version, the toolkit, the arch lists, the
- * options, and a digest arg per pinned image), known before the values are: the Dockerfile must declare each one.
+ * Names of the build args `deriveBuildArgs` passes (every version, the toolkit, the arch lists, the options, the
+ * three digest args), known before the values are: the Dockerfile must declare each one.
  */
-export function passedBuildArgs(a: { readonly imageDigests: Readonly<Partial<Record<DigestKey, unknown>>> }): string[] {
-  const digests = Object.entries(DigestArg).filter(([key]) => a.imageDigests[key as DigestKey]);
+export function passedBuildArgs(): string[] {
   return [
     ...Object.values(VERSION_ARGS),
     ...Object.values(ArchArg),
     ...Object.values(OptionArg),
-    ...digests.map(([, arg]) => arg),
+    ...Object.values(DigestArg),
   ].sort();
 }
 

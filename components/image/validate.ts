@@ -24,6 +24,7 @@ import { DigestArg, VERSION_ARGS } from "./build-args";
 import { passedBuildArgs } from "./derive";
 import { declaredArgs, stageNames } from "./dockerfile";
 import { isDigestPinned } from "./ref";
+import { checksumProblems, skewProblems } from "./version-pins";
 
 /**
  * The toolkit, arch list and per-consumer lists parsed from resolved args, each as the catalog returns it
@@ -105,11 +106,15 @@ export function validate(
   const problems = [...archProblems(r, facts), ...checkPlatforms(r.platforms)];
   if (r.ref !== undefined) return [...problems, ...checkPrebuilt(r.ref, given as Record<string, unknown>)];
   const overrides = given.versions ?? {};
-  problems.push(...checkVersions(overrides, r.imageDigests), ...checkMaxJobs(r.maxJobs));
+  problems.push(...checkVersions(overrides, given.imageDigests ?? {}), ...checkMaxJobs(r.maxJobs));
+  problems.push(
+    ...skewProblems(overrides, Array.isArray(r.acceptVersionSkew) ? r.acceptVersionSkew : [r.acceptVersionSkew]),
+  );
+  problems.push(...checksumProblems(overrides));
   problems.push(...checkToolkitImages(facts.toolkit.ok ? facts.toolkit.value : undefined, overrides, image));
   if (files) {
     problems.push(...files.problems);
-    if (files.text !== undefined) problems.push(...checkDockerfile(files.text, r.target, passedBuildArgs(r)));
+    if (files.text !== undefined) problems.push(...checkDockerfile(files.text, r.target, passedBuildArgs()));
   }
   return problems;
 }
@@ -160,17 +165,18 @@ export function checkVersions(
             ? `did you mean ${near.map(show).join(" or ")}?`
             : `known: ${known.join(", ")}`;
       problems.push({ propertyPath: path, reason: `unknown version key; ${hint}` });
-    } else if (k === "efaInstallerSha256") {
-      if (typeof v !== "string" || !/^([0-9a-f]{64})?$/.test(v))
+    } else if (k.endsWith("Sha256")) {
+      // efaInstallerSha256 alone may be empty (an optional extra pin); every other checksum is required.
+      if (typeof v !== "string" || !(k === "efaInstallerSha256" ? /^([0-9a-f]{64})?$/ : /^[0-9a-f]{64}$/).test(v))
         problems.push({
           propertyPath: path,
-          reason: `must be the 64 lower-case hex digits of sha256sum aws-efa-installer-<version>.tar.gz; got ${show(v)}`,
+          reason: `must be the 64 lower-case hex digits of the file's SHA-256, as its publisher lists it; got ${show(v)}`,
         });
-    } else if (k === "efaInstallerGpgFingerprint") {
+    } else if (k.endsWith("GpgFingerprint")) {
       if (typeof v !== "string" || !/^[0-9A-Fa-f]{40}$/.test(v))
         problems.push({
           propertyPath: path,
-          reason: `must be the 40 hex digits of the EFA installer signing key's fingerprint, without spaces (AWS documents ${show(image.efaInstallerGpgFingerprint)}); got ${show(v)}`,
+          reason: `must be the 40 hex digits of the signing key's fingerprint, without spaces (${k === "efaInstallerGpgFingerprint" ? "AWS documents" : "default"} ${show(image[k as keyof typeof image])}); got ${show(v)}`,
         });
     } else if (typeof v !== "string" || v.trim() === "" || /\s/.test(v)) {
       problems.push({
@@ -254,6 +260,7 @@ export function checkPrebuilt(ref: string, given: Readonly<Record<string, unknow
     "cacheRepositoryUrl",
     "versions",
     "imageDigests",
+    "acceptVersionSkew",
     "target",
     "builder",
     "dockerfile",

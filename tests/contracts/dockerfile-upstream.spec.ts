@@ -12,7 +12,11 @@ import { envProperties } from "../helpers/dockerfile";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");
 const TEXT = readFileSync(join(DIR, "Dockerfile.dynamo-combined-efa"), "utf8");
-const SMOKE = readFileSync(join(DIR, "image-smoke.py"), "utf8");
+const NIXL_SCRIPT = readFileSync(join(DIR, "build-nixl.sh"), "utf8");
+const ENVS = {
+  vllm: readFileSync(join(DIR, "envs", "vllm.env"), "utf8"),
+  trtllm: readFileSync(join(DIR, "envs", "trtllm.env"), "utf8"),
+};
 
 /** Text of stage `name` (FROM line to the next FROM), from dockerfile-ast's FROM ranges. */
 function stage(text: string, name: string): string {
@@ -39,21 +43,44 @@ function envKeys(text: string, name: string): Map<string, string> {
   return out;
 }
 
-export function nixlMetaProblems(text: string): string[] {
+/**
+ * NIXL per environment (NIXL contrib/Dockerfile; Dynamo wheel_builder.Dockerfile PKG_NAME=nixl-cu${CUDA_MAJOR}):
+ * build-nixl.sh keeps the meta wheel and names the wheel after nvcc's major; it runs with CUDA 12.9 in wheel_builder
+ * and with NGC's CUDA 13.1 in nixl_cu13; final installs nixl_cu12 + meta into the vLLM venv and nixl_cu13 + meta
+ * into the TRT-LLM venv.
+ */
+export function nixlMetaProblems(text: string, script: string): string[] {
   const out: string[] = [];
-  const wb = commands(stage(text, "wheel_builder"));
-  const cp = wb.findIndex((l) =>
-    /cp build\/src\/bindings\/python\/nixl-meta\/nixl-\S*\.whl \/opt\/dynamo\/dist\/nixl/.test(l),
+  const lines = commands(script);
+  const cp = lines.findIndex((l) =>
+    /cp build\/src\/bindings\/python\/nixl-meta\/nixl-\S*\.whl "\$\{WHEEL_DIR\}\/"/.test(l),
   );
-  const rm = wb.findIndex((l) => /rm -rf nixl\b/.test(l));
+  const rm = lines.findIndex((l) => /rm -rf "\$\{work\}"/.test(l));
   if (cp < 0)
-    out.push("wheel_builder does not keep NIXL's meta wheel (build/src/bindings/python/nixl-meta/nixl-*.whl)");
-  else if (rm >= 0 && rm < cp) out.push("wheel_builder deletes the NIXL build before copying the meta wheel");
-  const install =
-    commands(stage(text, "final")).find((l) => /uv pip install .*\/opt\/dynamo\/dist\/nixl\//.test(l)) ?? "";
-  if (!/nixl-\*-py3-none-any\.whl/.test(install))
+    out.push("build-nixl.sh does not keep NIXL's meta wheel (build/src/bindings/python/nixl-meta/nixl-*.whl)");
+  else if (rm >= 0 && rm < cp) out.push("build-nixl.sh deletes the NIXL build before copying the meta wheel");
+  if (!lines.some((l) => /pkg="nixl-cu\$\{cuda_major\}"/.test(l)))
+    out.push("build-nixl.sh does not name the wheel nixl-cu<nvcc major>");
+  for (const [st, dist] of [
+    ["wheel_builder", "nixl-cu12"],
+    ["nixl_cu13", "nixl-cu13"],
+  ]) {
+    if (
+      !commands(stage(text, st)).some(
+        (l) => l.includes(`WHEEL_DIR=/opt/dynamo/dist/${dist}`) && /build-nixl\s*$/.test(l),
+      )
+    )
+      out.push(`${st} does not run build-nixl into /opt/dynamo/dist/${dist}`);
+  }
+  if (!/^FROM pytorch_base AS nixl_cu13$/m.test(text))
+    out.push("nixl_cu13 is not built on NGC PyTorch's CUDA 13 toolkit");
+  const fin = commands(stage(text, "final"));
+  if (!fin.some((l) => l.includes("for venv in /opt/dynamo/venv:cu12 /opt/trtllm-venv:cu13; do")))
+    out.push("final does not pair each venv with its CUDA major (vLLM cu12, TRT-LLM cu13)");
+  const install = fin.find((l) => /uv pip install .*\/opt\/dynamo\/dist\/nixl-\$\{cu\}\//.test(l)) ?? "";
+  if (!/nixl-\$\{cu\}\/nixl-\*-py3-none-any\.whl/.test(install))
     out.push("final does not install the nixl meta wheel (module nixl, nixl._api)");
-  if (!/nixl_cu12-\*\.whl/.test(install)) out.push("final does not install the nixl-cu12 wheel (module nixl_cu12)");
+  if (!/nixl_\$\{cu\}-\*\.whl/.test(install)) out.push("final does not install the nixl_cu<major> wheel");
   return out;
 }
 
@@ -76,47 +103,34 @@ export function trtllmProblems(text: string): string[] {
   ]);
 }
 
-const REQUIRED_IMPORTS = [
-  "torch",
-  "vllm",
-  "tensorrt_llm",
-  "nixl",
-  "nixl._api",
-  "flashinfer",
-  "flash_attn",
-  "lmcache",
-  "dynamo.vllm",
-  "dynamo.trtllm",
-];
-
-export function smokeProblems(text: string, smoke: string): string[] {
+/** The final stage runs the smoke check through the launcher, after its last install, and removes the stubs. */
+export function smokeProblems(text: string): string[] {
   const out: string[] = [];
   const fin = commands(stage(text, "final"));
-  const run = fin.findIndex((l) => /^python3? \/tmp\/image-smoke\.py\s*$/.test(l.trim()));
-  if (run < 0) out.push("final does not run the smoke check (python3 /tmp/image-smoke.py)");
+  const run = fin.findIndex((l) =>
+    /^\/usr\/bin\/python3\.12 \/tmp\/image-smoke\.py --launcher \/opt\/dynamo\/bin\/python3 --driver-stubs \/opt\/dynamo\/driver-stubs\b/.test(
+      l.trim(),
+    ),
+  );
+  if (run < 0)
+    out.push(
+      "final does not run the smoke check through the launcher (image-smoke.py --launcher /opt/dynamo/bin/python3)",
+    );
   const lastInstall = fin
-    .map((l, i) => (/uv pip install|python3? \/tmp\/overlay-venv\.py|efa_installer\.sh/.test(l) ? i : -1))
+    .map((l, i) => (/uv pip install|efa_installer\.sh|ldconfig/.test(l) ? i : -1))
     .reduce((a, b) => Math.max(a, b), -1);
   if (run >= 0 && run < lastInstall) out.push("the smoke check runs before the last install step of final");
-  if (/find_spec/.test(smoke)) out.push("the smoke check uses find_spec (a spec is not an import)");
-  if (!/importlib\.import_module\(/.test(smoke)) out.push("the smoke check does not import modules");
-  const missing = REQUIRED_IMPORTS.filter((m) => !smoke.includes(`"${m}"`));
-  if (missing.length) out.push(`the smoke check does not import ${missing.join(", ")}`);
-  for (const p of [
-    "libplugin_LIBFABRIC.so",
-    "libplugin_UCX.so",
-    "NIXL_PLUGIN_DIR",
-    '"ldd"',
-    "not found",
-    "libcuda.so",
-    "libnvidia-ml.so",
-  ]) {
-    if (!smoke.includes(p)) out.push(`the smoke check lacks ${p}`);
-  }
+  if (!fin.some((l, i) => i > run && /rm -rf .*\/opt\/dynamo\/driver-stubs/.test(l)))
+    out.push("the driver stubs stay in the image after the check");
   return out;
 }
 
-export function envProblems(text: string): string[] {
+/**
+ * Runtime ENV and the environments' variables: no FI_EFA_ENABLE_SHM, no arch-list overrides, LD_LIBRARY_PATH
+ * appended; each engine's env file gives its venv, its own NIXL/UCX build and torch/lib; TRT-LLM's has HPC-X UCC,
+ * NVSHMEM 13, TensorRT's and the CUDA 13 libraries and no OFI NCCL plugin (Dynamo trtllm_runtime.Dockerfile).
+ */
+export function envProblems(text: string, envs: Readonly<Record<string, string>>): string[] {
   const env = envKeys(text, "final");
   const out: string[] = [];
   if (env.has("FI_EFA_ENABLE_SHM"))
@@ -126,12 +140,37 @@ export function envProblems(text: string): string[] {
     if (env.has(k)) out.push(`runtime ENV ${k} overrides the engines' own arch detection`);
   if (!/\$\{LD_LIBRARY_PATH:\+:\$\{LD_LIBRARY_PATH\}\}$/.test(env.get("LD_LIBRARY_PATH") ?? ""))
     out.push("LD_LIBRARY_PATH replaces the base image's instead of appending it");
-  const own = (env.get("LD_LIBRARY_PATH") ?? "")
-    .replace(/\$\{LD_LIBRARY_PATH:\+:\$\{LD_LIBRARY_PATH\}\}$/, "")
-    .split(":");
-  for (const dir of ["/opt/hpcx/ucc/lib", "/usr/lib/x86_64-linux-gnu/nvshmem/13", "/usr/local/cuda/lib64"]) {
-    if (!own.includes(dir)) out.push(`LD_LIBRARY_PATH lacks ${dir}`);
+  if (!(env.get("PATH") ?? "").startsWith("/opt/dynamo/bin:"))
+    out.push("the launcher /opt/dynamo/bin is not first on PATH");
+  const want: Record<string, { venv: string; dirs: string[]; absent: string[] }> = {
+    vllm: {
+      venv: "/opt/dynamo/venv",
+      dirs: ["/opt/nvidia/nvda_nixl/lib64", "/usr/local/ucx/lib", "${_site}/torch/lib"],
+      absent: ["cu13", "/opt/hpcx"],
+    },
+    trtllm: {
+      venv: "/opt/trtllm-venv",
+      dirs: [
+        "/opt/nvidia/nvda_nixl_cu13/lib64",
+        "/usr/local/ucx-cu13/lib",
+        "/opt/hpcx/ucc/lib",
+        "/usr/lib/x86_64-linux-gnu/nvshmem/13",
+        "${_site}/torch/lib",
+        "${_site}/torch_tensorrt/lib",
+        "/opt/trtllm-cuda13/lib64",
+      ],
+      absent: ["ofi-nccl", "/usr/local/ucx/lib:", "/opt/nvidia/nvda_nixl/"],
+    },
+  };
+  for (const [name, w] of Object.entries(want)) {
+    const file = envs[name] ?? "";
+    const ld = (/^LD_LIBRARY_PATH=(.*)$/m.exec(file)?.[1] ?? "").replace("${_nv}", "");
+    if (!new RegExp(`^VIRTUAL_ENV=${w.venv}$`, "m").test(file)) out.push(`${name}.env does not select ${w.venv}`);
+    for (const d of w.dirs) if (!ld.split(":").includes(d)) out.push(`${name}.env LD_LIBRARY_PATH lacks ${d}`);
+    for (const a of w.absent)
+      if (ld.includes(a)) out.push(`${name}.env LD_LIBRARY_PATH holds ${a}, another environment's`);
   }
+  if (!/^unset NCCL_NET_PLUGIN$/m.test(envs.trtllm ?? "")) out.push("trtllm.env leaves the OFI NCCL plugin named");
   return out;
 }
 
@@ -205,9 +244,9 @@ export function efaProblems(text: string): string[] {
 describe("contract: the combined Dockerfile against upstream", () => {
   const cases: [string, (t: string) => string[], (t: string) => string][] = [
     [
-      "NIXL meta wheel kept and installed (NIXL contrib/Dockerfile)",
-      nixlMetaProblems,
-      (t) => t.replace(/nixl-\*-py3-none-any\.whl/g, "nixl_cu12-*.whl"),
+      "NIXL per CUDA major, meta wheel kept and installed in each venv (NIXL contrib/Dockerfile, Dynamo wheel_builder)",
+      (t) => nixlMetaProblems(t, NIXL_SCRIPT),
+      (t) => t.replace("/opt/trtllm-venv:cu13", "/opt/trtllm-venv:cu12"),
     ],
     [
       "TRT-LLM from the direct wheel URL with unsafe-best-match (dynamo#4588)",
@@ -219,13 +258,13 @@ describe("contract: the combined Dockerfile against upstream", () => {
         ),
     ],
     [
-      "final runs the smoke check after its last install",
-      (t) => smokeProblems(t, SMOKE),
-      (t) => t.replace(/^python3 \/tmp\/image-smoke\.py$/m, "true"),
+      "final runs the smoke check through the launcher after its last install",
+      smokeProblems,
+      (t) => t.replace(/^\/usr\/bin\/python3\.12 \/tmp\/image-smoke\.py /m, "true /tmp/image-smoke.py "),
     ],
     [
-      "runtime ENV: no FI_EFA_ENABLE_SHM, no arch-list overrides, LD_LIBRARY_PATH appended",
-      envProblems,
+      "runtime ENV and each environment's variables (venv, own NIXL/UCX, torch/lib; TRT-LLM's CUDA 13 stack)",
+      (t) => envProblems(t, ENVS),
       (t) =>
         t.replace(
           "    FI_EFA_ENABLE_SHM_TRANSFER=0 \\",
@@ -262,7 +301,7 @@ describe("contract: the combined Dockerfile against upstream", () => {
         /extracted or run before it is verified: curl/,
         (t) => t.replace(/^(curl -fsSL -o "\$\{efa_dir\}\/\$\{efa_tgz\}") (".*")$/m, "curl -fsSL $2 | tar -xz -C /tmp"),
       ],
-      [/does not apt-get install gnupg/, (t) => t.replace(/ tcl gnupg$/m, " tcl")],
+      [/does not apt-get install gnupg/, (t) => t.replace(/ tcl gnupg libgomp1 \\$/m, " tcl libgomp1 \\")],
       [/throw-away GNUPGHOME/, (t) => t.replace(/^export GNUPGHOME=.*\n/m, "")],
       [/sha256sum -c/, (t) => t.replace(/^if \[ -n "\$\{EFA_INSTALLER_SHA256\}" \]; then\n.*\n/m, "if false; then\n")],
     ];
@@ -273,8 +312,13 @@ describe("contract: the combined Dockerfile against upstream", () => {
     }
   });
 
-  it("a smoke check that only resolves specs is caught", () => {
-    const specOnly = SMOKE.replace(/importlib\.import_module\(name\)/, "importlib.util.find_spec(name)");
-    assert.match(smokeProblems(TEXT, specOnly).join("\n"), /find_spec/);
+  it("an env file pointing at the other environment's NIXL is caught", () => {
+    const swapped = { ...ENVS, trtllm: ENVS.trtllm.replace(/nvda_nixl_cu13/g, "nvda_nixl") };
+    assert.match(
+      envProblems(TEXT, swapped).join("\n"),
+      /trtllm\.env LD_LIBRARY_PATH lacks \/opt\/nvidia\/nvda_nixl_cu13\/lib64/,
+    );
+    const plugin = { ...ENVS, trtllm: ENVS.trtllm.replace("unset NCCL_NET_PLUGIN", "NCCL_NET_PLUGIN=ofi") };
+    assert.match(envProblems(TEXT, plugin).join("\n"), /OFI NCCL plugin named/);
   });
 });

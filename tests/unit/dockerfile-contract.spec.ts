@@ -58,7 +58,7 @@ function isPinnedImage(ref: string): boolean {
 }
 
 describe("Dockerfile.dynamo-combined-efa contract", () => {
-  it("has exactly the seven stages, in order", () => {
+  it("has exactly the stages of build-args.ts, in order", () => {
     assert.deepStrictEqual(
       froms.map((f) => f.getBuildStage()),
       [...DOCKERFILE_STAGES],
@@ -193,10 +193,12 @@ describe("Dockerfile.dynamo-combined-efa contract", () => {
     assert.deepStrictEqual(unlabelled, []);
   });
 
-  it("the entrypoint selects the engine by module name", () => {
+  it("the entrypoint selects the engine's environment, and is also the python3 first on PATH", () => {
     const ep = readFileSync(join(DIR, "dynamo-entrypoint.sh"), "utf8");
-    assert.match(ep, /vllm\|trtllm\|frontend\)/);
-    assert.match(ep, /exec python3 -m "dynamo\.\$\{engine\}"/);
+    assert.match(ep, /vllm \| trtllm\)/);
+    assert.match(ep, /run_python -m "dynamo\.\$\{engine\}"/);
+    assert.match(ep, /exec "\$\{VIRTUAL_ENV\}\/bin\/python3" "\$@"/);
+    assert.match(TEXT, /ln -sf \/usr\/local\/bin\/dynamo-entrypoint "\/opt\/dynamo\/bin\/\$\{name\}"/);
   });
 
   it("sets no no-op env var (F3, F13) and bakes no SSH server or key", () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join, resolve } from "path";
 import { fatArchs, nvccGencode, torchCudaArchList } from "../../components/catalog";
-import { image as V } from "../../components/versions";
+import { image as V, imageDigests as DIGESTS } from "../../components/versions";
 import { DynamoImageArgs } from "../../components/image/args";
 import { PASSABLE_BUILD_ARGS, VERSION_ARGS } from "../../components/image/build-args";
 import { ImageBuildPlan, imagePlan, MAX_CONTEXT_FILES, packageRoot } from "../../components/image/plan";
@@ -18,7 +18,7 @@ const build = (a: DynamoImageArgs = {}) => {
 };
 
 describe("imagePlan: build args", () => {
-  it("fat by default: catalog fat list for 12.9, every version ARG, options, no digests", () => {
+  it("fat by default: catalog fat list for 12.9, every version ARG, options, the default digests", () => {
     const p = build();
     const fat = fatArchs("12.9");
     assert.deepStrictEqual(
@@ -47,7 +47,11 @@ describe("imagePlan: build args", () => {
       ],
       ["16", "0", "0", "1"],
     );
-    assert.ok(!("BASE_IMAGE_DIGEST" in p.buildArgs));
+    // Digest-pinned by default where versions.ts has a verified digest; the runtime image has none (passed empty).
+    assert.deepStrictEqual(
+      [p.buildArgs.BASE_IMAGE_DIGEST, p.buildArgs.PYTORCH_IMAGE_DIGEST, p.buildArgs.RUNTIME_IMAGE_DIGEST],
+      [`@${DIGESTS.base}`, `@${DIGESTS.pytorch}`, ""],
+    );
     assert.deepStrictEqual(
       Object.keys(p.buildArgs).filter((k) => !PASSABLE_BUILD_ARGS.includes(k)),
       [],
@@ -109,7 +113,13 @@ describe("imagePlan: build args", () => {
 
   it("versions, digests and options flow into the build args", () => {
     const p = build({
-      versions: { vllm: "v0.18.0", uv: "0.9.20" },
+      versions: {
+        vllm: "v0.18.0",
+        uv: "0.9.20",
+        uvSha256: "ab".repeat(32),
+        baseImageTag: "25.07-cuda12.9-devel-ubuntu24.04",
+      },
+      acceptVersionSkew: ["vllm"],
       imageDigests: { runtime: D },
       maxJobs: 4,
       flashinferAot: true,
@@ -121,12 +131,14 @@ describe("imagePlan: build args", () => {
         p.buildArgs.VLLM_REF,
         p.buildArgs.UV_VERSION,
         p.buildArgs.RUNTIME_IMAGE_DIGEST,
+        p.buildArgs.BASE_IMAGE_DIGEST,
         p.buildArgs.MAX_JOBS,
         p.buildArgs.FLASHINFER_AOT,
         p.buildArgs.BUILD_NCCL_FROM_SOURCE,
         p.buildArgs.BUILD_EP_KERNELS,
       ],
-      ["v0.18.0", "0.9.20", `@${D}`, "4", "1", "1", "0"],
+      // An overridden tag drops its default digest: passed empty, so the Dockerfile's pin of the old tag is cleared.
+      ["v0.18.0", "0.9.20", `@${D}`, "", "4", "1", "1", "0"],
     );
   });
 
@@ -135,7 +147,7 @@ describe("imagePlan: build args", () => {
     const tags = new Set([
       build().tag,
       build({ cudaArchs: ["sm_90"] }).tag,
-      build({ versions: { nixl: "0.10.2" } }).tag,
+      build({ versions: { nixl: "0.10.0" } }).tag,
       build({ target: "vllm_framework" }).tag,
     ]);
     assert.strictEqual(tags.size, 4);

@@ -6,6 +6,9 @@ import type { Plan } from "./plan";
 import { table } from "./md-table";
 import { modelMarkdown } from "./plan-model";
 import { kvTransportMarkdown } from "./transport";
+import { archListsOf, compileStageLines, PREBUILT_KERNELS_NOTE } from "../../components/image/compile-stages";
+import type { CudaToolkit } from "../../components/catalog";
+import * as versions from "../../components/versions";
 
 /** Sections of `plan.md` written elsewhere (`./plan-md-sections.ts`), by where they go. */
 export interface PlanMdSlots {
@@ -65,7 +68,21 @@ function imageSection(plan: Plan): string[] {
     "",
     `- CUDA archs: ${image.cudaArchs.join(", ")} (toolkit ${image.cudaToolkit})`,
     `- ${image.build ? "built by this stack" : "prebuilt, not built by this stack"}${image.ref ? `: \`${image.ref}\`` : ""}`,
+    ...compileStagesMarkdown(image),
     "",
+  ];
+}
+
+/** For a build: each compile stage and the arch list it uses (from the image's archs, as the build derives them). */
+function compileStagesMarkdown(image: Plan["image"]): string[] {
+  const lists = image.build
+    ? archListsOf(image.cudaArchs, image.cudaToolkit as CudaToolkit, versions.image.pytorchImageTag)
+    : undefined;
+  if (!lists) return [];
+  return [
+    "- compile stages and the arch list each uses:",
+    ...compileStageLines(lists).map((l) => `  - \`${l.replace(/: /, "`: ")}`),
+    `- ${PREBUILT_KERNELS_NOTE}.`,
   ];
 }
 
