@@ -15,6 +15,7 @@ import {
 } from "../components/inference/args";
 import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS } from "../components/inference/limits";
 import { CHART_VERSION } from "../components/inference/validate";
+import { REVISION_RULE } from "../components/inference/model-id";
 import { K8S_NAME } from "../components/_shared/names";
 import { charts } from "../components/versions";
 import { choices, Field, int, str } from "./schema";
@@ -124,6 +125,11 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
     spec: int(INFERENCE_LIMITS.modelDownloadBudgetSeconds),
     default: INFERENCE_DEFAULTS.modelDownloadBudgetSeconds,
     doc: 'seconds the "local-nvme" prefetch may take to download the model to a node; then modelLoadBudgetSeconds covers only the load from NVMe',
+  },
+  modelRevision: {
+    spec: str({ pattern: REVISION_RULE, patternDoc: 'a 40-hex commit, or a branch or tag without "/"' }),
+    default: INFERENCE_DEFAULTS.modelRevision,
+    doc: 'Hugging Face revision of the model: a 40-hex commit pins the weights ("main" moves); used by the "local-nvme" prefetch and vLLM\'s --revision (TensorRT-LLM pins only with "local-nvme")',
   },
   placement: {
     spec: str({ enum: choices(Placement) }),

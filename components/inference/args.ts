@@ -3,6 +3,7 @@
  * (docs/CONTRIBUTING.md rules 3-5). `resolveArgs` is pure: it never looks at Pulumi values, so the offline
  * render tool and the tests share it with the component.
  */
+import { DEFAULT_MODEL_REVISION } from "./model-id";
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape } from "../catalog/model-math";
@@ -137,6 +138,14 @@ export interface InferenceSettings {
    * @default 1800
    */
   readonly modelDownloadBudgetSeconds?: number;
+  /**
+   * Hugging Face revision of the model: a 40-hex commit pins the weights; a branch (`main`) or tag moves when the
+   * model's owner pushes. Used by the `local-nvme` prefetch (it downloads exactly that revision and checks the
+   * listing's commit) and by vLLM's `--revision` in `none`/`efs`; dynamo.trtllm's LLM worker takes no revision, so a
+   * pinned revision with TRT-LLM needs `local-nvme`.
+   * @default "main"
+   */
+  readonly modelRevision?: string;
   /** Dynamo platform. @default { install: true } */
   readonly platform?: PlatformArgs;
   /** Frontend. @default { replicas: 1, serviceType: "ClusterIP" } */
@@ -202,6 +211,7 @@ export interface ResolvedInference {
   readonly modelCache: ModelCacheArgs | undefined;
   readonly modelCacheMode: ModelCacheMode;
   readonly modelDownloadBudgetSeconds: number;
+  readonly modelRevision: string;
   readonly platform: Required<PlatformArgs>;
   readonly frontend: Required<FrontendArgs>;
   readonly placement: Placement;
@@ -222,6 +232,7 @@ export const INFERENCE_DEFAULTS = {
   gpuMemoryUtilization: 0.85,
   modelLoadBudgetSeconds: 1800,
   modelDownloadBudgetSeconds: 1800,
+  modelRevision: DEFAULT_MODEL_REVISION,
   namespace: DEFAULT_GRAPH_NAMESPACE,
   platformNamespace: "dynamo-system",
   frontendReplicas: 1,
@@ -264,6 +275,7 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     modelCache: s.modelCache,
     modelCacheMode: s.modelCacheMode ?? (s.modelCache ? ModelCacheMode.Efs : ModelCacheMode.None),
     modelDownloadBudgetSeconds: s.modelDownloadBudgetSeconds ?? INFERENCE_DEFAULTS.modelDownloadBudgetSeconds,
+    modelRevision: s.modelRevision ?? INFERENCE_DEFAULTS.modelRevision,
     platform: {
       install: p.install ?? true,
       namespace: p.namespace ?? INFERENCE_DEFAULTS.platformNamespace,

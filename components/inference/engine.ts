@@ -16,8 +16,9 @@ import { stringify } from "yaml";
 import { Backend, ResolvedInference } from "./args";
 import { KvCacheDtype } from "../catalog/model-math";
 import { KvTransport, NIXL_SIDE_CHANNEL_PORT, roleArgs, ServingRole } from "./derive";
-import { engineModelArg } from "./render-cache";
+import { engineModelArg, usesNodeCache } from "./render-cache";
 import { shellQuote } from "../_shared/shell";
+import { DEFAULT_MODEL_REVISION } from "./model-id";
 import type { EnvVar } from "./dgd-types";
 
 /** A file the engine reads, delivered as a ConfigMap key mounted read-only into the worker. */
@@ -79,6 +80,8 @@ function vllm(r: ResolvedInference, role: ServingRole): EngineParts {
       "--gpu-memory-utilization",
       String(r.gpuMemoryUtilization),
       ...(r.kvCacheDtype === KvCacheDtype.Fp8 ? ["--kv-cache-dtype", "fp8"] : []),
+      // The engine downloads the model itself only without the node cache; with it, --model is that revision's directory.
+      ...(!usesNodeCache(r) && r.modelRevision !== DEFAULT_MODEL_REVISION ? ["--revision", r.modelRevision] : []),
       "--kv-transfer-config",
       vllmKvTransferConfig(r.kvTransport),
       ...a.extraArgs,

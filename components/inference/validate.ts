@@ -7,7 +7,8 @@ import { joinPath, Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 import { K8S_NAME } from "../_shared/names";
 import { didYouMean, oneOf } from "../_shared/suggest";
-import { Backend, FrontendServiceType, ModelCacheMode, Placement, ResolvedInference } from "./args";
+import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, ModelCacheMode, Placement, ResolvedInference } from "./args";
+import { modelIdProblem, revisionProblem } from "./model-id";
 import {
   efaPerWorker,
   poolHasEfa,
@@ -172,12 +173,12 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
       0.85,
     ),
   ];
-  if (typeof r.model !== "string" || r.model.trim() === "") {
-    out.push({
-      propertyPath: at("model"),
-      reason: `must name a model, e.g. "meta-llama/Llama-3.1-8B-Instruct"; got ${show(r.model)}`,
-    });
-  }
+  const badModel =
+    typeof r.model !== "string" || r.model.trim() === ""
+      ? `must name a model, e.g. "meta-llama/Llama-3.1-8B-Instruct"; got ${show(r.model)}`
+      : modelIdProblem(r.model);
+  if (badModel) out.push({ propertyPath: at("model"), reason: badModel });
+  out.push(...revisionProblems(r, at));
   for (const [key, v] of [
     ["namespace", r.namespace],
     ["graphName", r.graphName],
@@ -205,6 +206,28 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
       });
   }
   return out;
+}
+
+/** The revision's form, and where it can be honoured: TRT-LLM pins only through the local-nvme prefetch. */
+function revisionProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const bad =
+    typeof r.modelRevision === "string"
+      ? revisionProblem(r.modelRevision)
+      : `must be a string; got ${show(r.modelRevision)}`;
+  if (bad) return [{ propertyPath: at("modelRevision"), reason: bad }];
+  if (
+    r.modelRevision !== INFERENCE_DEFAULTS.modelRevision &&
+    r.backend === Backend.Trtllm &&
+    r.modelCacheMode !== ModelCacheMode.LocalNvme
+  ) {
+    return [
+      {
+        propertyPath: at("modelRevision"),
+        reason: `(${show(r.modelRevision)}) cannot reach a TensorRT-LLM engine that downloads the model itself (modelCacheMode ${show(r.modelCacheMode)}): dynamo.trtllm's --revision belongs to its diffusion worker only. Use modelCacheMode "local-nvme" (the prefetch downloads that revision and the engine loads it from the node), or the vllm backend`,
+      },
+    ];
+  }
+  return [];
 }
 
 /** The model cache mode against what it needs: a shared volume for `efs`, a pool NVMe array for `local-nvme`. */
