@@ -13,15 +13,7 @@
  */
 import { GpuInstance, INSTANCES } from "../catalog/instances";
 import type { GpuPoolFacts } from "../catalog/pool";
-import {
-  factsOfRow,
-  factsOfShape,
-  KvCacheDtype,
-  kvBytesPerTokenPerGpu,
-  ModelFacts,
-  ModelShape,
-} from "../catalog/model-math";
-import { modelRow } from "../catalog/models";
+import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../catalog/model-math";
 import { Backend } from "./args";
 
 /** Bytes in a GiB. */
@@ -47,12 +39,7 @@ export const SHORT_PROMPT_TOKENS = 1024;
  */
 export const TCP_FLOW_GBPS = 5;
 
-/** The model a config names, as fit facts: the catalog row, else the stated shape, else unknown. */
-export function modelFacts(id: string, shape?: ModelShape): ModelFacts | undefined {
-  const row = modelRow(id);
-  if (row) return factsOfRow(row);
-  return shape ? factsOfShape(id, shape) : undefined;
-}
+export { modelFacts } from "./model-facts";
 
 /** What one worker's fit depends on. */
 export interface FitInput {

@@ -9,6 +9,7 @@ import { K8S_NAME } from "../_shared/names";
 import { didYouMean, oneOf } from "../_shared/suggest";
 import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, ModelCacheMode, Placement, ResolvedInference } from "./args";
 import { modelIdProblem, revisionProblem } from "./model-id";
+import { derivedBudgets, LOAD_ASSUMPTIONS } from "./load-estimate";
 import {
   efaPerWorker,
   poolHasEfa,
@@ -197,6 +198,8 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
     });
   }
   out.push(...cacheModeProblems(r, at));
+  // Only budgets of a valid range are compared with the estimate.
+  if (!out.some((p) => /BudgetSeconds$/.test(p.propertyPath))) out.push(...budgetProblems(r, at));
   if (r.modelCache) {
     out.push(...checkRange(at("modelCache.sizeGiB"), r.modelCache.sizeGiB, INFERENCE_LIMITS.modelCacheSizeGiB));
     if (!r.modelCache.storageClassName)
@@ -205,6 +208,31 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
         reason: `must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ${show(r.modelCache.storageClassName)}`,
       });
   }
+  return out;
+}
+
+/**
+ * A budget below the plan's own estimate: the deploy would be stopped at it (the prefetch at its deadline, the
+ * engine by its startup probe) however healthy. Only an explicit budget can be below: a derived one is 2x the estimate.
+ */
+function budgetProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const e = r.loadEstimate;
+  if (!e) return [];
+  const fix = derivedBudgets(e);
+  const sec = (n: number) => `${n.toLocaleString("en-US")} s`;
+  const out: Problem[] = [];
+  const a = LOAD_ASSUMPTIONS;
+  if (!e.downloadInLoad && e.downloadSeconds > r.modelDownloadBudgetSeconds)
+    out.push({
+      propertyPath: at("modelDownloadBudgetSeconds"),
+      reason: `(${r.modelDownloadBudgetSeconds}) is below the plan's estimate of ${sec(e.downloadSeconds)} to download ${r.model} to a node (at ${a.hfDownloadMBps} MB/s, assumed): the prefetch stops at its budget and the node's workers never start. Fix: set it to at least ${fix.download} (2x the estimate) or remove it to have it derived`,
+    });
+  const inLoad = e.loadSeconds + (e.downloadInLoad ? e.downloadSeconds : 0);
+  if (inLoad > r.modelLoadBudgetSeconds)
+    out.push({
+      propertyPath: at("modelLoadBudgetSeconds"),
+      reason: `(${r.modelLoadBudgetSeconds}) is below the plan's estimate of ${sec(inLoad)} to ${e.downloadInLoad ? "download and load" : "load"} ${r.model} (modelCacheMode ${r.modelCacheMode}; tools/render/plan-load.ts states the bandwidths): the startup probe restarts the engine before it is up. Fix: set it to at least ${fix.load} (2x the estimate) or remove it to have it derived`,
+    });
   return out;
 }
 
