@@ -78,9 +78,7 @@ describe("stack files hold only what differs from the defaults", () => {
     const inf = values[`${CONFIG_NAMESPACE}:inference`] as Obj;
     const restated = { ...values, [`${CONFIG_NAMESPACE}:inference`]: { ...inf, maxModelLen: 4096 } } as Obj;
     assert.ok(
-      restatedDefaults(restated, project.defaults as Obj).includes(
-        `${CONFIG_NAMESPACE}:inference.maxModelLen`,
-      ),
+      restatedDefaults(restated, project.defaults as Obj).includes(`${CONFIG_NAMESPACE}:inference.maxModelLen`),
     );
   });
 });
