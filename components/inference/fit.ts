@@ -140,7 +140,7 @@ export function transferMs(bytes: number, link: KvLink): number {
 /**
  * What NIXL over libfabric reaches per rank (one GPU and its rails), the rate the plan expects a KV transfer at.
  * 9.6 GB/s per worker of one GPU on p5.48xlarge with Llama-3.1-8B is the figure the project records as published
- * (docs/ARCHITECTURE.md "Published figures"; FIELD-NOTES). It is NOT in Dynamo's disaggregation communication guide
+ * (docs/ARCHITECTURE.md#dynamo-on-kubernetes, "Published figures"). It is NOT in Dynamo's disaggregation communication guide
  * as stored (docs/kubernetes/disagg-communication-guide.md @ df888f68, which reports, measured on p5.48xlarge with
  * EFA and without GPUDirect, TTFT 2,400 ms disaggregated against 218 ms aggregated at ISL 4,000). The field's
  * nixlbench (dmvevents/awsome-inference-1 @ce80c01d, evidence/verification-runs/2026-05-23-Cpass/
