@@ -15,6 +15,7 @@ import {
 } from "../components/inference/args";
 import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS } from "../components/inference/limits";
 import { CHART_VERSION } from "../components/platform/validate";
+import { REVISION_RULE } from "../components/inference/model-id";
 import { K8S_NAME } from "../components/_shared/names";
 import { charts } from "../components/versions";
 import { choices, Field, int, str } from "./schema";
@@ -101,8 +102,8 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
   },
   modelLoadBudgetSeconds: {
     spec: int(INFERENCE_LIMITS.modelLoadBudgetSeconds),
-    default: INFERENCE_DEFAULTS.modelLoadBudgetSeconds,
-    doc: "seconds a worker may take to load its model; probes and `pulumi up`'s wait are sized from it",
+    defaultDoc: "- 2x the plan's estimate, at least 1800",
+    doc: "seconds a worker may take to load its model (and download it in none/efs); probes and `pulumi up`'s wait are sized from it; one below the estimate is an error",
   },
   hfTokenSecretName: {
     spec: str({ pattern: K8S_NAME, patternDoc: "a Kubernetes Secret name (lower-case RFC 1123)" }),
@@ -122,8 +123,13 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
   },
   modelDownloadBudgetSeconds: {
     spec: int(INFERENCE_LIMITS.modelDownloadBudgetSeconds),
-    default: INFERENCE_DEFAULTS.modelDownloadBudgetSeconds,
-    doc: 'seconds the "local-nvme" prefetch may take to download the model to a node; then modelLoadBudgetSeconds covers only the load from NVMe',
+    defaultDoc: "- 2x the plan's estimate, at least 1800",
+    doc: 'seconds the "local-nvme" prefetch may take to download the model to a node (a deadline); then modelLoadBudgetSeconds covers only the load from NVMe; one below the estimate is an error',
+  },
+  modelRevision: {
+    spec: str({ pattern: REVISION_RULE, patternDoc: 'a 40-hex commit, or a branch or tag without "/"' }),
+    default: INFERENCE_DEFAULTS.modelRevision,
+    doc: 'Hugging Face revision of the model: a 40-hex commit pins the weights ("main" moves); used by the "local-nvme" prefetch and vLLM\'s --revision (TensorRT-LLM pins only with "local-nvme")',
   },
   placement: {
     spec: str({ enum: choices(Placement) }),

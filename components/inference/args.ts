@@ -3,6 +3,9 @@
  * (docs/CONTRIBUTING.md rules 3-5). `resolveArgs` is pure: it never looks at Pulumi values, so the offline
  * render tool and the tests share it with the component.
  */
+import { DEFAULT_MODEL_REVISION } from "./model-id";
+import { modelFacts } from "./model-facts";
+import { derivedBudgets, loadEstimate, LoadEstimate } from "./load-estimate";
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape } from "../catalog/model-math";
@@ -120,8 +123,9 @@ export interface InferenceSettings {
   readonly kvCacheDtype?: KvCacheDtype;
   /**
    * Seconds a worker may take to download and load its model. Startup probes allow at least this
-   * long (F2) and `pulumi up` waits this long plus a margin for the graph to turn Ready.
-   * @default 1800
+   * long (F2) and `pulumi up` waits this long plus a margin for the graph to turn Ready. One below the plan's
+   * estimate (components/inference/load-estimate.ts) is a config error.
+   * @default - 2x the estimate for the model, the cache mode and the pool, at least 1800 (1800 for a model of unknown size)
    */
   readonly modelLoadBudgetSeconds?: number;
   /** The GPU pool the workers run on (from `EfaCluster.gpuPools`, or written by hand). */
@@ -155,10 +159,19 @@ export interface InferenceSettings {
   /**
    * Seconds the `local-nvme` prefetch may take to download the model to a node (waiting for another pod's download
    * included); `modelLoadBudgetSeconds` then covers only the engine's load from NVMe. In `none`/`efs` the engine
-   * downloads inside its own start, so there the load budget covers both.
-   * @default 1800
+   * downloads inside its own start, so there the load budget covers both. A deadline; one below the estimate is a
+   * config error.
+   * @default - 2x the estimated download, at least 1800 (1800 for a model of unknown size)
    */
   readonly modelDownloadBudgetSeconds?: number;
+  /**
+   * Hugging Face revision of the model: a 40-hex commit pins the weights; a branch (`main`) or tag moves when the
+   * model's owner pushes. Used by the `local-nvme` prefetch (it downloads exactly that revision and checks the
+   * listing's commit) and by vLLM's `--revision` in `none`/`efs`; dynamo.trtllm's LLM worker takes no revision, so a
+   * pinned revision with TRT-LLM needs `local-nvme`.
+   * @default "main"
+   */
+  readonly modelRevision?: string;
   /** Frontend. @default { replicas: 1, serviceType: "ClusterIP" } */
   readonly frontend?: FrontendArgs;
   /**
@@ -235,6 +248,9 @@ export interface ResolvedInference {
   readonly modelCache: ModelCacheArgs | undefined;
   readonly modelCacheMode: ModelCacheMode;
   readonly modelDownloadBudgetSeconds: number;
+  readonly modelRevision: string;
+  /** The estimated download and load of the weights (undefined when the model's size is unknown). */
+  readonly loadEstimate: LoadEstimate | undefined;
   readonly frontend: Required<FrontendArgs>;
   readonly vpcCidr: string | undefined;
   readonly networkPolicy: Required<NetworkPolicyArgs>;
@@ -256,10 +272,28 @@ export const INFERENCE_DEFAULTS = {
   gpuMemoryUtilization: 0.85,
   modelLoadBudgetSeconds: 1800,
   modelDownloadBudgetSeconds: 1800,
+  modelRevision: DEFAULT_MODEL_REVISION,
   namespace: DEFAULT_GRAPH_NAMESPACE,
   frontendReplicas: 1,
   runAsUser: 1000,
 } as const;
+
+/**
+ * The budgets of a user who set none: derived from the estimate (load-estimate.ts), so a big model's plan fits inside
+ * its own budgets; the fixed defaults when the model's size is unknown. An explicit budget is kept as written (an
+ * explicit one below the estimate is a config error, validate.ts).
+ */
+function defaultBudgets(s: InferenceSettings, mode: ModelCacheMode) {
+  const m = typeof s.model === "string" ? modelFacts(s.model, s.modelShape) : undefined;
+  const workers = (s.prefill?.replicas ?? 1) + (s.decode?.replicas ?? 1);
+  const estimate = m && s.gpuPool ? loadEstimate(mode, m.weightBytes, s.gpuPool, workers) : undefined;
+  const derived = estimate ? derivedBudgets(estimate) : undefined;
+  return {
+    estimate,
+    load: derived?.load ?? INFERENCE_DEFAULTS.modelLoadBudgetSeconds,
+    download: derived?.download ?? INFERENCE_DEFAULTS.modelDownloadBudgetSeconds,
+  };
+}
 
 function role(r: RoleArgs | undefined): ResolvedRole {
   return {
@@ -274,6 +308,8 @@ function role(r: RoleArgs | undefined): ResolvedRole {
  * component name (default graph name); `image` is the image ref when known as a plain string.
  */
 export function resolveArgs(name: string, s: InferenceSettings, image: string | undefined): ResolvedInference {
+  const modelCacheMode = s.modelCacheMode ?? (s.modelCache ? ModelCacheMode.Efs : ModelCacheMode.None);
+  const budgets = defaultBudgets(s, modelCacheMode);
   const nodes = s.gpuPool?.nodes ?? 0;
   const kvTransportChoice = s.kvTransport ?? KvTransportChoice.Auto;
   return {
@@ -290,14 +326,16 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     gpuMemoryUtilization: s.gpuMemoryUtilization ?? INFERENCE_DEFAULTS.gpuMemoryUtilization,
     modelShape: s.modelShape,
     kvCacheDtype: s.kvCacheDtype ?? KvCacheDtype.Auto,
-    modelLoadBudgetSeconds: s.modelLoadBudgetSeconds ?? INFERENCE_DEFAULTS.modelLoadBudgetSeconds,
+    modelLoadBudgetSeconds: s.modelLoadBudgetSeconds ?? budgets.load,
     pool: s.gpuPool,
     image,
     createHfSecret: s.hfTokenSecretName === undefined,
     hfSecretName: s.hfTokenSecretName,
     modelCache: s.modelCache,
-    modelCacheMode: s.modelCacheMode ?? (s.modelCache ? ModelCacheMode.Efs : ModelCacheMode.None),
-    modelDownloadBudgetSeconds: s.modelDownloadBudgetSeconds ?? INFERENCE_DEFAULTS.modelDownloadBudgetSeconds,
+    modelCacheMode,
+    modelDownloadBudgetSeconds: s.modelDownloadBudgetSeconds ?? budgets.download,
+    loadEstimate: budgets.estimate,
+    modelRevision: s.modelRevision ?? INFERENCE_DEFAULTS.modelRevision,
     frontend: {
       replicas: s.frontend?.replicas ?? INFERENCE_DEFAULTS.frontendReplicas,
       serviceType: s.frontend?.serviceType ?? FrontendServiceType.ClusterIP,

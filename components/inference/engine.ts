@@ -16,8 +16,9 @@ import { stringify } from "yaml";
 import { Backend, ResolvedInference } from "./args";
 import { KvCacheDtype } from "../catalog/model-math";
 import { KvTransport, NIXL_SIDE_CHANNEL_PORT, roleArgs, ServingRole } from "./derive";
-import { engineModelArg } from "./render-cache";
+import { engineModelArg, usesNodeCache } from "./render-cache";
 import { shellQuote } from "../_shared/shell";
+import { DEFAULT_MODEL_REVISION } from "./model-id";
 import type { EnvVar } from "./dgd-types";
 
 /** A file the engine reads, delivered as a ConfigMap key mounted read-only into the worker. */
@@ -79,6 +80,8 @@ function vllm(r: ResolvedInference, role: ServingRole): EngineParts {
       "--gpu-memory-utilization",
       String(r.gpuMemoryUtilization),
       ...(r.kvCacheDtype === KvCacheDtype.Fp8 ? ["--kv-cache-dtype", "fp8"] : []),
+      // The engine downloads the model itself only without the node cache; with it, --model is that revision's directory.
+      ...(!usesNodeCache(r) && r.modelRevision !== DEFAULT_MODEL_REVISION ? ["--revision", r.modelRevision] : []),
       "--kv-transfer-config",
       vllmKvTransferConfig(r.kvTransport),
       ...a.extraArgs,
@@ -94,13 +97,32 @@ function vllm(r: ResolvedInference, role: ServingRole): EngineParts {
   };
 }
 
-/** The TRT-LLM engine-args YAML of a role. */
+/**
+ * The TRT-LLM engine-args YAML of a role, key by key as Dynamo's own disaggregated examples and the field's working
+ * args set them (tests/contracts/trtllm-engine-config.spec.ts against facts/trtllm-engine-configs.json and
+ * facts/field-trtllm-engine-args.json):
+ * - `disable_overlap_scheduler`: true on prefill (every Dynamo prefill example: "Overlap scheduler not currently
+ *   supported in prefill only workers"; the field: "fixes pytorch backend bug"), false on decode (Dynamo's decode
+ *   examples; the overlap scheduler is TRT-LLM's throughput default there).
+ * - `kv_cache_config.free_gpu_memory_fraction`: the same fraction as `--free-gpu-memory-fraction`. Dynamo's worker
+ *   builds `kv_cache_config` from that flag and TensorRT-LLM merges this file over it key by key at the top level,
+ *   so a `kv_cache_config` here replaces the flag's: the file must carry the fraction itself.
+ * - `kv_cache_config.enable_block_reuse: false` on prefill (the field: "fixes context-only assertion"; Dynamo's
+ *   llama4 and qwen3-vl prefill examples set it too).
+ * - `cache_transceiver_config.backend: NIXL`: KV cache moves through NIXL; which NIXL plugin is chosen by
+ *   TRTLLM_NIXL_KVCACHE_BACKEND. (Dynamo's examples say DEFAULT, which TRT-LLM resolves to NIXL; NIXL names it.)
+ */
 export function trtllmEngineYaml(r: ResolvedInference, role: ServingRole): string {
+  const prefill = role === ServingRole.Prefill;
   return stringify({
     tensor_parallel_size: roleArgs(r, role).gpusPerWorker,
-    // KV cache moves through NIXL; which NIXL plugin is chosen by TRTLLM_NIXL_KVCACHE_BACKEND.
+    disable_overlap_scheduler: prefill,
+    kv_cache_config: {
+      free_gpu_memory_fraction: r.gpuMemoryUtilization,
+      ...(prefill ? { enable_block_reuse: false } : {}),
+      ...(r.kvCacheDtype === KvCacheDtype.Fp8 ? { dtype: "fp8" } : {}),
+    },
     cache_transceiver_config: { backend: "NIXL" },
-    ...(r.kvCacheDtype === KvCacheDtype.Fp8 ? { kv_cache_config: { dtype: "fp8" } } : {}),
   });
 }
 

@@ -13,15 +13,7 @@
  */
 import { GpuInstance, INSTANCES } from "../catalog/instances";
 import type { GpuPoolFacts } from "../catalog/pool";
-import {
-  factsOfRow,
-  factsOfShape,
-  KvCacheDtype,
-  kvBytesPerTokenPerGpu,
-  ModelFacts,
-  ModelShape,
-} from "../catalog/model-math";
-import { modelRow } from "../catalog/models";
+import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../catalog/model-math";
 import { Backend } from "./args";
 
 /** Bytes in a GiB. */
@@ -47,12 +39,7 @@ export const SHORT_PROMPT_TOKENS = 1024;
  */
 export const TCP_FLOW_GBPS = 5;
 
-/** The model a config names, as fit facts: the catalog row, else the stated shape, else unknown. */
-export function modelFacts(id: string, shape?: ModelShape): ModelFacts | undefined {
-  const row = modelRow(id);
-  if (row) return factsOfRow(row);
-  return shape ? factsOfShape(id, shape) : undefined;
-}
+export { modelFacts } from "./model-facts";
 
 /** What one worker's fit depends on. */
 export interface FitInput {
@@ -148,6 +135,62 @@ export function kvLink(pool: GpuPoolFacts, efaDevices: number): KvLink {
 /** Milliseconds to move `bytes` at the link's line rate: a lower bound, never reached in practice. */
 export function transferMs(bytes: number, link: KvLink): number {
   return ((bytes * 8) / (link.gbps * 1e9)) * 1000;
+}
+
+/**
+ * What NIXL over libfabric reaches per rank (one GPU and its rails), the rate the plan expects a KV transfer at.
+ * 9.6 GB/s per worker of one GPU on p5.48xlarge with Llama-3.1-8B is the figure the project records as published
+ * (docs/ARCHITECTURE.md#dynamo-on-kubernetes, "Published figures"). It is NOT in Dynamo's disaggregation communication guide
+ * as stored (docs/kubernetes/disagg-communication-guide.md @ df888f68, which reports, measured on p5.48xlarge with
+ * EFA and without GPUDirect, TTFT 2,400 ms disaggregated against 218 ms aggregated at ISL 4,000). The field's
+ * nixlbench (dmvevents/awsome-inference-1 @ce80c01d, evidence/verification-runs/2026-05-23-Cpass/
+ * nixlbench-multinode-PASS/05-pod-a.log) measured 46.95 GB/s VRAM to VRAM at 64 MB blocks between two p5.48xlarge
+ * (privileged, every host EFA device visible): what the hardware can do with large blocks, not what an engine's
+ * per-layer KV blocks get. The expected time takes the lower, per-worker figure, never above line rate.
+ */
+export const NIXL_LIBFABRIC_MEASURED_GBYTES_PER_S = 9.6;
+
+/** How one prompt's KV cache moves from a prefill worker to a decode worker: bytes each rank sends, and how long. */
+export interface KvTransfer {
+  readonly tokens: number;
+  /** Bytes of the prompt's KV cache counted once (all layers and heads at tensor parallel 1). */
+  readonly uniqueBytes: number;
+  /**
+   * Bytes each of the worker's `tp` ranks holds and sends: with MLA every rank holds the whole latent cache; with
+   * TP > KV heads each head is on TP / KV-heads ranks. Ranks send in parallel, each over its own rails.
+   */
+  readonly bytesPerRank: number;
+  /** bytesPerRank x tp / uniqueBytes: 1 when the ranks split the cache, tp with MLA. */
+  readonly replication: number;
+  /** Line rate of one rank's share of the worker's link, Gbps. */
+  readonly rankLineGbps: number;
+  /** The rate the plan expects per rank, GB/s (measured NIXL over libfabric, at most line rate; TCP at its flow limit). */
+  readonly expectedGBytesPerS: number;
+  /** Expected milliseconds (at the measured rate): the number to plan with. */
+  readonly expectedMs: number;
+  /** Milliseconds at line rate: the bound the expected time cannot beat. */
+  readonly lineRateMs: number;
+}
+
+/** The KV transfer of a `tokens`-token prompt from a worker of tensor parallel `tp` over `link`. */
+export function kvTransfer(m: ModelFacts, tp: number, dtype: KvCacheDtype, tokens: number, link: KvLink): KvTransfer {
+  const uniqueBytes = kvBytesPerTokenPerGpu(m, 1, dtype) * tokens;
+  const bytesPerRank = kvBytesPerTokenPerGpu(m, tp, dtype) * tokens;
+  // EFA rails are split among the worker's ranks; a TCP flow is per rank (each rank its own connection).
+  const rankLineGbps = link.transport === "LIBFABRIC" ? link.gbps / tp : link.gbps;
+  const lineGBps = rankLineGbps / 8;
+  const expectedGBytesPerS =
+    link.transport === "LIBFABRIC" ? Math.min(NIXL_LIBFABRIC_MEASURED_GBYTES_PER_S, lineGBps) : lineGBps;
+  return {
+    tokens,
+    uniqueBytes,
+    bytesPerRank,
+    replication: uniqueBytes > 0 ? (bytesPerRank * tp) / uniqueBytes : 1,
+    rankLineGbps,
+    expectedGBytesPerS,
+    expectedMs: (bytesPerRank / (expectedGBytesPerS * 1e9)) * 1000,
+    lineRateMs: (bytesPerRank / (lineGBps * 1e9)) * 1000,
+  };
 }
 
 /** DGD annotations (only when not the default) that let the plan size a model the catalog does not know. */

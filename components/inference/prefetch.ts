@@ -14,6 +14,7 @@
 import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
+import { DEFAULT_MODEL_REVISION } from "./model-id";
 
 /** The script's file name, and its text (shipped to the cluster in a ConfigMap). */
 export const PREFETCH_FILE = "prefetch.py";
@@ -44,9 +45,6 @@ export const COMPLETION_MARKER = ".dynamo-efa-complete";
 export const NODE_CACHE_SUBDIR = "dynamo-efa-model-cache";
 /** Where the prefetch (read-write) and the workers (read-only) mount the node cache. */
 export const NODE_CACHE_MOUNT = "/model-cache";
-/** Model revision the cache holds (the branch resolved to its commit once, recorded in the marker). */
-export const DEFAULT_MODEL_REVISION = "main";
-
 /** The node cache's host directory on an array mounted at `arrayMountPath`. */
 export function nodeCacheHostPath(arrayMountPath: string): string {
   return `${arrayMountPath.replace(/\/+$/, "")}/${NODE_CACHE_SUBDIR}`;

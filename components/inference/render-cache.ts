@@ -14,7 +14,6 @@ import { graphNames } from "../_shared/names";
 import { ModelCacheMode, ResolvedInference } from "./args";
 import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./dgd-types";
 import {
-  DEFAULT_MODEL_REVISION,
   modelCacheDir,
   NODE_CACHE_MOUNT,
   nodeCacheHostPath,
@@ -36,6 +35,7 @@ export const CacheAnnotation = {
   Model: "dynamo-efa/model",
   Mode: "dynamo-efa/model-cache",
   DownloadBudgetSeconds: "dynamo-efa/model-download-budget-seconds",
+  Revision: "dynamo-efa/model-revision",
 } as const;
 
 /** The graph's cache annotations. */
@@ -43,6 +43,7 @@ export function cacheGraphAnnotations(r: ResolvedInference): Record<string, stri
   return {
     [CacheAnnotation.Model]: r.model,
     [CacheAnnotation.Mode]: r.modelCacheMode,
+    [CacheAnnotation.Revision]: r.modelRevision,
     ...(usesNodeCache(r) ? { [CacheAnnotation.DownloadBudgetSeconds]: String(r.modelDownloadBudgetSeconds) } : {}),
   };
 }
@@ -53,8 +54,8 @@ export function usesNodeCache(r: Pick<ResolvedInference, "modelCacheMode">): boo
 }
 
 /** What the engine's `--model` names: the node cache's directory of the model in `local-nvme` mode, else the model id. */
-export function engineModelArg(r: Pick<ResolvedInference, "modelCacheMode" | "model">): string {
-  return usesNodeCache(r) ? modelCacheDir(NODE_CACHE_MOUNT, r.model, DEFAULT_MODEL_REVISION) : r.model;
+export function engineModelArg(r: Pick<ResolvedInference, "modelCacheMode" | "model" | "modelRevision">): string {
+  return usesNodeCache(r) ? modelCacheDir(NODE_CACHE_MOUNT, r.model, r.modelRevision) : r.model;
 }
 
 /** Name of the ConfigMap holding the prefetch script. */
@@ -126,7 +127,7 @@ export function nodeCacheInitContainers(r: ResolvedInference, image: string): Dg
       command: ["python3", `${PREFETCH_DIR}/${PREFETCH_FILE}`],
       env: [
         { name: "MODEL_ID", value: r.model },
-        { name: "MODEL_REVISION", value: DEFAULT_MODEL_REVISION },
+        { name: "MODEL_REVISION", value: r.modelRevision },
         { name: "CACHE_ROOT", value: NODE_CACHE_MOUNT },
         { name: "DOWNLOAD_BUDGET_SECONDS", value: String(r.modelDownloadBudgetSeconds) },
         token(r.hfSecretName ?? graphNames(r.graphName, r.namespace).hfSecret),

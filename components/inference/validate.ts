@@ -7,7 +7,9 @@ import { joinPath, Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 import { K8S_NAME } from "../_shared/names";
 import { didYouMean, oneOf } from "../_shared/suggest";
-import { Backend, FrontendServiceType, ModelCacheMode, Placement, ResolvedInference } from "./args";
+import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, ModelCacheMode, Placement, ResolvedInference } from "./args";
+import { modelIdProblem, revisionProblem } from "./model-id";
+import { derivedBudgets, LOAD_ASSUMPTIONS } from "./load-estimate";
 import {
   efaPerWorker,
   poolHasEfa,
@@ -170,12 +172,12 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
       0.85,
     ),
   ];
-  if (typeof r.model !== "string" || r.model.trim() === "") {
-    out.push({
-      propertyPath: at("model"),
-      reason: `must name a model, e.g. "meta-llama/Llama-3.1-8B-Instruct"; got ${show(r.model)}`,
-    });
-  }
+  const badModel =
+    typeof r.model !== "string" || r.model.trim() === ""
+      ? `must name a model, e.g. "meta-llama/Llama-3.1-8B-Instruct"; got ${show(r.model)}`
+      : modelIdProblem(r.model);
+  if (badModel) out.push({ propertyPath: at("model"), reason: badModel });
+  out.push(...revisionProblems(r, at));
   for (const [key, v] of [
     ["namespace", r.namespace],
     ["graphName", r.graphName],
@@ -187,6 +189,8 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
       });
   }
   out.push(...cacheModeProblems(r, at), ...networkProblems(r, at));
+  // Only budgets of a valid range are compared with the estimate.
+  if (!out.some((p) => /BudgetSeconds$/.test(p.propertyPath))) out.push(...budgetProblems(r, at));
   if (r.modelCache) {
     out.push(...checkRange(at("modelCache.sizeGiB"), r.modelCache.sizeGiB, INFERENCE_LIMITS.modelCacheSizeGiB));
     if (!r.modelCache.storageClassName)
@@ -196,6 +200,53 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
       });
   }
   return out;
+}
+
+/**
+ * A budget below the plan's own estimate: the deploy would be stopped at it (the prefetch at its deadline, the
+ * engine by its startup probe) however healthy. Only an explicit budget can be below: a derived one is 2x the estimate.
+ */
+function budgetProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const e = r.loadEstimate;
+  if (!e) return [];
+  const fix = derivedBudgets(e);
+  const sec = (n: number) => `${n.toLocaleString("en-US")} s`;
+  const out: Problem[] = [];
+  const a = LOAD_ASSUMPTIONS;
+  if (!e.downloadInLoad && e.downloadSeconds > r.modelDownloadBudgetSeconds)
+    out.push({
+      propertyPath: at("modelDownloadBudgetSeconds"),
+      reason: `(${r.modelDownloadBudgetSeconds}) is below the plan's estimate of ${sec(e.downloadSeconds)} to download ${r.model} to a node (at ${a.hfDownloadMBps} MB/s, assumed): the prefetch stops at its budget and the node's workers never start. Fix: set it to at least ${fix.download} (2x the estimate) or remove it to have it derived`,
+    });
+  const inLoad = e.loadSeconds + (e.downloadInLoad ? e.downloadSeconds : 0);
+  if (inLoad > r.modelLoadBudgetSeconds)
+    out.push({
+      propertyPath: at("modelLoadBudgetSeconds"),
+      reason: `(${r.modelLoadBudgetSeconds}) is below the plan's estimate of ${sec(inLoad)} to ${e.downloadInLoad ? "download and load" : "load"} ${r.model} (modelCacheMode ${r.modelCacheMode}; tools/render/plan-load.ts states the bandwidths): the startup probe restarts the engine before it is up. Fix: set it to at least ${fix.load} (2x the estimate) or remove it to have it derived`,
+    });
+  return out;
+}
+
+/** The revision's form, and where it can be honoured: TRT-LLM pins only through the local-nvme prefetch. */
+function revisionProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const bad =
+    typeof r.modelRevision === "string"
+      ? revisionProblem(r.modelRevision)
+      : `must be a string; got ${show(r.modelRevision)}`;
+  if (bad) return [{ propertyPath: at("modelRevision"), reason: bad }];
+  if (
+    r.modelRevision !== INFERENCE_DEFAULTS.modelRevision &&
+    r.backend === Backend.Trtllm &&
+    r.modelCacheMode !== ModelCacheMode.LocalNvme
+  ) {
+    return [
+      {
+        propertyPath: at("modelRevision"),
+        reason: `(${show(r.modelRevision)}) cannot reach a TensorRT-LLM engine that downloads the model itself (modelCacheMode ${show(r.modelCacheMode)}): dynamo.trtllm's --revision belongs to its diffusion worker only. Use modelCacheMode "local-nvme" (the prefetch downloads that revision and the engine loads it from the node), or the vllm backend`,
+      },
+    ];
+  }
+  return [];
 }
 
 /** The model cache mode against what it needs: a shared volume for `efs`, a pool NVMe array for `local-nvme`. */

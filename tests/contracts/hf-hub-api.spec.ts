@@ -15,7 +15,15 @@ interface HfFacts {
   resolveUrl: string;
   modelRevisionUrl: string;
   blobsParam: boolean;
-  listingKeys: { sha: boolean; siblingFile: string; siblingSize: string };
+  listingKeys: {
+    sha: boolean;
+    siblingFile: string;
+    siblingSize: string;
+    siblingBlobId: string;
+    siblingLfs: string;
+    lfsSha256: string;
+    lfsSize: string;
+  };
   offlineEnv: string;
 }
 const { facts } = loadFacts<HfFacts>("hf-hub-api");
@@ -51,6 +59,12 @@ export function hfProblems(script: string, f: HfFacts = facts): string[] {
   if (!script.includes(`s.get("${f.listingKeys.siblingSize}")`))
     out.push(`the script does not read siblings[].${f.listingKeys.siblingSize}`);
   if (f.listingKeys.sha && !script.includes(`info.get("sha")`)) out.push("the script does not read the listing's sha");
+  const k = f.listingKeys;
+  if (!script.includes(`s.get("${k.siblingBlobId}")`))
+    out.push(`the script does not verify files by siblings[].${k.siblingBlobId}`);
+  if (!script.includes(`s.get("${k.siblingLfs}")`)) out.push(`the script does not read siblings[].${k.siblingLfs}`);
+  if (!script.includes(`lfs["${k.lfsSha256}"]`) || !script.includes(`lfs["${k.lfsSize}"]`))
+    out.push(`the script does not verify LFS files by ${k.siblingLfs}.${k.lfsSha256} and ${k.siblingLfs}.${k.lfsSize}`);
   if (!script.includes(`env.get("${f.endpointEnv}") or "${f.defaultEndpoint}"`))
     out.push(`the endpoint is not ${f.endpointEnv} with default ${f.defaultEndpoint}`);
   return out;
@@ -74,6 +88,8 @@ describe("contract: the prefetch speaks the Hugging Face Hub API (huggingface_hu
       ["?blobs=true", "", /blobs/],
       ['s["rfilename"]', 's["filename"]', /siblings\[\]\.rfilename/],
       ["/resolve/", "/raw/", /download URL/],
+      ['s.get("blobId")', 's.get("oid")', /siblings\[\]\.blobId/],
+      ['lfs["sha256"]', 'lfs["oid"]', /lfs\.sha256/],
     ];
     for (const [from, to, expect] of cases) {
       const problems = hfProblems(PREFETCH_SCRIPT.replace(from, to));

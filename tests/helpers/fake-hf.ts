@@ -1,8 +1,12 @@
 /**
  * A fake Hugging Face Hub on 127.0.0.1 for the prefetch script's tests (tests/unit/prefetch.spec.ts): one model's
  * revision listing and file downloads, with the failures the script must survive (a bad token, 429s, a download that
- * stalls halfway, a redirect to a CDN) switched on per test.
+ * stalls halfway, a redirect to a CDN) or must refuse (an empty listing, a truncated body, same-size wrong content,
+ * a server that never answers or drips) switched on per test. The listing has the Hub's `?blobs=true` shape
+ * (tests/contracts/facts/hf-hub-api.json): `size` and `blobId` (the git blob sha1) on every file, and
+ * `lfs: { sha256, size, pointerSize }` on the Git LFS ones (the safetensors).
  */
+import { createHash } from "crypto";
 import * as http from "http";
 import { AddressInfo } from "net";
 
@@ -15,6 +19,26 @@ export const FILES: Record<string, Buffer> = {
   "model-00002-of-00002.safetensors": Buffer.alloc(1 << 20, 9),
   "original/consolidated.00.pth": Buffer.alloc(1024, 1),
 };
+
+/** The git blob id of a file: sha1 of "blob <size>\0" + content (what the Hub lists as `blobId`). */
+export function gitBlobId(body: Buffer): string {
+  return createHash("sha1")
+    .update(Buffer.concat([Buffer.from(`blob ${body.length}\0`), body]))
+    .digest("hex");
+}
+
+/** One listing entry as the Hub sends it with `?blobs=true`. */
+export function sibling(rfilename: string, body: Buffer): Record<string, unknown> {
+  const lfs = rfilename.endsWith(".safetensors") || rfilename.endsWith(".pth");
+  return {
+    rfilename,
+    size: body.length,
+    blobId: gitBlobId(lfs ? Buffer.from(`version https://git-lfs.github.com/spec/v1\n`) : body),
+    ...(lfs
+      ? { lfs: { sha256: createHash("sha256").update(body).digest("hex"), size: body.length, pointerSize: 134 } }
+      : {}),
+  };
+}
 
 /** The running fake: what it was asked, and the switches a test sets before the script runs. */
 export interface Fake {
@@ -31,11 +55,27 @@ export interface Fake {
   token: string;
   /** When set, file downloads answer 302 to this base URL (a CDN on another host), as huggingface.co does. */
   cdn?: string;
+  /** The commit the listing reports (default SHA). */
+  listingSha?: string;
+  /** The listing names no files. */
+  emptyListing?: boolean;
+  /** Every GET of this file sends the first half and ends the response, with no Content-Length. */
+  truncateFile?: string;
+  /** Every GET of this file sends bytes of the right length but other content. */
+  corruptFile?: string;
+  /** The listing request is accepted and never answered. */
+  hangListing?: boolean;
+  /** Every GET of this file sends one byte every 200 ms (a server that drips, never times out a read). */
+  dripFile?: string;
   close(): Promise<void>;
 }
 
 /** The revision listing, or one of the queued failures (with `Retry-After: 0`, so a retry is immediate). */
-function listing(f: Fake, res: http.ServerResponse): void {
+function listing(f: Fake, res: http.ServerResponse, stall: Stall): void {
+  if (f.hangListing) {
+    stall.open.add(res);
+    return;
+  }
   const code = f.listingFailures.shift();
   if (code !== undefined) {
     res.writeHead(code, { "Retry-After": "0" }).end("slow down");
@@ -43,8 +83,8 @@ function listing(f: Fake, res: http.ServerResponse): void {
   }
   res.writeHead(200, { "Content-Type": "application/json" }).end(
     JSON.stringify({
-      sha: SHA,
-      siblings: Object.keys(FILES).map((rfilename) => ({ rfilename, size: FILES[rfilename].length })),
+      sha: f.listingSha ?? SHA,
+      siblings: f.emptyListing ? [] : Object.keys(FILES).map((name) => sibling(name, FILES[name])),
     }),
   );
 }
@@ -69,6 +109,18 @@ function download(f: Fake, pathname: string, res: http.ServerResponse, stall: St
     return;
   }
   f.gets[name] = (f.gets[name] ?? 0) + 1;
+  if (name === f.truncateFile) {
+    res.writeHead(200).end(body.subarray(0, body.length >> 1)); // chunked, no length: only the listing knows
+    return;
+  }
+  if (name === f.corruptFile) {
+    res.writeHead(200, { "Content-Length": String(body.length) }).end(Buffer.alloc(body.length, 0xee));
+    return;
+  }
+  if (name === f.dripFile) {
+    drip(res, body, stall);
+    return;
+  }
   res.writeHead(200, { "Content-Length": String(body.length) });
   if (name === f.stallFile && f.gets[name] === 1) {
     stall.open.add(res);
@@ -76,6 +128,22 @@ function download(f: Fake, pathname: string, res: http.ServerResponse, stall: St
     return; // never ends: the client is killed while it waits for the rest
   }
   res.end(body);
+}
+
+/** Sends `body` one byte every 200 ms; `close()` drops it. */
+function drip(res: http.ServerResponse, body: Buffer, stall: Stall): void {
+  stall.open.add(res);
+  res.writeHead(200, { "Content-Length": String(body.length) });
+  let i = 0;
+  const t = setInterval(() => {
+    if (res.destroyed || i >= body.length) {
+      clearInterval(t);
+      return;
+    }
+    res.write(body.subarray(i, i + 1));
+    i += 1;
+  }, 200);
+  res.on("close", () => clearInterval(t));
 }
 
 /** Starts the fake on a free port; `close()` also drops a stalled download. */
@@ -98,7 +166,8 @@ export async function fakeHf(): Promise<Fake> {
     }
     f.authorized += 1;
     const { pathname } = new URL(req.url ?? "/", "http://x");
-    if (pathname === `/api/models/${MODEL}/revision/main`) listing(f, res);
+    if (pathname === `/api/models/${MODEL}/revision/main` || pathname === `/api/models/${MODEL}/revision/${SHA}`)
+      listing(f, res, { open, sent: () => onStall?.() });
     else download(f, pathname, res, { open, sent: () => onStall?.() });
   });
   f.stalled = new Promise((resolve) => {

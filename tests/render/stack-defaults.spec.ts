@@ -76,11 +76,9 @@ describe("stack files hold only what differs from the defaults", () => {
   it("the check catches a restated default", () => {
     const { values } = stackConfig(project, path.join(ROOT, "stacks", "Pulumi.p5en-1gpu.yaml"));
     const inf = values[`${CONFIG_NAMESPACE}:inference`] as Obj;
-    const restated = { ...values, [`${CONFIG_NAMESPACE}:inference`]: { ...inf, modelLoadBudgetSeconds: 1800 } } as Obj;
+    const restated = { ...values, [`${CONFIG_NAMESPACE}:inference`]: { ...inf, maxModelLen: 4096 } } as Obj;
     assert.ok(
-      restatedDefaults(restated, project.defaults as Obj).includes(
-        `${CONFIG_NAMESPACE}:inference.modelLoadBudgetSeconds`,
-      ),
+      restatedDefaults(restated, project.defaults as Obj).includes(`${CONFIG_NAMESPACE}:inference.maxModelLen`),
     );
   });
 });

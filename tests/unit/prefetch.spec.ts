@@ -173,6 +173,104 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
   it("a bad model id is refused before any request", async () => {
     const r = await run(root, hf, { MODEL_ID: "../etc" }).done;
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /MODEL_ID must be a Hugging Face model id "org\/name"; got '\.\.\/etc'/);
+    assert.match(r.stderr, /MODEL_ID must be a Hugging Face model id "org\/name" \(.*\); got '\.\.\/etc'/);
+    assert.equal(hf.authorized, 0);
+  });
+
+  describe("every file verified against the listing (size, LFS sha256, git blob id)", () => {
+    it("an empty listing is a failure (exit 1), never an empty model marked complete", async () => {
+      hf.emptyListing = true;
+      const r = await run(root, hf).done;
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /the listing of acme\/tiny-llm at revision main names no files/);
+      assert.equal(fs.existsSync(finalDir(root)), false);
+    });
+
+    it("a truncated body without a Content-Length is retried, then a failure naming the bytes", async () => {
+      hf.truncateFile = "model-00002-of-00002.safetensors";
+      const r = await run(root, hf, { RETRY_MAX_ATTEMPTS: "2" }).done;
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        /downloading model-00002-of-00002\.safetensors: got 524288 of 1048576 bytes after 2 attempts/,
+      );
+      assert.equal(hf.gets["model-00002-of-00002.safetensors"], 2);
+      assert.equal(fs.existsSync(finalDir(root)), false);
+    });
+
+    it("same-size wrong content fails its sha256 (LFS) or git blob id (config.json)", async () => {
+      for (const [file, algo] of [
+        ["model-00001-of-00002.safetensors", "sha256"],
+        ["config.json", "git-sha1"],
+      ] as const) {
+        hf.corruptFile = file;
+        const r = await run(root, hf, { RETRY_MAX_ATTEMPTS: "1" }).done;
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(
+          r.stderr,
+          new RegExp(
+            `downloading ${file.replace(/\./g, "\\.")}: ${algo} [0-9a-f]{40,64} is not the listing's [0-9a-f]{40,64} after 1 attempts`,
+          ),
+        );
+        assert.equal(fs.existsSync(finalDir(root)), false, `${file}: nothing complete`);
+      }
+    });
+
+    it("recovery: a file changed on the node is found at the next start and downloaded again; deleting the model's directory (README) does the same", async () => {
+      assert.equal((await run(root, hf).done).code, 0);
+      const dir = finalDir(root);
+      fs.truncateSync(path.join(dir, "model-00002-of-00002.safetensors"), 10);
+      const again = await run(root, hf).done;
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stderr, /does not have the 1048576 bytes its completion marker records; downloading again/);
+      assert.equal(hf.gets["model-00002-of-00002.safetensors"], 2);
+      assertComplete(root);
+      fs.rmSync(dir, { recursive: true }); // README "Model cache recovery": the documented command's effect
+      const third = await run(root, hf).done;
+      assert.equal(third.code, 0, third.stderr);
+      assert.equal(hf.gets["config.json"], 3, "downloaded again after the directory was removed");
+      assertComplete(root);
+    });
+  });
+
+  it("a pinned revision (40-hex) downloads into its own directory and must be the listing's commit", async () => {
+    const r = await run(root, hf, { MODEL_REVISION: SHA }).done;
+    assert.equal(r.code, 0, r.stderr);
+    const marker = JSON.parse(fs.readFileSync(path.join(modelCacheDir(root, MODEL, SHA), COMPLETION_MARKER), "utf8"));
+    assert.deepEqual([marker.revision, marker.sha], [SHA, SHA]);
+    const other = "f".repeat(40);
+    hf.listingSha = other;
+    const wrong = await run(root, hf, { MODEL_REVISION: SHA, CACHE_ROOT: path.join(root, "b") }).done;
+    assert.equal(wrong.code, 1, wrong.stderr);
+    assert.match(
+      wrong.stderr,
+      new RegExp(`the listing of acme/tiny-llm is for commit '${other}', not the pinned ${SHA}`),
+    );
+  });
+
+  describe("the download budget is a deadline", () => {
+    // Budgets of 2 s; the bound asserted is generous (a loaded 2-core machine), the old behaviour took 60-72 s.
+    const BUDGET_S = 2;
+    const BOUND_MS = 12000;
+
+    for (const [what, set] of [
+      ["a server that never answers the listing", (f: Fake) => (f.hangListing = true)],
+      ["a server that drips one byte every 200 ms", (f: Fake) => (f.dripFile = "model-00002-of-00002.safetensors")],
+    ] as const) {
+      it(`${what}: exit 1 at the budget, naming it; nothing complete`, async () => {
+        set(hf);
+        const t0 = Date.now();
+        const r = await run(root, hf, { DOWNLOAD_BUDGET_SECONDS: String(BUDGET_S) }).done;
+        const ms = Date.now() - t0;
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(
+          r.stderr,
+          /the download budget of 2 s \(DOWNLOAD_BUDGET_SECONDS, inference\.modelDownloadBudgetSeconds\) ran out/,
+        );
+        assert.ok(ms >= BUDGET_S * 1000 - 100, `ended after ${ms} ms, before the budget`);
+        assert.ok(ms < BOUND_MS, `ended after ${ms} ms, not at the ${BUDGET_S} s budget`);
+        assert.equal(fs.existsSync(finalDir(root)), false);
+      });
+    }
   });
 });

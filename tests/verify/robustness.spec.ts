@@ -222,7 +222,7 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
 
   describe("one loader and one schema with render", () => {
     it("a stack file without the dynamo-efa: prefix (render accepts it) is read the same", async () => {
-      const root = projectWith({ bare: stackText("    model: served-by-bare\n    namespace: serving\n", "", "") });
+      const root = projectWith({ bare: stackText("    model: acme/served-by-bare\n    namespace: serving\n", "", "") });
       const cfg = path.join(tmp, "dead-kubeconfig");
       fs.writeFileSync(cfg, kubeconfigText("http://127.0.0.1:1"));
       try {
@@ -230,7 +230,7 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
         assert.equal(r.code, 3, r.err);
         assert.match(
           r.out,
-          /^verify llm in namespace serving \(vllm, model served-by-bare; from stacks\/Pulumi\.bare\.yaml\)/,
+          /^verify llm in namespace serving \(vllm, model acme\/served-by-bare; from stacks\/Pulumi\.bare\.yaml\)/,
         );
       } finally {
         fs.rmSync(root, { recursive: true, force: true });

@@ -17,8 +17,8 @@ describe("verify stack resolution", () => {
     root = projectWith({
       p5en: stackText("    backend: vllm\n    model: meta-llama/Llama-3.1-8B-Instruct\n    namespace: serving\n"),
       empty: "config:\n  aws:region: us-east-2\n",
-      named: stackText("    model: m\n    servedModelName: served\n", "  dynamo-efa:graphName: chat\n"),
-      bare: stackText("    model: m\n", "", ""),
+      named: stackText("    model: acme/m\n    servedModelName: served\n", "  dynamo-efa:graphName: chat\n"),
+      bare: stackText("    model: acme/m\n", "", ""),
     });
   });
   after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -65,7 +65,7 @@ describe("verify stack resolution", () => {
     assert.equal(resolveTarget("nope", { model: "m", backend: "trtllm" }, root).namespace, "dynamo");
   });
   it("reads keys without the namespace as render does (one loader)", () => {
-    assert.deepEqual(resolveTarget("bare", {}, root).servedModel, "m");
+    assert.deepEqual(resolveTarget("bare", {}, root).servedModel, "acme/m");
   });
   it("rejects a missing stack file without flags, an invalid stack config, and a backend the program cannot run (one schema)", () => {
     assert.throws(

@@ -4,8 +4,8 @@
  * annotations (model id, cache mode, budgets) like the rest of the plan, with the weight bytes from the model
  * catalog (or a stated `modelShape`).
  *
- * The bandwidths are stated assumptions, not measurements (printed with the table); change them here when the
- * field measures better numbers.
+ * The estimate and the budgets it is checked against come from components/inference/load-estimate.ts (the same
+ * function that derives the default budgets and validates explicit ones); this module adds the words.
  */
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import type { ModelFacts } from "../../components/catalog/model-math";
@@ -13,20 +13,14 @@ import { ModelCacheMode } from "../../components/inference/args";
 import { nodeCacheHostPath } from "../../components/inference/prefetch";
 import { CacheAnnotation } from "../../components/inference/render-cache";
 import { PlanAnnotation } from "../../components/_shared/names";
+import {
+  LOAD_ASSUMPTIONS,
+  loadEstimate,
+  noCacheWorkersPerNode,
+  overBudget,
+} from "../../components/inference/load-estimate";
 
-/** Stated bandwidths and fixed costs, in MB/s (10^6 bytes) and seconds. */
-export const LOAD_ASSUMPTIONS = {
-  /** One node downloading from Hugging Face's CDN, one file at a time (the prefetch is one stream): assumed. */
-  hfDownloadMBps: 200,
-  /** Sequential read of the instance-store NVMe RAID0 array (8 disks on p5en): assumed, well under the disks' sum. */
-  nvmeReadMBps: 4000,
-  /** One EFS client (one node) reading, elastic throughput: assumed. */
-  efsReadMBps: 500,
-  /** gp3 root volume at its baseline throughput (125 MiB/s: the launch template sets no extra throughput). */
-  gp3ReadMBps: 131,
-  /** Engine start besides reading the weights (CUDA context, torch.compile, CUDA graph capture): assumed. */
-  engineStartSeconds: 90,
-} as const;
+export { LOAD_ASSUMPTIONS };
 
 /** The model-load section. */
 export interface ModelLoadPlan {
@@ -47,11 +41,16 @@ export interface ModelLoadPlan {
 }
 
 const GB = 1e9;
-const secs = (bytes: number, mbps: number) => Math.ceil(bytes / (mbps * 1e6));
 const gbOf = (bytes: number) => `${(bytes / GB).toFixed(1)} GB`;
 
 /** The estimate of one cache mode, before the budgets are checked. */
 type ModeEstimate = Omit<ModelLoadPlan, "overBudget" | "weightBytes" | "mode" | "loadBudgetSeconds">;
+
+/** The two step times of the shared estimate. */
+function seconds(mode: ModelCacheMode, w: number, pool: GpuPoolFacts, workers: number) {
+  const e = loadEstimate(mode, w, pool, workers);
+  return { downloadSeconds: e.downloadSeconds, loadSeconds: e.loadSeconds };
+}
 
 /** `local-nvme`: each node downloads once into its NVMe array, then its workers read from it. */
 function localNvmeEstimate(w: number, ann: Readonly<Record<string, string>>, pool: GpuPoolFacts): ModeEstimate {
@@ -60,9 +59,8 @@ function localNvmeEstimate(w: number, ann: Readonly<Record<string, string>>, poo
   return {
     where: `each node's NVMe RAID0 array (${nodeCacheHostPath(pool.localNvme?.mountPath ?? "?")}), downloaded once per node before its workers start`,
     downloads: pool.nodes,
-    downloadSeconds: secs(w, a.hfDownloadMBps),
+    ...seconds(ModelCacheMode.LocalNvme, w, pool, pool.nodes),
     downloadBudgetSeconds: Number(ann[CacheAnnotation.DownloadBudgetSeconds] ?? 0),
-    loadSeconds: secs(w, a.nvmeReadMBps) + a.engineStartSeconds,
     basis: {
       download: `${gb} at ${a.hfDownloadMBps} MB/s, the ${pool.nodes} nodes in parallel`,
       load: `${gb} at ${a.nvmeReadMBps} MB/s from NVMe (co-located workers share the page cache) + ${a.engineStartSeconds} s engine start`,
@@ -71,14 +69,13 @@ function localNvmeEstimate(w: number, ann: Readonly<Record<string, string>>, poo
 }
 
 /** `efs`: the first worker downloads into the shared file system; every node reads from it. */
-function efsEstimate(w: number): ModeEstimate {
+function efsEstimate(w: number, pool: GpuPoolFacts): ModeEstimate {
   const a = LOAD_ASSUMPTIONS;
   const gb = gbOf(w);
   return {
     where: "one shared EFS file system (HF_HOME of every worker); the first worker downloads",
     downloads: 1,
-    downloadSeconds: secs(w, Math.min(a.hfDownloadMBps, a.efsReadMBps)),
-    loadSeconds: secs(w, a.efsReadMBps) + a.engineStartSeconds,
+    ...seconds(ModelCacheMode.Efs, w, pool, 1),
     basis: {
       download: `${gb} at ${Math.min(a.hfDownloadMBps, a.efsReadMBps)} MB/s into EFS, inside the first engine's start`,
       load: `${gb} at ${a.efsReadMBps} MB/s per node from EFS + ${a.engineStartSeconds} s engine start`,
@@ -90,35 +87,19 @@ function efsEstimate(w: number): ModeEstimate {
 function noCacheEstimate(w: number, pool: GpuPoolFacts, workers: number): ModeEstimate {
   const a = LOAD_ASSUMPTIONS;
   const gb = gbOf(w);
-  const perNode = Math.max(1, Math.ceil(workers / Math.max(1, pool.nodes)));
+  const perNode = noCacheWorkersPerNode(pool, workers);
   const local = pool.localNvme
     ? { mbps: a.nvmeReadMBps, what: "NVMe RAID0" }
     : { mbps: a.gp3ReadMBps, what: "gp3 root volume" };
   return {
     where: `every worker's own container file system (${local.what}); each worker downloads the whole model`,
     downloads: workers,
-    downloadSeconds: secs(w * perNode, a.hfDownloadMBps),
-    loadSeconds: secs(w, local.mbps) + a.engineStartSeconds,
+    ...seconds(ModelCacheMode.None, w, pool, workers),
     basis: {
       download: `${perNode} workers per node x ${gb} sharing ${a.hfDownloadMBps} MB/s, inside each engine's start`,
       load: `${gb} at ${local.mbps} MB/s from the ${local.what} + ${a.engineStartSeconds} s engine start`,
     },
   };
-}
-
-/** The budgets an estimate exceeds: local-nvme has its own download budget; otherwise the engine downloads inside its load budget. */
-function overBudget(mode: ModelCacheMode, p: ModeEstimate, loadBudget: number): string[] {
-  const out: string[] = [];
-  if (mode === ModelCacheMode.LocalNvme) {
-    if (p.downloadSeconds > (p.downloadBudgetSeconds ?? 0))
-      out.push(`download ${p.downloadSeconds} s > modelDownloadBudgetSeconds ${p.downloadBudgetSeconds}`);
-    if (p.loadSeconds > loadBudget) out.push(`load ${p.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget}`);
-  } else if (p.downloadSeconds + p.loadSeconds > loadBudget) {
-    out.push(
-      `download + load ${p.downloadSeconds + p.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget} (the engine downloads inside its start)`,
-    );
-  }
-  return out;
 }
 
 /** The section for one graph: `workers` worker pods on `pool`, with annotations `ann`. */
@@ -135,9 +116,20 @@ export function loadPlan(
     mode === ModelCacheMode.LocalNvme
       ? localNvmeEstimate(w, ann, pool)
       : mode === ModelCacheMode.Efs
-        ? efsEstimate(w)
+        ? efsEstimate(w, pool)
         : noCacheEstimate(w, pool, workers);
-  return { mode, weightBytes: w, loadBudgetSeconds: loadBudget, ...p, overBudget: overBudget(mode, p, loadBudget) };
+  const e = {
+    downloadSeconds: p.downloadSeconds,
+    loadSeconds: p.loadSeconds,
+    downloadInLoad: mode !== ModelCacheMode.LocalNvme,
+  };
+  return {
+    mode,
+    weightBytes: w,
+    loadBudgetSeconds: loadBudget,
+    ...p,
+    overBudget: overBudget(e, loadBudget, p.downloadBudgetSeconds ?? 0),
+  };
 }
 
 /** The `plan.md` lines of the section. */

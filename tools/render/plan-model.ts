@@ -21,8 +21,9 @@ import {
   modelFacts,
   RUNTIME_RESERVE_GIB,
   SHORT_PROMPT_TOKENS,
+  kvTransfer,
+  NIXL_LIBFABRIC_MEASURED_GBYTES_PER_S,
   TCP_FLOW_GBPS,
-  transferMs,
   workerFit,
   WorkerFit,
 } from "../../components/inference/fit";
@@ -70,12 +71,22 @@ export interface PlanWorkerFit extends Pick<
   /** Line rate of the worker's KV link, in Gbps. */
   readonly kvLinkGbps: number;
   readonly kvLinkBasis: string;
-  /** Bytes of a `maxModelLen` prompt's KV cache, and its transfer time at line rate. */
+  /** Bytes of a `maxModelLen` prompt's KV cache, counted once (tensor parallel 1). */
   readonly kvBytesAtMaxLen: number;
+  /** Bytes each rank of the worker sends for that prompt, and the replication factor (MLA: tp; TP > KV heads). */
+  readonly kvBytesPerRankAtMaxLen: number;
+  readonly kvReplication: number;
+  /** The rate one rank is expected to reach, GB/s (measured NIXL over libfabric, at most its line rate). */
+  readonly kvExpectedGBytesPerS: number;
+  /** Expected transfer time of a `maxModelLen` prompt at that rate, and the line-rate bound it cannot beat. */
   readonly kvTransferMs: number;
+  readonly kvTransferBoundMs: number;
   /** Same for a 1,024-token prompt. */
   readonly kvBytes1k: number;
   readonly kvTransferMs1k: number;
+  readonly kvTransferBoundMs1k: number;
+  /** Expected KV transfer milliseconds per prompt token of one request (the serving model multiplies by its prompt). */
+  readonly kvTransferMsPerPromptToken: number;
 }
 
 /** What `buildPlan` adds for the model. */
@@ -95,7 +106,7 @@ export function fitAssumptions(): string[] {
     `Estimated, not measured: weights = parameters x bytes of their stored dtype (quantized layers at their dtype, the rest bf16), split evenly over tensor-parallel GPUs.`,
     `KV cache per GPU = GPU memory x gpuMemoryUtilization - weights - ${RUNTIME_RESERVE_GIB} GiB runtime reserve (CUDA context and cuBLAS, measured 0.86 GiB on an H200; CUDA graphs and profiling activations, estimated); TensorRT-LLM: (GPU memory - weights - reserve) x free-gpu-memory-fraction. GPU memory is the instance catalog's (141 GiB for an H200, of which CUDA exposes 139.8: the reserve covers the gap).`,
     `KV bytes per token = layers x 2 x KV heads (per GPU: KV heads / TP, at least 1) x head dim x dtype bytes; MLA: layers x (kv_lora_rank + qk_rope_head_dim) x dtype bytes, whole on every GPU. Sliding-window layers (gpt-oss: every other layer, window 128) are counted at full length, so their capacity is understated.`,
-    `KV transfer time = prompt tokens x KV bytes per token (TP 1) / the worker's link at line rate: EFA rails x per-rail Gbps for LIBFABRIC, or one TCP flow at ${TCP_FLOW_GBPS} Gbps over ENA for UCX. Line rate is the physical limit, a lower bound: NIXL over libfabric measured ~9.6 GB/s per worker on p5.48xlarge (docs/ARCHITECTURE.md#dynamo-on-kubernetes).`,
+    `KV transfer: each rank of the prefill worker sends the KV cache it holds (prompt tokens x KV bytes per token per GPU: its share of the heads, all of an MLA latent, a replicated head when TP > KV heads; "xN" = bytes sent / bytes counted once) over its share of the worker's rails, the ranks in parallel. Expected time at ${NIXL_LIBFABRIC_MEASURED_GBYTES_PER_S} GB/s per rank for LIBFABRIC (NIXL over libfabric per worker of one GPU on p5.48xlarge, the project's recorded published figure: docs/ARCHITECTURE.md#dynamo-on-kubernetes; at most the rank's line rate), or one TCP flow at ${TCP_FLOW_GBPS} Gbps per rank over ENA for UCX; the bound in parentheses is line rate (EFA rails x per-rail Gbps / TP), never reached.`,
   ];
 }
 
@@ -135,7 +146,8 @@ function workerRow(
   const { tensorParallel, maxModelLen } = flags;
   const f = workerFit({ model: m, instance, backend, ...flags, kvCacheDtype: kvDtype });
   const link = kvLink(pool, Number(s.resources?.limits?.custom?.[EFA_RESOURCE] ?? 0));
-  const perToken = kvBytesPerTokenPerGpu(m, 1, kvDtype);
+  const atMax = kvTransfer(m, tensorParallel, kvDtype, maxModelLen, link);
+  const short = kvTransfer(m, tensorParallel, kvDtype, SHORT_PROMPT_TOKENS, link);
   return {
     role: String(s.subComponentType),
     service,
@@ -149,10 +161,16 @@ function workerRow(
     kvTransport: link.transport,
     kvLinkGbps: link.gbps,
     kvLinkBasis: link.basis,
-    kvBytesAtMaxLen: perToken * maxModelLen,
-    kvTransferMs: round(transferMs(perToken * maxModelLen, link)),
-    kvBytes1k: perToken * SHORT_PROMPT_TOKENS,
-    kvTransferMs1k: round(transferMs(perToken * SHORT_PROMPT_TOKENS, link), 3),
+    kvBytesAtMaxLen: atMax.uniqueBytes,
+    kvBytesPerRankAtMaxLen: atMax.bytesPerRank,
+    kvReplication: round(atMax.replication),
+    kvExpectedGBytesPerS: round(atMax.expectedGBytesPerS),
+    kvTransferMs: round(atMax.expectedMs),
+    kvTransferBoundMs: round(atMax.lineRateMs),
+    kvBytes1k: short.uniqueBytes,
+    kvTransferMs1k: round(short.expectedMs, 3),
+    kvTransferBoundMs1k: round(short.lineRateMs, 3),
+    kvTransferMsPerPromptToken: atMax.expectedMs / maxModelLen,
   };
 }
 
@@ -214,8 +232,8 @@ export function modelMarkdown(p: ModelPlanSection): string[] {
           "KV tokens",
           "seqs of maxModelLen",
           "KV link",
-          `KV of maxModelLen: MB, ms`,
-          "KV of 1k prompt: MB, ms",
+          "KV of maxModelLen: MB/rank, expected ms (line-rate ms)",
+          "KV of 1k prompt: expected ms (line-rate ms)",
         ],
         p.fit.map((f) => [
           f.role,
@@ -225,8 +243,8 @@ export function modelMarkdown(p: ModelPlanSection): string[] {
           n(f.kvCapacityTokens),
           `${f.maxConcurrentAtMaxLen} x ${n(f.maxModelLen)}`,
           `${f.kvTransport} ${f.kvLinkGbps} Gbps`,
-          `${round(f.kvBytesAtMaxLen / 1e6, 1)}, ${f.kvTransferMs}`,
-          `${round(f.kvBytes1k / 1e6, 1)}, ${f.kvTransferMs1k}`,
+          `${round(f.kvBytesPerRankAtMaxLen / 1e6, 1)}${f.kvReplication > 1 ? ` (x${f.kvReplication})` : ""}, ${f.kvTransferMs} (${f.kvTransferBoundMs})`,
+          `${f.kvTransferMs1k} (${f.kvTransferBoundMs1k})`,
         ]),
       ),
       "",

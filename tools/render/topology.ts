@@ -143,7 +143,7 @@ export function kvLabel(plan: Pick<Plan, "fit" | "kvTransport">): string {
     ? `NIXL ${plan.kvTransport.transport} (${plan.kvTransport.rdma ? "RDMA over EFA" : "TCP"})`
     : "transport not recorded";
   if (!f) return `KV prefill -> decode: ${wire}; transfer time unknown (model not in the catalog)`;
-  return `KV prefill -> decode: ${wire}, ${f.kvLinkGbps} Gbps per worker; ~${f.kvTransferMs} ms for a ${f.maxModelLen.toLocaleString("en-US")}-token prompt, ~${f.kvTransferMs1k} ms for 1k (line rate: a lower bound)`;
+  return `KV prefill -> decode: ${wire}, ${f.kvLinkGbps} Gbps per worker; ~${f.kvTransferMs} ms expected for a ${f.maxModelLen.toLocaleString("en-US")}-token prompt (line rate ${f.kvTransferBoundMs} ms), ~${f.kvTransferMs1k} ms for 1k`;
 }
 
 /** Same node: a curve under the rail row. Two nodes: out of the prefill node's right side and into the decode node's. */

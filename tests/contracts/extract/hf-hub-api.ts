@@ -2,7 +2,8 @@
  * Extracts the Hugging Face Hub HTTP API the prefetch script speaks, from huggingface_hub (the client vLLM itself
  * uses): the default endpoint and its HF_ENDPOINT override, the file download URL template, the model-info URL of
  * a revision with its `blobs` parameter (file sizes), the JSON keys of the listing (`sha`, `siblings[].rfilename`,
- * `siblings[].size`), and the offline switch the engines read.
+ * `siblings[].size`, `siblings[].blobId` = the git blob id, `siblings[].lfs.sha256` and `.lfs.size` of Git LFS files:
+ * what the prefetch verifies each file against), and the offline switch the engines read.
  * Usage: npx tsx tests/contracts/extract/hf-hub-api.ts <huggingface_hub checkout> --ref main [--commit <sha>] > tests/contracts/facts/hf-hub-api.json
  */
 import { checkoutArgs, printFacts, readText, today, withNotes } from "./_checkout";
@@ -34,6 +35,10 @@ export function extract(read: (p: string) => string) {
       sha: /self\.sha = kwargs\.pop\("sha", None\)/.test(api),
       siblingFile: must(/rfilename=sibling\["(rfilename)"\]/, api, "sibling rfilename")[1],
       siblingSize: must(/size=sibling\.get\("(size)"\)/, api, "sibling size")[1],
+      siblingBlobId: must(/blob_id=sibling\.get\("(blobId)"\)/, api, "sibling blobId")[1],
+      siblingLfs: must(/if sibling\.get\("(lfs)"\)/, api, "sibling lfs")[1],
+      lfsSha256: must(/sha256=sibling\["lfs"\]\["(sha256)"\]/, api, "lfs sha256")[1],
+      lfsSize: must(/size=sibling\["lfs"\]\["(size)"\]/, api, "lfs size")[1],
     },
     offlineEnv: must(/HF_HUB_OFFLINE = _is_true\(os\.environ\.get\("([A-Z_]+)"\)/, c, "HF_HUB_OFFLINE")[1],
   };
