@@ -6,6 +6,7 @@ import type { Plan } from "./plan";
 import { table } from "./md-table";
 import { modelMarkdown } from "./plan-model";
 import { kvTransportMarkdown } from "./transport";
+import { idleNodesLine } from "./plan-placement";
 
 /** Sections of `plan.md` written elsewhere (`./plan-md-sections.ts`), by where they go. */
 export interface PlanMdSlots {
@@ -55,6 +56,22 @@ function capacitySection(plan: Plan): string[] {
     "",
     "NIXL's LIBFABRIC plugin uses every EFA device a worker's pod is given, aligned to its GPUs by the EFA device plugin; \"EFA rails used\" is the sum over workers.",
     "",
+    ...placementLines(plan),
+  ];
+}
+
+function placementLines(plan: Plan): string[] {
+  const p = plan.placement;
+  const roles = Object.entries(p.nodesByRole).map(([role, nodes]) => `${role} on ${nodes.join(", ")}`);
+  const how =
+    p.mode === "separate-nodes"
+      ? "no node holds both roles (required pod anti-affinity between them; each role prefers the nodes it already holds)"
+      : "roles may share a node";
+  const idle = idleNodesLine(p);
+  return [
+    `Placement: ${how}; expected ${roles.join("; ") || "no GPU worker"} (${p.nodesUsed}/${p.nodesProvisioned} GPU nodes in use).`,
+    "",
+    ...(idle ? [`**${idle}.**`, ""] : []),
   ];
 }
 
