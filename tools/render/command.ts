@@ -17,6 +17,7 @@ import type { RenderResult } from "./render";
 import { checkStackName, loadProject, Project, stackConfig, stackFile, StackConfigMap, UsageError } from "./stackfile";
 import { SECRET } from "./redact";
 import { idleNodesLine } from "./plan-placement";
+import { prepaidLines } from "./plan-md";
 
 /** Config problems found before the program runs; thrown so the caller reports them all at once. */
 export class ConfigProblems extends Error {
@@ -72,7 +73,12 @@ function summary(stack: string, dir: string, r: RenderResult): string[] {
     `  workers: ${p.workers.map((w) => `${w.role} ${w.replicas}x${w.gpusPerWorker} GPU/${w.efaPerWorker} EFA`).join(", ")}`,
     ...[idleNodesLine(p.placement)].filter((l): l is string => l !== undefined).map((l) => `  ${l}`),
     `  critical path ~${p.criticalPathDetail.minutes} min: ${p.criticalPath.join(" -> ")}`,
-    `  ~$${p.costPerHourUsd.toFixed(2)}/hour on demand (prices reviewed ${p.cost.reviewed})`,
+    `  ~$${p.costPerHourUsd.toFixed(2)}/hour on demand (prices reviewed ${p.cost.reviewed})` +
+      (prepaidLines(p).length > 0
+        ? `; plus Capacity Block ${prepaidLines(p)
+            .map((l) => l.item)
+            .join(", ")}, prepaid for the whole block`
+        : ""),
     `  policies: ${r.policy.results.length - failed.length} passed, ${failed.length} failed` +
       ` (${r.policy.mandatoryViolations} mandatory, ${r.policy.advisoryViolations} advisory violations)`,
     ...failed.flatMap((f) => f.violations.map((v) => `    [${f.enforcementLevel}] ${f.name}: ${v.message}`)),

@@ -111,7 +111,20 @@ function costSection(plan: Plan): string[] {
     "",
     `Prices: ${cost.source}; reviewed ${cost.reviewed}.${unpriced} Storage, data transfer, NAT and load balancers are not included.`,
     "",
+    ...(prepaidLines(plan).length > 0
+      ? [
+          `The total leaves out ${prepaidLines(plan)
+            .map((l) => l.item)
+            .join(", ")}: a Capacity Block is prepaid up front for every hour of the block, used or not.`,
+          "",
+        ]
+      : []),
   ];
+}
+
+/** Cost lines of Capacity Block pools: prepaid, so outside the on-demand total. */
+export function prepaidLines(plan: Pick<Plan, "cost">): Plan["cost"]["lines"] {
+  return plan.cost.lines.filter((l) => l.note?.startsWith("Capacity Block:"));
 }
 
 function resourcesSection(plan: Plan): string[] {
