@@ -108,6 +108,67 @@ describe("render: topology.svg", function () {
     });
   }
 
+  it("acceptance: p5en-8gpu on 4 nodes with 16 + 16 workers exits 0, 32/32 GPUs, roles kept apart on disjoint nodes", async () => {
+    const out: string[] = [];
+    const code = await runCli(
+      [
+        "p5en-8gpu",
+        "--out",
+        tmp,
+        "--set",
+        "cluster.gpuNodes.count=4",
+        "--set",
+        "inference.prefill.replicas=16",
+        "--set",
+        "inference.decode.replicas=16",
+      ],
+      { ...defaultDeps(), stdout: (l) => out.push(l), stderr: () => undefined },
+    );
+    assert.equal(code, 0, out.join("\n"));
+    const dir = path.join(tmp, "p5en-8gpu");
+    const plan = JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8")) as Plan;
+    assert.deepEqual([plan.gpus.requested, plan.gpus.provisioned], [32, 32]);
+    assert.deepEqual(
+      plan.workers.filter((w) => w.gpusPerWorker > 0).map((w) => [w.role, w.avoids]),
+      [
+        ["prefill", ["DecodeWorker"]],
+        ["decode", ["PrefillWorker"]],
+      ],
+    );
+    const svg = fs.readFileSync(path.join(dir, "topology.svg"), "utf8");
+    checkAgainstPlan(svg, plan);
+    const rolesByNode = new Map<string, Set<string>>();
+    for (const c of cells(allElements(parseXml(svg)), "gpu"))
+      rolesByNode.set(
+        c.attrs["data-node"],
+        new Set([...(rolesByNode.get(c.attrs["data-node"]) ?? []), c.attrs["data-role"]]),
+      );
+    assert.deepEqual(
+      [...rolesByNode].map(([n, r]) => `${n}:${[...r].join("+")}`),
+      ["gpu-0:prefill", "gpu-1:prefill", "gpu-2:decode", "gpu-3:decode"],
+    );
+    assert.ok(!out.some((l) => l.includes("IDLE")), out.join("\n"));
+  });
+
+  it("4 nodes with the stack's 8 + 8 workers: exit 0, and the summary says 2 nodes are idle and what they cost", async () => {
+    const out: string[] = [];
+    const code = await runCli(["p5en-8gpu", "--out", tmp, "--set", "cluster.gpuNodes.count=4"], {
+      ...defaultDeps(),
+      stdout: (l) => out.push(l),
+      stderr: () => undefined,
+    });
+    assert.equal(code, 0);
+    assert.ok(
+      out.some((l) => /IDLE: 2 of 4 GPU nodes hold no worker \(gpu-2, gpu-3; ~\$126\.60\/hour/.test(l)),
+      out.join("\n"),
+    );
+    assert.ok(
+      out.some((l) => l.includes("[advisory] no-idle-gpu-nodes")),
+      out.join("\n"),
+    );
+    assert.match(fs.readFileSync(path.join(tmp, "p5en-8gpu", "plan.md"), "utf8"), /\*\*IDLE: 2 of 4 GPU nodes/);
+  });
+
   describe("layout rules", () => {
     const worker = (role: string, replicas: number, gpus: number, efa: number, avoids: string[] = []): PlanWorker => ({
       role,
