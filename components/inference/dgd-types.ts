@@ -118,7 +118,9 @@ export interface WeightedPodAffinityTerm {
 
 /** Inter-pod affinity: preferred terms only (packing); anti-affinity: required terms only (F7). */
 export interface DgdAffinity {
-  readonly podAffinity?: { readonly preferredDuringSchedulingIgnoredDuringExecution: readonly WeightedPodAffinityTerm[] };
+  readonly podAffinity?: {
+    readonly preferredDuringSchedulingIgnoredDuringExecution: readonly WeightedPodAffinityTerm[];
+  };
   readonly podAntiAffinity?: { readonly requiredDuringSchedulingIgnoredDuringExecution: readonly PodAffinityTerm[] };
 }
 
