@@ -99,6 +99,12 @@ function nodesFilled(g: GpuGroup, ws: readonly GraphService[]): { nodes: number;
       (g.pool === undefined || w.svc?.extraPodSpec?.nodeSelector?.[POOL_LABEL] === g.pool) &&
       gpusOf(w.svc) > 0,
   );
+  // A worker pinned here whose GPUs are not in Dynamo form counts 0 GPUs: efa-per-worker-matches-pool reports it,
+  // and the nodes it would fill are not idle.
+  const unread = ws.some(
+    (w) => instanceTypeOf(w.svc) === g.type && gpusOf(w.svc) === 0 && w.svc?.componentType === "worker",
+  );
+  if (unread) return { nodes: g.nodes, how: "a worker's GPUs are unreadable" };
   const gpus = (w: GraphService) => (isUnknownValue(w.svc.replicas) ? 1 : Number(w.svc.replicas ?? 1)) * gpusOf(w.svc);
   const apart =
     mine.length > 1 &&

@@ -99,6 +99,13 @@ describe("policies: placement (prefill and decode apart over EFA, idle GPU nodes
       expect: [],
     },
     {
+      title: "a worker whose GPUs are not in Dynamo form (another policy's error) is not taken for idle nodes",
+      mutate: (plan) => {
+        delete loose(decode(graphIn(plan)).resources.limits).gpu;
+      },
+      expect: [],
+    },
+    {
       title: "roles that may share nodes pack by GPUs: 4 + 4 fill 1 of 2 nodes",
       mutate: (plan) => {
         const g = graphIn(plan);
