@@ -14,6 +14,7 @@ import { kvTransferPolicies } from "./rules/kv-transfer";
 import { securityPolicies } from "./rules/security";
 import { observabilityPolicies } from "./rules/observability";
 import { modelFitPolicies } from "./rules/model-fit";
+import { placementPolicies } from "./rules/placement";
 
 const byName = new Map(
   [
@@ -27,6 +28,7 @@ const byName = new Map(
     ...securityPolicies,
     ...observabilityPolicies,
     ...modelFitPolicies,
+    ...placementPolicies,
   ].map((p) => [p.name, p] as const),
 );
 
@@ -40,6 +42,8 @@ export const POLICY_NAMES = [
   "hugepages-fit-node",
   "no-host-network-workers",
   "anti-affinity-on-operator-labels",
+  "prefill-decode-apart-over-efa",
+  "no-idle-gpu-nodes",
   "image-pinned-by-digest",
   "image-archs-cover-fleet",
   "image-archs-valid-for-toolkit",
@@ -69,6 +73,8 @@ export const FIELD_FAILURES: Readonly<Record<PolicyName, readonly string[]>> = {
   "hugepages-fit-node": ["F14"],
   "no-host-network-workers": ["F6"],
   "anti-affinity-on-operator-labels": ["F7"],
+  "prefill-decode-apart-over-efa": [],
+  "no-idle-gpu-nodes": [],
   "image-pinned-by-digest": ["F5"],
   "image-archs-cover-fleet": ["F10"],
   "image-archs-valid-for-toolkit": ["F10"],

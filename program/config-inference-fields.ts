@@ -134,7 +134,7 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
   placement: {
     spec: str({ enum: choices(Placement) }),
     defaultDoc: '- "separate-nodes" when the pool has >= 2 nodes, else "any"',
-    doc: "keep prefill and decode on different nodes (KV over EFA)",
+    doc: "no node holds both roles, each role on as many nodes as its replicas need (KV over EFA needs it: the mandatory policy `prefill-decode-apart-over-efa` refuses `any` on an EFA pool)",
   },
   kvTransport: {
     spec: str({ enum: choices(KvTransportChoice) }),

@@ -5,6 +5,7 @@
  * plan is the same offline and online and no ARN is hard-coded to `arn:aws:`. No Pulumi import.
  */
 import { Problem, show } from "../_shared/problems";
+import { zonesOf, ZONES_REVIEWED } from "./region-zones";
 
 /** A partition this package supports. */
 export interface AwsPartition {
@@ -62,14 +63,30 @@ export function regionProblems(path: string, region: unknown): Problem[] {
   ];
 }
 
-/** One problem per AZ (with its path) that is not in `region`. */
+/**
+ * One problem per AZ (with its path) that is not in `region`, or that `region` does not have (the zone table of
+ * `./zones.ts`, where it lists the region).
+ */
 export function zoneProblems(region: string, zones: readonly (readonly [path: string, az: string])[]): Problem[] {
+  const known = zonesOf(region);
   return zones
-    .filter(([, az]) => typeof az === "string" && regionOfAz(az) !== region)
-    .map(([path, az]) => ({
-      propertyPath: path,
-      reason: `${show(az)} is not in region ${show(region)} (aws:region); use a zone of that region such as "${region}a", or change the region`,
-    }));
+    .filter(([, az]) => typeof az === "string")
+    .flatMap(([path, az]): Problem[] => {
+      if (regionOfAz(az) !== region)
+        return [
+          {
+            propertyPath: path,
+            reason: `${show(az)} is not in region ${show(region)} (aws:region); use a zone of that region such as "${region}a", or change the region`,
+          },
+        ];
+      if (!known || known.includes(az)) return [];
+      return [
+        {
+          propertyPath: path,
+          reason: `${show(az)} is not an availability zone of ${region}, which has ${known.join(", ")} (AWS Availability Zones, read ${ZONES_REVIEWED}); use one of them`,
+        },
+      ];
+    });
 }
 
 /** ARN of an AWS managed IAM policy in `partition` (`arn:<id>:iam::aws:policy/<name>`). */

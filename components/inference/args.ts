@@ -20,7 +20,10 @@ export type Backend = (typeof Backend)[keyof typeof Backend];
 
 /** Where prefill and decode workers may land relative to each other. */
 export const Placement = {
-  /** Prefill workers together on one node, decode workers together on another: KV crosses EFA. */
+  /**
+   * No node holds both roles; each role gets ceil(replicas x GPUs per worker / GPUs per node) nodes of its own
+   * (required anti-affinity between the roles, preferred affinity to the own role). KV crosses EFA between nodes.
+   */
   SeparateNodes: "separate-nodes",
   /** No co-location rule; the scheduler packs workers wherever GPUs are free. */
   Any: "any",

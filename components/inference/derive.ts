@@ -123,8 +123,30 @@ export function workerShape(r: ResolvedInference, role: ServingRole): WorkerShap
   };
 }
 
+/**
+ * Nodes each role needs under separate-node placement: a node holds one role only, so a role takes
+ * ceil(replicas x GPUs per worker / GPUs per node) nodes of its own. Under "any" roles share nodes and
+ * only the total counts (`nodesNeeded`).
+ */
+export function nodesPerRole(r: Pick<ResolvedInference, "pool" | "prefill" | "decode">): Record<ServingRole, number> {
+  const of = (a: ResolvedRole) => Math.ceil((a.replicas * a.gpusPerWorker) / Math.max(1, r.pool.gpusPerNode));
+  return { [ServingRole.Prefill]: of(r.prefill), [ServingRole.Decode]: of(r.decode) };
+}
+
+/**
+ * GPU nodes the graph occupies: the sum of the roles' own nodes under separate-node placement, else the
+ * total GPUs over GPUs per node (a worker's GPU count divides the node's, so workers pack whole nodes).
+ */
+export function nodesNeeded(r: Pick<ResolvedInference, "pool" | "prefill" | "decode" | "placement">): number {
+  if (r.placement === Placement.SeparateNodes) {
+    const per = nodesPerRole(r);
+    return per.prefill + per.decode;
+  }
+  return Math.ceil(totalGpus(r) / Math.max(1, r.pool.gpusPerNode));
+}
+
 /** GPUs the whole graph requests (prefill + decode workers). */
-export function totalGpus(r: ResolvedInference): number {
+export function totalGpus(r: Pick<ResolvedInference, "prefill" | "decode">): number {
   return r.prefill.replicas * r.prefill.gpusPerWorker + r.decode.replicas * r.decode.gpusPerWorker;
 }
 

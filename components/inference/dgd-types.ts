@@ -109,9 +109,18 @@ export interface PodAffinityTerm {
   readonly topologyKey: string;
 }
 
-/** Inter-pod (anti-)affinity, required terms only (F7). */
+/** A preferred (scored, never required) pod affinity term. */
+export interface WeightedPodAffinityTerm {
+  /** 1-100, added to a node's score where the term matches. */
+  readonly weight: number;
+  readonly podAffinityTerm: PodAffinityTerm;
+}
+
+/** Inter-pod affinity: preferred terms only (packing); anti-affinity: required terms only (F7). */
 export interface DgdAffinity {
-  readonly podAffinity?: { readonly requiredDuringSchedulingIgnoredDuringExecution: readonly PodAffinityTerm[] };
+  readonly podAffinity?: {
+    readonly preferredDuringSchedulingIgnoredDuringExecution: readonly WeightedPodAffinityTerm[];
+  };
   readonly podAntiAffinity?: { readonly requiredDuringSchedulingIgnoredDuringExecution: readonly PodAffinityTerm[] };
 }
 

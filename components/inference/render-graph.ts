@@ -104,21 +104,31 @@ function roleSelector(r: ResolvedInference, role: ServingRole): PodAffinityTerm[
 }
 
 /**
- * Separate-node placement without deadlock: required affinity to the worker's OWN role (the first
- * pod of a role may land anywhere; Kubernetes lets a pod satisfy its own affinity term when no
- * match exists yet) plus required anti-affinity to the OTHER role, on labels the operator sets (F7).
+ * Separate-node placement on any number of nodes: a required anti-affinity to the OTHER role keeps every
+ * node to one role (KV over EFA fails with EAGAIN when prefill and decode share a node: Dynamo's
+ * disaggregation communication guide, tests/contracts/facts/prefill-decode-apart.json), and a preferred
+ * affinity to the worker's OWN role packs a role onto the nodes it already holds, so the first pods of a
+ * role do not spread over the empty nodes the other role needs (`nodesPerRole` in `./derive.ts` is the
+ * count each role gets). Required affinity to the own role would confine a role to ONE node. Both on
+ * labels the operator sets (F7).
  */
 export function workerAffinity(r: ResolvedInference, role: ServingRole): DgdAffinity | undefined {
   if (r.placement !== Placement.SeparateNodes) return undefined;
   const other = role === ServingRole.Prefill ? ServingRole.Decode : ServingRole.Prefill;
-  const term = (sel: PodAffinityTerm["labelSelector"]): PodAffinityTerm[] => [
-    { labelSelector: sel, topologyKey: "kubernetes.io/hostname" },
-  ];
+  const term = (sel: PodAffinityTerm["labelSelector"]): PodAffinityTerm => ({
+    labelSelector: sel,
+    topologyKey: HOSTNAME_TOPOLOGY_KEY,
+  });
   return {
-    podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: term(roleSelector(r, role)) },
-    podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: term(roleSelector(r, other)) },
+    podAffinity: {
+      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: term(roleSelector(r, role)) }],
+    },
+    podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term(roleSelector(r, other))] },
   };
 }
+
+/** The node-level topology key: one node per domain. */
+export const HOSTNAME_TOPOLOGY_KEY = "kubernetes.io/hostname";
 
 function workerResources(shape: WorkerShape): DgdResources {
   const custom: Record<string, string> = {};

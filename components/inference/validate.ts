@@ -12,6 +12,7 @@ import { modelIdProblem, revisionProblem } from "./model-id";
 import { derivedBudgets, LOAD_ASSUMPTIONS } from "./load-estimate";
 import {
   efaPerWorker,
+  nodesPerRole,
   poolHasEfa,
   roleArgs,
   ServingRole,
@@ -82,12 +83,6 @@ function validateRole(r: ResolvedInference, role: ServingRole, at: (k: string) =
       });
     }
   }
-  if (r.placement === Placement.SeparateNodes && a.replicas * a.gpusPerWorker > p.gpusPerNode) {
-    out.push({
-      propertyPath: base,
-      reason: `${a.replicas} x ${a.gpusPerWorker} GPU = ${a.replicas * a.gpusPerWorker} GPUs do not fit on one ${p.gpusPerNode}-GPU ${p.instanceType} node; placement "separate-nodes" keeps every ${role} worker on one node. Lower replicas or gpusPerWorker, or set placement "any"`,
-    });
-  }
   return out;
 }
 
@@ -151,8 +146,29 @@ function validatePool(r: ResolvedInference, at: (k: string) => string): Problem[
       propertyPath: at("placement"),
       reason: `"separate-nodes" needs a pool of >= 2 nodes; pool ${show(p.name)} has ${p.nodes}. Add a node or set placement "any"`,
     });
-  }
+  } else if (Number.isFinite(want) && want <= have) out.push(...validateRoleNodes(r, at));
   return out;
+}
+
+/**
+ * Separate-node placement gives every node to one role, so each role needs whole nodes of its own:
+ * 12 one-GPU prefill workers on 8-GPU nodes take 2 nodes even though 4 GPUs of the second stay free.
+ */
+function validateRoleNodes(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  if (r.placement !== Placement.SeparateNodes) return [];
+  const per = nodesPerRole(r);
+  const need = per.prefill + per.decode;
+  if (need <= r.pool.nodes) return [];
+  const role = (x: ServingRole) => {
+    const a = roleArgs(r, x);
+    return `${x} ${a.replicas} x ${a.gpusPerWorker} GPU needs ${per[x]} node(s)`;
+  };
+  return [
+    {
+      propertyPath: at("gpuPool"),
+      reason: `placement "separate-nodes" gives each node to one role: ${role(ServingRole.Prefill)}, ${role(ServingRole.Decode)} of ${r.pool.gpusPerNode} GPUs = ${need} nodes; pool ${show(r.pool.name)} has ${r.pool.nodes}. Add nodes (${need}), lower replicas, or set placement "any"`,
+    },
+  ];
 }
 
 function validateScalars(r: ResolvedInference, at: (k: string) => string): Problem[] {

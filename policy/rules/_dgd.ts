@@ -23,7 +23,11 @@ export type Loose<T> = T extends readonly (infer E)[]
 /** A Kubernetes label selector (the renderer writes `matchLabels` only). */
 interface PlanLabelSelector {
   readonly matchLabels?: Readonly<Record<string, unknown>>;
-  readonly matchExpressions?: readonly { readonly key?: unknown }[];
+  readonly matchExpressions?: readonly {
+    readonly key?: unknown;
+    readonly operator?: unknown;
+    readonly values?: readonly unknown[];
+  }[];
 }
 
 /** One pod (anti-)affinity term. */

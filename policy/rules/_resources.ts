@@ -79,6 +79,8 @@ export interface NodeGroupProps {
   readonly launchTemplate?: { readonly id?: unknown; readonly name?: unknown };
   readonly subnetIds?: List;
   readonly instanceTypes?: List;
+  readonly scalingConfig?: { readonly desiredSize?: unknown };
+  readonly labels?: Readonly<Record<string, unknown>>;
 }
 
 /** `aws.ec2.Subnet`. */

@@ -30,10 +30,10 @@ export function pool(
 
 /** The two reference variants: one GPU per worker on one node, and 8 + 8 on two nodes. */
 export const VARIANTS = {
-  /** 1 prefill + 1 decode worker of 1 GPU on 1 x p5en.48xlarge. */
+  /** 1 prefill + 1 decode worker of 1 GPU, each on its own p5en.48xlarge (the field's proven 1-GPU layout). */
   "p5en-1gpu": (): InferenceSettings => ({
     model: MODEL,
-    gpuPool: pool("p5en.48xlarge", 1),
+    gpuPool: pool("p5en.48xlarge", 2),
     prefill: { replicas: 1, gpusPerWorker: 1 },
     decode: { replicas: 1, gpusPerWorker: 1 },
   }),
@@ -81,9 +81,16 @@ export function argValue(s: DgdService, flag: string): string {
   return a[a.indexOf(flag) + 1];
 }
 
-/** The first required term of a service's pod affinity or anti-affinity (fails the test when there is none). */
+/**
+ * The first term of a service's pod affinity (preferred: it packs a role) or anti-affinity (required: it keeps
+ * the roles apart); fails the test when there is none.
+ */
 export function affinityTerm(s: DgdService, kind: "podAffinity" | "podAntiAffinity"): PodAffinityTerm {
-  const t = s.extraPodSpec?.affinity?.[kind]?.requiredDuringSchedulingIgnoredDuringExecution[0];
-  assert.ok(t, `service has no required ${kind} term`);
+  const a = s.extraPodSpec?.affinity;
+  const t =
+    kind === "podAffinity"
+      ? a?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution[0]?.podAffinityTerm
+      : a?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution[0];
+  assert.ok(t, `service has no ${kind === "podAffinity" ? "preferred" : "required"} ${kind} term`);
   return t;
 }

@@ -31,7 +31,7 @@ function workerAffinity(role: "prefill" | "decode") {
     topologyKey: "kubernetes.io/hostname",
   });
   return {
-    podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(own)] },
+    podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: sel(own) }] },
     podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [sel(other)] },
   };
 }

@@ -88,7 +88,7 @@ describe("policy pack over the rendered p5en-8gpu plan: hardening and --set", fu
     /** Override, expected exit code, and the text (config key or policy message) that explains it. */
     const cases: readonly (readonly [string, number, string])[] = [
       ["inference.prefill.gpusPerWorker=3", ExitCode.InvalidConfig, "inference.prefill.gpusPerWorker"],
-      ["inference.decode.replicas=9", ExitCode.InvalidConfig, "inference.decode"],
+      ["inference.decode.replicas=9", ExitCode.InvalidConfig, "decode 9 x 1 GPU = 17 GPUs exceed the pool's 16 GPUs"],
       ["cluster.gpuNodes.instanceType=p4d.24xlarge", ExitCode.InvalidConfig, "0.5 EFA devices per worker"],
       ["cluster.gpuNodes.count=1", ExitCode.InvalidConfig, "inference.placement"],
       ["image.cudaArchs=[sm_100]", ExitCode.PolicyViolation, "image-archs-cover-fleet"],

@@ -194,7 +194,7 @@ describe("policy pack over the rendered stacks", function () {
         .filter((x) => !x.passed)
         .map((x) => `${x.name}: ${x.violations.map((v) => v.message).join(" | ")}`);
       assert.deepEqual(failed, []);
-      assert.deepEqual([r.code, r.run.mandatoryViolations, r.run.results.length], [ExitCode.Ok, 0, 24]);
+      assert.deepEqual([r.code, r.run.mandatoryViolations, r.run.results.length], [ExitCode.Ok, 0, 26]);
       assert.ok(fs.existsSync(path.join(OUT, stack, "policy.json")));
     });
   }

@@ -210,10 +210,14 @@ describe("render: both stacks, real program", function () {
     assert.ok(plan.criticalPath.length >= 2);
   });
 
-  it("p5en-1gpu: one node, 1 prefill + 1 decode of 1 GPU each, KV over EFA", () => {
+  it("p5en-1gpu: two nodes, 1 prefill + 1 decode of 1 GPU each on different nodes, KV over EFA", () => {
     const plan = readJson(out["p5en-1gpu"].dir, "plan.json");
-    assert.deepEqual(plan.gpus, { requested: 2, provisioned: 8 });
-    assert.equal(plan.gpuPools[0].nodes, 1);
+    assert.deepEqual(plan.gpus, { requested: 2, provisioned: 16 });
+    assert.equal(plan.gpuPools[0].nodes, 2);
+    assert.deepEqual(
+      [plan.placement.mode, plan.placement.nodesByRole, plan.placement.idleNodes],
+      ["separate-nodes", { prefill: ["gpu-0"], decode: ["gpu-1"] }, []],
+    );
     for (const role of ["prefill", "decode"]) {
       const w = plan.workers.find((x: { role: string }) => x.role === role);
       assert.equal(w.replicas, 1);

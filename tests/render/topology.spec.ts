@@ -13,6 +13,7 @@ import { defaultDeps, runCli } from "../../tools/render/cli";
 import type { Plan } from "../../tools/render/plan";
 import type { PlanWorker } from "../../tools/render/plan-workers";
 import { layoutOf } from "../../tools/render/topology-layout";
+import { idleNodesLine, placementOf } from "../../tools/render/plan-placement";
 import { topologySvg } from "../../tools/render/topology";
 import { allElements, parseXml, XmlElement } from "../helpers/xml";
 
@@ -107,6 +108,67 @@ describe("render: topology.svg", function () {
     });
   }
 
+  it("acceptance: p5en-8gpu on 4 nodes with 16 + 16 workers exits 0, 32/32 GPUs, roles kept apart on disjoint nodes", async () => {
+    const out: string[] = [];
+    const code = await runCli(
+      [
+        "p5en-8gpu",
+        "--out",
+        tmp,
+        "--set",
+        "cluster.gpuNodes.count=4",
+        "--set",
+        "inference.prefill.replicas=16",
+        "--set",
+        "inference.decode.replicas=16",
+      ],
+      { ...defaultDeps(), stdout: (l) => out.push(l), stderr: () => undefined },
+    );
+    assert.equal(code, 0, out.join("\n"));
+    const dir = path.join(tmp, "p5en-8gpu");
+    const plan = JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8")) as Plan;
+    assert.deepEqual([plan.gpus.requested, plan.gpus.provisioned], [32, 32]);
+    assert.deepEqual(
+      plan.workers.filter((w) => w.gpusPerWorker > 0).map((w) => [w.role, w.avoids]),
+      [
+        ["prefill", ["DecodeWorker"]],
+        ["decode", ["PrefillWorker"]],
+      ],
+    );
+    const svg = fs.readFileSync(path.join(dir, "topology.svg"), "utf8");
+    checkAgainstPlan(svg, plan);
+    const rolesByNode = new Map<string, Set<string>>();
+    for (const c of cells(allElements(parseXml(svg)), "gpu"))
+      rolesByNode.set(
+        c.attrs["data-node"],
+        new Set([...(rolesByNode.get(c.attrs["data-node"]) ?? []), c.attrs["data-role"]]),
+      );
+    assert.deepEqual(
+      [...rolesByNode].map(([n, r]) => `${n}:${[...r].join("+")}`),
+      ["gpu-0:prefill", "gpu-1:prefill", "gpu-2:decode", "gpu-3:decode"],
+    );
+    assert.ok(!out.some((l) => l.includes("IDLE")), out.join("\n"));
+  });
+
+  it("4 nodes with the stack's 8 + 8 workers: exit 0, and the summary says 2 nodes are idle and what they cost", async () => {
+    const out: string[] = [];
+    const code = await runCli(["p5en-8gpu", "--out", tmp, "--set", "cluster.gpuNodes.count=4"], {
+      ...defaultDeps(),
+      stdout: (l) => out.push(l),
+      stderr: () => undefined,
+    });
+    assert.equal(code, 0);
+    assert.ok(
+      out.some((l) => /IDLE: 2 of 4 GPU nodes hold no worker \(gpu-2, gpu-3; ~\$126\.60\/hour/.test(l)),
+      out.join("\n"),
+    );
+    assert.ok(
+      out.some((l) => l.includes("[advisory] no-idle-gpu-nodes")),
+      out.join("\n"),
+    );
+    assert.match(fs.readFileSync(path.join(tmp, "p5en-8gpu", "plan.md"), "utf8"), /\*\*IDLE: 2 of 4 GPU nodes/);
+  });
+
   describe("layout rules", () => {
     const worker = (role: string, replicas: number, gpus: number, efa: number, avoids: string[] = []): PlanWorker => ({
       role,
@@ -147,6 +209,50 @@ describe("render: topology.svg", function () {
         [1, 1],
       );
       assert.deepEqual(l.unplaced, [{ service: "decode-svc", role: "decode", replica: 8 }]);
+    });
+
+    it("separate-nodes on 4 nodes, 16 + 16: prefill and decode on disjoint node sets, 2 each; the plan agrees", () => {
+      const p = {
+        gpuPools: pool(4),
+        workers: [worker("prefill", 16, 1, 2, ["decode-svc"]), worker("decode", 16, 1, 2, ["prefill-svc"])],
+      };
+      const l = layoutOf(p);
+      const rolesOn = l.nodes.map((n) => [...new Set(n.workers.map((w) => w.role))].join("+"));
+      assert.deepEqual(rolesOn, ["prefill", "prefill", "decode", "decode"]);
+      assert.deepEqual(l.unplaced, []);
+      const placed = placementOf(p);
+      assert.deepEqual(
+        [placed.mode, placed.nodesByRole, placed.idleNodes, idleNodesLine(placed)],
+        ["separate-nodes", { prefill: ["gpu-0", "gpu-1"], decode: ["gpu-2", "gpu-3"] }, [], undefined],
+      );
+      const svg = topologySvg({
+        stack: "t",
+        region: "us-east-2",
+        ...p,
+        gpus: { requested: 32, provisioned: 32 },
+        efaRails: { used: 64, provisioned: 64 },
+      } as unknown as Plan);
+      assert.match(
+        svg,
+        /prefill on gpu-0, gpu-1; decode on gpu-2, gpu-3; required anti-affinity keeps prefill and decode on disjoint nodes/,
+      );
+    });
+
+    it("8 + 8 on 4 nodes leaves 2 idle: said in the plan line with their on-demand price", () => {
+      const placed = placementOf({
+        gpuPools: pool(4),
+        workers: [worker("prefill", 8, 1, 2, ["decode-svc"]), worker("decode", 8, 1, 2, ["prefill-svc"])],
+      });
+      assert.deepEqual([placed.nodesUsed, placed.idleNodes, placed.idleUsdPerHour], [2, ["gpu-2", "gpu-3"], 126.6]);
+      assert.equal(
+        idleNodesLine(placed),
+        "IDLE: 2 of 4 GPU nodes hold no worker (gpu-2, gpu-3; ~$126.60/hour on demand, billed while running); lower the GPU pool's node count (cluster.gpuNodes.count) to 2 or add replicas",
+      );
+      const shared = placementOf({
+        gpuPools: pool(2),
+        workers: [worker("prefill", 4, 1, 2), worker("decode", 4, 1, 2)],
+      });
+      assert.deepEqual([shared.mode, shared.nodesUsed, shared.idleNodes], ["shared", 1, ["gpu-1"]]);
     });
 
     it("draws an unplaced replica as a warning, and the check catches a missing GPU cell", () => {

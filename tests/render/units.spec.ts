@@ -6,9 +6,19 @@ import { strict as assert } from "assert";
 import { criticalPath, deployEdges, GraphNode, mermaid } from "../../tools/render/graph";
 import { imageJson, kubernetesObject, manifestFiles } from "../../tools/render/manifests";
 import { buildPlan } from "../../tools/render/plan";
-import { workersOf } from "../../tools/render/plan-workers";
+import { PlanSourceResource, workersOf } from "../../tools/render/plan-workers";
 import { DGD_TYPE_TOKEN as DGD_TYPE, EFA_RESOURCE } from "../../components/inference/dgd-types";
-import { instanceLine, ON_DEMAND_USD_PER_HOUR, priceOf, totalUsdPerHour } from "../../tools/render/prices";
+import {
+  instanceLine,
+  ON_DEMAND_USD_PER_HOUR,
+  priceOf,
+  RESERVATION_BILLING,
+  totalUsdPerHour,
+} from "../../tools/render/prices";
+import { costLines, poolBilling } from "../../tools/render/plan-cost";
+import { gpuPoolFacts, POOL_LABEL } from "../../components/catalog/pool";
+import { CapacityType } from "../../components/cluster/args";
+import { capacitySettings } from "../../components/cluster/derive";
 import { fromSerialized } from "../../tools/render/redact";
 import { checkStackConfig } from "../../program/config-schema";
 import { INSTANCES } from "../../components/catalog/instances";
@@ -152,6 +162,42 @@ describe("render units", () => {
       assert.match(instanceLine("x", "p5en.48xlarge", 1).note!, /not re-checked/);
       assert.equal(instanceLine("x", "z9.huge", 1).usdPerHour, null);
       assert.ok(Object.values(ON_DEMAND_USD_PER_HOUR).every((p) => p.usdPerHour > 0));
+    });
+    it("reserved capacity: a Capacity Block is prepaid (out of the on-demand total), an ODCR billed at on-demand used or not", () => {
+      const pool = gpuPoolFacts(INSTANCES.get("p5en.48xlarge")!, { name: "gpu", nodes: 2, efaEnabled: true });
+      // The node group and launch template as the cluster component renders them (its own capacity derivation).
+      const rendered = (capacity: CapacityType): PlanSourceResource[] => {
+        const cap = capacitySettings({ capacity, capacityReservationId: "cr-0123456789abcdef0" });
+        const lt = {
+          urn: "urn:lt",
+          type: "aws:ec2/launchTemplate:LaunchTemplate",
+          name: "c-gpu-lt",
+          inputs: { instanceType: "p5en.48xlarge", ...cap },
+          propertyDependencies: {},
+        };
+        const ng = {
+          urn: "urn:ng",
+          type: "aws:eks/nodeGroup:NodeGroup",
+          name: "c-gpu-ng",
+          inputs: { capacityType: cap.nodeGroupCapacityType, labels: { [POOL_LABEL]: "gpu" } },
+          propertyDependencies: { launchTemplate: [lt.urn] },
+        };
+        return [lt, ng];
+      };
+      const line = (capacity: CapacityType) => costLines([pool], rendered(capacity))[0];
+      assert.deepEqual(
+        [CapacityType.OnDemand, CapacityType.CapacityBlock, CapacityType.Odcr].map((c) =>
+          poolBilling("gpu", rendered(c)),
+        ),
+        ["on-demand", "capacity-block", "odcr"],
+      );
+      const cb = line(CapacityType.CapacityBlock);
+      assert.deepEqual([cb.usdPerHour, cb.note], [null, RESERVATION_BILLING.capacityBlock]);
+      assert.equal(totalUsdPerHour([cb]), 0);
+      const odcr = line(CapacityType.Odcr);
+      assert.equal(odcr.usdPerHour, line(CapacityType.OnDemand).usdPerHour);
+      assert.ok(odcr.note!.startsWith(RESERVATION_BILLING.odcr));
+      assert.equal(line(CapacityType.OnDemand).note, "price transcribed, not re-checked at the last review");
     });
   });
 

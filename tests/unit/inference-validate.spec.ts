@@ -8,6 +8,8 @@ import {
   FrontendServiceType,
   InferenceSettings,
   renderWorker,
+  nodesNeeded,
+  nodesPerRole,
   resolveArgs,
   ResolvedInference,
   ServingRole,
@@ -82,20 +84,30 @@ const cases: Case[] = [
   ],
   [
     "separate-node placement needs >= 2 nodes",
-    over({ placement: "separate-nodes" }),
+    over({ placement: "separate-nodes", gpuPool: pool("p5en.48xlarge", 1) }),
     [["placement", '"separate-nodes" needs a pool of >= 2 nodes; pool "gpu" has 1. Add a node or set placement "any"']],
   ],
   [
-    "separate-node placement: each role fits its one node",
+    "separate-node placement: each role needs whole nodes of its own (24 GPUs fit 3 nodes, 12 + 12 workers do not)",
+    over({
+      gpuPool: pool("p5en.48xlarge", 3),
+      prefill: { replicas: 12, gpusPerWorker: 1 },
+      decode: { replicas: 12, gpusPerWorker: 1 },
+    }),
+    [
+      [
+        "gpuPool",
+        'placement "separate-nodes" gives each node to one role: prefill 12 x 1 GPU needs 2 node(s), decode 12 x 1 GPU needs 2 node(s) of 8 GPUs = 4 nodes; pool "gpu" has 3. Add nodes (4), lower replicas, or set placement "any"',
+      ],
+    ],
+  ],
+  [
+    "more GPUs than the pool: only the GPU total is reported, not the node split as well",
     over({ decode: { replicas: 3, gpusPerWorker: 4 } }, "p5en-8x1gpu"),
     [
       [
         "gpuPool",
         "prefill 8 x 1 GPU + decode 3 x 4 GPU = 20 GPUs exceed the pool's 16 GPUs (2 x p5en.48xlarge x 8); add nodes or lower replicas",
-      ],
-      [
-        "decode",
-        '3 x 4 GPU = 12 GPUs do not fit on one 8-GPU p5en.48xlarge node; placement "separate-nodes" keeps every decode worker on one node. Lower replicas or gpusPerWorker, or set placement "any"',
       ],
     ],
   ],
@@ -227,6 +239,23 @@ describe("inference: validation messages (exact)", () => {
   it("both reference variants and both backends are valid", () => {
     for (const v of ["p5en-1gpu", "p5en-8x1gpu"] as const)
       for (const b of ["vllm", "trtllm"] as const) assert.deepEqual(validate(resolved(v, b), true), []);
+  });
+
+  it("separate-nodes scales past two nodes: 16 + 16 on 4 x p5en, 70B at TP2 8 + 8 on 4; nodes per role from the replicas", () => {
+    const on4 = (o: Partial<InferenceSettings>) =>
+      resolved("p5en-8x1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 4), ...o });
+    const big = on4({ prefill: { replicas: 16, gpusPerWorker: 1 }, decode: { replicas: 16, gpusPerWorker: 1 } });
+    assert.deepEqual([validate(big, true), nodesPerRole(big), nodesNeeded(big)], [[], { prefill: 2, decode: 2 }, 4]);
+    const tp2 = on4({
+      model: "meta-llama/Llama-3.1-70B-Instruct",
+      prefill: { replicas: 8, gpusPerWorker: 2 },
+      decode: { replicas: 8, gpusPerWorker: 2 },
+    });
+    assert.deepEqual(validate(tp2, true), []);
+    const any = on4({ placement: "any", prefill: { replicas: 12, gpusPerWorker: 1 } });
+    assert.deepEqual([nodesNeeded(any), nodesNeeded({ ...any, placement: "separate-nodes" })], [3, 3]);
+    const odd = on4({ prefill: { replicas: 4, gpusPerWorker: 1 }, decode: { replicas: 4, gpusPerWorker: 1 } });
+    assert.deepEqual([nodesNeeded(odd), nodesNeeded({ ...odd, placement: "any" })], [2, 1]);
   });
 
   it("an image known only at deployment is checked then (validateImage)", () => {

@@ -16,6 +16,8 @@ import { readPolicyConfig } from "./policy-config";
 import type { RenderResult } from "./render";
 import { checkStackName, loadProject, Project, stackConfig, stackFile, StackConfigMap, UsageError } from "./stackfile";
 import { SECRET } from "./redact";
+import { idleNodesLine } from "./plan-placement";
+import { prepaidLines } from "./plan-md";
 
 /** Config problems found before the program runs; thrown so the caller reports them all at once. */
 export class ConfigProblems extends Error {
@@ -69,8 +71,14 @@ function summary(stack: string, dir: string, r: RenderResult): string[] {
     `rendered ${stack} -> ${dir} (${p.resources.total} resources, ${manifests} manifests, ${helm} Helm releases)`,
     `  GPUs ${p.gpus.requested}/${p.gpus.provisioned}, EFA rails ${p.efaRails.used}/${p.efaRails.provisioned}; image ${p.image.cudaArchs.join(" ")} (CUDA ${p.image.cudaToolkit})`,
     `  workers: ${p.workers.map((w) => `${w.role} ${w.replicas}x${w.gpusPerWorker} GPU/${w.efaPerWorker} EFA`).join(", ")}`,
+    ...[idleNodesLine(p.placement)].filter((l): l is string => l !== undefined).map((l) => `  ${l}`),
     `  critical path ~${p.criticalPathDetail.minutes} min: ${p.criticalPath.join(" -> ")}`,
-    `  ~$${p.costPerHourUsd.toFixed(2)}/hour on demand (prices reviewed ${p.cost.reviewed})`,
+    `  ~$${p.costPerHourUsd.toFixed(2)}/hour on demand (prices reviewed ${p.cost.reviewed})` +
+      (prepaidLines(p).length > 0
+        ? `; plus Capacity Block ${prepaidLines(p)
+            .map((l) => l.item)
+            .join(", ")}, prepaid for the whole block`
+        : ""),
     `  policies: ${r.policy.results.length - failed.length} passed, ${failed.length} failed` +
       ` (${r.policy.mandatoryViolations} mandatory, ${r.policy.advisoryViolations} advisory violations)`,
     ...failed.flatMap((f) => f.violations.map((v) => `    [${f.enforcementLevel}] ${f.name}: ${v.message}`)),

@@ -9,6 +9,7 @@ import { kvTransportMarkdown } from "./transport";
 import { archListsOf, compileStageLines, PREBUILT_KERNELS_NOTE } from "../../components/image/compile-stages";
 import type { CudaToolkit } from "../../components/catalog";
 import * as versions from "../../components/versions";
+import { idleNodesLine } from "./plan-placement";
 
 /** Sections of `plan.md` written elsewhere (`./plan-md-sections.ts`), by where they go. */
 export interface PlanMdSlots {
@@ -58,6 +59,22 @@ function capacitySection(plan: Plan): string[] {
     "",
     "NIXL's LIBFABRIC plugin uses every EFA device a worker's pod is given, aligned to its GPUs by the EFA device plugin; \"EFA rails used\" is the sum over workers.",
     "",
+    ...placementLines(plan),
+  ];
+}
+
+function placementLines(plan: Plan): string[] {
+  const p = plan.placement;
+  const roles = Object.entries(p.nodesByRole).map(([role, nodes]) => `${role} on ${nodes.join(", ")}`);
+  const how =
+    p.mode === "separate-nodes"
+      ? "no node holds both roles (required pod anti-affinity between them; each role prefers the nodes it already holds)"
+      : "roles may share a node";
+  const idle = idleNodesLine(p);
+  return [
+    `Placement: ${how}; expected ${roles.join("; ") || "no GPU worker"} (${p.nodesUsed}/${p.nodesProvisioned} GPU nodes in use).`,
+    "",
+    ...(idle ? [`**${idle}.**`, ""] : []),
   ];
 }
 
@@ -111,7 +128,20 @@ function costSection(plan: Plan): string[] {
     "",
     `Prices: ${cost.source}; reviewed ${cost.reviewed}.${unpriced} Storage, data transfer, NAT and load balancers are not included.`,
     "",
+    ...(prepaidLines(plan).length > 0
+      ? [
+          `The total leaves out ${prepaidLines(plan)
+            .map((l) => l.item)
+            .join(", ")}: a Capacity Block is prepaid up front for every hour of the block, used or not.`,
+          "",
+        ]
+      : []),
   ];
+}
+
+/** Cost lines of Capacity Block pools: prepaid, so outside the on-demand total. */
+export function prepaidLines(plan: Pick<Plan, "cost">): Plan["cost"]["lines"] {
+  return plan.cost.lines.filter((l) => l.note?.startsWith("Capacity Block:"));
 }
 
 function resourcesSection(plan: Plan): string[] {

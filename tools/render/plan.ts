@@ -14,6 +14,7 @@ import { kvTransportOf, PlanKvTransport } from "./transport";
 import { ModelPlanSection, modelPlan } from "./plan-model";
 import { costLines } from "./plan-cost";
 import { PlanSourceResource, PlanWorker, workersOf } from "./plan-workers";
+import { PlanPlacement, placementOf } from "./plan-placement";
 import { CostLine, PRICE_SOURCE, PRICED_REGIONS, PRICES_REVIEWED, totalUsdPerHour } from "./prices";
 
 /** One GPU pool in the plan: the summary's pool fields and its availability zone, when pinned. */
@@ -25,6 +26,8 @@ export interface Plan extends ModelPlanSection, CapacityTotals {
   readonly region: string;
   readonly gpuPools: readonly PlanPool[];
   readonly workers: readonly PlanWorker[];
+  /** Which GPU nodes each role is expected to hold, and the nodes no worker uses (billed, idle). */
+  readonly placement: PlanPlacement;
   /** NIXL backend for KV cache and whether it moves over RDMA or TCP. */
   readonly kvTransport?: PlanKvTransport;
   /** The image's CUDA targets (as in the stack's summary), its ref when known, and whether the stack builds it. */
@@ -59,14 +62,16 @@ export function buildPlan(input: PlanInput): Plan {
   const byType: Record<string, number> = {};
   for (const r of input.resources) byType[r.type] = (byType[r.type] ?? 0) + 1;
   const lines = costLines(input.pools, input.resources);
+  const gpuPools = input.pools.map((p) => ({
+    ...summaryPool(p),
+    ...(p.availabilityZone ? { availabilityZone: p.availabilityZone } : {}),
+  }));
   return {
     stack: input.stack,
     region: input.region,
-    gpuPools: input.pools.map((p) => ({
-      ...summaryPool(p),
-      ...(p.availabilityZone ? { availabilityZone: p.availabilityZone } : {}),
-    })),
+    gpuPools,
     workers,
+    placement: placementOf({ gpuPools, workers }),
     ...modelPlan(
       input.resources.filter((r) => r.type === DGD_TYPE_TOKEN),
       input.pools,

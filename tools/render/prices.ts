@@ -8,9 +8,10 @@
  * hand and are marked `verified: false` where we could not re-check the exact figure when this table
  * was reviewed. EKS: $0.10 per cluster-hour (standard support). NAT gateway: $0.045 per hour.
  *
- * These numbers are for orientation only ("is this a $10 or a $100 hour?"). Capacity Blocks, ODCRs,
- * Savings Plans and data transfer are priced differently and are not modelled. Check the pricing
- * page before you spend money; update `PRICES_REVIEWED` when you change a row.
+ * These numbers are for orientation only ("is this a $10 or a $100 hour?"). Savings Plans and data
+ * transfer are not modelled. Reserved GPU capacity is billed differently from on-demand, and the cost
+ * lines say how (`RESERVATION_BILLING`); check the pricing page before you spend money; update
+ * `PRICES_REVIEWED` when you change a row.
  */
 
 /** Date the table below was last reviewed. */
@@ -82,6 +83,22 @@ export const ON_DEMAND_USD_PER_HOUR: Readonly<Record<string, Price>> = {
   "c6i.xlarge": p(0.17),
   "c6i.2xlarge": p(0.34),
 };
+
+/**
+ * How reserved GPU capacity is billed, for the cost lines (Amazon EC2 User Guide, read 2026-12-01):
+ * - Capacity Block for ML: "The price of a Capacity Block offering is charged up front" (capacity-blocks-extend.html,
+ *   Billing); the offering's `upfrontFee` is "The total price to be paid up front" (API reference,
+ *   CapacityBlockOffering); "You can't modify or cancel a Capacity Block" (capacity-reservations-release.html). So
+ *   the block is paid for every hour of its duration, whether instances run or not, at the block's own price.
+ * - On-Demand Capacity Reservation: "Capacity Reservations are charged at the equivalent On-Demand rate whether you
+ *   run instances in reserved capacity or not. If you do not use the reservation, this shows up as unused
+ *   reservation on your Amazon EC2 bill" (capacity-reservations-pricing-billing.html), until it is cancelled.
+ */
+export const RESERVATION_BILLING = {
+  capacityBlock:
+    "Capacity Block: prepaid up front at the block's own price (upfrontFee when you buy it) for every hour of the block, used or not, and it cannot be cancelled; not an on-demand rate, so not priced here",
+  odcr: "ODCR: billed at the on-demand rate for every reserved instance whether an instance runs in it or not (unused capacity shows as unused reservation), until you cancel it",
+} as const;
 
 /** EKS control plane, USD per cluster-hour (standard support). */
 export const EKS_CLUSTER_USD_PER_HOUR = 0.1;

@@ -11,6 +11,7 @@
 import type { Plan } from "./plan";
 import { Layout, LaidOutNode, layoutOf, PlacedWorker } from "./topology-layout";
 import { el, esc, svgDocument, text, textWidth } from "./svg";
+import { idleNodesLine, placementOf } from "./plan-placement";
 
 /** Fill colour per role; anything else gets OTHER. */
 export const ROLE_COLOURS: Readonly<Record<string, string>> = {
@@ -25,6 +26,8 @@ const M = 20;
 const CELL = 84;
 const GPU_H = 46;
 const RAIL_H = 22;
+/** Font size of a rail cell's label, in px. */
+const RAIL_FONT = 9;
 const NODE_HEAD = 24;
 const NODE_GAP = 56;
 const NODE_H = NODE_HEAD + GPU_H + 8 + RAIL_H + 12;
@@ -72,9 +75,11 @@ function railCell(node: LaidOutNode, r: number, x: number, y: number, width: num
     height: RAIL_H,
     rx: 3,
   };
-  const label = text(x + width / 2, y + 15, `efa${r}`, {
+  // 32 rails on a p5/p5e leave ~18 px per cell: "efa31" at 9 px does not fit, so narrow cells show the number only.
+  const long = `efa${r}`;
+  const label = text(x + width / 2, y + 15, textWidth(long, RAIL_FONT) <= width ? long : String(r), {
     "text-anchor": "middle",
-    "font-size": 9,
+    "font-size": RAIL_FONT,
     fill: w ? "#fff" : "#888",
   });
   if (!w) return el("g", {}, [el("rect", { ...box, "data-state": "idle", ...IDLE }), label]);
@@ -204,15 +209,32 @@ function frontend(plan: Plan): string {
   ]);
 }
 
-function legend(plan: Plan, layout: Layout, y: number): string[] {
-  const lines = [
+/** The placement line: which nodes each role is expected on, and why they cannot mix. */
+export function placementLegend(plan: Pick<Plan, "gpuPools" | "workers">): string {
+  const p = placementOf(plan);
+  const roles = Object.entries(p.nodesByRole).map(([role, nodes]) => `${role} on ${nodes.join(", ")}`);
+  const how =
+    p.mode === "separate-nodes"
+      ? "required anti-affinity keeps prefill and decode on disjoint nodes"
+      : "no anti-affinity between the roles: they may share a node";
+  return `Expected placement (the scheduler decides): ${roles.join("; ") || "no GPU worker"}; ${how}.`;
+}
+
+/** The legend's text lines, in order: KV, capacity, placement, then the warnings (idle nodes, unplaced replicas). */
+function legendLines(plan: Plan, layout: Layout): string[] {
+  return [
     kvLabel(plan),
     `GPUs ${plan.gpus.requested}/${plan.gpus.provisioned} requested; EFA rails ${plan.efaRails.used}/${plan.efaRails.provisioned} used; grey dashed = idle.`,
-    "Expected placement: the scheduler decides; required anti-affinity keeps the roles it names apart.",
+    placementLegend(plan),
+    ...[idleNodesLine(placementOf(plan))].filter((l): l is string => l !== undefined),
     ...(layout.unplaced.length > 0
       ? [`NOT PLACED (would stay Pending): ${layout.unplaced.map((u) => `${u.service}/${u.replica}`).join(", ")}`]
       : []),
   ];
+}
+
+function legend(plan: Plan, layout: Layout, y: number): string[] {
+  const lines = legendLines(plan, layout);
   const swatches = Object.entries(ROLE_COLOURS).map(([role, fill], i) =>
     el("g", {}, [
       el("rect", { x: M + i * 110, y, width: 14, height: 14, fill, stroke: "#222" }),
@@ -227,7 +249,7 @@ function legend(plan: Plan, layout: Layout, y: number): string[] {
     el("g", { class: "legend" }, [
       ...swatches,
       idle,
-      ...lines.map((l, i) => text(M, y + 32 + i * 16, l, i === 3 ? { fill: "#a00", "font-weight": "bold" } : {})),
+      ...lines.map((l, i) => text(M, y + 32 + i * 16, l, i >= 3 ? { fill: "#a00", "font-weight": "bold" } : {})),
     ]),
   ];
 }
@@ -239,11 +261,12 @@ export function topologySvg(plan: Plan): string {
   const legendY = nodeTop(layout.nodes.length) - NODE_GAP + 40;
   const widths = [
     ...layout.nodes.map((n) => n.gpuCount * CELL + 12 + 160),
-    textWidth(kvLabel(plan), 11),
+    ...legendLines(plan, layout).map((l) => textWidth(l, 11)),
     textWidth(title, 14),
   ];
   const width = M * 2 + Math.max(...widths);
-  const height = legendY + 32 + 4 * 16 + M;
+  // Legend: KV, capacity, placement, and up to two warnings (idle nodes, unplaced replicas).
+  const height = legendY + 32 + 5 * 16 + M;
   const defs = el("defs", {}, [
     el(
       "marker",
