@@ -14,6 +14,7 @@ import { kvTransferPolicies } from "./rules/kv-transfer";
 import { securityPolicies } from "./rules/security";
 import { observabilityPolicies } from "./rules/observability";
 import { modelFitPolicies } from "./rules/model-fit";
+import { servingPolicies } from "./rules/serving";
 
 const byName = new Map(
   [
@@ -27,6 +28,7 @@ const byName = new Map(
     ...securityPolicies,
     ...observabilityPolicies,
     ...modelFitPolicies,
+    ...servingPolicies,
   ].map((p) => [p.name, p] as const),
 );
 
@@ -56,6 +58,7 @@ export const POLICY_NAMES = [
   "trtllm-libfabric-caveat",
   "monitoring-off-gpu-nodes",
   "model-fit-annotations-match-catalog",
+  "serving-estimate-meets-workload",
 ] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
@@ -85,6 +88,7 @@ export const FIELD_FAILURES: Readonly<Record<PolicyName, readonly string[]>> = {
   "trtllm-libfabric-caveat": ["F3"],
   "monitoring-off-gpu-nodes": [],
   "model-fit-annotations-match-catalog": [],
+  "serving-estimate-meets-workload": [],
 };
 
 /** Every policy of the pack, in pack order. */

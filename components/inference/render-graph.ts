@@ -40,6 +40,7 @@ import {
 import { KV_TRANSPORT_ANNOTATION } from "./transport";
 import { modelFitAnnotations } from "./fit";
 import { graphFitAnnotations } from "./fit-annotations";
+import { workloadAnnotations } from "./workload";
 import {
   cacheGraphAnnotations,
   nodeCacheAnnotations,
@@ -92,7 +93,7 @@ function annotations(r: ResolvedInference): Record<string, string> {
   const row = INSTANCES.get(r.pool.instanceType);
   if (row && row.efaHugepages2Mi !== r.pool.hugepages2MiPerNode)
     a[PlanAnnotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
-  return { ...a, ...cacheGraphAnnotations(r), ...modelFitAnnotations(r), ...graphFitAnnotations(r) };
+  return { ...a, ...cacheGraphAnnotations(r), ...modelFitAnnotations(r), ...graphFitAnnotations(r), ...workloadAnnotations(r) };
 }
 
 function roleSelector(r: ResolvedInference, role: ServingRole): PodAffinityTerm["labelSelector"] {

@@ -5,6 +5,7 @@
 import type { Plan } from "./plan";
 import { table } from "./md-table";
 import { modelMarkdown } from "./plan-model";
+import { servingMarkdown } from "./plan-serving";
 import { kvTransportMarkdown } from "./transport";
 
 /** Sections of `plan.md` written elsewhere (`./plan-md-sections.ts`), by where they go. */
@@ -112,6 +113,7 @@ export function planMarkdown(plan: Plan, slots: PlanMdSlots = {}): string {
     ...workersSection(plan),
     ...(slots.afterWorkers ?? []),
     ...modelMarkdown(plan),
+    ...servingMarkdown(plan),
     ...capacitySection(plan),
     ...kvTransportMarkdown(plan.kvTransport),
     ...imageSection(plan),
