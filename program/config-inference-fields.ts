@@ -161,12 +161,13 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
       fields: {
         isl: {
           spec: int(WORKLOAD_LIMITS.isl),
-          default: INFERENCE_DEFAULTS.workload.isl,
+          // A default here would make every stack declare a workload (the schema fills defaults in).
+          defaultDoc: `${INFERENCE_DEFAULTS.workload.isl}`,
           doc: "prompt tokens per request; isl + osl must fit maxModelLen",
         },
         osl: {
           spec: int(WORKLOAD_LIMITS.osl),
-          default: INFERENCE_DEFAULTS.workload.osl,
+          defaultDoc: `${INFERENCE_DEFAULTS.workload.osl}`,
           doc: "output tokens per request",
         },
         requestsPerSecond: {

@@ -16,9 +16,9 @@ import {
   atLoad,
   balancedSplit,
   decodeCapacity,
-  disaggGain,
   disaggregated,
   Layout,
+  layoutThroughputs,
   LoadPoint,
   meetsObjectives,
   prefillCapacity,
@@ -148,8 +148,11 @@ function curveOf(d: Layout, a: Layout): ServingEstimate["curve"] {
   });
 }
 
-function winnerOf(gain: number | undefined): ServingEstimate["winner"] {
-  if (gain === undefined || gain < 1 - EVEN_WITHIN) return "aggregated";
+/** Which layout serves more; "even" within `EVEN_WITHIN`, or when neither serves any. */
+function winnerOf(t: { disagg: number; agg: number }): ServingEstimate["winner"] {
+  if (t.agg <= 0) return t.disagg > 0 ? "disaggregated" : "even";
+  const gain = t.disagg / t.agg;
+  if (gain < 1 - EVEN_WITHIN) return "aggregated";
   return gain > 1 + EVEN_WITHIN ? "disaggregated" : "even";
 }
 
@@ -210,7 +213,8 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
   const agg = aggregated({ speed: d, replicas: aggReplicas }, wl);
   const atD = atLoad(dis, wl);
   const atA = atLoad(agg, wl);
-  const gain = disaggGain(dis, agg, wl);
+  const served = layoutThroughputs(dis, agg, wl);
+  const gain = served.agg > 0 ? served.disagg / served.agg : undefined;
   const split = balancedSplit(p, d, gpus, wl);
   return {
     workload: wl,
@@ -225,7 +229,7 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
       capacityRequestsPerSecond: r3(agg.capacityRequestsPerSecond),
     },
     disaggGain: gain === undefined ? null : r3(gain),
-    winner: winnerOf(gain),
+    winner: winnerOf(served),
     objectives: {
       ...(wl.ttftMs !== undefined ? { ttft: meetsObjectives(atD, { ...wl, itlMs: undefined }) } : {}),
       ...(wl.itlMs !== undefined ? { itl: meetsObjectives(atD, { ...wl, ttftMs: undefined }) } : {}),

@@ -206,14 +206,19 @@ export function servedAtLoad(l: Layout, wl: ServingWorkload): number {
 }
 
 /**
- * Disaggregated over aggregated: requests per second within the objectives when any is declared, else
- * requests per second served at the declared load. Undefined when the aggregated layout serves none.
+ * What each layout serves: requests per second within the objectives when any is declared, else requests per
+ * second served at the declared load.
  */
-export function disaggGain(disagg: Layout, agg: Layout, wl: ServingWorkload): number | undefined {
+export function layoutThroughputs(disagg: Layout, agg: Layout, wl: ServingWorkload): { disagg: number; agg: number } {
   const slo = wl.ttftMs !== undefined || wl.itlMs !== undefined;
-  const d = slo ? goodput(disagg, wl) : servedAtLoad(disagg, wl);
-  const a = slo ? goodput(agg, wl) : servedAtLoad(agg, wl);
-  return a > 0 ? d / a : undefined;
+  const of = (l: Layout) => (slo ? goodput(l, wl) : servedAtLoad(l, wl));
+  return { disagg: of(disagg), agg: of(agg) };
+}
+
+/** Disaggregated over aggregated (`layoutThroughputs`); undefined when the aggregated layout serves none. */
+export function disaggGain(disagg: Layout, agg: Layout, wl: ServingWorkload): number | undefined {
+  const t = layoutThroughputs(disagg, agg, wl);
+  return t.agg > 0 ? t.disagg / t.agg : undefined;
 }
 
 /**

@@ -84,6 +84,7 @@ export function estimateRatios(
 ): string[] {
   if (!estimate) return [];
   const out: string[] = [];
+  const at = estimate.declared ? "the declared workload" : "the default workload (set inference.workload)";
   for (const [label, want] of [
     ["TTFT p50", estimate.ttftMs],
     ["ITL p50", estimate.itlMs],
@@ -92,8 +93,8 @@ export function estimateRatios(
     if (!got || !("seconds" in got)) continue;
     out.push(
       want === null || want <= 0
-        ? `${label} ${ms(got.seconds)}; the plan estimates the declared load saturates the graph`
-        : `${label} measured / plan estimate = ${((got.seconds * 1000) / want).toFixed(2)} (estimate ${want} ms at the declared workload)`,
+        ? `${label} ${ms(got.seconds)}; the plan estimates ${at} saturates the graph`
+        : `${label} measured / plan estimate = ${((got.seconds * 1000) / want).toFixed(2)} (estimate ${want} ms at ${at})`,
     );
   }
   return out;

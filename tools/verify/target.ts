@@ -44,6 +44,8 @@ export interface Target {
 export interface LatencyEstimate {
   readonly ttftMs: number | null;
   readonly itlMs: number | null;
+  /** False when the stack declares no inference.workload (the estimate is at the defaults). */
+  readonly declared: boolean;
 }
 
 /** Flags that override the stack file. */
@@ -90,7 +92,7 @@ function fromStackFile(root: string, file: string): Omit<Target, "source"> {
   const input = servingInputOf(resolveArgs(config.graphName, { ...inf, gpuPool: config.gpuPool }, undefined));
   const e = input ? servingEstimate(input) : undefined;
   return {
-    ...(e && !("why" in e) ? { estimate: { ttftMs: e.ttftMs, itlMs: e.itlMs } } : {}),
+    ...(e && !("why" in e) ? { estimate: { ttftMs: e.ttftMs, itlMs: e.itlMs, declared: e.workload.declared } } : {}),
     namespace: inf.namespace ?? DEFAULT_NAMESPACE,
     graph: config.graphName,
     servedModel: inf.servedModelName ?? inf.model,
