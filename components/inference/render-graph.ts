@@ -93,7 +93,13 @@ function annotations(r: ResolvedInference): Record<string, string> {
   const row = INSTANCES.get(r.pool.instanceType);
   if (row && row.efaHugepages2Mi !== r.pool.hugepages2MiPerNode)
     a[PlanAnnotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
-  return { ...a, ...cacheGraphAnnotations(r), ...modelFitAnnotations(r), ...graphFitAnnotations(r), ...workloadAnnotations(r) };
+  return {
+    ...a,
+    ...cacheGraphAnnotations(r),
+    ...modelFitAnnotations(r),
+    ...graphFitAnnotations(r),
+    ...workloadAnnotations(r),
+  };
 }
 
 function roleSelector(r: ResolvedInference, role: ServingRole): PodAffinityTerm["labelSelector"] {
