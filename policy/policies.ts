@@ -15,6 +15,7 @@ import { securityPolicies } from "./rules/security";
 import { observabilityPolicies } from "./rules/observability";
 import { modelFitPolicies } from "./rules/model-fit";
 import { placementPolicies } from "./rules/placement";
+import { servingPolicies } from "./rules/serving";
 
 const byName = new Map(
   [
@@ -29,6 +30,7 @@ const byName = new Map(
     ...observabilityPolicies,
     ...modelFitPolicies,
     ...placementPolicies,
+    ...servingPolicies,
   ].map((p) => [p.name, p] as const),
 );
 
@@ -60,6 +62,7 @@ export const POLICY_NAMES = [
   "trtllm-libfabric-caveat",
   "monitoring-off-gpu-nodes",
   "model-fit-annotations-match-catalog",
+  "serving-estimate-meets-workload",
 ] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
@@ -91,6 +94,7 @@ export const FIELD_FAILURES: Readonly<Record<PolicyName, readonly string[]>> = {
   "trtllm-libfabric-caveat": ["F3"],
   "monitoring-off-gpu-nodes": [],
   "model-fit-annotations-match-catalog": [],
+  "serving-estimate-meets-workload": [],
 };
 
 /** Every policy of the pack, in pack order. */

@@ -13,7 +13,7 @@ import {
   ModelCacheMode,
   Placement,
 } from "../components/inference/args";
-import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS } from "../components/inference/limits";
+import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS, WORKLOAD_LIMITS } from "../components/inference/limits";
 import { CHART_VERSION } from "../components/platform/validate";
 import { REVISION_RULE } from "../components/inference/model-id";
 import { K8S_NAME } from "../components/_shared/names";
@@ -155,6 +155,46 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
           spec: str({ pattern: CHART_VERSION, patternDoc: 'a chart version such as "1.0.1"' }),
           default: charts.dynamoPlatform.version,
           doc: "dynamo-platform chart version (its NGC tarball URL)",
+        },
+      },
+    },
+  },
+  workload: {
+    defaultDoc: "- { isl: 1024, osl: 256, concurrency: 64 }, no objectives",
+    doc: "the traffic plan.json's `serving` estimate is for (TTFT, ITL, requests/s, disaggregated vs aggregated); changes no deployed object but a graph annotation",
+    spec: {
+      kind: "object",
+      fields: {
+        isl: {
+          spec: int(WORKLOAD_LIMITS.isl),
+          // A default here would make every stack declare a workload (the schema fills defaults in).
+          defaultDoc: `${INFERENCE_DEFAULTS.workload.isl}`,
+          doc: "prompt tokens per request; isl + osl must fit maxModelLen",
+        },
+        osl: {
+          spec: int(WORKLOAD_LIMITS.osl),
+          defaultDoc: `${INFERENCE_DEFAULTS.workload.osl}`,
+          doc: "output tokens per request",
+        },
+        requestsPerSecond: {
+          spec: { kind: "number", ...WORKLOAD_LIMITS.requestsPerSecond, example: 20 },
+          defaultDoc: "- none (closed loop at concurrency)",
+          doc: "open-loop arrival rate; set this or concurrency, not both",
+        },
+        concurrency: {
+          spec: int(WORKLOAD_LIMITS.concurrency),
+          defaultDoc: `- ${INFERENCE_DEFAULTS.workload.concurrency} when requestsPerSecond is not set`,
+          doc: "closed-loop load: requests in flight at once",
+        },
+        ttftMs: {
+          spec: { kind: "number", ...WORKLOAD_LIMITS.ttftMs, example: 1000 },
+          defaultDoc: "- none",
+          doc: "time-to-first-token objective, ms (an advisory policy flags an estimate above it)",
+        },
+        itlMs: {
+          spec: { kind: "number", ...WORKLOAD_LIMITS.itlMs, example: 25 },
+          defaultDoc: "- none",
+          doc: "inter-token latency objective, ms",
         },
       },
     },

@@ -100,6 +100,38 @@ export interface NetworkPolicyArgs {
   readonly metricsNamespaces?: readonly string[];
 }
 
+/**
+ * The traffic the plan's serving estimate is for (`plan.json` `serving`): prompt and output lengths, a
+ * load (an open-loop arrival rate or a closed-loop concurrency, not both) and optional objectives. It
+ * changes no deployed object but one DynamoGraphDeployment annotation (`dynamo-efa/workload`).
+ */
+export interface WorkloadArgs {
+  /** Prompt (input sequence) tokens per request. @default 1024 */
+  readonly isl?: number;
+  /** Output sequence tokens per request. @default 256 */
+  readonly osl?: number;
+  /** Open-loop arrival rate, requests per second; set this or `concurrency`. @default - none (closed loop at `concurrency`) */
+  readonly requestsPerSecond?: number;
+  /** Closed-loop load: requests in flight at once. @default 64 (when requestsPerSecond is not set) */
+  readonly concurrency?: number;
+  /** Time-to-first-token objective, milliseconds. @default - none */
+  readonly ttftMs?: number;
+  /** Inter-token latency objective, milliseconds. @default - none */
+  readonly itlMs?: number;
+}
+
+/** A workload with every default filled, and whether the user declared it. */
+export interface ResolvedWorkload {
+  readonly isl: number;
+  readonly osl: number;
+  readonly requestsPerSecond?: number;
+  readonly concurrency?: number;
+  readonly ttftMs?: number;
+  readonly itlMs?: number;
+  /** False when `workload` was not set (the defaults are estimated, and no annotation is written). */
+  readonly declared: boolean;
+}
+
 /** Plain (non-Pulumi) settings: everything that decides what is rendered. */
 export interface InferenceSettings {
   /** Engine. @default "vllm" */
@@ -203,6 +235,8 @@ export interface InferenceSettings {
    * @default 1000
    */
   readonly runAsUser?: number;
+  /** The traffic the plan's serving estimate is for. @default - { isl: 1024, osl: 256, concurrency: 64 }, no objectives */
+  readonly workload?: WorkloadArgs;
 }
 
 /** Arguments of `DisaggInference`. */
@@ -265,6 +299,7 @@ export interface ResolvedInference {
   readonly imageCudaArchs: readonly string[] | undefined;
   readonly imageCudaToolkit: string | undefined;
   readonly runAsUser: number;
+  readonly workload: ResolvedWorkload;
 }
 
 /** Defaults, in one place. */
@@ -279,6 +314,7 @@ export const INFERENCE_DEFAULTS = {
   namespace: DEFAULT_GRAPH_NAMESPACE,
   frontendReplicas: 1,
   runAsUser: 1000,
+  workload: { isl: 1024, osl: 256, concurrency: 64 },
 } as const;
 
 /**
@@ -295,6 +331,26 @@ function defaultBudgets(s: InferenceSettings, mode: ModelCacheMode) {
     estimate,
     load: derived?.load ?? INFERENCE_DEFAULTS.modelLoadBudgetSeconds,
     download: derived?.download ?? INFERENCE_DEFAULTS.modelDownloadBudgetSeconds,
+  };
+}
+
+/** The workload with its defaults: a closed loop at the default concurrency unless an arrival rate is set. */
+export function resolveWorkload(w: WorkloadArgs | undefined): ResolvedWorkload {
+  const d = INFERENCE_DEFAULTS.workload;
+  const load =
+    w?.requestsPerSecond !== undefined
+      ? {
+          requestsPerSecond: w.requestsPerSecond,
+          ...(w.concurrency !== undefined ? { concurrency: w.concurrency } : {}),
+        }
+      : { concurrency: w?.concurrency ?? d.concurrency };
+  return {
+    isl: w?.isl ?? d.isl,
+    osl: w?.osl ?? d.osl,
+    ...load,
+    ...(w?.ttftMs !== undefined ? { ttftMs: w.ttftMs } : {}),
+    ...(w?.itlMs !== undefined ? { itlMs: w.itlMs } : {}),
+    declared: w !== undefined,
   };
 }
 
@@ -356,5 +412,6 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     imageCudaArchs: s.imageCudaArchs,
     imageCudaToolkit: s.imageCudaToolkit,
     runAsUser: s.runAsUser ?? INFERENCE_DEFAULTS.runAsUser,
+    workload: resolveWorkload(s.workload),
   };
 }

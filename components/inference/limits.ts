@@ -52,3 +52,16 @@ export const MODEL_SHAPE_LIMITS = {
   kvLoraRank: { min: 1, max: 65536 },
   qkRopeHeadDim: { min: 1, max: 4096 },
 } as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
+
+/**
+ * `workload` (the serving estimate's traffic): the project's sanity caps. Token counts share maxModelLen's bound
+ * (a request longer than that is refused by the engine, which `validate-workload.ts` checks).
+ */
+export const WORKLOAD_LIMITS = {
+  isl: { min: 1, max: 2 ** 21 },
+  osl: { min: 1, max: 2 ** 21 },
+  concurrency: { min: 1, max: 1_000_000 },
+  requestsPerSecond: { minExclusive: 0, max: 1_000_000 },
+  ttftMs: { minExclusive: 0, max: 3_600_000 },
+  itlMs: { minExclusive: 0, max: 60_000 },
+} as const satisfies Readonly<Record<string, IntRange | NumberRange>>;

@@ -41,6 +41,7 @@ import { KV_TRANSPORT_ANNOTATION } from "./transport";
 import { modelFitAnnotations } from "./fit";
 import { graphFitAnnotations } from "./fit-annotations";
 import { REQUEST_PLANE_PORT } from "./render-network";
+import { workloadAnnotations } from "./workload";
 import {
   cacheGraphAnnotations,
   nodeCacheAnnotations,
@@ -94,7 +95,13 @@ function annotations(r: ResolvedInference): Record<string, string> {
   const row = INSTANCES.get(r.pool.instanceType);
   if (row && row.efaHugepages2Mi !== r.pool.hugepages2MiPerNode)
     a[PlanAnnotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
-  return { ...a, ...cacheGraphAnnotations(r), ...modelFitAnnotations(r), ...graphFitAnnotations(r) };
+  return {
+    ...a,
+    ...cacheGraphAnnotations(r),
+    ...modelFitAnnotations(r),
+    ...graphFitAnnotations(r),
+    ...workloadAnnotations(r),
+  };
 }
 
 function roleSelector(r: ResolvedInference, role: ServingRole): PodAffinityTerm["labelSelector"] {

@@ -25,6 +25,7 @@ import { INFERENCE_LIMITS, ROLE_LIMITS } from "./limits";
 import { KvTransportChoice } from "./transport";
 import { validateModelFit } from "./validate-fit";
 import { networkProblems } from "./validate-network";
+import { validateWorkload } from "./validate-workload";
 import { modelFacts } from "./fit";
 
 /** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
@@ -311,7 +312,7 @@ function cacheModeProblems(r: ResolvedInference, at: (k: string) => string): Pro
  */
 export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): Problem[] {
   const at = (k: string) => (base ? `${base}.${k}` : k);
-  const out = [...validateScalars(r, at), ...validatePool(r, at)];
+  const out = [...validateScalars(r, at), ...validatePool(r, at), ...validateWorkload(r, at)];
   if (r.pool) {
     const roleProblems = SERVING_ROLES.flatMap((role) => validateRole(r, role, at));
     out.push(...roleProblems);

@@ -25,7 +25,7 @@ const isFitKey = (k: string) =>
   k === ModelFitAnnotation.ParamsB || k === ModelFitAnnotation.KvBytesPerToken || /^dynamo-efa\/fit-/.test(k);
 
 /** The model the graph serves, from its annotations and its workers' `--model`; a reason when unknown. */
-function graphModel(
+export function graphModel(
   props: PlanDgd,
   ws: readonly GraphService[],
 ): { m: ModelFacts; kvDtype: KvCacheDtype } | { why: string } {

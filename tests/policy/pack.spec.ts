@@ -124,7 +124,7 @@ describe("policy pack: CrossGuard entry point", function () {
     );
   });
 
-  it("GetAnalyzerInfo: pack dynamo-efa with the 26 policies and their default levels", async () => {
+  it("GetAnalyzerInfo: pack dynamo-efa with the 27 policies and their default levels", async () => {
     const info = await new Promise<pb.AnalyzerInfo>((ok, fail) =>
       client!.getAnalyzerInfo(new Empty(), settle(ok, fail)),
     );
@@ -136,7 +136,13 @@ describe("policy pack: CrossGuard entry point", function () {
     );
     assert.deepEqual(
       policies.filter((p: string[]) => p[1] === "advisory").map((p: string[]) => p[0]),
-      ["no-noop-nixl-env", "no-idle-gpu-nodes", "eks-endpoint-not-world-open", "trtllm-libfabric-caveat"],
+      [
+        "no-noop-nixl-env",
+        "no-idle-gpu-nodes",
+        "eks-endpoint-not-world-open",
+        "trtllm-libfabric-caveat",
+        "serving-estimate-meets-workload",
+      ],
     );
   });
 

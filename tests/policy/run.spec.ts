@@ -1,5 +1,5 @@
 /**
- * The offline policy runner (`runPolicies`) and the pack's shape: 26 named policies, the happy plan passing in
+ * The offline policy runner (`runPolicies`) and the pack's shape: 27 named policies, the happy plan passing in
  * both the CLI's and the render's shape, preview with unknown values, enforcement levels and AWSGuard-style config,
  * and not-applicable reporting.
  */
@@ -10,12 +10,12 @@ import { happyStack, mutate, T, TestGraph, TestLaunchTemplate } from "../helpers
 import { planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 describe("policy pack: runner and pack shape", () => {
-  it("lists the 26 policies in pack order, each with a kebab-case name, one-sentence description and config schema", () => {
+  it("lists the 27 policies in pack order, each with a kebab-case name, one-sentence description and config schema", () => {
     assert.deepEqual(
       allPolicies.map((p) => p.name),
       [...POLICY_NAMES],
     );
-    assert.equal(allPolicies.length, 26);
+    assert.equal(allPolicies.length, 27);
     for (const p of allPolicies) {
       assert.match(p.name, /^[a-z0-9]+(-[a-z0-9]+)*$/, p.name);
       assert.match(p.description, /^[A-Z][^]*\.$/, p.name);
@@ -32,7 +32,7 @@ describe("policy pack: runner and pack shape", () => {
     assert.deepEqual(failing, []);
     assert.equal(run.mandatoryViolations, 0);
     assert.equal(run.passed, true);
-    assert.equal(run.results.length, 26);
+    assert.equal(run.results.length, POLICY_NAMES.length);
   });
 
   it("the happy plan also passes in the offline render's shape: dependencies as one union, no per-property links, secrets as secretPaths", async () => {
@@ -106,13 +106,14 @@ describe("policy pack: runner and pack shape", () => {
     );
   });
 
-  it("advisory by default: no-noop-nixl-env, no-idle-gpu-nodes, eks-endpoint-not-world-open and trtllm-libfabric-caveat; everything else mandatory", () => {
+  it("advisory by default: no-noop-nixl-env, no-idle-gpu-nodes, eks-endpoint-not-world-open, trtllm-libfabric-caveat and serving-estimate-meets-workload; everything else mandatory", () => {
     const advisory = allPolicies.filter((p) => enforcementOf(p) === "advisory").map((p) => p.name);
     assert.deepEqual(advisory, [
       "no-noop-nixl-env",
       "no-idle-gpu-nodes",
       "eks-endpoint-not-world-open",
       "trtllm-libfabric-caveat",
+      "serving-estimate-meets-workload",
     ]);
   });
 

@@ -8,6 +8,10 @@ import * as http from "node:http";
 import { GateStatus } from "../../tools/verify/gates";
 import { gatePrometheus, latencyQueries, readLatencies } from "../../tools/verify/prometheus";
 import type { HttpReply } from "../../tools/verify/gates-http";
+import { resolveTarget } from "../../tools/verify/target";
+import * as path from "node:path";
+
+const ROOT = path.join(__dirname, "..", "..");
 
 const vector = (v: string) => ({
   status: "success",
@@ -41,6 +45,25 @@ describe("verify gate F: TTFT/ITL from Prometheus", () => {
     );
     assert.equal(g.status, GateStatus.Pass);
     assert.deepEqual(g.evidence, ["TTFT p50 850 ms, TTFT p95 1200 ms, ITL p50 12 ms, ITL p95 20 ms"]);
+  });
+
+  it("reports measured p50 TTFT and ITL over the plan's estimate for the declared workload (evidence, not a verdict)", () => {
+    const g = gatePrometheus(
+      queries,
+      values.map((v) => reply(vector(v))),
+      7,
+      { ttftMs: 425, itlMs: null, declared: true },
+    );
+    assert.equal(g.status, GateStatus.Pass);
+    assert.deepEqual(g.evidence.slice(1), [
+      "TTFT p50 measured / plan estimate = 2.00 (estimate 425 ms at the declared workload)",
+      "ITL p50 12 ms; the plan estimates the declared workload saturates the graph",
+    ]);
+  });
+
+  it("the stack's target carries the plan's estimate (p5en-8gpu at the default workload)", () => {
+    const t = resolveTarget("p5en-8gpu", {}, ROOT);
+    assert.ok(t.estimate && t.estimate.ttftMs! > 0 && t.estimate.itlMs! > 0, JSON.stringify(t.estimate));
   });
 
   const cases: [string, HttpReply, RegExp][] = [

@@ -5,6 +5,7 @@
 import type { Plan } from "./plan";
 import { table } from "./md-table";
 import { modelMarkdown } from "./plan-model";
+import { servingMarkdown } from "./plan-serving";
 import { kvTransportMarkdown } from "./transport";
 import { archListsOf, compileStageLines, PREBUILT_KERNELS_NOTE } from "../../components/image/compile-stages";
 import type { CudaToolkit } from "../../components/catalog";
@@ -159,6 +160,7 @@ export function planMarkdown(plan: Plan, slots: PlanMdSlots = {}): string {
     ...workersSection(plan),
     ...(slots.afterWorkers ?? []),
     ...modelMarkdown(plan),
+    ...servingMarkdown(plan),
     ...capacitySection(plan),
     ...kvTransportMarkdown(plan.kvTransport),
     ...imageSection(plan),

@@ -12,6 +12,7 @@ import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool 
 import { CriticalPath } from "./graph";
 import { kvTransportOf, PlanKvTransport } from "./transport";
 import { ModelPlanSection, modelPlan } from "./plan-model";
+import { ServingPlanSection, servingPlan } from "./plan-serving";
 import { costLines } from "./plan-cost";
 import { PlanSourceResource, PlanWorker, workersOf } from "./plan-workers";
 import { PlanPlacement, placementOf } from "./plan-placement";
@@ -21,7 +22,7 @@ import { CostLine, PRICE_SOURCE, PRICED_REGIONS, PRICES_REVIEWED, totalUsdPerHou
 export type PlanPool = SummaryPool & Pick<GpuPoolFacts, "availabilityZone">;
 
 /** The plan. */
-export interface Plan extends ModelPlanSection, CapacityTotals {
+export interface Plan extends ModelPlanSection, ServingPlanSection, CapacityTotals {
   readonly stack: string;
   readonly region: string;
   readonly gpuPools: readonly PlanPool[];
@@ -73,6 +74,10 @@ export function buildPlan(input: PlanInput): Plan {
     workers,
     placement: placementOf({ gpuPools, workers }),
     ...modelPlan(
+      input.resources.filter((r) => r.type === DGD_TYPE_TOKEN),
+      input.pools,
+    ),
+    ...servingPlan(
       input.resources.filter((r) => r.type === DGD_TYPE_TOKEN),
       input.pools,
     ),

@@ -7,6 +7,7 @@ import type { GateResult } from "./gates";
 import { GateStatus, result } from "./gates";
 import { ClusterReader, forwardToPod } from "./k8s";
 import { PrometheusTarget, readLatencies } from "./prometheus";
+import type { LatencyEstimate } from "./target";
 
 /** Reads TTFT/ITL for `graph` from the Prometheus `p` points at. */
 export async function gateF(
@@ -15,8 +16,9 @@ export async function gateF(
   graph: string,
   namespace: string,
   timeoutMs: number,
+  estimate?: LatencyEstimate,
 ): Promise<GateResult> {
-  if ("url" in p) return readLatencies(p.url, graph, namespace, timeoutMs);
+  if ("url" in p) return readLatencies(p.url, graph, namespace, timeoutMs, estimate);
   const t0 = Date.now();
   const pods = await new ClusterReader(kc, p.namespace).pods(p.selector, timeoutMs);
   const pod = pods.find((x) => x.phase === "Running" && x.ready);
@@ -35,7 +37,7 @@ export async function gateF(
   }
   const fwd = await forwardToPod(kc, p.namespace, pod.name, p.port);
   try {
-    const r = await readLatencies(fwd.url, graph, namespace, Math.max(1, timeoutMs - (Date.now() - t0)));
+    const r = await readLatencies(fwd.url, graph, namespace, Math.max(1, timeoutMs - (Date.now() - t0)), estimate);
     return { ...r, evidence: [...r.evidence, `Prometheus ${fwd.label}`] };
   } finally {
     await fwd.close();

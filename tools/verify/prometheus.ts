@@ -11,6 +11,7 @@ import type { ObservabilityConfig } from "../../program/config-observability";
 import { GateResult, GateStatus, result } from "./gates";
 import type { HttpReply } from "./gates-http";
 import { requestJson } from "./http";
+import type { LatencyEstimate } from "./target";
 
 /** One latency the gate reads: a histogram quantile over a recent window. */
 export interface LatencyQuery {
@@ -73,18 +74,46 @@ export function readAnswer(q: LatencyQuery, reply: HttpReply): Reading {
 
 const ms = (s: number) => `${Math.round(s * 1000)} ms`;
 
+/**
+ * Measured p50 TTFT and ITL over the plan's estimate for the declared workload (plan.json `serving`), so every
+ * deploy checks the serving model. Evidence only: gate C's few requests are not the declared load.
+ */
+export function estimateRatios(
+  readings: readonly (readonly [LatencyQuery, Reading])[],
+  estimate: LatencyEstimate | undefined,
+): string[] {
+  if (!estimate) return [];
+  const out: string[] = [];
+  const at = estimate.declared ? "the declared workload" : "the default workload (set inference.workload)";
+  for (const [label, want] of [
+    ["TTFT p50", estimate.ttftMs],
+    ["ITL p50", estimate.itlMs],
+  ] as const) {
+    const got = readings.find(([q]) => q.label === label)?.[1];
+    if (!got || !("seconds" in got)) continue;
+    out.push(
+      want === null || want <= 0
+        ? `${label} ${ms(got.seconds)}; the plan estimates ${at} saturates the graph`
+        : `${label} measured / plan estimate = ${((got.seconds * 1000) / want).toFixed(2)} (estimate ${want} ms at ${at})`,
+    );
+  }
+  return out;
+}
+
 /** Gate F's verdict from one reply per query (same order as `queries`). */
 export function gatePrometheus(
   queries: readonly LatencyQuery[],
   replies: readonly HttpReply[],
   latencyMs: number,
+  estimate?: LatencyEstimate,
 ): GateResult {
   const readings = queries.map((q, i) => [q, readAnswer(q, replies[i]!)] as const);
+  const ratios = estimateRatios(readings, estimate);
   const bad = readings.filter(([, r]) => "problem" in r);
   const good = readings
     .filter(([, r]) => "seconds" in r)
     .map(([q, r]) => `${q.label} ${ms((r as { seconds: number }).seconds)}`);
-  if (bad.length === 0) return result("F", GateStatus.Pass, [good.join(", ")], latencyMs);
+  if (bad.length === 0) return result("F", GateStatus.Pass, [good.join(", "), ...ratios], latencyMs);
   const missing = [...new Set(bad.map(([q]) => q.metric))];
   return result(
     "F",
@@ -93,6 +122,7 @@ export function gatePrometheus(
       `missing ${missing.join(", ")}`,
       ...bad.map(([q, r]) => `${q.label}: ${(r as { problem: string }).problem}`),
       ...(good.length ? [good.join(", ")] : []),
+      ...ratios,
     ],
     latencyMs,
   );
@@ -104,6 +134,7 @@ export async function readLatencies(
   graph: string,
   namespace: string,
   timeoutMs: number,
+  estimate?: LatencyEstimate,
 ): Promise<GateResult> {
   const t0 = Date.now();
   const queries = latencyQueries(graph, namespace);
@@ -113,7 +144,7 @@ export async function readLatencies(
       requestJson(`${root}/api/v1/query?query=${encodeURIComponent(q.expr)}`, "GET", undefined, timeoutMs),
     ),
   );
-  return gatePrometheus(queries, replies, Date.now() - t0);
+  return gatePrometheus(queries, replies, Date.now() - t0, estimate);
 }
 
 /** Where gate F finds Prometheus: a URL, or a pod to port-forward to through the Kubernetes API. */

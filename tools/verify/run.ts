@@ -168,7 +168,7 @@ async function runAll(
       "F",
       b.length
         ? skipped("F", b)
-        : (budget.outOfTime("F") ?? (await gateF(kc, o.prometheus, t.graph, t.namespace, budget.left()))),
+        : (budget.outOfTime("F") ?? (await gateF(kc, o.prometheus, t.graph, t.namespace, budget.left(), t.estimate))),
     );
   }
 }

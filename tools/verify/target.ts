@@ -14,6 +14,8 @@ import { check, stringDefect } from "../../program/schema";
 import { checkStackConfigMap } from "../render/check";
 import { loadProject, stackConfig, stackFilePath, UsageError } from "../render/stackfile";
 import type { KvTransport } from "../../components/inference/transport";
+import { resolveArgs } from "../../components/inference/args";
+import { servingEstimate, servingInputOf } from "../../components/inference/serving-estimate";
 import { prometheusFor, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
 import { stackKvTransport } from "./transport";
@@ -32,8 +34,18 @@ export interface Target {
   readonly backend: Backend;
   /** NIXL backend the stack chose (`inference.kvTransport`), the one gate D must find. @default "LIBFABRIC" */
   readonly kvTransport?: KvTransport;
+  /** The plan's serving estimate at the stack's workload (gate F reports measured / estimated). @default - none (no stack file, or no estimate) */
+  readonly estimate?: LatencyEstimate;
   /** Where the values came from (for the report). */
   readonly source: string;
+}
+
+/** TTFT and ITL the plan estimates for the declared workload (null: saturated). */
+export interface LatencyEstimate {
+  readonly ttftMs: number | null;
+  readonly itlMs: number | null;
+  /** False when the stack declares no inference.workload (the estimate is at the defaults). */
+  readonly declared: boolean;
 }
 
 /** Flags that override the stack file. */
@@ -77,7 +89,10 @@ function fromStackFile(root: string, file: string): Omit<Target, "source"> {
       `${formatProblems(`${path.relative(root, file)} is not a valid stack config`, problems)}\n(fix the stack file, or pass --namespace, --graph, --model and --backend without a stack file)`,
     );
   const inf = config.inference;
+  const input = servingInputOf(resolveArgs(config.graphName, { ...inf, gpuPool: config.gpuPool }, undefined));
+  const e = input ? servingEstimate(input) : undefined;
   return {
+    ...(e && !("why" in e) ? { estimate: { ttftMs: e.ttftMs, itlMs: e.itlMs, declared: e.workload.declared } } : {}),
     namespace: inf.namespace ?? DEFAULT_NAMESPACE,
     graph: config.graphName,
     servedModel: inf.servedModelName ?? inf.model,
@@ -121,6 +136,7 @@ export function resolveTarget(stack: string, flags: TargetFlags, root: string): 
     servedModel: model,
     backend: backend as Backend,
     ...(fromFile?.kvTransport ? { kvTransport: fromFile.kvTransport } : {}),
+    ...(fromFile?.estimate ? { estimate: fromFile.estimate } : {}),
     source: haveFile ? path.relative(root, file) : "flags",
   };
 }

@@ -1,0 +1,43 @@
+/**
+ * The serving estimate (components/inference/serving-estimate.ts) judged against the declared workload
+ * (annotation `dynamo-efa/workload`): advisory, since an estimate is not a measurement (`verify` gate F
+ * reports the measured/estimated ratio of each deploy). Only a declared workload is judged: the defaults
+ * are nobody's traffic.
+ */
+import { WORKLOAD_ANNOTATION } from "../../components/inference/workload";
+import { dgdPolicy } from "./_policy";
+import { annotation, dgdName, show } from "./_predicates";
+import { graphServing } from "./_serving";
+
+/** Warns when the estimate misses a declared objective, or aggregated workers are predicted to serve more. */
+export const servingEstimateMeetsWorkload = dgdPolicy({
+  name: "serving-estimate-meets-workload",
+  description:
+    "Warns when the serving estimate for the declared inference.workload misses its TTFT or ITL objective, or predicts that aggregated workers on the same GPUs would serve more than the disaggregated layout.",
+  enforcementLevel: "advisory",
+  defaults: {},
+  check: (props, args, report) => {
+    if (annotation(props, WORKLOAD_ANNOTATION) === undefined)
+      args.notApplicable(`the graph declares no workload (${WORKLOAD_ANNOTATION})`);
+    const name = show(dgdName(props, args.name));
+    const e = graphServing(props, args.name);
+    if ("why" in e)
+      return report(`DynamoGraphDeployment ${name} declares a workload but has no serving estimate: ${e.why}`);
+    const w = e.workload;
+    if (e.objectives.ttft === false)
+      report(
+        `DynamoGraphDeployment ${name}: estimated TTFT ${e.ttftMs ?? "unbounded (saturated)"} ms at the declared load misses the objective of ${w.ttftMs} ms; add prefill workers (the balanced split is ${e.recommended.prefill} prefill + ${e.recommended.decode} decode) or lower the load`,
+      );
+    if (e.objectives.itl === false)
+      report(
+        `DynamoGraphDeployment ${name}: estimated ITL ${e.itlMs ?? "unbounded (saturated)"} ms at the declared load misses the objective of ${w.itlMs} ms; add decode workers or GPUs per decode worker, or lower the load`,
+      );
+    if (e.winner === "aggregated")
+      report(
+        `DynamoGraphDeployment ${name}: for ISL ${w.isl} / OSL ${w.osl} aggregated workers on the same GPUs are estimated to serve more (disaggregated / aggregated = ${e.disaggGain ?? 0}); disaggregation does not pay for this workload: consider aggregated serving or ${e.recommended.prefill} prefill + ${e.recommended.decode} decode workers (plan.md, Serving estimate)`,
+      );
+  },
+});
+
+/** Policies of this module, in pack order. */
+export const servingPolicies = [servingEstimateMeetsWorkload];

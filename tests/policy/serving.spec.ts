@@ -1,0 +1,107 @@
+/**
+ * `serving-estimate-meets-workload` (advisory): a graph declaring a workload its layout serves well passes;
+ * one whose estimate misses a declared TTFT or ITL objective, or that aggregated workers are predicted to
+ * beat, is reported with the numbers; a graph declaring no workload is not applicable.
+ */
+import { strict as assert } from "assert";
+import { WORKLOAD_ANNOTATION } from "../../components/inference/workload";
+import { servingEstimateMeetsWorkload } from "../../policy/rules/serving";
+import { graphServing } from "../../policy/rules/_serving";
+import type { PlanDgd } from "../../policy/rules/_dgd";
+import type { ServingEstimate } from "../../components/inference/serving-estimate";
+import { happyGraph, T, TestGraph } from "../helpers/policy-fixtures";
+import { resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
+
+const FLAGS = ["--tensor-parallel-size", "1", "--max-model-len", "16384", "--gpu-memory-utilization", "0.85"];
+const DGD = `DynamoGraphDeployment "llama"`;
+/** Prefill-heavy: one prefill and one decode worker beat two aggregated ones on it. */
+const PREFILL_HEAVY = { isl: 8000, osl: 64, concurrency: 4 };
+
+function graph(workload: object = PREFILL_HEAVY): TestGraph {
+  const g = happyGraph();
+  for (const s of [g.spec.services.PrefillWorker, g.spec.services.DecodeWorker])
+    s.extraPodSpec.mainContainer.args.push(...FLAGS);
+  g.metadata.annotations[WORKLOAD_ANNOTATION] = JSON.stringify(workload);
+  return g;
+}
+/** Node's own JSON.parse message (it differs between Node versions). */
+function jsonError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error(`${text} parsed`);
+}
+const estimate = (g: TestGraph) => graphServing(g as unknown as PlanDgd, "llama") as ServingEstimate;
+
+describe("policies: serving estimate", () => {
+  it("the happy graph's workload is one disaggregation wins (so the happy path tests something)", () => {
+    assert.equal(estimate(graph()).winner, "disaggregated");
+  });
+
+  resourcePolicyTable(
+    servingEstimateMeetsWorkload,
+    T.Dgd,
+    () => graph(),
+    [
+      {
+        title: "a TTFT objective below the estimate is reported",
+        mutate: (g) => {
+          g.metadata.annotations[WORKLOAD_ANNOTATION] = JSON.stringify({ ...PREFILL_HEAVY, ttftMs: 50 });
+        },
+        expect: (() => {
+          const e = estimate(graph({ ...PREFILL_HEAVY, ttftMs: 50 }));
+          return [
+            `${DGD}: estimated TTFT ${e.ttftMs} ms at the declared load misses the objective of 50 ms; add prefill workers (the balanced split is ${e.recommended.prefill} prefill + ${e.recommended.decode} decode) or lower the load`,
+          ];
+        })(),
+      },
+      {
+        title: "an ITL objective below one decode step is reported",
+        mutate: (g) => {
+          g.metadata.annotations[WORKLOAD_ANNOTATION] = JSON.stringify({ ...PREFILL_HEAVY, itlMs: 1 });
+        },
+        expect: (() => {
+          const e = estimate(graph({ ...PREFILL_HEAVY, itlMs: 1 }));
+          return [
+            `${DGD}: estimated ITL ${e.itlMs} ms at the declared load misses the objective of 1 ms; add decode workers or GPUs per decode worker, or lower the load`,
+          ];
+        })(),
+      },
+      {
+        title: "a decode-heavy workload that aggregated workers serve better is reported",
+        mutate: (g) => {
+          g.metadata.annotations[WORKLOAD_ANNOTATION] = JSON.stringify({ isl: 256, osl: 2048, concurrency: 256 });
+        },
+        expect: (() => {
+          const e = estimate(graph({ isl: 256, osl: 2048, concurrency: 256 }));
+          assert.equal(e.winner, "aggregated");
+          return [
+            `${DGD}: for ISL 256 / OSL 2048 aggregated workers on the same GPUs are estimated to serve more (disaggregated / aggregated = ${e.disaggGain}); disaggregation does not pay for this workload: consider aggregated serving or ${e.recommended.prefill} prefill + ${e.recommended.decode} decode workers (plan.md, Serving estimate)`,
+          ];
+        })(),
+      },
+      {
+        title: "a workload annotation that is not JSON is reported",
+        mutate: (g) => {
+          g.metadata.annotations[WORKLOAD_ANNOTATION] = "{isl: 4000";
+        },
+        expect: [
+          `${DGD} declares a workload but has no serving estimate: annotation ${WORKLOAD_ANNOTATION} is not JSON (${jsonError("{isl: 4000")})`,
+        ],
+      },
+    ],
+    { name: "llama" },
+  );
+
+  it("a graph declaring no workload is not applicable (the defaults are nobody's traffic)", async () => {
+    const g = graph();
+    delete g.metadata.annotations[WORKLOAD_ANNOTATION];
+    const run = await runResourcePolicy(servingEstimateMeetsWorkload, resourceArgs(T.Dgd, g, { name: "llama" }));
+    assert.deepEqual(
+      [run.notApplicable, run.violations],
+      [`the graph declares no workload (${WORKLOAD_ANNOTATION})`, []],
+    );
+  });
+});

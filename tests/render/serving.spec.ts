@@ -1,0 +1,109 @@
+/**
+ * The serving estimate through the real render (the acceptance of docs/SERVING.md): `--set
+ * inference.workload='{isl: 4000, osl: 96}'` on p5en-8gpu writes `serving` for vLLM and TensorRT-LLM, and on
+ * that graph Llama-3.1-8B's disaggregation gain at ISL 1k/OSL 1k is below the one at ISL 8k/OSL 128, with
+ * plan.md naming the winning layout of each (the other workloads are estimated from the rendered graph with
+ * the pure functions, so two renders cover it).
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { defaultDeps, ExitCode, runCli } from "../../tools/render/cli";
+import { resolveWorkload } from "../../components/inference/args";
+import { REPORTED_BATCHES, servingEstimate, ServingEstimate } from "../../components/inference/serving-estimate";
+import { graphServingInput } from "../../policy/rules/_serving";
+import type { PlanDgd } from "../../policy/rules/_dgd";
+import { servingMarkdown } from "../../tools/render/plan-serving";
+
+const WORKLOAD = "inference.workload={isl: 4000, osl: 96}";
+
+describe("render: serving estimate in plan.json / plan.md", function () {
+  this.timeout(60000);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-serving-"));
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  async function render(label: string, sets: string[]) {
+    const lines: string[] = [];
+    const out = path.join(tmp, label);
+    const code = await runCli(["p5en-8gpu", "--out", out, ...sets.flatMap((s) => ["--set", s])], {
+      ...defaultDeps(),
+      stdout: (l) => lines.push(l),
+      stderr: (l) => lines.push(l),
+    });
+    const dir = path.join(out, "p5en-8gpu");
+    assert.equal(code, ExitCode.Ok, lines.join("\n"));
+    const plan = JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8"));
+    const resources = JSON.parse(fs.readFileSync(path.join(dir, "resources.json"), "utf8")) as {
+      type: string;
+      name: string;
+      inputs: PlanDgd;
+    }[];
+    return { plan, md: fs.readFileSync(path.join(dir, "plan.md"), "utf8"), resources };
+  }
+
+  function assertServing(s: ServingEstimate) {
+    assert.deepEqual(s.workload, { isl: 4000, osl: 96, concurrency: 64, declared: true });
+    assert.deepEqual(Object.keys(s.roles.decode.decodeStepMs), REPORTED_BATCHES.map(String));
+    assert.equal(s.roles.decode.contextTokens, 4096);
+    for (const v of [
+      s.roles.prefill.prefillMs,
+      s.roles.prefill.requestsPerSecond,
+      s.roles.decode.requestsPerSecond,
+      s.ttftMs,
+      s.itlMs,
+      s.aggregated.requestsPerSecond,
+      s.aggregated.ttftMs,
+      s.aggregated.itlMs,
+      s.disaggGain,
+    ])
+      assert.ok(typeof v === "number" && v > 0, JSON.stringify(s));
+    assert.ok(
+      s.recommended.prefill >= 1 && s.recommended.decode >= 1 && s.recommended.prefill + s.recommended.decode <= 16,
+    );
+    assert.equal(s.calibration.scaled, false);
+  }
+
+  let vllmDgd: { name: string; inputs: PlanDgd } | undefined;
+  let vllmMaxBatch = 0;
+
+  it("vLLM: plan.json has serving (prefill ms, decode step ms by batch 1..128 at ISL + OSL, TTFT, ITL, aggregated, gain, split)", async () => {
+    const r = await render("vllm", [WORKLOAD]);
+    assertServing(r.plan.serving);
+    assert.match(r.md, /## Serving estimate/);
+    vllmMaxBatch = r.plan.serving.roles.decode.maxBatch;
+    vllmDgd = r.resources.find((x) => x.type === "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment");
+    assert.ok(vllmDgd);
+  });
+
+  it("TensorRT-LLM: the same section, its KV capacity from TensorRT-LLM's memory fraction", async () => {
+    const r = await render("trtllm", [WORKLOAD, "inference.backend=trtllm"]);
+    assertServing(r.plan.serving);
+    assert.notEqual(r.plan.serving.roles.decode.maxBatch, vllmMaxBatch, "the fit differs by backend");
+  });
+
+  it("Llama-3.1-8B on this graph: the gain at ISL 1k/OSL 1k is below the one at ISL 8k/OSL 128, and plan.md names each winner", () => {
+    const base = graphServingInput(vllmDgd!.inputs, vllmDgd!.name, "p5en.48xlarge");
+    assert.ok(!("why" in base), JSON.stringify(base));
+    const at = (isl: number, osl: number) => {
+      const e = servingEstimate({ ...base, workload: resolveWorkload({ isl, osl }) }) as ServingEstimate;
+      assert.ok(!("why" in e));
+      return { e, md: servingMarkdown({ serving: e }).join("\n") };
+    };
+    const short = at(1000, 1000);
+    const long = at(8000, 128);
+    assert.ok(short.e.disaggGain! < long.e.disaggGain!, `${short.e.disaggGain} vs ${long.e.disaggGain}`);
+    console.log(
+      `      ISL 1k/OSL 1k: gain ${short.e.disaggGain} (${short.e.winner}); ISL 8k/OSL 128: gain ${long.e.disaggGain} (${long.e.winner})`,
+    );
+    for (const x of [short, long]) {
+      const pays = x.e.winner === "disaggregated";
+      assert.match(
+        x.md,
+        pays
+          ? /\*\*Disaggregation pays for this workload\*\*/
+          : /\*\*Disaggregation does not pay for this workload\*\*/,
+      );
+    }
+  });
+});
