@@ -2,7 +2,7 @@
  * `EfaClusterArgs` and its pool args, the closed choices they use, and `resolveArgs()`, which fills
  * every default in one pure place (docs/CONTRIBUTING.md rule 5). No Pulumi runtime import: `Input` is a type only.
  */
-import type { Input } from "@pulumi/pulumi";
+import type { Input, Resource } from "@pulumi/pulumi";
 import { INSTANCES, supportsNixlOverEfa } from "../catalog/instances";
 import { charts, kubernetes } from "../versions";
 import { AwsPartition, DEFAULT_PARTITION, partitionOf } from "./partition";
@@ -163,6 +163,13 @@ export interface EfaClusterArgs {
   readonly loadBalancerControllerChartVersion?: string;
   /** Tags on every AWS resource. @default {} */
   readonly tags?: Readonly<Record<string, string>>;
+  /**
+   * Resources every GPU node group waits for (added to its `dependsOn`), such as the image build: GPU nodes are
+   * billed from launch, so on a first deploy they should join when the image they run has been pushed, not idle
+   * through its build. Only the GPU node groups wait; the VPC, control plane, system nodes and add-ons do not.
+   * @default [] (the GPU node groups are created with the cluster)
+   */
+  readonly gpuNodesDependOn?: readonly Resource[];
 }
 
 /** A pool with every default filled in. */
@@ -211,6 +218,7 @@ export interface ResolvedClusterArgs {
   readonly loadBalancerController: boolean;
   readonly loadBalancerControllerChartVersion: string;
   readonly tags: Readonly<Record<string, string>>;
+  readonly gpuNodesDependOn: readonly Resource[];
   /** What was given rather than defaulted, and what resolution dropped (for the validator's messages). */
   readonly source: ClusterArgsSource;
 }
@@ -290,6 +298,7 @@ export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
     loadBalancerControllerChartVersion:
       a.loadBalancerControllerChartVersion ?? charts.awsLoadBalancerController.version,
     tags: a.tags ?? {},
+    gpuNodesDependOn: a.gpuNodesDependOn ?? [],
     source: argsSource(a),
   };
 }

@@ -6,7 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape } from "../catalog/model-math";
-import { charts } from "../versions";
+import { charts, prefetchImage } from "../versions";
 import { DEFAULT_GRAPH_NAMESPACE } from "../_shared/names";
 import { KvTransport, KvTransportChoice, resolveKvTransport } from "./transport";
 
@@ -137,6 +137,13 @@ export interface InferenceSettings {
    * @default 1800
    */
   readonly modelDownloadBudgetSeconds?: number;
+  /**
+   * Digest-pinned image (`repo@sha256:<64 hex>`) of the `local-nvme` prefetch DaemonSet: Python 3 with `chown` and
+   * `sleep`. Small on purpose: the DaemonSet starts downloading the weights seconds after a GPU node joins, while
+   * the workers are still pulling the serving image.
+   * @default - `versions.prefetchImage` (python:3.12-slim)
+   */
+  readonly prefetchImage?: string;
   /** Dynamo platform. @default { install: true } */
   readonly platform?: PlatformArgs;
   /** Frontend. @default { replicas: 1, serviceType: "ClusterIP" } */
@@ -202,6 +209,7 @@ export interface ResolvedInference {
   readonly modelCache: ModelCacheArgs | undefined;
   readonly modelCacheMode: ModelCacheMode;
   readonly modelDownloadBudgetSeconds: number;
+  readonly prefetchImage: string;
   readonly platform: Required<PlatformArgs>;
   readonly frontend: Required<FrontendArgs>;
   readonly placement: Placement;
@@ -264,6 +272,7 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     modelCache: s.modelCache,
     modelCacheMode: s.modelCacheMode ?? (s.modelCache ? ModelCacheMode.Efs : ModelCacheMode.None),
     modelDownloadBudgetSeconds: s.modelDownloadBudgetSeconds ?? INFERENCE_DEFAULTS.modelDownloadBudgetSeconds,
+    prefetchImage: s.prefetchImage ?? prefetchImage,
     platform: {
       install: p.install ?? true,
       namespace: p.namespace ?? INFERENCE_DEFAULTS.platformNamespace,

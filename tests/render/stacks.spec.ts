@@ -12,6 +12,7 @@ import * as path from "path";
 import YAML from "yaml";
 import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from "kubernetes-models/v1";
 import { StorageClass } from "kubernetes-models/storage.k8s.io/v1";
+import { DaemonSet } from "kubernetes-models/apps/v1";
 import { dgdProblems } from "../helpers/dgd-model";
 import { podMonitorProblems } from "../helpers/podmonitor-model";
 import { expectGolden } from "../helpers/golden";
@@ -28,6 +29,7 @@ const CORE: Record<string, new (o: never) => { validate(): void }> = {
   Service,
   PersistentVolumeClaim,
   StorageClass,
+  DaemonSet,
 };
 
 describe("render: both stacks, real program", function () {
