@@ -14,9 +14,9 @@ import {
   Placement,
 } from "../components/inference/args";
 import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS } from "../components/inference/limits";
-import { CHART_VERSION } from "../components/inference/validate";
+import { CHART_VERSION, DIGEST_PINNED } from "../components/inference/validate";
 import { K8S_NAME } from "../components/_shared/names";
-import { charts } from "../components/versions";
+import { charts, prefetchImage } from "../components/versions";
 import { choices, Field, int, str } from "./schema";
 
 /** A worker role's table (`prefill`, `decode`): how many workers and GPUs each. */
@@ -124,6 +124,14 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
     spec: int(INFERENCE_LIMITS.modelDownloadBudgetSeconds),
     default: INFERENCE_DEFAULTS.modelDownloadBudgetSeconds,
     doc: 'seconds the "local-nvme" prefetch may take to download the model to a node; then modelLoadBudgetSeconds covers only the load from NVMe',
+  },
+  prefetchImage: {
+    spec: str({
+      pattern: DIGEST_PINNED,
+      patternDoc: 'a digest-pinned image reference "<repository>@sha256:<64 hex digits>"',
+    }),
+    default: prefetchImage,
+    doc: 'small image (Python 3, chown, sleep) of the "local-nvme" prefetch DaemonSet, which downloads the weights on each GPU node while its workers pull the serving image; use an ECR mirror in private clusters',
   },
   placement: {
     spec: str({ enum: choices(Placement) }),
