@@ -18,6 +18,7 @@ import { podMonitorProblems } from "../helpers/podmonitor-model";
 import { expectGolden } from "../helpers/golden";
 import { files, readJson, Rendered, renderStack } from "./render-harness";
 import { RENDER_FILES } from "../../tools/render/render";
+import { gpuNodesWaitForImage } from "../../tools/render/build-order";
 
 const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
 
@@ -164,6 +165,23 @@ describe("render: both stacks, real program", function () {
       });
     });
   }
+
+  it("p5en-8gpu: the GPU node group waits for the image build; plan.json states the GPU idle minutes with their basis", () => {
+    const dir = out["p5en-8gpu"].dir;
+    const rs = readJson(dir, "resources.json");
+    assert.equal(gpuNodesWaitForImage(rs, ["p5en.48xlarge"]), true, "resources.json: GPU node group after the image");
+    const system = rs.find((r: { name: string }) => r.name === "dynamo-efa-system-ng");
+    assert.ok(!system.dependsOn.some((u: string) => u.includes("DynamoImage")), "system nodes do not wait");
+    const plan = readJson(dir, "plan.json");
+    assert.equal(plan.gpuIdleMinutes, plan.gpuIdle.gpuIdleMinutes);
+    assert.ok(plan.gpuIdleMinutes > 0 && plan.gpuIdleMinutes < 20, String(plan.gpuIdleMinutes));
+    assert.match(plan.gpuIdle.basis, /node join -> first worker loading/);
+    assert.equal(plan.gpuIdle.downloadOverlapsPull, true);
+    assert.ok(plan.gpuIdle.gpuNodesMinutes > plan.gpuIdle.imageMinutes);
+    const md = fs.readFileSync(path.join(dir, "plan.md"), "utf8");
+    assert.match(md, new RegExp(`## GPU idle time on a first deploy: ~${plan.gpuIdleMinutes} min per node`));
+    assert.doesNotMatch(md, /--target/, "no targeted-update dance");
+  });
 
   it("p5en-8gpu: 16/16 GPUs, 32/32 EFA rails, 8+8 workers of 1 GPU + 2 EFA, image sm_90 only", () => {
     const dir = out["p5en-8gpu"].dir;
