@@ -203,5 +203,5 @@ export const imageTagsByCudaToolkit: Readonly<
  * several public Dockerfiles pin it (found 2026-12-01 by code search; *not* re-resolved against Docker Hub from
  * here: no network). Override it with an ECR mirror for private or air-gapped clusters.
  */
-export const prefetchImage =
+export const prefetchImage: string =
   "docker.io/library/python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea";
