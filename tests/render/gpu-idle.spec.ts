@@ -1,5 +1,5 @@
 /**
- * The first deploy wastes no GPU hour (issue 26): in the manifests rendered for p5en-8gpu (the golden files
+ * The first deploy wastes no GPU hour: in the manifests rendered for p5en-8gpu (the golden files
  * stacks.spec keeps equal to a real render) the weights download runs in a pod of a small image on the workers'
  * nodes, so it overlaps the serving image's pull; the plan's timeline, idle minutes, fleet pull and reservation
  * timing follow from that. Pure: no render here.
