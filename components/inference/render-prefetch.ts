@@ -22,6 +22,9 @@ export const PREFETCH_POD_RESOURCES = {
 /** The idle container after the download: nothing to do but keep the pod (and its node's slot) Running. */
 const IDLE_RESOURCES = { requests: { cpu: "10m", memory: "16Mi" }, limits: { memory: "64Mi" } } as const;
 
+/** Beyond the download budget: image pulls and scheduling of a rollout, seconds (the project's choice). */
+const ROLLOUT_SLACK_SECONDS = 600;
+
 /** Name of the DaemonSet (and its pods' `app.kubernetes.io/instance`). */
 export function prefetchDaemonSetName(r: Pick<ResolvedInference, "graphName">): string {
   return `${r.graphName}-model-prefetch`;
@@ -42,7 +45,13 @@ export function renderPrefetchDaemonSet(r: ResolvedInference) {
   return {
     apiVersion: "apps/v1" as const,
     kind: "DaemonSet" as const,
-    metadata: { name: prefetchDaemonSetName(r), namespace: r.namespace, labels },
+    metadata: {
+      name: prefetchDaemonSetName(r),
+      namespace: r.namespace,
+      labels,
+      // `pulumi up` waits for an update's rollout: a node whose cache is empty (a replaced node) downloads first.
+      annotations: { "pulumi.com/timeoutSeconds": String(r.modelDownloadBudgetSeconds + ROLLOUT_SLACK_SECONDS) },
+    },
     spec: {
       selector: { matchLabels: labels },
       template: {
