@@ -263,3 +263,14 @@ export const imageTagsByCudaToolkit: Readonly<
 > = {
   "12.9": { baseImageTag: image.baseImageTag, runtimeImageTag: image.runtimeImageTag },
 };
+
+/**
+ * The small image the per-node model prefetch DaemonSet runs (`inference.prefetchImage`): Python 3.12 (the script is
+ * standard library only) plus coreutils' `chown` and `sleep`, about 50 MB, so the download starts seconds after a GPU
+ * node joins instead of after the ~35 GB serving image is pulled. Pinned by digest: the multi-arch index of
+ * `python:3.12.14-slim-trixie` (= `3.12-slim` at the time), as BuildKit resolved it in public build logs and as
+ * several public Dockerfiles pin it (found 2026-12-01 by code search; *not* re-resolved against Docker Hub from
+ * here: no network). Override it with an ECR mirror for private or air-gapped clusters.
+ */
+export const prefetchImage: string =
+  "docker.io/library/python:3.12-slim@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea";

@@ -16,8 +16,9 @@ import {
 import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS, WORKLOAD_LIMITS } from "../components/inference/limits";
 import { CHART_VERSION } from "../components/platform/validate";
 import { REVISION_RULE } from "../components/inference/model-id";
+import { DIGEST_PINNED } from "../components/inference/validate";
 import { K8S_NAME } from "../components/_shared/names";
-import { charts } from "../components/versions";
+import { charts, prefetchImage } from "../components/versions";
 import { choices, Field, int, str } from "./schema";
 
 /** A worker role's table (`prefill`, `decode`): how many workers and GPUs each. */
@@ -130,6 +131,14 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
     spec: str({ pattern: REVISION_RULE, patternDoc: 'a 40-hex commit, or a branch or tag without "/"' }),
     default: INFERENCE_DEFAULTS.modelRevision,
     doc: 'Hugging Face revision of the model: a 40-hex commit pins the weights ("main" moves); used by the "local-nvme" prefetch and vLLM\'s --revision (TensorRT-LLM pins only with "local-nvme")',
+  },
+  prefetchImage: {
+    spec: str({
+      pattern: DIGEST_PINNED,
+      patternDoc: 'a digest-pinned image reference "<repository>@sha256:<64 hex digits>"',
+    }),
+    default: prefetchImage,
+    doc: 'small image (Python 3, chown, sleep) of the "local-nvme" prefetch DaemonSet, which downloads the weights on each GPU node while its workers pull the serving image; use an ECR mirror in private clusters',
   },
   placement: {
     spec: str({ enum: choices(Placement) }),

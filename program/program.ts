@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { EfaCluster } from "../components/cluster/cluster";
+import { resolveArgs as resolveClusterArgs } from "../components/cluster/args";
 import { DynamoImage } from "../components/image/image";
 import { DisaggInference } from "../components/inference/inference";
 import { DynamoObservability } from "../components/observability/observability";
@@ -47,13 +48,19 @@ export function stackRepositoryName(project: string, stack: string): string {
 /** Builds every resource from a checked config. */
 export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly exports: ProgramExports } {
   const c = pc.config;
-  const cluster = new EfaCluster(BASE_NAME, c.clusterArgs);
-  const pools = Object.values(cluster.gpuPools);
+  // The image first: the GPU node groups wait for its build (below), so it must exist before the cluster does.
   const image = new DynamoImage(BASE_NAME, {
     ...c.imageArgs,
     repositoryName: stackRepositoryName(pulumi.getProject(), pulumi.getStack()),
-    instanceTypes: pools.map((p) => p.instanceType),
+    instanceTypes: resolveClusterArgs(c.clusterArgs).pools.map((p) => p.instanceType),
   });
+  // A build takes ~95 min; GPU nodes that joined before it was pushed would be billed idle all that time. A
+  // prebuilt `image.ref` has no build to wait for, so the nodes come up with the cluster.
+  const cluster = new EfaCluster(BASE_NAME, {
+    ...c.clusterArgs,
+    ...(image.plan.kind === "build" ? { gpuNodesDependOn: [image] } : {}),
+  });
+  const pools = Object.values(cluster.gpuPools);
   const inCluster = { providers: { kubernetes: cluster.k8sProvider } };
   const platform =
     c.platform &&

@@ -2,11 +2,12 @@
  * `EfaClusterArgs` and its pool args, the closed choices they use, and `resolveArgs()`, which fills
  * every default in one pure place (docs/CONTRIBUTING.md rule 5). No Pulumi runtime import: `Input` is a type only.
  */
-import type { Input } from "@pulumi/pulumi";
+import type { Input, Resource } from "@pulumi/pulumi";
 import { INSTANCES, supportsNixlOverEfa } from "../catalog/instances";
 import { charts, kubernetes } from "../versions";
 import { AwsPartition, DEFAULT_PARTITION, partitionOf } from "./partition";
 import { argsSource, ClusterArgsSource } from "./source";
+import { gpuRootVolume } from "./root-volume";
 import { clusterAvailabilityZones, clusterRegion } from "./zones";
 
 /** EFA interface layout of a GPU node's launch template. */
@@ -80,7 +81,11 @@ export interface GpuPoolArgs {
    * placement group can make it unusable. @default - true for on-demand EFA pools, false otherwise
    */
   readonly placementGroup?: boolean;
-  /** Root volume size in GiB (encrypted gp3): the ~35 GB image, its layers unpacked, and caches. @default 500 */
+  /**
+   * Root volume size in GiB (encrypted gp3). With `localNvme` the images and kubelet state live on the NVMe array;
+   * without it the root volume holds the ~35 GB image twice (compressed layers and unpacked) under the kubelet's
+   * image-GC threshold, and a smaller value is refused. @default - 100 with `localNvme`, else 195 (`gpuRootVolume`)
+   */
   readonly rootVolumeSizeGiB?: number;
   /** EKS AL2023 NVIDIA AMI release version, e.g. `1.35.0-20261120`. @default - latest release for the Kubernetes version */
   readonly amiReleaseVersion?: string;
@@ -164,6 +169,13 @@ export interface EfaClusterArgs {
   readonly loadBalancerControllerChartVersion?: string;
   /** Tags on every AWS resource. @default {} */
   readonly tags?: Readonly<Record<string, string>>;
+  /**
+   * Resources every GPU node group waits for (added to its `dependsOn`), such as the image build: GPU nodes are
+   * billed from launch, so on a first deploy they should join when the image they run has been pushed, not idle
+   * through its build. Only the GPU node groups wait; the VPC, control plane, system nodes and add-ons do not.
+   * @default [] (the GPU node groups are created with the cluster)
+   */
+  readonly gpuNodesDependOn?: readonly Resource[];
 }
 
 /** A pool with every default filled in. */
@@ -212,12 +224,10 @@ export interface ResolvedClusterArgs {
   readonly loadBalancerController: boolean;
   readonly loadBalancerControllerChartVersion: string;
   readonly tags: Readonly<Record<string, string>>;
+  readonly gpuNodesDependOn: readonly Resource[];
   /** What was given rather than defaulted, and what resolution dropped (for the validator's messages). */
   readonly source: ClusterArgsSource;
 }
-
-/** Default root volume of a GPU node, in GiB. */
-export const DEFAULT_GPU_ROOT_VOLUME_GIB = 500;
 
 /**
  * Whether EFA is on for a pool when the user did not say (a P-family type with GPUDirect RDMA). An unknown type
@@ -235,6 +245,7 @@ export function defaultEfa(instanceType: string): boolean {
 export function resolvePool(name: string, p: GpuPoolArgs): ResolvedPool {
   const efa = p.efa ?? defaultEfa(p.instanceType);
   const capacity = p.capacity ?? CapacityType.OnDemand;
+  const localNvme = p.localNvme ?? (INSTANCES.get(p.instanceType)?.localNvmeGB ?? 0) > 0;
   return {
     name,
     instanceType: p.instanceType,
@@ -246,10 +257,10 @@ export function resolvePool(name: string, p: GpuPoolArgs): ResolvedPool {
     capacity,
     ...(p.capacityReservationId !== undefined ? { capacityReservationId: p.capacityReservationId } : {}),
     placementGroup: p.placementGroup ?? (efa && capacity === CapacityType.OnDemand),
-    rootVolumeSizeGiB: p.rootVolumeSizeGiB ?? DEFAULT_GPU_ROOT_VOLUME_GIB,
+    rootVolumeSizeGiB: p.rootVolumeSizeGiB ?? gpuRootVolume(localNvme).sizeGiB,
     ...(p.amiReleaseVersion !== undefined ? { amiReleaseVersion: p.amiReleaseVersion } : {}),
     ...(p.hugepages2MiPerNode !== undefined ? { hugepages2MiPerNode: p.hugepages2MiPerNode } : {}),
-    localNvme: p.localNvme ?? (INSTANCES.get(p.instanceType)?.localNvmeGB ?? 0) > 0,
+    localNvme,
     labels: p.labels ?? {},
   };
 }
@@ -291,6 +302,7 @@ export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
     loadBalancerControllerChartVersion:
       a.loadBalancerControllerChartVersion ?? charts.awsLoadBalancerController.version,
     tags: a.tags ?? {},
+    gpuNodesDependOn: a.gpuNodesDependOn ?? [],
     source: argsSource(a),
   };
 }

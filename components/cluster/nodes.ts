@@ -207,7 +207,8 @@ export function gpuPool(c: PoolContext, pool: ResolvedPool): GpuPoolResources {
     },
     {
       parent: c.parent,
-      dependsOn: c.nodeRole.attachments,
+      // The GPU nodes wait for what the caller names (the image build): billed from launch, they join when it exists.
+      dependsOn: [...c.nodeRole.attachments, ...c.args.gpuNodesDependOn],
       ...(ignoresDesiredSize(pool) ? { ignoreChanges: ["scalingConfig.desiredSize"] } : {}),
     },
   );

@@ -11,6 +11,7 @@ import { K8S_NAME } from "../_shared/names";
 import { CapacityType, EfaLayout, ResolvedPool } from "./args";
 import { efaInterfaceLayout } from "./derive";
 import { CLUSTER_LIMITS } from "./limits";
+import { gpuRootVolume } from "./root-volume";
 import { AZ_NAME } from "./validate-network";
 
 /** `cr-` followed by 8 or 17 lower-case hex digits. */
@@ -99,6 +100,7 @@ export function poolProblems(key: string, p: ResolvedPool | undefined, written?:
   }
   out.push(...efaProblems(path, p), ...capacityProblems(path, p));
   out.push(...checkRange(joinPath(path, "rootVolumeSizeGiB"), p.rootVolumeSizeGiB, CLUSTER_LIMITS.rootVolumeSizeGiB));
+  out.push(...rootVolumeProblems(path, p));
   if (p.hugepages2MiPerNode !== undefined)
     out.push(
       ...checkRange(joinPath(path, "hugepages2MiPerNode"), p.hugepages2MiPerNode, CLUSTER_LIMITS.hugepages2MiPerNode),
@@ -112,4 +114,17 @@ export function poolProblems(key: string, p: ResolvedPool | undefined, written?:
       reason: `${row.name} has no instance-store NVMe; set localNvme to false or pick a type with local NVMe such as "p5en.48xlarge"`,
     });
   return out;
+}
+
+/** Without the NVMe array the root volume holds the serving image: a volume too small for it is refused. */
+function rootVolumeProblems(path: string, p: ResolvedPool): Problem[] {
+  if (p.localNvme !== false || typeof p.rootVolumeSizeGiB !== "number") return [];
+  const need = gpuRootVolume(false);
+  if (p.rootVolumeSizeGiB >= need.sizeGiB) return [];
+  return [
+    {
+      propertyPath: joinPath(path, "rootVolumeSizeGiB"),
+      reason: `${p.rootVolumeSizeGiB} GiB cannot hold the serving image without the NVMe array (localNvme is false): it needs at least ${need.sizeGiB} GiB = ${need.basis}; set rootVolumeSizeGiB to ${need.sizeGiB} or more, or turn localNvme on`,
+    },
+  ];
 }

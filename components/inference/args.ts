@@ -9,6 +9,7 @@ import { derivedBudgets, loadEstimate, LoadEstimate } from "./load-estimate";
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape } from "../catalog/model-math";
+import { prefetchImage } from "../versions";
 import { DEFAULT_GRAPH_NAMESPACE, DEFAULT_PLATFORM_NAMESPACE } from "../_shared/names";
 import { KvTransport, KvTransportChoice, resolveKvTransport } from "./transport";
 
@@ -207,6 +208,13 @@ export interface InferenceSettings {
    * @default "main"
    */
   readonly modelRevision?: string;
+  /**
+   * Digest-pinned image (`repo@sha256:<64 hex>`) of the `local-nvme` prefetch DaemonSet: Python 3 with `chown` and
+   * `sleep`. Small on purpose: the DaemonSet starts downloading the weights seconds after a GPU node joins, while
+   * the workers are still pulling the serving image.
+   * @default - `versions.prefetchImage` (python:3.12-slim)
+   */
+  readonly prefetchImage?: string;
   /** Frontend. @default { replicas: 1, serviceType: "ClusterIP" } */
   readonly frontend?: FrontendArgs;
   /**
@@ -288,6 +296,7 @@ export interface ResolvedInference {
   readonly modelRevision: string;
   /** The estimated download and load of the weights (undefined when the model's size is unknown). */
   readonly loadEstimate: LoadEstimate | undefined;
+  readonly prefetchImage: string;
   readonly frontend: Required<FrontendArgs>;
   readonly vpcCidr: string | undefined;
   readonly networkPolicy: Required<NetworkPolicyArgs>;
@@ -395,6 +404,7 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     modelDownloadBudgetSeconds: s.modelDownloadBudgetSeconds ?? budgets.download,
     loadEstimate: budgets.estimate,
     modelRevision: s.modelRevision ?? INFERENCE_DEFAULTS.modelRevision,
+    prefetchImage: s.prefetchImage ?? prefetchImage,
     frontend: {
       replicas: s.frontend?.replicas ?? INFERENCE_DEFAULTS.frontendReplicas,
       serviceType: s.frontend?.serviceType ?? FrontendServiceType.ClusterIP,

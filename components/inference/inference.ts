@@ -21,6 +21,7 @@ import {
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap } from "./render-cache";
 import { renderNetworkPolicies } from "./render-network";
+import { renderPrefetchDaemonSet } from "./render-prefetch";
 
 /** Pulumi type token. */
 export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
@@ -84,8 +85,7 @@ export class DisaggInference extends pulumi.ComponentResource {
       deps.push(new k8s.core.v1.PersistentVolumeClaim(`${name}-model-cache`, pvc, { ...inNs, retainOnDelete: true }));
     for (const { role, configMap } of renderEngineConfigMaps(r))
       deps.push(new k8s.core.v1.ConfigMap(`${name}-engine-${role}`, configMap, inNs));
-    const prefetch = renderPrefetchConfigMap(r);
-    if (prefetch) deps.push(new k8s.core.v1.ConfigMap(`${name}-model-prefetch`, prefetch, inNs));
+    deps.push(...this.prefetch(name, r, child, [...deps]));
     const lb = renderFrontendLoadBalancer(r);
     if (lb) new k8s.core.v1.Service(`${name}-frontend-lb`, lb, inNs);
     // Before the graph: its pods must never start in a namespace without its fence.
@@ -125,6 +125,29 @@ export class DisaggInference extends pulumi.ComponentResource {
       workers: this.workers,
       graph: this.graph,
     });
+  }
+
+  /**
+   * The `local-nvme` prefetch: its script's ConfigMap (the graph depends on it) and the per-node DaemonSet, which
+   * the graph does not wait for (it waits for no GPU node; the workers' own init containers wait on its lock).
+   */
+  private prefetch(
+    name: string,
+    r: ResolvedInference,
+    child: pulumi.CustomResourceOptions,
+    before: pulumi.Resource[],
+  ): pulumi.Resource[] {
+    const cm = renderPrefetchConfigMap(r);
+    if (!cm) return [];
+    const script = new k8s.core.v1.ConfigMap(`${name}-model-prefetch`, cm, { ...child, dependsOn: before });
+    const ds = renderPrefetchDaemonSet(r);
+    // The cast only drops `readonly` from the plain object's arrays (the shared container types are readonly).
+    if (ds)
+      new k8s.apps.v1.DaemonSet(`${name}-model-prefetch`, ds as k8s.apps.v1.DaemonSetArgs, {
+        ...child,
+        dependsOn: [...before, script],
+      });
+    return [script];
   }
 
   /** The HF secret (created only when no existing secret is named); stringData is a Pulumi secret. */

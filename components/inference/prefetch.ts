@@ -3,7 +3,9 @@
  * init container (`./prefetch/prefetch.py`, Python standard library only: the combined image has Python 3.12),
  * and the paths it shares with the workers. Pure apart from reading the script file once.
  *
- * Why an init container with a node-level lock, not a DaemonSet with a readiness gate: the workers must not
+ * Besides the workers, a DaemonSet of a small image runs the same script as soon as a node joins, so the download
+ * overlaps the workers' pull of the serving image (`./render-prefetch.ts`); the workers keep theirs, for this reason.
+ * Why an init container with a node-level lock, not a DaemonSet with a readiness gate alone: the workers must not
  * start before the weights are complete, and only their own pod's init containers can hold a container back
  * (a DaemonSet's readiness gates nothing in another pod, so each worker would need a waiting init container
  * anyway). In the worker pod, a failed download is on the pod that cannot start (`Init:Error`, with the model

@@ -1,7 +1,8 @@
 /**
  * The `local-nvme` model cache in the worker pods: the node cache (a hostPath on the node's NVMe RAID0 array), the
  * two init containers that fill it once per node, the read-only mount the engine loads from, and the ConfigMap
- * carrying the prefetch script. Pure. Why init containers and not a DaemonSet: `./prefetch.ts`.
+ * carrying the prefetch script. Pure. Why init containers as well as the prefetch DaemonSet (`./render-prefetch.ts`,
+ * which reuses these containers with a small image): `./prefetch.ts`.
  *
  * Permissions: kubelet creates the hostPath directory (`DirectoryOrCreate`) owned by root, mode 0755. The first
  * init container, `cache-owner`, is the only part that runs as root: with every capability dropped except CHOWN,

@@ -17,6 +17,8 @@
  * - Prometheus (`metricsNamespaces`) -> Frontend TCP 8000 and workers TCP 9090 (`DynamoSystemPort`), the ports
  *   the PodMonitors scrape; NIXL's telemetry port 19090 stays closed: the operator sets `NIXL_TELEMETRY_ENABLE=n`;
  * - the operator (the platform namespace) -> workers TCP 9090: its model-endpoint client calls the system port;
+ * - the `local-nvme` prefetch DaemonSet's pods -> DNS and TCP 443 only (the HF hub), nothing in: they download the
+ *   weights to the node and serve nothing;
  * - every pod -> DNS (kube-system, UDP and TCP 53); -> NATS in the platform namespace, TCP 4222 (the event plane's
  *   default; the chart installs no etcd and discovers through the Kubernetes API); -> TCP 443 anywhere: the
  *   Kubernetes API (discovery) and the Hugging Face hub (weights, and the Frontend's config/tokenizer download),
@@ -24,6 +26,7 @@
  */
 import { DynamoPort, GraphService, OperatorLabel } from "../_shared/names";
 import { FrontendServiceType, ResolvedInference } from "./args";
+import { prefetchDaemonSetName, renderPrefetchDaemonSet } from "./render-prefetch";
 
 /** The workers' request-plane port (`DYN_TCP_RPC_PORT`), pinned so the Frontend -> worker rule names one port. */
 export const REQUEST_PLANE_PORT = 9999;
@@ -158,9 +161,27 @@ function defaultDeny(r: ResolvedInference, name: string): NetworkPolicyObject {
   };
 }
 
+/** The prefetch DaemonSet's pods: out to DNS and HTTPS (the HF hub), nothing in (the default deny holds ingress). */
+function prefetchPolicy(r: ResolvedInference, name: string): NetworkPolicyObject {
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: { name: `${name}-model-prefetch`, namespace: r.namespace },
+    spec: {
+      podSelector: { matchLabels: { "app.kubernetes.io/instance": prefetchDaemonSetName(r) } },
+      policyTypes: ["Egress"],
+      egress: [
+        { to: [inNamespace("kube-system")], ports: [{ protocol: "UDP", port: DNS_PORT }, tcp(DNS_PORT)] },
+        { to: [{ ipBlock: { cidr: "0.0.0.0/0" } }], ports: [tcp(HTTPS_PORT)] },
+      ],
+    },
+  };
+}
+
 /** The graph namespace's NetworkPolicies; none when `networkPolicy.enabled` is false. */
 export function renderNetworkPolicies(r: ResolvedInference): NetworkPolicyObject[] {
   if (!r.networkPolicy.enabled) return [];
   const name = r.graphName;
-  return [defaultDeny(r, name), frontendPolicy(r, name), workerPolicy(r, name)];
+  const prefetch = renderPrefetchDaemonSet(r) ? [prefetchPolicy(r, name)] : [];
+  return [defaultDeny(r, name), frontendPolicy(r, name), workerPolicy(r, name), ...prefetch];
 }

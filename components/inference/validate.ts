@@ -336,5 +336,7 @@ export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): 
     });
   }
   if (r.image !== undefined) out.push(...validateImage(r.image, at("image")));
+  // The prefetch DaemonSet runs only in local-nvme mode; a moving tag there would change what downloads the weights.
+  if (r.modelCacheMode === ModelCacheMode.LocalNvme) out.push(...validateImage(r.prefetchImage, at("prefetchImage")));
   return out;
 }

@@ -109,7 +109,7 @@ describe("cluster: EfaCluster under mocks", function () {
     assert.deepEqual([nics.length, nics.filter((n) => n.interfaceType === "efa-only").length], [33, 32]);
   });
 
-  it("launch templates: IMDSv2 required with hop limit 1, encrypted gp3 root of 500 GiB, instance type", () => {
+  it("launch templates: IMDSv2 required with hop limit 1, encrypted gp3 root of 100 GiB (images live on the NVMe array), instance type", () => {
     for (const pool of ["prefill", "decode", "dev"]) {
       assert.deepEqual(lt(pool).metadataOptions, {
         httpEndpoint: "enabled",
@@ -120,7 +120,7 @@ describe("cluster: EfaCluster under mocks", function () {
       assert.deepEqual(lt(pool).blockDeviceMappings, [
         {
           deviceName: "/dev/xvda",
-          ebs: { volumeSize: 500, volumeType: "gp3", encrypted: "true", deleteOnTermination: "true" },
+          ebs: { volumeSize: 100, volumeType: "gp3", encrypted: "true", deleteOnTermination: "true" },
         },
       ]);
     }

@@ -16,8 +16,9 @@ import {
   REQUEST_PLANE_PORT,
 } from "../../components/inference/render-network";
 import { renderFrontendLoadBalancer } from "../../components/inference/render-k8s";
+import { renderPrefetchDaemonSet } from "../../components/inference/render-prefetch";
 import { allows, Endpoint, Flow } from "../helpers/network-policy-eval";
-import { IMAGE, resolved, Variant } from "../helpers/inference-fixtures";
+import { IMAGE, pool, resolved, Variant } from "../helpers/inference-fixtures";
 
 interface NetworkFacts {
   readonly frontendHttpPort: number;
@@ -178,6 +179,25 @@ describe("contracts: the graph's NetworkPolicies allow exactly Dynamo's flows", 
     assert.deepEqual(renderNetworkPolicies(r), []);
     const e = endpoints(r);
     assert.ok(allows([], tcp(e.stranger, e.frontend, F.frontendHttpPort)));
+  });
+
+  it("the local-nvme prefetch DaemonSet's pods reach DNS and the HF hub over HTTPS, and nothing else", () => {
+    const r = resolved("p5en-8x1gpu", "vllm", {
+      ...settings("vllm", {}),
+      gpuPool: pool("p5en.48xlarge", 2, true, { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } }),
+      modelCacheMode: "local-nvme",
+    });
+    const ds = renderPrefetchDaemonSet(r);
+    assert.ok(ds, "the fixture renders the DaemonSet");
+    const policies = renderNetworkPolicies(r);
+    const e = endpoints(r);
+    const prefetch = pod(r.namespace, ds.spec.template.metadata.labels, "10.0.1.33");
+    assert.ok(allows(policies, tcp(prefetch, e.hfHub, 443)));
+    assert.ok(allows(policies, { from: prefetch, to: e.dns, protocol: "UDP", port: 53 }));
+    assert.ok(!allows(policies, tcp(prefetch, e.hfHub, 80)));
+    assert.ok(!allows(policies, tcp(prefetch, e.decode, REQUEST_PLANE_PORT)));
+    assert.ok(!allows(policies, tcp(e.frontend, prefetch, 8080)));
+    assert.equal(renderNetworkPolicies(resolved("p5en-8x1gpu", "vllm", settings("vllm", {}))).length, 3);
   });
 
   it("the default deny covers every pod of the namespace, a pod the graph does not name included", () => {

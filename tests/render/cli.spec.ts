@@ -199,10 +199,10 @@ describe("render CLI", function () {
       }
     });
 
-    it("a prebuilt image.ref renders without a build: image.json says so and the graph runs that ref", async () => {
+    it("a prebuilt image.ref renders without a build: image.json says so, the graph runs that ref, the GPU nodes wait for nothing", async () => {
       const ref = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo@sha256:${"ab".repeat(32)}`;
       const r = await run([
-        "p5en-1gpu",
+        "p5en-8gpu",
         "--out",
         path.join(tmp, "prebuilt"),
         "--set",
@@ -211,12 +211,21 @@ describe("render CLI", function () {
         "image.cudaArchs=[sm_90]",
       ]);
       assert.equal(r.code, ExitCode.Ok, r.err);
-      const dir = path.join(tmp, "prebuilt", "p5en-1gpu");
+      const dir = path.join(tmp, "prebuilt", "p5en-8gpu");
       const image = JSON.parse(fs.readFileSync(path.join(dir, "image.json"), "utf8"));
       assert.equal(image.build, false);
       assert.equal(image.ref, ref);
-      const resources = JSON.parse(fs.readFileSync(path.join(dir, "resources.json"), "utf8")) as { type: string }[];
+      const resources = JSON.parse(fs.readFileSync(path.join(dir, "resources.json"), "utf8")) as {
+        type: string;
+        name: string;
+        dependsOn: string[];
+      }[];
       assert.ok(!resources.some((x) => x.type === "docker-build:index:Image"));
+      const ng = resources.find((x) => x.type === "aws:eks/nodeGroup:NodeGroup" && x.name.includes("gpu-ng"))!;
+      assert.ok(!ng.dependsOn.some((u) => u.includes("DynamoImage")), "the GPU node group waits for no image");
+      const plan = JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8"));
+      assert.equal(plan.gpuIdle.nodesWaitForImage, false);
+      assert.match(fs.readFileSync(path.join(dir, "plan.md"), "utf8"), /prebuilt image \(`image.ref`\)/);
       const dgd = fs.readdirSync(path.join(dir, "manifests")).find((f) => f.includes("dynamographdeployment"))!;
       assert.ok(fs.readFileSync(path.join(dir, "manifests", dgd), "utf8").includes(`image: ${ref}`));
     });

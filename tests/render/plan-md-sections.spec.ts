@@ -1,11 +1,12 @@
 /**
  * The plan.md sections that compute something: the remote components' uncounted
- * children (from the args the program passes), the image's and GPU nodes' ready times and the
- * `--target` list that builds the image alone, and the policy table (never "not applicable" for a
+ * children (from the args the program passes), the image's and GPU nodes' ready times (with and without the
+ * node groups waiting for the build, and the graph waiting for its GPU nodes), and the policy table (never "not applicable" for a
  * policy that checked something).
  */
 import { strict as assert } from "assert";
-import { imageTargets, imageVsGpuNodes } from "../../tools/render/build-order";
+import { gpuNodesWaitForImage, imageVsGpuNodes, schedulingEdges } from "../../tools/render/build-order";
+import { criticalPath } from "../../tools/render/graph";
 import type { GraphNode } from "../../tools/render/graph";
 import { policyMarkdown, remoteChildren } from "../../tools/render/plan-md-sections";
 
@@ -43,7 +44,7 @@ describe("plan.md sections", () => {
       node("img", "docker-build:index:Image", ["repo"]),
     ];
     assert.deepEqual(imageVsGpuNodes(nodes, ["p5en.48xlarge"]), { imageMinutes: 95.1, gpuNodesMinutes: 23 });
-    assert.deepEqual(imageTargets(nodes), ["img", "repo"]);
+    assert.equal(gpuNodesWaitForImage(nodes, ["p5en.48xlarge"]), false);
     assert.equal(imageVsGpuNodes(nodes, ["p4d.24xlarge"]), undefined, "no GPU node group of the pool's type");
     assert.equal(
       imageVsGpuNodes(
@@ -52,6 +53,33 @@ describe("plan.md sections", () => {
       ),
       undefined,
       "no image build",
+    );
+  });
+
+  it("GPU node groups that depend on the image build join after it; the graph's critical path runs through them", () => {
+    const nodes = [
+      node("eks", "eks:index:Cluster"),
+      node("lt", "aws:ec2/launchTemplate:LaunchTemplate", [], { instanceType: "p5en.48xlarge" }),
+      node("repo", "aws:ecr/repository:Repository"),
+      node("img", "docker-build:index:Image", ["repo"]),
+      node("image", "dynamo-efa:image:DynamoImage"),
+      node("ng", "aws:eks/nodeGroup:NodeGroup", ["eks", "lt", "image"]),
+      node("dgd", "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment", ["img"]),
+    ].map((n) =>
+      n.urn === "image" ? { ...n, custom: false } : ["repo", "img"].includes(n.urn) ? { ...n, parent: "image" } : n,
+    );
+    assert.equal(gpuNodesWaitForImage(nodes, ["p5en.48xlarge"]), true, "through the image component's children");
+    assert.deepEqual(imageVsGpuNodes(nodes, ["p5en.48xlarge"]), { imageMinutes: 95.1, gpuNodesMinutes: 103.1 });
+    const waits = schedulingEdges(nodes, ["p5en.48xlarge"]);
+    assert.deepEqual(waits.get("dgd"), ["ng"]);
+    assert.deepEqual(
+      criticalPath(nodes, waits).steps.map((s) => s.name),
+      ["repo", "img", "ng", "dgd"],
+    );
+    assert.deepEqual(
+      criticalPath(nodes).steps.map((s) => s.name),
+      ["repo", "img", "dgd"],
+      "without the wait the graph seems not to need its nodes",
     );
   });
 

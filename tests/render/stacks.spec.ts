@@ -13,11 +13,13 @@ import YAML from "yaml";
 import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from "kubernetes-models/v1";
 import { StorageClass } from "kubernetes-models/storage.k8s.io/v1";
 import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
+import { DaemonSet } from "kubernetes-models/apps/v1";
 import { dgdProblems } from "../helpers/dgd-model";
 import { podMonitorProblems } from "../helpers/podmonitor-model";
 import { expectGolden } from "../helpers/golden";
 import { files, readJson, Rendered, renderStack } from "./render-harness";
 import { RENDER_FILES } from "../../tools/render/render";
+import { gpuNodesWaitForImage } from "../../tools/render/build-order";
 
 const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
 
@@ -30,6 +32,7 @@ const CORE: Record<string, new (o: never) => { validate(): void }> = {
   PersistentVolumeClaim,
   StorageClass,
   NetworkPolicy,
+  DaemonSet,
 };
 
 describe("render: both stacks, real program", function () {
@@ -78,8 +81,9 @@ describe("render: both stacks, real program", function () {
         }
         assert.equal(kinds.filter((k) => k === "DynamoGraphDeployment").length, 1, "exactly one graph (F1)");
         assert.ok(kinds.includes("Namespace") && kinds.includes("Secret"));
-        // The graph's namespace is fenced: a default deny plus the Frontend's and the workers' allowed flows.
-        assert.equal(kinds.filter((k) => k === "NetworkPolicy").length, 3, "the graph's three NetworkPolicies");
+        // The graph's namespace is fenced: a default deny plus the Frontend's, the workers' and (local-nvme, both
+        // stacks) the prefetch DaemonSet's allowed flows.
+        assert.equal(kinds.filter((k) => k === "NetworkPolicy").length, 4, "the graph's four NetworkPolicies");
       });
 
       it("matches the golden manifests and Helm values (UPDATE_GOLDEN=1 to refresh)", () => {
@@ -168,6 +172,23 @@ describe("render: both stacks, real program", function () {
       });
     });
   }
+
+  it("p5en-8gpu: the GPU node group waits for the image build; plan.json states the GPU idle minutes with their basis", () => {
+    const dir = out["p5en-8gpu"].dir;
+    const rs = readJson(dir, "resources.json");
+    assert.equal(gpuNodesWaitForImage(rs, ["p5en.48xlarge"]), true, "resources.json: GPU node group after the image");
+    const system = rs.find((r: { name: string }) => r.name === "dynamo-efa-system-ng");
+    assert.ok(!system.dependsOn.some((u: string) => u.includes("DynamoImage")), "system nodes do not wait");
+    const plan = readJson(dir, "plan.json");
+    assert.equal(plan.gpuIdleMinutes, plan.gpuIdle.gpuIdleMinutes);
+    assert.ok(plan.gpuIdleMinutes > 0 && plan.gpuIdleMinutes < 20, String(plan.gpuIdleMinutes));
+    assert.match(plan.gpuIdle.basis, /node join -> first worker loading/);
+    assert.equal(plan.gpuIdle.downloadOverlapsPull, true);
+    assert.ok(plan.gpuIdle.gpuNodesMinutes > plan.gpuIdle.imageMinutes);
+    const md = fs.readFileSync(path.join(dir, "plan.md"), "utf8");
+    assert.match(md, new RegExp(`## GPU idle time on a first deploy: ~${plan.gpuIdleMinutes} min per node`));
+    assert.doesNotMatch(md, /--target/, "no targeted-update dance");
+  });
 
   it("p5en-8gpu: 16/16 GPUs, 32/32 EFA rails, 8+8 workers of 1 GPU + 2 EFA, image sm_90 only", () => {
     const dir = out["p5en-8gpu"].dir;

@@ -182,7 +182,7 @@ describe("cluster: security group rules, capacity, labels", () => {
     const p5en = resolvePool("p", { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2a" });
     assert.deepEqual(
       [p5en.efa, p5en.placementGroup, p5en.efaLayout, p5en.capacity, p5en.rootVolumeSizeGiB],
-      [true, true, "current", "on-demand", 500],
+      [true, true, "current", "on-demand", 100],
     );
     const cb = resolvePool("p", {
       instanceType: "p5.48xlarge",

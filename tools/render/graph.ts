@@ -98,10 +98,16 @@ export interface CriticalPath {
   readonly minutes: number;
 }
 
-/** Longest (by create minutes) dependency chain; ties go to the lexicographically smaller URN. */
-export function criticalPath(nodes: readonly GraphNode[]): CriticalPath {
+/**
+ * Longest (by create minutes) dependency chain; ties go to the lexicographically smaller URN. `waits` adds edges
+ * that are not deployment dependencies but still hold a resource back (the graph's pods need the GPU nodes).
+ */
+export function criticalPath(
+  nodes: readonly GraphNode[],
+  waits: ReadonlyMap<string, readonly string[]> = new Map(),
+): CriticalPath {
   const byUrn = new Map(nodes.map((n) => [n.urn, n]));
-  const edges = deployEdges(nodes);
+  const edges = new Map([...deployEdges(nodes)].map(([u, d]) => [u, [...d, ...(waits.get(u) ?? [])]]));
   const best = new Map<string, { total: number; prev?: string }>();
   const visiting = new Set<string>();
   const solve = (urn: string): number => {

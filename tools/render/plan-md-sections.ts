@@ -1,12 +1,13 @@
 /**
  * The `plan.md` sections that put the plan in front of a person: the topology picture
- * and the resource graph, per-worker CPU / memory / hugepages, the policy results, the GPU idle time
- * during a first image build with the order that avoids it, what the resource count leaves out, and
+ * and the resource graph, per-worker CPU / memory / hugepages, the policy results, the GPU idle time of a
+ * first deploy with the per-node timeline (`./plan-idle.ts`), what the resource count leaves out, and
  * which files to read next. Pure: from the plan, the captured resources and the policy run.
  */
 import type { PolicyRun } from "../../policy/run";
 import type { Plan } from "./plan";
 import { table } from "./md-table";
+import { gpuIdleMarkdown } from "./plan-idle";
 import type { PlanMdSlots } from "./plan-md";
 
 /** What the sections read besides the plan. */
@@ -14,7 +15,6 @@ export interface PlanMdExtras {
   /** `graph.mmd`'s text. */
   readonly mermaid: string;
   readonly policy: PolicyRun;
-  readonly order: BuildOrder | undefined;
 }
 
 /** The topology picture and the resource graph, inline. */
@@ -78,49 +78,6 @@ export function policyMarkdown(run: PolicyRun): string[] {
     "",
     ...run.results.flatMap((r) => r.violations.map((v) => `- \`${r.name}\`: ${v.message}`)),
     "Details: `policy.json`.",
-    "",
-  ];
-}
-
-/** GPU pools' $/hour from the plan's cost lines. */
-function gpuUsdPerHour(plan: Plan): number {
-  return plan.cost.lines.filter((l) => l.item.startsWith("GPU pool ")).reduce((s, l) => s + (l.usdPerHour ?? 0), 0);
-}
-
-/** When the image and the GPU nodes are ready, and the `--target` list that builds the image alone (`./build-order.ts`). */
-export interface BuildOrder {
-  readonly imageMinutes: number;
-  readonly gpuNodesMinutes: number;
-  readonly imageTargets: readonly string[];
-}
-
-/**
- * GPU nodes do not wait for the image: they come up with the cluster and sit idle until the image
- * is pushed and the graph starts.
- */
-export function imageIdleMarkdown(plan: Plan, order: BuildOrder | undefined): string[] {
-  const head = ["## GPU idle time during the image build", ""];
-  if (!plan.image.build || !order)
-    return [
-      ...head,
-      "None: the stack uses a prebuilt image (`image.ref`), so the graph starts as soon as the GPU nodes are Ready.",
-      "",
-    ];
-  const idle = Math.max(0, Math.round(order.imageMinutes - order.gpuNodesMinutes));
-  const usd = (gpuUsdPerHour(plan) * idle) / 60;
-  return [
-    ...head,
-    `On a first \`pulumi up\` the GPU node groups do not wait for the image: they are Ready after ~${Math.round(order.gpuNodesMinutes)} min and then idle until the image is built and pushed (~${Math.round(order.imageMinutes)} min), about **${idle} min, ~$${usd.toFixed(0)}** of GPU time at on-demand prices (rough create minutes of \`tools/render/graph.ts\`).`,
-    "",
-    "To avoid it, build the image first with a targeted update naming the image and everything it waits for (needs AWS), then run the full update:",
-    "",
-    "```sh",
-    `pulumi up --stack ${plan.stack} \\`,
-    ...order.imageTargets.map((u, i) => `  --target '${u}'${i < order.imageTargets.length - 1 ? " \\" : ""}`),
-    `pulumi up --stack ${plan.stack}`,
-    "```",
-    "",
-    'Or set `image.ref` to an image built elsewhere (README "Building the image"): then nothing waits.',
     "",
   ];
 }
@@ -208,7 +165,7 @@ export function planMdSlots(plan: Plan, x: PlanMdExtras, hidden: readonly string
   return {
     afterTitle: pictureMarkdown(x.mermaid),
     afterWorkers: podResourcesMarkdown(plan),
-    afterImage: imageIdleMarkdown(plan, x.order),
+    afterImage: gpuIdleMarkdown(plan.gpuIdle, plan.image.build, table),
     resources: [...resourcesMarkdown(plan, hidden), ...policyMarkdown(x.policy)],
     end: readNextMarkdown(),
   };

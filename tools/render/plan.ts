@@ -17,6 +17,7 @@ import { costLines } from "./plan-cost";
 import { PlanSourceResource, PlanWorker, workersOf } from "./plan-workers";
 import { PlanPlacement, placementOf } from "./plan-placement";
 import { CostLine, PRICE_SOURCE, PRICED_REGIONS, PRICES_REVIEWED, totalUsdPerHour } from "./prices";
+import type { GpuIdlePlan } from "./plan-idle";
 
 /** One GPU pool in the plan: the summary's pool fields and its availability zone, when pinned. */
 export type PlanPool = SummaryPool & Pick<GpuPoolFacts, "availabilityZone">;
@@ -37,6 +38,10 @@ export interface Plan extends ModelPlanSection, ServingPlanSection, CapacityTota
   readonly criticalPathDetail: CriticalPath;
   readonly resources: { readonly total: number; readonly byType: Readonly<Record<string, number>> };
   readonly costPerHourUsd: number;
+  /** Minutes a GPU node is billed on a first deploy before its first worker loads (basis in `gpuIdle.basis`). */
+  readonly gpuIdleMinutes?: number;
+  /** The GPU idle time, the per-node timeline, the fleet's image pulls and reservation timing (`./plan-idle.ts`). */
+  readonly gpuIdle?: GpuIdlePlan;
   readonly cost: {
     readonly lines: readonly CostLine[];
     readonly source: string;

@@ -6,6 +6,7 @@ import * as path from "path";
 import type { ProgramRun, RenderFacts } from "../../program/run";
 import { capture, Capture, CapturedResource } from "./capture";
 import { criticalPath, mermaid } from "./graph";
+import { schedulingEdges } from "./build-order";
 import { dashboardFiles } from "./dashboards";
 import { helmFiles, imageJson, manifestFiles, RenderedFile } from "./manifests";
 import { renderMocks } from "./mocks";
@@ -14,7 +15,7 @@ import { buildPlan, Plan } from "./plan";
 import { planMarkdown } from "./plan-md";
 import { topologySvg } from "./topology";
 import { planMdSlots, remoteChildren } from "./plan-md-sections";
-import { imageTargets, imageVsGpuNodes } from "./build-order";
+import { idleOf } from "./plan-idle-input";
 import type { PlanResource, PolicyPackConfigJson, PolicyRun } from "../../policy/run";
 import type { StackConfigMap } from "./stackfile";
 
@@ -106,8 +107,10 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
   });
   const facts = c.result;
   const ref = typeof c.outputs.imageRef === "string" ? c.outputs.imageRef : undefined;
-  const critical = criticalPath(c.resources);
-  const plan = buildPlan({
+  const gpuTypes = facts.gpuPools.map((p) => p.instanceType);
+  // The graph's pods wait for the GPU nodes to join: part of the critical path though not a Pulumi dependency.
+  const critical = criticalPath(c.resources, schedulingEdges(c.resources, gpuTypes));
+  const built = buildPlan({
     stack: o.stack,
     region: facts.region,
     pools: facts.gpuPools,
@@ -120,17 +123,11 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
       ...(ref ? { ref } : {}),
     },
   });
+  const gpuIdle = idleOf(built, c.resources, facts.gpuPools, facts.image.build);
+  const plan: Plan = { ...built, gpuIdleMinutes: gpuIdle.gpuIdleMinutes, gpuIdle };
   const policy = await o.policies(policyPlan(c.resources), o.policyConfig);
   const graph = mermaid(c.resources, critical);
-  const order = imageVsGpuNodes(
-    c.resources,
-    facts.gpuPools.map((p) => p.instanceType),
-  );
-  const slots = planMdSlots(
-    plan,
-    { mermaid: graph, policy, order: order && { ...order, imageTargets: imageTargets(c.resources) } },
-    remoteChildren(c.resources),
-  );
+  const slots = planMdSlots(plan, { mermaid: graph, policy }, remoteChildren(c.resources));
   const files: RenderedFile[] = [
     { path: "resources.json", content: json(c.resources.map(resourceRecord)) },
     { path: "outputs.json", content: json(c.outputs) },

@@ -1,0 +1,48 @@
+/**
+ * Gathers what the GPU idle section (`./plan-idle.ts`) is computed from, out of a render: the captured resource
+ * graph (ready times, whether the GPU node groups wait for the image, which pools are reserved), the rendered
+ * manifests (whether the download overlaps the pull) and the plan (model load, prices). Pure.
+ */
+import type { GpuPoolFacts } from "../../components/catalog/pool";
+import { gpuNodeGroups, gpuNodesReadyMinutes, gpuNodesWaitForImage, imageVsGpuNodes } from "./build-order";
+import type { GraphNode } from "./graph";
+import type { Plan } from "./plan";
+import { downloadOverlap, GpuIdlePlan, gpuIdlePlan } from "./plan-idle";
+
+type Reserved = { pool: string; capacity: "capacity-block" | "odcr" };
+
+/** Pools on a Capacity Block or an ODCR, read from their node groups and launch templates. */
+export function reservedPools(nodes: readonly GraphNode[], gpuTypes: readonly string[]): Reserved[] {
+  const byUrn = new Map(nodes.map((n) => [n.urn, n]));
+  return gpuNodeGroups(nodes, gpuTypes).flatMap((ng): Reserved[] => {
+    const pool = String((ng.inputs?.tags as Record<string, string> | undefined)?.["dynamo-efa/pool"] ?? ng.name);
+    if (ng.inputs?.capacityType === "CAPACITY_BLOCK") return [{ pool, capacity: "capacity-block" }];
+    const lt = ng.dependsOn.map((u) => byUrn.get(u)).find((n) => n?.type === "aws:ec2/launchTemplate:LaunchTemplate");
+    return lt?.inputs?.capacityReservationSpecification ? [{ pool, capacity: "odcr" }] : [];
+  });
+}
+
+/** The section of one render. */
+export function idleOf(
+  plan: Plan,
+  nodes: readonly GraphNode[],
+  pools: readonly GpuPoolFacts[],
+  imageBuild: boolean,
+): GpuIdlePlan {
+  const gpuTypes = pools.map((p) => p.instanceType);
+  const order = imageVsGpuNodes(nodes, gpuTypes);
+  const gpuNodesMinutes = order?.gpuNodesMinutes ?? gpuNodesReadyMinutes(nodes, gpuTypes);
+  const each = (name: string) =>
+    plan.cost.lines.find((l) => l.item === `GPU pool ${name}`)?.usdPerHourEach ?? undefined;
+  return gpuIdlePlan({
+    pools,
+    ...(plan.modelLoad ? { modelLoad: plan.modelLoad } : {}),
+    overlap: downloadOverlap(nodes),
+    imageBuild,
+    nodesWaitForImage: gpuNodesWaitForImage(nodes, gpuTypes),
+    ...(order ? { imageMinutes: order.imageMinutes } : {}),
+    ...(gpuNodesMinutes !== undefined ? { gpuNodesMinutes } : {}),
+    reserved: reservedPools(nodes, gpuTypes),
+    usdPerNodeHour: Object.fromEntries(pools.map((p) => [p.name, each(p.name)])),
+  });
+}
