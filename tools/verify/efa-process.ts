@@ -6,11 +6,22 @@
  * the worker's system port; `nixl_num_failed_transfers` stays 0). Plus the process's RLIMIT_MEMLOCK and CapEff:
  * the workers run non-root, so `IPC_LOCK` is not effective and libfabric's memory registration needs the limit the
  * EFA nodes' NodeConfig raises (components/cluster/user-data.ts). Pure: `cli`/`run` exec the probe, this judges.
+ * The guide's names are held by tests/contracts/efa-guide.spec.ts (facts/dynamo-efa-guide.json); vLLM's
+ * NixlPromMetrics (histogram `vllm:nixl_bytes_transferred`, counter `vllm:nixl_num_failed_transfers`) was read in a
+ * stored source whose commit the index did not name.
  */
 import { KvTransport } from "../../components/inference/transport";
 import { EFA_MEMLOCK_BYTES } from "../../components/cluster/user-data";
 import { Backend } from "./kvlog";
 import { GateResult, GateStatus, result } from "./gates";
+
+/** The NIXL plugin library whose mapping proves the LIBFABRIC backend runs (the guide's `/proc/<pid>/maps` grep). */
+export const LIBFABRIC_PLUGIN = "libplugin_LIBFABRIC";
+/** vLLM's NIXL metrics (NixlPromMetrics): bytes per transfer (a histogram) and failed transfers (a counter). */
+export const NIXL_METRIC = {
+  bytes: "vllm:nixl_bytes_transferred",
+  failedTransfers: "vllm:nixl_num_failed_transfers",
+} as const;
 
 /**
  * The probe, run by `sh` in the worker's main container: finds the engine process (not this shell), prints its
@@ -25,8 +36,8 @@ export const WORKER_PROBE_SCRIPT = [
   'echo "engine=$pid"',
   "grep '^Max locked memory' /proc/$pid/limits",
   "grep '^CapEff' /proc/$pid/status",
-  "grep 'libplugin_LIBFABRIC' /proc/$pid/maps",
-  `python3 -c 'import os,urllib.request as u;print(u.urlopen("http://127.0.0.1:"+os.environ.get("DYN_SYSTEM_PORT","9090")+"/metrics",timeout=5).read().decode())' 2>/dev/null | grep -E '^vllm:nixl_(bytes_transferred_sum|num_failed_transfers)'`,
+  `grep '${LIBFABRIC_PLUGIN}' /proc/$pid/maps`,
+  `python3 -c 'import os,urllib.request as u;print(u.urlopen("http://127.0.0.1:"+os.environ.get("DYN_SYSTEM_PORT","9090")+"/metrics",timeout=5).read().decode())' 2>/dev/null | grep -E '^(${NIXL_METRIC.bytes}_sum|${NIXL_METRIC.failedTransfers})'`,
 ].join("\n");
 
 /** The probe's output of one worker pod. `error` when the exec failed. */
@@ -55,6 +66,9 @@ export interface ProbeFacts {
 
 const CAP_IPC_LOCK = 14;
 
+/** Exposition lines of one metric (`name{labels} value`); `name` is a regex source. */
+const sample = (name: string) => new RegExp(`^${name}(?:\\{[^}]*\\})?\\s+(\\S+)`, "gm");
+
 const sumOf = (text: string, re: RegExp): number | undefined => {
   const v = [...text.matchAll(re)].map((m) => Number(m[1]));
   return v.length ? v.reduce((a, b) => a + b, 0) : undefined;
@@ -65,14 +79,14 @@ export function parseProbe(text: string): ProbeFacts {
   const pid = /^engine=(\d+)$/m.exec(text)?.[1];
   const lim = /^Max locked memory\s+(\S+)/m.exec(text)?.[1];
   const cap = /^CapEff:\s*([0-9a-fA-F]+)/m.exec(text)?.[1];
-  const maps = text.split("\n").filter((l) => l.includes("libplugin_LIBFABRIC"));
+  const maps = text.split("\n").filter((l) => l.includes(LIBFABRIC_PLUGIN));
   return {
     ...(pid ? { pid: Number(pid) } : {}),
     ...(lim !== undefined ? { memlockBytes: lim === "unlimited" ? Infinity : Number(lim) } : {}),
     ...(cap ? { capEff: cap, ipcLockEffective: ((BigInt(`0x${cap}`) >> BigInt(CAP_IPC_LOCK)) & 1n) === 1n } : {}),
     libfabricPlugin: maps.some((l) => /\sr-xp\s/.test(l)) ? "executable" : maps.length ? "read-only" : "absent",
-    ...optional("kvBytes", sumOf(text, /^vllm:nixl_bytes_transferred_sum(?:\{[^}]*\})?\s+(\S+)/gm)),
-    ...optional("failedTransfers", sumOf(text, /^vllm:nixl_num_failed_transfers\w*(?:\{[^}]*\})?\s+(\S+)/gm)),
+    ...optional("kvBytes", sumOf(text, sample(`${NIXL_METRIC.bytes}_sum`))),
+    ...optional("failedTransfers", sumOf(text, sample(`${NIXL_METRIC.failedTransfers}(?:_total)?`))),
   };
 }
 
