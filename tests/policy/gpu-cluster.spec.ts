@@ -33,7 +33,7 @@ const EFA = 'resources.limits.custom["vpc.amazonaws.com/efa"]';
 const graph = graphIn;
 
 describe("policies: GPU pool, workers (F8, F12, F14)", () => {
-  it("the component and the policy agree on EFA for every KV transport and backend (issue 23.4)", async () => {
+  it("the component and the policy agree on EFA for every KV transport and backend", async () => {
     for (const kvTransport of Object.values(KvTransportChoice))
       for (const backend of ["vllm", "trtllm"] as const) {
         const { graph } = renderInference(resolved("p5en-8x1gpu", backend, { kvTransport }));

@@ -1,5 +1,5 @@
 /**
- * Reaching the API endpoint during `pulumi up` (issue 23.1): an empty `publicAccessCidrs` without
+ * Reaching the API endpoint during `pulumi up`: an empty `publicAccessCidrs` without
  * `deployFromInsideVpc` is a config error naming the key and both choices; RFC 5737 documentation ranges render
  * offline with a note but a real preview/up (the program without `offline`) refuses them.
  */
