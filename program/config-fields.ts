@@ -48,7 +48,12 @@ export const CLUSTER_FIELDS: Readonly<Record<string, Field>> = {
   publicAccessCidrs: {
     spec: { kind: "array", items: str({ example: "203.0.113.0/24" }) },
     default: [],
-    doc: "CIDRs allowed to reach the public API endpoint; empty = private endpoint only",
+    doc: "CIDRs allowed to reach the public API endpoint; `pulumi up` must run from one of them (it installs Helm releases through the endpoint). Empty = private endpoint only, which needs deployFromInsideVpc. RFC 5737 documentation ranges render offline but a real preview/up refuses them",
+  },
+  deployFromInsideVpc: {
+    spec: { kind: "boolean" },
+    default: false,
+    doc: "states that `pulumi up` runs inside the VPC (bastion, VPN, CI in the VPC); required for publicAccessCidrs: []",
   },
   gpuNodes: {
     required: true,

@@ -56,6 +56,7 @@ export function rawStackConfig(
   get: (fullKey: string) => string | undefined,
   keys: readonly string[],
   hfTokenSet: boolean,
+  offline = false,
 ): RawStackConfig {
   const objectOrRaw = (key: string): unknown => {
     const text = get(`${CONFIG_NAMESPACE}:${key}`);
@@ -75,6 +76,7 @@ export function rawStackConfig(
     observability: objectOrRaw("observability"),
     hfTokenSet,
     keys,
+    ...(offline ? { offline } : {}),
   };
 }
 
@@ -91,4 +93,9 @@ export interface RawStackConfig {
   readonly hfTokenSet: boolean;
   /** Every full config key of the stack (`ns:key`), to catch typos. @default - not checked */
   readonly keys?: readonly string[];
+  /**
+   * True when the config is checked for the offline render (under mocks), not for a real `pulumi preview`/`up`:
+   * placeholders that reach nothing (documentation CIDRs) are accepted with a note instead of refused. @default false
+   */
+  readonly offline?: boolean;
 }

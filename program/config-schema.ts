@@ -17,6 +17,7 @@ import { OBSERVABILITY_DEFAULTS, PrometheusMode } from "../components/observabil
 import { poolFacts } from "../components/cluster/derive";
 import { SHARED_STORAGE_CLASS } from "../components/cluster/render";
 import { validateClusterArgs } from "../components/cluster/validate";
+import { documentationCidrProblems } from "../components/cluster/reach";
 import { CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda-toolkits";
 import type { DynamoImageArgs } from "../components/image/args";
 import { imagePlan } from "../components/image/plan";
@@ -45,6 +46,7 @@ export interface ClusterConfig {
   readonly availabilityZone: string;
   readonly availabilityZones?: readonly string[];
   readonly publicAccessCidrs: readonly string[];
+  readonly deployFromInsideVpc: boolean;
   readonly gpuNodes: {
     readonly instanceType: string;
     readonly count: number;
@@ -111,6 +113,7 @@ export function clusterArgsOf(c: Partial<ClusterConfig>, efs = false, region?: s
       ? { availabilityZones: c.availabilityZones ?? defaultVpcZones(c.availabilityZone!) }
       : {}),
     publicAccessCidrs: c.publicAccessCidrs ?? [],
+    ...(c.deployFromInsideVpc ? { deployFromInsideVpc: true } : {}),
     ...(efs ? { efs: true } : {}),
     ...(region ? { region } : {}),
   };
@@ -305,6 +308,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   const written = inferenceSettingsOf(typed.inference ?? ({} as RawInference));
   const efs = written.modelCache !== undefined;
   const semantic: Problem[] = [...clusterProblems(c, region, efs)];
+  if (!raw.offline) semantic.push(...documentationCidrProblems(c.publicAccessCidrs ?? [], "cluster."));
   const instanceType = c.gpuNodes?.instanceType;
   const resolved = imageProblems(imageArgsOf(im, instanceType));
   semantic.push(...resolved.problems);

@@ -16,14 +16,15 @@ export interface ProgramConfig {
 
 /**
  * The stack config, checked. Throws one `ValidationError` listing every problem with its key path
- * (`inference.prefill.replicas`, `cluster.gpuNodes.instanceType`, ...).
+ * (`inference.prefill.replicas`, `cluster.gpuNodes.instanceType`, ...). `offline` is true only under the render's
+ * mocks, which accept placeholders a real preview/up refuses (documentation CIDRs).
  */
-export function readStackConfig(): ProgramConfig {
+export function readStackConfig(offline = false): ProgramConfig {
   const cfg = new pulumi.Config(CONFIG_NAMESPACE);
   const hfToken = cfg.getSecret("hfToken");
   const keys = Object.keys(pulumi.runtime.allConfig());
   const { config, problems } = checkStackConfig(
-    rawStackConfig((k) => pulumi.runtime.getConfig(k), keys, hfToken !== undefined),
+    rawStackConfig((k) => pulumi.runtime.getConfig(k), keys, hfToken !== undefined, offline),
   );
   throwIfAny(`${CONFIG_NAMESPACE} stack config`, problems);
   return { config: config!, ...(hfToken ? { hfToken } : {}) };

@@ -107,7 +107,12 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   };
 }
 
-/** Reads and checks the stack config, then builds the program (what `index.ts` and the render run). */
-export function runProgram(): ProgramRun<RenderFacts> & { readonly exports: ProgramExports } {
-  return program(readStackConfig());
+/**
+ * Reads and checks the stack config, then builds the program (what `index.ts` and the render run). Only the render
+ * passes `offline: true` (it runs this under mocks); `index.ts` is a real preview/up.
+ */
+export function runProgram(opts: { readonly offline?: boolean } = {}): ProgramRun<RenderFacts> & {
+  readonly exports: ProgramExports;
+} {
+  return program(readStackConfig(opts.offline ?? false));
 }

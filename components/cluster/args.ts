@@ -133,10 +133,16 @@ export interface EfaClusterArgs {
   /** Use an existing VPC instead of creating one. @default - a new VPC with private and public subnets in each AZ */
   readonly existingVpc?: ExistingVpcArgs;
   /**
-   * CIDRs allowed to reach the public API endpoint. An empty list means a private endpoint only
-   * (then run Pulumi from inside the VPC or over a VPN). `0.0.0.0/0` is refused. @default []
+   * CIDRs allowed to reach the public API endpoint; the machine running `pulumi up` must be in one of them, since
+   * the same run installs Helm releases through the endpoint. An empty list means a private endpoint only, which
+   * needs `deployFromInsideVpc: true`. `0.0.0.0/0` is refused. @default []
    */
   readonly publicAccessCidrs?: readonly string[];
+  /**
+   * States that `pulumi up` runs inside the VPC (a bastion, a VPN, CI in the VPC), so a private endpoint
+   * (`publicAccessCidrs: []`) is reachable. Without it an empty `publicAccessCidrs` is refused. @default false
+   */
+  readonly deployFromInsideVpc?: boolean;
   /** IAM principals (by a name of your choice) granted cluster admin through EKS access entries. @default {} */
   readonly adminPrincipalArns?: Readonly<Record<string, Input<string>>>;
   /** Control-plane log types sent to CloudWatch. @default ["api", "audit", "authenticator", "controllerManager", "scheduler"] */
@@ -210,6 +216,7 @@ export interface ResolvedClusterArgs {
   readonly natGateways: NatGateways;
   readonly existingVpc?: ExistingVpcArgs;
   readonly publicAccessCidrs: readonly string[];
+  readonly deployFromInsideVpc: boolean;
   readonly adminPrincipalArns: Readonly<Record<string, Input<string>>>;
   readonly clusterLogTypes: readonly ClusterLogType[];
   readonly secretsKmsKeyArn?: Input<string>;
@@ -287,6 +294,7 @@ export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
     natGateways: a.natGateways ?? NatGateways.OnePerAz,
     ...(existing ? { existingVpc: existing } : {}),
     publicAccessCidrs: a.publicAccessCidrs ?? [],
+    deployFromInsideVpc: a.deployFromInsideVpc ?? false,
     adminPrincipalArns: a.adminPrincipalArns ?? {},
     clusterLogTypes: a.clusterLogTypes ?? CLUSTER_LOG_TYPES,
     ...(a.secretsKmsKeyArn !== undefined ? { secretsKmsKeyArn: a.secretsKmsKeyArn } : {}),

@@ -1,6 +1,7 @@
 /**
  * User data of a GPU node group: an AL2023 `nodeadm` NodeConfig in a MIME multipart document, asking nodeadm to
- * turn the instance-store NVMe disks into one RAID0 array. Pure; no Pulumi import.
+ * turn the instance-store NVMe disks into one RAID0 array and, on EFA pools, to raise the containers'
+ * RLIMIT_MEMLOCK. Pure; no Pulumi import.
  *
  * Facts (awslabs/amazon-eks-ami@81fec2e895854f599974fe4d3d72f61c0a9aaffa, held by
  * `tests/contracts/nodeadm-user-data.spec.ts` against facts/nodeadm-nodeconfig.json): nodeadm reads every part of
@@ -8,6 +9,11 @@
  * RAID0 | RAID10 | Mount; `setup-local-disks raid0` builds `/dev/md/kubernetes`, formats it XFS, mounts it at
  * `/mnt/k8s-disks/0` and bind-mounts /var/lib/kubelet, /var/lib/containerd, /var/lib/soci-snapshotter-grpc and
  * /var/log/pods onto it (so images and emptyDirs also live on the array).
+ *
+ * Memlock (same commit, same spec): `spec.containerd.baseRuntimeSpec` is merged by nodeadm over its own
+ * `base-runtime-spec.json` (whose only rlimit is RLIMIT_NOFILE) into `/etc/containerd/base-runtime-spec.json`, which
+ * containerd's config gives the default runtime (nvidia on GPU AMIs, else runc); the AMI's only containerd drop-in is
+ * `00-runtime-slice.conf`, so without this a container inherits containerd's own (systemd default) limit.
  *
  * The rest of the NodeConfig the AMI needs (cluster name, API endpoint, CA, service CIDR) is NOT repeated here:
  * for a managed node group on an EKS AMI type with no image id in the launch template, EKS appends its own
@@ -29,19 +35,63 @@ export const NODEADM = {
 export const LocalStorageStrategy = { Raid0: "RAID0", Raid10: "RAID10", Mount: "Mount" } as const;
 export type LocalStorageStrategy = (typeof LocalStorageStrategy)[keyof typeof LocalStorageStrategy];
 
+/** One OCI `process.rlimits` entry (bytes for RLIMIT_MEMLOCK). */
+export interface Rlimit {
+  readonly type: string;
+  readonly soft: number;
+  readonly hard: number;
+}
+
 /** A NodeConfig object (only the fields this package sets). */
 export interface NodeConfig {
   readonly apiVersion: typeof NODEADM.apiVersion;
   readonly kind: typeof NODEADM.kind;
-  readonly spec: { readonly instance: { readonly localStorage: { readonly strategy: LocalStorageStrategy } } };
+  readonly spec: {
+    readonly instance?: { readonly localStorage: { readonly strategy: LocalStorageStrategy } };
+    readonly containerd?: { readonly baseRuntimeSpec: { readonly process: { readonly rlimits: readonly Rlimit[] } } };
+  };
 }
 
-/** The NodeConfig of a GPU node whose instance-store NVMe becomes one RAID0 array at `NODEADM.raidMountPoint`. */
-export function localNvmeNodeConfig(): NodeConfig {
+/**
+ * The rlimits of nodeadm's own base runtime spec (`nodeadm/internal/containerd/base-runtime-spec.json`). nodeadm
+ * merges a user's `baseRuntimeSpec` over it with mergo's override, which replaces an array whole, so every entry
+ * kept must be restated beside ours.
+ */
+export const NODEADM_DEFAULT_RLIMITS: readonly Rlimit[] = [{ type: "RLIMIT_NOFILE", soft: 65536, hard: 1048576 }];
+
+/**
+ * RLIMIT_MEMLOCK of every container on an EFA node: 2^53 bytes (8 PiB), in effect no limit. Not "unlimited"
+ * (2^64-1): nodeadm decodes the spec into float64 before writing it, which turns 2^64-1 into 2^64, a number
+ * containerd cannot read back into the spec's uint64. 2^53 is the largest integer float64 (and JavaScript) hold
+ * exactly. Memory a container locks still counts against its memory cgroup, so its limit still bounds it.
+ */
+export const EFA_MEMLOCK_BYTES = 2 ** 53;
+
+/**
+ * The rlimits an EFA node's containers start with. The workers run as a non-root UID, so `IPC_LOCK` in their
+ * capabilities is never effective (Kubernetes sets no ambient capabilities) and libfabric's memory registration
+ * (`fi_mr_reg` of host buffers) counts against RLIMIT_MEMLOCK; runc applies these limits before the process
+ * starts, whatever its UID, so the worker stays unprivileged.
+ */
+export function efaRlimits(): Rlimit[] {
+  return [
+    ...NODEADM_DEFAULT_RLIMITS.filter((r) => r.type !== "RLIMIT_MEMLOCK"),
+    { type: "RLIMIT_MEMLOCK", soft: EFA_MEMLOCK_BYTES, hard: EFA_MEMLOCK_BYTES },
+  ];
+}
+
+/**
+ * The NodeConfig of a GPU node: instance-store NVMe as one RAID0 array at `NODEADM.raidMountPoint` (`localNvme`),
+ * and on EFA pools containerd's base runtime spec with the raised memlock limit (`efa`).
+ */
+export function gpuNodeConfig(pool: { readonly localNvme: boolean; readonly efa: boolean }): NodeConfig {
   return {
     apiVersion: NODEADM.apiVersion,
     kind: NODEADM.kind,
-    spec: { instance: { localStorage: { strategy: LocalStorageStrategy.Raid0 } } },
+    spec: {
+      ...(pool.localNvme ? { instance: { localStorage: { strategy: LocalStorageStrategy.Raid0 } } } : {}),
+      ...(pool.efa ? { containerd: { baseRuntimeSpec: { process: { rlimits: efaRlimits() } } } } : {}),
+    },
   };
 }
 
@@ -64,8 +114,8 @@ export function mimeMultipart(parts: readonly MimePart[], boundary = USER_DATA_B
   return lines.join("\n");
 }
 
-/** The user data of a GPU pool, as text; undefined when the pool keeps its instance store unused. */
-export function gpuUserData(pool: { readonly localNvme: boolean }): string | undefined {
-  if (!pool.localNvme) return undefined;
-  return mimeMultipart([{ contentType: NODEADM.mediaType, body: `---\n${stringify(localNvmeNodeConfig())}` }]);
+/** The user data of a GPU pool, as text; undefined when it needs neither the NVMe array nor the memlock limit. */
+export function gpuUserData(pool: { readonly localNvme: boolean; readonly efa: boolean }): string | undefined {
+  if (!pool.localNvme && !pool.efa) return undefined;
+  return mimeMultipart([{ contentType: NODEADM.mediaType, body: `---\n${stringify(gpuNodeConfig(pool))}` }]);
 }

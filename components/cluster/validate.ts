@@ -13,6 +13,7 @@ import { CLUSTER_LIMITS } from "./limits";
 import { compareVersions, parseVersion } from "./render";
 import { poolProblems } from "./validate-pool";
 import { endpointProblems, networkProblems, regionZoneProblems } from "./validate-network";
+import { reachProblems } from "./reach";
 
 /** An EKS add-on version such as `v1.20.4-eksbuild.1`. */
 export const ADDON_VERSION = /^v(\d+)\.(\d+)\.(\d+)-eksbuild\.\d+$/;
@@ -79,7 +80,13 @@ export function validate(a: ResolvedClusterArgs): Problem[] {
         ),
       );
   }
-  out.push(...networkProblems(a), ...regionZoneProblems(a), ...endpointProblems(a), ...versionProblems(a));
+  out.push(
+    ...networkProblems(a),
+    ...regionZoneProblems(a),
+    ...endpointProblems(a),
+    ...reachProblems(a),
+    ...versionProblems(a),
+  );
   if (!/^[a-z][a-z0-9-]*\.[a-z0-9-]+$/.test(a.systemInstanceType)) {
     out.push({
       propertyPath: "systemInstanceType",

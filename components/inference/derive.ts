@@ -4,7 +4,7 @@
  */
 import type { GpuPoolFacts } from "../catalog/pool";
 import { ModelCacheMode, Placement, ResolvedInference, ResolvedRole } from "./args";
-import { KvTransport } from "./transport";
+import { requestsEfaDevices } from "./transport";
 
 /** The two worker roles of a disaggregated graph. */
 export const ServingRole = { Prefill: "prefill", Decode: "decode" } as const;
@@ -55,7 +55,7 @@ export function poolHasEfa(pool: GpuPoolFacts): boolean {
  * workers request EFA devices and hugepages; UCX workers hold no EFA device they would not use.
  */
 export function usesEfa(r: Pick<ResolvedInference, "kvTransport" | "pool">): boolean {
-  return r.kvTransport === KvTransport.Libfabric && poolHasEfa(r.pool);
+  return requestsEfaDevices(r.kvTransport, poolHasEfa(r.pool));
 }
 
 /** The resolved role args of `role`. */

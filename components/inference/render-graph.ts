@@ -167,8 +167,9 @@ export const EFA_WORKER_CAPABILITY = "IPC_LOCK";
  *   `examples/deployments/EKS/manifests/vllm/disagg-p5.yaml`: several LIBFABRIC workers per p5,
  *   `capabilities.add: [IPC_LOCK]`, no privileged). The process runs as the image's non-root user, so
  *   the capability is in its bounding set but not effective (Kubernetes grants no ambient
- *   capabilities); registration then relies on the node runtime's memlock limit (unlimited for
- *   containerd on the EKS AMIs: *unverified here*), exactly as upstream's example does;
+ *   capabilities); registration then relies on the container's RLIMIT_MEMLOCK, which the EFA pools'
+ *   NodeConfig raises in containerd's base runtime spec (`components/cluster/user-data.ts`, held against
+ *   nodeadm's source by tests/contracts/nodeadm-user-data.spec.ts): the AL2023 AMI itself sets none;
  * - 2 MiB hugepages: requested as `hugepages-2Mi` and mounted at /dev/hugepages (F14).
  */
 function workerSecurity(r: ResolvedInference, efa: boolean): DgdSecurityContext {

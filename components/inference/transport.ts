@@ -34,6 +34,21 @@ export function resolveKvTransport(choice: KvTransportChoice, poolHasEfa: boolea
   return poolHasEfa ? KvTransport.Libfabric : KvTransport.Ucx;
 }
 
+/** The backend a DGD's `KV_TRANSPORT_ANNOTATION` names, or undefined when it names none (a DGD written by hand). */
+export function annotatedKvTransport(value: unknown): KvTransport | undefined {
+  return value === KvTransport.Libfabric || value === KvTransport.Ucx ? value : undefined;
+}
+
+/**
+ * Whether a worker requests EFA devices: only the LIBFABRIC backend uses them, and only on a pool whose nodes
+ * carry NIXL over EFA (EFA attached and GPUDirect RDMA). UCX workers hold none: the image's UCX is not set up for
+ * EFA, so a device given to them would sit idle. The one truth the inference component (which sets the request)
+ * and the policy `efa-per-worker-matches-pool` (which checks it) share.
+ */
+export function requestsEfaDevices(t: KvTransport, poolCarriesNixlOverEfa: boolean): boolean {
+  return t === KvTransport.Libfabric && poolCarriesNixlOverEfa;
+}
+
 /**
  * How KV bytes travel with a backend. LIBFABRIC here always means the EFA provider with GPU RDMA
  * (`FI_PROVIDER=efa`, `FI_EFA_USE_DEVICE_RDMA=1`). UCX workers are given no EFA device and the

@@ -11,6 +11,12 @@ import {
   GpuInstance,
   supportsNixlOverEfa,
 } from "../../components/catalog/instances";
+import {
+  annotatedKvTransport,
+  KV_TRANSPORT_ANNOTATION,
+  KvTransport,
+  requestsEfaDevices,
+} from "../../components/inference/transport";
 import { dgdPolicy, schemaFor } from "./_policy";
 import {
   annotation,
@@ -48,13 +54,27 @@ function checkKubernetesForm(w: GraphService, report: ReportViolation): void {
   }
 }
 
-function checkEfaCount(w: GraphService, row: GpuInstance, allowWithoutEfa: boolean, report: ReportViolation): void {
+function checkEfaCount(
+  w: GraphService,
+  row: GpuInstance,
+  transport: KvTransport | undefined,
+  allowWithoutEfa: boolean,
+  report: ReportViolation,
+): void {
   const gpus = gpusOf(w.svc);
   const efa = efaOf(w.svc);
   const field = `resources.limits.custom["${EFA_RESOURCE}"]`;
   if (gpus === 0) return report(`${w.label} requests no GPU in Dynamo form; set resources.limits.gpu (F8)`);
   if (row.efaDevices === 0) {
     if (efa > 0) report(`${w.label} requests ${efa} EFA device(s) but ${row.name} has no EFA; remove ${field}`);
+    return;
+  }
+  // The graph's own KV backend decides, by the rule the component requested its devices with.
+  if (transport !== undefined && !requestsEfaDevices(transport, supportsNixlOverEfa(row))) {
+    if (efa > 0)
+      report(
+        `${w.label} requests ${efa} EFA device(s) but its KV transport is ${transport} (${KV_TRANSPORT_ANNOTATION}), which uses none; remove ${field}, or use LIBFABRIC`,
+      );
     return;
   }
   // Without GPUDirect RDMA (g family) NIXL cannot use EFA for KV, so a worker there may go without it.
@@ -77,9 +97,10 @@ function checkEfaCount(w: GraphService, row: GpuInstance, allowWithoutEfa: boole
 export const efaPerWorkerMatchesPool = dgdPolicy({
   name: "efa-per-worker-matches-pool",
   description:
-    "Each worker requests GPUs and EFA in Dynamo resource form, and EFA devices equal its GPUs times the EFA-per-GPU of its instance type (none is allowed only where NIXL cannot use EFA).",
+    "Each worker requests GPUs and EFA in Dynamo resource form, and EFA devices equal its GPUs times the EFA-per-GPU of its instance type (none where NIXL cannot use EFA, or where the graph's KV transport is UCX, which uses none).",
   defaults: { allowWithoutEfa: false },
   check: (props, args, report, cfg) => {
+    const transport = annotatedKvTransport(annotation(props, KV_TRANSPORT_ANNOTATION));
     for (const w of workers(props, args.name)) {
       checkKubernetesForm(w, report);
       const type = instanceTypeOf(w.svc);
@@ -92,7 +113,7 @@ export const efaPerWorkerMatchesPool = dgdPolicy({
       }
       const row = INSTANCES.get(type);
       if (!row) report(`${w.label} is pinned to an ${unknownInstanceReason(type)}`);
-      else checkEfaCount(w, row, cfg.allowWithoutEfa, report);
+      else checkEfaCount(w, row, transport, cfg.allowWithoutEfa, report);
     }
   },
 });

@@ -25,7 +25,10 @@ describe("cluster: EfaCluster with invalid args", function () {
       () =>
         new EfaCluster(
           "bad",
-          { gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, capacity: "capacity-block" } } },
+          {
+            deployFromInsideVpc: true,
+            gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, capacity: "capacity-block" } },
+          },
           { transformations: [transformation] },
         ),
     );
@@ -51,6 +54,7 @@ describe("cluster: EfaCluster with invalid args", function () {
         broken: null,
       },
       availabilityZones: ["us-east-2a"],
+      deployFromInsideVpc: true,
       vpcCidr: "10.0.0.1/16",
       kubernetesVersion: "1.20",
     } as unknown as EfaClusterArgs; // a pool that is not an object: only untyped stack config can send one

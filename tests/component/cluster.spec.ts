@@ -50,6 +50,7 @@ describe("cluster: EfaCluster under mocks", function () {
       ({ EfaCluster } = await import("../../components/cluster"));
       c = new EfaCluster("t", full);
       small = new EfaCluster("s", {
+        deployFromInsideVpc: true,
         existingVpc: { vpcId: "vpc-own", privateSubnetIds: { "us-west-2b": "subnet-b", "us-west-2a": "subnet-a" } },
         gpuPools: { dev: { instanceType: "g6e.48xlarge", nodes: 1 } },
       });

@@ -10,6 +10,7 @@ import * as os from "os";
 import * as path from "path";
 import { gpuUserData, NODEADM } from "../../components/cluster/user-data";
 import { resolvePool } from "../../components/cluster/args";
+import { INSTANCES } from "../../components/catalog/instances";
 import { defaultDeps, runCli } from "../../tools/render/cli";
 import { parseMultipart, ParsedMultipart, yamlParts } from "../helpers/mime";
 import { loadFacts } from "./facts";
@@ -25,8 +26,19 @@ interface NodeadmFacts {
   defaultMountDir: string;
   raidArrayMountPoint: string;
   raidBindMounts: string[];
+  containerdSpecField: string;
+  containerdFields: string[];
+  baseRuntimeSpecFile: string;
+  defaultRlimits: { type: string; soft: number; hard: number }[];
+  userSpecMergedOverDefault: boolean;
+  mergeOverridesArraysWhole: boolean;
+  mergeDecodesNumbersAsFloat64: boolean;
+  everyRuntimeReadsBaseSpec: boolean;
+  containerdDropIns: string[];
 }
 const { facts } = loadFacts<NodeadmFacts>("nodeadm-nodeconfig");
+/** A p5en node's memory: a worker may register (lock) up to all of it, so the limit must not be lower. */
+const p5enMemoryBytes = INSTANCES.get("p5en.48xlarge")!.memoryGiB * 2 ** 30;
 
 /** Problems of a user data document against the facts: every NodeConfig part well-formed, RAID0 requested. */
 export function userDataProblems(doc: ParsedMultipart, f: NodeadmFacts = facts): string[] {
@@ -49,6 +61,38 @@ export function userDataProblems(doc: ParsedMultipart, f: NodeadmFacts = facts):
   }
   if (!configs.some((c) => at(c, "spec", ...f.specPath, "strategy") === "RAID0"))
     out.push("no NodeConfig asks for strategy RAID0");
+  return out;
+}
+
+/**
+ * Problems of the memlock limit an EFA node's containers start with: some NodeConfig part sets
+ * `spec.containerd.baseRuntimeSpec.process.rlimits` (nodeadm's field names) with an RLIMIT_MEMLOCK of at least
+ * `minBytes`, soft = hard, exact through nodeadm's float64 round trip, and (the merge replaces the array whole)
+ * every default rlimit of nodeadm's own spec restated unchanged.
+ */
+export function memlockProblems(doc: ParsedMultipart, minBytes: number, f: NodeadmFacts = facts): string[] {
+  const out: string[] = [];
+  const specs = yamlParts(doc, f.userDataMediaType).map((c) => at(c, "spec", f.containerdSpecField));
+  for (const c of specs)
+    for (const k of Object.keys(isRecord(c) ? c : {}))
+      if (!f.containerdFields.includes(k))
+        out.push(`containerd.${k} is not a nodeadm field (${f.containerdFields.join(", ")})`);
+  const lists = specs.map((c) => at(c, "baseRuntimeSpec", "process", "rlimits")).filter(Array.isArray);
+  if (lists.length === 0) return [...out, "no NodeConfig sets containerd.baseRuntimeSpec.process.rlimits"];
+  const rlimits = lists[lists.length - 1] as unknown[]; // the last part wins: the array is replaced, not merged
+  const memlock = rlimits.find((r) => at(r, "type") === "RLIMIT_MEMLOCK");
+  const [soft, hard] = [at(memlock, "soft"), at(memlock, "hard")];
+  if (memlock === undefined) out.push("no RLIMIT_MEMLOCK entry");
+  else if (typeof soft !== "number" || soft !== hard) out.push(`RLIMIT_MEMLOCK soft ${soft} and hard ${hard} differ`);
+  else if (soft < minBytes) out.push(`RLIMIT_MEMLOCK ${soft} is below ${minBytes} bytes`);
+  else if (f.mergeDecodesNumbersAsFloat64 && !Number.isSafeInteger(soft) && soft !== 2 ** 53)
+    out.push(`RLIMIT_MEMLOCK ${soft} does not survive nodeadm's float64 round trip exactly (at most 2^53)`);
+  if (f.mergeOverridesArraysWhole)
+    for (const d of f.defaultRlimits)
+      if (!rlimits.some((r) => JSON.stringify(r) === JSON.stringify(d)))
+        out.push(
+          `the default ${d.type} ${d.soft}/${d.hard} is not restated (nodeadm replaces the rlimits array whole)`,
+        );
   return out;
 }
 
@@ -91,8 +135,50 @@ describe("contract: GPU node user data vs nodeadm (amazon-eks-ami)", () => {
       assert.equal(lts.length, 1);
       const doc = parseMultipart(Buffer.from(lts[0].inputs.userData, "base64").toString("utf8"));
       assert.deepEqual(userDataProblems(doc), []);
+      assert.deepEqual(memlockProblems(doc, p5enMemoryBytes), []);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("nodeadm gives a container no memlock limit of its own, and every runtime reads the spec we raise it in", () => {
+    assert.ok(
+      !facts.defaultRlimits.some((r) => r.type === "RLIMIT_MEMLOCK"),
+      "the default spec sets RLIMIT_MEMLOCK now",
+    );
+    assert.deepEqual(
+      facts.containerdDropIns,
+      ["00-runtime-slice.conf"],
+      "a containerd drop-in appeared: does it set LimitMEMLOCK?",
+    );
+    assert.ok(facts.userSpecMergedOverDefault && facts.everyRuntimeReadsBaseSpec);
+    assert.equal(facts.baseRuntimeSpecFile, "/etc/containerd/base-runtime-spec.json");
+    const noEfa = gpuUserData({ localNvme: true, efa: false })!;
+    assert.deepEqual(memlockProblems(parseMultipart(noEfa), 1), [
+      "no NodeConfig sets containerd.baseRuntimeSpec.process.rlimits",
+    ]);
+    assert.equal(gpuUserData({ localNvme: false, efa: false }), undefined);
+    assert.deepEqual(
+      memlockProblems(parseMultipart(gpuUserData({ localNvme: false, efa: true })!), p5enMemoryBytes),
+      [],
+    );
+  });
+
+  it("memlock mutations are caught: the default NOFILE dropped, 'unlimited', soft below hard, a misspelt field", () => {
+    const ours = gpuUserData({ localNvme: true, efa: true })!;
+    const nofile = /\n {10}- type: RLIMIT_NOFILE\n {12}soft: 65536\n {12}hard: 1048576/;
+    assert.match(ours, nofile);
+    for (const [from, to, expect] of [
+      [nofile, "", /RLIMIT_NOFILE 65536\/1048576 is not restated/],
+      [/9007199254740992/g, "18446744073709551615", /does not survive nodeadm's float64 round trip/],
+      [/soft: 9007199254740992/, "soft: 8388608", /soft 8388608 and hard 9007199254740992 differ/],
+      [/baseRuntimeSpec/, "baseRuntimeSpecs", /containerd.baseRuntimeSpecs is not a nodeadm field/],
+    ] as const) {
+      const problems = memlockProblems(parseMultipart(ours.replace(from, to)), p5enMemoryBytes);
+      assert.ok(
+        problems.some((p) => expect.test(p)),
+        `${to}: ${problems.join("; ")}`,
+      );
     }
   });
 

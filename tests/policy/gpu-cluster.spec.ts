@@ -15,13 +15,33 @@ import {
   T,
   TestWorker,
 } from "../helpers/policy-fixtures";
-import { resourcePolicyTable, runStackPolicy, stackArgs, stackPolicyTable } from "../helpers/policy-harness";
+import {
+  messages,
+  resourceArgs,
+  resourcePolicyTable,
+  runResourcePolicy,
+  runStackPolicy,
+  stackArgs,
+  stackPolicyTable,
+} from "../helpers/policy-harness";
+import { KV_TRANSPORT_ANNOTATION, KvTransportChoice } from "../../components/inference/transport";
+import { renderInference } from "../../components/inference/render";
+import { resolved } from "../helpers/inference-fixtures";
 
 const D = serviceLabel("DecodeWorker");
 const EFA = 'resources.limits.custom["vpc.amazonaws.com/efa"]';
 const graph = graphIn;
 
 describe("policies: GPU pool, workers (F8, F12, F14)", () => {
+  it("the component and the policy agree on EFA for every KV transport and backend", async () => {
+    for (const kvTransport of Object.values(KvTransportChoice))
+      for (const backend of ["vllm", "trtllm"] as const) {
+        const { graph } = renderInference(resolved("p5en-8x1gpu", backend, { kvTransport }));
+        const run = await runResourcePolicy(efaPerWorkerMatchesPool, resourceArgs(T.Dgd, graph));
+        assert.deepEqual(messages(run), [], `${kvTransport} ${backend}`);
+      }
+  });
+
   const count = (efa: number, gpus: number, type: string, per: number, expected: number) =>
     `${D} requests ${efa} EFA device(s) for ${gpus} GPU(s); on ${type} a worker gets ${gpus} GPU(s) x ${per} EFA per GPU = ${expected} (EFA counts come from the instance catalog: F12); set ${EFA} to "${expected}"`;
   resourcePolicyTable(
@@ -88,6 +108,33 @@ describe("policies: GPU pool, workers (F8, F12, F14)", () => {
           delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
         },
         expect: [],
+      },
+      {
+        title: "a UCX graph (its kv-transport annotation) on an EFA pool holds no EFA, as the component requests it",
+        mutate: (g) => {
+          g.metadata.annotations[KV_TRANSPORT_ANNOTATION] = "UCX";
+          delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
+          delete prefill(g).resources.limits.custom["vpc.amazonaws.com/efa"];
+        },
+        expect: [],
+      },
+      {
+        title: "a UCX graph that still requests EFA devices it would never use",
+        mutate: (g) => {
+          g.metadata.annotations[KV_TRANSPORT_ANNOTATION] = "UCX";
+          delete prefill(g).resources.limits.custom["vpc.amazonaws.com/efa"];
+        },
+        expect: [
+          `${D} requests 2 EFA device(s) but its KV transport is UCX (${KV_TRANSPORT_ANNOTATION}), which uses none; remove ${EFA}, or use LIBFABRIC`,
+        ],
+      },
+      {
+        title: "a LIBFABRIC graph without EFA is refused as before",
+        mutate: (g) => {
+          g.metadata.annotations[KV_TRANSPORT_ANNOTATION] = "LIBFABRIC";
+          delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
+        },
+        expect: [count(0, 1, "p5en.48xlarge", 2, 2)],
       },
       {
         title: "no EFA on a g6e (no GPUDirect RDMA: NIXL cannot use EFA there) is fine",

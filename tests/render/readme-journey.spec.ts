@@ -11,6 +11,8 @@ import * as path from "path";
 import { defaultDeps, runCli } from "../../tools/render/cli";
 import { USAGE } from "../../tools/verify/cli";
 import { DEFAULT_GRAPH_NAME } from "../../components/_shared/names";
+import { checkStackConfigMap } from "../../tools/render/check";
+import { loadProject, stackConfig } from "../../tools/render/stackfile";
 
 const README = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
 const SECTIONS = ["First request", "Building the image", "Teardown"];
@@ -97,6 +99,33 @@ describe("README: first request, image build, teardown", function () {
     const graphLine = USAGE.split("\n").find((l) => l.trim().startsWith("--graph")) ?? "";
     assert.ok(graphLine.includes(`"${DEFAULT_GRAPH_NAME}"`), graphLine);
     assert.ok(README.includes(`\`dynamo-efa:graphName\` (default \`${DEFAULT_GRAPH_NAME}\`)`));
+  });
+
+  it("the deploy steps admit the deploying machine to the API endpoint before the first preview/up", () => {
+    const start = README.indexOf("\n## Deploy for real\n");
+    assert.ok(start >= 0, 'README lacks "## Deploy for real"');
+    const cmds = commands(README.slice(start, README.indexOf("\n## ", start + 1)));
+    const firstDeploy = cmds.findIndex((c) => /^pulumi (preview|up)\b/.test(c));
+    const set = cmds.findIndex((c) => c.includes("dynamo-efa:cluster.publicAccessCidrs["));
+    assert.ok(set >= 0 && set < firstDeploy, `no publicAccessCidrs set before "${cmds[firstDeploy]}"`);
+    const m =
+      /--path 'dynamo-efa:cluster\.publicAccessCidrs\[(\d+)\]' "\$\(curl -s https:\/\/checkip\.amazonaws\.com\)\/32"/.exec(
+        cmds[set],
+      );
+    assert.ok(m, cmds[set]);
+    // The stack as `pulumi up` sees it after the step (the address the command would print), checked not offline.
+    const project = loadProject(path.join(__dirname, "..", ".."));
+    const cfg = stackConfig(project, path.join(__dirname, "..", "..", "stacks", "Pulumi.p5en-8gpu.yaml"));
+    const before = checkStackConfigMap(project.name, cfg, true, false).problems.map((p) => p.propertyPath);
+    assert.deepEqual(
+      before,
+      [`cluster.publicAccessCidrs[${m[1]}]`],
+      "the shipped placeholder is what the step replaces",
+    );
+    const cluster = JSON.parse(cfg.config["dynamo-efa:cluster"]) as { publicAccessCidrs: string[] };
+    cluster.publicAccessCidrs[Number(m[1])] = "3.5.140.2/32";
+    const after = { ...cfg, config: { ...cfg.config, "dynamo-efa:cluster": JSON.stringify(cluster) } };
+    assert.deepEqual(checkStackConfigMap(project.name, after, true, false).problems, []);
   });
 
   it("the check fails on an unmarked AWS command", () => {

@@ -57,7 +57,11 @@ describe("render units", () => {
     const good = {
       region: "us-east-2",
       hfTokenSet: true,
-      cluster: { availabilityZone: "us-east-2b", gpuNodes: { instanceType: "p5en.48xlarge", count: 2 } },
+      cluster: {
+        availabilityZone: "us-east-2b",
+        deployFromInsideVpc: true,
+        gpuNodes: { instanceType: "p5en.48xlarge", count: 2 },
+      },
       image: { cudaArchs: "auto" },
       inference: { model: "meta-llama/Llama-3.1-8B-Instruct", prefill: { replicas: 8 }, decode: { replicas: 8 } },
     };

@@ -38,7 +38,7 @@ function checked(values: Obj) {
       : typeof values[k] === "string"
         ? (values[k] as string)
         : JSON.stringify(values[k]);
-  const r = checkStackConfig(rawStackConfig(get, Object.keys(values), true));
+  const r = checkStackConfig(rawStackConfig(get, Object.keys(values), true, true));
   return r.problems.length === 0 ? r.config : r.problems;
 }
 

@@ -259,7 +259,11 @@ function poolFacts() {
   const { config } = checkStackConfig({
     region: "us-east-2",
     hfTokenSet: true,
-    cluster: { availabilityZone: "us-east-2b", gpuNodes: { instanceType: "p5en.48xlarge", count: 1 } },
+    cluster: {
+      availabilityZone: "us-east-2b",
+      deployFromInsideVpc: true,
+      gpuNodes: { instanceType: "p5en.48xlarge", count: 1 },
+    },
     inference: { model: "org/m" },
   });
   return config!.gpuPool;

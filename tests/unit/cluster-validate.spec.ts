@@ -9,6 +9,7 @@ import { cidrProblems } from "../../components/cluster/validate-network";
 
 const ok: EfaClusterArgs = {
   availabilityZones: ["us-east-2a", "us-east-2b"],
+  deployFromInsideVpc: true,
   gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2a" } },
 };
 const withPool = (p: Partial<GpuPoolArgs>, rest: Partial<EfaClusterArgs> = {}): EfaClusterArgs => ({
@@ -128,7 +129,7 @@ describe("cluster: validateClusterArgs", () => {
     ],
     [
       "one AZ only",
-      { gpuPools: ok.gpuPools },
+      { deployFromInsideVpc: true, gpuPools: ok.gpuPools },
       [
         'availabilityZones: EKS needs subnets in at least 2 AZs; got ["us-east-2a"] (derived from the pools\' AZs). List them, e.g. ["us-east-2a", "us-east-2b"]',
       ],
@@ -169,7 +170,11 @@ describe("cluster: validateClusterArgs", () => {
     ],
     [
       "existing VPC with one AZ",
-      { gpuPools: ok.gpuPools, existingVpc: { vpcId: "vpc-1", privateSubnetIds: { "us-east-2a": "subnet-a" } } },
+      {
+        deployFromInsideVpc: true,
+        gpuPools: ok.gpuPools,
+        existingVpc: { vpcId: "vpc-1", privateSubnetIds: { "us-east-2a": "subnet-a" } },
+      },
       ['existingVpc.privateSubnetIds: needs private subnets in at least 2 AZs (EKS requires 2); got ["us-east-2a"]'],
     ],
     [
@@ -199,6 +204,7 @@ describe("cluster: validateClusterArgs", () => {
       "existing-VPC subnets outside the region",
       {
         region: "us-east-2",
+        deployFromInsideVpc: true,
         gpuPools: { dev: { instanceType: "g6e.12xlarge", nodes: 1 } },
         existingVpc: { vpcId: "vpc-1", privateSubnetIds: { "us-east-2a": "subnet-a", "us-west-2b": "subnet-b" } },
       },
@@ -263,6 +269,7 @@ describe("cluster: validateClusterArgs", () => {
       assert.deepEqual(
         problems({
           region,
+          deployFromInsideVpc: true,
           availabilityZones: [`${region}a`, `${region}b`],
           gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: `${region}a` } },
         }),

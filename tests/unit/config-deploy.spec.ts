@@ -5,7 +5,11 @@ import { checkStackConfig } from "../../program/config-schema";
 const base = {
   region: "us-east-2",
   hfTokenSet: true,
-  cluster: { availabilityZone: "us-east-2b", gpuNodes: { instanceType: "p5en.48xlarge", count: 1 } },
+  cluster: {
+    availabilityZone: "us-east-2b",
+    deployFromInsideVpc: true,
+    gpuNodes: { instanceType: "p5en.48xlarge", count: 1 },
+  },
 };
 const problems = (inference: object, extra: object = {}) =>
   checkStackConfig({ ...base, ...extra, inference: { model: "m/x", ...inference } }).problems.map(

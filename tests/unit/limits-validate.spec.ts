@@ -43,7 +43,11 @@ function withValue(obj: Record<string, unknown>, keys: readonly string[], v: unk
   return { ...obj, [head]: rest.length === 0 ? v : withValue(inner, rest, v) };
 }
 
-const CLUSTER = { availabilityZone: "us-east-2b", gpuNodes: { instanceType: "p5en.48xlarge", count: 2 } };
+const CLUSTER = {
+  availabilityZone: "us-east-2b",
+  deployFromInsideVpc: true,
+  gpuNodes: { instanceType: "p5en.48xlarge", count: 2 },
+};
 /** A model the catalog does not know, with a stated shape (MLA too, so its fields are reachable). */
 const SHAPE = {
   paramsB: 8,

@@ -21,7 +21,11 @@ import { referenceRows } from "../../program/schema";
 const good = {
   region: "us-east-2",
   hfTokenSet: true,
-  cluster: { availabilityZone: "us-east-2b", gpuNodes: { instanceType: "p5en.48xlarge", count: 1 } },
+  cluster: {
+    availabilityZone: "us-east-2b",
+    deployFromInsideVpc: true,
+    gpuNodes: { instanceType: "p5en.48xlarge", count: 1 },
+  },
   inference: { model: "meta-llama/Llama-3.1-8B-Instruct" },
 };
 const base = resolveArgs({ graphName: "llm" });

@@ -7,7 +7,13 @@ import YAML from "yaml";
 import { instance, instanceNames } from "../../components/catalog/instances";
 import { resolvePool } from "../../components/cluster/args";
 import { poolFacts } from "../../components/cluster/derive";
-import { gpuUserData, LocalStorageStrategy, mimeMultipart, NODEADM } from "../../components/cluster/user-data";
+import {
+  efaRlimits,
+  gpuUserData,
+  LocalStorageStrategy,
+  mimeMultipart,
+  NODEADM,
+} from "../../components/cluster/user-data";
 import { poolProblems } from "../../components/cluster/validate-pool";
 import { parseMultipart, yamlParts } from "../helpers/mime";
 
@@ -19,7 +25,7 @@ interface NodeConfig {
 const P5EN = { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2b" };
 
 describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () => {
-  it("p5en: one application/node.eks.aws part whose NodeConfig asks for RAID0, nothing else", () => {
+  it("p5en: one application/node.eks.aws part whose NodeConfig asks for RAID0 and the EFA memlock limit, nothing else", () => {
     const doc = parseMultipart(gpuUserData(resolvePool("gpu", P5EN))!);
     assert.equal(doc.headers["mime-version"], "1.0");
     assert.equal(doc.closed, true, "the document ends with the closing boundary");
@@ -32,9 +38,16 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
       {
         apiVersion: "node.eks.aws/v1alpha1",
         kind: "NodeConfig",
-        spec: { instance: { localStorage: { strategy: "RAID0" } } },
+        spec: {
+          instance: { localStorage: { strategy: "RAID0" } },
+          containerd: { baseRuntimeSpec: { process: { rlimits: efaRlimits() } } },
+        },
       },
     ]);
+    assert.deepEqual(
+      efaRlimits().find((r) => r.type === "RLIMIT_MEMLOCK"),
+      { type: "RLIMIT_MEMLOCK", soft: 2 ** 53, hard: 2 ** 53 },
+    );
   });
 
   it("no cluster section: EKS appends the cluster coordinates for a managed node group on an EKS AMI type", () => {
@@ -42,7 +55,7 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
     assert.equal(cfg.spec.cluster, undefined);
   });
 
-  it("every catalogued GPU type has instance-store NVMe, so every pool gets RAID0 by default; localNvme: false gives no user data", () => {
+  it("every catalogued GPU type has instance-store NVMe, so every pool gets RAID0 by default; localNvme: false keeps only the EFA part", () => {
     for (const name of instanceNames()) {
       assert.ok(instance(name).localNvmeGB > 0, name);
       assert.equal(
@@ -51,7 +64,18 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
         name,
       );
     }
-    assert.equal(gpuUserData(resolvePool("gpu", { ...P5EN, localNvme: false })), undefined);
+    assert.equal(gpuUserData(resolvePool("gpu", { ...P5EN, localNvme: false, efa: false })), undefined);
+    const efaOnly = yamlParts(
+      parseMultipart(gpuUserData(resolvePool("gpu", { ...P5EN, localNvme: false }))!),
+      NODEADM.mediaType,
+    );
+    assert.deepEqual(efaOnly, [
+      {
+        apiVersion: NODEADM.apiVersion,
+        kind: "NodeConfig",
+        spec: { containerd: { baseRuntimeSpec: { process: { rlimits: efaRlimits() } } } },
+      },
+    ]);
   });
 
   it("pool facts carry the array's mount point only when RAID0 is set up", () => {

@@ -13,6 +13,7 @@ import { OBSERVABILITY_DEFAULTS } from "../../components/observability/args";
 import { PROMETHEUS_POD_LABEL } from "../../components/observability/render";
 import { Fake, json, listen, closer } from "./fake-http";
 import { servePortForward } from "./fake-portforward";
+import { serveExec } from "./fake-exec";
 
 /** The namespace and the name of the fake cluster's one graph. */
 export const NAMESPACE = "dynamo";
@@ -167,8 +168,16 @@ function kubeApi(scenario: KubeScenario, withPrometheus: boolean, requests: Fake
   };
 }
 
-/** Starts the fake Kubernetes API for `scenario`; with `forwardTo`, frontend port-forwards reach that URL. */
-export async function startKube(scenario: KubeScenario, forwardTo?: string, prometheusTo?: string): Promise<FakeKube> {
+/**
+ * Starts the fake Kubernetes API for `scenario`; with `forwardTo`, frontend port-forwards reach that URL; with
+ * `execs`, `pods/exec` answers each named pod with that stdout (gate G's probe).
+ */
+export async function startKube(
+  scenario: KubeScenario,
+  forwardTo?: string,
+  prometheusTo?: string,
+  execs?: Readonly<Record<string, string>>,
+): Promise<FakeKube> {
   const requests: Fake["requests"] = [];
   const server = http.createServer(kubeApi(scenario, !!prometheusTo, requests));
   const forwards: Record<string, string> = {};
@@ -176,6 +185,7 @@ export async function startKube(scenario: KubeScenario, forwardTo?: string, prom
   if (prometheusTo)
     forwards[`/api/v1/namespaces/${PROMETHEUS_NAMESPACE}/pods/${PROMETHEUS_POD}/portforward`] = prometheusTo;
   if (Object.keys(forwards).length) servePortForward(server, forwards, requests);
+  if (execs) serveExec(server, `/api/v1/namespaces/${NAMESPACE}/pods/`, execs, requests);
   const url = await listen(server);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-kube-"));
   const kubeconfig = path.join(dir, "config");

@@ -40,6 +40,7 @@ export function servePortForward(
   server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const u = new URL(req.url ?? "/", "http://x");
     requests.push({ path: u.pathname + u.search, body: undefined });
+    if (u.pathname.endsWith("/exec")) return; // fake-exec.ts answers it
     const target = targets[u.pathname];
     if (!target) return void socket.destroy();
     wss.handleUpgrade(req, socket, head, (ws) => {

@@ -17,6 +17,7 @@ export function stackText(inference: string, extra = "", namespace = "dynamo-efa
       "  aws:region: us-east-2",
       `  ${namespace}cluster:`,
       "    availabilityZone: us-east-2b",
+      "    publicAccessCidrs: [203.0.113.0/24]",
       "    gpuNodes: { instanceType: p5en.48xlarge, count: 1 }",
       `  ${namespace}image: { cudaArchs: auto }`,
       `  ${namespace}inference:`,

@@ -8,23 +8,22 @@ import type { Problem } from "../../components/_shared/problems";
 import { checkStackConfig, rawStackConfig, StackConfig } from "../../program/config-schema";
 import { nonFiniteProblems, StackConfigMap } from "./stackfile";
 
-/** The checked config (when valid) and every problem, as the program would report them. */
+/**
+ * The checked config (when valid) and every problem, as the program would report them. `offline` (render and
+ * verify: neither deploys) accepts the placeholders a real preview/up refuses (documentation CIDRs).
+ */
 export function checkStackConfigMap(
   project: string,
   cfg: StackConfigMap,
   hfTokenSet = `${project}:hfToken` in cfg.config,
+  offline = true,
 ): { config?: StackConfig; problems: Problem[] } {
   const nonFinite = nonFiniteProblems(project, cfg.values);
-  const raw = rawStackConfig((k) => cfg.config[k], Object.keys(cfg.config), hfTokenSet);
+  const raw = rawStackConfig((k) => cfg.config[k], Object.keys(cfg.config), hfTokenSet, offline);
   const checked = checkStackConfig(raw);
   const problems = [
     ...nonFinite,
     ...checked.problems.filter((p) => !nonFinite.some((n) => n.propertyPath === p.propertyPath)),
   ];
   return problems.length > 0 ? { problems } : { config: checked.config, problems };
-}
-
-/** Every problem of a stack's merged config; empty when the program would accept it. */
-export function stackConfigProblems(project: string, cfg: StackConfigMap): Problem[] {
-  return checkStackConfigMap(project, cfg).problems;
 }

@@ -167,7 +167,7 @@ export function defaultDeps(): CliDeps {
   return {
     root: path.resolve(__dirname, "..", ".."),
     cwd: process.env.INIT_CWD || process.cwd(),
-    program: () => program().runProgram(),
+    program: () => program().runProgram({ offline: true }),
     policies: async (plan, config) => (await import("../../policy/run")).runPolicies(plan, config),
     get policyList() {
       return pack().allPolicies;

@@ -8,7 +8,8 @@ import * as os from "os";
 import * as path from "path";
 import { formatProblems, Problem } from "../../components/_shared/problems";
 import { componentProblemsAtConfig } from "../../program/config-schema";
-import { stackConfigProblems } from "./check";
+import { checkStackConfigMap } from "./check";
+import { documentationNote } from "../../components/cluster/reach";
 import type { PolicyPackConfigJson } from "../../policy/run";
 import { Args, CliDeps, ExitCode } from "./cli";
 import { lockDir, OutputError, ensureDir, sweepLeftovers } from "./output";
@@ -110,7 +111,7 @@ export interface LoadedStack {
   readonly out: string;
   readonly dir: string;
   readonly cfg: StackConfigMap;
-  /** Said on stderr when the token is a placeholder. */
+  /** Said on stderr when the token or a CIDR is a placeholder (one line each). */
   readonly note?: string;
 }
 
@@ -126,9 +127,11 @@ export function loadStack(args: Args, deps: Pick<CliDeps, "root" | "cwd">): Load
   const rel = path.relative(out, dir);
   if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel))
     throw new UsageError(`stack ${JSON.stringify(stack)} would write outside --out ${args.out}`);
-  const { cfg, note } = withTokenPlaceholder(stackConfig(project, file, args.overrides), project.name);
-  const problems = stackConfigProblems(project.name, cfg);
+  const { cfg, note: tokenNote } = withTokenPlaceholder(stackConfig(project, file, args.overrides), project.name);
+  const { config, problems } = checkStackConfigMap(project.name, cfg);
   if (problems.length > 0) throw new ConfigProblems(problems);
+  const cidrNote = documentationNote(config!.cluster.publicAccessCidrs, `${project.name}:cluster.publicAccessCidrs`);
+  const note = [tokenNote, cidrNote].filter((n) => n !== undefined).join("\n");
   return { project, stack, file, out, dir, cfg, ...(note ? { note } : {}) };
 }
 

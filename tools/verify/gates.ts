@@ -11,6 +11,9 @@
  *  C. completions: non-stream text + OpenAI shape (not double-wrapped), SSE ending in `[DONE]`, chat message.
  *  D. worker logs prove NIXL's KV path is the stack's chosen backend (inference.kvTransport; LIBFABRIC on EFA) (F3).
  *  E. time to first token below a threshold (~1 s on EFA, ~100 s on a silent TCP fallback).
+ *  F. TTFT/ITL read back from Prometheus (`gate-f.ts`).
+ *  G. (`--probe-workers`) each worker's engine process: RLIMIT_MEMLOCK/CapEff, the LIBFABRIC plugin mapped
+ *     executable, the KV bytes NIXL reports moving (`efa-process.ts`).
  */
 
 /** Outcome of one gate. `INCONCLUSIVE` = no reliable evidence either way; it counts as not passing, as do SKIPPED and NOT RUN. */
@@ -25,7 +28,7 @@ export const GateStatus = {
 export type GateStatus = (typeof GateStatus)[keyof typeof GateStatus];
 
 /** Gate identifiers, in run order. */
-export const GateId = { A: "A", B: "B", C: "C", D: "D", E: "E", F: "F" } as const;
+export const GateId = { A: "A", B: "B", C: "C", D: "D", E: "E", F: "F", G: "G" } as const;
 export type GateId = (typeof GateId)[keyof typeof GateId];
 
 /** One-line title of each gate, as printed in the table. */
@@ -36,6 +39,7 @@ export const GATE_TITLES: Readonly<Record<GateId, string>> = {
   D: "worker logs: NIXL KV path is LIBFABRIC",
   E: "time to first token",
   F: "TTFT/ITL read back from Prometheus",
+  G: "EFA worker process: memlock, LIBFABRIC mapped, KV bytes",
 };
 
 /** Gates a gate needs: when one of them did not pass, the gate is SKIPPED. */
@@ -46,6 +50,7 @@ export const GATE_NEEDS: Readonly<Record<GateId, readonly GateId[]>> = {
   D: [],
   E: ["C"],
   F: ["C"],
+  G: ["C"],
 };
 
 /** The verdict of one gate: status, the lines that justify it, and how long its checks took. */

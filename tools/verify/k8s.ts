@@ -217,6 +217,40 @@ export class ClusterReader {
   }
 }
 
+/**
+ * Runs `sh -c script` in a pod's container through the Kubernetes API (`pods/exec`, what `kubectl exec` does);
+ * the output, or the error as `error`. Bounded by `ms`.
+ */
+export async function execInPod(
+  kc: k8s.KubeConfig,
+  namespace: string,
+  pod: PodRef,
+  script: string,
+  ms: number,
+): Promise<{ pod: string; text: string; error?: string }> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on("data", (c: Buffer) => chunks.push(c));
+  err.on("data", () => undefined);
+  try {
+    await withTimeout(
+      new Promise<void>((resolve, reject) => {
+        new k8s.Exec(kc)
+          .exec(namespace, pod.name, pod.container ?? "main", ["sh", "-c", script], out, err, null, false, (s) =>
+            s.status === "Success" ? resolve() : reject(new Error(s.message ?? s.status ?? "exec failed")),
+          )
+          .catch(reject);
+      }),
+      ms,
+      `exec in ${pod.name}`,
+    );
+    return { pod: pod.name, text: Buffer.concat(chunks).toString("utf8") };
+  } catch (e) {
+    return { pod: pod.name, text: "", error: (e as Error).message.split("\n")[0] };
+  }
+}
+
 /** A local TCP listener forwarding each connection to a pod port through the Kubernetes API. */
 export interface Forward {
   /** Base URL to send requests to (`http://127.0.0.1:<port>` for a port-forward). */

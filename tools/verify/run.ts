@@ -10,11 +10,13 @@ import { blockersOf, gatePods, GateId, GateResult, GateStatus, isWorker, result,
 import { gateCompletions, gateModels, gateTtft } from "./gates-http";
 import { requestJson, requestSse, UnreachableError } from "./http";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { ClusterReader, Forward, forwardToPod, loadKubeConfig, PodRef } from "./k8s";
+import { ClusterReader, execInPod, Forward, forwardToPod, loadKubeConfig, PodRef } from "./k8s";
 import { gateKvLogs } from "./kvlog";
 import { gateF } from "./gate-f";
+import { gateEfaProcess, WORKER_PROBE_SCRIPT } from "./efa-process";
 import type { PrometheusTarget } from "./prometheus";
 import { Target } from "./target";
+import { KvTransport } from "../../components/inference/transport";
 
 /** How to run the gates. */
 export interface RunOptions {
@@ -29,6 +31,8 @@ export interface RunOptions {
   readonly ttftThresholdMs: number;
   /** Where gate F reads TTFT/ITL series. @default - gate F does not run */
   readonly prometheus?: PrometheusTarget;
+  /** Run gate G: exec a probe in every worker (needs `pods/exec`). @default false */
+  readonly probeWorkers?: boolean;
 }
 
 /** What a run produced. */
@@ -40,7 +44,7 @@ export interface RunOutcome {
   readonly unreachable?: string;
 }
 
-const ORDER: readonly GateId[] = ["A", "B", "C", "D", "E", "F"];
+const ORDER: readonly GateId[] = ["A", "B", "C", "D", "E", "F", "G"];
 const COMPONENTS: readonly string[] = [GraphService.Frontend, GraphService.Prefill, GraphService.Decode];
 const WORKERS: readonly string[] = [GraphService.Prefill, GraphService.Decode];
 /** Prompt of the smoke requests (the field report's: docs/FIELD-FAILURES.md#the-field-report). `stream` is always explicit (F4). */
@@ -171,6 +175,26 @@ async function runAll(
         : (budget.outOfTime("F") ?? (await gateF(kc, o.prometheus, t.graph, t.namespace, budget.left(), t.estimate))),
     );
   }
+  if (o.probeWorkers) done.set("G", await gateG(kc, t, workers, budget, done));
+}
+
+/** Gate G after C's requests (so NIXL has moved KV): one exec probe per worker. */
+async function gateG(
+  kc: KubeConfig,
+  t: RunOptions["target"],
+  workers: readonly PodRef[],
+  budget: Budget,
+  done: ReadonlyMap<GateId, GateResult>,
+): Promise<GateResult> {
+  const b = blockersOf("G", done);
+  if (b.length) return skipped("G", b);
+  const late = budget.outOfTime("G");
+  if (late) return late;
+  const t0 = Date.now();
+  const probes = await Promise.all(
+    workers.map((p) => execInPod(kc, t.namespace, p, WORKER_PROBE_SCRIPT, budget.left())),
+  );
+  return gateEfaProcess(t.backend, probes, t.kvTransport ?? KvTransport.Libfabric, elapsed(t0));
 }
 
 /** Runs gates A-E, and F when there is a Prometheus to read. Unreachable cluster or Frontend: the outcome keeps what ran and says why. */
@@ -188,6 +212,8 @@ export async function runGates(o: RunOptions): Promise<RunOutcome> {
     await (frontend as Forward | undefined)?.close();
   }
   const notRun = (id: GateId) => result(id, GateStatus.NotRun, [`not run: ${unreachable ?? "stopped early"}`]);
-  const results = ORDER.filter((id) => id !== "F" || o.prometheus).map((id) => done.get(id) ?? notRun(id));
+  const results = ORDER.filter((id) => (id !== "F" || o.prometheus) && (id !== "G" || o.probeWorkers)).map(
+    (id) => done.get(id) ?? notRun(id),
+  );
   return { results, frontend: (frontend as Forward | undefined)?.url, ...(unreachable ? { unreachable } : {}) };
 }
