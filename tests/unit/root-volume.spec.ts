@@ -11,7 +11,11 @@ import { loadFacts } from "../contracts/facts";
 
 const P5EN = { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2a" };
 const cluster = (pool: Record<string, unknown>) =>
-  validateClusterArgs({ availabilityZones: ["us-east-2a", "us-east-2b"], gpuPools: { gpu: { ...P5EN, ...pool } } });
+  validateClusterArgs({
+    availabilityZones: ["us-east-2a", "us-east-2b"],
+    publicAccessCidrs: ["198.18.0.0/24"],
+    gpuPools: { gpu: { ...P5EN, ...pool } },
+  });
 
 describe("cluster: GPU root volume from the image size", () => {
   it("the NVMe array holds containerd, SOCI and kubelet state (the AMI's bind mounts), so the root needs no image room", () => {
