@@ -8,7 +8,8 @@ import * as os from "os";
 import * as path from "path";
 import YAML from "yaml";
 import { modelFacts } from "../../components/inference/fit";
-import { defaultDeps, ExitCode, runCli } from "../../tools/render/cli";
+import { ExitCode } from "../../tools/render/cli";
+import { renderStack } from "./render-harness";
 import { LOAD_ASSUMPTIONS, loadPlan } from "../../tools/render/plan-load";
 
 describe("render: model load (local-nvme, efs, none) in the plan", function () {
@@ -17,14 +18,13 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   async function render(label: string, sets: string[]) {
-    const lines: string[] = [];
-    const out = path.join(tmp, label);
-    const code = await runCli(["p5en-8gpu", "--out", out, ...sets.flatMap((s) => ["--set", s])], {
-      ...defaultDeps(),
-      stdout: (l) => lines.push(l),
-      stderr: (l) => lines.push(l),
-    });
-    const dir = path.join(out, "p5en-8gpu");
+    const rendered = await renderStack(
+      "p5en-8gpu",
+      path.join(tmp, label),
+      sets.flatMap((s) => ["--set", s]),
+    );
+    const { code, dir } = rendered;
+    const lines = [...rendered.stdout, ...rendered.stderr];
     const plan = code === ExitCode.Ok ? JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8")) : undefined;
     const md = plan ? fs.readFileSync(path.join(dir, "plan.md"), "utf8") : "";
     const dgdFile = plan

@@ -9,7 +9,8 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { defaultDeps, ExitCode, runCli } from "../../tools/render/cli";
+import { ExitCode } from "../../tools/render/cli";
+import { renderStack } from "./render-harness";
 import { resolveWorkload } from "../../components/inference/args";
 import { REPORTED_BATCHES, servingEstimate, ServingEstimate } from "../../components/inference/serving-estimate";
 import { graphServingInput } from "../../policy/rules/_serving";
@@ -24,15 +25,12 @@ describe("render: serving estimate in plan.json / plan.md", function () {
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   async function render(label: string, sets: string[]) {
-    const lines: string[] = [];
-    const out = path.join(tmp, label);
-    const code = await runCli(["p5en-8gpu", "--out", out, ...sets.flatMap((s) => ["--set", s])], {
-      ...defaultDeps(),
-      stdout: (l) => lines.push(l),
-      stderr: (l) => lines.push(l),
-    });
-    const dir = path.join(out, "p5en-8gpu");
-    assert.equal(code, ExitCode.Ok, lines.join("\n"));
+    const { code, dir, stdout, stderr } = await renderStack(
+      "p5en-8gpu",
+      path.join(tmp, label),
+      sets.flatMap((s) => ["--set", s]),
+    );
+    assert.equal(code, ExitCode.Ok, [...stdout, ...stderr].join("\n"));
     const plan = JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8"));
     const resources = JSON.parse(fs.readFileSync(path.join(dir, "resources.json"), "utf8")) as {
       type: string;
