@@ -8,7 +8,7 @@ import * as assert from "assert";
 import { readFileSync } from "fs";
 import { join } from "path";
 import { DockerfileParser } from "dockerfile-ast";
-import { envProperties } from "../helpers/dockerfile";
+import { envProperties, itHoldsAndCatches, RuleCase } from "../helpers/dockerfile";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");
 const TEXT = readFileSync(join(DIR, "Dockerfile.dynamo-combined-efa"), "utf8");
@@ -242,7 +242,7 @@ export function efaProblems(text: string): string[] {
 }
 
 describe("contract: the combined Dockerfile against upstream", () => {
-  const cases: [string, (t: string) => string[], (t: string) => string][] = [
+  const cases: RuleCase[] = [
     [
       "NIXL per CUDA major, meta wheel kept and installed in each venv (NIXL contrib/Dockerfile, Dynamo wheel_builder)",
       (t) => nixlMetaProblems(t, NIXL_SCRIPT),
@@ -277,14 +277,7 @@ describe("contract: the combined Dockerfile against upstream", () => {
       (t) => t.replace(/^efa_signers=.*VALIDSIG.*\n/m, ""),
     ],
   ];
-  for (const [name, check, mutate] of cases) {
-    it(name, () => assert.deepStrictEqual(check(TEXT), []));
-    it(`${name}: the mutation is caught`, () => {
-      const mutated = mutate(TEXT);
-      assert.notStrictEqual(mutated, TEXT, "the mutation changed nothing");
-      assert.ok(check(mutated).length > 0, "the mutated Dockerfile passed");
-    });
-  }
+  itHoldsAndCatches(TEXT, cases);
 
   it("the EFA checks each catch their own removal: fingerprint check, VALIDSIG exit, early extraction, gnupg, GNUPGHOME", () => {
     const mutations: [RegExp, (t: string) => string][] = [

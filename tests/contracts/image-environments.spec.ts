@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { DockerfileParser } from "dockerfile-ast";
-import { argProperties } from "../helpers/dockerfile";
+import { argProperties, itHoldsAndCatches, RuleCase } from "../helpers/dockerfile";
 import { loadFacts } from "./facts";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");
@@ -141,7 +141,7 @@ export function refProblems(text: string): string[] {
 }
 
 describe("contract: one image, one torch per engine", () => {
-  const cases: [string, (t: string) => string[], (t: string) => string][] = [
+  const cases: RuleCase[] = [
     [
       "no vLLM package in the TRT-LLM venv; every extension on the torch it was built against",
       environmentProblems,
@@ -162,14 +162,7 @@ describe("contract: one image, one torch per engine", () => {
     ],
     ["no ref names a branch", refProblems, (t) => t.replace(/ARG UCX_REF=v1\.20\.0/g, "ARG UCX_REF=v1.20.x")],
   ];
-  for (const [name, check, mutate] of cases) {
-    it(name, () => assert.deepStrictEqual(check(TEXT), []));
-    it(`${name}: the mutation is caught`, () => {
-      const mutated = mutate(TEXT);
-      assert.notStrictEqual(mutated, TEXT, "the mutation changed nothing");
-      assert.ok(check(mutated).length > 0, "the mutated Dockerfile passed");
-    });
-  }
+  itHoldsAndCatches(TEXT, cases);
 
   it("each torch-holding rule catches its own removal", () => {
     const mutations: [RegExp, (t: string) => string][] = [

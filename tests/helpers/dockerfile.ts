@@ -3,6 +3,7 @@
  * the ARG/ENV properties and the `--from`/`--mount` flags live on subclasses, so each reader narrows with
  * `instanceof` instead of a cast.
  */
+import { strict as assert } from "assert";
 import { Arg, Dockerfile, DockerfileParser, Env, ModifiableInstruction } from "dockerfile-ast";
 
 /** One `ARG name[=default]` declaration with its 0-based line. */
@@ -54,4 +55,22 @@ export function fromReferences(df: Dockerfile): { ref: string; line: number }[] 
         .map((o) => ({ ref: o.getValue() ?? "", line }));
     });
   });
+}
+
+/** A Dockerfile rule: its name, the check (problems of a text), and a mutation the check must catch. */
+export type RuleCase = [name: string, check: (text: string) => string[], mutate: (text: string) => string];
+
+/**
+ * Two tests per rule: the shipped text passes it, and its mutation (which must change the text) fails it, so no
+ * rule can pass by checking nothing. Call inside a `describe`.
+ */
+export function itHoldsAndCatches(text: string, cases: readonly RuleCase[]): void {
+  for (const [name, check, mutate] of cases) {
+    it(name, () => assert.deepStrictEqual(check(text), []));
+    it(`${name}: the mutation is caught`, () => {
+      const mutated = mutate(text);
+      assert.notStrictEqual(mutated, text, "the mutation changed nothing");
+      assert.ok(check(mutated).length > 0, "the mutated Dockerfile passed");
+    });
+  }
 }
