@@ -92,18 +92,22 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
     servedModelName: inference.servedModelName,
     plan: inference.workers.apply((w) => planSummary(pools, w, image.plan.cudaArchs, image.plan.cudaToolkit)),
   };
+  return { exports: outputs, result: renderFacts(c.region, pools, image, inference) };
+}
+
+/** The plain facts the render reads besides the resources: pools, the image's plan, the graph's plan. */
+function renderFacts(
+  region: string,
+  gpuPools: RenderFacts["gpuPools"],
+  image: DynamoImage,
+  inference: DisaggInference,
+): RenderFacts {
+  const p = image.plan;
   return {
-    exports: outputs,
-    result: {
-      region: c.region,
-      gpuPools: pools,
-      image: {
-        cudaArchs: [...image.plan.cudaArchs],
-        cudaToolkit: image.plan.cudaToolkit,
-        build: image.plan.kind === "build",
-        plan: image.plan,
-      },
-    },
+    region,
+    gpuPools,
+    image: { cudaArchs: [...p.cudaArchs], cudaToolkit: p.cudaToolkit, build: p.kind === "build", plan: p },
+    inference: inference.plan,
   };
 }
 

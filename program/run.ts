@@ -5,6 +5,7 @@
  * `program/` depends on nothing in `tools/`; the render imports them from here.
  */
 import type { GpuPoolFacts } from "../components/catalog/pool";
+import type { InferencePlan } from "../components/inference/plan";
 
 /** What a program function hands back: the stack outputs, plus anything else the caller wants. */
 export interface ProgramRun<R> {
@@ -24,4 +25,6 @@ export interface RenderFacts {
     /** The image component's plain build plan (written to image.json). */
     readonly plan?: unknown;
   };
+  /** The graph's plain plan facts (`DisaggInference.plan`); absent from a program without a graph. */
+  readonly inference?: InferencePlan;
 }

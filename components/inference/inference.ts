@@ -22,6 +22,7 @@ import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap } from "./render-cache";
 import { renderNetworkPolicies } from "./render-network";
 import { renderPrefetchDaemonSet } from "./render-prefetch";
+import { InferencePlan, inferencePlan } from "./plan";
 
 /** Pulumi type token. */
 export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
@@ -68,12 +69,15 @@ export class DisaggInference extends pulumi.ComponentResource {
   public readonly workers: pulumi.Output<WorkerPlanRow[]>;
   /** The graph custom resource. */
   public readonly graph: k8s.apiextensions.CustomResource;
+  /** The plain facts the graph was rendered from (what the offline render computes plan.json's model sections from). */
+  public readonly plan: InferencePlan;
 
   constructor(name: string, args: DisaggInferenceArgs, opts?: pulumi.ComponentResourceOptions) {
     super(DISAGG_INFERENCE_TYPE, name, {}, opts);
     const plainImage = typeof args.image === "string" ? args.image : undefined;
     const r = resolveArgs(name, args, plainImage);
     assertValid("DisaggInference", validate(r, args.hfToken !== undefined));
+    this.plan = inferencePlan(r);
 
     const child = { parent: this };
     const nsSpec = renderNamespace(r);

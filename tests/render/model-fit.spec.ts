@@ -95,7 +95,7 @@ describe("render: model fit in plan.json / plan.md", function () {
     assert.equal(r.plan.model.weightBytes, 13e9);
   });
 
-  it("TensorRT-LLM: the plan reads --max-seq-len / --free-gpu-memory-fraction and sizes KV from what is free after the weights", async () => {
+  it("TensorRT-LLM: the plan sizes KV as the free-gpu-memory-fraction of what is free after the weights, at the max-seq-len", async () => {
     const r = await render("p5en-1gpu", "trtllm", ["inference.backend=trtllm"]);
     assert.equal(r.code, ExitCode.Ok, r.text);
     const f = r.plan.fit[0];

@@ -8,6 +8,7 @@ import * as os from "os";
 import * as path from "path";
 import YAML from "yaml";
 import { modelFacts } from "../../components/inference/fit";
+import { ModelCacheMode } from "../../components/inference/args";
 import { ExitCode } from "../../tools/render/cli";
 import { renderStack } from "./render-harness";
 import { LOAD_ASSUMPTIONS, loadPlan } from "../../tools/render/plan-load";
@@ -111,11 +112,7 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
     const pool = { name: "gpu", nodes: 2, localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } } as never;
     const l = loadPlan(
       m,
-      {
-        "dynamo-efa/model-cache": "local-nvme",
-        "dynamo-efa/model-download-budget-seconds": "600",
-        "dynamo-efa/model-load-budget-seconds": "1800",
-      },
+      { modelCacheMode: ModelCacheMode.LocalNvme, modelDownloadBudgetSeconds: 600, modelLoadBudgetSeconds: 1800 },
       pool,
       2,
     );

@@ -1,41 +1,32 @@
 /** plan.json / plan.md state the KV transport and whether KV moves over RDMA or TCP. */
-import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd-types";
 import { strict as assert } from "assert";
-import { renderGraph } from "../../components/inference";
+import { inferencePlan } from "../../components/inference/plan";
 import { buildPlan } from "../../tools/render/plan";
 import { planMarkdown } from "../../tools/render/plan-md";
-import { kvTransportMarkdown, kvTransportOf } from "../../tools/render/transport";
-import { IMAGE, resolved } from "../helpers/inference-fixtures";
+import { kvTransportMarkdown, planKvTransport } from "../../tools/render/transport";
+import { resolved } from "../helpers/inference-fixtures";
 
-const resourceOf = (g: object) => ({
-  urn: "urn:dgd",
-  type: DGD,
-  name: "llm-graph",
-  inputs: g as Record<string, unknown>,
-  propertyDependencies: {},
+const planInput = (r: ReturnType<typeof resolved>) => ({
+  stack: "s",
+  region: "us-east-2",
+  pools: [r.pool],
+  resources: [],
+  image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: true },
+  criticalPath: { steps: [], minutes: 0 },
 });
 
 describe("render: KV transport in the plan", () => {
-  it("reads the rendered graph's choice: LIBFABRIC = RDMA, UCX = TCP", () => {
-    const lf = kvTransportOf([resourceOf(renderGraph(resolved("p5en-8x1gpu"), IMAGE))]);
-    assert.deepEqual([lf?.transport, lf?.rdma], ["LIBFABRIC", true]);
-    const ucx = kvTransportOf([
-      resourceOf(renderGraph(resolved("p5en-8x1gpu", "trtllm", { kvTransport: "ucx" }), IMAGE)),
-    ]);
-    assert.deepEqual([ucx?.transport, ucx?.rdma], ["UCX", false]);
-    assert.equal(kvTransportOf([]), undefined);
+  it("states the graph's choice from its plan facts: LIBFABRIC = RDMA, UCX = TCP", () => {
+    const lf = planKvTransport(inferencePlan(resolved("p5en-8x1gpu")).kvTransport);
+    assert.deepEqual([lf.transport, lf.rdma], ["LIBFABRIC", true]);
+    const ucx = planKvTransport(inferencePlan(resolved("p5en-8x1gpu", "trtllm", { kvTransport: "ucx" })).kvTransport);
+    assert.deepEqual([ucx.transport, ucx.rdma], ["UCX", false]);
+    assert.equal(buildPlan(planInput(resolved("p5en-8x1gpu"))).kvTransport, undefined);
   });
 
   it("plan.md has a KV transfer section naming the backend and RDMA vs TCP", () => {
     const r = resolved("p5en-1gpu", "vllm", { kvTransport: "ucx" });
-    const plan = buildPlan({
-      stack: "s",
-      region: "us-east-2",
-      pools: [r.pool],
-      resources: [resourceOf(renderGraph(r, IMAGE))],
-      image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: true },
-      criticalPath: { steps: [], minutes: 0 },
-    });
+    const plan = buildPlan({ ...planInput(r), inference: inferencePlan(r) });
     assert.equal(plan.kvTransport?.transport, "UCX");
     const md = planMarkdown(plan);
     assert.ok(md.includes("- NIXL backend: **UCX** (`inference.kvTransport`)"), md);

@@ -1,8 +1,7 @@
 /**
  * The model-load section of `plan.json` / `plan.md`: where the weights live, how many times a deploy downloads
- * them, and estimated download and load times against their budgets. Pure; read back from the rendered graph's
- * annotations (model id, cache mode, budgets) like the rest of the plan, with the weight bytes from the model
- * catalog (or a stated `modelShape`).
+ * them, and estimated download and load times against their budgets. Pure; from the graph's plain plan facts (cache
+ * mode and budgets, `DisaggInference.plan`), with the weight bytes from the model catalog (or a stated `modelShape`).
  *
  * The estimate and the budgets it is checked against come from components/inference/load-estimate.ts (the same
  * function that derives the default budgets and validates explicit ones); this module adds the words.
@@ -11,8 +10,7 @@ import type { GpuPoolFacts } from "../../components/catalog/pool";
 import type { ModelFacts } from "../../components/catalog/model-math";
 import { ModelCacheMode } from "../../components/inference/args";
 import { nodeCacheHostPath } from "../../components/inference/prefetch";
-import { CacheAnnotation } from "../../components/inference/render-cache";
-import { PlanAnnotation } from "../../components/_shared/names";
+import type { InferencePlan } from "../../components/inference/plan";
 import {
   LOAD_ASSUMPTIONS,
   loadEstimate,
@@ -43,6 +41,9 @@ export interface ModelLoadPlan {
 const GB = 1e9;
 const gbOf = (bytes: number) => `${(bytes / GB).toFixed(1)} GB`;
 
+/** The plan facts the section reads: the cache mode and the budgets. */
+export type LoadFacts = Pick<InferencePlan, "modelCacheMode" | "modelLoadBudgetSeconds" | "modelDownloadBudgetSeconds">;
+
 /** The estimate of one cache mode, before the budgets are checked. */
 type ModeEstimate = Omit<ModelLoadPlan, "overBudget" | "weightBytes" | "mode" | "loadBudgetSeconds">;
 
@@ -53,14 +54,14 @@ function seconds(mode: ModelCacheMode, w: number, pool: GpuPoolFacts, workers: n
 }
 
 /** `local-nvme`: each node downloads once into its NVMe array, then its workers read from it. */
-function localNvmeEstimate(w: number, ann: Readonly<Record<string, string>>, pool: GpuPoolFacts): ModeEstimate {
+function localNvmeEstimate(w: number, facts: LoadFacts, pool: GpuPoolFacts): ModeEstimate {
   const a = LOAD_ASSUMPTIONS;
   const gb = gbOf(w);
   return {
     where: `each node's NVMe RAID0 array (${nodeCacheHostPath(pool.localNvme?.mountPath ?? "?")}), downloaded once per node before its workers start`,
     downloads: pool.nodes,
     ...seconds(ModelCacheMode.LocalNvme, w, pool, pool.nodes),
-    downloadBudgetSeconds: Number(ann[CacheAnnotation.DownloadBudgetSeconds] ?? 0),
+    downloadBudgetSeconds: facts.modelDownloadBudgetSeconds ?? 0,
     basis: {
       download: `${gb} at ${a.hfDownloadMBps} MB/s, the ${pool.nodes} nodes in parallel`,
       load: `${gb} at ${a.nvmeReadMBps} MB/s from NVMe (co-located workers share the page cache) + ${a.engineStartSeconds} s engine start`,
@@ -102,19 +103,14 @@ function noCacheEstimate(w: number, pool: GpuPoolFacts, workers: number): ModeEs
   };
 }
 
-/** The section for one graph: `workers` worker pods on `pool`, with annotations `ann`. */
-export function loadPlan(
-  m: ModelFacts,
-  ann: Readonly<Record<string, string>>,
-  pool: GpuPoolFacts,
-  workers: number,
-): ModelLoadPlan {
-  const mode = (ann[CacheAnnotation.Mode] ?? ModelCacheMode.None) as ModelCacheMode;
-  const loadBudget = Number(ann[PlanAnnotation.ModelLoadBudgetSeconds] ?? 0);
+/** The section for one graph: `workers` worker pods on `pool`, with the graph's cache mode and budgets. */
+export function loadPlan(m: ModelFacts, facts: LoadFacts, pool: GpuPoolFacts, workers: number): ModelLoadPlan {
+  const mode = facts.modelCacheMode;
+  const loadBudget = facts.modelLoadBudgetSeconds;
   const w = m.weightBytes;
   const p =
     mode === ModelCacheMode.LocalNvme
-      ? localNvmeEstimate(w, ann, pool)
+      ? localNvmeEstimate(w, facts, pool)
       : mode === ModelCacheMode.Efs
         ? efsEstimate(w, pool)
         : noCacheEstimate(w, pool, workers);

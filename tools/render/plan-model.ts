@@ -3,18 +3,15 @@
  * each worker (weights and KV cache per GPU, KV capacity, `maxModelLen` sequences at once) and how
  * long its KV cache takes to cross from prefill to decode. Pure.
  *
- * Read back from the rendered DynamoGraphDeployment (model, tensor parallel, max length and memory
- * fraction from each worker's engine flags; a stated shape and the KV dtype from its annotations),
- * like the rest of the plan, so it describes what would really be applied.
+ * Computed from the graph's plain plan facts, which the program returns with its run
+ * (`DisaggInference.plan`, components/inference/plan.ts), with the same pure fit and KV-transfer functions
+ * the component sizes the graph with: the render never parses the graph's engine flags or annotations back.
  */
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { INSTANCES } from "../../components/catalog/instances";
-import { commandWords, fitFlags, flagValue } from "../../policy/rules/_command";
-import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../../components/catalog/model-math";
-import { Backend } from "../../components/inference/args";
-import { DgdService, EFA_RESOURCE } from "../../components/inference/dgd-types";
+import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts } from "../../components/catalog/model-math";
+import type { InferencePlan, RolePlan } from "../../components/inference/plan";
 import {
-  FitAnnotation,
   GIB,
   KvLink,
   kvLink,
@@ -27,11 +24,7 @@ import {
   workerFit,
   WorkerFit,
 } from "../../components/inference/fit";
-import { CacheAnnotation } from "../../components/inference/render-cache";
-import { PlanAnnotation } from "../../components/_shared/names";
 import { table } from "./md-table";
-import { annotationsOf, servicesOf, specOf } from "./dgd-inputs";
-import type { PlanSourceResource } from "./plan-workers";
 import { loadMarkdown, loadPlan, ModelLoadPlan } from "./plan-load";
 
 /** The model in the plan. `known: false` = not in the catalog and no `modelShape`: fit unknown. */
@@ -132,25 +125,26 @@ function planModel(id: string, m: ModelFacts | undefined, kvDtype: KvCacheDtype)
   };
 }
 
-function workerRow(
-  m: ModelFacts,
-  service: string,
-  s: Partial<DgdService>,
-  pool: GpuPoolFacts,
-  backend: Backend,
-  kvDtype: KvCacheDtype,
-): PlanWorkerFit | undefined {
+function workerRow(m: ModelFacts, p: InferencePlan, w: RolePlan, pool: GpuPoolFacts): PlanWorkerFit | undefined {
   const instance = INSTANCES.get(pool.instanceType);
-  const flags = fitFlags(commandWords(s));
-  if (!instance || !flags) return undefined;
-  const { tensorParallel, maxModelLen } = flags;
-  const f = workerFit({ model: m, instance, backend, ...flags, kvCacheDtype: kvDtype });
-  const link = kvLink(pool, Number(s.resources?.limits?.custom?.[EFA_RESOURCE] ?? 0));
+  if (!instance) return undefined;
+  const { tensorParallel } = w;
+  const { maxModelLen, gpuMemoryUtilization, backend, kvCacheDtype: kvDtype } = p;
+  const f = workerFit({
+    model: m,
+    instance,
+    backend,
+    tensorParallel,
+    maxModelLen,
+    gpuMemoryUtilization,
+    kvCacheDtype: kvDtype,
+  });
+  const link = kvLink(pool, w.efaDevices);
   const atMax = kvTransfer(m, tensorParallel, kvDtype, maxModelLen, link);
   const short = kvTransfer(m, tensorParallel, kvDtype, SHORT_PROMPT_TOKENS, link);
   return {
-    role: String(s.subComponentType),
-    service,
+    role: w.role,
+    service: w.service,
     tensorParallel,
     weightsGiBPerGpu: round(f.weightsGiBPerGpu),
     kvCacheGiBPerGpu: round(f.kvCacheGiBPerGpu),
@@ -174,35 +168,21 @@ function workerRow(
   };
 }
 
-/** The model section of the plan, from the rendered graph(s) and the pools. */
-export function modelPlan(
-  dgds: readonly Pick<PlanSourceResource, "inputs">[],
-  pools: readonly GpuPoolFacts[],
-): ModelPlanSection {
-  const dgd = dgds[0];
-  if (!dgd) return {};
-  const spec = specOf(dgd);
-  const ann = annotationsOf(dgd);
-  const workers = servicesOf(dgd).filter(([, s]) => s.componentType === "worker");
-  // The model id annotation first: with the local-nvme cache the engine's --model is a path on the node.
-  const id =
-    ann[CacheAnnotation.Model] ??
-    workers.map(([, s]) => flagValue(commandWords(s), "--model")).find((x) => x !== undefined);
-  if (!id) return {};
-  const shape = ann[FitAnnotation.ModelShape] ? (JSON.parse(ann[FitAnnotation.ModelShape]) as ModelShape) : undefined;
-  const kvDtype = (ann[FitAnnotation.KvCacheDtype] ?? KvCacheDtype.Auto) as KvCacheDtype;
-  const m = modelFacts(id, shape);
-  const model = planModel(id, m, kvDtype);
-  const pool = pools.find((p) => p.name === ann[PlanAnnotation.GpuPool]) ?? pools[0];
+/** The pool a graph's workers run on (the first pool when the plan names none the cluster has). */
+export function planPool(p: InferencePlan, pools: readonly GpuPoolFacts[]): GpuPoolFacts | undefined {
+  return pools.find((x) => x.name === p.gpuPool) ?? pools[0];
+}
+
+/** The model section of the plan, from the graph's plan facts (`DisaggInference.plan`) and the pools. */
+export function modelPlan(p: InferencePlan | undefined, pools: readonly GpuPoolFacts[]): ModelPlanSection {
+  if (!p) return {};
+  const m = modelFacts(p.model, p.modelShape);
+  const model = planModel(p.model, m, p.kvCacheDtype);
+  const pool = planPool(p, pools);
   if (!m || !pool) return { model };
-  const backend = (spec.backendFramework ?? Backend.Vllm) as Backend;
-  const rows = workers
-    .map(([service, s]) => workerRow(m, service, s, pool, backend, kvDtype))
-    .filter((w): w is PlanWorkerFit => w !== undefined);
-  const rank = (r: string) => ["prefill", "decode"].indexOf(r);
-  const fit = rows.sort((a, b) => rank(a.role) - rank(b.role));
-  const replicas = workers.reduce((n, [, s]) => n + Number(s.replicas ?? 1), 0);
-  return { model, fit, fitAssumptions: fitAssumptions(), modelLoad: loadPlan(m, ann, pool, replicas) };
+  const fit = p.roles.map((w) => workerRow(m, p, w, pool)).filter((w): w is PlanWorkerFit => w !== undefined);
+  const replicas = p.roles.reduce((n, w) => n + w.replicas, 0);
+  return { model, fit, fitAssumptions: fitAssumptions(), modelLoad: loadPlan(m, p, pool, replicas) };
 }
 
 const n = (v: number) => v.toLocaleString("en-US");

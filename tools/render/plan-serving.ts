@@ -1,19 +1,24 @@
 /**
  * The serving section of `plan.json` / `plan.md`: what the graph delivers for the declared workload (TTFT, ITL,
  * requests per second), what aggregated workers on the same GPUs would, whether disaggregation pays and the
- * prefill:decode split that balances the roles. Read from the rendered DynamoGraphDeployment the way the policy
- * reads it (policy/rules/_serving.ts), computed by components/inference/serving-estimate.ts. Pure.
+ * prefill:decode split that balances the roles. Computed by components/inference/serving-estimate.ts from the
+ * graph's plain plan facts (`DisaggInference.plan`), not parsed back from the rendered graph; the policy
+ * `serving-estimate-meets-workload` reads any graph into the same input (policy/rules/_serving.ts). Pure.
  */
 import type { GpuPoolFacts } from "../../components/catalog/pool";
-import { PlanAnnotation } from "../../components/_shared/names";
-import type { ServingEstimate, ServingLatency } from "../../components/inference/serving-estimate";
+import { ServingRole } from "../../components/inference/derive";
+import { modelFacts } from "../../components/inference/fit";
+import type { InferencePlan, RolePlan } from "../../components/inference/plan";
+import {
+  ServingEstimate,
+  servingEstimate,
+  ServingLatency,
+  ServingRoleInput,
+} from "../../components/inference/serving-estimate";
 import { PREFILL_BATCH_TOKENS } from "../../components/inference/serving-load";
 import { MAX_DECODE_BATCH } from "../../components/inference/serving";
-import { graphServing } from "../../policy/rules/_serving";
-import type { PlanDgd } from "../../policy/rules/_dgd";
-import { annotationsOf } from "./dgd-inputs";
 import { table } from "./md-table";
-import type { PlanSourceResource } from "./plan-workers";
+import { planPool } from "./plan-model";
 
 /** What `buildPlan` adds for serving: the estimate, or why there is none. */
 export interface ServingPlanSection {
@@ -21,16 +26,42 @@ export interface ServingPlanSection {
   readonly servingUnknown?: string;
 }
 
-/** The serving section of the plan, from the rendered graph and the pools. */
-export function servingPlan(
-  dgds: readonly Pick<PlanSourceResource, "inputs" | "name">[],
-  pools: readonly GpuPoolFacts[],
-): ServingPlanSection {
-  const dgd = dgds[0];
-  if (!dgd) return {};
-  const pool = pools.find((p) => p.name === annotationsOf(dgd)[PlanAnnotation.GpuPool]) ?? pools[0];
-  const s = graphServing((dgd.inputs ?? {}) as PlanDgd, dgd.name, pool?.instanceType);
-  return "why" in s ? { servingUnknown: s.why } : { serving: s };
+/** One role's serving input. */
+function roleInput(p: InferencePlan, w: RolePlan): ServingRoleInput {
+  const { maxModelLen, gpuMemoryUtilization } = p;
+  return {
+    replicas: w.replicas,
+    efaDevices: w.efaDevices,
+    tensorParallel: w.tensorParallel,
+    maxModelLen,
+    gpuMemoryUtilization,
+  };
+}
+
+/** The serving section of the plan, from the graph's plan facts and the pools. */
+export function servingPlan(p: InferencePlan | undefined, pools: readonly GpuPoolFacts[]): ServingPlanSection {
+  if (!p) return {};
+  const m = modelFacts(p.model, p.modelShape);
+  if (!m)
+    return {
+      servingUnknown: `model ${JSON.stringify(p.model)} is not in the model catalog (components/catalog/models.ts) and the graph states no inference.modelShape`,
+    };
+  const pool = planPool(p, pools);
+  if (!pool) return { servingUnknown: "the cluster has no GPU pool" };
+  const role = (r: ServingRole) => p.roles.find((w) => w.role === r);
+  const prefill = role(ServingRole.Prefill);
+  const decode = role(ServingRole.Decode);
+  if (!prefill || !decode) return { servingUnknown: "the graph has no prefill or no decode worker" };
+  const e = servingEstimate({
+    model: m,
+    kvCacheDtype: p.kvCacheDtype,
+    backend: p.backend,
+    pool: { instanceType: pool.instanceType },
+    prefill: roleInput(p, prefill),
+    decode: roleInput(p, decode),
+    workload: p.workload,
+  });
+  return "why" in e ? { servingUnknown: e.why } : { serving: e };
 }
 
 const ms = (v: number | null) => (v === null ? "saturated" : `${v}`);

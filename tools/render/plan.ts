@@ -3,14 +3,16 @@
  * provisioned, the model's fit and load, the critical path and a rough $/hour. Pure. `plan.md` renders it
  * (`./plan-md.ts`); the workers are read back in `./plan-workers.ts`, the cost lines in `./plan-cost.ts`.
  *
- * Workers are read from the rendered DynamoGraphDeployment (what would really be applied), pools
- * from the cluster's plain `GpuPoolFacts`, so a mismatch between the two shows up here.
+ * Workers (replicas, resource requests) are read from the rendered DynamoGraphDeployment (what would really be
+ * applied), pools from the cluster's plain `GpuPoolFacts`, so a mismatch between the two shows up here. The model,
+ * fit, load, serving and KV-transport sections are computed from the facts the program returns with its run
+ * (`RenderFacts.inference`), never parsed back from the graph's engine flags or annotations.
  */
 import type { GpuPoolFacts } from "../../components/catalog/pool";
-import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
+import type { InferencePlan } from "../../components/inference/plan";
 import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../program/summary";
 import { CriticalPath } from "./graph";
-import { kvTransportOf, PlanKvTransport } from "./transport";
+import { planKvTransport, PlanKvTransport } from "./transport";
 import { ModelPlanSection, modelPlan } from "./plan-model";
 import { ServingPlanSection, servingPlan } from "./plan-serving";
 import { costLines } from "./plan-cost";
@@ -58,9 +60,9 @@ export interface PlanInput {
   readonly image: Plan["image"];
   readonly resources: readonly PlanSourceResource[];
   readonly criticalPath: CriticalPath;
+  /** The graph's plan facts (`RenderFacts.inference`); absent when the program has no graph. */
+  readonly inference?: InferencePlan;
 }
-
-const kvOf = (input: PlanInput) => kvTransportOf(input.resources);
 
 /** Builds the plan. */
 export function buildPlan(input: PlanInput): Plan {
@@ -78,16 +80,10 @@ export function buildPlan(input: PlanInput): Plan {
     gpuPools,
     workers,
     placement: placementOf({ gpuPools, workers }),
-    ...modelPlan(
-      input.resources.filter((r) => r.type === DGD_TYPE_TOKEN),
-      input.pools,
-    ),
-    ...servingPlan(
-      input.resources.filter((r) => r.type === DGD_TYPE_TOKEN),
-      input.pools,
-    ),
+    ...modelPlan(input.inference, input.pools),
+    ...servingPlan(input.inference, input.pools),
     ...capacityTotals(input.pools, workers),
-    ...(kvOf(input) ? { kvTransport: kvOf(input) } : {}),
+    ...(input.inference ? { kvTransport: planKvTransport(input.inference.kvTransport) } : {}),
     image: input.image,
     criticalPath: input.criticalPath.steps.map((s) => s.name),
     criticalPathDetail: input.criticalPath,

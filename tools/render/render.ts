@@ -116,6 +116,7 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     pools: facts.gpuPools,
     resources: c.resources,
     criticalPath: critical,
+    ...(facts.inference ? { inference: facts.inference } : {}),
     image: {
       cudaArchs: facts.image.cudaArchs,
       cudaToolkit: facts.image.cudaToolkit,

@@ -1,12 +1,9 @@
 /**
  * The KV-transfer line of the plan: which NIXL backend the rendered graph chose
- * (`inference.kvTransport`) and whether KV moves over RDMA (EFA) or TCP. Read from the rendered
- * DynamoGraphDeployment's annotation, which the inference component writes from the same value its
- * engine selectors use. Pure.
+ * (`inference.kvTransport`) and whether KV moves over RDMA (EFA) or TCP. From the graph's plan facts
+ * (`DisaggInference.plan.kvTransport`, the same value its engine selectors use). Pure.
  */
-import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
-import { annotationsOf } from "./dgd-inputs";
-import { KV_TRANSPORT_ANNOTATION, KvTransport, kvWire } from "../../components/inference/transport";
+import { KvTransport, kvWire } from "../../components/inference/transport";
 
 /** The plan's KV-transfer facts. */
 export interface PlanKvTransport {
@@ -18,15 +15,9 @@ export interface PlanKvTransport {
   readonly description: string;
 }
 
-/** The KV transport of the stack's graphs; undefined when no graph records one. */
-export function kvTransportOf(
-  resources: readonly { readonly type: string; readonly inputs: Record<string, unknown> }[],
-): PlanKvTransport | undefined {
-  for (const r of resources.filter((x) => x.type === DGD_TYPE_TOKEN)) {
-    const t = annotationsOf(r)[KV_TRANSPORT_ANNOTATION];
-    if (t === KvTransport.Libfabric || t === KvTransport.Ucx) return { transport: t, ...kvWire(t) };
-  }
-  return undefined;
+/** The plan's KV-transfer facts of a graph's transport. */
+export function planKvTransport(t: KvTransport): PlanKvTransport {
+  return { transport: t, ...kvWire(t) };
 }
 
 /** The plan.md section for it. */
