@@ -3,7 +3,7 @@
  * table, redaction and manifests. Stack files and the config schema: ./stack-config.spec.ts.
  */
 import { strict as assert } from "assert";
-import { criticalPath, deployEdges, GraphNode, mermaid } from "../../tools/render/graph";
+import { criticalPath, deployEdges, GraphNode, graphCreateMinutes, mermaid } from "../../tools/render/graph";
 import { imageJson, kubernetesObject, manifestFiles } from "../../tools/render/manifests";
 import { buildPlan } from "../../tools/render/plan";
 import { PlanSourceResource, workersOf } from "../../tools/render/plan-workers";
@@ -43,10 +43,9 @@ describe("render units", () => {
       node("k8s", "pulumi:providers:kubernetes", ["eks"]),
       node("ns", "kubernetes:core/v1:Namespace", [], { provider: "k8s::k8s-id" }),
       node("img", "docker-build:index:Image"),
-      node("dgd", DGD_TYPE, ["ns", "img", "comp"], {
-        inputs: { metadata: { annotations: { "dynamo-efa/model-load-budget-seconds": "600" } } },
-      }),
+      node("dgd", DGD_TYPE, ["ns", "img", "comp"]),
     ];
+    const graphMinutes = graphCreateMinutes({ modelLoadBudgetSeconds: 600 });
 
     it("expands a component dependency to its deployable children and adds provider edges", () => {
       const e = deployEdges(nodes);
@@ -56,12 +55,20 @@ describe("render units", () => {
     });
 
     it("finds the chain with the most create minutes (image build 95 + graph load budget 10)", () => {
-      const p = criticalPath(nodes);
+      const p = criticalPath(nodes, new Map(), graphMinutes);
       assert.deepEqual(
         p.steps.map((s) => s.name),
         ["img", "dgd"],
       );
       assert.equal(p.minutes, 105);
+    });
+
+    it("times the graph by its plan facts' budgets: load, plus a node cache's download before it", () => {
+      assert.equal(graphCreateMinutes({ modelLoadBudgetSeconds: 1800, modelDownloadBudgetSeconds: 600 }), 40);
+      assert.equal(graphCreateMinutes(undefined), undefined);
+      const p = criticalPath(nodes, new Map(), graphCreateMinutes({ modelLoadBudgetSeconds: 3600 }));
+      assert.deepEqual([p.minutes, p.steps.at(-1)?.minutes], [155, 60]);
+      assert.equal(criticalPath(nodes).minutes, 105, "a graph without facts counts 10 minutes");
     });
 
     it("follows the longer cluster chain when the image is prebuilt", () => {

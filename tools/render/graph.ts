@@ -3,10 +3,8 @@
  * takes longest to deploy) and a Mermaid diagram. Pure functions over captured resources.
  */
 import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
-import { PlanAnnotation } from "../../components/_shared/names";
-import { CacheAnnotation } from "../../components/inference/render-cache";
+import type { InferencePlan } from "../../components/inference/plan";
 import type { CapturedResource } from "./capture";
-import { annotationsOf } from "./dgd-inputs";
 
 /** The fields of a captured resource this module reads (type-only import: this module stays pure). */
 export type GraphNode = Pick<
@@ -19,7 +17,7 @@ export type GraphNode = Pick<
  * Rough minutes each resource type takes to create, for weighting the critical path. Sources:
  * docs/ARCHITECTURE.md#the-combined-image (the combined image took ~95 min on CodeBuild XLARGE); EKS control plane ~10-15
  * min and a managed node group ~5-10 min (AWS EKS user guide, observed); the DGD waits for its model
- * to load (its recorded load budget). Anything else: 0.1 min (one API call).
+ * to load (its load budget, `graphCreateMinutes`). Anything else: 0.1 min (one API call).
  */
 export const CREATE_MINUTES: Readonly<Record<string, number>> = {
   "docker-build:index:Image": 95,
@@ -34,16 +32,21 @@ export const CREATE_MINUTES: Readonly<Record<string, number>> = {
   "aws:efs/fileSystem:FileSystem": 1,
 };
 const DEFAULT_MINUTES = 0.1;
+/** Minutes of a graph whose budgets are not known (no plan facts). */
+const GRAPH_DEFAULT_MINUTES = 10;
 
-/** Minutes to create `n`. */
-export function createMinutes(n: GraphNode): number {
-  if (n.type === DGD_TYPE_TOKEN) {
-    const ann = annotationsOf(n);
-    // local-nvme: the per-node download runs in init containers before the load budget starts.
-    const budget =
-      Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]) + Number(ann[CacheAnnotation.DownloadBudgetSeconds] ?? 0);
-    return Number.isFinite(budget) && budget > 0 ? budget / 60 : 10;
-  }
+/** Minutes the graph takes to become Ready, from its plan facts' budgets; undefined without facts. */
+export function graphCreateMinutes(
+  p: Pick<InferencePlan, "modelLoadBudgetSeconds" | "modelDownloadBudgetSeconds"> | undefined,
+): number | undefined {
+  // local-nvme: the per-node download runs in init containers before the load budget starts.
+  const budget = p ? p.modelLoadBudgetSeconds + (p.modelDownloadBudgetSeconds ?? 0) : 0;
+  return budget > 0 ? budget / 60 : undefined;
+}
+
+/** Minutes to create `n`; a graph takes `graphMinutes` (`graphCreateMinutes`), 10 when unknown. */
+export function createMinutes(n: GraphNode, graphMinutes?: number): number {
+  if (n.type === DGD_TYPE_TOKEN) return graphMinutes ?? GRAPH_DEFAULT_MINUTES;
   return CREATE_MINUTES[n.type] ?? DEFAULT_MINUTES;
 }
 
@@ -100,11 +103,13 @@ export interface CriticalPath {
 
 /**
  * Longest (by create minutes) dependency chain; ties go to the lexicographically smaller URN. `waits` adds edges
- * that are not deployment dependencies but still hold a resource back (the graph's pods need the GPU nodes).
+ * that are not deployment dependencies but still hold a resource back (the graph's pods need the GPU nodes);
+ * `graphMinutes` is the graph's own time (`graphCreateMinutes`).
  */
 export function criticalPath(
   nodes: readonly GraphNode[],
   waits: ReadonlyMap<string, readonly string[]> = new Map(),
+  graphMinutes?: number,
 ): CriticalPath {
   const byUrn = new Map(nodes.map((n) => [n.urn, n]));
   const edges = new Map([...deployEdges(nodes)].map(([u, d]) => [u, [...d, ...(waits.get(u) ?? [])]]));
@@ -125,7 +130,7 @@ export function criticalPath(
       }
     }
     visiting.delete(urn);
-    const total = longest + createMinutes(byUrn.get(urn)!);
+    const total = longest + createMinutes(byUrn.get(urn)!, graphMinutes);
     best.set(urn, { total, ...(prev ? { prev } : {}) });
     return total;
   };
@@ -141,7 +146,7 @@ export function criticalPath(
   const steps: PathStep[] = [];
   for (let u = end; u; u = best.get(u)!.prev) {
     const n = byUrn.get(u)!;
-    steps.unshift({ name: n.name, type: n.type, minutes: round1(createMinutes(n)) });
+    steps.unshift({ name: n.name, type: n.type, minutes: round1(createMinutes(n, graphMinutes)) });
   }
   return { steps, minutes: round1(Math.max(max, 0)) };
 }

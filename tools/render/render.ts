@@ -5,7 +5,7 @@
 import * as path from "path";
 import type { ProgramRun, RenderFacts } from "../../program/run";
 import { capture, Capture, CapturedResource } from "./capture";
-import { criticalPath, mermaid } from "./graph";
+import { criticalPath, graphCreateMinutes, mermaid } from "./graph";
 import { schedulingEdges } from "./build-order";
 import { dashboardFiles } from "./dashboards";
 import { helmFiles, imageJson, manifestFiles, RenderedFile } from "./manifests";
@@ -107,9 +107,12 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
   });
   const facts = c.result;
   const ref = typeof c.outputs.imageRef === "string" ? c.outputs.imageRef : undefined;
-  const gpuTypes = facts.gpuPools.map((p) => p.instanceType);
   // The graph's pods wait for the GPU nodes to join: part of the critical path though not a Pulumi dependency.
-  const critical = criticalPath(c.resources, schedulingEdges(c.resources, gpuTypes));
+  const waits = schedulingEdges(
+    c.resources,
+    facts.gpuPools.map((p) => p.instanceType),
+  );
+  const critical = criticalPath(c.resources, waits, graphCreateMinutes(facts.inference));
   const built = buildPlan({
     stack: o.stack,
     region: facts.region,
