@@ -1,18 +1,14 @@
 /**
- * Reading a captured DynamoGraphDeployment's inputs through the DGD type model
- * (components/inference/dgd-types.ts), every field treated as possibly absent: the plan, the critical path and
- * the KV-transport line all read the graph this way, so none of them restates its shape. Pure.
+ * Reading a captured DynamoGraphDeployment's services through the DGD type model
+ * (components/inference/dgd-types.ts), every field treated as possibly absent: the plan's workers and the GPU
+ * idle section read the graph's pods this way, so neither restates its shape. The render reads no annotation of
+ * the graph: what the program computed comes with its run (`RenderFacts.inference`). Pure.
  */
-import type { DgdMetadata, DgdService, DgdSpec, StringMap } from "../../components/inference/dgd-types";
+import type { DgdService, DgdSpec } from "../../components/inference/dgd-types";
 
 /** A captured resource's inputs (Pulumi's property bag). */
 export interface CapturedInputs {
   readonly inputs?: Record<string, unknown>;
-}
-
-/** The graph's metadata annotations (empty when it has none). */
-export function annotationsOf(dgd: CapturedInputs): StringMap {
-  return (dgd.inputs?.metadata as Partial<DgdMetadata> | undefined)?.annotations ?? {};
 }
 
 /** The graph's spec (empty when it has none). */

@@ -1,0 +1,120 @@
+/**
+ * The plan is computed once (issue 24.3): plan.json's model, fit, model load, serving and KV-transport sections come
+ * from the facts the program returns with its run (`DisaggInference.plan` -> `RenderFacts.inference`), never from
+ * the graph's engine flags or annotations parsed back, and they agree with the fit the component writes on the graph
+ * for people and policies.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+import * as ts from "typescript";
+import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
+import { fitRoleAnnotation, FIT_QUANTITIES } from "../../components/inference/fit-annotations";
+import { inferencePlan } from "../../components/inference/plan";
+import { renderGraph } from "../../components/inference/render-graph";
+import type { DgdObject } from "../../components/inference/render-graph";
+import type { ResolvedInference } from "../../components/inference/args";
+import { buildPlan, Plan } from "../../tools/render/plan";
+import { IMAGE, pool, resolved } from "../helpers/inference-fixtures";
+
+const NVME = { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } };
+const CASES: Record<string, () => ResolvedInference> = {
+  "vLLM, 8 + 8 workers": () => resolved("p5en-8x1gpu"),
+  "TensorRT-LLM, 1 + 1 workers": () => resolved("p5en-1gpu", "trtllm"),
+  "vLLM on the local-nvme cache": () =>
+    resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "local-nvme", gpuPool: pool("p5en.48xlarge", 2, true, NVME) }),
+  "UCX over TCP": () => resolved("p5en-8x1gpu", "vllm", { kvTransport: "ucx" }),
+};
+
+/** The graph as a captured resource. */
+const resourceOf = (g: object) => ({
+  urn: "urn:dgd",
+  type: DGD_TYPE_TOKEN,
+  name: "llama-graph",
+  inputs: g as Record<string, unknown>,
+  propertyDependencies: {},
+});
+
+/** The graph without its annotations and without any worker's engine command line. */
+function stripped(g: DgdObject): object {
+  const services = Object.fromEntries(
+    Object.entries(g.spec.services).map(([k, s]) => {
+      const main = s.extraPodSpec?.mainContainer;
+      const bare = main ? { ...main, command: [], args: [] } : main;
+      return [k, { ...s, extraPodSpec: { ...s.extraPodSpec, mainContainer: bare } }];
+    }),
+  );
+  return { ...g, metadata: { name: g.metadata.name, namespace: g.metadata.namespace }, spec: { ...g.spec, services } };
+}
+
+function planOf(r: ResolvedInference, graph: object): Plan {
+  return buildPlan({
+    stack: "s",
+    region: "us-east-2",
+    pools: [r.pool],
+    resources: [resourceOf(graph)],
+    image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: true },
+    criticalPath: { steps: [], minutes: 0 },
+    inference: inferencePlan(r),
+  });
+}
+
+const sections = (p: Plan) => ({
+  model: p.model,
+  fit: p.fit,
+  modelLoad: p.modelLoad,
+  serving: p.serving,
+  servingUnknown: p.servingUnknown,
+  kvTransport: p.kvTransport,
+});
+
+describe("render: the plan's model sections come from the program's facts, not from the graph", () => {
+  for (const [title, r] of Object.entries(CASES)) {
+    it(`${title}: the same sections with the graph's annotations and engine flags gone`, () => {
+      const graph = renderGraph(r(), IMAGE);
+      const full = planOf(r(), graph);
+      assert.deepEqual(sections(planOf(r(), stripped(graph))), sections(full));
+      const len = r().maxModelLen;
+      assert.deepEqual(
+        full.fit?.map((f) => [f.role, f.service, f.tensorParallel, f.maxModelLen]),
+        [
+          ["prefill", "PrefillWorker", 1, len],
+          ["decode", "DecodeWorker", 1, len],
+        ],
+      );
+      assert.ok(full.serving, full.servingUnknown);
+      assert.equal(full.kvTransport?.transport, r().kvTransport);
+    });
+
+    it(`${title}: the fit and budgets are those the component writes on the graph`, () => {
+      const graph = renderGraph(r(), IMAGE);
+      const ann = graph.metadata.annotations;
+      const p = planOf(r(), graph);
+      assert.equal(p.fit?.length, 2);
+      const value = { "weights-gib-per-gpu": "weightsGiBPerGpu", "kv-cache-gib-per-gpu": "kvCacheGiBPerGpu" } as const;
+      for (const f of p.fit ?? [])
+        for (const q of FIT_QUANTITIES) {
+          const got = q === "kv-capacity-tokens" ? f.kvCapacityTokens : f[value[q]];
+          assert.equal(String(got), ann[fitRoleAnnotation(f.role, q)], `${f.role} ${q}`);
+        }
+      assert.equal(p.modelLoad?.loadBudgetSeconds, r().modelLoadBudgetSeconds);
+      assert.equal(p.modelLoad?.mode, r().modelCacheMode);
+      if (r().modelCacheMode === "local-nvme")
+        assert.equal(p.modelLoad?.downloadBudgetSeconds, r().modelDownloadBudgetSeconds);
+    });
+  }
+
+  it("no module of tools/render/ imports the policy pack's graph readers (engine flags, serving, fit)", () => {
+    const dir = path.join(__dirname, "..", "..", "tools", "render");
+    const offenders = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith(".ts"))
+      .flatMap((f) =>
+        ts
+          .preProcessFile(fs.readFileSync(path.join(dir, f), "utf8"), true, true)
+          .importedFiles.filter((i) => /policy\/rules\//.test(i.fileName))
+          .map((i) => `${f} -> ${i.fileName}`),
+      );
+    assert.deepEqual(offenders, []);
+  });
+});
