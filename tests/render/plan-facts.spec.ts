@@ -1,5 +1,5 @@
 /**
- * The plan is computed once (issue 24.3): plan.json's model, fit, model load, serving and KV-transport sections come
+ * The plan is computed once: plan.json's model, fit, model load, serving and KV-transport sections come
  * from the facts the program returns with its run (`DisaggInference.plan` -> `RenderFacts.inference`), never from
  * the graph's engine flags or annotations parsed back, and they agree with the fit the component writes on the graph
  * for people and policies.
