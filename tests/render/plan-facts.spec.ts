@@ -2,7 +2,7 @@
  * The plan is computed once: plan.json's model, fit, model load, serving and KV-transport sections come
  * from the facts the program returns with its run (`DisaggInference.plan` -> `RenderFacts.inference`), never from
  * the graph's engine flags or annotations parsed back, and they agree with the fit the component writes on the graph
- * for people and policies.
+ * and with the serving estimate the policy pack reads from it.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -14,6 +14,8 @@ import { inferencePlan } from "../../components/inference/plan";
 import { renderGraph } from "../../components/inference/render-graph";
 import type { DgdObject } from "../../components/inference/render-graph";
 import type { ResolvedInference } from "../../components/inference/args";
+import { graphServing } from "../../policy/rules/_serving";
+import type { PlanDgd } from "../../policy/rules/_dgd";
 import { buildPlan, Plan } from "../../tools/render/plan";
 import { IMAGE, pool, resolved } from "../helpers/inference-fixtures";
 
@@ -83,6 +85,8 @@ describe("render: the plan's model sections come from the program's facts, not f
         ],
       );
       assert.ok(full.serving, full.servingUnknown);
+      const policyReads = graphServing(graph as unknown as PlanDgd, "llama-graph", r().pool.instanceType);
+      assert.deepEqual(full.serving, policyReads, "the policy reading the graph judges the plan's own numbers");
       assert.equal(full.kvTransport?.transport, r().kvTransport);
     });
 
