@@ -8,7 +8,8 @@ import * as os from "os";
 import * as path from "path";
 import YAML from "yaml";
 import { modelFacts } from "../../components/inference/fit";
-import { defaultDeps, ExitCode, runCli } from "../../tools/render/cli";
+import { defaultDeps, runCli } from "../../tools/render/cli";
+import { ExitCode } from "../../tools/_shared/exit-codes";
 import { LOAD_ASSUMPTIONS, loadPlan } from "../../tools/render/plan-load";
 
 describe("render: model load (local-nvme, efs, none) in the plan", function () {
