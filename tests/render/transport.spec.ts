@@ -3,8 +3,7 @@ import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd-types";
 import { strict as assert } from "assert";
 import { renderGraph } from "../../components/inference";
 import { buildPlan } from "../../tools/render/plan";
-import { planMarkdown } from "../../tools/render/plan-md";
-import { kvTransportMarkdown, kvTransportOf } from "../../tools/render/transport";
+import { kvTransportMarkdown, planMarkdown } from "../../tools/render/plan-md";
 import { IMAGE, resolved } from "../helpers/inference-fixtures";
 
 const resourceOf = (g: object) => ({
@@ -17,13 +16,21 @@ const resourceOf = (g: object) => ({
 
 describe("render: KV transport in the plan", () => {
   it("reads the rendered graph's choice: LIBFABRIC = RDMA, UCX = TCP", () => {
-    const lf = kvTransportOf([resourceOf(renderGraph(resolved("p5en-8x1gpu"), IMAGE))]);
+    const r = resolved("p5en-8x1gpu");
+    const kvOf = (resources: object[]) =>
+      buildPlan({
+        stack: "s",
+        region: "us-east-2",
+        pools: [r.pool],
+        resources: resources.map(resourceOf),
+        image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: true },
+        criticalPath: { steps: [], minutes: 0 },
+      }).kvTransport;
+    const lf = kvOf([renderGraph(r, IMAGE)]);
     assert.deepEqual([lf?.transport, lf?.rdma], ["LIBFABRIC", true]);
-    const ucx = kvTransportOf([
-      resourceOf(renderGraph(resolved("p5en-8x1gpu", "trtllm", { kvTransport: "ucx" }), IMAGE)),
-    ]);
+    const ucx = kvOf([renderGraph(resolved("p5en-8x1gpu", "trtllm", { kvTransport: "ucx" }), IMAGE)]);
     assert.deepEqual([ucx?.transport, ucx?.rdma], ["UCX", false]);
-    assert.equal(kvTransportOf([]), undefined);
+    assert.equal(kvOf([]), undefined);
   });
 
   it("plan.md has a KV transfer section naming the backend and RDMA vs TCP", () => {

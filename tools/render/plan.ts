@@ -10,7 +10,8 @@ import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
 import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../program/summary";
 import { CriticalPath } from "./graph";
-import { kvTransportOf, PlanKvTransport } from "./transport";
+import { annotatedKvTransport, KV_TRANSPORT_ANNOTATION, kvWire, KvWire } from "../../components/inference/transport";
+import { annotationsOf } from "./dgd-inputs";
 import { ModelPlanSection, modelPlan } from "./plan-model";
 import { ServingPlanSection, servingPlan } from "./plan-serving";
 import { costLines } from "./plan-cost";
@@ -31,7 +32,7 @@ export interface Plan extends ModelPlanSection, ServingPlanSection, CapacityTota
   /** Which GPU nodes each role is expected to hold, and the nodes no worker uses (billed, idle). */
   readonly placement: PlanPlacement;
   /** NIXL backend for KV cache and whether it moves over RDMA or TCP. */
-  readonly kvTransport?: PlanKvTransport;
+  readonly kvTransport?: KvWire;
   /** The image's CUDA targets (as in the stack's summary), its ref when known, and whether the stack builds it. */
   readonly image: SummaryImage & { readonly ref?: string; readonly build: boolean };
   readonly criticalPath: readonly string[];
@@ -60,7 +61,14 @@ export interface PlanInput {
   readonly criticalPath: CriticalPath;
 }
 
-const kvOf = (input: PlanInput) => kvTransportOf(input.resources);
+/** The KV transport the stack's graphs record (the component writes the value its engine selectors use); undefined when none does. */
+function kvOf(input: PlanInput): KvWire | undefined {
+  for (const r of input.resources.filter((x) => x.type === DGD_TYPE_TOKEN)) {
+    const t = annotatedKvTransport(annotationsOf(r)[KV_TRANSPORT_ANNOTATION]);
+    if (t) return kvWire(t);
+  }
+  return undefined;
+}
 
 /** Builds the plan. */
 export function buildPlan(input: PlanInput): Plan {
