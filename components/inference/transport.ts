@@ -25,9 +25,6 @@ export const KvTransport = {
 } as const;
 export type KvTransport = (typeof KvTransport)[keyof typeof KvTransport];
 
-/** DGD annotation recording the chosen backend (read by the plan). */
-export const KV_TRANSPORT_ANNOTATION = "dynamo-efa/kv-transport";
-
 /** The backend for a choice on a pool that does (not) carry EFA with GPUDirect RDMA. */
 export function resolveKvTransport(choice: KvTransportChoice, poolHasEfa: boolean): KvTransport {
   if (choice === KvTransportChoice.Libfabric) return KvTransport.Libfabric;
@@ -35,7 +32,7 @@ export function resolveKvTransport(choice: KvTransportChoice, poolHasEfa: boolea
   return poolHasEfa ? KvTransport.Libfabric : KvTransport.Ucx;
 }
 
-/** The backend a DGD's `KV_TRANSPORT_ANNOTATION` names, or undefined when it names none (a DGD written by hand). */
+/** The backend a DGD's `dynamo-efa/kv-transport` annotation names, or undefined when it names none (a DGD written by hand). */
 export function annotatedKvTransport(value: unknown): KvTransport | undefined {
   return value === KvTransport.Libfabric || value === KvTransport.Ucx ? value : undefined;
 }

@@ -3,10 +3,9 @@
  * takes longest to deploy) and a Mermaid diagram. Pure functions over captured resources.
  */
 import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
-import { PlanAnnotation } from "../../components/_shared/names";
-import { CacheAnnotation } from "../../components/inference/render-cache";
 import type { CapturedResource } from "./capture";
 import { annotationsOf } from "./dgd-inputs";
+import { Annotation } from "../../components/_shared/annotations";
 
 /** The fields of a captured resource this module reads (type-only import: this module stays pure). */
 export type GraphNode = Pick<
@@ -41,7 +40,7 @@ export function createMinutes(n: GraphNode): number {
     const ann = annotationsOf(n);
     // local-nvme: the per-node download runs in init containers before the load budget starts.
     const budget =
-      Number(ann[PlanAnnotation.ModelLoadBudgetSeconds]) + Number(ann[CacheAnnotation.DownloadBudgetSeconds] ?? 0);
+      Number(ann[Annotation.ModelLoadBudgetSeconds]) + Number(ann[Annotation.ModelDownloadBudgetSeconds] ?? 0);
     return Number.isFinite(budget) && budget > 0 ? budget / 60 : 10;
   }
   return CREATE_MINUTES[n.type] ?? DEFAULT_MINUTES;

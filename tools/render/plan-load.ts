@@ -11,14 +11,13 @@ import type { GpuPoolFacts } from "../../components/catalog/pool";
 import type { ModelFacts } from "../../components/catalog/model-math";
 import { ModelCacheMode } from "../../components/inference/args";
 import { nodeCacheHostPath } from "../../components/inference/prefetch";
-import { CacheAnnotation } from "../../components/inference/render-cache";
-import { PlanAnnotation } from "../../components/_shared/names";
 import {
   LOAD_ASSUMPTIONS,
   loadEstimate,
   noCacheWorkersPerNode,
   overBudget,
 } from "../../components/inference/load-estimate";
+import { Annotation } from "../../components/_shared/annotations";
 
 export { LOAD_ASSUMPTIONS };
 
@@ -60,7 +59,7 @@ function localNvmeEstimate(w: number, ann: Readonly<Record<string, string>>, poo
     where: `each node's NVMe RAID0 array (${nodeCacheHostPath(pool.localNvme?.mountPath ?? "?")}), downloaded once per node before its workers start`,
     downloads: pool.nodes,
     ...seconds(ModelCacheMode.LocalNvme, w, pool, pool.nodes),
-    downloadBudgetSeconds: Number(ann[CacheAnnotation.DownloadBudgetSeconds] ?? 0),
+    downloadBudgetSeconds: Number(ann[Annotation.ModelDownloadBudgetSeconds] ?? 0),
     basis: {
       download: `${gb} at ${a.hfDownloadMBps} MB/s, the ${pool.nodes} nodes in parallel`,
       load: `${gb} at ${a.nvmeReadMBps} MB/s from NVMe (co-located workers share the page cache) + ${a.engineStartSeconds} s engine start`,
@@ -109,8 +108,8 @@ export function loadPlan(
   pool: GpuPoolFacts,
   workers: number,
 ): ModelLoadPlan {
-  const mode = (ann[CacheAnnotation.Mode] ?? ModelCacheMode.None) as ModelCacheMode;
-  const loadBudget = Number(ann[PlanAnnotation.ModelLoadBudgetSeconds] ?? 0);
+  const mode = (ann[Annotation.ModelCache] ?? ModelCacheMode.None) as ModelCacheMode;
+  const loadBudget = Number(ann[Annotation.ModelLoadBudgetSeconds] ?? 0);
   const w = m.weightBytes;
   const p =
     mode === ModelCacheMode.LocalNvme

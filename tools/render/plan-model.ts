@@ -14,7 +14,6 @@ import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../
 import { Backend } from "../../components/inference/args";
 import { DgdService, EFA_RESOURCE } from "../../components/inference/dgd-types";
 import {
-  FitAnnotation,
   GIB,
   KvLink,
   kvLink,
@@ -27,12 +26,11 @@ import {
   workerFit,
   WorkerFit,
 } from "../../components/inference/fit";
-import { CacheAnnotation } from "../../components/inference/render-cache";
-import { PlanAnnotation } from "../../components/_shared/names";
 import { table } from "./md-table";
 import { annotationsOf, servicesOf, specOf } from "./dgd-inputs";
 import type { PlanSourceResource } from "./plan-workers";
 import { loadMarkdown, loadPlan, ModelLoadPlan } from "./plan-load";
+import { Annotation } from "../../components/_shared/annotations";
 
 /** The model in the plan. `known: false` = not in the catalog and no `modelShape`: fit unknown. */
 export type PlanModel =
@@ -186,14 +184,13 @@ export function modelPlan(
   const workers = servicesOf(dgd).filter(([, s]) => s.componentType === "worker");
   // The model id annotation first: with the local-nvme cache the engine's --model is a path on the node.
   const id =
-    ann[CacheAnnotation.Model] ??
-    workers.map(([, s]) => flagValue(commandWords(s), "--model")).find((x) => x !== undefined);
+    ann[Annotation.Model] ?? workers.map(([, s]) => flagValue(commandWords(s), "--model")).find((x) => x !== undefined);
   if (!id) return {};
-  const shape = ann[FitAnnotation.ModelShape] ? (JSON.parse(ann[FitAnnotation.ModelShape]) as ModelShape) : undefined;
-  const kvDtype = (ann[FitAnnotation.KvCacheDtype] ?? KvCacheDtype.Auto) as KvCacheDtype;
+  const shape = ann[Annotation.ModelShape] ? (JSON.parse(ann[Annotation.ModelShape]) as ModelShape) : undefined;
+  const kvDtype = (ann[Annotation.KvCacheDtype] ?? KvCacheDtype.Auto) as KvCacheDtype;
   const m = modelFacts(id, shape);
   const model = planModel(id, m, kvDtype);
-  const pool = pools.find((p) => p.name === ann[PlanAnnotation.GpuPool]) ?? pools[0];
+  const pool = pools.find((p) => p.name === ann[Annotation.GpuPool]) ?? pools[0];
   if (!m || !pool) return { model };
   const backend = (spec.backendFramework ?? Backend.Vllm) as Backend;
   const rows = workers

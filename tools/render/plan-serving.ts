@@ -5,7 +5,6 @@
  * reads it (policy/rules/_serving.ts), computed by components/inference/serving-estimate.ts. Pure.
  */
 import type { GpuPoolFacts } from "../../components/catalog/pool";
-import { PlanAnnotation } from "../../components/_shared/names";
 import type { ServingEstimate, ServingLatency } from "../../components/inference/serving-estimate";
 import { PREFILL_BATCH_TOKENS } from "../../components/inference/serving-load";
 import { MAX_DECODE_BATCH } from "../../components/inference/serving";
@@ -14,6 +13,7 @@ import type { PlanDgd } from "../../policy/rules/_dgd";
 import { annotationsOf } from "./dgd-inputs";
 import { table } from "./md-table";
 import type { PlanSourceResource } from "./plan-workers";
+import { Annotation } from "../../components/_shared/annotations";
 
 /** What `buildPlan` adds for serving: the estimate, or why there is none. */
 export interface ServingPlanSection {
@@ -28,7 +28,7 @@ export function servingPlan(
 ): ServingPlanSection {
   const dgd = dgds[0];
   if (!dgd) return {};
-  const pool = pools.find((p) => p.name === annotationsOf(dgd)[PlanAnnotation.GpuPool]) ?? pools[0];
+  const pool = pools.find((p) => p.name === annotationsOf(dgd)[Annotation.GpuPool]) ?? pools[0];
   const s = graphServing((dgd.inputs ?? {}) as PlanDgd, dgd.name, pool?.instanceType);
   return "why" in s ? { servingUnknown: s.why } : { serving: s };
 }

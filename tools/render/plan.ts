@@ -10,7 +10,7 @@ import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
 import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../program/summary";
 import { CriticalPath } from "./graph";
-import { annotatedKvTransport, KV_TRANSPORT_ANNOTATION, kvWire, KvWire } from "../../components/inference/transport";
+import { annotatedKvTransport, kvWire, KvWire } from "../../components/inference/transport";
 import { annotationsOf } from "./dgd-inputs";
 import { ModelPlanSection, modelPlan } from "./plan-model";
 import { ServingPlanSection, servingPlan } from "./plan-serving";
@@ -19,6 +19,7 @@ import { PlanSourceResource, PlanWorker, workersOf } from "./plan-workers";
 import { PlanPlacement, placementOf } from "./plan-placement";
 import { CostLine, PRICE_SOURCE, PRICED_REGIONS, PRICES_REVIEWED, totalUsdPerHour } from "./prices";
 import type { GpuIdlePlan } from "./plan-idle";
+import { Annotation } from "../../components/_shared/annotations";
 
 /** One GPU pool in the plan: the summary's pool fields and its availability zone, when pinned. */
 export type PlanPool = SummaryPool & Pick<GpuPoolFacts, "availabilityZone">;
@@ -64,7 +65,7 @@ export interface PlanInput {
 /** The KV transport the stack's graphs record (the component writes the value its engine selectors use); undefined when none does. */
 function kvOf(input: PlanInput): KvWire | undefined {
   for (const r of input.resources.filter((x) => x.type === DGD_TYPE_TOKEN)) {
-    const t = annotatedKvTransport(annotationsOf(r)[KV_TRANSPORT_ANNOTATION]);
+    const t = annotatedKvTransport(annotationsOf(r)[Annotation.KvTransport]);
     if (t) return kvWire(t);
   }
   return undefined;
