@@ -3,7 +3,8 @@
  * build `dockerfiles/Dockerfile.dynamo-combined-efa` for an arch list, outside Pulumi (the field's
  * `./build.sh -a "sm_90"`). Same validation and derivation as `DynamoImage` (`checkImagePlan`).
  *
- * Exit codes: 0 ok, 2 invalid arguments (every problem printed, with the catalog's messages).
+ * Exit codes (`ExitCode` of the CLI family): 0 ok, 2 invalid arguments (every problem printed, with the catalog's
+ * messages).
  */
 import { parseArgs } from "node:util";
 import { formatProblems } from "../components/_shared/problems";
@@ -12,6 +13,7 @@ import { ARCH_CONSUMERS, ArchConsumer } from "../components/catalog";
 import { ArchArg, DigestArg, VERSION_ARGS } from "../components/image/build-args";
 import { checkImagePlan, ImageBuildPlan, packagePath } from "../components/image/plan";
 import { compileStageLines, PREBUILT_KERNELS_NOTE } from "../components/image/compile-stages";
+import { ExitCode } from "./_shared/exit-codes";
 
 /** The quoting the printed command uses (the CLI test quotes its expected paths with it). */
 export { shellQuote };
@@ -29,7 +31,7 @@ const USAGE = `usage: npm run image:args -- [options]
 
 /** What a run printed and its exit code (the CLI is a pure function of argv and env for tests). */
 export interface CliResult {
-  readonly code: number;
+  readonly code: ExitCode;
   readonly stdout: string;
   readonly stderr: string;
 }
@@ -101,7 +103,7 @@ function planOf(o: Options, env: Readonly<Record<string, string | undefined>>): 
   if (!plan.ok) {
     const flags = flagPaths(archsFlag);
     const problems = plan.problems.map((p) => ({ ...p, propertyPath: flagPath(p.propertyPath, flags) }));
-    return { code: 2, stdout: "", stderr: `${formatProblems("image:args", problems)}\n` };
+    return { code: ExitCode.InvalidConfig, stdout: "", stderr: `${formatProblems("image:args", problems)}\n` };
   }
   // Without `ref` the plan is always a build; a prebuilt plan here would be a bug in plan.ts.
   if (plan.value.kind !== "build") throw new Error(`image:args: expected a build plan, got ${plan.value.kind}`);
@@ -111,13 +113,14 @@ function planOf(o: Options, env: Readonly<Record<string, string | undefined>>): 
 /** Runs the CLI. */
 export function run(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliResult {
   const o = parseArgv(argv);
-  if (typeof o === "string") return { code: 2, stdout: "", stderr: `image:args: ${o}\n${USAGE}\n` };
-  if (o.help) return { code: 0, stdout: `${USAGE}\n`, stderr: "" };
+  if (typeof o === "string")
+    return { code: ExitCode.InvalidConfig, stdout: "", stderr: `image:args: ${o}\n${USAGE}\n` };
+  if (o.help) return { code: ExitCode.Ok, stdout: `${USAGE}\n`, stderr: "" };
   const plan = planOf(o, env);
   if (!("kind" in plan)) return plan;
   const flags = buildArgFlags(plan, o);
   const summary = consumerSummary(plan);
-  if (!o["print-command"]) return { code: 0, stdout: `${flags.join(" \\\n")}\n`, stderr: summary };
+  if (!o["print-command"]) return { code: ExitCode.Ok, stdout: `${flags.join(" \\\n")}\n`, stderr: summary };
   const cmd = [
     "docker buildx build",
     `-f ${shellQuote(packagePath(plan.dockerfile))}`,
@@ -127,7 +130,7 @@ export function run(argv: readonly string[], env: Readonly<Record<string, string
     `-t ${shellQuote(o.tag ?? `dynamo-combined-efa:${plan.tag}`)}`,
     shellQuote(packagePath(plan.context)),
   ];
-  return { code: 0, stdout: `${cmd.join(" \\\n  ")}\n`, stderr: summary };
+  return { code: ExitCode.Ok, stdout: `${cmd.join(" \\\n  ")}\n`, stderr: summary };
 }
 
 /** One line per consumer (on stderr, so stdout stays paste-able flags): what each build system inside gets. */

@@ -90,23 +90,6 @@ export function podSelector(graph: string, service?: GraphService): string {
   return parts.join(",");
 }
 
-/**
- * Annotations the inference component records on the DynamoGraphDeployment so that policies (which
- * see only the plan) can check the rendered graph against facts it was derived from.
- */
-export const PlanAnnotation = {
-  /** Seconds a worker may take to load its model; probes must allow at least this (F2). */
-  ModelLoadBudgetSeconds: "dynamo-efa/model-load-budget-seconds",
-  /** Canonical CUDA arch list of the image the graph runs, comma separated (e.g. `sm_90`) (F10). */
-  ImageCudaArchs: "dynamo-efa/image-cuda-archs",
-  /** CUDA toolkit the image's arch list was compiled with (e.g. `12.9`). */
-  ImageCudaToolkit: "dynamo-efa/image-cuda-toolkit",
-  /** Name of the GPU pool the workers run on. */
-  GpuPool: "dynamo-efa/gpu-pool",
-  /** 2 MiB hugepages the pool's nodes pre-allocate, when overridden from the catalog's value (F14). */
-  Hugepages2MiPerNode: "dynamo-efa/hugepages-2mi-per-node",
-} as const;
-
 /** Namespace of the `dynamo-platform` release (operator, NATS): `DynamoPlatform`'s default, and where a graph's
  * NetworkPolicies let its pods reach NATS and the operator reach them. */
 export const DEFAULT_PLATFORM_NAMESPACE = "dynamo-system";

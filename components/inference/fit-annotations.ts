@@ -17,29 +17,15 @@ import { INSTANCES } from "../catalog/instances";
 import { ResolvedInference } from "./args";
 import { roleArgs, SERVING_ROLES } from "./derive";
 import { modelFacts, workerFit, WorkerFit } from "./fit";
-
-/** Keys of the graph-wide model annotations. */
-export const ModelFitAnnotation = {
-  ParamsB: "dynamo-efa/model-params-b",
-  KvBytesPerToken: "dynamo-efa/model-kv-bytes-per-token",
-} as const;
-
-/** The per-worker quantities, each annotated as `dynamo-efa/fit-<role>-<quantity>`. */
-export const FIT_QUANTITIES = ["weights-gib-per-gpu", "kv-cache-gib-per-gpu", "kv-capacity-tokens"] as const;
-export type FitQuantity = (typeof FIT_QUANTITIES)[number];
-
-/** The annotation key of one quantity of one role's worker. */
-export function fitRoleAnnotation(role: string, quantity: FitQuantity): string {
-  return `dynamo-efa/fit-${role}-${quantity}`;
-}
+import { Annotation, FIT_QUANTITIES, FitQuantity, fitRoleAnnotation } from "../_shared/annotations";
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** The model's own annotations (parameters, KV bytes per token at tensor parallel 1). */
 export function modelAnnotationValues(m: ModelFacts, kvDtype: KvCacheDtype): Record<string, number> {
   return {
-    [ModelFitAnnotation.ParamsB]: round2(m.paramsTotal / 1e9),
-    [ModelFitAnnotation.KvBytesPerToken]: kvBytesPerTokenPerGpu(m, 1, kvDtype),
+    [Annotation.ModelParamsB]: round2(m.paramsTotal / 1e9),
+    [Annotation.ModelKvBytesPerToken]: kvBytesPerTokenPerGpu(m, 1, kvDtype),
   };
 }
 

@@ -15,6 +15,7 @@ import { GpuInstance, INSTANCES } from "../catalog/instances";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../catalog/model-math";
 import { Backend } from "./args";
+import { Annotation } from "../_shared/annotations";
 
 /** Bytes in a GiB. */
 export const GIB = 2 ** 30;
@@ -193,21 +194,13 @@ export function kvTransfer(m: ModelFacts, tp: number, dtype: KvCacheDtype, token
   };
 }
 
-/** DGD annotations (only when not the default) that let the plan size a model the catalog does not know. */
-export const FitAnnotation = {
-  /** JSON of the stated `modelShape`. */
-  ModelShape: "dynamo-efa/model-shape",
-  /** `fp8` when the KV cache is FP8 (absent = `auto`). */
-  KvCacheDtype: "dynamo-efa/kv-cache-dtype",
-} as const;
-
 /** The fit annotations of a graph: the stated shape and a non-default KV dtype. */
 export function modelFitAnnotations(r: {
   readonly modelShape?: ModelShape;
   readonly kvCacheDtype: KvCacheDtype;
 }): Record<string, string> {
   return {
-    ...(r.modelShape ? { [FitAnnotation.ModelShape]: JSON.stringify(r.modelShape) } : {}),
-    ...(r.kvCacheDtype !== KvCacheDtype.Auto ? { [FitAnnotation.KvCacheDtype]: r.kvCacheDtype } : {}),
+    ...(r.modelShape ? { [Annotation.ModelShape]: JSON.stringify(r.modelShape) } : {}),
+    ...(r.kvCacheDtype !== KvCacheDtype.Auto ? { [Annotation.KvCacheDtype]: r.kvCacheDtype } : {}),
   };
 }

@@ -22,30 +22,21 @@ import {
   PREFETCH_SCRIPT,
   PREFETCH_SHA256,
 } from "./prefetch";
+import { Annotation } from "../_shared/annotations";
 
 /** Volume names in the worker pod. */
 export const NODE_CACHE_VOLUME = "model-cache-node";
 export const PREFETCH_VOLUME = "model-prefetch";
 /** Where the prefetch script's ConfigMap is mounted. */
 export const PREFETCH_DIR = "/opt/dynamo-efa/prefetch";
-/** Pod annotation with the script's sha256 (a changed script rolls the workers). */
-export const PREFETCH_SHA_ANNOTATION = "dynamo-efa/prefetch-sha256";
-
-/** Graph annotations the plan reads back: the model id (the engine's `--model` may be a path), where it is cached, the download budget. */
-export const CacheAnnotation = {
-  Model: "dynamo-efa/model",
-  Mode: "dynamo-efa/model-cache",
-  DownloadBudgetSeconds: "dynamo-efa/model-download-budget-seconds",
-  Revision: "dynamo-efa/model-revision",
-} as const;
 
 /** The graph's cache annotations. */
 export function cacheGraphAnnotations(r: ResolvedInference): Record<string, string> {
   return {
-    [CacheAnnotation.Model]: r.model,
-    [CacheAnnotation.Mode]: r.modelCacheMode,
-    [CacheAnnotation.Revision]: r.modelRevision,
-    ...(usesNodeCache(r) ? { [CacheAnnotation.DownloadBudgetSeconds]: String(r.modelDownloadBudgetSeconds) } : {}),
+    [Annotation.Model]: r.model,
+    [Annotation.ModelCache]: r.modelCacheMode,
+    [Annotation.ModelRevision]: r.modelRevision,
+    ...(usesNodeCache(r) ? { [Annotation.ModelDownloadBudgetSeconds]: String(r.modelDownloadBudgetSeconds) } : {}),
   };
 }
 
@@ -151,5 +142,5 @@ export function nodeCacheInitContainers(r: ResolvedInference, image: string): Dg
 
 /** Pod annotations in `local-nvme` mode. */
 export function nodeCacheAnnotations(r: ResolvedInference): Record<string, string> {
-  return usesNodeCache(r) ? { [PREFETCH_SHA_ANNOTATION]: PREFETCH_SHA256 } : {};
+  return usesNodeCache(r) ? { [Annotation.PrefetchSha256]: PREFETCH_SHA256 } : {};
 }

@@ -5,7 +5,7 @@
  * operator's wholesale) and `extraPodSpec.mainContainer.startupProbe` (merged over the operator's
  * defaults, startupProbe replaced wholesale).
  */
-import { GraphService, DynamoPort, DynamoPortName, OperatorLabel, PlanAnnotation, graphNames } from "../_shared/names";
+import { GraphService, DynamoPort, DynamoPortName, OperatorLabel, graphNames } from "../_shared/names";
 import { INSTANCES } from "../catalog/instances";
 import { Placement, ResolvedInference } from "./args";
 import {
@@ -37,7 +37,6 @@ import {
   PodAffinityTerm,
   StringMap,
 } from "./dgd-types";
-import { KV_TRANSPORT_ANNOTATION } from "./transport";
 import { modelFitAnnotations } from "./fit";
 import { graphFitAnnotations } from "./fit-annotations";
 import { REQUEST_PLANE_PORT } from "./render-network";
@@ -51,6 +50,7 @@ import {
   nodeCacheVolumes,
   usesNodeCache,
 } from "./render-cache";
+import { Annotation } from "../_shared/annotations";
 
 /** Where the model cache PVC is mounted (and `HF_HOME` points). */
 export const MODEL_CACHE_MOUNT = "/models";
@@ -86,15 +86,15 @@ function annotations(r: ResolvedInference): Record<string, string> {
   const a: Record<string, string> = {
     "pulumi.com/waitFor": DGD_WAIT_FOR,
     "pulumi.com/timeoutSeconds": String(waitTimeoutSeconds(r)),
-    [PlanAnnotation.ModelLoadBudgetSeconds]: String(r.modelLoadBudgetSeconds),
-    [PlanAnnotation.GpuPool]: r.pool.name,
-    [KV_TRANSPORT_ANNOTATION]: r.kvTransport,
+    [Annotation.ModelLoadBudgetSeconds]: String(r.modelLoadBudgetSeconds),
+    [Annotation.GpuPool]: r.pool.name,
+    [Annotation.KvTransport]: r.kvTransport,
   };
-  if (r.imageCudaArchs) a[PlanAnnotation.ImageCudaArchs] = r.imageCudaArchs.join(",");
-  if (r.imageCudaToolkit) a[PlanAnnotation.ImageCudaToolkit] = r.imageCudaToolkit;
+  if (r.imageCudaArchs) a[Annotation.ImageCudaArchs] = r.imageCudaArchs.join(",");
+  if (r.imageCudaToolkit) a[Annotation.ImageCudaToolkit] = r.imageCudaToolkit;
   const row = INSTANCES.get(r.pool.instanceType);
   if (row && row.efaHugepages2Mi !== r.pool.hugepages2MiPerNode)
-    a[PlanAnnotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
+    a[Annotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
   return {
     ...a,
     ...cacheGraphAnnotations(r),
@@ -213,7 +213,7 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
   const affinity = workerAffinity(r, role);
   const names = graphNames(r.graphName, r.namespace);
   const podAnnotations = {
-    ...(engine.file ? { "dynamo-efa/engine-config-sha256": engine.file.sha256 } : {}),
+    ...(engine.file ? { [Annotation.EngineConfigSha256]: engine.file.sha256 } : {}),
     ...nodeCacheAnnotations(r),
   };
   const initContainers = nodeCacheInitContainers(r, image);

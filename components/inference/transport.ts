@@ -1,7 +1,8 @@
 /**
  * Which NIXL backend moves the KV cache between prefill and decode, chosen by `inference.kvTransport`,
- * and what that means for the wire (RDMA over EFA or TCP). Pure, no imports: shared by the inference
- * component, the offline plan and `verify` (gate D checks the chosen backend in the worker logs).
+ * and what that means for the wire (RDMA over EFA or TCP). Pure, no imports: the one home of it for the
+ * inference component, the policy pack, the offline plan and `verify` (gate D checks the chosen backend in
+ * the worker logs).
  */
 
 /** What the user asks for. */
@@ -24,9 +25,6 @@ export const KvTransport = {
 } as const;
 export type KvTransport = (typeof KvTransport)[keyof typeof KvTransport];
 
-/** DGD annotation recording the chosen backend (read by the plan). */
-export const KV_TRANSPORT_ANNOTATION = "dynamo-efa/kv-transport";
-
 /** The backend for a choice on a pool that does (not) carry EFA with GPUDirect RDMA. */
 export function resolveKvTransport(choice: KvTransportChoice, poolHasEfa: boolean): KvTransport {
   if (choice === KvTransportChoice.Libfabric) return KvTransport.Libfabric;
@@ -34,7 +32,7 @@ export function resolveKvTransport(choice: KvTransportChoice, poolHasEfa: boolea
   return poolHasEfa ? KvTransport.Libfabric : KvTransport.Ucx;
 }
 
-/** The backend a DGD's `KV_TRANSPORT_ANNOTATION` names, or undefined when it names none (a DGD written by hand). */
+/** The backend a DGD's `dynamo-efa/kv-transport` annotation names, or undefined when it names none (a DGD written by hand). */
 export function annotatedKvTransport(value: unknown): KvTransport | undefined {
   return value === KvTransport.Libfabric || value === KvTransport.Ucx ? value : undefined;
 }
@@ -49,14 +47,28 @@ export function requestsEfaDevices(t: KvTransport, poolCarriesNixlOverEfa: boole
   return t === KvTransport.Libfabric && poolCarriesNixlOverEfa;
 }
 
+/** A backend and how KV bytes travel with it (plan.json's `kvTransport`). */
+export interface KvWire {
+  /** NIXL backend (`LIBFABRIC` or `UCX`). */
+  readonly transport: KvTransport;
+  /** True when KV moves by RDMA over EFA; false for TCP. */
+  readonly rdma: boolean;
+  /** One line for people. */
+  readonly description: string;
+}
+
 /**
  * How KV bytes travel with a backend. LIBFABRIC here always means the EFA provider with GPU RDMA
  * (`FI_PROVIDER=efa`, `FI_EFA_USE_DEVICE_RDMA=1`). UCX workers are given no EFA device and the
  * image's UCX is not set up for EFA, so across nodes UCX uses TCP (published: TTFT ~98 s over TCP
  * vs ~1 s on EFA for the same request; docs/ARCHITECTURE.md#dynamo-on-kubernetes).
  */
-export function kvWire(t: KvTransport): { readonly rdma: boolean; readonly description: string } {
+export function kvWire(t: KvTransport): KvWire {
   return t === KvTransport.Libfabric
-    ? { rdma: true, description: "RDMA over EFA (NIXL LIBFABRIC, GPUDirect)" }
-    : { rdma: false, description: "TCP (NIXL UCX; no EFA devices given to workers), much slower across nodes" };
+    ? { transport: t, rdma: true, description: "RDMA over EFA (NIXL LIBFABRIC, GPUDirect)" }
+    : {
+        transport: t,
+        rdma: false,
+        description: "TCP (NIXL UCX; no EFA devices given to workers), much slower across nodes",
+      };
 }

@@ -5,15 +5,13 @@
  * defaults (`INFERENCE_DEFAULTS.workload`). Pure.
  */
 import { INFERENCE_DEFAULTS, ResolvedInference, resolveWorkload, ResolvedWorkload, WorkloadArgs } from "./args";
-
-/** Key of the workload annotation. */
-export const WORKLOAD_ANNOTATION = "dynamo-efa/workload";
+import { Annotation } from "../_shared/annotations";
 
 /** The annotation of a declared workload (nothing for the defaults, so undeclared graphs render as before). */
 export function workloadAnnotations(r: Pick<ResolvedInference, "workload">): Record<string, string> {
   if (!r.workload.declared) return {};
   const { declared: _declared, ...w } = r.workload;
-  return { [WORKLOAD_ANNOTATION]: JSON.stringify(w) };
+  return { [Annotation.Workload]: JSON.stringify(w) };
 }
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
@@ -23,13 +21,13 @@ const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 
  * not a workload (a hand edit).
  */
 export function workloadOf(annotations: Readonly<Record<string, string>>): ResolvedWorkload | { why: string } {
-  const raw = annotations[WORKLOAD_ANNOTATION];
+  const raw = annotations[Annotation.Workload];
   if (raw === undefined) return resolveWorkload(undefined);
   let v: Record<string, unknown>;
   try {
     v = JSON.parse(raw) as Record<string, unknown>;
   } catch (e) {
-    return { why: `annotation ${WORKLOAD_ANNOTATION} is not JSON (${(e as Error).message})` };
+    return { why: `annotation ${Annotation.Workload} is not JSON (${(e as Error).message})` };
   }
   const w: WorkloadArgs = {
     isl: num(v?.isl) ?? INFERENCE_DEFAULTS.workload.isl,

@@ -11,7 +11,8 @@ import {
   parseArchList,
   parseCudaToolkit,
 } from "../../components/catalog/cuda";
-import { annotation, ImageProps, isUnknownValue, PlanAnnotation, PlanDgd } from "./_predicates";
+import { annotation, ImageProps, isUnknownValue, PlanDgd } from "./_predicates";
+import { Annotation } from "../../components/_shared/annotations";
 
 /** Build-arg names of the image's CUDA settings (the image component's contract). */
 export const ARCH_ARGS = {
@@ -93,16 +94,13 @@ export function imageArchs(raw: ImageProps | undefined): {
 
 /** The arch list a DGD states through its annotations, if any. */
 export function graphArchs(raw: PlanDgd | undefined): { toolkitProblem?: string; stated?: StatedArchs } {
-  const text = annotation(raw, PlanAnnotation.ImageCudaArchs);
-  const tk = statedToolkit(
-    annotation(raw, PlanAnnotation.ImageCudaToolkit),
-    `annotation ${PlanAnnotation.ImageCudaToolkit}`,
-  );
+  const text = annotation(raw, Annotation.ImageCudaArchs);
+  const tk = statedToolkit(annotation(raw, Annotation.ImageCudaToolkit), `annotation ${Annotation.ImageCudaToolkit}`);
   if ("problem" in tk) return { toolkitProblem: tk.problem };
   if (text === undefined) return {};
   return {
     stated: parseStated(
-      `annotation ${PlanAnnotation.ImageCudaArchs}`,
+      `annotation ${Annotation.ImageCudaArchs}`,
       text,
       text.split(/[\s,;]+/).filter((t) => t !== ""),
       tk.toolkit,

@@ -7,7 +7,7 @@
  * (`_stack.ts`) and preview unknowns (`_unknowns.ts`) live beside it and are re-exported here.
  */
 import { INSTANCE_TYPE_LABEL, POOL_LABEL } from "../../components/catalog/pool";
-import { DynamoPort, OperatorLabel, PlanAnnotation } from "../../components/_shared/names";
+import { DynamoPort, OperatorLabel } from "../../components/_shared/names";
 import { show } from "../../components/_shared/problems";
 import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../components/inference/dgd-types";
 import type { DgdProbe } from "../../components/inference/dgd-types";
@@ -17,7 +17,7 @@ import { KnownType, PropsByType, typed } from "./_resources";
 import { rawProps } from "./_unknowns";
 
 // `show` quotes a value in a message exactly as the components' problems do.
-export { DynamoPort, OperatorLabel, PlanAnnotation, INSTANCE_TYPE_LABEL, POOL_LABEL, EFA_RESOURCE, show };
+export { DynamoPort, OperatorLabel, INSTANCE_TYPE_LABEL, POOL_LABEL, EFA_RESOURCE, show };
 export type { PlanContainer, PlanDgd, PlanPodAffinity, PlanService };
 
 /** A probe as a plan may hold it. */

@@ -11,12 +11,7 @@ import {
   GpuInstance,
   supportsNixlOverEfa,
 } from "../../components/catalog/instances";
-import {
-  annotatedKvTransport,
-  KV_TRANSPORT_ANNOTATION,
-  KvTransport,
-  requestsEfaDevices,
-} from "../../components/inference/transport";
+import { annotatedKvTransport, KvTransport, requestsEfaDevices } from "../../components/inference/transport";
 import { dgdPolicy, schemaFor } from "./_policy";
 import {
   annotation,
@@ -30,7 +25,6 @@ import {
   instanceTypeOf,
   isUnknownValue,
   ofType,
-  PlanAnnotation,
   POOL_LABEL,
   show,
   rawPropsOf,
@@ -38,6 +32,7 @@ import {
   ResourceType,
   workers,
 } from "./_predicates";
+import { Annotation } from "../../components/_shared/annotations";
 
 const GPU_K8S = "nvidia.com/gpu";
 
@@ -73,7 +68,7 @@ function checkEfaCount(
   if (transport !== undefined && !requestsEfaDevices(transport, supportsNixlOverEfa(row))) {
     if (efa > 0)
       report(
-        `${w.label} requests ${efa} EFA device(s) but its KV transport is ${transport} (${KV_TRANSPORT_ANNOTATION}), which uses none; remove ${field}, or use LIBFABRIC`,
+        `${w.label} requests ${efa} EFA device(s) but its KV transport is ${transport} (${Annotation.KvTransport}), which uses none; remove ${field}, or use LIBFABRIC`,
       );
     return;
   }
@@ -100,7 +95,7 @@ export const efaPerWorkerMatchesPool = dgdPolicy({
     "Each worker requests GPUs and EFA in Dynamo resource form, and EFA devices equal its GPUs times the EFA-per-GPU of its instance type (none where NIXL cannot use EFA, or where the graph's KV transport is UCX, which uses none).",
   defaults: { allowWithoutEfa: false },
   check: (props, args, report, cfg) => {
-    const transport = annotatedKvTransport(annotation(props, KV_TRANSPORT_ANNOTATION));
+    const transport = annotatedKvTransport(annotation(props, Annotation.KvTransport));
     for (const w of workers(props, args.name)) {
       checkKubernetesForm(w, report);
       const type = instanceTypeOf(w.svc);
@@ -162,7 +157,7 @@ function collectPools(resources: readonly PolicyResource[]): Map<string, NodePoo
   const pools = new Map<string, NodePool>();
   for (const r of ofType(resources, ResourceType.Dgd)) {
     const props = rawPropsOf(r, ResourceType.Dgd);
-    const override = Number(annotation(props, PlanAnnotation.Hugepages2MiPerNode));
+    const override = Number(annotation(props, Annotation.Hugepages2MiPerNode));
     for (const w of workers(props, r.name)) {
       const type = instanceTypeOf(w.svc);
       const row = type === undefined ? undefined : INSTANCES.get(type);
@@ -181,7 +176,7 @@ function collectPools(resources: readonly PolicyResource[]): Map<string, NodePoo
       };
       if (Number.isFinite(override) && override >= 0 && (pool.source.startsWith("the ") || override < pool.total)) {
         pool.total = override;
-        pool.source = `annotation ${PlanAnnotation.Hugepages2MiPerNode} on ${show(dgdName(props, r.name))}`;
+        pool.source = `annotation ${Annotation.Hugepages2MiPerNode} on ${show(dgdName(props, r.name))}`;
       }
       const replicas = isUnknownValue(w.svc.replicas) ? 1 : Number(w.svc.replicas ?? 1);
       for (let i = 0; i < replicas; i++)

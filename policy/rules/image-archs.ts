@@ -12,7 +12,6 @@ import {
   instanceTypeOf,
   isUnknownValue,
   ofType,
-  PlanAnnotation,
   show,
   rawProps,
   rawPropsOf,
@@ -21,6 +20,7 @@ import {
   workers,
 } from "./_predicates";
 import { ARCH_ARGS, graphArchs, imageArchs, StatedArchs } from "./_image-archs";
+import { Annotation } from "../../components/_shared/annotations";
 
 function reportProblems(subject: string, stated: readonly StatedArchs[], report: ReportViolation): void {
   for (const s of stated) {
@@ -64,7 +64,7 @@ export const imageArchsValidForToolkit = resourcePolicy({
     const raw = rawProps(r.props);
     const g = graphArchs(raw);
     const subject = `DynamoGraphDeployment ${show(dgdName(raw, args.name))}`;
-    if (g.toolkitProblem) report(`${subject}: annotation ${PlanAnnotation.ImageCudaToolkit}: ${g.toolkitProblem}`);
+    if (g.toolkitProblem) report(`${subject}: annotation ${Annotation.ImageCudaToolkit}: ${g.toolkitProblem}`);
     if (g.stated) reportProblems(subject, [g.stated], report);
   },
 });
@@ -151,7 +151,7 @@ export const imageArchsCoverFleet: StackValidationPolicy = {
         reportUncovered(subject, g.stated, own.length > 0 ? own : pools, dgd.urn, report);
       } else if (!dependsOnImage(dgd, args.resources)) {
         report(
-          `${subject} runs an image not built in this stack and states no CUDA arch list, so nothing proves it runs on ${[...new Set((own.length > 0 ? own : pools).map((x) => x.sm))].join(", ") || "the fleet"} (F10); state the prebuilt image's archs (image.cudaArchs with image.ref), recorded as annotation ${PlanAnnotation.ImageCudaArchs}`,
+          `${subject} runs an image not built in this stack and states no CUDA arch list, so nothing proves it runs on ${[...new Set((own.length > 0 ? own : pools).map((x) => x.sm))].join(", ") || "the fleet"} (F10); state the prebuilt image's archs (image.cudaArchs with image.ref), recorded as annotation ${Annotation.ImageCudaArchs}`,
           dgd.urn,
         );
       }

@@ -16,7 +16,6 @@ import {
   mainContainer,
   ofType,
   OperatorLabel,
-  PlanAnnotation,
   PlanDgd,
   PlanPodAffinity,
   PlanProbe,
@@ -29,20 +28,21 @@ import {
   rawPropsOf,
   workers,
 } from "./_predicates";
+import { Annotation } from "../../components/_shared/annotations";
 
 function loadBudget(props: PlanDgd, fallback: number): { seconds: number; source: string } | { error: string } {
-  const raw = annotation(props, PlanAnnotation.ModelLoadBudgetSeconds);
+  const raw = annotation(props, Annotation.ModelLoadBudgetSeconds);
   if (raw === undefined)
     return {
       seconds: fallback,
-      source: `the policy default; record it as annotation ${PlanAnnotation.ModelLoadBudgetSeconds}`,
+      source: `the policy default; record it as annotation ${Annotation.ModelLoadBudgetSeconds}`,
     };
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0)
     return {
-      error: `annotation ${PlanAnnotation.ModelLoadBudgetSeconds} must be a positive number of seconds; got ${show(raw)}`,
+      error: `annotation ${Annotation.ModelLoadBudgetSeconds} must be a positive number of seconds; got ${show(raw)}`,
     };
-  return { seconds: n, source: `annotation ${PlanAnnotation.ModelLoadBudgetSeconds}` };
+  return { seconds: n, source: `annotation ${Annotation.ModelLoadBudgetSeconds}` };
 }
 
 const httpTarget = (p: PlanProbe) =>

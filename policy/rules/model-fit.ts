@@ -8,21 +8,16 @@ import type { ReportViolation } from "@pulumi/policy";
 import { INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype, ModelFacts, ModelShape } from "../../components/catalog/model-math";
 import { Backend } from "../../components/inference/args";
-import { FitAnnotation, modelFacts, workerFit } from "../../components/inference/fit";
-import {
-  modelAnnotationValues,
-  ModelFitAnnotation,
-  roleAnnotationValues,
-} from "../../components/inference/fit-annotations";
+import { modelFacts, workerFit } from "../../components/inference/fit";
+import { modelAnnotationValues, roleAnnotationValues } from "../../components/inference/fit-annotations";
 import { dgdPolicy } from "./_policy";
 import { commandWords, FIT_FLAGS_TEXT, fitFlags, flagValue } from "./_command";
 import { annotation, dgdName, GraphService, instanceTypeOf, PlanDgd, show, workers } from "./_predicates";
-
-const MODEL_ANNOTATION = "dynamo-efa/model";
+import { Annotation, FIT_ROLE_PREFIX } from "../../components/_shared/annotations";
 
 /** Whether an annotation key is one of the recorded fit numbers. */
 const isFitKey = (k: string) =>
-  k === ModelFitAnnotation.ParamsB || k === ModelFitAnnotation.KvBytesPerToken || /^dynamo-efa\/fit-/.test(k);
+  k === Annotation.ModelParamsB || k === Annotation.ModelKvBytesPerToken || k.startsWith(FIT_ROLE_PREFIX);
 
 /** The model the graph serves, from its annotations and its workers' `--model`; a reason when unknown. */
 export function graphModel(
@@ -30,22 +25,22 @@ export function graphModel(
   ws: readonly GraphService[],
 ): { m: ModelFacts; kvDtype: KvCacheDtype } | { why: string } {
   const id =
-    annotation(props, MODEL_ANNOTATION) ??
+    annotation(props, Annotation.Model) ??
     ws.map((w) => flagValue(commandWords(w.svc), "--model")).find((x) => x !== undefined);
-  if (!id) return { why: `no ${MODEL_ANNOTATION} annotation and no worker --model` };
+  if (!id) return { why: `no ${Annotation.Model} annotation and no worker --model` };
   let shape: ModelShape | undefined;
-  const rawShape = annotation(props, FitAnnotation.ModelShape);
+  const rawShape = annotation(props, Annotation.ModelShape);
   try {
     shape = rawShape === undefined ? undefined : (JSON.parse(rawShape) as ModelShape);
   } catch (e) {
-    return { why: `annotation ${FitAnnotation.ModelShape} is not valid JSON (${(e as Error).message})` };
+    return { why: `annotation ${Annotation.ModelShape} is not valid JSON (${(e as Error).message})` };
   }
   const m = modelFacts(id, shape);
   if (!m)
     return {
-      why: `model ${show(id)} is not in the model catalog (components/catalog/models.ts) and the graph states no ${FitAnnotation.ModelShape}`,
+      why: `model ${show(id)} is not in the model catalog (components/catalog/models.ts) and the graph states no ${Annotation.ModelShape}`,
     };
-  return { m, kvDtype: (annotation(props, FitAnnotation.KvCacheDtype) ?? KvCacheDtype.Auto) as KvCacheDtype };
+  return { m, kvDtype: (annotation(props, Annotation.KvCacheDtype) ?? KvCacheDtype.Auto) as KvCacheDtype };
 }
 
 /** The fit numbers one worker's flags and instance give, keyed by annotation; a reason when they cannot be computed. */
@@ -69,7 +64,7 @@ function workerValues(
 
 /** Largest difference between a stated and a computed value that rounding explains. */
 function tolerance(key: string, cfg: { gibTolerance: number; tokenTolerance: number }): number {
-  if (key === ModelFitAnnotation.KvBytesPerToken) return 0;
+  if (key === Annotation.ModelKvBytesPerToken) return 0;
   return /tokens$/.test(key) ? cfg.tokenTolerance : cfg.gibTolerance;
 }
 

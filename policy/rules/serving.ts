@@ -4,10 +4,10 @@
  * reports the measured/estimated ratio of each deploy). Only a declared workload is judged: the defaults
  * are nobody's traffic.
  */
-import { WORKLOAD_ANNOTATION } from "../../components/inference/workload";
 import { dgdPolicy } from "./_policy";
 import { annotation, dgdName, show } from "./_predicates";
 import { graphServing } from "./_serving";
+import { Annotation } from "../../components/_shared/annotations";
 
 /** Warns when the estimate misses a declared objective, or aggregated workers are predicted to serve more. */
 export const servingEstimateMeetsWorkload = dgdPolicy({
@@ -17,8 +17,8 @@ export const servingEstimateMeetsWorkload = dgdPolicy({
   enforcementLevel: "advisory",
   defaults: {},
   check: (props, args, report) => {
-    if (annotation(props, WORKLOAD_ANNOTATION) === undefined)
-      args.notApplicable(`the graph declares no workload (${WORKLOAD_ANNOTATION})`);
+    if (annotation(props, Annotation.Workload) === undefined)
+      args.notApplicable(`the graph declares no workload (${Annotation.Workload})`);
     const name = show(dgdName(props, args.name));
     const e = graphServing(props, args.name);
     if ("why" in e)

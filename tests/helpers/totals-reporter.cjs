@@ -1,68 +1,29 @@
-// Spec output plus one closing line every CI reader understands:
-//   "N passed, N failed, N skipped, N not run"
-// "not run" counts the tests a failed before-all / before-each hook kept from running (mocha reports
-// only the hook's failure, so without this a dead suite reads as "0 skipped"). In parallel mode the
-// main process never sees the test tree, so the files of failed hooks are listed with a dry run.
-const { spawnSync } = require("child_process");
+// Spec output plus one closing line every CI reader understands: "N passed, N failed, N skipped".
+// A failed before-all / before-each hook keeps its suite's tests from running, and mocha reports only the
+// hook's failure, so that line alone would read as if nothing was skipped: after a failed hook it names
+// the suites whose tests did not run (it cannot count them: in parallel mode the main process never sees
+// the test tree), and the run fails.
 const path = require("path");
 const Mocha = require("mocha");
-const { EVENT_RUN_END, EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING } = Mocha.Runner.constants;
-
-const MOCHA_BIN = path.join(path.dirname(require.resolve("mocha/package.json")), "bin", "mocha.js");
-const key = (file, title) => `${file}\u0000${title}`;
-
-/** Full titles of every test in `file`, by a dry run of mocha (no hook or test body runs). */
-function testsOf(file) {
-  const p = spawnSync(
-    process.execPath,
-    ["--import", "tsx", MOCHA_BIN, "--no-config", "--dry-run", "--reporter", "json", file],
-    { encoding: "utf8", maxBuffer: 64 << 20 },
-  );
-  try {
-    return JSON.parse(p.stdout).tests.map((t) => t.fullTitle);
-  } catch {
-    return undefined; // the file cannot even be loaded: its tests are counted as unknown
-  }
-}
+const { EVENT_RUN_END, EVENT_TEST_FAIL } = Mocha.Runner.constants;
 
 class TotalsReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
-    const ran = new Set();
-    const failedHooks = [];
-    const note = (t) => ran.add(key(t.file, t.fullTitle()));
-    runner.on(EVENT_TEST_PASS, note);
-    runner.on(EVENT_TEST_PENDING, note);
+    const deadSuites = [];
     runner.on(EVENT_TEST_FAIL, (t) => {
-      if (t.type !== "hook") return note(t);
-      if (/^"before (all|each)" hook/.test(t.title))
-        failedHooks.push({ file: t.file, suite: t.titlePath().slice(0, -1).join(" ") });
+      if (t.type === "hook" && /^"before (all|each)" hook/.test(t.title))
+        deadSuites.push(
+          `"${t.titlePath().slice(0, -1).join(" ") || "(root)"}"${t.file ? ` (${path.relative(process.cwd(), t.file)})` : ""}`,
+        );
     });
     runner.once(EVENT_RUN_END, () => {
       const s = this.stats;
-      let notRun = 0;
-      let unknown = 0;
-      const counted = new Set();
-      for (const h of failedHooks) {
-        const titles = h.file ? testsOf(h.file) : undefined;
-        if (!titles) {
-          unknown++;
-          continue;
-        }
-        for (const t of titles) {
-          const k = key(h.file, t);
-          if ((h.suite === "" || t.startsWith(`${h.suite} `)) && !ran.has(k) && !counted.has(k)) {
-            counted.add(k);
-            notRun++;
-          }
-        }
-      }
-      if (failedHooks.length > 0) process.exitCode = process.exitCode || 1;
-      const extra = unknown ? ` (+ the tests of ${unknown} file(s) that could not be listed)` : "";
+      if (deadSuites.length > 0) process.exitCode = process.exitCode || 1;
+      const notRun =
+        deadSuites.length > 0 ? `; a failed hook kept the tests of ${deadSuites.join(", ")} from running` : "";
       // Printed after Spec's own epilogue so it is the last line of the run.
-      process.nextTick(() =>
-        console.log(`${s.passes} passed, ${s.failures} failed, ${s.pending} skipped, ${notRun} not run${extra}`),
-      );
+      process.nextTick(() => console.log(`${s.passes} passed, ${s.failures} failed, ${s.pending} skipped${notRun}`));
     });
   }
 }

@@ -212,7 +212,7 @@ describe("packed package: what the README imports works from the tarball", funct
     // The renderers' parts (render-cache, prefetch) are internal: not in the published inference API.
     const inference = exportsOf(4);
     assert.ok(inference.includes("DisaggInference"));
-    for (const name of ["PREFETCH_SCRIPT", "nodeCacheInitContainers", "CacheAnnotation"])
+    for (const name of ["PREFETCH_SCRIPT", "nodeCacheInitContainers", "Annotation"])
       assert.ok(!inference.includes(name), name);
   });
 });

@@ -24,9 +24,10 @@ import {
   stackArgs,
   stackPolicyTable,
 } from "../helpers/policy-harness";
-import { KV_TRANSPORT_ANNOTATION, KvTransportChoice } from "../../components/inference/transport";
+import { KvTransportChoice } from "../../components/inference/transport";
 import { renderInference } from "../../components/inference/render";
 import { resolved } from "../helpers/inference-fixtures";
+import { Annotation } from "../../components/_shared/annotations";
 
 const D = serviceLabel("DecodeWorker");
 const EFA = 'resources.limits.custom["vpc.amazonaws.com/efa"]';
@@ -112,7 +113,7 @@ describe("policies: GPU pool, workers (F8, F12, F14)", () => {
       {
         title: "a UCX graph (its kv-transport annotation) on an EFA pool holds no EFA, as the component requests it",
         mutate: (g) => {
-          g.metadata.annotations[KV_TRANSPORT_ANNOTATION] = "UCX";
+          g.metadata.annotations[Annotation.KvTransport] = "UCX";
           delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
           delete prefill(g).resources.limits.custom["vpc.amazonaws.com/efa"];
         },
@@ -121,17 +122,17 @@ describe("policies: GPU pool, workers (F8, F12, F14)", () => {
       {
         title: "a UCX graph that still requests EFA devices it would never use",
         mutate: (g) => {
-          g.metadata.annotations[KV_TRANSPORT_ANNOTATION] = "UCX";
+          g.metadata.annotations[Annotation.KvTransport] = "UCX";
           delete prefill(g).resources.limits.custom["vpc.amazonaws.com/efa"];
         },
         expect: [
-          `${D} requests 2 EFA device(s) but its KV transport is UCX (${KV_TRANSPORT_ANNOTATION}), which uses none; remove ${EFA}, or use LIBFABRIC`,
+          `${D} requests 2 EFA device(s) but its KV transport is UCX (${Annotation.KvTransport}), which uses none; remove ${EFA}, or use LIBFABRIC`,
         ],
       },
       {
         title: "a LIBFABRIC graph without EFA is refused as before",
         mutate: (g) => {
-          g.metadata.annotations[KV_TRANSPORT_ANNOTATION] = "LIBFABRIC";
+          g.metadata.annotations[Annotation.KvTransport] = "LIBFABRIC";
           delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
         },
         expect: [count(0, 1, "p5en.48xlarge", 2, 2)],

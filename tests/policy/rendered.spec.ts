@@ -10,7 +10,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { FIELD_FAILURES, POLICY_NAMES } from "../../policy/policies";
 import { PlanResource, PolicyPackConfigJson } from "../../policy/run";
-import { ExitCode } from "../../tools/render/cli";
+import { ExitCode } from "../../tools/_shared/exit-codes";
 import { loose, T } from "../helpers/policy-fixtures";
 import { graph, image, main, one, policiesOver, render, renderOutDir, svc } from "../helpers/policy-render";
 

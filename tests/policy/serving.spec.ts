@@ -4,13 +4,13 @@
  * beat, is reported with the numbers; a graph declaring no workload is not applicable.
  */
 import { strict as assert } from "assert";
-import { WORKLOAD_ANNOTATION } from "../../components/inference/workload";
 import { servingEstimateMeetsWorkload } from "../../policy/rules/serving";
 import { graphServing } from "../../policy/rules/_serving";
 import type { PlanDgd } from "../../policy/rules/_dgd";
 import type { ServingEstimate } from "../../components/inference/serving-estimate";
 import { happyGraph, T, TestGraph } from "../helpers/policy-fixtures";
 import { resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
+import { Annotation } from "../../components/_shared/annotations";
 
 const FLAGS = ["--tensor-parallel-size", "1", "--max-model-len", "16384", "--gpu-memory-utilization", "0.85"];
 const DGD = `DynamoGraphDeployment "llama"`;
@@ -21,7 +21,7 @@ function graph(workload: object = PREFILL_HEAVY): TestGraph {
   const g = happyGraph();
   for (const s of [g.spec.services.PrefillWorker, g.spec.services.DecodeWorker])
     s.extraPodSpec.mainContainer.args.push(...FLAGS);
-  g.metadata.annotations[WORKLOAD_ANNOTATION] = JSON.stringify(workload);
+  g.metadata.annotations[Annotation.Workload] = JSON.stringify(workload);
   return g;
 }
 /** Node's own JSON.parse message (it differs between Node versions). */
@@ -48,7 +48,7 @@ describe("policies: serving estimate", () => {
       {
         title: "a TTFT objective below the estimate is reported",
         mutate: (g) => {
-          g.metadata.annotations[WORKLOAD_ANNOTATION] = JSON.stringify({ ...PREFILL_HEAVY, ttftMs: 50 });
+          g.metadata.annotations[Annotation.Workload] = JSON.stringify({ ...PREFILL_HEAVY, ttftMs: 50 });
         },
         expect: (() => {
           const e = estimate(graph({ ...PREFILL_HEAVY, ttftMs: 50 }));
@@ -60,7 +60,7 @@ describe("policies: serving estimate", () => {
       {
         title: "an ITL objective below one decode step is reported",
         mutate: (g) => {
-          g.metadata.annotations[WORKLOAD_ANNOTATION] = JSON.stringify({ ...PREFILL_HEAVY, itlMs: 1 });
+          g.metadata.annotations[Annotation.Workload] = JSON.stringify({ ...PREFILL_HEAVY, itlMs: 1 });
         },
         expect: (() => {
           const e = estimate(graph({ ...PREFILL_HEAVY, itlMs: 1 }));
@@ -72,7 +72,7 @@ describe("policies: serving estimate", () => {
       {
         title: "a decode-heavy workload that aggregated workers serve better is reported",
         mutate: (g) => {
-          g.metadata.annotations[WORKLOAD_ANNOTATION] = JSON.stringify({ isl: 256, osl: 2048, concurrency: 256 });
+          g.metadata.annotations[Annotation.Workload] = JSON.stringify({ isl: 256, osl: 2048, concurrency: 256 });
         },
         expect: (() => {
           const e = estimate(graph({ isl: 256, osl: 2048, concurrency: 256 }));
@@ -85,10 +85,10 @@ describe("policies: serving estimate", () => {
       {
         title: "a workload annotation that is not JSON is reported",
         mutate: (g) => {
-          g.metadata.annotations[WORKLOAD_ANNOTATION] = "{isl: 4000";
+          g.metadata.annotations[Annotation.Workload] = "{isl: 4000";
         },
         expect: [
-          `${DGD} declares a workload but has no serving estimate: annotation ${WORKLOAD_ANNOTATION} is not JSON (${jsonError("{isl: 4000")})`,
+          `${DGD} declares a workload but has no serving estimate: annotation ${Annotation.Workload} is not JSON (${jsonError("{isl: 4000")})`,
         ],
       },
     ],
@@ -97,11 +97,11 @@ describe("policies: serving estimate", () => {
 
   it("a graph declaring no workload is not applicable (the defaults are nobody's traffic)", async () => {
     const g = graph();
-    delete g.metadata.annotations[WORKLOAD_ANNOTATION];
+    delete g.metadata.annotations[Annotation.Workload];
     const run = await runResourcePolicy(servingEstimateMeetsWorkload, resourceArgs(T.Dgd, g, { name: "llama" }));
     assert.deepEqual(
       [run.notApplicable, run.violations],
-      [`the graph declares no workload (${WORKLOAD_ANNOTATION})`, []],
+      [`the graph declares no workload (${Annotation.Workload})`, []],
     );
   });
 });

@@ -10,7 +10,8 @@ import * as os from "os";
 import * as path from "path";
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { runPolicies } from "../../policy/run";
-import { CliDeps, defaultDeps, ExitCode, parseArgs, runCli, USAGE } from "../../tools/render/cli";
+import { CliDeps, defaultDeps, parseArgs, runCli, USAGE } from "../../tools/render/cli";
+import { ExitCode } from "../../tools/_shared/exit-codes";
 import { UsageError } from "../../tools/render/stackfile";
 import { RENDER_CLI, ROOT, Run, STACK_1_TEXT, STACK_TRACE, tinyProgram } from "./render-harness";
 

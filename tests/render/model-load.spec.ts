@@ -9,7 +9,7 @@ import * as path from "path";
 import YAML from "yaml";
 import { modelFacts } from "../../components/inference/fit";
 import { ModelCacheMode } from "../../components/inference/args";
-import { ExitCode } from "../../tools/render/cli";
+import { ExitCode } from "../../tools/_shared/exit-codes";
 import { renderStack } from "./render-harness";
 import { LOAD_ASSUMPTIONS, loadPlan } from "../../tools/render/plan-load";
 

@@ -9,7 +9,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
 import { DGD_TYPE_TOKEN } from "../../components/inference/dgd-types";
-import { fitRoleAnnotation, FIT_QUANTITIES } from "../../components/inference/fit-annotations";
+import { fitRoleAnnotation, FIT_QUANTITIES } from "../../components/_shared/annotations";
 import { inferencePlan } from "../../components/inference/plan";
 import { renderGraph } from "../../components/inference/render-graph";
 import type { DgdObject } from "../../components/inference/render-graph";

@@ -8,7 +8,8 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { defaultDeps, ExitCode } from "../../tools/render/cli";
+import { defaultDeps } from "../../tools/render/cli";
+import { ExitCode } from "../../tools/_shared/exit-codes";
 import { ROOT, run, STACK_1, STACK_1_TEXT, stackFileWith } from "./render-harness";
 
 describe("render robustness: the user's input blamed, never the tool", function () {

@@ -9,7 +9,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { ExitCode } from "../../tools/render/cli";
+import { ExitCode } from "../../tools/_shared/exit-codes";
 import { renderStack } from "./render-harness";
 import { resolveWorkload } from "../../components/inference/args";
 import { REPORTED_BATCHES, servingEstimate, ServingEstimate } from "../../components/inference/serving-estimate";

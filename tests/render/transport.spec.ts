@@ -2,8 +2,8 @@
 import { strict as assert } from "assert";
 import { inferencePlan } from "../../components/inference/plan";
 import { buildPlan } from "../../tools/render/plan";
-import { planMarkdown } from "../../tools/render/plan-md";
-import { kvTransportMarkdown, planKvTransport } from "../../tools/render/transport";
+import { kvTransportMarkdown, planMarkdown } from "../../tools/render/plan-md";
+import { kvWire } from "../../components/inference/transport";
 import { resolved } from "../helpers/inference-fixtures";
 
 const planInput = (r: ReturnType<typeof resolved>) => ({
@@ -17,9 +17,9 @@ const planInput = (r: ReturnType<typeof resolved>) => ({
 
 describe("render: KV transport in the plan", () => {
   it("states the graph's choice from its plan facts: LIBFABRIC = RDMA, UCX = TCP", () => {
-    const lf = planKvTransport(inferencePlan(resolved("p5en-8x1gpu")).kvTransport);
+    const lf = kvWire(inferencePlan(resolved("p5en-8x1gpu")).kvTransport);
     assert.deepEqual([lf.transport, lf.rdma], ["LIBFABRIC", true]);
-    const ucx = planKvTransport(inferencePlan(resolved("p5en-8x1gpu", "trtllm", { kvTransport: "ucx" })).kvTransport);
+    const ucx = kvWire(inferencePlan(resolved("p5en-8x1gpu", "trtllm", { kvTransport: "ucx" })).kvTransport);
     assert.deepEqual([ucx.transport, ucx.rdma], ["UCX", false]);
     assert.equal(buildPlan(planInput(resolved("p5en-8x1gpu"))).kvTransport, undefined);
   });

@@ -1,9 +1,10 @@
 /** The reference deployment (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlarge) end to end, and the workers' security context. */
 import { strict as assert } from "assert";
-import { OperatorLabel, PlanAnnotation } from "../../components/_shared/names";
+import { OperatorLabel } from "../../components/_shared/names";
 import { renderGraph, renderInference, renderWorker, ServingRole, workerPlan } from "../../components/inference";
 import type { DgdObject, DgdService } from "../../components/inference";
 import { affinityTerm, IMAGE, mainOf, pool, resolved, worker } from "../helpers/inference-fixtures";
+import { Annotation } from "../../components/_shared/annotations";
 
 describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlarge)", () => {
   const r = resolved("p5en-8x1gpu");
@@ -88,15 +89,15 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
       resolved("p5en-1gpu", "vllm", { imageCudaArchs: ["sm_90", "sm_100"], imageCudaToolkit: "12.9" }),
       IMAGE,
     );
-    assert.equal(g.metadata.annotations[PlanAnnotation.ImageCudaArchs], "sm_90,sm_100");
-    assert.equal(g.metadata.annotations[PlanAnnotation.ImageCudaToolkit], "12.9");
-    assert.equal(g.metadata.annotations[PlanAnnotation.GpuPool], "gpu");
-    assert.equal(g.metadata.annotations[PlanAnnotation.Hugepages2MiPerNode], undefined, "catalog value: not recorded");
+    assert.equal(g.metadata.annotations[Annotation.ImageCudaArchs], "sm_90,sm_100");
+    assert.equal(g.metadata.annotations[Annotation.ImageCudaToolkit], "12.9");
+    assert.equal(g.metadata.annotations[Annotation.GpuPool], "gpu");
+    assert.equal(g.metadata.annotations[Annotation.Hugepages2MiPerNode], undefined, "catalog value: not recorded");
     const measured = renderGraph(
       resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, true, { hugepages2MiPerNode: 4096 }) }),
       IMAGE,
     );
-    assert.equal(measured.metadata.annotations[PlanAnnotation.Hugepages2MiPerNode], "4096");
+    assert.equal(measured.metadata.annotations[Annotation.Hugepages2MiPerNode], "4096");
   });
 
   it("security: nothing privileged; EFA workers add only IPC_LOCK; everything non-root, no escalation, caps dropped", () => {

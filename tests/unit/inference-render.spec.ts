@@ -1,7 +1,7 @@
 /** The rendered DynamoGraphDeployment: the goldens per backend and variant, and the field failures (F1-F14) it makes impossible. */
 import { strict as assert } from "assert";
 import { stringify } from "yaml";
-import { GraphService, OperatorLabel, PlanAnnotation } from "../../components/_shared/names";
+import { GraphService, OperatorLabel } from "../../components/_shared/names";
 import {
   Backend,
   EFA_RESOURCE,
@@ -27,6 +27,7 @@ import {
   VARIANTS,
   worker,
 } from "../helpers/inference-fixtures";
+import { Annotation } from "../../components/_shared/annotations";
 
 describe("inference: golden DynamoGraphDeployment per backend and variant", () => {
   for (const backend of Object.values(Backend)) {
@@ -61,7 +62,7 @@ describe("inference: field failures the render makes impossible", () => {
       assert.ok(window >= budget, `startup budget ${window} < ${budget}`);
       assert.equal(
         renderGraph(resolved("p5en-1gpu", "vllm", { modelLoadBudgetSeconds: budget }), IMAGE).metadata.annotations[
-          PlanAnnotation.ModelLoadBudgetSeconds
+          Annotation.ModelLoadBudgetSeconds
         ],
         String(budget),
       );

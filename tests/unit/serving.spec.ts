@@ -11,8 +11,9 @@ import * as L from "../../components/inference/serving-load";
 import { H200_RATES } from "../../components/inference/serving-rates";
 import { resolveWorkload } from "../../components/inference/args";
 import { validateWorkload } from "../../components/inference/validate-workload";
-import { WORKLOAD_ANNOTATION, workloadAnnotations, workloadOf } from "../../components/inference/workload";
+import { workloadAnnotations, workloadOf } from "../../components/inference/workload";
 import type { ResolvedInference } from "../../components/inference/args";
+import { Annotation } from "../../components/_shared/annotations";
 
 const speed = (id: string, tp: number, kvCapacityTokens = 800_000): WorkerSpeed => ({
   shape: servingShape(modelFacts(id)!),
@@ -108,10 +109,10 @@ describe("inference.workload", () => {
   it("a declared workload round-trips through the graph annotation; a hand-edited one is named", () => {
     const w = resolveWorkload({ isl: 4000, osl: 96, ttftMs: 500 });
     const a = workloadAnnotations({ workload: w });
-    assert.deepEqual(JSON.parse(a[WORKLOAD_ANNOTATION]!), { isl: 4000, osl: 96, concurrency: 64, ttftMs: 500 });
+    assert.deepEqual(JSON.parse(a[Annotation.Workload]!), { isl: 4000, osl: 96, concurrency: 64, ttftMs: 500 });
     assert.deepEqual(workloadOf(a), w);
     assert.match(
-      (workloadOf({ [WORKLOAD_ANNOTATION]: "{" }) as { why: string }).why,
+      (workloadOf({ [Annotation.Workload]: "{" }) as { why: string }).why,
       /dynamo-efa\/workload is not JSON/,
     );
   });

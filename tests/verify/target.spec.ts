@@ -8,7 +8,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { resolveTarget, UsageError } from "../../tools/verify/target";
-import { stackKvTransport } from "../../tools/verify/transport";
 import { projectWith, stackText } from "./stacks";
 
 describe("verify stack resolution", () => {
@@ -35,15 +34,26 @@ describe("verify stack resolution", () => {
       source: path.join("stacks", "Pulumi.p5en.yaml"),
     });
   });
-  it("resolves the stack's kvTransport like the program: auto follows the instance type's EFA, explicit choices win", () => {
-    const cases: [Record<string, unknown>, Record<string, unknown> | undefined, string][] = [
-      [{}, { gpuNodes: { instanceType: "p5en.48xlarge" } }, "LIBFABRIC"],
-      [{ kvTransport: "auto" }, { gpuNodes: { instanceType: "g6e.12xlarge" } }, "UCX"],
-      [{ kvTransport: "ucx" }, { gpuNodes: { instanceType: "p5en.48xlarge" } }, "UCX"],
-      [{ kvTransport: "libfabric" }, undefined, "LIBFABRIC"],
+  it("resolves the stack's kvTransport like the program: auto follows the pool's EFA, explicit choices win", () => {
+    const cases: [string, string, string][] = [
+      ["", "p5en.48xlarge", "LIBFABRIC"],
+      ["    kvTransport: auto\n", "g6e.12xlarge", "UCX"],
+      ["    kvTransport: ucx\n", "p5en.48xlarge", "UCX"],
     ];
-    for (const [inf, cluster, want] of cases)
-      assert.equal(stackKvTransport(inf, cluster), want, JSON.stringify([inf, cluster]));
+    const dir = projectWith(
+      Object.fromEntries(
+        cases.map(([kv, type], i) => [
+          `kv${i}`,
+          stackText(`    model: acme/m\n${kv}`).replace("instanceType: p5en.48xlarge", `instanceType: ${type}`),
+        ]),
+      ),
+    );
+    try {
+      for (const [i, [kv, type, want]] of cases.entries())
+        assert.equal(resolveTarget(`kv${i}`, {}, dir).kvTransport, want, `${kv.trim() || "default"} on ${type}`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
   it("reads the top-level graphName the program reads, and defaults backend and namespace like the program", () => {
     const t = resolveTarget("named", {}, root);

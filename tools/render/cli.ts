@@ -4,25 +4,14 @@
  * Runs the real program under Pulumi mocks (no cloud, no credentials, no Pulumi CLI) and writes
  * `DIR/<stack>/` atomically. Arguments are parsed before anything heavy is loaded: `--help` and usage
  * errors answer at once; the program and the policy pack load only for a real render (`./command.ts`).
- * Exit codes: see `ExitCode` (README "render" lists them).
+ * Exit codes: `ExitCode` of the CLI family (README "render" lists them).
  */
 import * as path from "path";
 import { parseArgs as parseNodeArgs } from "node:util";
 import type { Policies } from "@pulumi/policy";
 import type { RenderProgram, PolicyRunner } from "./render";
 import { Override, parseOverride, UsageError } from "./stackfile";
-
-/** Exit codes (sysexits.h numbers for output problems). */
-export const ExitCode = {
-  Ok: 0,
-  PolicyViolation: 1,
-  InvalidConfig: 2,
-  Internal: 70,
-  CantCreate: 73,
-  IoError: 74,
-  Interrupted: 130,
-  Terminated: 143,
-} as const;
+import { ExitCode } from "../_shared/exit-codes";
 
 export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=value ...] [--file path/to/Pulumi.<stack>.yaml]
 
@@ -40,7 +29,7 @@ export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=va
 
 exit codes: 0 ok, 1 mandatory policy violation, 2 invalid config or usage (or the output directory is
 locked by another render), 70 internal error (a bug), 73 cannot create the output, 74 I/O error
-writing it, 130 interrupted (the previous output is kept)`;
+writing it; Ctrl-C ends it at once and keeps the previous output`;
 
 /** What the command runs against; tests pass their own. */
 export interface CliDeps {
@@ -190,17 +179,9 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  // Interrupted: the lock is released by the exit handler below; a temporary directory left behind is
-  // removed by the next render (its pid is gone), and the previous output was never touched.
-  for (const [sig, code] of [
-    ["SIGINT", ExitCode.Interrupted],
-    ["SIGTERM", ExitCode.Terminated],
-  ] as const) {
-    process.once(sig, () => {
-      process.stderr.write(`render: interrupted (${sig}); the previous output, if any, is unchanged\n`);
-      process.exit(code);
-    });
-  }
+  // No signal handlers: Ctrl-C ends the process at once (the shell's status 130), at any point. The output
+  // is written beside the previous one and swapped in by renames, so the previous output stays whole; the
+  // next render removes what was left and takes over the lock (its pid is gone).
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (e) => {

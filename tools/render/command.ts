@@ -11,7 +11,8 @@ import { componentProblemsAtConfig } from "../../program/config-schema";
 import { checkStackConfigMap } from "./check";
 import { documentationNote } from "../../components/cluster/reach";
 import type { PolicyPackConfigJson } from "../../policy/run";
-import { Args, CliDeps, ExitCode } from "./cli";
+import type { Args, CliDeps } from "./cli";
+import { ExitCode } from "../_shared/exit-codes";
 import { lockDir, OutputError, ensureDir, sweepLeftovers } from "./output";
 import { readPolicyConfig } from "./policy-config";
 import type { RenderResult } from "./render";
@@ -170,10 +171,6 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
         policies: deps.policies,
         ...(policyConfig ? { policyConfig } : {}),
       });
-      // The render under mocks is one long promise chain that never returns to the event loop, where
-      // signal handlers run: give a pending Ctrl-C its turn before anything is written. Two turns, so
-      // the loop passes its poll phase (where signals arrive) whichever phase this code started in.
-      for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
       writeRender(dir, result.files);
     } finally {
       lock.release();

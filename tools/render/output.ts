@@ -2,18 +2,17 @@
  * Writing a render's directory without ever leaving a half-written one: files go to
  * a temporary directory beside the target, which is swapped in with two renames at the end. A lock
  * file (`O_EXCL`, holding pid and host) makes a second concurrent render into the same directory fail
- * fast instead of mixing two configs. A failed render leaves the previous output as it was.
+ * fast instead of mixing two configs. A failed or killed render leaves the previous output as it was;
+ * the next render removes what a killed one left (its pid is gone).
  *
- * Errors are `OutputError`s carrying the sysexits code: 73 (cannot create the output: a file where a
- * directory belongs, read-only, permission) or 74 (I/O error: disk full, EIO), or 2 for a held lock.
+ * Errors are `OutputError`s carrying the exit code: `CantCreate` (a file where a directory belongs,
+ * read-only, permission), `IoError` (disk full, EIO), or `InvalidConfig` for a held lock.
  */
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { RenderedFile } from "./manifests";
-
-/** sysexits.h codes the render uses for output problems. */
-export const OutputExit = { CantCreate: 73, IoError: 74, Locked: 2 } as const;
+import { ExitCode } from "../_shared/exit-codes";
 
 /** The output could not be written; `code` is the process exit code. */
 export class OutputError extends Error {
@@ -57,7 +56,7 @@ export function outputError(e: unknown, what: string): OutputError {
   const why = WHY[code] ?? (code || (e as Error).message);
   return new OutputError(
     `${what}: ${why}${code && WHY[code] ? ` (${code})` : ""}`,
-    CANT_CREATE.includes(code) ? OutputExit.CantCreate : OutputExit.IoError,
+    CANT_CREATE.includes(code) ? ExitCode.CantCreate : ExitCode.IoError,
   );
 }
 
@@ -77,7 +76,7 @@ export function ensureDir(dir: string): void {
     }
     if (st) {
       if (!st.isDirectory())
-        throw new OutputError(`cannot create ${dir}: ${at} exists and is not a directory`, OutputExit.CantCreate);
+        throw new OutputError(`cannot create ${dir}: ${at} exists and is not a directory`, ExitCode.CantCreate);
       break;
     }
     missing.unshift(at);
@@ -117,32 +116,17 @@ export interface Lock {
 }
 
 /**
- * Takes `<parent>/.<name>.lock` with `O_EXCL`. A lock left by a dead process on this host is taken
- * over; one held by a live process (or on another host, where liveness cannot be checked) is an
- * `OutputError` (exit 2) naming the holder.
+ * Takes `<parent>/.<name>.lock` with `O_EXCL`, holding pid and host. A lock left by a dead process on
+ * this host is taken over; one held by a live process (or on another host, where liveness cannot be
+ * checked, or unreadable) is an `OutputError` (exit 2) naming the holder.
  */
 export function lockDir(target: string): Lock {
   const file = path.join(path.dirname(target), `.${path.basename(target)}.lock`);
   const me: Holder = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
-  removeDeadDrafts(file);
   for (let attempt = 0; attempt < 2; attempt++) {
-    // The holder is written to a private file first and hard-linked into place: the lock appears with
-    // its content in one step, so a render killed at any instant never leaves an empty, unjudgeable lock.
-    const draft = `${file}.${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     try {
-      try {
-        fs.writeFileSync(draft, `${JSON.stringify(me)}\n`, { flag: "wx" });
-        fs.linkSync(draft, file);
-      } finally {
-        fs.rmSync(draft, { force: true });
-      }
-      // Released on every way out, a signal's process.exit() included (finally blocks do not run then).
-      const release = () => {
-        process.removeListener("exit", release);
-        fs.rmSync(file, { force: true });
-      };
-      process.on("exit", release);
-      return { file, release };
+      fs.writeFileSync(file, `${JSON.stringify(me)}\n`, { flag: "wx" });
+      return { file, release: () => fs.rmSync(file, { force: true }) };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw outputError(e, `cannot create the lock ${file}`);
     }
@@ -150,40 +134,20 @@ export function lockDir(target: string): Lock {
     try {
       holder = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<Holder>;
     } catch {
-      // unreadable (a lock from an older version, or a foreign file): treated as held by an unknown process
+      // unreadable (a foreign file): treated as held by an unknown process
     }
-    const stale = holder.host === me.host && typeof holder.pid === "number" && !alive(holder.pid);
-    if (!stale) {
+    if (holder.host !== me.host || typeof holder.pid !== "number" || alive(holder.pid)) {
       const who = holder.pid
         ? `pid ${holder.pid} on ${holder.host ?? "?"} since ${holder.since ?? "?"}`
         : "an unknown process";
       throw new OutputError(
         `another render is writing ${target} (${who}); wait for it, or delete ${file} if that process is gone`,
-        OutputExit.Locked,
+        ExitCode.InvalidConfig,
       );
     }
     fs.rmSync(file, { force: true });
   }
-  throw new OutputError(`cannot take the lock ${file}: another render keeps taking it`, OutputExit.Locked);
-}
-
-/**
- * Removes lock drafts (`<lock>.<pid>-<random>`) whose process is gone: a render killed between linking
- * its draft into place and removing it leaves one behind. Drafts of live processes are theirs.
- */
-function removeDeadDrafts(lockFile: string): void {
-  const dir = path.dirname(lockFile);
-  const prefix = `${path.basename(lockFile)}.`;
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return; // the directory does not exist yet: nothing to sweep
-  }
-  for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(\d+)-[a-z0-9]+$/.exec(name.slice(prefix.length)) : null;
-    if (m && !alive(Number(m[1]))) fs.rmSync(path.join(dir, name), { force: true });
-  }
+  throw new OutputError(`cannot take the lock ${file}: another render keeps taking it`, ExitCode.InvalidConfig);
 }
 
 /** A sibling of `target` that no other render uses: `.<name>.<tag>-<pid>-<random>`. */
@@ -211,20 +175,7 @@ function writeAll(dir: string, files: readonly RenderedFile[]): void {
  * removed.
  */
 export function writeRenderAtomic(target: string, files: readonly RenderedFile[], owned: readonly string[]): void {
-  const tmp = sibling(target, "tmp");
-  let old: string | undefined;
-  // On a signal's process.exit(): drop the half-written copy, and put the previous output back if the
-  // exit fell between the two renames.
-  const undo = () => {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    if (old && fs.existsSync(old) && !fs.existsSync(target)) fs.renameSync(old, target);
-  };
-  process.on("exit", undo);
-  try {
-    writeAndSwap(target, tmp, files, owned, (o) => (old = o));
-  } finally {
-    process.removeListener("exit", undo);
-  }
+  const old = writeAndSwap(target, sibling(target, "tmp"), files, owned);
   if (old) fs.rmSync(old, { recursive: true, force: true });
 }
 
@@ -233,8 +184,7 @@ function writeAndSwap(
   tmp: string,
   files: readonly RenderedFile[],
   owned: readonly string[],
-  setOld: (old: string) => void,
-): void {
+): string | undefined {
   const mine = new Set([...owned, ...files.map((f) => f.path.split("/")[0])]);
   try {
     writeAll(tmp, files);
@@ -246,14 +196,14 @@ function writeAndSwap(
   try {
     if (fs.existsSync(target)) {
       if (!fs.lstatSync(target).isDirectory())
-        throw new OutputError(`cannot replace ${target}: it exists and is not a directory`, OutputExit.CantCreate);
+        throw new OutputError(`cannot replace ${target}: it exists and is not a directory`, ExitCode.CantCreate);
       for (const entry of fs.readdirSync(target).filter((n) => !mine.has(n)))
         fs.cpSync(path.join(target, entry), path.join(tmp, entry), { recursive: true, preserveTimestamps: true });
       old = sibling(target, "old");
-      setOld(old);
       fs.renameSync(target, old);
     }
     fs.renameSync(tmp, target);
+    return old;
   } catch (e) {
     if (old && !fs.existsSync(target)) fs.renameSync(old, target);
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -1,12 +1,12 @@
 /**
  * `plan.md`: the plan for people, section by section in a fixed order; the sections written elsewhere
- * (`./plan-md-sections.ts`, `./plan-model.ts`, `./transport.ts`) go into the slots named here. Pure.
+ * (`./plan-md-sections.ts`, `./plan-model.ts`) go into the slots named here. Pure.
  */
 import type { Plan } from "./plan";
+import type { KvWire } from "../../components/inference/transport";
 import { table } from "./md-table";
 import { modelMarkdown } from "./plan-model";
 import { servingMarkdown } from "./plan-serving";
-import { kvTransportMarkdown } from "./transport";
 import { archListsOf, compileStageLines, PREBUILT_KERNELS_NOTE } from "../../components/image/compile-stages";
 import type { CudaToolkit } from "../../components/catalog";
 import * as versions from "../../components/versions";
@@ -170,4 +170,16 @@ export function planMarkdown(plan: Plan, slots: PlanMdSlots = {}): string {
     ...(slots.resources ?? resourcesSection(plan)),
     ...(slots.end ?? []),
   ].join("\n");
+}
+
+/** The plan.md section on the KV transport: the backend and RDMA vs TCP. */
+export function kvTransportMarkdown(kv: KvWire | undefined): string[] {
+  if (!kv) return ["## KV transfer", "", "- no DynamoGraphDeployment records a KV transport", ""];
+  return [
+    "## KV transfer",
+    "",
+    `- NIXL backend: **${kv.transport}** (\`inference.kvTransport\`)`,
+    `- KV moves over: **${kv.rdma ? "RDMA" : "TCP"}**: ${kv.description}`,
+    "",
+  ];
 }

@@ -12,7 +12,7 @@ import type { GpuPoolFacts } from "../../components/catalog/pool";
 import type { InferencePlan } from "../../components/inference/plan";
 import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../program/summary";
 import { CriticalPath } from "./graph";
-import { planKvTransport, PlanKvTransport } from "./transport";
+import { kvWire, KvWire } from "../../components/inference/transport";
 import { ModelPlanSection, modelPlan } from "./plan-model";
 import { ServingPlanSection, servingPlan } from "./plan-serving";
 import { costLines } from "./plan-cost";
@@ -33,7 +33,7 @@ export interface Plan extends ModelPlanSection, ServingPlanSection, CapacityTota
   /** Which GPU nodes each role is expected to hold, and the nodes no worker uses (billed, idle). */
   readonly placement: PlanPlacement;
   /** NIXL backend for KV cache and whether it moves over RDMA or TCP. */
-  readonly kvTransport?: PlanKvTransport;
+  readonly kvTransport?: KvWire;
   /** The image's CUDA targets (as in the stack's summary), its ref when known, and whether the stack builds it. */
   readonly image: SummaryImage & { readonly ref?: string; readonly build: boolean };
   readonly criticalPath: readonly string[];
@@ -83,7 +83,7 @@ export function buildPlan(input: PlanInput): Plan {
     ...modelPlan(input.inference, input.pools),
     ...servingPlan(input.inference, input.pools),
     ...capacityTotals(input.pools, workers),
-    ...(input.inference ? { kvTransport: planKvTransport(input.inference.kvTransport) } : {}),
+    ...(input.inference ? { kvTransport: kvWire(input.inference.kvTransport) } : {}),
     image: input.image,
     criticalPath: input.criticalPath.steps.map((s) => s.name),
     criticalPathDetail: input.criticalPath,

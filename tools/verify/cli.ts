@@ -3,7 +3,7 @@
  *  [--url http://frontend:8000] [--json out.json] [--timeout S] [--ttft-threshold-ms MS] [--prometheus-url U]
  *  [--probe-workers]`
  *
- * Exit codes: see `ExitCode` (the README's verify section lists them). Arguments are parsed before
+ * Exit codes: `ExitCode` of the CLI family (the README's verify section lists them). Arguments are parsed before
  * anything heavy loads; the stack file is read with render's loader and the program's schema.
  */
 import * as fs from "node:fs";
@@ -11,14 +11,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { UsageError } from "../render/safe-read";
 import { DEFAULT_GRAPH_NAME } from "../../components/_shared/names";
-
-/**
- * Exit codes of the command: 0 every gate passed; 1 a gate did not pass (FAIL, INCONCLUSIVE, SKIPPED);
- * 2 usage, stack config or kubeconfig problem; 3 cluster or Frontend unreachable (the gates that ran are
- * still reported); 70 internal error (a bug); 73 the --json file cannot be written.
- */
-export const ExitCode = { Pass: 0, GateFailed: 1, Usage: 2, Unreachable: 3, Internal: 70, CantCreate: 73 } as const;
-export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+import { ExitCode } from "../_shared/exit-codes";
 
 /** Where output goes and where stacks are read from (injectable for tests). */
 export interface Io {
@@ -161,7 +154,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     const a = parse(argv);
     if (a.help) {
       io.stdout(USAGE);
-      return ExitCode.Pass;
+      return ExitCode.Ok;
     }
     // Loaded lazily: the schema and @kubernetes/client-node take seconds to import; usage errors should not wait.
     const { resolveTarget, stackPrometheus } = await import("./target");
@@ -196,7 +189,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr(`verify: ${e.message}\n${USAGE}`);
-      return ExitCode.Usage;
+      return ExitCode.InvalidConfig;
     }
     io.stderr(
       `verify: internal error (a bug in dynamo-efa, please report it): ${String((e as Error)?.message ?? e)

@@ -18,7 +18,6 @@ import { resolveArgs } from "../../components/inference/args";
 import { servingEstimate, servingInputOf } from "../../components/inference/serving-estimate";
 import { prometheusFor, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
-import { stackKvTransport } from "./transport";
 
 export { UsageError };
 
@@ -89,7 +88,9 @@ function fromStackFile(root: string, file: string): Omit<Target, "source"> {
       `${formatProblems(`${path.relative(root, file)} is not a valid stack config`, problems)}\n(fix the stack file, or pass --namespace, --graph, --model and --backend without a stack file)`,
     );
   const inf = config.inference;
-  const input = servingInputOf(resolveArgs(config.graphName, { ...inf, gpuPool: config.gpuPool }, undefined));
+  // Resolved as the program resolves it: `kvTransport` is the backend the workers were told to use.
+  const resolved = resolveArgs(config.graphName, { ...inf, gpuPool: config.gpuPool }, undefined);
+  const input = servingInputOf(resolved);
   const e = input ? servingEstimate(input) : undefined;
   return {
     ...(e && !("why" in e) ? { estimate: { ttftMs: e.ttftMs, itlMs: e.itlMs, declared: e.workload.declared } } : {}),
@@ -97,10 +98,7 @@ function fromStackFile(root: string, file: string): Omit<Target, "source"> {
     graph: config.graphName,
     servedModel: inf.servedModelName ?? inf.model,
     backend: (inf.backend ?? Backend.Vllm) as Backend,
-    kvTransport: stackKvTransport(
-      inf as unknown as Record<string, unknown>,
-      config.cluster as unknown as Record<string, unknown>,
-    ),
+    kvTransport: resolved.kvTransport,
   };
 }
 

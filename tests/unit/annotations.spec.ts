@@ -1,0 +1,65 @@
+/**
+ * One registry of annotation keys (components/_shared/annotations.ts): every `dynamo-efa/*` annotation the
+ * inference component writes, on the graph, its pods and the prefetch DaemonSet, is a key of `Annotation`
+ * or a per-worker fit key, and the configs below write every key the registry declares (none is dead).
+ */
+import { strict as assert } from "assert";
+import { Annotation, FIT_QUANTITIES, fitRoleAnnotation } from "../../components/_shared/annotations";
+import { renderInference } from "../../components/inference";
+import { pool, resolved } from "../helpers/inference-fixtures";
+
+/** Every `dynamo-efa/*` key of any `annotations` object under `v`. */
+function annotationKeys(v: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(v)) for (const x of v) annotationKeys(x, out);
+  else if (v && typeof v === "object")
+    for (const [k, x] of Object.entries(v)) {
+      if (k === "annotations" && x && typeof x === "object")
+        for (const a of Object.keys(x)) if (a.startsWith("dynamo-efa/")) out.add(a);
+      annotationKeys(x, out);
+    }
+  return out;
+}
+
+describe("annotation keys: one registry", () => {
+  const NVME = { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } };
+  const rendered = [
+    resolved("p5en-8x1gpu", "vllm", {
+      imageCudaArchs: ["sm_90"],
+      imageCudaToolkit: "12.9",
+      workload: { isl: 4000, osl: 96 },
+      kvCacheDtype: "fp8",
+      modelCacheMode: "local-nvme",
+      gpuPool: pool("p5en.48xlarge", 2, true, { ...NVME, hugepages2MiPerNode: 1024 }),
+    }),
+    resolved("p5en-8x1gpu", "trtllm"),
+    resolved("p5en-1gpu", "vllm", {
+      model: "example/private-model",
+      modelShape: {
+        paramsB: 8,
+        weightDtype: "bf16",
+        layers: 32,
+        attentionHeads: 32,
+        kvHeads: 8,
+        headDim: 128,
+        maxContext: 131072,
+      },
+    }),
+  ].map((r) => renderInference(r));
+  const written = annotationKeys(rendered);
+  const roleKeys = ["prefill", "decode"].flatMap((role) => FIT_QUANTITIES.map((q) => fitRoleAnnotation(role, q)));
+  const registry = new Set<string>([...Object.values(Annotation), ...roleKeys]);
+
+  it("every dynamo-efa/* annotation written is a registry key", () => {
+    assert.ok(written.size > 0, "the renders wrote no dynamo-efa/* annotation at all");
+    assert.deepEqual(
+      [...written].filter((k) => !registry.has(k)),
+      [],
+    );
+  });
+  it("every registry key is written by some config (none is dead)", () => {
+    assert.deepEqual(
+      [...registry].filter((k) => !written.has(k)),
+      [],
+    );
+  });
+});
