@@ -101,9 +101,11 @@ describe("render robustness: no lost data, no false success", function () {
         JSON.stringify({ pid: Number(dead.stdout), host: os.hostname(), since: "then" }),
       );
       fs.mkdirSync(path.join(tmp, `.p5en-1gpu.tmp-${dead.stdout}-abc123`));
+      // The lock's draft of a render killed before it linked the lock into place.
+      fs.writeFileSync(path.join(tmp, `.p5en-1gpu.lock-${dead.stdout}-def456`), "{}\n");
       const r = await run(["p5en-1gpu", "--out", tmp]);
       assert.equal(r.code, ExitCode.Ok, r.err);
-      assert.deepEqual(fs.readdirSync(tmp), ["p5en-1gpu"], "stale lock and temporary directory are gone");
+      assert.deepEqual(fs.readdirSync(tmp), ["p5en-1gpu"], "stale lock, lock draft and temporary directory are gone");
     });
 
     // No signal handler runs: each signal ends the render where it is, mid-write included.

@@ -1,7 +1,7 @@
 /**
  * Writing a render's directory without ever leaving a half-written one: files go to
  * a temporary directory beside the target, which is swapped in with two renames at the end. A lock
- * file (`O_EXCL`, holding pid and host) makes a second concurrent render into the same directory fail
+ * file (hard-linked into place from a draft, so it always holds pid and host) makes a second concurrent render into the same directory fail
  * fast instead of mixing two configs. A failed or killed render leaves the previous output as it was;
  * the next render removes what a killed one left (its pid is gone).
  *
@@ -124,12 +124,7 @@ export function lockDir(target: string): Lock {
   const file = path.join(path.dirname(target), `.${path.basename(target)}.lock`);
   const me: Holder = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
   for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(file, `${JSON.stringify(me)}\n`, { flag: "wx" });
-      return { file, release: () => fs.rmSync(file, { force: true }) };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw outputError(e, `cannot create the lock ${file}`);
-    }
+    if (tryLock(target, file, me)) return { file, release: () => fs.rmSync(file, { force: true }) };
     let holder: Partial<Holder> = {};
     try {
       holder = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<Holder>;
@@ -148,6 +143,26 @@ export function lockDir(target: string): Lock {
     fs.rmSync(file, { force: true });
   }
   throw new OutputError(`cannot take the lock ${file}: another render keeps taking it`, ExitCode.InvalidConfig);
+}
+
+/**
+ * Creates `file` holding `me`, or returns false when it exists. The holder is written to a draft first and
+ * hard-linked into place (`link` fails on an existing name, like `O_EXCL`), so the lock never exists without its
+ * holder: a render killed between `open` and `write` of the lock itself would leave an empty lock that no later
+ * render could tell from a live one. A draft left by a killed render is swept with the other leftovers.
+ */
+function tryLock(target: string, file: string, me: Holder): boolean {
+  const draft = sibling(target, "lock");
+  try {
+    fs.writeFileSync(draft, `${JSON.stringify(me)}\n`, { flag: "wx" });
+    fs.linkSync(draft, file);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw outputError(e, `cannot create the lock ${file}`);
+    return false;
+  } finally {
+    fs.rmSync(draft, { force: true });
+  }
 }
 
 /** A sibling of `target` that no other render uses: `.<name>.<tag>-<pid>-<random>`. */
@@ -221,7 +236,7 @@ export function sweepLeftovers(target: string): void {
     return;
   }
   for (const n of names) {
-    const m = /^(tmp|old)-(\d+)-[a-z0-9]+$/.exec(n.startsWith(prefix) ? n.slice(prefix.length) : "");
+    const m = /^(tmp|old|lock)-(\d+)-[a-z0-9]+$/.exec(n.startsWith(prefix) ? n.slice(prefix.length) : "");
     if (!m || alive(Number(m[2]))) continue;
     const p = path.join(path.dirname(target), n);
     // An `old` directory with no target means a render died between its two renames: put it back.
