@@ -90,6 +90,8 @@ export interface PathStep {
   readonly name: string;
   readonly type: string;
   readonly minutes: number;
+  /** The DynamoGraphDeployment's step when `minutes` is its expected time: the most its budgets let it wait. */
+  readonly budgetMinutes?: number;
 }
 
 /** The critical path: the dependency chain with the largest total create time. */
@@ -105,7 +107,11 @@ export interface CriticalPath {
 export function criticalPath(
   nodes: readonly GraphNode[],
   waits: ReadonlyMap<string, readonly string[]> = new Map(),
+  graphMinutes?: number,
 ): CriticalPath {
+  // The graph's expected time (node join -> Ready, the GPU idle timeline) when known; its budgets otherwise.
+  const minutesOf = (n: GraphNode) =>
+    graphMinutes !== undefined && n.type === DGD_TYPE_TOKEN ? graphMinutes : createMinutes(n);
   const byUrn = new Map(nodes.map((n) => [n.urn, n]));
   const edges = new Map([...deployEdges(nodes)].map(([u, d]) => [u, [...d, ...(waits.get(u) ?? [])]]));
   const best = new Map<string, { total: number; prev?: string }>();
@@ -125,7 +131,7 @@ export function criticalPath(
       }
     }
     visiting.delete(urn);
-    const total = longest + createMinutes(byUrn.get(urn)!);
+    const total = longest + minutesOf(byUrn.get(urn)!);
     best.set(urn, { total, ...(prev ? { prev } : {}) });
     return total;
   };
@@ -141,7 +147,8 @@ export function criticalPath(
   const steps: PathStep[] = [];
   for (let u = end; u; u = best.get(u)!.prev) {
     const n = byUrn.get(u)!;
-    steps.unshift({ name: n.name, type: n.type, minutes: round1(createMinutes(n)) });
+    const budget = minutesOf(n) !== createMinutes(n) ? { budgetMinutes: round1(createMinutes(n)) } : {};
+    steps.unshift({ name: n.name, type: n.type, minutes: round1(minutesOf(n)), ...budget });
   }
   return { steps, minutes: round1(Math.max(max, 0)) };
 }

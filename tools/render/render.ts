@@ -96,6 +96,28 @@ function resourceRecord(r: CapturedResource) {
   };
 }
 
+/**
+ * The plan with its GPU idle section, and the critical path re-weighed by it: the graph's step is what the timeline
+ * expects (node join -> Ready), not its budgets, so plan.md and the CLI summary tell one deploy time.
+ */
+function withGpuIdle(
+  built: Plan,
+  resources: readonly CapturedResource[],
+  facts: RenderFacts,
+  waits: ReadonlyMap<string, readonly string[]>,
+): Plan {
+  const gpuIdle = idleOf(built, resources, facts.gpuPools, facts.image.build);
+  const ready = gpuIdle.timeline.at(-1)?.atSeconds;
+  const expected = ready !== undefined ? criticalPath(resources, waits, ready / 60) : built.criticalPathDetail;
+  return {
+    ...built,
+    criticalPath: expected.steps.map((s) => s.name),
+    criticalPathDetail: expected,
+    gpuIdleMinutes: gpuIdle.gpuIdleMinutes,
+    gpuIdle,
+  };
+}
+
 /** Runs the program and derives every file. Throws the program's errors (config problems included). */
 export async function render(o: RenderOptions): Promise<RenderResult> {
   const c = await capture(o.program, {
@@ -109,7 +131,8 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
   const ref = typeof c.outputs.imageRef === "string" ? c.outputs.imageRef : undefined;
   const gpuTypes = facts.gpuPools.map((p) => p.instanceType);
   // The graph's pods wait for the GPU nodes to join: part of the critical path though not a Pulumi dependency.
-  const critical = criticalPath(c.resources, schedulingEdges(c.resources, gpuTypes));
+  const waits = schedulingEdges(c.resources, gpuTypes);
+  const critical = criticalPath(c.resources, waits);
   const built = buildPlan({
     stack: o.stack,
     region: facts.region,
@@ -123,10 +146,9 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
       ...(ref ? { ref } : {}),
     },
   });
-  const gpuIdle = idleOf(built, c.resources, facts.gpuPools, facts.image.build);
-  const plan: Plan = { ...built, gpuIdleMinutes: gpuIdle.gpuIdleMinutes, gpuIdle };
+  const plan = withGpuIdle(built, c.resources, facts, waits);
   const policy = await o.policies(policyPlan(c.resources), o.policyConfig);
-  const graph = mermaid(c.resources, critical);
+  const graph = mermaid(c.resources, plan.criticalPathDetail);
   const slots = planMdSlots(plan, { mermaid: graph, policy }, remoteChildren(c.resources));
   const files: RenderedFile[] = [
     { path: "resources.json", content: json(c.resources.map(resourceRecord)) },
