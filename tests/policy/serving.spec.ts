@@ -14,8 +14,8 @@ import { resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers
 
 const FLAGS = ["--tensor-parallel-size", "1", "--max-model-len", "16384", "--gpu-memory-utilization", "0.85"];
 const DGD = `DynamoGraphDeployment "llama"`;
-/** Prefill-heavy: one prefill and one decode worker beat two aggregated ones on it. */
-const PREFILL_HEAVY = { isl: 8000, osl: 64, concurrency: 4 };
+/** Prefill-heavy at a load where 8 prefill + 8 decode workers beat 16 aggregated ones, KV moved at the expected NIXL rate. */
+const PREFILL_HEAVY = { isl: 8000, osl: 64, concurrency: 16 };
 
 function graph(workload: object = PREFILL_HEAVY): TestGraph {
   const g = happyGraph();
