@@ -226,7 +226,7 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
         sourceRanges: {
           spec: { kind: "array", items: str({ example: "10.0.0.0/16" }) },
           defaultDoc: "- the VPC's CIDR (`10.0.0.0/16`)",
-          doc: "CIDRs the internal load balancer (and the Frontend's NetworkPolicy) accept",
+          doc: "CIDRs the internal load balancer accepts; the Frontend's NetworkPolicy admits them and the VPC CIDR, where load-balanced connections reach the pod from",
         },
       },
     },

@@ -129,10 +129,8 @@ function checkObject(path: string, v: unknown, fields: Readonly<Record<string, F
   const known = Object.keys(fields);
   for (const k of Object.keys(o).filter((k) => !known.includes(k))) {
     const key = k.length > 80 ? `${k.slice(0, 77)}...` : k;
-    problems.push({
-      propertyPath: joinPath(path, key),
-      reason: `unknown key${didYouMean(k, known) || `; known keys: ${known.join(", ")}`}`,
-    });
+    const hint = missingColonSpace(k, o[k], known) ?? (didYouMean(k, known) || `; known keys: ${known.join(", ")}`);
+    problems.push({ propertyPath: joinPath(path, key), reason: `unknown key${hint}` });
   }
   const out: Record<string, unknown> = {};
   for (const [k, f] of Object.entries(fields)) {
@@ -154,8 +152,27 @@ function checkObject(path: string, v: unknown, fields: Readonly<Record<string, F
   return { value: out, problems };
 }
 
+/**
+ * `{isl:4000}` parses as the key "isl:4000" with no value: YAML's flow mappings need a space after the colon. The
+ * hint, when the part before the colon is a known key and the key carries no value of its own.
+ */
+function missingColonSpace(k: string, v: unknown, known: readonly string[]): string | undefined {
+  const m = /^([^:\s]+):(\S.*)$/.exec(k);
+  if (!m || !known.includes(m[1]) || (v !== null && v !== undefined)) return undefined;
+  return `; did you mean \`${m[1]}: ${m[2]}\` (YAML needs a space after the colon)?`;
+}
+
+/** `must be a list ...` for a value that is not one: the items' allowed values, and `[value]` when that would do. */
+function notAList(path: string, v: unknown, spec: Extract<Spec, { kind: "array" }>): Checked {
+  const items = spec.items.kind === "string" && spec.items.enum ? ` (each item ${oneOf(spec.items.enum)})` : "";
+  const scalar = typeof v === "string" || typeof v === "number";
+  const wrapped = scalar && check(path, v, spec.items).problems.length === 0;
+  const fix = wrapped ? `; did you mean the list [${JSON.stringify(v)}] (\`--set '${path}=[${String(v)}]'\`)?` : "";
+  return fail(path, `must be a list${items}; got ${brief(v)} (${typeName(v)})${fix}`);
+}
+
 function checkArray(path: string, v: unknown, spec: Extract<Spec, { kind: "array" }>): Checked {
-  if (!Array.isArray(v)) return fail(path, `must be a list; got ${brief(v)} (${typeName(v)})`);
+  if (!Array.isArray(v)) return notAList(path, v, spec);
   if (v.length < (spec.minItems ?? 0)) return fail(path, `must list at least ${spec.minItems} item(s)`);
   const parts = v.map((x, i) => check(joinPath(path, i), x, spec.items));
   const problems = parts.flatMap((p) => p.problems);

@@ -75,7 +75,10 @@ export function networkProblems(a: ResolvedClusterArgs): Problem[] {
     });
   out.push(...repeatedZoneProblems(azs));
   for (const p of pools) {
-    if (p.availabilityZone !== undefined && !azs.includes(p.availabilityZone))
+    // An AZ the region does not have gets regionZoneProblems' message only: "add it there" would be a wrong fix.
+    const elsewhere =
+      typeof p.availabilityZone === "string" && zoneProblems(a.region, [["", p.availabilityZone]]).length > 0;
+    if (p.availabilityZone !== undefined && !azs.includes(p.availabilityZone) && !elsewhere)
       out.push({
         propertyPath: `gpuPools.${p.name}.availabilityZone`,
         reason: `${show(p.availabilityZone)} is not in availabilityZones ${show(azs)}; add it there`,

@@ -105,7 +105,13 @@ function commonEgress(r: ResolvedInference): EgressRule[] {
 function frontendPolicy(r: ResolvedInference, name: string): NetworkPolicyObject {
   const s = selectors(r);
   const np = r.networkPolicy;
-  const lb = r.frontend.serviceType === FrontendServiceType.InternalLoadBalancer ? r.frontend.sourceRanges : [];
+  // Load-balanced connections reach the pod from inside the VPC (kube-proxy masquerades NodePort traffic under
+  // externalTrafficPolicy Cluster; an NLB/CLB proxies from its own VPC addresses), never from the caller's address:
+  // the VPC CIDR admits that hop, while the load balancer itself filters callers by sourceRanges.
+  const lb =
+    r.frontend.serviceType === FrontendServiceType.InternalLoadBalancer
+      ? [...new Set([...r.frontend.sourceRanges, ...(r.vpcCidr !== undefined ? [r.vpcCidr] : [])])]
+      : [];
   const callers: PolicyPeer[] = [
     ...np.clientNamespaces.map(inNamespace),
     ...np.metricsNamespaces.map(inNamespace),

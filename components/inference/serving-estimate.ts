@@ -200,7 +200,8 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
     i.model,
     i.kvCacheDtype,
     wl.isl,
-    kvLink(i.pool as GpuPoolFacts, i.decode.efaDevices),
+    i.prefill.tensorParallel,
+    kvLink(i.pool as GpuPoolFacts, i.prefill.efaDevices),
   );
   const dis = disaggregated(
     { speed: p, replicas: i.prefill.replicas },

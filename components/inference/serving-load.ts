@@ -20,8 +20,8 @@
  * A closed-loop load (`concurrency` requests in flight) is turned into an arrival rate by Little's law:
  * concurrency = rate x (TTFT + OSL x ITL).
  */
-import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts } from "../catalog/model-math";
-import { KvLink, transferMs } from "./fit";
+import { KvCacheDtype, ModelFacts } from "../catalog/model-math";
+import { KvLink, kvTransfer } from "./fit";
 import { decodeStepMs, maxDecodeBatch, prefillMs, WorkerSpeed } from "./serving";
 
 /** Prompt tokens one prefill forward takes at most (vLLM's chunk budget on large GPUs; the model's assumption). */
@@ -125,9 +125,18 @@ export function decodeCapacity(w: WorkerSpeed, wl: ServingWorkload): { batch: nu
   return { batch, requestsPerSecond: (batch * 1000) / (wl.osl * decodeStepMs(w, batch, ctx)) };
 }
 
-/** Milliseconds to move one request's KV cache (ISL tokens) from prefill to decode: the fit section's number. */
-export function requestKvTransferMs(m: ModelFacts, kvDtype: KvCacheDtype, isl: number, link: KvLink): number {
-  return transferMs(kvBytesPerTokenPerGpu(m, 1, kvDtype) * isl, link);
+/**
+ * Milliseconds to move one request's KV cache (ISL tokens) from a prefill worker of tensor parallel `tp`: the fit
+ * section's expected time (each rank at the measured NIXL rate, at most its line rate), not the line-rate bound.
+ */
+export function requestKvTransferMs(
+  m: ModelFacts,
+  kvDtype: KvCacheDtype,
+  isl: number,
+  tp: number,
+  link: KvLink,
+): number {
+  return kvTransfer(m, tp, kvDtype, isl, link).expectedMs;
 }
 
 /** The disaggregated layout: prefill and decode workers, the KV cache crossing `kvTransferMs` per request. */

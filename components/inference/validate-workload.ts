@@ -27,7 +27,7 @@ export function validateWorkload(r: ResolvedInference, at: (k: string) => string
   if (out.length === 0 && w.isl + w.osl > r.maxModelLen)
     out.push({
       propertyPath: p("isl"),
-      reason: `(${w.isl}) + workload.osl (${w.osl}) = ${w.isl + w.osl} tokens exceeds maxModelLen (${r.maxModelLen}): the engine refuses such a request. Raise maxModelLen to at least ${w.isl + w.osl} or shorten the workload`,
+      reason: `(${w.isl}) + workload.osl (${w.osl}) = ${w.isl + w.osl} tokens exceeds ${at("maxModelLen")} (${r.maxModelLen}): the engine refuses such a request. Raise ${at("maxModelLen")} to at least ${w.isl + w.osl} or shorten the workload`,
     });
   return out;
 }

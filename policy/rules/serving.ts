@@ -32,10 +32,17 @@ export const servingEstimateMeetsWorkload = dgdPolicy({
       report(
         `DynamoGraphDeployment ${name}: estimated ITL ${e.itlMs ?? "unbounded (saturated)"} ms at the declared load misses the objective of ${w.itlMs} ms; add decode workers or GPUs per decode worker, or lower the load`,
       );
-    if (e.winner === "aggregated")
+    if (e.winner === "aggregated") {
+      // The balanced split is advice only when it differs from the graph's own layout.
+      const r = e.recommended;
+      const split =
+        r.prefill !== e.roles.prefill.replicas || r.decode !== e.roles.decode.replicas
+          ? ` or ${r.prefill} prefill + ${r.decode} decode workers`
+          : "";
       report(
-        `DynamoGraphDeployment ${name}: for ISL ${w.isl} / OSL ${w.osl} aggregated workers on the same GPUs are estimated to serve more (disaggregated / aggregated = ${e.disaggGain ?? 0}); disaggregation does not pay for this workload: consider aggregated serving or ${e.recommended.prefill} prefill + ${e.recommended.decode} decode workers (plan.md, Serving estimate)`,
+        `DynamoGraphDeployment ${name}: for ISL ${w.isl} / OSL ${w.osl} aggregated workers on the same GPUs are estimated to serve more (disaggregated / aggregated = ${e.disaggGain ?? 0}); disaggregation does not pay for this workload: consider aggregated serving${split} (plan.md, Serving estimate)`,
       );
+    }
   },
 });
 

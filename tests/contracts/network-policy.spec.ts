@@ -174,6 +174,22 @@ describe("contracts: the graph's NetworkPolicies allow exactly Dynamo's flows", 
     });
   });
 
+  describe("internal load balancer with callers outside the VPC", () => {
+    const r = resolved("p5en-8x1gpu", "vllm", {
+      ...settings("vllm", {}),
+      vpcCidr: "10.0.0.0/16",
+      frontend: { serviceType: "InternalLoadBalancer", sourceRanges: ["172.31.0.0/16"] },
+    });
+    const policies: NetworkPolicyObject[] = renderNetworkPolicies(r);
+    const e = endpoints(r);
+    it("the load balancer filters callers; the policy admits its in-VPC hop (masqueraded NodePort or LB addresses)", () => {
+      assert.deepEqual(renderFrontendLoadBalancer(r)?.spec.loadBalancerSourceRanges, ["172.31.0.0/16"]);
+      assert.ok(allows(policies, tcp(e.vpcHost, e.frontend, F.frontendHttpPort)), "the LB -> Frontend hop");
+      assert.ok(allows(policies, tcp(e.peeredVpc, e.frontend, F.frontendHttpPort)), "a caller routed to the pod");
+      assert.ok(!allows(policies, tcp(e.vpcHost, e.prefill, F.workerSystemPort)));
+    });
+  });
+
   it("networkPolicy.enabled: false renders none, and then nothing is fenced", () => {
     const r = resolved("p5en-1gpu", "vllm", { networkPolicy: { enabled: false } });
     assert.deepEqual(renderNetworkPolicies(r), []);

@@ -14,8 +14,10 @@ import { Annotation } from "../../components/_shared/annotations";
 
 const FLAGS = ["--tensor-parallel-size", "1", "--max-model-len", "16384", "--gpu-memory-utilization", "0.85"];
 const DGD = `DynamoGraphDeployment "llama"`;
-/** Prefill-heavy: one prefill and one decode worker beat two aggregated ones on it. */
-const PREFILL_HEAVY = { isl: 8000, osl: 64, concurrency: 4 };
+/** Prefill-heavy at a load where 8 prefill + 8 decode workers beat 16 aggregated ones, KV moved at the expected NIXL rate. */
+const PREFILL_HEAVY = { isl: 8000, osl: 64, concurrency: 16 };
+/** The same prompts at a load too light for disaggregation to pay. */
+const PREFILL_LIGHT_LOAD = { isl: 8000, osl: 64, concurrency: 4 };
 
 function graph(workload: object = PREFILL_HEAVY): TestGraph {
   const g = happyGraph();
@@ -79,6 +81,25 @@ describe("policies: serving estimate", () => {
           assert.equal(e.winner, "aggregated");
           return [
             `${DGD}: for ISL 256 / OSL 2048 aggregated workers on the same GPUs are estimated to serve more (disaggregated / aggregated = ${e.disaggGain}); disaggregation does not pay for this workload: consider aggregated serving or ${e.recommended.prefill} prefill + ${e.recommended.decode} decode workers (plan.md, Serving estimate)`,
+          ];
+        })(),
+      },
+      {
+        title: "aggregated winning on a graph already at the balanced split names no split to move to",
+        mutate: (g) => {
+          g.spec.services.PrefillWorker.replicas = 14;
+          g.spec.services.DecodeWorker.replicas = 2;
+          g.metadata.annotations[Annotation.Workload] = JSON.stringify(PREFILL_LIGHT_LOAD);
+        },
+        expect: (() => {
+          const g = graph(PREFILL_LIGHT_LOAD);
+          g.spec.services.PrefillWorker.replicas = 14;
+          g.spec.services.DecodeWorker.replicas = 2;
+          const e = estimate(g);
+          assert.equal(e.winner, "aggregated");
+          assert.deepEqual([e.recommended.prefill, e.recommended.decode], [14, 2]);
+          return [
+            `${DGD}: for ISL 8000 / OSL 64 aggregated workers on the same GPUs are estimated to serve more (disaggregated / aggregated = ${e.disaggGain}); disaggregation does not pay for this workload: consider aggregated serving (plan.md, Serving estimate)`,
           ];
         })(),
       },

@@ -109,6 +109,9 @@ describe("GPU idle: image pull and weights download overlap in the rendered mani
     assert.equal(weights(on), PULL_ASSUMPTIONS.smallImagePullSeconds + 80);
     assert.equal(weights(off), pull + 80);
     assert.equal(on.timeline.at(-1)!.atSeconds, pull + 95 + PULL_ASSUMPTIONS.readyProbeSeconds);
+    // Prefetch pods are named at node join only where a prefetch DaemonSet exists.
+    assert.match(on.timeline[0].basis, /worker and prefetch pods are scheduled/);
+    assert.match(off.timeline[0].basis, /worker pods are scheduled$/);
     const early = gpuIdlePlan(input({ nodesWaitForImage: false, gpuNodesMinutes: 23 }));
     assert.equal(early.gpuIdleMinutes, Math.round((95.1 - 23 + pull / 60) * 10) / 10, "nodes idle through the build");
   });

@@ -62,12 +62,26 @@ describe("render: serving estimate in plan.json / plan.md", function () {
     assert.equal(s.calibration.scaled, false);
   }
 
+  /** The serving TTFT moves the KV cache at the fit section's expected time, not its line-rate bound. */
+  function assertKvFromFit(plan: {
+    serving: ServingEstimate;
+    fit: { role: string; kvTransferMsPerPromptToken: number }[];
+  }) {
+    const prefill = plan.fit.find((f) => f.role === "prefill")!;
+    const expected = prefill.kvTransferMsPerPromptToken * plan.serving.workload.isl;
+    assert.ok(
+      Math.abs(plan.serving.roles.prefill.kvTransferMs - expected) < 0.01,
+      `${plan.serving.roles.prefill.kvTransferMs} vs ${expected}`,
+    );
+  }
+
   let vllmDgd: { name: string; inputs: PlanDgd } | undefined;
   let vllmMaxBatch = 0;
 
   it("vLLM: plan.json has serving (prefill ms, decode step ms by batch 1..128 at ISL + OSL, TTFT, ITL, aggregated, gain, split)", async () => {
     const r = await render("vllm", [WORKLOAD]);
     assertServing(r.plan.serving);
+    assertKvFromFit(r.plan);
     assert.match(r.md, /## Serving estimate/);
     vllmMaxBatch = r.plan.serving.roles.decode.maxBatch;
     vllmDgd = r.resources.find((x) => x.type === "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment");

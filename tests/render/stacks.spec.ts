@@ -229,6 +229,17 @@ describe("render: both stacks, real program", function () {
     assert.match(image.ref, /@sha256:[0-9a-f]{64}$/);
     assert.ok(plan.costPerHourUsd > 100 && plan.costPerHourUsd < 300, String(plan.costPerHourUsd));
     assert.ok(plan.criticalPath.length >= 2);
+    // One deploy time: the critical path's graph step is the GPU idle timeline's node join -> Ready, after the
+    // GPU nodes join; its budgets are the upper bound, said beside it.
+    const graphStep = plan.criticalPathDetail.steps.at(-1);
+    const readySeconds = plan.gpuIdle.timeline.at(-1).atSeconds;
+    assert.equal(graphStep.type, "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment");
+    assert.equal(graphStep.minutes, Math.round((readySeconds / 60) * 10) / 10);
+    assert.ok(graphStep.budgetMinutes > graphStep.minutes, JSON.stringify(graphStep));
+    assert.ok(
+      Math.abs(plan.criticalPathDetail.minutes - (plan.gpuIdle.gpuNodesMinutes + readySeconds / 60)) < 0.2,
+      `${plan.criticalPathDetail.minutes} vs ${plan.gpuIdle.gpuNodesMinutes} + ${readySeconds / 60}`,
+    );
   });
 
   it("p5en-1gpu: two nodes, 1 prefill + 1 decode of 1 GPU each on different nodes, KV over EFA", () => {

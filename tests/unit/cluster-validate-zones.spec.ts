@@ -73,6 +73,24 @@ describe("cluster: availability zones", () => {
     );
   });
 
+  it("a pool AZ the region does not have gets that one message, not 'add it to availabilityZones'", () => {
+    const reasons = (az: string) =>
+      validateClusterArgs({
+        region: "us-east-2",
+        availabilityZones: ["us-east-2a", "us-east-2b"],
+        gpuPools: { gpu: { ...pool, availabilityZone: az } },
+      })
+        .filter((p) => p.propertyPath === "gpuPools.gpu.availabilityZone")
+        .map((p) => p.reason);
+    const missing = reasons("us-east-2d");
+    assert.equal(missing.length, 1, JSON.stringify(missing));
+    assert.match(missing[0], /is not an availability zone of us-east-2/);
+    // A real zone of the region that the VPC lacks still says where to add it.
+    assert.deepEqual(reasons("us-east-2c"), [
+      `"us-east-2c" is not in availabilityZones ["us-east-2a","us-east-2b"]; add it there`,
+    ]);
+  });
+
   it("distinct AZs raise no AZ problem", () => {
     const found = validateClusterArgs({ availabilityZones: ["us-east-2a", "us-east-2b"], gpuPools: { dev: pool } });
     assert.deepEqual(

@@ -130,7 +130,7 @@ describe("inference.workload", () => {
       "a request longer than maxModelLen",
       { isl: 4000, osl: 200 },
       "inference.workload.isl",
-      "(4000) + workload.osl (200) = 4200 tokens exceeds maxModelLen (4096): the engine refuses such a request. Raise maxModelLen to at least 4200 or shorten the workload",
+      "(4000) + workload.osl (200) = 4200 tokens exceeds inference.maxModelLen (4096): the engine refuses such a request. Raise inference.maxModelLen to at least 4200 or shorten the workload",
     ],
     [
       "a zero ITL objective",

@@ -93,6 +93,8 @@ export interface PathStep {
   readonly name: string;
   readonly type: string;
   readonly minutes: number;
+  /** The DynamoGraphDeployment's step when `minutes` is its expected time: the most its budgets let it wait. */
+  readonly budgetMinutes?: number;
 }
 
 /** The critical path: the dependency chain with the largest total create time. */
@@ -104,13 +106,18 @@ export interface CriticalPath {
 /**
  * Longest (by create minutes) dependency chain; ties go to the lexicographically smaller URN. `waits` adds edges
  * that are not deployment dependencies but still hold a resource back (the graph's pods need the GPU nodes);
- * `graphMinutes` is the graph's own time (`graphCreateMinutes`).
+ * `graphMinutes` is the graph's expected time (node join -> Ready, the GPU idle timeline) and `graphBudgetMinutes`
+ * its budgets (`graphCreateMinutes`, the most it may wait); without the first, the budgets stand in.
  */
 export function criticalPath(
   nodes: readonly GraphNode[],
   waits: ReadonlyMap<string, readonly string[]> = new Map(),
   graphMinutes?: number,
+  graphBudgetMinutes?: number,
 ): CriticalPath {
+  const budgetOf = (n: GraphNode) => createMinutes(n, graphBudgetMinutes);
+  const minutesOf = (n: GraphNode) =>
+    graphMinutes !== undefined && n.type === DGD_TYPE_TOKEN ? graphMinutes : budgetOf(n);
   const byUrn = new Map(nodes.map((n) => [n.urn, n]));
   const edges = new Map([...deployEdges(nodes)].map(([u, d]) => [u, [...d, ...(waits.get(u) ?? [])]]));
   const best = new Map<string, { total: number; prev?: string }>();
@@ -130,7 +137,7 @@ export function criticalPath(
       }
     }
     visiting.delete(urn);
-    const total = longest + createMinutes(byUrn.get(urn)!, graphMinutes);
+    const total = longest + minutesOf(byUrn.get(urn)!);
     best.set(urn, { total, ...(prev ? { prev } : {}) });
     return total;
   };
@@ -146,7 +153,8 @@ export function criticalPath(
   const steps: PathStep[] = [];
   for (let u = end; u; u = best.get(u)!.prev) {
     const n = byUrn.get(u)!;
-    steps.unshift({ name: n.name, type: n.type, minutes: round1(createMinutes(n, graphMinutes)) });
+    const budget = minutesOf(n) !== budgetOf(n) ? { budgetMinutes: round1(budgetOf(n)) } : {};
+    steps.unshift({ name: n.name, type: n.type, minutes: round1(minutesOf(n)), ...budget });
   }
   return { steps, minutes: round1(Math.max(max, 0)) };
 }

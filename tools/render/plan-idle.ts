@@ -192,7 +192,7 @@ function timeline(i: GpuIdleInput, fleet: FleetPull): { steps: NodeStep[]; loadi
     {
       step: "node joins (Ready)",
       atSeconds: 0,
-      basis: "the managed node group's nodes; worker and prefetch pods are scheduled",
+      basis: `the managed node group's nodes; worker ${i.overlap.overlaps ? "and prefetch pods are" : "pods are"} scheduled`,
     },
     {
       step: "serving image on node",

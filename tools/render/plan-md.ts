@@ -111,7 +111,10 @@ function criticalPathSection(plan: Plan): string[] {
     "",
     "The dependency chain that takes longest to create (rough minutes per resource type, see `tools/render/graph.ts`):",
     "",
-    ...path.steps.map((s, i) => `${i + 1}. \`${s.name}\` (${s.type}, ~${s.minutes} min)`),
+    ...path.steps.map(
+      (s, i) =>
+        `${i + 1}. \`${s.name}\` (${s.type}, ~${s.minutes} min${s.budgetMinutes !== undefined ? `: node join -> Ready in the GPU idle timeline; its load and download budgets let it wait up to ~${s.budgetMinutes} min before the deploy fails` : ""})`,
+    ),
     "",
   ];
 }

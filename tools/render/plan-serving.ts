@@ -127,7 +127,7 @@ export function servingMarkdown(p: ServingPlanSection): string[] {
     ),
     "",
     ...objectivesLine(e),
-    `- Prefill worker: ${prefill.prefillMs} ms per ISL prompt; ${prefill.promptsPerForward} prompts per forward, ${prefill.requestsPerSecond} requests/s; KV transfer ${prefill.kvTransferMs} ms per request (the fit section's line rate).`,
+    `- Prefill worker: ${prefill.prefillMs} ms per ISL prompt; ${prefill.promptsPerForward} prompts per forward, ${prefill.requestsPerSecond} requests/s; KV transfer ${prefill.kvTransferMs} ms per request (the fit section's expected time for an ISL prompt).`,
     `- Decode worker at context ${decode.contextTokens}: step ms by batch ${steps.join(", ")}; KV cache holds ${decode.maxBatch} requests; ${decode.tokensPerSecond} tokens/s, ${decode.requestsPerSecond} requests/s.`,
     `- Balanced split on the same GPUs: ${e.recommended.prefill} prefill + ${e.recommended.decode} decode workers (${e.recommended.requestsPerSecond} requests/s through the slower role).`,
     "",

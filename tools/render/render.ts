@@ -96,6 +96,31 @@ function resourceRecord(r: CapturedResource) {
   };
 }
 
+/**
+ * The plan with its GPU idle section, and the critical path re-weighed by it: the graph's step is what the timeline
+ * expects (node join -> Ready), not its budgets, so plan.md and the CLI summary tell one deploy time.
+ */
+function withGpuIdle(
+  built: Plan,
+  resources: readonly CapturedResource[],
+  facts: RenderFacts,
+  waits: ReadonlyMap<string, readonly string[]>,
+): Plan {
+  const gpuIdle = idleOf(built, resources, facts.gpuPools, facts.image.build);
+  const ready = gpuIdle.timeline.at(-1)?.atSeconds;
+  const expected =
+    ready !== undefined
+      ? criticalPath(resources, waits, ready / 60, graphCreateMinutes(facts.inference))
+      : built.criticalPathDetail;
+  return {
+    ...built,
+    criticalPath: expected.steps.map((s) => s.name),
+    criticalPathDetail: expected,
+    gpuIdleMinutes: gpuIdle.gpuIdleMinutes,
+    gpuIdle,
+  };
+}
+
 /** Runs the program and derives every file. Throws the program's errors (config problems included). */
 export async function render(o: RenderOptions): Promise<RenderResult> {
   const c = await capture(o.program, {
@@ -112,7 +137,7 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     c.resources,
     facts.gpuPools.map((p) => p.instanceType),
   );
-  const critical = criticalPath(c.resources, waits, graphCreateMinutes(facts.inference));
+  const critical = criticalPath(c.resources, waits, undefined, graphCreateMinutes(facts.inference));
   const built = buildPlan({
     stack: o.stack,
     region: facts.region,
@@ -127,10 +152,9 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
       ...(ref ? { ref } : {}),
     },
   });
-  const gpuIdle = idleOf(built, c.resources, facts.gpuPools, facts.image.build);
-  const plan: Plan = { ...built, gpuIdleMinutes: gpuIdle.gpuIdleMinutes, gpuIdle };
+  const plan = withGpuIdle(built, c.resources, facts, waits);
   const policy = await o.policies(policyPlan(c.resources), o.policyConfig);
-  const graph = mermaid(c.resources, critical);
+  const graph = mermaid(c.resources, plan.criticalPathDetail);
   const slots = planMdSlots(plan, { mermaid: graph, policy }, remoteChildren(c.resources));
   const files: RenderedFile[] = [
     { path: "resources.json", content: json(c.resources.map(resourceRecord)) },

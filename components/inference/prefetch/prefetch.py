@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Downloads one Hugging Face model into a node-local cache, once per node (dynamo-efa `local-nvme` model cache).
 
-Runs as the first init container of every worker pod. All pods of a node share the cache directory (a hostPath
+Runs in the prefetch DaemonSet's pod as soon as a GPU node joins, and again as an init container of every worker
+pod (after `cache-owner`), which then finds the download complete. All pods of a node share the cache directory (a hostPath
 on the node's RAID0 NVMe array); a kernel lock (flock) on a file in it makes exactly one of them download while
 the others wait, and the lock dies with its holder, so a killed pod never leaves a stale lock. The download goes
 into a private staging directory; only when every file is complete and verified is the completion marker written
