@@ -12,10 +12,13 @@ import {
   KvTransportChoice,
   ModelCacheMode,
   Placement,
+  INFERENCE_LIMITS,
+  MODEL_SHAPE_LIMITS,
+  ROLE_LIMITS,
+  WORKLOAD_LIMITS,
 } from "../components/inference/args";
-import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS, WORKLOAD_LIMITS } from "../components/inference/limits";
-import { CHART_VERSION } from "../components/platform/validate";
 import { REVISION_RULE } from "../components/inference/model-id";
+import { CHART_VERSION } from "../components/platform/validate";
 import { DIGEST_PINNED } from "../components/inference/validate";
 import { K8S_NAME } from "../components/_shared/names";
 import { charts, prefetchImage } from "../components/versions";

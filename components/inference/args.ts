@@ -3,17 +3,16 @@
  * (docs/CONTRIBUTING.md rules 3-5). `resolveArgs` is pure: it never looks at Pulumi values, so the offline
  * render tool and the tests share it with the component.
  */
-import { DEFAULT_MODEL_REVISION } from "./model-id";
-import { modelFacts } from "./model-facts";
-import { derivedBudgets, loadEstimate, LoadEstimate } from "./load-estimate";
+import { modelFacts, derivedBudgets, loadEstimate, LoadEstimate } from "./model-load";
 import type * as pulumi from "@pulumi/pulumi";
+import { DEFAULT_MODEL_REVISION } from "./model-id";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape } from "../catalog/model-math";
 import { prefetchImage } from "../versions";
 import { DEFAULT_GRAPH_NAMESPACE, DEFAULT_PLATFORM_NAMESPACE } from "../_shared/names";
-import { KvTransport, KvTransportChoice, resolveKvTransport } from "./transport";
-
-export { KvTransportChoice };
+import { INSTANCES } from "../catalog/instances";
+import type { IntRange, NumberRange } from "../_shared/limits";
+import { CLUSTER_LIMITS } from "../cluster/limits";
 
 /** Inference engine the workers run; the combined image selects it by Python module name. */
 export const Backend = { Vllm: "vllm", Trtllm: "trtllm" } as const;
@@ -58,7 +57,7 @@ export const ModelCacheMode = {
   Efs: "efs",
   /**
    * Each node downloads the model once, before its workers start, into its instance-store NVMe RAID0 array
-   * (a per-pod init container under a node-level lock; see `./prefetch.ts`); workers mount it read-only.
+   * (a per-pod init container under a node-level lock; see `./cache.ts`); workers mount it read-only.
    */
   LocalNvme: "local-nvme",
 } as const;
@@ -160,7 +159,7 @@ export interface InferenceSettings {
   /**
    * Seconds a worker may take to download and load its model. Startup probes allow at least this
    * long (F2) and `pulumi up` waits this long plus a margin for the graph to turn Ready. One below the plan's
-   * estimate (components/inference/load-estimate.ts) is a config error.
+   * estimate (components/inference/model-load.ts) is a config error.
    * @default - 2x the estimate for the model, the cache mode and the pool, at least 1800 (1800 for a model of unknown size)
    */
   readonly modelLoadBudgetSeconds?: number;
@@ -424,4 +423,144 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     runAsUser: s.runAsUser ?? INFERENCE_DEFAULTS.runAsUser,
     workload: resolveWorkload(s.workload),
   };
+}
+
+/*
+ * Numeric bounds of `DisaggInference`'s settings, read by its validator and by the stack config
+ * schema (`inference.*`), so both accept exactly the same values. Where no upstream limit exists
+ * the bound is the project's choice: a sanity cap that catches a typo (an extra zero) well above
+ * anything real.
+ */
+
+/** GPUs of the largest node in the instance catalog: a worker (one tensor-parallel group) lives on one node. */
+export const MAX_GPUS_PER_NODE = Math.max(...[...INSTANCES.values()].map((i) => i.gpuCount));
+
+/** Per role (`prefill`, `decode`). */
+export const ROLE_LIMITS = {
+  /** Workers: at most one per GPU of the largest pool `EfaCluster` makes (its node limit x the largest node). */
+  replicas: { min: 1, max: CLUSTER_LIMITS.nodes.max * MAX_GPUS_PER_NODE },
+  /** GPUs per worker (= tensor-parallel size): at most one node's GPUs. */
+  gpusPerWorker: { min: 1, max: MAX_GPUS_PER_NODE },
+} as const satisfies Readonly<Record<string, IntRange>>;
+
+export const INFERENCE_LIMITS = {
+  /** Tokens per sequence: 2^21 is the project's choice (above every catalog model's context). */
+  maxModelLen: { min: 1, max: 2 ** 21 },
+  /** A fraction of GPU memory, as vLLM's `--gpu-memory-utilization` and TRT-LLM's `free_gpu_memory_fraction` take it. */
+  gpuMemoryUtilization: { minExclusive: 0, max: 1 },
+  /**
+   * Seconds to load a model: at least a minute (below that the startup probe would restart workers
+   * still importing the engine) and at most a day; both the project's choice.
+   */
+  modelLoadBudgetSeconds: { min: 60, max: 86400 },
+  /** Seconds the "local-nvme" prefetch may take to download a model to a node: the same minute-to-a-day bounds. */
+  modelDownloadBudgetSeconds: { min: 60, max: 86400 },
+  /** Frontend pods: 16 is the project's choice. */
+  frontendReplicas: { min: 1, max: 16 },
+  /**
+   * The model cache claim, GiB; the project's choice: at least 10 (a smaller cache is a typo: it
+   * would not hold a model worth serving this way) and at most 65536 (64 TiB). On EFS, which is
+   * elastic, the size is nominal.
+   */
+  modelCacheSizeGiB: { min: 10, max: 65536 },
+} as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
+
+/** `modelShape` (a model's config.json): the project's sanity caps, far above every published model. */
+export const MODEL_SHAPE_LIMITS = {
+  paramsB: { minExclusive: 0, max: 100000 },
+  layers: { min: 1, max: 1024 },
+  attentionHeads: { min: 1, max: 1024 },
+  kvHeads: { min: 1, max: 1024 },
+  headDim: { min: 1, max: 4096 },
+  maxContext: { min: 1, max: 2 ** 24 },
+  kvLoraRank: { min: 1, max: 65536 },
+  qkRopeHeadDim: { min: 1, max: 4096 },
+} as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
+
+/**
+ * `workload` (the serving estimate's traffic): the project's sanity caps. Token counts share maxModelLen's bound
+ * (a request longer than that is refused by the engine, which `validate-workload.ts` checks).
+ */
+export const WORKLOAD_LIMITS = {
+  isl: { min: 1, max: 2 ** 21 },
+  osl: { min: 1, max: 2 ** 21 },
+  concurrency: { min: 1, max: 1_000_000 },
+  requestsPerSecond: { minExclusive: 0, max: 1_000_000 },
+  ttftMs: { minExclusive: 0, max: 3_600_000 },
+  itlMs: { minExclusive: 0, max: 60_000 },
+} as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
+
+/*
+ * Which NIXL backend moves the KV cache between prefill and decode, chosen by `inference.kvTransport`,
+ * and what that means for the wire (RDMA over EFA or TCP). Pure, no imports: the one home of it for the
+ * inference component, the policy pack, the offline plan and `verify` (gate D checks the chosen backend in
+ * the worker logs).
+ */
+
+/** What the user asks for. */
+export const KvTransportChoice = {
+  /** LIBFABRIC on pools with EFA and GPUDirect RDMA, UCX elsewhere. */
+  Auto: "auto",
+  /** NIXL's LIBFABRIC plugin over EFA RDMA; needs an EFA pool. */
+  Libfabric: "libfabric",
+  /** NIXL's UCX plugin; the workers get no EFA devices and KV crosses nodes over TCP. */
+  Ucx: "ucx",
+} as const;
+export type KvTransportChoice = (typeof KvTransportChoice)[keyof typeof KvTransportChoice];
+
+/** The NIXL backend name the engines' selectors take. */
+export const KvTransport = {
+  /** NIXL's LIBFABRIC plugin over EFA RDMA (pools with EFA and GPUDirect RDMA). */
+  Libfabric: "LIBFABRIC",
+  /** NIXL's UCX plugin (TCP across nodes here). Much slower across nodes. */
+  Ucx: "UCX",
+} as const;
+export type KvTransport = (typeof KvTransport)[keyof typeof KvTransport];
+
+/** The backend for a choice on a pool that does (not) carry EFA with GPUDirect RDMA. */
+export function resolveKvTransport(choice: KvTransportChoice, poolHasEfa: boolean): KvTransport {
+  if (choice === KvTransportChoice.Libfabric) return KvTransport.Libfabric;
+  if (choice === KvTransportChoice.Ucx) return KvTransport.Ucx;
+  return poolHasEfa ? KvTransport.Libfabric : KvTransport.Ucx;
+}
+
+/** The backend a DGD's `dynamo-efa/kv-transport` annotation names, or undefined when it names none (a DGD written by hand). */
+export function annotatedKvTransport(value: unknown): KvTransport | undefined {
+  return value === KvTransport.Libfabric || value === KvTransport.Ucx ? value : undefined;
+}
+
+/**
+ * Whether a worker requests EFA devices: only the LIBFABRIC backend uses them, and only on a pool whose nodes
+ * carry NIXL over EFA (EFA attached and GPUDirect RDMA). UCX workers hold none: the image's UCX is not set up for
+ * EFA, so a device given to them would sit idle. The one truth the inference component (which sets the request)
+ * and the policy `efa-per-worker-matches-pool` (which checks it) share.
+ */
+export function requestsEfaDevices(t: KvTransport, poolCarriesNixlOverEfa: boolean): boolean {
+  return t === KvTransport.Libfabric && poolCarriesNixlOverEfa;
+}
+
+/** A backend and how KV bytes travel with it (plan.json's `kvTransport`). */
+export interface KvWire {
+  /** NIXL backend (`LIBFABRIC` or `UCX`). */
+  readonly transport: KvTransport;
+  /** True when KV moves by RDMA over EFA; false for TCP. */
+  readonly rdma: boolean;
+  /** One line for people. */
+  readonly description: string;
+}
+
+/**
+ * How KV bytes travel with a backend. LIBFABRIC here always means the EFA provider with GPU RDMA
+ * (`FI_PROVIDER=efa`, `FI_EFA_USE_DEVICE_RDMA=1`). UCX workers are given no EFA device and the
+ * image's UCX is not set up for EFA, so across nodes UCX uses TCP (published: TTFT ~98 s over TCP
+ * vs ~1 s on EFA for the same request; docs/ARCHITECTURE.md#dynamo-on-kubernetes).
+ */
+export function kvWire(t: KvTransport): KvWire {
+  return t === KvTransport.Libfabric
+    ? { transport: t, rdma: true, description: "RDMA over EFA (NIXL LIBFABRIC, GPUDirect)" }
+    : {
+        transport: t,
+        rdma: false,
+        description: "TCP (NIXL UCX; no EFA devices given to workers), much slower across nodes",
+      };
 }

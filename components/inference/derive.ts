@@ -3,8 +3,7 @@
  * facts. Pure; no Pulumi import.
  */
 import type { GpuPoolFacts } from "../catalog/pool";
-import { ModelCacheMode, Placement, ResolvedInference, ResolvedRole } from "./args";
-import { requestsEfaDevices } from "./transport";
+import { ModelCacheMode, Placement, ResolvedInference, ResolvedRole, requestsEfaDevices } from "./args";
 
 /** The two worker roles of a disaggregated graph. */
 export const ServingRole = { Prefill: "prefill", Decode: "decode" } as const;
@@ -12,7 +11,7 @@ export type ServingRole = (typeof ServingRole)[keyof typeof ServingRole];
 /** Both roles, in render order. */
 export const SERVING_ROLES: readonly ServingRole[] = [ServingRole.Prefill, ServingRole.Decode];
 
-export { KvTransport } from "./transport";
+export { KvTransport } from "./args";
 
 /**
  * vCPUs and GiB held back on every node for the kubelet, system daemons and the device plugins

@@ -14,12 +14,12 @@
 import { createHash } from "crypto";
 import { stringify } from "yaml";
 import { Backend, ResolvedInference } from "./args";
+import { DEFAULT_MODEL_REVISION } from "./model-id";
 import { KvCacheDtype } from "../catalog/model-math";
 import { KvTransport, NIXL_SIDE_CHANNEL_PORT, roleArgs, ServingRole } from "./derive";
-import { engineModelArg, usesNodeCache } from "./render-cache";
+import { engineModelArg, usesNodeCache } from "./cache";
 import { shellQuote } from "../_shared/shell";
-import { DEFAULT_MODEL_REVISION } from "./model-id";
-import type { EnvVar } from "./dgd-types";
+import type { EnvVar } from "./graph";
 
 /** A file the engine reads, delivered as a ConfigMap key mounted read-only into the worker. */
 export interface EngineFile {

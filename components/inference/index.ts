@@ -24,20 +24,20 @@ export * from "./args";
 /** @internal */
 export * from "./derive";
 /** @internal */
-export * from "./dgd-types";
+export * from "./graph";
 /** @internal */
 export * from "./engine";
 /** @internal */
 export * from "./validate";
 /** @internal */
-export * from "./render-graph";
+export * from "./graph";
 /** @internal */
-export * from "./render-k8s";
+export * from "./render";
 /** @internal */
 export * from "./render";
 /** @internal */
 export * from "./inference";
 /** @internal */
-export * from "./render-cache";
+export * from "./cache";
 /** @internal */
-export * from "./prefetch";
+export * from "./cache";

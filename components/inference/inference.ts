@@ -8,20 +8,21 @@ import * as pulumi from "@pulumi/pulumi";
 import { assertValid } from "../_shared/pulumi-errors";
 import { DisaggInferenceArgs, ResolvedInference, resolveArgs } from "./args";
 import { ServingRole } from "./derive";
-import { frontendUrl, workerCommands, WorkerPlanRow, workerPlan } from "./render";
-import { DGD_API_VERSION, DGD_KIND } from "./dgd-types";
-import { DgdObject, renderGraph } from "./render-graph";
 import {
+  frontendUrl,
+  workerCommands,
+  WorkerPlanRow,
+  workerPlan,
   renderEngineConfigMaps,
   renderFrontendLoadBalancer,
   renderHfSecret,
   renderModelCachePvc,
   renderNamespace,
-} from "./render-k8s";
+} from "./render";
+import { DGD_API_VERSION, DGD_KIND, DgdObject, renderGraph } from "./graph";
 import { validate, validateImage } from "./validate";
-import { renderPrefetchConfigMap } from "./render-cache";
-import { renderNetworkPolicies } from "./render-network";
-import { renderPrefetchDaemonSet } from "./render-prefetch";
+import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
+import { renderNetworkPolicies } from "./network";
 import { InferencePlan, inferencePlan } from "./plan";
 
 /** Pulumi type token. */

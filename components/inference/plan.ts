@@ -7,10 +7,9 @@
  */
 import type { KvCacheDtype, ModelShape } from "../catalog/model-math";
 import { GraphService } from "../_shared/names";
-import type { Backend, ModelCacheMode, ResolvedInference, ResolvedWorkload } from "./args";
+import type { Backend, ModelCacheMode, ResolvedInference, ResolvedWorkload, KvTransport } from "./args";
 import { SERVING_ROLES, ServingRole, workerShape } from "./derive";
-import { usesNodeCache } from "./render-cache";
-import type { KvTransport } from "./transport";
+import { usesNodeCache } from "./cache";
 
 /** One serving role's workers, as the graph renders them. */
 export interface RolePlan {

@@ -2,20 +2,13 @@
  * The whole rendered deployment as plain data, for the offline render tool, the plan summary and
  * the tests. Pure.
  */
-import { graphNames, DynamoPort } from "../_shared/names";
-import { ResolvedInference } from "./args";
+import { graphNames, DynamoPort, GraphService, OperatorLabel } from "../_shared/names";
+import { ResolvedInference, FrontendServiceType } from "./args";
 import { KvTransport, SERVING_ROLES, ServingRole, workerShape } from "./derive";
 import { commandLine, engineFor } from "./engine";
-import {
-  renderEngineConfigMaps,
-  renderFrontendLoadBalancer,
-  renderHfSecret,
-  renderModelCachePvc,
-  renderNamespace,
-} from "./render-k8s";
-import { DgdObject, renderGraph } from "./render-graph";
-import { renderPrefetchConfigMap } from "./render-cache";
-import { NetworkPolicyObject, renderNetworkPolicies } from "./render-network";
+import { DgdObject, renderGraph } from "./graph";
+import { renderPrefetchConfigMap } from "./cache";
+import { NetworkPolicyObject, renderNetworkPolicies } from "./network";
 
 /** Placeholder written instead of the HF token when the render tool has none. */
 export const REDACTED_TOKEN = "<redacted: set from the hfToken Pulumi secret>";
@@ -103,5 +96,100 @@ export function renderInference(r: ResolvedInference, hfToken: string = REDACTED
     graph: renderGraph(r, r.image),
     workers: workerPlan(r),
     frontendUrl: frontendUrl(r),
+  };
+}
+
+/*
+ * The plain Kubernetes objects around the graph: namespace, HF secret (F9), model-cache PVC,
+ * TRT-LLM engine ConfigMaps and the optional internal load balancer. Pure (the Dynamo platform release is
+ * the cluster's: components/platform).
+ */
+
+/** The Namespace of the graph; undefined when the graph is told not to create it (`createNamespace: false`). */
+export function renderNamespace(r: ResolvedInference) {
+  if (!r.createNamespace) return undefined;
+  return { apiVersion: "v1" as const, kind: "Namespace" as const, metadata: { name: r.namespace } };
+}
+
+/** The HF token Secret: both key names, because tools read one or the other (F9). */
+export function renderHfSecret(r: ResolvedInference, token: string) {
+  const names = graphNames(r.graphName, r.namespace);
+  return {
+    apiVersion: "v1" as const,
+    kind: "Secret" as const,
+    metadata: { name: names.hfSecret, namespace: r.namespace },
+    type: "Opaque",
+    stringData: { HF_TOKEN: token, HUGGING_FACE_HUB_TOKEN: token },
+  };
+}
+
+/** The model-cache PVC (ReadWriteMany, shared by every worker), when asked for. */
+export function renderModelCachePvc(r: ResolvedInference) {
+  if (!r.modelCache) return undefined;
+  const names = graphNames(r.graphName, r.namespace);
+  return {
+    apiVersion: "v1" as const,
+    kind: "PersistentVolumeClaim" as const,
+    metadata: { name: names.modelCachePvc, namespace: r.namespace },
+    spec: {
+      accessModes: ["ReadWriteMany"],
+      storageClassName: r.modelCache.storageClassName,
+      resources: { requests: { storage: `${r.modelCache.sizeGiB}Gi` } },
+    },
+  };
+}
+
+/** ConfigMaps holding engine files (TRT-LLM engine args), one per role; none for vLLM. */
+export function renderEngineConfigMaps(r: ResolvedInference): {
+  role: ServingRole;
+  configMap: {
+    apiVersion: "v1";
+    kind: "ConfigMap";
+    metadata: { name: string; namespace: string };
+    data: Record<string, string>;
+  };
+}[] {
+  return SERVING_ROLES.flatMap((role) => {
+    const f = engineFor(r, role).file;
+    if (!f) return [];
+    return [
+      {
+        role,
+        configMap: {
+          apiVersion: "v1" as const,
+          kind: "ConfigMap" as const,
+          metadata: { name: f.configMapName, namespace: r.namespace },
+          data: { [f.key]: f.content },
+        },
+      },
+    ];
+  });
+}
+
+/**
+ * An internal (VPC-only) load balancer in front of the Frontend pods, when asked for. Selected by
+ * the operator's own labels (F7). Both the AWS Load Balancer Controller's and the in-tree
+ * annotations say "internal", so it can never be internet-facing whichever controller serves it.
+ */
+export function renderFrontendLoadBalancer(r: ResolvedInference) {
+  if (r.frontend.serviceType !== FrontendServiceType.InternalLoadBalancer) return undefined;
+  return {
+    apiVersion: "v1" as const,
+    kind: "Service" as const,
+    metadata: {
+      name: `${r.graphName}-frontend-internal`,
+      namespace: r.namespace,
+      annotations: {
+        "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
+        "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+      },
+    },
+    spec: {
+      type: "LoadBalancer",
+      selector: { [OperatorLabel.GraphName]: r.graphName, [OperatorLabel.Component]: GraphService.Frontend },
+      // Only these callers reach it (the VPC's CIDR by default), not everything routed into the VPC.
+      loadBalancerSourceRanges: [...r.frontend.sourceRanges],
+      ports: [{ name: "http", port: DynamoPort.FrontendHttp, targetPort: DynamoPort.FrontendHttp, protocol: "TCP" }],
+    },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The H200 measurements the serving model is calibrated on, as numbers: a copy of the subset of
- * tests/contracts/facts/h200-serving-calibration.json that `./serving-rates.ts` reads (the GEMM, attention,
+ * tests/contracts/facts/h200-serving-calibration.json that `./serving.ts` reads (the GEMM, attention,
  * HBM-read, CUDA-graph decode-step and transformers prefill timings; torch 2.11.0+cu130, CUDA 13.0, on
  * one NVIDIA H200). tests/unit/serving-calibration.spec.ts holds this copy equal to the fact file, so a
  * re-measurement that is not copied here fails the suite. Pure data.

@@ -7,9 +7,19 @@ import { joinPath, Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 import { K8S_NAME } from "../_shared/names";
 import { didYouMean, oneOf } from "../_shared/suggest";
-import { Backend, FrontendServiceType, INFERENCE_DEFAULTS, ModelCacheMode, Placement, ResolvedInference } from "./args";
+import {
+  Backend,
+  FrontendServiceType,
+  INFERENCE_DEFAULTS,
+  ModelCacheMode,
+  Placement,
+  ResolvedInference,
+  INFERENCE_LIMITS,
+  ROLE_LIMITS,
+  KvTransportChoice,
+} from "./args";
 import { modelIdProblem, revisionProblem } from "./model-id";
-import { derivedBudgets, LOAD_ASSUMPTIONS } from "./load-estimate";
+import { derivedBudgets, LOAD_ASSUMPTIONS } from "./model-load";
 import {
   efaPerWorker,
   nodesPerRole,
@@ -21,12 +31,9 @@ import {
   usesEfa,
   workerShape,
 } from "./derive";
-import { INFERENCE_LIMITS, ROLE_LIMITS } from "./limits";
-import { KvTransportChoice } from "./transport";
-import { validateModelFit } from "./validate-fit";
-import { networkProblems } from "./validate-network";
-import { validateWorkload } from "./validate-workload";
-import { modelFacts } from "./fit";
+import { validateModelFit, modelFacts } from "./fit";
+import { networkProblems } from "./network";
+import { validateWorkload } from "./workload";
 
 /** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
 export const DIGEST_PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;

@@ -1,6 +1,6 @@
 /**
  * The DynamoGraphDeployment as the policies read it from a plan: the project's typed model
- * (components/inference/dgd-types.ts) with every field optional at every depth, because a plan may be
+ * (components/inference/graph.ts) with every field optional at every depth, because a plan may be
  * hand-written or come from another program, plus the pod fields the CRD accepts in `extraPodSpec` that
  * the renderer never writes but a hand-written graph may (host network, extra containers, node affinity,
  * preferred and expression-based pod affinity): the policies exist to catch those.
@@ -11,7 +11,7 @@ import type {
   DgdService,
   DgdSpec,
   DynamoGraphDeployment,
-} from "../../components/inference/dgd-types";
+} from "../../components/inference/graph";
 
 /** `T` with every field optional, at every depth: what a plan may hold of a rendered shape. */
 export type Loose<T> = T extends readonly (infer E)[]

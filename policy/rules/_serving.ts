@@ -1,16 +1,11 @@
 /**
- * A DynamoGraphDeployment read into the serving estimate's input (components/inference/serving-estimate.ts):
+ * A DynamoGraphDeployment read into the serving estimate's input (components/inference/serving.ts):
  * the model (as the model-fit policy reads it), each role's replicas, engine flags and EFA devices, the
  * workload annotation. The render's plan and the policy `serving-estimate-meets-workload` both read a graph
  * this way, so the plan's `serving` and the policy judge the same numbers.
  */
 import { Backend } from "../../components/inference/args";
-import {
-  ServingEstimate,
-  servingEstimate,
-  ServingInput,
-  ServingRoleInput,
-} from "../../components/inference/serving-estimate";
+import { ServingEstimate, servingEstimate, ServingInput, ServingRoleInput } from "../../components/inference/serving";
 import { workloadOf } from "../../components/inference/workload";
 import { commandWords, fitFlags, FIT_FLAGS_TEXT } from "./_command";
 import { efaOf, GraphService, instanceTypeOf, PlanDgd, workers } from "./_predicates";

@@ -11,7 +11,7 @@ import {
   GpuInstance,
   supportsNixlOverEfa,
 } from "../../components/catalog/instances";
-import { annotatedKvTransport, KvTransport, requestsEfaDevices } from "../../components/inference/transport";
+import { annotatedKvTransport, KvTransport, requestsEfaDevices } from "../../components/inference/args";
 import { dgdPolicy, schemaFor } from "./_policy";
 import {
   annotation,

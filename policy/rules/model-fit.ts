@@ -1,5 +1,5 @@
 /**
- * The model-fit annotations of a DynamoGraphDeployment (components/inference/fit-annotations.ts) are
+ * The model-fit annotations of a DynamoGraphDeployment (components/inference/fit.ts) are
  * recomputed from the model catalog, the graph's own engine flags and each worker's instance type, so
  * a hand-edited plan cannot claim a fit its model and GPUs do not give. Flags are read by the same
  * function as the plan's model section reads them (`_command.ts` `fitFlags`).
@@ -8,8 +8,7 @@ import type { ReportViolation } from "@pulumi/policy";
 import { INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype, ModelFacts, ModelShape } from "../../components/catalog/model-math";
 import { Backend } from "../../components/inference/args";
-import { modelFacts, workerFit } from "../../components/inference/fit";
-import { modelAnnotationValues, roleAnnotationValues } from "../../components/inference/fit-annotations";
+import { modelFacts, workerFit, modelAnnotationValues, roleAnnotationValues } from "../../components/inference/fit";
 import { dgdPolicy } from "./_policy";
 import { commandWords, FIT_FLAGS_TEXT, fitFlags, flagValue } from "./_command";
 import { annotation, dgdName, GraphService, instanceTypeOf, PlanDgd, show, workers } from "./_predicates";

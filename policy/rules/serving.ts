@@ -1,5 +1,5 @@
 /**
- * The serving estimate (components/inference/serving-estimate.ts) judged against the declared workload
+ * The serving estimate (components/inference/serving.ts) judged against the declared workload
  * (annotation `dynamo-efa/workload`): advisory, since an estimate is not a measurement (`verify` gate F
  * reports the measured/estimated ratio of each deploy). Only a declared workload is judged: the defaults
  * are nobody's traffic.

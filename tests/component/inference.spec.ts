@@ -9,7 +9,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as sdkDependsOn from "@pulumi/pulumi/runtime/dependsOn";
 import { DisaggInference, checkedGraph, renderGraph, resolveArgs } from "../../components/inference";
-import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd-types";
+import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/graph";
 import { DYNAMO_PLATFORM_TYPE, DynamoPlatform } from "../../components/platform";
 import { charts } from "../../components/versions";
 import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";

@@ -4,8 +4,7 @@
  * override, and the offline switch the workers get. Checked on the script text the cluster runs.
  */
 import { strict as assert } from "assert";
-import { PREFETCH_SCRIPT } from "../../components/inference/prefetch";
-import { nodeCacheEnv } from "../../components/inference/render-cache";
+import { PREFETCH_SCRIPT, nodeCacheEnv } from "../../components/inference/cache";
 import { resolved, pool } from "../helpers/inference-fixtures";
 import { loadFacts } from "./facts";
 

@@ -9,14 +9,10 @@ import { loadFacts } from "./facts";
 import { GraphService, OperatorLabel } from "../../components/_shared/names";
 import { Backend, InferenceSettings, ResolvedInference } from "../../components/inference/args";
 import { ServingRole } from "../../components/inference/derive";
-import { renderGraph } from "../../components/inference/render-graph";
-import {
-  NetworkPolicyObject,
-  renderNetworkPolicies,
-  REQUEST_PLANE_PORT,
-} from "../../components/inference/render-network";
-import { renderFrontendLoadBalancer } from "../../components/inference/render-k8s";
-import { renderPrefetchDaemonSet } from "../../components/inference/render-prefetch";
+import { renderGraph } from "../../components/inference/graph";
+import { NetworkPolicyObject, renderNetworkPolicies, REQUEST_PLANE_PORT } from "../../components/inference/network";
+import { renderFrontendLoadBalancer } from "../../components/inference/render";
+import { renderPrefetchDaemonSet } from "../../components/inference/cache";
 import { allows, Endpoint, Flow } from "../helpers/network-policy-eval";
 import { IMAGE, pool, resolved, Variant } from "../helpers/inference-fixtures";
 
@@ -136,7 +132,7 @@ describe("contracts: the graph's NetworkPolicies allow exactly Dynamo's flows", 
     assert.equal(F.responseStreamServerDefaultPort, 0, "response streams arrive on an OS-assigned port");
     assert.equal(F.workerNixlTelemetryEnable, "n", "the operator turns NIXL telemetry off: 19090 stays closed");
     assert.ok(F.operatorCallsWorkerSystemPort);
-    // Why the Frontend keeps the HF token (components/inference/render-graph.ts renderFrontend).
+    // Why the Frontend keeps the HF token (components/inference/graph.ts renderFrontend).
     assert.ok(F.frontendDownloadsModelConfig);
   });
 

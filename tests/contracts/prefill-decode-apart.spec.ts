@@ -9,7 +9,7 @@ import * as fs from "fs";
 import * as path from "path";
 import YAML from "yaml";
 import { OperatorLabel } from "../../components/_shared/names";
-import { HOSTNAME_TOPOLOGY_KEY } from "../../components/inference/render-graph";
+import { HOSTNAME_TOPOLOGY_KEY } from "../../components/inference/graph";
 import { prefillDecodeApartOverEfa } from "../../policy/rules/placement";
 import { happyGraph, loose, prefill, decode, T } from "../helpers/policy-fixtures";
 import { messages, resourceArgs, runResourcePolicy } from "../helpers/policy-harness";

@@ -1,13 +1,13 @@
 /**
  * The strict runtime check of a rendered DynamoGraphDeployment: unknown fields, wrong types and out-of-range values
  * are errors, so a typo in a field name (which the operator would silently ignore) fails the test. The types are
- * the package's (components/inference/dgd-types.ts); this check stays with the tests because it validates the
+ * the package's (components/inference/graph.ts); this check stays with the tests because it validates the
  * embedded Kubernetes types (PodSpec, Container, Probe, EnvVar) in full with `kubernetes-models`, a devDependency.
  */
 import { Container, EnvVar, PodSpec, Probe } from "kubernetes-models/v1";
-import { DGD_API_VERSION, DGD_KIND } from "../../components/inference/dgd-types";
+import { DGD_API_VERSION, DGD_KIND } from "../../components/inference/graph";
 
-export type { DgdResourceItem, DgdService, DynamoGraphDeployment } from "../../components/inference/dgd-types";
+export type { DgdResourceItem, DgdService, DynamoGraphDeployment } from "../../components/inference/graph";
 
 /** Kubernetes quantity (`1`, `250m`, `229Gi`, `1282Mi`). */
 const QUANTITY = /^[+-]?(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;

@@ -9,7 +9,7 @@ import {
   ResolvedInference,
   ServingRole,
 } from "../../components/inference";
-import type { DgdContainer, DgdService, EnvVar, PodAffinityTerm } from "../../components/inference/dgd-types";
+import type { DgdContainer, DgdService, EnvVar, PodAffinityTerm } from "../../components/inference/graph";
 
 /** A digest-pinned image ref. */
 export const IMAGE = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa@sha256:${"ab".repeat(32)}`;

@@ -8,13 +8,13 @@
  * @see https://kubernetes.io/docs/concepts/services-networking/network-policies/
  */
 import { covers, parseCidr, parsedBlocks } from "../../components/_shared/cidr";
-import type {
-  LabelSelector,
-  NetworkPolicyObject,
-  PolicyPeer,
-  PolicyPort,
-} from "../../components/inference/render-network";
-import { NAMESPACE_NAME_LABEL } from "../../components/inference/render-network";
+import {
+  type LabelSelector,
+  type NetworkPolicyObject,
+  type PolicyPeer,
+  type PolicyPort,
+  NAMESPACE_NAME_LABEL,
+} from "../../components/inference/network";
 
 /** A pod (namespace + labels + IP) or an address outside the cluster (IP only). */
 export type Endpoint =

@@ -11,9 +11,8 @@ import { modelRow } from "../../components/catalog/models";
 import { WeightDtype } from "../../components/catalog/model-row";
 import { Backend } from "../../components/inference/args";
 import { modelFacts, workerFit } from "../../components/inference/fit";
-import { decodeStepMs, prefillMs, servingShape, WorkerSpeed } from "../../components/inference/serving";
-import * as L from "../../components/inference/serving-load";
-import { ratesFor } from "../../components/inference/serving-rates";
+import { decodeStepMs, prefillMs, servingShape, WorkerSpeed, ratesFor } from "../../components/inference/serving";
+import * as L from "../../components/inference/serving";
 import { loadFacts } from "../contracts/facts";
 
 /** One validation row. */

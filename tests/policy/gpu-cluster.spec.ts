@@ -24,7 +24,7 @@ import {
   stackArgs,
   stackPolicyTable,
 } from "../helpers/policy-harness";
-import { KvTransportChoice } from "../../components/inference/transport";
+import { KvTransportChoice } from "../../components/inference/args";
 import { renderInference } from "../../components/inference/render";
 import { resolved } from "../helpers/inference-fixtures";
 import { Annotation } from "../../components/_shared/annotations";

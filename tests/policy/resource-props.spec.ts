@@ -11,7 +11,7 @@ import type * as dockerBuild from "@pulumi/docker-build";
 import type * as eks from "@pulumi/eks";
 import type * as k8s from "@pulumi/kubernetes";
 import type { Unwrap } from "@pulumi/pulumi";
-import type { DynamoGraphDeployment } from "../../components/inference/dgd-types";
+import type { DynamoGraphDeployment } from "../../components/inference/graph";
 import { KnownType, PropsByType, ResourceType } from "../../policy/rules/_resources";
 
 /** Compiles only when the SDK's (or renderer's) type `Sdk` is assignable to the policies' view of `K`. */
@@ -19,7 +19,7 @@ type Reads<K extends KnownType, Sdk extends PropsByType[K]> = Sdk;
 
 /** Where each view's field names come from; a token missing here does not compile. */
 const SOURCES: { readonly [K in KnownType]: string } = {
-  [ResourceType.Dgd]: "components/inference/dgd-types DynamoGraphDeployment",
+  [ResourceType.Dgd]: "components/inference/graph DynamoGraphDeployment",
   [ResourceType.LaunchTemplate]: "aws.ec2.LaunchTemplateArgs",
   [ResourceType.NodeGroup]: "aws.eks.NodeGroupArgs",
   [ResourceType.SecurityGroup]: "aws.ec2.SecurityGroupArgs",

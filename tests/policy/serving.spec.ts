@@ -7,7 +7,7 @@ import { strict as assert } from "assert";
 import { servingEstimateMeetsWorkload } from "../../policy/rules/serving";
 import { graphServing } from "../../policy/rules/_serving";
 import type { PlanDgd } from "../../policy/rules/_dgd";
-import type { ServingEstimate } from "../../components/inference/serving-estimate";
+import type { ServingEstimate } from "../../components/inference/serving";
 import { happyGraph, T, TestGraph } from "../helpers/policy-fixtures";
 import { resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
 import { Annotation } from "../../components/_shared/annotations";

@@ -12,7 +12,7 @@ import * as path from "path";
 import { ExitCode } from "../../tools/_shared/exit-codes";
 import { renderStack } from "./render-harness";
 import { resolveWorkload } from "../../components/inference/args";
-import { REPORTED_BATCHES, servingEstimate, ServingEstimate } from "../../components/inference/serving-estimate";
+import { REPORTED_BATCHES, servingEstimate, ServingEstimate } from "../../components/inference/serving";
 import { graphServingInput } from "../../policy/rules/_serving";
 import type { PlanDgd } from "../../policy/rules/_dgd";
 import { servingMarkdown } from "../../tools/render/plan-serving";

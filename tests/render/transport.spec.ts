@@ -3,7 +3,7 @@ import { strict as assert } from "assert";
 import { inferencePlan } from "../../components/inference/plan";
 import { buildPlan } from "../../tools/render/plan";
 import { kvTransportMarkdown, planMarkdown } from "../../tools/render/plan-md";
-import { kvWire } from "../../components/inference/transport";
+import { kvWire } from "../../components/inference/args";
 import { resolved } from "../helpers/inference-fixtures";
 
 const planInput = (r: ReturnType<typeof resolved>) => ({

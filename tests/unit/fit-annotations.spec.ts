@@ -1,12 +1,12 @@
 /**
- * The model-fit annotations the renderer writes on the graph (components/inference/fit-annotations.ts): a catalog
+ * The model-fit annotations the renderer writes on the graph (components/inference/fit.ts): a catalog
  * model gets them and the model-fit policy accepts the rendered graph; a model outside the catalog gets none.
  */
 import { strict as assert } from "assert";
-import { graphFitAnnotations } from "../../components/inference/fit-annotations";
+import { graphFitAnnotations } from "../../components/inference/fit";
 import { modelFitAnnotationsMatchCatalog } from "../../policy/rules/model-fit";
 import { ResourceType } from "../../policy/rules/_predicates";
-import { renderGraph } from "../../components/inference/render-graph";
+import { renderGraph } from "../../components/inference/graph";
 import { IMAGE, resolved } from "../helpers/inference-fixtures";
 import { resourceArgs, runResourcePolicy } from "../helpers/policy-harness";
 

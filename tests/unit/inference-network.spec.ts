@@ -6,8 +6,8 @@
 import { strict as assert } from "assert";
 import { InferenceSettings } from "../../components/inference/args";
 import { validate } from "../../components/inference/validate";
-import { renderFrontendLoadBalancer } from "../../components/inference/render-k8s";
-import { renderGraph } from "../../components/inference/render-graph";
+import { renderFrontendLoadBalancer } from "../../components/inference/render";
+import { renderGraph } from "../../components/inference/graph";
 import { GraphService } from "../../components/_shared/names";
 import { IMAGE, pool, resolved } from "../helpers/inference-fixtures";
 

@@ -42,7 +42,7 @@ const CROSS_COMPONENT: readonly { from: string; to: string; why: string }[] = [
     why: "the DCGM exporter tolerates the GPU taint EfaCluster puts on GPU nodes (gpuToleration), and Prometheus and Grafana claim the block StorageClass it creates (BLOCK_STORAGE_CLASS)",
   },
   {
-    from: "components/inference/limits.ts",
+    from: "components/inference/args.ts",
     to: "components/cluster/limits",
     why: "the replica bound is the GPUs of the largest pool EfaCluster makes (CLUSTER_LIMITS.nodes.max GPU nodes)",
   },
@@ -215,8 +215,7 @@ describe("layering: import directions between folders", () => {
       1,
     );
     assert.equal(
-      outside("components/catalog/x.ts", `import { ROLE_LIMITS } from "../inference/limits";`, [CATALOG, ...BASE])
-        .length,
+      outside("components/catalog/x.ts", `import { ROLE_LIMITS } from "../inference/args";`, [CATALOG, ...BASE]).length,
       1,
     );
     // A module is matched exactly: `versions` does not admit a sibling that only starts with its name.

@@ -5,10 +5,10 @@
 import { strict as assert } from "assert";
 import { stringify } from "yaml";
 import { validate } from "../../components/inference/validate";
-import { renderGraph, renderWorker } from "../../components/inference/render-graph";
+import { renderGraph, renderWorker } from "../../components/inference/graph";
 import { renderInference } from "../../components/inference/render";
 import { ServingRole, startupFailureThreshold, waitTimeoutSeconds } from "../../components/inference/derive";
-import { COMPLETION_MARKER, modelCacheDir, PREFETCH_SCRIPT } from "../../components/inference/prefetch";
+import { COMPLETION_MARKER, modelCacheDir, PREFETCH_SCRIPT } from "../../components/inference/cache";
 import { expectGolden } from "../helpers/golden";
 import { modelFacts } from "../../components/inference/fit";
 import type { DgdContainer, EnvVar, InferenceSettings } from "../../components/inference";

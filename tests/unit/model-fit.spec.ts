@@ -13,8 +13,8 @@ import {
   RUNTIME_RESERVE_GIB,
   transferMs,
   workerFit,
+  smallestFit,
 } from "../../components/inference/fit";
-import { smallestFit } from "../../components/inference/validate-fit";
 import { pool, resolved } from "../helpers/inference-fixtures";
 import { loadFacts } from "../contracts/facts";
 

@@ -4,8 +4,11 @@
  * the other cache modes; a tag-only image is refused at the config key and at the component arg.
  */
 import { strict as assert } from "assert";
-import { renderPrefetchDaemonSet, PREFETCH_POD_RESOURCES } from "../../components/inference/render-prefetch";
-import { nodeCacheInitContainers } from "../../components/inference/render-cache";
+import {
+  renderPrefetchDaemonSet,
+  PREFETCH_POD_RESOURCES,
+  nodeCacheInitContainers,
+} from "../../components/inference/cache";
 import { validate } from "../../components/inference/validate";
 import { prefetchImage } from "../../components/versions";
 import { checkStackConfig } from "../../program/config-schema";

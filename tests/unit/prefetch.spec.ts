@@ -10,7 +10,7 @@ import * as http from "http";
 import { AddressInfo } from "net";
 import * as os from "os";
 import * as path from "path";
-import { COMPLETION_MARKER, modelCacheDir } from "../../components/inference/prefetch";
+import { COMPLETION_MARKER, modelCacheDir } from "../../components/inference/cache";
 import { Fake, fakeHf, FILES, MODEL, SHA } from "../helpers/fake-hf";
 
 const SCRIPT = path.join(__dirname, "..", "..", "components", "inference", "prefetch", "prefetch.py");

@@ -6,8 +6,14 @@
 import { strict as assert } from "assert";
 import { loadFacts } from "../contracts/facts";
 import { H200_MEASUREMENTS, ServingMeasurements } from "../../components/inference/serving-calibration";
-import { H200_RATES, ratesFor } from "../../components/inference/serving-rates";
-import { decodeStepMs, prefillMs, servingShape, WorkerSpeed } from "../../components/inference/serving";
+import {
+  H200_RATES,
+  ratesFor,
+  decodeStepMs,
+  prefillMs,
+  servingShape,
+  WorkerSpeed,
+} from "../../components/inference/serving";
 import { modelFacts } from "../../components/inference/fit";
 import { KvCacheDtype } from "../../components/catalog/model-math";
 

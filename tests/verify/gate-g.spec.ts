@@ -6,7 +6,7 @@
 import { strict as assert } from "assert";
 import { spawn, spawnSync } from "node:child_process";
 import { EFA_MEMLOCK_BYTES } from "../../components/cluster/user-data";
-import { KvTransport } from "../../components/inference/transport";
+import { KvTransport } from "../../components/inference/args";
 import { gateEfaProcess, parseProbe, WORKER_PROBE_SCRIPT, WorkerProbe } from "../../tools/verify/efa-process";
 import { GateStatus } from "../../tools/verify/gates";
 import { Backend } from "../../tools/verify/kvlog";

@@ -10,7 +10,7 @@
 import { SERVING_IMAGE_GB } from "../../components/cluster/root-volume";
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { ModelCacheMode } from "../../components/inference/args";
-import { DGD_TYPE_TOKEN, DgdContainer } from "../../components/inference/dgd-types";
+import { DGD_TYPE_TOKEN, DgdContainer } from "../../components/inference/graph";
 import { CREATE_MINUTES } from "./graph";
 import { servicesOf, CapturedInputs } from "./dgd-inputs";
 import type { ModelLoadPlan } from "./plan-load";
@@ -40,7 +40,7 @@ export const KUBELET_PULLS_IN_PARALLEL = true;
 
 /** Resource type of a DaemonSet. */
 const DAEMONSET_TYPE = "kubernetes:apps/v1:DaemonSet";
-/** The init container that downloads the weights (`components/inference/render-cache.ts`). */
+/** The init container that downloads the weights (`components/inference/cache.ts`). */
 const PREFETCH_CONTAINER = "model-prefetch";
 
 /** Whether a node's weights download runs while its workers pull the serving image, and why. */

@@ -3,7 +3,7 @@
  * (`./plan-md-sections.ts`, `./plan-model.ts`) go into the slots named here. Pure.
  */
 import type { Plan } from "./plan";
-import type { KvWire } from "../../components/inference/transport";
+import type { KvWire } from "../../components/inference/args";
 import { table } from "./md-table";
 import { modelMarkdown } from "./plan-model";
 import { servingMarkdown } from "./plan-serving";

@@ -1,7 +1,7 @@
 /**
  * The serving section of `plan.json` / `plan.md`: what the graph delivers for the declared workload (TTFT, ITL,
  * requests per second), what aggregated workers on the same GPUs would, whether disaggregation pays and the
- * prefill:decode split that balances the roles. Computed by components/inference/serving-estimate.ts from the
+ * prefill:decode split that balances the roles. Computed by components/inference/serving.ts from the
  * graph's plain plan facts (`DisaggInference.plan`), not parsed back from the rendered graph; the policy
  * `serving-estimate-meets-workload` reads any graph into the same input (policy/rules/_serving.ts). Pure.
  */
@@ -14,9 +14,9 @@ import {
   servingEstimate,
   ServingLatency,
   ServingRoleInput,
-} from "../../components/inference/serving-estimate";
-import { PREFILL_BATCH_TOKENS } from "../../components/inference/serving-load";
-import { MAX_DECODE_BATCH } from "../../components/inference/serving";
+  PREFILL_BATCH_TOKENS,
+  MAX_DECODE_BATCH,
+} from "../../components/inference/serving";
 import { table } from "./md-table";
 import { planPool } from "./plan-model";
 

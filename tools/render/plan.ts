@@ -12,7 +12,7 @@ import type { GpuPoolFacts } from "../../components/catalog/pool";
 import type { InferencePlan } from "../../components/inference/plan";
 import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../program/summary";
 import { CriticalPath } from "./graph";
-import { kvWire, KvWire } from "../../components/inference/transport";
+import { kvWire, KvWire } from "../../components/inference/args";
 import { ModelPlanSection, modelPlan } from "./plan-model";
 import { ServingPlanSection, servingPlan } from "./plan-serving";
 import { costLines } from "./plan-cost";

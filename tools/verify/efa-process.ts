@@ -10,7 +10,7 @@
  * NixlPromMetrics (histogram `vllm:nixl_bytes_transferred`, counter `vllm:nixl_num_failed_transfers`) was read in a
  * stored source whose commit the index did not name.
  */
-import { KvTransport } from "../../components/inference/transport";
+import { KvTransport } from "../../components/inference/args";
 import { EFA_MEMLOCK_BYTES } from "../../components/cluster/user-data";
 import { Backend } from "./kvlog";
 import { GateResult, GateStatus, result } from "./gates";

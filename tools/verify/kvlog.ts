@@ -18,7 +18,7 @@
  * `Backend LIBFABRIC was instantiated`, and is otherwise INCONCLUSIVE (counted as not passing), with
  * that explanation in its evidence.
  */
-import { KvTransport } from "../../components/inference/transport";
+import { KvTransport } from "../../components/inference/args";
 import { GateResult, GateStatus, result } from "./gates";
 
 /** Engines the inference component can run (mirrors `spec.backendFramework`). */

@@ -16,7 +16,7 @@ import { gateF } from "./gate-f";
 import { gateEfaProcess, WORKER_PROBE_SCRIPT } from "./efa-process";
 import type { PrometheusTarget } from "./prometheus";
 import { Target } from "./target";
-import { KvTransport } from "../../components/inference/transport";
+import { KvTransport } from "../../components/inference/args";
 
 /** How to run the gates. */
 export interface RunOptions {

@@ -13,9 +13,8 @@ import { INFERENCE_FIELDS } from "../../program/config-schema";
 import { check, stringDefect } from "../../program/schema";
 import { checkStackConfigMap } from "../render/check";
 import { loadProject, stackConfig, stackFilePath, UsageError } from "../render/stackfile";
-import type { KvTransport } from "../../components/inference/transport";
-import { resolveArgs } from "../../components/inference/args";
-import { servingEstimate, servingInputOf } from "../../components/inference/serving-estimate";
+import { type KvTransport, resolveArgs } from "../../components/inference/args";
+import { servingEstimate, servingInputOf } from "../../components/inference/serving";
 import { prometheusFor, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
 

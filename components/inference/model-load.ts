@@ -8,6 +8,8 @@
  */
 import type { GpuPoolFacts } from "../catalog/pool";
 import type { ModelCacheMode } from "./args";
+import { factsOfRow, factsOfShape, ModelFacts, ModelShape } from "../catalog/model-math";
+import { modelRow } from "../catalog/models";
 
 /** Stated bandwidths and fixed costs, in MB/s (10^6 bytes) and seconds. */
 export const LOAD_ASSUMPTIONS = {
@@ -99,4 +101,16 @@ export function overBudget(e: LoadEstimate, loadBudget: number, downloadBudget: 
     );
   }
   return out;
+}
+
+/*
+ * The model a config names, as fit facts. Its own module, importing only the catalog, so the argument resolution
+ * (`args.ts`, which derives the default budgets from the weights) can use it without importing the fit. Pure.
+ */
+
+/** The catalog row, else the stated shape, else unknown. */
+export function modelFacts(id: string, shape?: ModelShape): ModelFacts | undefined {
+  const row = modelRow(id);
+  if (row) return factsOfRow(row);
+  return shape ? factsOfShape(id, shape) : undefined;
 }
