@@ -3,8 +3,7 @@
  * roles, model cache and operator release, with bounds from the inference component's limits tables.
  * Beside `config-fields.ts` (cluster, image, top-level keys) because it is a table of its own. Pure data.
  */
-import { KvCacheDtype } from "../components/catalog/model-math";
-import { WeightDtype } from "../components/catalog/models";
+import { KvCacheDtype, WeightDtype } from "../components/catalog/models";
 import {
   Backend,
   FrontendServiceType,

@@ -18,7 +18,7 @@ import { poolFacts } from "../components/cluster/derive";
 import { SHARED_STORAGE_CLASS } from "../components/cluster/render";
 import { validateClusterArgs } from "../components/cluster/validate";
 import { documentationCidrProblems } from "../components/cluster/reach";
-import { CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda-toolkits";
+import { CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda";
 import type { DynamoImageArgs } from "../components/image/args";
 import { imagePlan } from "../components/image/plan";
 import { INFERENCE_DEFAULTS, InferenceSettings, ModelCacheMode, resolveArgs } from "../components/inference/args";

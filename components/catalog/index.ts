@@ -8,19 +8,19 @@ export { CpuArch, efaPerGpu, instance, instanceNames, INSTANCES, supportsNixlOve
 export type { GpuInstance } from "./instances";
 export { GPU_TAINT, gpuPoolFacts, INSTANCE_TYPE_LABEL, POOL_LABEL } from "./pool";
 export type { GpuPoolFacts, PoolFactsOptions, Taint } from "./pool";
-export { ArchVariant, CUDA_TOOLKITS, DEFAULT_CUDA_TOOLKIT } from "./cuda-toolkits";
-export type { ArchTarget, CudaToolkit } from "./cuda-toolkits";
-export { archCovers, autoArchs, CUDA_ARCHS_KEYWORDS, fatArchs, parseArchList, resolveCudaArchs } from "./arch-lists";
-export type { CudaArchsSpec } from "./arch-lists";
-export { flashinferCudaArchList, nvccGencode, torchCudaArchList } from "./arch-syntax";
-export { consumerArchLists } from "./arch-consumers";
-export type { ConsumerArchLists } from "./arch-consumers";
-export { IMAGE_PLATFORMS } from "./arch-platform";
-export type { ImagePlatform } from "./arch-platform";
+export { ArchVariant, CUDA_TOOLKITS, DEFAULT_CUDA_TOOLKIT } from "./cuda";
+export type { ArchTarget, CudaToolkit } from "./cuda";
+export { archCovers, autoArchs, CUDA_ARCHS_KEYWORDS, fatArchs, parseArchList, resolveCudaArchs } from "./archs";
+export type { CudaArchsSpec } from "./archs";
+export { flashinferCudaArchList, nvccGencode, torchCudaArchList } from "./archs";
+export { consumerArchLists } from "./archs";
+export type { ConsumerArchLists } from "./archs";
+export { IMAGE_PLATFORMS } from "./cuda";
+export type { ImagePlatform } from "./cuda";
 export { MODELS, modelRow, WeightDtype } from "./models";
 export type { ModelRow } from "./models";
-export { KvCacheDtype } from "./model-math";
-export type { ModelShape } from "./model-math";
+export { KvCacheDtype } from "./models";
+export type { ModelShape } from "./models";
 
 /** @internal */
 export * from "./instances";
@@ -29,6 +29,6 @@ export * from "./pool";
 /** @internal */
 export * from "./cuda";
 /** @internal */
-export * from "./models";
+export * from "./archs";
 /** @internal */
-export * from "./model-math";
+export * from "./models";

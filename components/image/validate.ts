@@ -125,7 +125,7 @@ function torchProblems(tag: unknown): Problem[] {
   return [
     {
       propertyPath: "versions.pytorchImageTag",
-      reason: `${show(tag)} is not in the catalog, so the torch it ships (whose extension builder must accept TORCH_CUDA_ARCH_LIST) is unknown; known: ${Object.keys(NGC_PYTORCH_TORCH).join(", ")} (add a row to components/catalog/torch-archs.ts)`,
+      reason: `${show(tag)} is not in the catalog, so the torch it ships (whose extension builder must accept TORCH_CUDA_ARCH_LIST) is unknown; known: ${Object.keys(NGC_PYTORCH_TORCH).join(", ")} (add a row to components/catalog/archs.ts)`,
     },
   ];
 }

@@ -7,7 +7,7 @@ import { modelFacts, derivedBudgets, loadEstimate, LoadEstimate } from "./model-
 import type * as pulumi from "@pulumi/pulumi";
 import { DEFAULT_MODEL_REVISION } from "./model-id";
 import type { GpuPoolFacts } from "../catalog/pool";
-import { KvCacheDtype, ModelShape } from "../catalog/model-math";
+import { KvCacheDtype, ModelShape } from "../catalog/models";
 import { prefetchImage } from "../versions";
 import { DEFAULT_GRAPH_NAMESPACE, DEFAULT_PLATFORM_NAMESPACE } from "../_shared/names";
 import { INSTANCES } from "../catalog/instances";

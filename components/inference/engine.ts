@@ -15,7 +15,7 @@ import { createHash } from "crypto";
 import { stringify } from "yaml";
 import { Backend, ResolvedInference } from "./args";
 import { DEFAULT_MODEL_REVISION } from "./model-id";
-import { KvCacheDtype } from "../catalog/model-math";
+import { KvCacheDtype } from "../catalog/models";
 import { KvTransport, NIXL_SIDE_CHANNEL_PORT, roleArgs, ServingRole } from "./derive";
 import { engineModelArg, usesNodeCache } from "./cache";
 import { shellQuote } from "../_shared/shell";

@@ -13,12 +13,11 @@
  */
 import { GpuInstance, INSTANCES } from "../catalog/instances";
 import type { GpuPoolFacts } from "../catalog/pool";
-import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape } from "../catalog/model-math";
+import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape, modelRow } from "../catalog/models";
 import { Backend, ResolvedInference, MODEL_SHAPE_LIMITS } from "./args";
 import { modelFacts } from "./model-load";
 import { Annotation, FIT_QUANTITIES, FitQuantity, fitRoleAnnotation } from "../_shared/annotations";
 import { roleArgs, SERVING_ROLES, efaPerWorker, poolHasEfa, ServingRole } from "./derive";
-import { modelRow } from "../catalog/models";
 import { Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 

@@ -8,8 +8,7 @@
  */
 import type { GpuPoolFacts } from "../catalog/pool";
 import type { ModelCacheMode } from "./args";
-import { factsOfRow, factsOfShape, ModelFacts, ModelShape } from "../catalog/model-math";
-import { modelRow } from "../catalog/models";
+import { factsOfRow, factsOfShape, ModelFacts, ModelShape, modelRow } from "../catalog/models";
 
 /** Stated bandwidths and fixed costs, in MB/s (10^6 bytes) and seconds. */
 export const LOAD_ASSUMPTIONS = {

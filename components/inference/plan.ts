@@ -5,7 +5,7 @@
  * from them with the same pure functions the component sizes the graph with, instead of parsing the graph's
  * engine flags and annotations back. Pure.
  */
-import type { KvCacheDtype, ModelShape } from "../catalog/model-math";
+import type { KvCacheDtype, ModelShape } from "../catalog/models";
 import { GraphService } from "../_shared/names";
 import type { Backend, ModelCacheMode, ResolvedInference, ResolvedWorkload, KvTransport } from "./args";
 import { SERVING_ROLES, ServingRole, workerShape } from "./derive";

@@ -18,9 +18,15 @@
  * Weight bytes read per step leave out the input-embedding table (a gather of b rows) and, for an MoE,
  * the routed experts no token of the batch chose (expected distinct experts of b tokens choosing k of E).
  */
-import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, paramGroups } from "../catalog/model-math";
-import { modelRow } from "../catalog/models";
-import { WEIGHT_DTYPE_BYTES, WeightDtype } from "../catalog/model-row";
+import {
+  KvCacheDtype,
+  kvBytesPerTokenPerGpu,
+  ModelFacts,
+  paramGroups,
+  modelRow,
+  WEIGHT_DTYPE_BYTES,
+  WeightDtype,
+} from "../catalog/models";
 import { GPU_DATASHEETS, GpuDatasheet } from "../catalog/gpu-datasheet";
 import { H200_MEASUREMENTS, H200_MEASUREMENTS_FACT, ServingMeasurements } from "./serving-calibration";
 import { KvLink, kvTransfer, kvLink, modelFacts, workerFit } from "./fit";

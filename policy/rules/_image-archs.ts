@@ -3,14 +3,8 @@
  * annotations (a prebuilt image), each parsed against the CUDA toolkit it compiles with. Shared by the
  * two arch policies of `image-archs.ts`.
  */
-import {
-  ArchTarget,
-  CudaToolkit,
-  DEFAULT_CUDA_TOOLKIT,
-  fatArchs,
-  parseArchList,
-  parseCudaToolkit,
-} from "../../components/catalog/cuda";
+import { ArchTarget, CudaToolkit, DEFAULT_CUDA_TOOLKIT, parseCudaToolkit } from "../../components/catalog/cuda";
+import { fatArchs, parseArchList } from "../../components/catalog/archs";
 import { annotation, ImageProps, isUnknownValue, PlanDgd } from "./_predicates";
 import { Annotation } from "../../components/_shared/annotations";
 

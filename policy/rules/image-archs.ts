@@ -3,7 +3,8 @@
  * torch), and the list covers the SM of every GPU the fleet runs. The lists are read by `_image-archs.ts`.
  */
 import type { PolicyResource, ReportViolation, StackValidationPolicy } from "@pulumi/policy";
-import { archCovers, formatArch, NGC_PYTORCH_TORCH, torchArchProblems } from "../../components/catalog/cuda";
+import { formatArch } from "../../components/catalog/cuda";
+import { archCovers, NGC_PYTORCH_TORCH, torchArchProblems } from "../../components/catalog/archs";
 import { image as imageVersions } from "../../components/versions";
 import { INSTANCES } from "../../components/catalog/instances";
 import { resourcePolicy, schemaFor } from "./_policy";

@@ -6,7 +6,7 @@
  */
 import type { ReportViolation } from "@pulumi/policy";
 import { INSTANCES } from "../../components/catalog/instances";
-import { KvCacheDtype, ModelFacts, ModelShape } from "../../components/catalog/model-math";
+import { KvCacheDtype, ModelFacts, ModelShape } from "../../components/catalog/models";
 import { Backend } from "../../components/inference/args";
 import { modelFacts, workerFit, modelAnnotationValues, roleAnnotationValues } from "../../components/inference/fit";
 import { dgdPolicy } from "./_policy";

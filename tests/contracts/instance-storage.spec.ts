@@ -3,8 +3,7 @@
  * (facts/instance-local-nvme.json): a catalogued GPU type with a wrong or missing size fails.
  */
 import { strict as assert } from "assert";
-import { instanceNames } from "../../components/catalog/instances";
-import { LOCAL_NVME_GB } from "../../components/catalog/instance-storage";
+import { instanceNames, LOCAL_NVME_GB } from "../../components/catalog/instances";
 import { loadFacts } from "./facts";
 
 const { facts } = loadFacts<{ localNvmeGB: Record<string, number> }>("instance-local-nvme");

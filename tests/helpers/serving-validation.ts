@@ -6,9 +6,7 @@
  * equal to these rows.
  */
 import { INSTANCES } from "../../components/catalog/instances";
-import { factsOfRow, KvCacheDtype } from "../../components/catalog/model-math";
-import { modelRow } from "../../components/catalog/models";
-import { WeightDtype } from "../../components/catalog/model-row";
+import { factsOfRow, KvCacheDtype, modelRow, WeightDtype } from "../../components/catalog/models";
 import { Backend } from "../../components/inference/args";
 import { modelFacts, workerFit } from "../../components/inference/fit";
 import { decodeStepMs, prefillMs, servingShape, WorkerSpeed, ratesFor } from "../../components/inference/serving";

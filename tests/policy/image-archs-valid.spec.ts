@@ -3,7 +3,8 @@
  * toolkit's nvcc, and every TORCH_CUDA_ARCH_LIST entry for its torch.
  */
 import { strict as assert } from "assert";
-import { checkArchToken, parseCudaToolkit, torchArchProblems } from "../../components/catalog/cuda";
+import { checkArchToken, parseCudaToolkit } from "../../components/catalog/cuda";
+import { torchArchProblems } from "../../components/catalog/archs";
 import { gencodeTokens } from "../../policy/rules/_image-archs";
 import { imageArchsValidForToolkit } from "../../policy/rules/image-archs";
 import { happyGraph, happyImage, T } from "../helpers/policy-fixtures";

@@ -5,7 +5,7 @@
  */
 import { strict as assert } from "assert";
 import { INSTANCES } from "../../components/catalog/instances";
-import { KvCacheDtype } from "../../components/catalog/model-math";
+import { KvCacheDtype } from "../../components/catalog/models";
 import { Backend } from "../../components/inference/args";
 import { modelFacts, workerFit, fitAnnotations } from "../../components/inference/fit";
 import { modelFitAnnotationsMatchCatalog } from "../../policy/rules/model-fit";

@@ -3,7 +3,7 @@
  * with MLA and with TP > KV heads), at the measured NIXL-over-libfabric rate per rank, with line rate as the bound.
  */
 import { strict as assert } from "assert";
-import { KvCacheDtype, kvBytesPerTokenPerGpu } from "../../components/catalog/model-math";
+import { KvCacheDtype, kvBytesPerTokenPerGpu } from "../../components/catalog/models";
 import { kvLink, kvTransfer, modelFacts, NIXL_LIBFABRIC_MEASURED_GBYTES_PER_S } from "../../components/inference/fit";
 import { pool } from "../helpers/inference-fixtures";
 

@@ -15,7 +15,7 @@ import {
   WorkerSpeed,
 } from "../../components/inference/serving";
 import { modelFacts } from "../../components/inference/fit";
-import { KvCacheDtype } from "../../components/catalog/model-math";
+import { KvCacheDtype } from "../../components/catalog/models";
 
 interface CalibrationFacts {
   gpu: string;

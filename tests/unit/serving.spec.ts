@@ -4,7 +4,7 @@
  * workload's defaults, annotation and validation errors.
  */
 import { strict as assert } from "assert";
-import { KvCacheDtype } from "../../components/catalog/model-math";
+import { KvCacheDtype } from "../../components/catalog/models";
 import { modelFacts } from "../../components/inference/fit";
 import { decodeStepMs, prefillMs, servingShape, WorkerSpeed, H200_RATES } from "../../components/inference/serving";
 import * as L from "../../components/inference/serving";

@@ -7,7 +7,7 @@
  * function that derives the default budgets and validates explicit ones); this module adds the words.
  */
 import type { GpuPoolFacts } from "../../components/catalog/pool";
-import type { ModelFacts } from "../../components/catalog/model-math";
+import type { ModelFacts } from "../../components/catalog/models";
 import { ModelCacheMode } from "../../components/inference/args";
 import { nodeCacheHostPath } from "../../components/inference/cache";
 import type { InferencePlan } from "../../components/inference/plan";

@@ -9,7 +9,7 @@
  */
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { INSTANCES } from "../../components/catalog/instances";
-import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts } from "../../components/catalog/model-math";
+import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts } from "../../components/catalog/models";
 import type { InferencePlan, RolePlan } from "../../components/inference/plan";
 import {
   GIB,
