@@ -8,7 +8,7 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { defaultDeps, runCli } from "../tools/render/cli";
+import { defaultDeps, runCli } from "../tools/render/cli/cli";
 
 interface Case {
   readonly label: string;

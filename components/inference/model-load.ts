@@ -1,7 +1,7 @@
 /**
  * How long getting the weights onto the GPUs is estimated to take, per model cache mode, and the budgets derived
  * from that estimate when the user sets none. One function for the budgets (`resolveArgs`), their validation and the
- * plan's model-load section (tools/render/plan-load.ts), so the three cannot disagree. Pure.
+ * plan's model-load section (tools/render/plan/load.ts), so the three cannot disagree. Pure.
  *
  * The bandwidths are stated assumptions, not measurements (the plan prints them); change them here when the field
  * measures better numbers.

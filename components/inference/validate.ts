@@ -246,7 +246,7 @@ function budgetProblems(r: ResolvedInference, at: (k: string) => string): Proble
   if (inLoad > r.modelLoadBudgetSeconds)
     out.push({
       propertyPath: at("modelLoadBudgetSeconds"),
-      reason: `(${r.modelLoadBudgetSeconds}) is below the plan's estimate of ${sec(inLoad)} to ${e.downloadInLoad ? "download and load" : "load"} ${r.model} (modelCacheMode ${r.modelCacheMode}; tools/render/plan-load.ts states the bandwidths): the startup probe restarts the engine before it is up. Fix: set it to at least ${fix.load} (2x the estimate) or remove it to have it derived`,
+      reason: `(${r.modelLoadBudgetSeconds}) is below the plan's estimate of ${sec(inLoad)} to ${e.downloadInLoad ? "download and load" : "load"} ${r.model} (modelCacheMode ${r.modelCacheMode}; tools/render/plan/load.ts states the bandwidths): the startup probe restarts the engine before it is up. Fix: set it to at least ${fix.load} (2x the estimate) or remove it to have it derived`,
     });
   return out;
 }

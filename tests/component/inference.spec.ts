@@ -1,6 +1,6 @@
 /**
  * DisaggInference and DynamoPlatform under recording mocks, captured with the render's own engine
- * (`tools/render/capture.ts`: URNs, parents, providers, dependsOn, retainOnDelete, secret inputs). Four graphs in
+ * (`tools/render/capture/capture.ts`: URNs, parents, providers, dependsOn, retainOnDelete, secret inputs). Four graphs in
  * ONE cluster: two sharing the namespace "dynamo" and the cluster's one platform, one in its own namespace without a
  * platform, and one with invalid args that must fail before any child.
  */
@@ -13,7 +13,7 @@ import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/graph";
 import { DYNAMO_PLATFORM_TYPE, DynamoPlatform } from "../../components/platform";
 import { charts } from "../../components/versions";
 import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
-import { capture, Capture, CapturedResource } from "../../tools/render/capture";
+import { capture, Capture, CapturedResource } from "../../tools/render/capture/capture";
 import { platformMovedFromGraph } from "../../program/moved";
 import { recordingMocks } from "../helpers/mocks";
 import { promiseOf, thrown as thrownBy } from "../helpers/outputs";

@@ -1,12 +1,12 @@
 /**
- * DynamoObservability under recording mocks, captured with the render's own engine (`tools/render/capture.ts`): the
+ * DynamoObservability under recording mocks, captured with the render's own engine (`tools/render/capture/capture.ts`): the
  * children, their names, parents and provider (from the resource options), the order (DCGM's ServiceMonitor and the
  * PodMonitors after the stack's CRDs), the existing-Prometheus shape, and validation before any child.
  */
 import { strict as assert } from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { capture, Capture, CapturedResource } from "../../tools/render/capture";
+import { capture, Capture, CapturedResource } from "../../tools/render/capture/capture";
 import { recordingMocks } from "../helpers/mocks";
 import { promiseOf, thrown } from "../helpers/outputs";
 import { DynamoObservability } from "../../components/observability";

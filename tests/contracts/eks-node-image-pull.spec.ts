@@ -6,7 +6,7 @@
  */
 import { strict as assert } from "assert";
 import { loadFacts } from "./facts";
-import { KUBELET_PULLS_IN_PARALLEL } from "../../tools/render/plan-idle";
+import { KUBELET_PULLS_IN_PARALLEL } from "../../tools/render/plan/idle";
 import { gpuUserData } from "../../components/cluster/user-data";
 
 interface ImagePullFacts {

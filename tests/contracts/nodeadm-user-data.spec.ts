@@ -11,7 +11,7 @@ import * as path from "path";
 import { gpuUserData, NODEADM } from "../../components/cluster/user-data";
 import { resolvePool } from "../../components/cluster/args";
 import { INSTANCES } from "../../components/catalog/instances";
-import { defaultDeps, runCli } from "../../tools/render/cli";
+import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import { parseMultipart, ParsedMultipart, yamlParts } from "../helpers/mime";
 import { loadFacts } from "./facts";
 import { at, isRecord } from "./json";

@@ -7,7 +7,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import YAML from "yaml";
-import { defaultDeps, runCli } from "../../tools/render/cli";
+import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import { at } from "./json";
 
 export const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;

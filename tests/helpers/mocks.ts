@@ -124,7 +124,7 @@ const OUTPUTS: Readonly<Record<string, (name: string, inputs: Props) => Props>> 
   "docker-build:index:Image": imageOutputs,
 };
 
-/** The recording mocks, unarmed: registrations are appended to `recorded` (for `tools/render/capture.ts`). */
+/** The recording mocks, unarmed: registrations are appended to `recorded` (for `tools/render/capture/capture.ts`). */
 export function recordingMocks(): { mocks: pulumi.runtime.Mocks; recorded: Recorded[] } {
   const recorded: Recorded[] = [];
   const mocks: pulumi.runtime.Mocks = {

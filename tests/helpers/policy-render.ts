@@ -8,7 +8,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { PlanResource, PolicyPackConfigJson, PolicyRun, runPolicies } from "../../policy/run";
-import { defaultDeps, runCli } from "../../tools/render/cli";
+import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import type { DynamoGraphDeployment } from "../../components/inference/graph";
 import { T } from "./policy-fixtures";
 

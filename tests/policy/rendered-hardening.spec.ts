@@ -6,7 +6,7 @@
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import { PlanResource, runPolicies } from "../../policy/run";
-import { defaultDeps, runCli } from "../../tools/render/cli";
+import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import { ExitCode } from "../../tools/_shared/exit-codes";
 import { loose, T } from "../helpers/policy-fixtures";
 import { main, one, renderOutDir, stackPlan } from "../helpers/policy-render";

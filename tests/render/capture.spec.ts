@@ -1,11 +1,11 @@
 /**
- * The render's capture engine (tools/render/capture.ts) under the render's mocks, against a tiny fixture program
+ * The render's capture engine (tools/render/capture/capture.ts) under the render's mocks, against a tiny fixture program
  * (tests/render/fixtures/tiny-program.ts): every resource with its parent, dependsOn, protect and retainOnDelete,
  * secrets replaced, repeatable captures, and an error inside an apply rejected with its problems instead of hanging.
  */
 import { strict as assert } from "assert";
-import { capture, Capture, CapturedResource } from "../../tools/render/capture";
-import { renderMocks } from "../../tools/render/mocks";
+import { capture, Capture, CapturedResource } from "../../tools/render/capture/capture";
+import { renderMocks } from "../../tools/render/capture/mocks";
 import { tinyProgram, TinyResult } from "./fixtures/tiny-program";
 
 function byName(c: Capture<unknown>, name: string): CapturedResource {

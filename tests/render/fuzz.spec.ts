@@ -17,10 +17,10 @@ import * as os from "os";
 import * as path from "path";
 import fc from "fast-check";
 import YAML from "yaml";
-import { checkStackConfigMap } from "../../tools/render/check";
-import { ConfigProblems, loadStack } from "../../tools/render/command";
-import { parseArgs } from "../../tools/render/cli";
-import { UsageError } from "../../tools/render/stackfile";
+import { checkStackConfigMap } from "../../tools/render/cli/check";
+import { ConfigProblems, loadStack } from "../../tools/render/cli/command";
+import { parseArgs } from "../../tools/render/cli/cli";
+import { UsageError } from "../../tools/render/cli/stackfile";
 import { RENDER_CLI, ROOT, STACK_1_TEXT, STACK_TRACE } from "./render-harness";
 
 const BASE = YAML.parse(STACK_1_TEXT) as {

@@ -11,8 +11,8 @@ import YAML from "yaml";
 import { DGD_TYPE_TOKEN } from "../../components/inference/graph";
 import { ModelCacheMode } from "../../components/inference/args";
 import type { GpuPoolFacts } from "../../components/catalog/pool";
-import { downloadOverlap, fleetPull, gpuIdlePlan, GpuIdleInput, PULL_ASSUMPTIONS } from "../../tools/render/plan-idle";
-import type { ModelLoadPlan } from "../../tools/render/plan-load";
+import { downloadOverlap, fleetPull, gpuIdlePlan, GpuIdleInput, PULL_ASSUMPTIONS } from "../../tools/render/plan/idle";
+import type { ModelLoadPlan } from "../../tools/render/plan/load";
 import { GOLDEN_DIR } from "../helpers/golden";
 
 type Obj = { kind: string; spec: Record<string, unknown> } & Record<string, unknown>;

@@ -7,7 +7,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { defaultDeps, runCli } from "../../tools/render/cli";
+import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 
 const IMAGE = "docker-build:index:Image";
 /** The inputs of the image build these tests read (resources.json). */

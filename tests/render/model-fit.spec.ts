@@ -7,7 +7,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { defaultDeps, runCli } from "../../tools/render/cli";
+import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import { ExitCode } from "../../tools/_shared/exit-codes";
 
 const SEVENTY = "inference.model=meta-llama/Llama-3.1-70B-Instruct";

@@ -11,7 +11,7 @@ import { modelFacts } from "../../components/inference/fit";
 import { ModelCacheMode } from "../../components/inference/args";
 import { ExitCode } from "../../tools/_shared/exit-codes";
 import { renderStack } from "./render-harness";
-import { LOAD_ASSUMPTIONS, loadPlan } from "../../tools/render/plan-load";
+import { LOAD_ASSUMPTIONS, loadPlan } from "../../tools/render/plan/load";
 
 describe("render: model load (local-nvme, efs, none) in the plan", function () {
   this.timeout(90000);

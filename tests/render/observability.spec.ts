@@ -9,7 +9,7 @@ import * as os from "os";
 import * as path from "path";
 import { gpuAccessPaths } from "../../components/observability/scheduling";
 import { SYSTEM_NODE_SELECTOR } from "../../components/observability/args";
-import { CliDeps, defaultDeps, runCli } from "../../tools/render/cli";
+import { CliDeps, defaultDeps, runCli } from "../../tools/render/cli/cli";
 
 /** Where a chart pins its pods: the keys these tests read of each kube-prometheus-stack part. */
 interface Pinned {

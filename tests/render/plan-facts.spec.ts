@@ -14,7 +14,7 @@ import { inferencePlan } from "../../components/inference/plan";
 import type { ResolvedInference } from "../../components/inference/args";
 import { graphServing } from "../../policy/rules/_serving";
 import type { PlanDgd } from "../../policy/rules/_dgd";
-import { buildPlan, Plan } from "../../tools/render/plan";
+import { buildPlan, Plan } from "../../tools/render/plan/plan";
 import { IMAGE, pool, resolved } from "../helpers/inference-fixtures";
 
 const NVME = { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } };
@@ -109,7 +109,7 @@ describe("render: the plan's model sections come from the program's facts, not f
   it("no module of tools/render/ imports the policy pack's graph readers (engine flags, serving, fit)", () => {
     const dir = path.join(__dirname, "..", "..", "tools", "render");
     const offenders = fs
-      .readdirSync(dir)
+      .readdirSync(dir, { recursive: true, encoding: "utf8" })
       .filter((f) => f.endsWith(".ts"))
       .flatMap((f) =>
         ts

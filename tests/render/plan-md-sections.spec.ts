@@ -5,10 +5,10 @@
  * policy that checked something).
  */
 import { strict as assert } from "assert";
-import { gpuNodesWaitForImage, imageVsGpuNodes, schedulingEdges } from "../../tools/render/build-order";
-import { criticalPath } from "../../tools/render/graph";
-import type { GraphNode } from "../../tools/render/graph";
-import { policyMarkdown, remoteChildren } from "../../tools/render/plan-md-sections";
+import { gpuNodesWaitForImage, imageVsGpuNodes, schedulingEdges } from "../../tools/render/plan/build-order";
+import { criticalPath } from "../../tools/render/plan/graph";
+import type { GraphNode } from "../../tools/render/plan/graph";
+import { policyMarkdown, remoteChildren } from "../../tools/render/plan/md-sections";
 
 const node = (
   urn: string,

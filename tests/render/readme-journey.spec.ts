@@ -8,11 +8,11 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { defaultDeps, runCli } from "../../tools/render/cli";
+import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import { USAGE } from "../../tools/verify/cli";
 import { DEFAULT_GRAPH_NAME } from "../../components/_shared/names";
-import { checkStackConfigMap } from "../../tools/render/check";
-import { loadProject, stackConfig } from "../../tools/render/stackfile";
+import { checkStackConfigMap } from "../../tools/render/cli/check";
+import { loadProject, stackConfig } from "../../tools/render/cli/stackfile";
 
 const README = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
 const SECTIONS = ["First request", "Building the image", "Teardown"];

@@ -7,12 +7,12 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
-import { CliDeps, defaultDeps, runCli } from "../../tools/render/cli";
+import { CliDeps, defaultDeps, runCli } from "../../tools/render/cli/cli";
 import type { RenderFacts } from "../../program/run";
 
 export const ROOT = path.join(__dirname, "..", "..");
 /** The render CLI's entry, for the tests that run it as a child process. */
-export const RENDER_CLI = path.join(ROOT, "tools", "render", "cli.ts");
+export const RENDER_CLI = path.join(ROOT, "tools", "render", "cli", "cli.ts");
 /** A line of a JavaScript stack trace: never shown to a user. */
 export const STACK_TRACE = /^\s+at .+(\(|:\d+:\d+)/m;
 export const STACK_1 = path.join(ROOT, "stacks", "Pulumi.p5en-1gpu.yaml");

@@ -93,7 +93,7 @@ describe("render robustness: arguments first, checked against the pack", functio
         assert.equal(p.status, argv[0] === "--help" ? 0 : 2, p.stderr);
         const loaded = JSON.parse(/loaded-modules: (.*)/.exec(p.stderr)![1]) as string[];
         assert.ok(
-          loaded.some((m) => m.endsWith(path.join("tools", "render", "cli.ts"))),
+          loaded.some((m) => m.endsWith(path.join("tools", "render", "cli", "cli.ts"))),
           "the probe sees the CLI",
         );
         assert.deepEqual(

@@ -8,7 +8,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { defaultDeps } from "../../tools/render/cli";
+import { defaultDeps } from "../../tools/render/cli/cli";
 import { ExitCode } from "../../tools/_shared/exit-codes";
 import { ROOT, run, STACK_1, STACK_1_TEXT, stackFileWith } from "./render-harness";
 

@@ -10,7 +10,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { ExitCode } from "../../tools/_shared/exit-codes";
-import { outputError, writeRenderAtomic } from "../../tools/render/output";
+import { outputError, writeRenderAtomic } from "../../tools/render/output/output";
 import { RENDER_CLI, ROOT, run, snapshot, stackFileWith } from "./render-harness";
 
 /**

@@ -15,7 +15,7 @@ import { resolveWorkload } from "../../components/inference/args";
 import { REPORTED_BATCHES, servingEstimate, ServingEstimate } from "../../components/inference/serving";
 import { graphServingInput } from "../../policy/rules/_serving";
 import type { PlanDgd } from "../../policy/rules/_dgd";
-import { servingMarkdown } from "../../tools/render/plan-serving";
+import { servingMarkdown } from "../../tools/render/plan/serving";
 
 const WORKLOAD = "inference.workload={isl: 4000, osl: 96}";
 

@@ -19,7 +19,7 @@ import { podMonitorProblems } from "../helpers/podmonitor-model";
 import { expectGolden } from "../helpers/golden";
 import { files, readJson, Rendered, renderStack } from "./render-harness";
 import { RENDER_FILES } from "../../tools/render/render";
-import { gpuNodesWaitForImage } from "../../tools/render/build-order";
+import { gpuNodesWaitForImage } from "../../tools/render/plan/build-order";
 
 const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
 

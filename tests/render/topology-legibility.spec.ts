@@ -5,9 +5,9 @@
  * synthetic plans through `topologySvg`, no render.
  */
 import { strict as assert } from "assert";
-import type { Plan } from "../../tools/render/plan";
-import type { PlanWorker } from "../../tools/render/plan-workers";
-import { topologySvg } from "../../tools/render/topology";
+import type { Plan } from "../../tools/render/plan/plan";
+import type { PlanWorker } from "../../tools/render/plan/workers";
+import { topologySvg } from "../../tools/render/pictures/topology";
 import { parseXml, XmlElement } from "../helpers/xml";
 
 /** A text element's estimated box. */

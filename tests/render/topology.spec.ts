@@ -9,12 +9,12 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { defaultDeps, runCli } from "../../tools/render/cli";
-import type { Plan } from "../../tools/render/plan";
-import type { PlanWorker } from "../../tools/render/plan-workers";
-import { layoutOf } from "../../tools/render/topology-layout";
-import { idleNodesLine, placementOf } from "../../tools/render/plan-placement";
-import { topologySvg } from "../../tools/render/topology";
+import { defaultDeps, runCli } from "../../tools/render/cli/cli";
+import type { Plan } from "../../tools/render/plan/plan";
+import type { PlanWorker } from "../../tools/render/plan/workers";
+import { layoutOf } from "../../tools/render/pictures/topology-layout";
+import { idleNodesLine, placementOf } from "../../tools/render/plan/placement";
+import { topologySvg } from "../../tools/render/pictures/topology";
 import { allElements, parseXml, XmlElement } from "../helpers/xml";
 
 const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;

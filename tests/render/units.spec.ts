@@ -3,10 +3,10 @@
  * table, redaction and manifests. Stack files and the config schema: ./stack-config.spec.ts.
  */
 import { strict as assert } from "assert";
-import { criticalPath, deployEdges, GraphNode, graphCreateMinutes, mermaid } from "../../tools/render/graph";
-import { imageJson, kubernetesObject, manifestFiles } from "../../tools/render/manifests";
-import { buildPlan } from "../../tools/render/plan";
-import { PlanSourceResource, workersOf } from "../../tools/render/plan-workers";
+import { criticalPath, deployEdges, GraphNode, graphCreateMinutes, mermaid } from "../../tools/render/plan/graph";
+import { imageJson, kubernetesObject, manifestFiles } from "../../tools/render/output/manifests";
+import { buildPlan } from "../../tools/render/plan/plan";
+import { PlanSourceResource, workersOf } from "../../tools/render/plan/workers";
 import { DGD_TYPE_TOKEN as DGD_TYPE, EFA_RESOURCE } from "../../components/inference/graph";
 import {
   instanceLine,
@@ -14,12 +14,12 @@ import {
   priceOf,
   RESERVATION_BILLING,
   totalUsdPerHour,
-} from "../../tools/render/prices";
-import { costLines, poolBilling } from "../../tools/render/plan-cost";
+} from "../../tools/render/plan/prices";
+import { costLines, poolBilling } from "../../tools/render/plan/cost";
 import { gpuPoolFacts, POOL_LABEL } from "../../components/catalog/pool";
 import { CapacityType } from "../../components/cluster/args";
 import { capacitySettings } from "../../components/cluster/derive";
-import { fromSerialized } from "../../tools/render/redact";
+import { fromSerialized } from "../../tools/render/capture/redact";
 import { checkStackConfig } from "../../program/config-schema";
 import { INSTANCES } from "../../components/catalog/instances";
 

@@ -14,10 +14,10 @@ import {
 } from "../../components/cluster/reach";
 import { validateClusterArgs } from "../../components/cluster/validate";
 import { checkStackConfig } from "../../program/config-schema";
-import { loadStack } from "../../tools/render/command";
-import { capture } from "../../tools/render/capture";
-import { renderMocks } from "../../tools/render/mocks";
-import { loadProject, stackConfig } from "../../tools/render/stackfile";
+import { loadStack } from "../../tools/render/cli/command";
+import { capture } from "../../tools/render/capture/capture";
+import { renderMocks } from "../../tools/render/capture/mocks";
+import { loadProject, stackConfig } from "../../tools/render/cli/stackfile";
 
 const ROOT = path.join(__dirname, "..", "..");
 const base = {

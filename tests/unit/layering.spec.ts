@@ -167,7 +167,7 @@ describe("layering: import directions between folders", () => {
 
   it("catches every import form, type-only included (the check can fail)", () => {
     const src = [
-      `import type { ProgramRun } from "../tools/render/capture";`,
+      `import type { ProgramRun } from "../tools/render/capture/capture";`,
       `export { x } from "../policy/run";`,
       `const y = require("../tests/helpers/golden");`,
       `const z = import("../program/program");`,
@@ -176,10 +176,10 @@ describe("layering: import directions between folders", () => {
     ].join("\n");
     assert.deepEqual(
       violations("components/x.ts", src).map((v) => v.split(" ")[2]),
-      [`"../tools/render/capture"`, `"../policy/run"`, `"../tests/helpers/golden"`, `"../program/program"`],
+      [`"../tools/render/capture/capture"`, `"../policy/run"`, `"../tests/helpers/golden"`, `"../program/program"`],
     );
     assert.deepEqual(
-      violations("program/x.ts", `import type { ProgramRun } from "../tools/render/capture";`).length,
+      violations("program/x.ts", `import type { ProgramRun } from "../tools/render/capture/capture";`).length,
       1,
     );
     assert.deepEqual(violations("program/x.ts", `import { EfaCluster } from "../components/cluster";`), []);

@@ -4,20 +4,20 @@
  */
 import * as path from "path";
 import type { ProgramRun, RenderFacts } from "../../program/run";
-import { capture, Capture, CapturedResource } from "./capture";
-import { criticalPath, graphCreateMinutes, mermaid } from "./graph";
-import { schedulingEdges } from "./build-order";
-import { dashboardFiles } from "./dashboards";
-import { helmFiles, imageJson, manifestFiles, RenderedFile } from "./manifests";
-import { renderMocks } from "./mocks";
-import { writeRenderAtomic } from "./output";
-import { buildPlan, Plan } from "./plan";
-import { planMarkdown } from "./plan-md";
-import { topologySvg } from "./topology";
-import { planMdSlots, remoteChildren } from "./plan-md-sections";
-import { idleOf } from "./plan-idle-input";
+import { capture, Capture, CapturedResource } from "./capture/capture";
+import { criticalPath, graphCreateMinutes, mermaid } from "./plan/graph";
+import { schedulingEdges } from "./plan/build-order";
+import { dashboardFiles } from "./output/dashboards";
+import { helmFiles, imageJson, manifestFiles, RenderedFile } from "./output/manifests";
+import { renderMocks } from "./capture/mocks";
+import { writeRenderAtomic } from "./output/output";
+import { buildPlan, Plan } from "./plan/plan";
+import { planMarkdown } from "./plan/md";
+import { topologySvg } from "./pictures/topology";
+import { planMdSlots, remoteChildren } from "./plan/md-sections";
+import { idleOf } from "./plan/idle-input";
 import type { PlanResource, PolicyPackConfigJson, PolicyRun } from "../../policy/run";
-import type { StackConfigMap } from "./stackfile";
+import type { StackConfigMap } from "./cli/stackfile";
 
 /** A program the render can run: constructs every resource when called (never at import time). */
 export type RenderProgram = () => ProgramRun<RenderFacts>;
@@ -202,7 +202,7 @@ export const RENDER_FILES = [
 const OWNED = ["manifests", "helm", "dashboards", ...RENDER_FILES, "render-error.log"];
 
 /**
- * Replaces `dir` with the files, atomically (see `./output.ts`): a previous render's files are
+ * Replaces `dir` with the files, atomically (see `./output/output.ts`): a previous render's files are
  * replaced, anything else in `dir` is kept. Call with the directory's lock held (`lockDir`).
  */
 export function writeRender(dir: string, files: readonly RenderedFile[]): void {

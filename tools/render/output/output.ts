@@ -12,7 +12,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { RenderedFile } from "./manifests";
-import { ExitCode } from "../_shared/exit-codes";
+import { ExitCode } from "../../_shared/exit-codes";
 
 /** The output could not be written; `code` is the process exit code. */
 export class OutputError extends Error {

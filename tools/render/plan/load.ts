@@ -6,17 +6,17 @@
  * The estimate and the budgets it is checked against come from components/inference/model-load.ts (the same
  * function that derives the default budgets and validates explicit ones); this module adds the words.
  */
-import type { GpuPoolFacts } from "../../components/catalog/pool";
-import type { ModelFacts } from "../../components/catalog/models";
-import { ModelCacheMode } from "../../components/inference/args";
-import { nodeCacheHostPath } from "../../components/inference/cache";
-import type { InferencePlan } from "../../components/inference/plan";
+import type { GpuPoolFacts } from "../../../components/catalog/pool";
+import type { ModelFacts } from "../../../components/catalog/models";
+import { ModelCacheMode } from "../../../components/inference/args";
+import { nodeCacheHostPath } from "../../../components/inference/cache";
+import type { InferencePlan } from "../../../components/inference/plan";
 import {
   LOAD_ASSUMPTIONS,
   loadEstimate,
   noCacheWorkersPerNode,
   overBudget,
-} from "../../components/inference/model-load";
+} from "../../../components/inference/model-load";
 
 export { LOAD_ASSUMPTIONS };
 
@@ -152,7 +152,7 @@ export function loadMarkdown(
       ],
     ),
     "",
-    `- Estimated from stated bandwidths, not measured: Hugging Face ${a.hfDownloadMBps} MB/s per node, NVMe RAID0 ${a.nvmeReadMBps} MB/s, EFS ${a.efsReadMBps} MB/s per node, gp3 root ${a.gp3ReadMBps} MB/s, engine start ${a.engineStartSeconds} s (tools/render/plan-load.ts).`,
+    `- Estimated from stated bandwidths, not measured: Hugging Face ${a.hfDownloadMBps} MB/s per node, NVMe RAID0 ${a.nvmeReadMBps} MB/s, EFS ${a.efsReadMBps} MB/s per node, gp3 root ${a.gp3ReadMBps} MB/s, engine start ${a.engineStartSeconds} s (tools/render/plan/load.ts).`,
     "",
   ];
 }

@@ -11,9 +11,9 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import type { Problem } from "../../components/_shared/problems";
-import { didYouMean } from "../../components/_shared/suggest";
-import { SECRET } from "./redact";
+import type { Problem } from "../../../components/_shared/problems";
+import { didYouMean } from "../../../components/_shared/suggest";
+import { SECRET } from "../capture/redact";
 import { clip, decodeUtf8, readRegularFile, UsageError } from "./safe-read";
 import { parseYamlText } from "./safe-yaml";
 

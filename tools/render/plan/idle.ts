@@ -7,13 +7,13 @@
  * Whether the weights download overlaps the image pull is read from what is rendered, not assumed: a prefetch pod
  * of another (small) image on the workers' nodes (`downloadOverlap`). The bandwidths are stated assumptions.
  */
-import { SERVING_IMAGE_GB } from "../../components/cluster/root-volume";
-import type { GpuPoolFacts } from "../../components/catalog/pool";
-import { ModelCacheMode } from "../../components/inference/args";
-import { DGD_TYPE_TOKEN, DgdContainer } from "../../components/inference/graph";
+import { SERVING_IMAGE_GB } from "../../../components/cluster/root-volume";
+import type { GpuPoolFacts } from "../../../components/catalog/pool";
+import { ModelCacheMode } from "../../../components/inference/args";
+import { DGD_TYPE_TOKEN, DgdContainer } from "../../../components/inference/graph";
 import { CREATE_MINUTES } from "./graph";
 import { servicesOf, CapturedInputs } from "./dgd-inputs";
-import type { ModelLoadPlan } from "./plan-load";
+import type { ModelLoadPlan } from "./load";
 
 /** Stated bandwidths and fixed costs of the timeline. */
 export const PULL_ASSUMPTIONS = {
@@ -307,7 +307,7 @@ export function gpuIdleMarkdown(
     "",
     `- Fleet: ${f.nodes} node${f.nodes === 1 ? "" : "s"} pull the ${f.imageGB} GB image at once, ${f.totalGB} GB from ECR per deploy, through the NAT gateway of the pool's AZ (no ECR/S3 VPC endpoints are created): ${f.note}. ECR serves layers from S3; per-node throughput, not ECR, is the bound assumed here.`,
     ...reservationLines(g),
-    `- Estimated, not measured: ECR pull ${a.ecrPullMBps} MB/s per node (AWS ML blog: "15–20 GB can take 4–6 minutes per instance"), small-image pull ${a.smallImagePullSeconds} s, NAT gateway ${a.natGatewayBaselineGbps} Gbps scaling to ${a.natGatewayMaxGbps} Gbps (Amazon VPC user guide); the kubelet pulls in parallel (\`serializeImagePulls: false\` in the EKS AMI, tests/contracts/facts/eks-node-image-pull.json). Not used: SOCI. The AMI ships the SOCI snapshotter but configures only its parallel pull mode (no lazy loading), behind nodeadm's experimental \`FastImagePull\` gate, off by default; turning it on would shorten the image-pull step (tools/render/plan-idle.ts).`,
+    `- Estimated, not measured: ECR pull ${a.ecrPullMBps} MB/s per node (AWS ML blog: "15–20 GB can take 4–6 minutes per instance"), small-image pull ${a.smallImagePullSeconds} s, NAT gateway ${a.natGatewayBaselineGbps} Gbps scaling to ${a.natGatewayMaxGbps} Gbps (Amazon VPC user guide); the kubelet pulls in parallel (\`serializeImagePulls: false\` in the EKS AMI, tests/contracts/facts/eks-node-image-pull.json). Not used: SOCI. The AMI ships the SOCI snapshotter but configures only its parallel pull mode (no lazy loading), behind nodeadm's experimental \`FastImagePull\` gate, off by default; turning it on would shorten the image-pull step (tools/render/plan/idle.ts).`,
     "",
   ];
 }

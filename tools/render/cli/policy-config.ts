@@ -5,9 +5,9 @@
  * schema's type. A typo must never switch a gate off silently.
  */
 import type { Policies, PolicyConfigSchema } from "@pulumi/policy";
-import type { Problem } from "../../components/_shared/problems";
-import { didYouMean, oneOf } from "../../components/_shared/suggest";
-import type { PolicyPackConfigJson } from "../../policy/run";
+import type { Problem } from "../../../components/_shared/problems";
+import { didYouMean, oneOf } from "../../../components/_shared/suggest";
+import type { PolicyPackConfigJson } from "../../../policy/run";
 import { clip, decodeUtf8, readRegularFile, UsageError } from "./safe-read";
 
 /** Pulumi's enforcement levels (`@pulumi/policy` `EnforcementLevel`). */

@@ -10,8 +10,8 @@
  * hands out devices next to the allocated GPUs), so on a p5en (16 rails, 8 GPUs) GPU g owns rails
  * 2g and 2g+1.
  */
-import type { Plan } from "./plan";
-import type { PlanWorker } from "./plan-workers";
+import type { Plan } from "../plan/plan";
+import type { PlanWorker } from "../plan/workers";
 
 /** One worker replica on a node. */
 export interface PlacedWorker {

@@ -1,13 +1,13 @@
 /**
- * Gathers what the GPU idle section (`./plan-idle.ts`) is computed from, out of a render: the captured resource
+ * Gathers what the GPU idle section (`./idle.ts`) is computed from, out of a render: the captured resource
  * graph (ready times, whether the GPU node groups wait for the image, which pools are reserved), the rendered
  * manifests (whether the download overlaps the pull) and the plan (model load, prices). Pure.
  */
-import type { GpuPoolFacts } from "../../components/catalog/pool";
+import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import { gpuNodeGroups, gpuNodesReadyMinutes, gpuNodesWaitForImage, imageVsGpuNodes } from "./build-order";
 import type { GraphNode } from "./graph";
 import type { Plan } from "./plan";
-import { downloadOverlap, GpuIdlePlan, gpuIdlePlan } from "./plan-idle";
+import { downloadOverlap, GpuIdlePlan, gpuIdlePlan } from "./idle";
 
 type Reserved = { pool: string; capacity: "capacity-block" | "odcr" };
 

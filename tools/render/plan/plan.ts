@@ -1,25 +1,25 @@
 /**
  * `plan.json`: the deployment at a glance — GPU pools, workers per role, GPUs and EFA rails requested vs
  * provisioned, the model's fit and load, the critical path and a rough $/hour. Pure. `plan.md` renders it
- * (`./plan-md.ts`); the workers are read back in `./plan-workers.ts`, the cost lines in `./plan-cost.ts`.
+ * (`./md.ts`); the workers are read back in `./workers.ts`, the cost lines in `./cost.ts`.
  *
  * Workers (replicas, resource requests) are read from the rendered DynamoGraphDeployment (what would really be
  * applied), pools from the cluster's plain `GpuPoolFacts`, so a mismatch between the two shows up here. The model,
  * fit, load, serving and KV-transport sections are computed from the facts the program returns with its run
  * (`RenderFacts.inference`), never parsed back from the graph's engine flags or annotations.
  */
-import type { GpuPoolFacts } from "../../components/catalog/pool";
-import type { InferencePlan } from "../../components/inference/plan";
-import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../program/summary";
+import type { GpuPoolFacts } from "../../../components/catalog/pool";
+import type { InferencePlan } from "../../../components/inference/plan";
+import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../../program/summary";
 import { CriticalPath } from "./graph";
-import { kvWire, KvWire } from "../../components/inference/args";
-import { ModelPlanSection, modelPlan } from "./plan-model";
-import { ServingPlanSection, servingPlan } from "./plan-serving";
-import { costLines } from "./plan-cost";
-import { PlanSourceResource, PlanWorker, workersOf } from "./plan-workers";
-import { PlanPlacement, placementOf } from "./plan-placement";
+import { kvWire, KvWire } from "../../../components/inference/args";
+import { ModelPlanSection, modelPlan } from "./model";
+import { ServingPlanSection, servingPlan } from "./serving";
+import { costLines } from "./cost";
+import { PlanSourceResource, PlanWorker, workersOf } from "./workers";
+import { PlanPlacement, placementOf } from "./placement";
 import { CostLine, PRICE_SOURCE, PRICED_REGIONS, PRICES_REVIEWED, totalUsdPerHour } from "./prices";
-import type { GpuIdlePlan } from "./plan-idle";
+import type { GpuIdlePlan } from "./idle";
 
 /** One GPU pool in the plan: the summary's pool fields and its availability zone, when pinned. */
 export type PlanPool = SummaryPool & Pick<GpuPoolFacts, "availabilityZone">;
@@ -42,7 +42,7 @@ export interface Plan extends ModelPlanSection, ServingPlanSection, CapacityTota
   readonly costPerHourUsd: number;
   /** Minutes a GPU node is billed on a first deploy before its first worker loads (basis in `gpuIdle.basis`). */
   readonly gpuIdleMinutes?: number;
-  /** The GPU idle time, the per-node timeline, the fleet's image pulls and reservation timing (`./plan-idle.ts`). */
+  /** The GPU idle time, the per-node timeline, the fleet's image pulls and reservation timing (`./idle.ts`). */
   readonly gpuIdle?: GpuIdlePlan;
   readonly cost: {
     readonly lines: readonly CostLine[];

@@ -6,20 +6,20 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { formatProblems, Problem } from "../../components/_shared/problems";
-import { componentProblemsAtConfig } from "../../program/config-schema";
+import { formatProblems, Problem } from "../../../components/_shared/problems";
+import { componentProblemsAtConfig } from "../../../program/config-schema";
 import { checkStackConfigMap } from "./check";
-import { documentationNote } from "../../components/cluster/reach";
-import type { PolicyPackConfigJson } from "../../policy/run";
+import { documentationNote } from "../../../components/cluster/reach";
+import type { PolicyPackConfigJson } from "../../../policy/run";
 import type { Args, CliDeps } from "./cli";
-import { ExitCode } from "../_shared/exit-codes";
-import { lockDir, OutputError, ensureDir, sweepLeftovers } from "./output";
+import { ExitCode } from "../../_shared/exit-codes";
+import { lockDir, OutputError, ensureDir, sweepLeftovers } from "../output/output";
 import { readPolicyConfig } from "./policy-config";
-import type { RenderResult } from "./render";
+import type { RenderResult } from "../render";
 import { checkStackName, loadProject, Project, stackConfig, stackFile, StackConfigMap, UsageError } from "./stackfile";
-import { SECRET } from "./redact";
-import { idleNodesLine } from "./plan-placement";
-import { prepaidLines } from "./plan-md";
+import { SECRET } from "../capture/redact";
+import { idleNodesLine } from "../plan/placement";
+import { prepaidLines } from "../plan/md";
 
 /** Config problems found before the program runs; thrown so the caller reports them all at once. */
 export class ConfigProblems extends Error {
@@ -162,7 +162,7 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
     try {
       sweepLeftovers(dir);
       // Loaded only now: a config or usage error never waits for the Pulumi runtime to load.
-      const { render, writeRender } = await import("./render");
+      const { render, writeRender } = await import("../render");
       result = await render({
         project: project.name,
         stack,
@@ -194,7 +194,7 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
 /** A component's validation error (from the program run) at config paths; undefined for anything else. */
 async function componentProblems(e: unknown): Promise<Problem[] | undefined> {
   // Loaded only now: it loads the Pulumi runtime, which a usage or config error never needs.
-  const { problemsOf, subjectOf } = await import("../../components/_shared/pulumi-errors");
+  const { problemsOf, subjectOf } = await import("../../../components/_shared/pulumi-errors");
   const problems = problemsOf(e);
   // Component paths (`prefill.replicas`) to config paths (`inference.prefill.replicas`), by the component the error names.
   return problems && componentProblemsAtConfig(subjectOf(e), problems);

@@ -1,14 +1,14 @@
 /**
  * The `plan.md` sections that put the plan in front of a person: the topology picture
  * and the resource graph, per-worker CPU / memory / hugepages, the policy results, the GPU idle time of a
- * first deploy with the per-node timeline (`./plan-idle.ts`), what the resource count leaves out, and
+ * first deploy with the per-node timeline (`./idle.ts`), what the resource count leaves out, and
  * which files to read next. Pure: from the plan, the captured resources and the policy run.
  */
-import type { PolicyRun } from "../../policy/run";
+import type { PolicyRun } from "../../../policy/run";
 import type { Plan } from "./plan";
-import { table } from "./md-table";
-import { gpuIdleMarkdown } from "./plan-idle";
-import type { PlanMdSlots } from "./plan-md";
+import { table } from "../output/md-table";
+import { gpuIdleMarkdown } from "./idle";
+import type { PlanMdSlots } from "./md";
 
 /** What the sections read besides the plan. */
 export interface PlanMdExtras {

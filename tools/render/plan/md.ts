@@ -1,18 +1,18 @@
 /**
  * `plan.md`: the plan for people, section by section in a fixed order; the sections written elsewhere
- * (`./plan-md-sections.ts`, `./plan-model.ts`) go into the slots named here. Pure.
+ * (`./md-sections.ts`, `./model.ts`) go into the slots named here. Pure.
  */
 import type { Plan } from "./plan";
-import type { KvWire } from "../../components/inference/args";
-import { table } from "./md-table";
-import { modelMarkdown } from "./plan-model";
-import { servingMarkdown } from "./plan-serving";
-import { archListsOf, compileStageLines, PREBUILT_KERNELS_NOTE } from "../../components/image/compile-stages";
-import type { CudaToolkit } from "../../components/catalog";
-import * as versions from "../../components/versions";
-import { idleNodesLine } from "./plan-placement";
+import type { KvWire } from "../../../components/inference/args";
+import { table } from "../output/md-table";
+import { modelMarkdown } from "./model";
+import { servingMarkdown } from "./serving";
+import { archListsOf, compileStageLines, PREBUILT_KERNELS_NOTE } from "../../../components/image/compile-stages";
+import type { CudaToolkit } from "../../../components/catalog";
+import * as versions from "../../../components/versions";
+import { idleNodesLine } from "./placement";
 
-/** Sections of `plan.md` written elsewhere (`./plan-md-sections.ts`), by where they go. */
+/** Sections of `plan.md` written elsewhere (`./md-sections.ts`), by where they go. */
 export interface PlanMdSlots {
   readonly afterTitle?: readonly string[];
   readonly afterWorkers?: readonly string[];
@@ -109,7 +109,7 @@ function criticalPathSection(plan: Plan): string[] {
   return [
     `## Critical path (~${path.minutes} min)`,
     "",
-    "The dependency chain that takes longest to create (rough minutes per resource type, see `tools/render/graph.ts`):",
+    "The dependency chain that takes longest to create (rough minutes per resource type, see `tools/render/plan/graph.ts`):",
     "",
     ...path.steps.map(
       (s, i) =>

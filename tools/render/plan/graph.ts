@@ -2,9 +2,9 @@
  * The captured resource graph: deployment order edges, the critical path (the dependency chain that
  * takes longest to deploy) and a Mermaid diagram. Pure functions over captured resources.
  */
-import { DGD_TYPE_TOKEN } from "../../components/inference/graph";
-import type { InferencePlan } from "../../components/inference/plan";
-import type { CapturedResource } from "./capture";
+import { DGD_TYPE_TOKEN } from "../../../components/inference/graph";
+import type { InferencePlan } from "../../../components/inference/plan";
+import type { CapturedResource } from "../capture/capture";
 
 /** The fields of a captured resource this module reads (type-only import: this module stays pure). */
 export type GraphNode = Pick<

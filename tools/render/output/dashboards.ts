@@ -3,7 +3,7 @@
  * (kube-prometheus-stack's `grafana.dashboards` values, or a ConfigMap labelled for Grafana's dashboard
  * sidecar), pretty-printed so a reviewer can import or diff it. Pure.
  */
-import { DASHBOARD_CONFIGMAP_LABEL } from "../../components/observability/render";
+import { DASHBOARD_CONFIGMAP_LABEL } from "../../../components/observability/render";
 import type { ManifestSource, RenderedFile } from "./manifests";
 
 type Obj = Record<string, unknown>;

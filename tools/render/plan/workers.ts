@@ -3,9 +3,9 @@
  * the component meant to render): per service its replicas, GPUs, EFA devices, pod requests and anti-affinity.
  * Pure.
  */
-import { OperatorLabel } from "../../components/_shared/names";
-import { DGD_TYPE_TOKEN, DgdService, EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../components/inference/graph";
-import type { WorkerPlanRow } from "../../components/inference/render";
+import { OperatorLabel } from "../../../components/_shared/names";
+import { DGD_TYPE_TOKEN, DgdService, EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../../components/inference/graph";
+import type { WorkerPlanRow } from "../../../components/inference/render";
 import { servicesOf } from "./dgd-inputs";
 
 /** One service of the graph, as the plan shows it. */

@@ -8,10 +8,10 @@
  * Every cell carries `data-*` attributes (node, GPU or rail index, worker) so a test can read the
  * picture back and check it against `plan.json`.
  */
-import type { Plan } from "./plan";
+import type { Plan } from "../plan/plan";
 import { Layout, LaidOutNode, layoutOf, PlacedWorker } from "./topology-layout";
 import { el, esc, svgDocument, text, textWidth } from "./svg";
-import { idleNodesLine, placementOf } from "./plan-placement";
+import { idleNodesLine, placementOf } from "../plan/placement";
 
 /** Fill colour per role; anything else gets OTHER. */
 export const ROLE_COLOURS: Readonly<Record<string, string>> = {

@@ -8,7 +8,7 @@
  * invoke during a render is a bug worth failing on.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { arn, autoName, ec2Id, hexOf, PLACEHOLDER_ACCOUNT, placeholderKubeconfig } from "./placeholders";
+import { arn, autoName, ec2Id, hexOf, PLACEHOLDER_ACCOUNT, placeholderKubeconfig } from "../cli/placeholders";
 
 /** `aws:ec2/launchTemplate:LaunchTemplate` -> `{ service: "ec2", kind: "launch-template" }`. */
 function awsParts(type: string): { service: string; kind: string } {

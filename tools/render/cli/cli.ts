@@ -9,9 +9,9 @@
 import * as path from "path";
 import { parseArgs as parseNodeArgs } from "node:util";
 import type { Policies } from "@pulumi/policy";
-import type { RenderProgram, PolicyRunner } from "./render";
+import type { RenderProgram, PolicyRunner } from "../render";
 import { Override, parseOverride, UsageError } from "./stackfile";
-import { ExitCode } from "../_shared/exit-codes";
+import { ExitCode } from "../../_shared/exit-codes";
 
 export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=value ...] [--file path/to/Pulumi.<stack>.yaml]
 
@@ -150,14 +150,14 @@ export function defaultDeps(): CliDeps {
      dependencies are synchronous by CliDeps' contract (the capture calls `program()` inside its stack callback,
      `policyList` is a getter), so a lazy load here cannot be `await import()`; the policy runner is async and
      uses it, below. Loading up front instead would cost a usage or config error the load of Pulumi. */
-  const program = () => require("../../program/program") as typeof import("../../program/program");
-  const pack = () => require("../../policy/policies") as typeof import("../../policy/policies");
+  const program = () => require("../../../program/program") as typeof import("../../../program/program");
+  const pack = () => require("../../../policy/policies") as typeof import("../../../policy/policies");
   /* eslint-enable @typescript-eslint/no-require-imports -- the lazy loads end here */
   return {
-    root: path.resolve(__dirname, "..", ".."),
+    root: path.resolve(__dirname, "..", "..", ".."),
     cwd: process.env.INIT_CWD || process.cwd(),
     program: () => program().runProgram({ offline: true }),
-    policies: async (plan, config) => (await import("../../policy/run")).runPolicies(plan, config),
+    policies: async (plan, config) => (await import("../../../policy/run")).runPolicies(plan, config),
     get policyList() {
       return pack().allPolicies;
     },

@@ -7,10 +7,10 @@
  * (`DisaggInference.plan`, components/inference/plan.ts), with the same pure fit and KV-transfer functions
  * the component sizes the graph with: the render never parses the graph's engine flags or annotations back.
  */
-import type { GpuPoolFacts } from "../../components/catalog/pool";
-import { INSTANCES } from "../../components/catalog/instances";
-import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts } from "../../components/catalog/models";
-import type { InferencePlan, RolePlan } from "../../components/inference/plan";
+import type { GpuPoolFacts } from "../../../components/catalog/pool";
+import { INSTANCES } from "../../../components/catalog/instances";
+import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts } from "../../../components/catalog/models";
+import type { InferencePlan, RolePlan } from "../../../components/inference/plan";
 import {
   GIB,
   KvLink,
@@ -23,9 +23,9 @@ import {
   TCP_FLOW_GBPS,
   workerFit,
   WorkerFit,
-} from "../../components/inference/fit";
-import { table } from "./md-table";
-import { loadMarkdown, loadPlan, ModelLoadPlan } from "./plan-load";
+} from "../../../components/inference/fit";
+import { table } from "../output/md-table";
+import { loadMarkdown, loadPlan, ModelLoadPlan } from "./load";
 
 /** The model in the plan. `known: false` = not in the catalog and no `modelShape`: fit unknown. */
 export type PlanModel =

@@ -21,7 +21,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { getAllResources } from "@pulumi/pulumi/output";
-import type { ProgramRun } from "../../program/run";
+import type { ProgramRun } from "../../../program/run";
 import { dependsOn, isProtected, outputPromise, RegisterResourceRequest, settings, state } from "./pulumi-internals";
 import { fromSerialized, SECRET } from "./redact";
 

@@ -4,8 +4,8 @@
  * resources.
  */
 import YAML from "yaml";
-import { autoName } from "./placeholders";
-import { SECRET } from "./redact";
+import { autoName } from "../cli/placeholders";
+import { SECRET } from "../capture/redact";
 
 /** The fields of a captured resource this module reads. */
 export interface ManifestSource {

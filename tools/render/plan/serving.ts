@@ -5,10 +5,10 @@
  * graph's plain plan facts (`DisaggInference.plan`), not parsed back from the rendered graph; the policy
  * `serving-estimate-meets-workload` reads any graph into the same input (policy/rules/_serving.ts). Pure.
  */
-import type { GpuPoolFacts } from "../../components/catalog/pool";
-import { ServingRole } from "../../components/inference/derive";
-import { modelFacts } from "../../components/inference/fit";
-import type { InferencePlan, RolePlan } from "../../components/inference/plan";
+import type { GpuPoolFacts } from "../../../components/catalog/pool";
+import { ServingRole } from "../../../components/inference/derive";
+import { modelFacts } from "../../../components/inference/fit";
+import type { InferencePlan, RolePlan } from "../../../components/inference/plan";
 import {
   ServingEstimate,
   servingEstimate,
@@ -16,9 +16,9 @@ import {
   ServingRoleInput,
   PREFILL_BATCH_TOKENS,
   MAX_DECODE_BATCH,
-} from "../../components/inference/serving";
-import { table } from "./md-table";
-import { planPool } from "./plan-model";
+} from "../../../components/inference/serving";
+import { table } from "../output/md-table";
+import { planPool } from "./model";
 
 /** What `buildPlan` adds for serving: the estimate, or why there is none. */
 export interface ServingPlanSection {

@@ -2,9 +2,9 @@
  * The plan's cost lines: the GPU pools, any other node group the stack creates (its instance type from the node
  * group or its launch template) and the EKS control plane, priced from `./prices.ts`. Pure.
  */
-import { POOL_LABEL, type GpuPoolFacts } from "../../components/catalog/pool";
+import { POOL_LABEL, type GpuPoolFacts } from "../../../components/catalog/pool";
 import { CostLine, EKS_CLUSTER_USD_PER_HOUR, instanceLine, RESERVATION_BILLING } from "./prices";
-import { num, PlanSourceResource } from "./plan-workers";
+import { num, PlanSourceResource } from "./workers";
 
 /** How a pool's nodes are bought, read from its node group and launch template as rendered. */
 export type PoolBilling = "on-demand" | "capacity-block" | "odcr";

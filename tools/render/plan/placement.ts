@@ -1,10 +1,10 @@
 /**
  * The plan's `placement`: which GPU nodes each role is expected to hold, how many nodes the graph needs and
  * how many it leaves idle (billed, running nothing). Pure. Computed from the same layout the topology picture
- * draws (`./topology-layout.ts`), so the plan, the picture and the policy that warns about idle nodes agree.
+ * draws (`../pictures/topology-layout.ts`), so the plan, the picture and the policy that warns about idle nodes agree.
  */
 import type { Plan } from "./plan";
-import { layoutOf } from "./topology-layout";
+import { layoutOf } from "../pictures/topology-layout";
 import { priceOf } from "./prices";
 
 /** Where the roles go and what stays idle. */
