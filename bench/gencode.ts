@@ -7,15 +7,8 @@ import { spawnSync } from "child_process";
 import { mkdtempSync, rmSync, statSync } from "fs";
 import { loadavg, tmpdir } from "os";
 import { join } from "path";
-import {
-  ArchTarget,
-  CUDA_TOOLKITS,
-  CudaToolkit,
-  autoArchs,
-  fatArchs,
-  formatArch,
-  nvccGencode,
-} from "../components/catalog";
+import { ArchTarget, CUDA_TOOLKITS, CudaToolkit, autoArchs, fatArchs, nvccGencode } from "../components/catalog";
+import { formatArch } from "../components/catalog/cuda";
 import { valueOf } from "../components/_shared/problems";
 
 interface Result {

@@ -1,7 +1,7 @@
 /**
  * The package root (`dynamo-efa`): one namespace per component folder, the same modules as the subpaths
  * `dynamo-efa/components/<folder>` (package.json `exports`). Each folder's `index.ts` lists its public
- * API explicitly; what it marks internal is left out of the published declarations (`stripInternal`).
+ * API explicitly and nothing else: the run-time values are the typed ones.
  */
 export * as catalog from "./catalog";
 export * as versions from "./versions";
@@ -21,7 +21,3 @@ export { ValidationError } from "./_shared/problems";
  */
 export { ComponentInputError, problemsOf } from "./_shared/pulumi-errors";
 export type { Problem } from "./_shared/problems";
-/** @internal */
-export * from "./_shared/names";
-/** @internal */
-export * from "./_shared/problems";

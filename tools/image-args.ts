@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { formatProblems } from "../components/_shared/problems";
 import { shellQuote } from "../components/_shared/shell";
-import { ARCH_CONSUMERS, ArchConsumer } from "../components/catalog";
+import { ARCH_CONSUMERS, ArchConsumer } from "../components/catalog/archs";
 import { ArchArg, DigestArg, VERSION_ARGS } from "../components/image/build-args";
 import { checkImagePlan, ImageBuildPlan, packagePath } from "../components/image/plan";
 import { compileStageLines, PREBUILT_KERNELS_NOTE } from "../components/image/compile-stages";

@@ -2,7 +2,7 @@
  * `dynamo-efa/components/catalog`: the facts the components derive from. GPU instances (EFA, SM arch,
  * hugepages), the pool facts a cluster hands to inference, CUDA toolkits and arch lists (validated
  * per toolkit, rendered for nvcc / torch / FlashInfer) and the model catalog. The parsing and
- * per-toolkit tables below the public list are marked internal.
+ * per-toolkit tables are not exported here: the program, tools and tests import them from their modules.
  */
 export { CpuArch, efaPerGpu, instance, instanceNames, INSTANCES, supportsNixlOverEfa } from "./instances";
 export type { GpuInstance } from "./instances";
@@ -21,14 +21,3 @@ export { MODELS, modelRow, WeightDtype } from "./models";
 export type { ModelRow } from "./models";
 export { KvCacheDtype } from "./models";
 export type { ModelShape } from "./models";
-
-/** @internal */
-export * from "./instances";
-/** @internal */
-export * from "./pool";
-/** @internal */
-export * from "./cuda";
-/** @internal */
-export * from "./archs";
-/** @internal */
-export * from "./models";

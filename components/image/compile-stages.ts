@@ -2,14 +2,8 @@
  * What the image compiles, in which Dockerfile stage, and which per-consumer arch list each build takes: the table
  * `npm run image:args` and plan.md show. Pure data and formatting; the lists come from `consumerArchLists`.
  */
-import {
-  ArchConsumer,
-  ConsumerArchLists,
-  CudaToolkit,
-  NGC_PYTORCH_TORCH,
-  consumerArchLists,
-  resolveCudaArchs,
-} from "../catalog";
+import { ConsumerArchLists, CudaToolkit, consumerArchLists, resolveCudaArchs } from "../catalog";
+import { ArchConsumer, NGC_PYTORCH_TORCH } from "../catalog/archs";
 import { ArchArg, DockerfileStage } from "./build-args";
 
 /** One compile step of the Dockerfile that takes an arch list. */

@@ -3,7 +3,8 @@
  * build args, tag and cache settings offline (render) and under Pulumi. No Pulumi import.
  */
 import { createHash } from "crypto";
-import { ArchTarget, ConsumerArchLists, CudaToolkit, formatArch } from "../catalog";
+import { ArchTarget, ConsumerArchLists, CudaToolkit } from "../catalog";
+import { formatArch } from "../catalog/cuda";
 import { ArchArg, DigestArg, DigestKey, OptionArg, VERSION_ARGS } from "./build-args";
 
 /** Code-point order (locale-independent, so tags are the same on every machine). */

@@ -8,12 +8,12 @@ import {
   ConsumerArchLists,
   CudaToolkit,
   ImagePlatform,
-  lookupInstance,
-  NGC_PYTORCH_TORCH,
   consumerArchLists,
-  parseCudaToolkit,
   resolveCudaArchs,
 } from "../catalog";
+import { parseCudaToolkit } from "../catalog/cuda";
+import { lookupInstance } from "../catalog/instances";
+import { NGC_PYTORCH_TORCH } from "../catalog/archs";
 import { Checked, Problem, joinPath, problemsIn, show } from "../_shared/problems";
 import { checkRange } from "../_shared/limits";
 import { IMAGE_LIMITS } from "./limits";

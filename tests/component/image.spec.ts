@@ -7,7 +7,8 @@ import { join } from "path";
 import { armMocks, KNOWN_INVOKES, one, ofType, Recorded } from "../helpers/mocks";
 import { promiseOf } from "../helpers/outputs";
 import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
-import { fatArchs, formatArch } from "../../components/catalog";
+import { fatArchs } from "../../components/catalog";
+import { formatArch } from "../../components/catalog/cuda";
 
 type ImageModule = typeof import("../../components/image");
 const ECR_TOKEN = "aws:ecr/getAuthorizationToken:getAuthorizationToken";

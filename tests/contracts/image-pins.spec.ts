@@ -9,7 +9,8 @@ import { join } from "path";
 import { argDefaults } from "../helpers/dockerfile";
 import { loadFacts } from "./facts";
 import { DYNAMO_COMMIT, image } from "../../components/versions";
-import { NGC_PYTORCH_TORCH, TORCH_CUDA_ARCHS, consumerArchLists, fatArchs } from "../../components/catalog";
+import { consumerArchLists, fatArchs } from "../../components/catalog";
+import { TORCH_CUDA_ARCHS, NGC_PYTORCH_TORCH } from "../../components/catalog/archs";
 import { valueOf } from "../../components/_shared/problems";
 
 interface DynamoPins {

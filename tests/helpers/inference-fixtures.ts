@@ -1,15 +1,14 @@
 /** Shared inputs for the inference tests: pools and resolved specs of the two reference variants. */
 import { strict as assert } from "assert";
 import { gpuPoolFacts, GpuPoolFacts, instance } from "../../components/catalog";
+import { Backend, InferenceSettings, resolveArgs, ResolvedInference, ServingRole } from "../../components/inference";
 import {
-  Backend,
-  InferenceSettings,
   renderWorker,
-  resolveArgs,
-  ResolvedInference,
-  ServingRole,
-} from "../../components/inference";
-import type { DgdContainer, DgdService, EnvVar, PodAffinityTerm } from "../../components/inference/graph";
+  type DgdContainer,
+  type DgdService,
+  type EnvVar,
+  type PodAffinityTerm,
+} from "../../components/inference/graph";
 
 /** A digest-pinned image ref. */
 export const IMAGE = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa@sha256:${"ab".repeat(32)}`;

@@ -6,17 +6,9 @@
 import * as assert from "assert";
 import fc from "fast-check";
 import { Checked, valueOf } from "../../components/_shared/problems";
-import {
-  ARCH_CONSUMERS,
-  CUDA_TOOLKITS,
-  consumerArchLists,
-  fatArchs,
-  formatArch,
-  parseArchList,
-  platformReason,
-  toolkitTargets,
-  torchAcceptedArchs,
-} from "../../components/catalog";
+import { CUDA_TOOLKITS, consumerArchLists, fatArchs, parseArchList } from "../../components/catalog";
+import { formatArch, platformReason, toolkitTargets } from "../../components/catalog/cuda";
+import { ARCH_CONSUMERS, torchAcceptedArchs } from "../../components/catalog/archs";
 
 /** The value of a catalog result the test expects to be valid. */
 const valid = <T>(c: Checked<T>): T => valueOf("test", c);

@@ -9,13 +9,11 @@ import {
   CudaToolkit,
   fatArchs,
   flashinferCudaArchList,
-  formatArch,
   nvccGencode,
   parseArchList,
-  parseArchToken,
-  toolkitTargets,
   torchCudaArchList,
 } from "../../components/catalog";
+import { formatArch, parseArchToken, toolkitTargets } from "../../components/catalog/cuda";
 import { Checked, valueOf } from "../../components/_shared/problems";
 
 /** The value of a catalog result the test expects to be valid. */

@@ -12,14 +12,11 @@ import {
   archCovers,
   autoArchs,
   fatArchs,
-  formatArch,
   instanceNames,
   parseArchList,
   resolveCudaArchs,
-  toolkitHas,
-  toolkitTargets,
-  validTokenList,
 } from "../../components/catalog";
+import { formatArch, toolkitHas, toolkitTargets, validTokenList } from "../../components/catalog/cuda";
 import { Checked, Problem, valueOf } from "../../components/_shared/problems";
 
 const fmt = (list: readonly ArchTarget[]) => list.map(formatArch).join(" ");

@@ -4,16 +4,14 @@
  */
 import { strict as assert } from "assert";
 import fc from "fast-check";
+import { ArchTarget, CUDA_TOOLKITS, CudaToolkit } from "../../components/catalog";
 import {
-  ArchTarget,
-  CUDA_TOOLKITS,
-  CudaToolkit,
-  computeCapability,
   formatArch,
+  computeCapability,
   parseArchToken,
   toolkitTargets,
   validTokenList,
-} from "../../components/catalog";
+} from "../../components/catalog/cuda";
 import { Checked, valueOf } from "../../components/_shared/problems";
 
 /** The value of a catalog result the test expects to be valid. */

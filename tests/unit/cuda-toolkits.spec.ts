@@ -3,16 +3,14 @@
  * was verified, and parsing a toolkit version from config.
  */
 import { strict as assert } from "assert";
+import { CUDA_TOOLKITS, CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../../components/catalog";
 import {
-  CUDA_TOOLKITS,
-  CudaToolkit,
-  DEFAULT_CUDA_TOOLKIT,
   formatArch,
   parseCudaToolkit,
   toolkitEvidence,
   toolkitTargets,
   toolkitsWith,
-} from "../../components/catalog";
+} from "../../components/catalog/cuda";
 
 const CUDA12 = "sm_50 sm_52 sm_53 sm_60 sm_61 sm_62 sm_70 sm_72 sm_75 sm_80 sm_86 sm_87 sm_89 sm_90";
 const CUDA13 = "sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_103 sm_110 sm_120 sm_121";

@@ -12,7 +12,8 @@ import { image as imageVersions } from "../../components/versions";
 import { DOCKERFILE_STAGES, PASSABLE_BUILD_ARGS, VERSION_ARGS } from "../../components/image/build-args";
 import { declaredArgs, stageNames } from "../../components/image/dockerfile";
 import { argProperties, fromReferences } from "../helpers/dockerfile";
-import { DEFAULT_CUDA_TOOLKIT, NGC_PYTORCH_TORCH, consumerArchLists, fatArchs } from "../../components/catalog";
+import { DEFAULT_CUDA_TOOLKIT, consumerArchLists, fatArchs } from "../../components/catalog";
+import { NGC_PYTORCH_TORCH } from "../../components/catalog/archs";
 import { valueOf } from "../../components/_shared/problems";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");

@@ -4,7 +4,8 @@
  */
 import { strict as assert } from "assert";
 import fc from "fast-check";
-import { Placement, ServingRole, validate, workerShape } from "../../components/inference";
+import { Placement, ServingRole, validate } from "../../components/inference";
+import { workerShape } from "../../components/inference/derive";
 import { pool, resolved } from "../helpers/inference-fixtures";
 
 const EFA_TYPES = [

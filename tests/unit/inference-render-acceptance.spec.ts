@@ -1,8 +1,8 @@
 /** The reference deployment (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlarge) end to end, and the workers' security context. */
 import { strict as assert } from "assert";
 import { OperatorLabel } from "../../components/_shared/names";
-import { renderGraph, renderInference, renderWorker, ServingRole, workerPlan } from "../../components/inference";
-import type { DgdObject, DgdService } from "../../components/inference";
+import { renderInference, ServingRole, workerPlan } from "../../components/inference";
+import { renderGraph, renderWorker, type DgdObject, type DgdService } from "../../components/inference/graph";
 import { affinityTerm, IMAGE, mainOf, pool, resolved, worker } from "../helpers/inference-fixtures";
 import { Annotation } from "../../components/_shared/annotations";
 

@@ -1,14 +1,8 @@
 /** `inference.kvTransport`: LIBFABRIC on EFA pools, UCX when asked or without EFA, and what each gives the workers. */
 import { strict as assert } from "assert";
 import { GraphService } from "../../components/_shared/names";
-import {
-  Backend,
-  EFA_RESOURCE,
-  HUGEPAGES_2MI_RESOURCE,
-  renderGraph,
-  validate,
-  workerPlan,
-} from "../../components/inference";
+import { Backend, validate, workerPlan } from "../../components/inference";
+import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE, renderGraph } from "../../components/inference/graph";
 import { argValue, envOf, IMAGE, mainOf, pool, resolved } from "../helpers/inference-fixtures";
 
 describe("inference: kvTransport", () => {

@@ -2,18 +2,10 @@
 import { strict as assert } from "assert";
 import { stringify } from "yaml";
 import { GraphService, OperatorLabel } from "../../components/_shared/names";
-import {
-  Backend,
-  EFA_RESOURCE,
-  HUGEPAGES_2MI_RESOURCE,
-  renderGraph,
-  renderHfSecret,
-  renderWorker,
-  ServingRole,
-  validate,
-  workerPlan,
-  workerShape,
-} from "../../components/inference";
+import { Backend, ServingRole, validate, workerPlan } from "../../components/inference";
+import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE, renderGraph, renderWorker } from "../../components/inference/graph";
+import { renderHfSecret } from "../../components/inference/render";
+import { workerShape } from "../../components/inference/derive";
 import { expectGolden } from "../helpers/golden";
 import {
   affinityTerm,

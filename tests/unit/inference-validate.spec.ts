@@ -7,15 +7,14 @@ import {
   Backend,
   FrontendServiceType,
   InferenceSettings,
-  renderWorker,
-  nodesNeeded,
-  nodesPerRole,
   resolveArgs,
   ResolvedInference,
   ServingRole,
   validate,
-  validateImage,
 } from "../../components/inference";
+import { renderWorker } from "../../components/inference/graph";
+import { nodesNeeded, nodesPerRole } from "../../components/inference/derive";
+import { validateImage } from "../../components/inference/validate";
 import { IMAGE, MODEL, pool, resolved } from "../helpers/inference-fixtures";
 
 type Case = [

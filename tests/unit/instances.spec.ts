@@ -12,12 +12,11 @@ import {
   GPU_TAINT,
   autoArchs,
   consumerArchLists,
-  lookupInstance,
   parseArchList,
-  parseArchToken,
-  parseCudaToolkit,
   resolveCudaArchs,
 } from "../../components/catalog";
+import { parseCudaToolkit, parseArchToken } from "../../components/catalog/cuda";
+import { lookupInstance } from "../../components/catalog/instances";
 import { Checked, ValidationError, valueOf } from "../../components/_shared/problems";
 import { closest, editDistance } from "../../components/_shared/suggest";
 import { thrown } from "../helpers/outputs";

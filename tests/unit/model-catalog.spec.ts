@@ -3,17 +3,16 @@
  * (tests/contracts/facts/model-shapes.json), and the KV-per-token formulas against hand arithmetic.
  */
 import { strict as assert } from "assert";
+import { modelRow, ModelRow } from "../../components/catalog";
 import {
+  MODEL_ROWS,
   activeParams,
   factsOfRow,
   factsOfShape,
   kvBytesPerTokenPerGpu,
-  MODEL_ROWS,
-  modelRow,
-  ModelRow,
   totalParams,
   weightBytes,
-} from "../../components/catalog";
+} from "../../components/catalog/models";
 import { loadFacts } from "../contracts/facts";
 
 interface ShapeFact {

@@ -3,7 +3,8 @@
  * maxModelLen sequence, a TP that does not split the heads, maxModelLen past the context.
  */
 import { strict as assert } from "assert";
-import { factsOfRow, instance, modelRow } from "../../components/catalog";
+import { instance, modelRow } from "../../components/catalog";
+import { factsOfRow } from "../../components/catalog/models";
 import { validate } from "../../components/inference";
 import { engineFor } from "../../components/inference/engine";
 import {

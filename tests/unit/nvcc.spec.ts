@@ -19,11 +19,9 @@ import {
   INSTANCES,
   autoArchs,
   fatArchs,
-  formatArch,
   nvccGencode,
-  toolkitHas,
-  toolkitTargets,
 } from "../../components/catalog";
+import { formatArch, toolkitHas, toolkitTargets } from "../../components/catalog/cuda";
 import { valueOf } from "../../components/_shared/problems";
 
 const KERNEL = "__global__ void scale(float* p, float s) { p[threadIdx.x] *= s; }\n";
