@@ -18,12 +18,13 @@ import {
   renderHfSecret,
   renderModelCachePvc,
   renderNamespace,
+  InferencePlan,
+  inferencePlan,
 } from "./render";
 import { DGD_API_VERSION, DGD_KIND, DgdObject, renderGraph } from "./graph";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
 import { renderNetworkPolicies } from "./network";
-import { InferencePlan, inferencePlan } from "./plan";
 
 /** Pulumi type token. */
 export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";

@@ -10,7 +10,7 @@ import * as path from "path";
 import * as ts from "typescript";
 import { DGD_TYPE_TOKEN, renderGraph, type DgdObject } from "../../components/inference/graph";
 import { fitRoleAnnotation, FIT_QUANTITIES } from "../../components/_shared/annotations";
-import { inferencePlan } from "../../components/inference/plan";
+import { inferencePlan } from "../../components/inference/render";
 import type { ResolvedInference } from "../../components/inference/args";
 import { graphServing } from "../../policy/rules/_serving";
 import type { PlanDgd } from "../../policy/rules/_dgd";

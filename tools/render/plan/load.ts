@@ -10,7 +10,7 @@ import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import type { ModelFacts } from "../../../components/catalog/models";
 import { ModelCacheMode } from "../../../components/inference/args";
 import { nodeCacheHostPath } from "../../../components/inference/cache";
-import type { InferencePlan } from "../../../components/inference/plan";
+import type { InferencePlan } from "../../../components/inference/render";
 import {
   LOAD_ASSUMPTIONS,
   loadEstimate,

@@ -4,13 +4,13 @@
  * long its KV cache takes to cross from prefill to decode. Pure.
  *
  * Computed from the graph's plain plan facts, which the program returns with its run
- * (`DisaggInference.plan`, components/inference/plan.ts), with the same pure fit and KV-transfer functions
+ * (`DisaggInference.plan`, components/inference/render.ts), with the same pure fit and KV-transfer functions
  * the component sizes the graph with: the render never parses the graph's engine flags or annotations back.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import { INSTANCES } from "../../../components/catalog/instances";
 import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts } from "../../../components/catalog/models";
-import type { InferencePlan, RolePlan } from "../../../components/inference/plan";
+import type { InferencePlan, RolePlan } from "../../../components/inference/render";
 import {
   GIB,
   KvLink,

@@ -8,7 +8,7 @@
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import { ServingRole } from "../../../components/inference/derive";
 import { modelFacts } from "../../../components/inference/fit";
-import type { InferencePlan, RolePlan } from "../../../components/inference/plan";
+import type { InferencePlan, RolePlan } from "../../../components/inference/render";
 import {
   ServingEstimate,
   servingEstimate,
