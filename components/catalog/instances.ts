@@ -1,7 +1,7 @@
 /**
  * AWS GPU instance catalog: the single source of every per-instance fact (GPU count, SM arch, EFA
  * devices, network cards, hugepages). No EFA count is ever typed anywhere else (field failure F12).
- * The rows live in `./instances.ts` and `./instances.ts`; this file holds the map by name and the lookups.
+ * This file holds the row type, the P- and G-family rows, the map by name and the lookups.
  * Pure; no Pulumi import.
  *
  * Source for every row unless noted: docs/ARCHITECTURE.md#gpu-instances (AWS EC2 accelerated-computing instance pages,
@@ -70,8 +70,7 @@ export function localNvmeGB(instanceType: string): number {
 
 /*
  * The shape of one catalog row (`GpuInstance`) and `row()`, which fills the facts every row derives the same way
- * (family, EFA hugepages, instance-store NVMe). Split from `./instances.ts` so the P- and G-family tables can build
- * rows without importing the lookups. Pure.
+ * (family, EFA hugepages, instance-store NVMe), used by the P- and G-family tables below. Pure.
  */
 
 /** CPU architecture of an instance. Only x86_64 pools are supported (the image is x86_64-only). */
@@ -116,7 +115,7 @@ export interface GpuInstance {
    * measured on p5-class nodes; other types are assumed equal until measured (override per pool).
    */
   readonly efaHugepages2Mi: number;
-  /** Instance-store NVMe, total GB (0 = none); see `./instances.ts` for the source. */
+  /** Instance-store NVMe, total GB (0 = none); see `LOCAL_NVME_GB` above for the source. */
   readonly localNvmeGB: number;
   /** True when `efaHugepages2Mi` was measured on this type rather than assumed. */
   readonly efaHugepagesMeasured: boolean;
@@ -146,7 +145,7 @@ export function row(r: Row): GpuInstance {
 
 /*
  * P-family rows of the instance catalog (multi-rail EFA with GPUDirect RDMA), one literal row per type. Sources as in
- * `./instances.ts`.
+ * this file's header.
  */
 
 const x86 = CpuArch.X86_64;
@@ -265,7 +264,7 @@ export const P_FAMILY: GpuInstance[] = [
 
 /*
  * G-family rows of the instance catalog, generated from one size table per family (no GPUDirect RDMA over EFA).
- * Sources as in `./instances.ts`.
+ * Sources as in this file's header.
  */
 
 /** G family sizes: [size, gpus, vcpus, memoryGiB, efa] per family. No GPUDirect RDMA over EFA. */

@@ -1,7 +1,7 @@
 /**
  * Model catalog: the dimensions of each model as its published `config.json` states them, one row per
- * Hugging Face model id, each with its source. Pure data; the arithmetic on it (parameter counts,
- * weight bytes, KV bytes per token) is in `./models.ts`, the row type in `./models.ts`.
+ * Hugging Face model id, each with its source. The row type, the rows and the arithmetic on them (parameter counts,
+ * weight bytes, KV bytes per token) all live here.
  *
  * Source of every row: the model's Hugging Face `config.json`, read from the copies NVIDIA's
  * AIConfigurator vendors (ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce,
@@ -11,7 +11,7 @@
  */
 /**
  * The shape of a model catalog row (`ModelRow`): the `config.json` dimensions the fit arithmetic reads, with the
- * weight dtypes and their sizes. Split from `./models.ts`, which holds the rows themselves. Pure.
+ * weight dtypes and their sizes. Pure.
  */
 
 /** How a checkpoint stores its weights. */

@@ -1,8 +1,8 @@
 /**
  * The `local-nvme` model cache in the worker pods: the node cache (a hostPath on the node's NVMe RAID0 array), the
  * two init containers that fill it once per node, the read-only mount the engine loads from, and the ConfigMap
- * carrying the prefetch script. Pure. Why init containers as well as the prefetch DaemonSet (`./cache.ts`,
- * which reuses these containers with a small image): `./cache.ts`.
+ * carrying the prefetch script; and the prefetch DaemonSet, which reuses these containers with a small image. Pure.
+ * Why init containers as well as the DaemonSet: the comment of `renderPrefetchDaemonSet` below.
  *
  * Permissions: kubelet creates the hostPath directory (`DirectoryOrCreate`) owned by root, mode 0755. The first
  * init container, `cache-owner`, is the only part that runs as root: with every capability dropped except CHOWN,
@@ -152,7 +152,7 @@ export function nodeCacheAnnotations(r: ResolvedInference): Record<string, strin
  * AL2023 AMI's kubelet sets `serializeImagePulls: false`, tests/contracts/facts/eks-node-image-pull.json). The
  * workers keep their init containers: once the DaemonSet finished, theirs find the completion marker and return at
  * once; while it downloads, they wait on its lock; if it failed, a worker downloads itself, and a failure is on the
- * pod that cannot start, as before (`./cache.ts`).
+ * pod that cannot start, as before (the node cache's init containers, above).
  */
 
 /** What the prefetch pod asks for: the download is one HTTP stream (network-bound); the pod holds it while it idles. */
@@ -234,7 +234,7 @@ export function renderPrefetchDaemonSet(r: ResolvedInference) {
  * and the paths it shares with the workers. Pure apart from reading the script file once.
  *
  * Besides the workers, a DaemonSet of a small image runs the same script as soon as a node joins, so the download
- * overlaps the workers' pull of the serving image (`./cache.ts`); the workers keep theirs, for this reason.
+ * overlaps the workers' pull of the serving image (`renderPrefetchDaemonSet`, below); the workers keep theirs, for this reason.
  * Why an init container with a node-level lock, not a DaemonSet with a readiness gate alone: the workers must not
  * start before the weights are complete, and only their own pod's init containers can hold a container back
  * (a DaemonSet's readiness gates nothing in another pod, so each worker would need a waiting init container

@@ -1,8 +1,8 @@
 /**
  * One worker's speed: how long a prefill of a prompt takes, how long a decode step takes at a batch size
  * and context, and the batch the KV cache allows. Pure arithmetic on the model's shape and a GPU's
- * measured rates (`./serving.ts`); no Pulumi import. The load on several workers (queueing, the
- * two layouts, the balanced split) is `./serving.ts`.
+ * measured rates (the rates section below); no Pulumi import. The load on several workers (queueing, the
+ * two layouts, the balanced split) is the load section further down.
  *
  * Prefill of `n` prompts of `s` tokens on a worker of tensor parallel `t` (per GPU of the worker):
  *   GEMM      = 2 x linear parameters one token uses x n s / t  FLOPs at the measured rate for n s tokens
@@ -197,7 +197,7 @@ export function maxDecodeBatch(w: WorkerSpeed, isl: number, osl: number): number
 }
 
 /*
- * The rates a GPU runs the serving model's operations at (`./serving.ts`): measured on an H200
+ * The rates a GPU runs the serving model's operations at: measured on an H200
  * (`./serving-calibration.ts`, a copy of tests/contracts/facts/h200-serving-calibration.json), and for
  * every other GPU the H200's rates scaled by the ratio of the two datasheets
  * (`../catalog/gpu-datasheet.ts`), marked as scaled. Pure.
@@ -379,7 +379,7 @@ export function ratesFor(gpuModel: string): GpuRates | undefined {
  * Workers under load: the time to first token (TTFT) and inter-token latency (ITL) a declared workload
  * sees on the disaggregated layout (prefill and decode workers) and on aggregated workers on the same GPUs,
  * the requests per second each sustains, and the prefill:decode split that balances the two roles. Pure;
- * per-worker speeds come from `./serving.ts`.
+ * per-worker speeds come from the sections above.
  *
  * Queueing (the approximations, chosen to be closed-form and monotone in the load):
  * - prefill workers are an M/D/c queue: Poisson arrivals, a deterministic service time per prompt; its wait is
@@ -628,8 +628,8 @@ export function balancedSplit(
 
 /*
  * The serving estimate of a graph (`plan.json` `serving`): from the model, the two roles' workers and the
- * declared workload, what one worker of each role does (`./serving.ts`), what the layout gives at the load and
- * what aggregated workers on the same GPUs would give (`./serving.ts`), the gain of disaggregation and the
+ * declared workload, what one worker of each role does, what the layout gives at the load and
+ * what aggregated workers on the same GPUs would give (the sections above), the gain of disaggregation and the
  * balanced split. Pure; the plan and the policy read a graph into `ServingInput` (policy/rules/_serving.ts).
  */
 
