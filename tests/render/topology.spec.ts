@@ -12,7 +12,7 @@ import * as path from "path";
 import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import type { Plan } from "../../tools/render/plan/plan";
 import type { PlanWorker } from "../../tools/render/plan/workers";
-import { layoutOf } from "../../tools/render/pictures/topology-layout";
+import { layoutOf } from "../../tools/render/plan/layout";
 import { idleNodesLine, placementOf } from "../../tools/render/plan/placement";
 import { topologySvg } from "../../tools/render/pictures/topology";
 import { allElements, parseXml, XmlElement } from "../helpers/xml";

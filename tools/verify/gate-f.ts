@@ -6,8 +6,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { GateResult } from "./gates";
 import { GateStatus, result } from "./gates";
 import { ClusterReader, forwardToPod } from "./k8s";
-import { PrometheusTarget, readLatencies } from "./prometheus";
-import type { LatencyEstimate } from "./target";
+import { type LatencyEstimate, PrometheusTarget, readLatencies } from "./prometheus";
 
 /** Reads TTFT/ITL for `graph` from the Prometheus `p` points at. */
 export async function gateF(

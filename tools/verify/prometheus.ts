@@ -11,7 +11,14 @@ import type { ObservabilityConfig } from "../../program/config-observability";
 import { GateResult, GateStatus, result } from "./gates";
 import type { HttpReply } from "./gates-http";
 import { requestJson } from "./http";
-import type { LatencyEstimate } from "./target";
+
+/** TTFT and ITL the plan estimates for the declared workload (null: saturated). */
+export interface LatencyEstimate {
+  readonly ttftMs: number | null;
+  readonly itlMs: number | null;
+  /** False when the stack declares no inference.workload (the estimate is at the defaults). */
+  readonly declared: boolean;
+}
 
 /** One latency the gate reads: a histogram quantile over a recent window. */
 export interface LatencyQuery {

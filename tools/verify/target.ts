@@ -15,7 +15,7 @@ import { checkStackConfigMap } from "../render/cli/check";
 import { loadProject, stackConfig, stackFilePath, UsageError } from "../render/cli/stackfile";
 import { type KvTransport, resolveArgs } from "../../components/inference/args";
 import { servingEstimate, servingInputOf } from "../../components/inference/serving";
-import { prometheusFor, PrometheusTarget } from "./prometheus";
+import { LatencyEstimate, prometheusFor, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
 
 export { UsageError };
@@ -36,14 +36,6 @@ export interface Target {
   readonly estimate?: LatencyEstimate;
   /** Where the values came from (for the report). */
   readonly source: string;
-}
-
-/** TTFT and ITL the plan estimates for the declared workload (null: saturated). */
-export interface LatencyEstimate {
-  readonly ttftMs: number | null;
-  readonly itlMs: number | null;
-  /** False when the stack declares no inference.workload (the estimate is at the defaults). */
-  readonly declared: boolean;
 }
 
 /** Flags that override the stack file. */

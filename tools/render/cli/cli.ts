@@ -8,9 +8,9 @@
  */
 import * as path from "path";
 import { parseArgs as parseNodeArgs } from "node:util";
-import type { Policies } from "@pulumi/policy";
-import type { RenderProgram, PolicyRunner } from "../render";
-import { Override, parseOverride, UsageError } from "./stackfile";
+import type { Args, CliDeps } from "./command";
+export type { Args, CliDeps } from "./command";
+import { parseOverride, UsageError } from "./stackfile";
 import { ExitCode } from "../../_shared/exit-codes";
 
 export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=value ...] [--file path/to/Pulumi.<stack>.yaml]
@@ -30,30 +30,6 @@ export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=va
 exit codes: 0 ok, 1 mandatory policy violation, 2 invalid config or usage (or the output directory is
 locked by another render), 70 internal error (a bug), 73 cannot create the output, 74 I/O error
 writing it; Ctrl-C ends it at once and keeps the previous output`;
-
-/** What the command runs against; tests pass their own. */
-export interface CliDeps {
-  /** Repository root (holds Pulumi.yaml). */
-  readonly root: string;
-  /** Directory relative user paths resolve against. @default - INIT_CWD (where npm was run), else the process cwd */
-  readonly cwd?: string;
-  readonly program: RenderProgram;
-  readonly policies: PolicyRunner;
-  /** The policies `--policy-config` is checked against (the pack's, unless a test runs its own). */
-  readonly policyList: Policies;
-  readonly stdout: (line: string) => void;
-  readonly stderr: (line: string) => void;
-}
-
-/** The parsed command line. */
-export interface Args {
-  readonly stack?: string;
-  readonly out: string;
-  readonly overrides: Override[];
-  readonly file?: string;
-  readonly policyConfig?: string;
-  readonly help: boolean;
-}
 
 /** The flags; node:util parses them (as `verify`'s), this table is the one list of them. */
 const OPTIONS = {

@@ -11,15 +11,48 @@ import { componentProblemsAtConfig } from "../../../program/config-schema";
 import { checkStackConfigMap } from "./check";
 import { documentationNote } from "../../../components/cluster/reach";
 import type { PolicyPackConfigJson } from "../../../policy/run";
-import type { Args, CliDeps } from "./cli";
+import type { Policies } from "@pulumi/policy";
 import { ExitCode } from "../../_shared/exit-codes";
 import { lockDir, OutputError, ensureDir, sweepLeftovers } from "../output/output";
 import { readPolicyConfig } from "./policy-config";
-import type { RenderResult } from "../render";
-import { checkStackName, loadProject, Project, stackConfig, stackFile, StackConfigMap, UsageError } from "./stackfile";
+import type { PolicyRunner, RenderProgram, RenderResult } from "../render";
+import {
+  checkStackName,
+  loadProject,
+  Override,
+  Project,
+  stackConfig,
+  stackFile,
+  StackConfigMap,
+  UsageError,
+} from "./stackfile";
 import { SECRET } from "../capture/redact";
 import { idleNodesLine } from "../plan/placement";
 import { prepaidLines } from "../plan/md";
+
+/** What the command runs against; tests pass their own. */
+export interface CliDeps {
+  /** Repository root (holds Pulumi.yaml). */
+  readonly root: string;
+  /** Directory relative user paths resolve against. @default - INIT_CWD (where npm was run), else the process cwd */
+  readonly cwd?: string;
+  readonly program: RenderProgram;
+  readonly policies: PolicyRunner;
+  /** The policies `--policy-config` is checked against (the pack's, unless a test runs its own). */
+  readonly policyList: Policies;
+  readonly stdout: (line: string) => void;
+  readonly stderr: (line: string) => void;
+}
+
+/** The parsed command line. */
+export interface Args {
+  readonly stack?: string;
+  readonly out: string;
+  readonly overrides: Override[];
+  readonly file?: string;
+  readonly policyConfig?: string;
+  readonly help: boolean;
+}
 
 /** Config problems found before the program runs; thrown so the caller reports them all at once. */
 export class ConfigProblems extends Error {

@@ -3,13 +3,13 @@
  * rail; each worker replica is drawn on the GPUs and rails it is expected to get (role colours),
  * idle GPUs and unused rails are grey and dashed; the Frontend sits outside the GPU nodes; the KV
  * path from prefill to decode is labelled with its transport and the estimated transfer time of one
- * request (plan `fit`). Pure: computed from the plan only (`./topology-layout.ts` places workers).
+ * request (plan `fit`). Pure: computed from the plan only (`../plan/layout.ts` places workers).
  *
  * Every cell carries `data-*` attributes (node, GPU or rail index, worker) so a test can read the
  * picture back and check it against `plan.json`.
  */
 import type { Plan } from "../plan/plan";
-import { Layout, LaidOutNode, layoutOf, PlacedWorker } from "./topology-layout";
+import { Layout, LaidOutNode, layoutOf, PlacedWorker } from "../plan/layout";
 import { el, esc, svgDocument, text, textWidth } from "./svg";
 import { idleNodesLine, placementOf } from "../plan/placement";
 

@@ -1,10 +1,9 @@
 /**
  * The plan's `placement`: which GPU nodes each role is expected to hold, how many nodes the graph needs and
  * how many it leaves idle (billed, running nothing). Pure. Computed from the same layout the topology picture
- * draws (`../pictures/topology-layout.ts`), so the plan, the picture and the policy that warns about idle nodes agree.
+ * draws (`./layout.ts`), so the plan, the picture and the policy that warns about idle nodes agree.
  */
-import type { Plan } from "./plan";
-import { layoutOf } from "../pictures/topology-layout";
+import { LayoutInput, layoutOf } from "./layout";
 import { priceOf } from "./prices";
 
 /** Where the roles go and what stays idle. */
@@ -23,7 +22,7 @@ export interface PlanPlacement {
 }
 
 /** The placement section of a plan. */
-export function placementOf(plan: Pick<Plan, "gpuPools" | "workers">): PlanPlacement {
+export function placementOf(plan: LayoutInput): PlanPlacement {
   const layout = layoutOf(plan);
   const name = (n: { pool: string; index: number }) => `${n.pool}-${n.index}`;
   const gpuWorkers = plan.workers.filter((w) => w.gpusPerWorker > 0);

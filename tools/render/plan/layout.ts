@@ -10,8 +10,14 @@
  * hands out devices next to the allocated GPUs), so on a p5en (16 rails, 8 GPUs) GPU g owns rails
  * 2g and 2g+1.
  */
-import type { Plan } from "../plan/plan";
-import type { PlanWorker } from "../plan/workers";
+import type { SummaryPool } from "../../../program/summary";
+import type { PlanWorker } from "./workers";
+
+/** What a layout is computed from: the plan's pools and workers (not the whole plan, which holds the layout's result). */
+export interface LayoutInput {
+  readonly gpuPools: readonly Pick<SummaryPool, "name" | "instanceType" | "nodes" | "gpusPerNode" | "efaPerNode">[];
+  readonly workers: readonly PlanWorker[];
+}
 
 /** One worker replica on a node. */
 export interface PlacedWorker {
@@ -75,7 +81,7 @@ function tryPlace(node: MutableNode, w: PlanWorker, replica: number): boolean {
 }
 
 /** The expected layout of the plan's GPU workers on its GPU nodes. */
-export function layoutOf(plan: Pick<Plan, "gpuPools" | "workers">): Layout {
+export function layoutOf(plan: LayoutInput): Layout {
   const nodes: MutableNode[] = plan.gpuPools.flatMap((p) =>
     Array.from({ length: p.nodes }, (_, index) => ({
       pool: p.name,
