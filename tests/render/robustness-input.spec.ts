@@ -145,6 +145,7 @@ describe("render robustness: the user's input blamed, never the tool", function 
             .replace(/\n$/, "\n    replicas: 2\n"),
         /is not valid YAML: Map keys must be unique at line \d+/,
       ],
+      ["a self-referencing alias", (t) => `${t}  dynamo-efa:graphName: &g [*g]\n`, /an alias refers to itself/],
       ["YAML that does not parse", (t) => `${t}  dynamo-efa:graphName: [a\n`, /is not valid YAML: .* at line \d+/],
       [
         "an alias bomb",
@@ -161,6 +162,11 @@ describe("render robustness: the user's input blamed, never the tool", function 
         assert.doesNotMatch(r.err, /is required/);
       });
     }
+    it("a huge --set index is exit 2", async () => {
+      const r = await run(["p5en-1gpu", "--out", tmp, "--set", "cluster.publicAccessCidrs[99999999999]=10.0.0.0/8"]);
+      assert.equal(r.code, ExitCode.InvalidConfig);
+      assert.match(r.err, /list index 99999999999 is larger than 1000/);
+    });
     it("a missing file and a directory given as the file are exit 2 saying which", async () => {
       const missing = await run(["--file", path.join(tmp, "Pulumi.none.yaml"), "--out", tmp]);
       assert.equal(missing.code, ExitCode.InvalidConfig);
