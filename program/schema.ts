@@ -30,7 +30,6 @@ export type Spec =
       readonly enum?: readonly string[];
       readonly example?: string;
       readonly numberAsString?: (n: number) => string;
-      readonly maxLength?: number;
     }
   | { readonly kind: "integer"; readonly min: number; readonly max: number }
   | { readonly kind: "number"; readonly minExclusive: number; readonly max: number; readonly example: number }
@@ -53,32 +52,18 @@ export interface Checked {
   readonly problems: Problem[];
 }
 
-/** Longest string any key accepts unless its spec says otherwise. */
-export const MAX_STRING_LENGTH = 256;
-/**
- * Characters no config string may hold: the C0/C1 controls (`\p{Cc}`: NUL, newline, tab, ...), the bidi
- * controls that reorder displayed text (`\p{Bidi_Control}`: U+061C, U+200E-F, U+202A-E, U+2066-9), the
- * BOM, and U+FFFD (what invalid UTF-8 decodes to).
- */
-const BAD_CHAR = /[\p{Cc}\p{Bidi_Control}\ufeff\ufffd]/u;
-
 /** `show(v)` cut to about 80 characters: messages never echo a 10k-character value. */
 export function brief(v: unknown): string {
   const s = show(v);
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
-/** Why a string is unusable as a config value (control or bidi characters, padding, length), if it is. */
-export function stringDefect(value: string, maxLength = MAX_STRING_LENGTH): string | undefined {
-  const bad = BAD_CHAR.exec(value);
-  if (bad) {
-    const cp = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
-    const what = cp === "FFFD" ? "U+FFFD (the file or argument was not valid UTF-8)" : `the control character U+${cp}`;
-    return `must not contain ${what} (at position ${bad.index})`;
-  }
-  if (value !== value.trim()) return "must not start or end with whitespace";
-  if (value.length > maxLength) return `must be at most ${maxLength} characters; got ${value.length}`;
-  return undefined;
+/**
+ * Why a string is unusable as a config value, if it is: surrounding whitespace, which a YAML block scalar
+ * (`model: |`) adds as a trailing newline, or a quoted value carries, and which no id or name accepts.
+ */
+export function stringDefect(value: string): string | undefined {
+  return value !== value.trim() ? "must not start or end with whitespace" : undefined;
 }
 
 const typeName = (v: unknown): string =>
@@ -97,7 +82,7 @@ function checkString(path: string, v: unknown, s: Extract<Spec, { kind: "string"
     const allowed = s.enum ? oneOf(s.enum) : `a string${s.example ? ` such as ${show(s.example)}` : ""}`;
     return fail(path, `must be ${allowed}; got ${brief(v)} (${typeName(v)})`);
   }
-  const defect = stringDefect(value, s.maxLength);
+  const defect = stringDefect(value);
   if (defect) return fail(path, `${defect}; got ${brief(value)}`);
   if (s.enum && !s.enum.includes(value))
     return fail(path, `must be ${oneOf(s.enum)}; got ${brief(value)}${didYouMean(value, s.enum)}`);

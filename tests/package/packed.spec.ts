@@ -16,7 +16,6 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as ts from "typescript";
-import { apiSurface } from "../../tools/metrics/api-surface";
 
 const ROOT = path.join(__dirname, "..", "..");
 const README_IMPORT = /^import \{([^}]+)\} from "(dynamo-efa[^"]*)";$/gm;
@@ -32,6 +31,31 @@ function readmeImports(): Map<string, string[]> {
     byModule.set(m[2], [...new Set([...(byModule.get(m[2]) ?? []), ...names])]);
   }
   return byModule;
+}
+
+/**
+ * The declarations reachable from the published entry typings `entries` (namespace re-exports followed, each symbol
+ * once), and those with an `any` in them. On `.d.ts` files `stripInternal` has already removed the internals and
+ * nothing has a body, so every `any` left is part of an exported signature.
+ */
+function publishedApi(program: ts.Program, entries: readonly string[], label: (f: string) => string) {
+  const checker = program.getTypeChecker();
+  const seen = new Set<ts.Symbol>();
+  const anyIn: string[] = [];
+  const hasAny = (n: ts.Node): boolean => n.kind === ts.SyntaxKind.AnyKeyword || n.forEachChild(hasAny) === true;
+  const walk = (file: ts.SourceFile, prefix: string): void => {
+    for (const e of checker.getExportsOfModule(checker.getSymbolAtLocation(file)!)) {
+      const sym = e.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(e) : e;
+      const module = sym.declarations?.find(ts.isSourceFile);
+      if (module) walk(module, `${prefix}${e.name}.`);
+      else if (!seen.has(sym)) {
+        seen.add(sym);
+        if ((sym.declarations ?? []).some(hasAny)) anyIn.push(`${prefix}${e.name}`);
+      }
+    }
+  };
+  for (const f of entries) walk(program.getSourceFile(f)!, `${label(f)}:`);
+  return { exports: seen.size, anyIn };
 }
 
 const run = (cmd: string, args: readonly string[], cwd: string): string =>
@@ -195,8 +219,8 @@ describe("packed package: what the README imports works from the tarball", funct
         "index.d.ts",
       ),
     );
-    const surface = apiSurface(program, dts, (f) => path.relative(path.join(consumer, "node_modules"), f));
-    console.log(`      published API: ${surface.exports} declarations, ${surface.any} any in exported signatures`);
+    const surface = publishedApi(program, dts, (f) => path.relative(path.join(consumer, "node_modules"), f));
+    console.log(`      published API: ${surface.exports} declarations, ${surface.anyIn.length} with an any`);
     assert.deepEqual(surface.anyIn, []);
     const checker = program.getTypeChecker();
     const exportsOf = (entry: number): string[] =>

@@ -6,8 +6,8 @@
  */
 import { strict as assert } from "assert";
 import type { Plan } from "../../tools/render/plan/plan";
-import type { PlanWorker } from "../../tools/render/plan/workers";
 import { topologySvg } from "../../tools/render/pictures/topology";
+import { planWorker as worker } from "../helpers/plan-worker";
 import { parseXml, XmlElement } from "../helpers/xml";
 
 /** A text element's estimated box. */
@@ -50,24 +50,11 @@ export function overlaps(boxes: readonly TextBox[]): string[] {
   return out;
 }
 
-const worker = (role: string, replicas: number, gpus: number, efa: number, avoids: string[]): PlanWorker => ({
-  role,
-  service: `${role === "prefill" ? "Prefill" : "Decode"}Worker`,
-  replicas,
-  gpusPerWorker: gpus,
-  efaPerWorker: efa,
-  nixlRails: efa,
-  cpu: "1",
-  memory: "1Gi",
-  hugepages2Mi: "-",
-  avoids,
-});
-
 /** A plan of `nodes` x `type` with `perRole` one-GPU workers per role kept apart (`idle` nodes left over). */
 function plan(type: string, nodes: number, gpusPerNode: number, efaPerNode: number, perRole: number): Plan {
   const efa = efaPerNode / gpusPerNode;
   const workers = [
-    worker("frontend", 1, 0, 0, []),
+    worker("frontend", 1, 0, 0),
     worker("prefill", perRole, 1, efa, ["DecodeWorker"]),
     worker("decode", perRole, 1, efa, ["PrefillWorker"]),
   ];

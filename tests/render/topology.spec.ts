@@ -11,10 +11,10 @@ import * as os from "os";
 import * as path from "path";
 import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import type { Plan } from "../../tools/render/plan/plan";
-import type { PlanWorker } from "../../tools/render/plan/workers";
 import { layoutOf } from "../../tools/render/plan/layout";
 import { idleNodesLine, placementOf } from "../../tools/render/plan/placement";
 import { topologySvg } from "../../tools/render/pictures/topology";
+import { planWorker as worker } from "../helpers/plan-worker";
 import { allElements, parseXml, XmlElement } from "../helpers/xml";
 
 const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
@@ -170,18 +170,6 @@ describe("render: topology.svg", function () {
   });
 
   describe("layout rules", () => {
-    const worker = (role: string, replicas: number, gpus: number, efa: number, avoids: string[] = []): PlanWorker => ({
-      role,
-      service: `${role}-svc`,
-      replicas,
-      gpusPerWorker: gpus,
-      efaPerWorker: efa,
-      nixlRails: efa,
-      cpu: "1",
-      memory: "1Gi",
-      hugepages2Mi: "-",
-      avoids,
-    });
     const pool = (nodes: number) => [
       { name: "gpu", instanceType: "p5en.48xlarge", nodes, gpusPerNode: 8, efaPerNode: 16, smArch: "sm_90" },
     ];
@@ -202,19 +190,19 @@ describe("render: topology.svg", function () {
     it("keeps roles apart under anti-affinity and reports replicas that fit nowhere", () => {
       const l = layoutOf({
         gpuPools: pool(2),
-        workers: [worker("prefill", 1, 1, 2, ["decode-svc"]), worker("decode", 9, 1, 2, ["prefill-svc"])],
+        workers: [worker("prefill", 1, 1, 2, ["DecodeWorker"]), worker("decode", 9, 1, 2, ["PrefillWorker"])],
       });
       assert.deepEqual(
         l.nodes.map((n) => new Set(n.workers.map((w) => w.role)).size),
         [1, 1],
       );
-      assert.deepEqual(l.unplaced, [{ service: "decode-svc", role: "decode", replica: 8 }]);
+      assert.deepEqual(l.unplaced, [{ service: "DecodeWorker", role: "decode", replica: 8 }]);
     });
 
     it("separate-nodes on 4 nodes, 16 + 16: prefill and decode on disjoint node sets, 2 each; the plan agrees", () => {
       const p = {
         gpuPools: pool(4),
-        workers: [worker("prefill", 16, 1, 2, ["decode-svc"]), worker("decode", 16, 1, 2, ["prefill-svc"])],
+        workers: [worker("prefill", 16, 1, 2, ["DecodeWorker"]), worker("decode", 16, 1, 2, ["PrefillWorker"])],
       };
       const l = layoutOf(p);
       const rolesOn = l.nodes.map((n) => [...new Set(n.workers.map((w) => w.role))].join("+"));
@@ -241,7 +229,7 @@ describe("render: topology.svg", function () {
     it("8 + 8 on 4 nodes leaves 2 idle: said in the plan line with their on-demand price", () => {
       const placed = placementOf({
         gpuPools: pool(4),
-        workers: [worker("prefill", 8, 1, 2, ["decode-svc"]), worker("decode", 8, 1, 2, ["prefill-svc"])],
+        workers: [worker("prefill", 8, 1, 2, ["DecodeWorker"]), worker("decode", 8, 1, 2, ["PrefillWorker"])],
       });
       assert.deepEqual([placed.nodesUsed, placed.idleNodes, placed.idleUsdPerHour], [2, ["gpu-2", "gpu-3"], 126.6]);
       assert.equal(
@@ -265,8 +253,8 @@ describe("render: topology.svg", function () {
         efaRails: { used: 0, provisioned: 16 },
       } as unknown as Plan;
       const svg = topologySvg(plan);
-      assert.match(svg, /NOT PLACED \(would stay Pending\): prefill-svc\/8/);
-      assert.throws(() => checkAgainstPlan(svg, plan), /prefill-svc\/8: GPU cells|idle GPU cells/);
+      assert.match(svg, /NOT PLACED \(would stay Pending\): PrefillWorker\/8/);
+      assert.throws(() => checkAgainstPlan(svg, plan), /PrefillWorker\/8: GPU cells|idle GPU cells/);
       const good = { ...plan, workers: [worker("prefill", 8, 1, 0)], gpus: { requested: 8, provisioned: 8 } } as Plan;
       checkAgainstPlan(topologySvg(good), good);
       assert.throws(

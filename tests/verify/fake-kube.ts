@@ -12,8 +12,7 @@ import { componentServiceName, GraphService, OperatorLabel } from "../../compone
 import { OBSERVABILITY_DEFAULTS } from "../../components/observability/args";
 import { PROMETHEUS_POD_LABEL } from "../../components/observability/render";
 import { Fake, json, listen, closer } from "./fake-http";
-import { servePortForward } from "./fake-portforward";
-import { serveExec } from "./fake-exec";
+import { serveWebSockets } from "./fake-ws";
 
 /** The namespace and the name of the fake cluster's one graph. */
 export const NAMESPACE = "dynamo";
@@ -184,8 +183,12 @@ export async function startKube(
   if (forwardTo) forwards[`/api/v1/namespaces/${NAMESPACE}/pods/${GRAPH}-frontend-0/portforward`] = forwardTo;
   if (prometheusTo)
     forwards[`/api/v1/namespaces/${PROMETHEUS_NAMESPACE}/pods/${PROMETHEUS_POD}/portforward`] = prometheusTo;
-  if (Object.keys(forwards).length) servePortForward(server, forwards, requests);
-  if (execs) serveExec(server, `/api/v1/namespaces/${NAMESPACE}/pods/`, execs, requests);
+  if (Object.keys(forwards).length || execs)
+    serveWebSockets(
+      server,
+      { forwards, ...(execs ? { execs: { podsPath: `/api/v1/namespaces/${NAMESPACE}/pods/`, stdoutOf: execs } } : {}) },
+      requests,
+    );
   const url = await listen(server);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-kube-"));
   const kubeconfig = path.join(dir, "config");

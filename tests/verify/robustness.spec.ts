@@ -107,7 +107,7 @@ describe("verify robustness: plain messages, own exit codes, partial reports", f
           "apiVersion: v1\nkind: Config\nclusters: []\n",
           /has no current cluster \(current-context: unset\)/,
         ],
-        ["adir", undefined, /kubeconfig .*adir is a directory, not a regular file/],
+        ["adir", undefined, /cannot read kubeconfig .*adir: it is a directory, not a file/],
       ];
       for (const [name, text, re] of cases) {
         const file = path.join(tmp, name);

@@ -13,7 +13,7 @@ import { OperatorLabel } from "../../components/_shared/names";
 import { EndpointFact, PodFact } from "./gates";
 import { errorCode, UnreachableError, UNREACHABLE_CODES } from "./http";
 import { WorkerLog } from "./kvlog";
-import { decodeUtf8, readRegularFile, UsageError } from "../render/cli/safe-read";
+import { readUserFile, UsageError } from "../render/cli/input";
 
 /** Label the EndpointSlice controller puts on every slice of a Service. */
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
@@ -43,7 +43,7 @@ function defaultKubeconfigFiles(): string[] {
 
 /** A kubeconfig file's text, or a usage error saying plainly why it cannot be used. */
 function kubeconfigText(file: string): string {
-  const text = decodeUtf8(readRegularFile(file, "kubeconfig"), `kubeconfig ${file}`);
+  const text = readUserFile(file, "kubeconfig");
   if (text.trim() === "")
     throw new UsageError(
       `kubeconfig ${file} is empty; run e.g. \`aws eks update-kubeconfig --name <cluster>\`, or pass another --kubeconfig`,

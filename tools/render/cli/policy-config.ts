@@ -8,7 +8,7 @@ import type { Policies, PolicyConfigSchema } from "@pulumi/policy";
 import type { Problem } from "../../../components/_shared/problems";
 import { didYouMean, oneOf } from "../../../components/_shared/suggest";
 import type { PolicyPackConfigJson } from "../../../policy/run";
-import { clip, decodeUtf8, readRegularFile, UsageError } from "./safe-read";
+import { clip, readUserFile, UsageError } from "./input";
 
 /** Pulumi's enforcement levels (`@pulumi/policy` `EnforcementLevel`). */
 export const LEVELS: readonly string[] = ["advisory", "mandatory", "remediate", "disabled"];
@@ -112,7 +112,7 @@ export class PolicyConfigError extends UsageError {
 
 /** Reads and checks a policy pack config file against `policies`; throws `UsageError`. */
 export function readPolicyConfig(file: string, policies: Policies): PolicyPackConfigJson {
-  const text = decodeUtf8(readRegularFile(file, "--policy-config file"), `--policy-config ${file}`);
+  const text = readUserFile(file, "--policy-config file");
   let v: unknown;
   try {
     v = JSON.parse(text);

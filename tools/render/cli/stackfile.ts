@@ -4,18 +4,14 @@
  * into the flat `ns:key -> string` map the Pulumi runtime reads. `secure:` values never leave this
  * module: they become `"[secret]"` and their keys are marked secret. The one loader `render` and
  * `verify` share. Pure apart from reading files.
- *
- * Reading is defensive (safe-read.ts, safe-yaml.ts): only regular files, at most `MAX_FILE_BYTES`,
- * strict UTF-8, one YAML document with merge keys (`<<: *x`, as Pulumi's own loader) and bounded aliases
- * and depth, so a FIFO, a UTF-16 file or an alias bomb is a usage error (exit 2), never a hang or a crash.
+ * The YAML is read as Pulumi's own loader reads it (one document, merge keys `<<: *x`; input.ts).
  */
 import * as fs from "fs";
 import * as path from "path";
 import type { Problem } from "../../../components/_shared/problems";
 import { didYouMean } from "../../../components/_shared/suggest";
 import { SECRET } from "../capture/redact";
-import { clip, decodeUtf8, readRegularFile, UsageError } from "./safe-read";
-import { parseYamlText } from "./safe-yaml";
+import { clip, parseYamlText, readUserFile, UsageError } from "./input";
 
 export { UsageError };
 
@@ -61,7 +57,7 @@ export interface StackConfigMap {
 }
 
 function readYaml(file: string, what: string): unknown {
-  return parseYamlText(decodeUtf8(readRegularFile(file, what), `${what} ${file}`), `${what} ${file}`);
+  return parseYamlText(readUserFile(file, what), `${what} ${file}`);
 }
 
 function fullKey(project: string, key: string): string {

@@ -1,0 +1,60 @@
+/**
+ * Reading the user's own files (the stack file, `--policy-config`, verify's kubeconfig) and `--set` values, with
+ * the mistakes a user makes reported as `UsageError`s (exit 2) that name the file: a missing, unreadable or
+ * directory path, and YAML that does not parse (the parser's message, with its line), repeats a key, or expands
+ * more aliases than a config needs.
+ */
+import * as fs from "fs";
+import YAML from "yaml";
+
+/** Bad command line or unreadable input file: exit code 2, message names the key or file. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** `s` cut to `n` characters with an ellipsis: messages never echo a huge value. */
+export function clip(s: string, n = 80): string {
+  return s.length > n ? `${s.slice(0, n)}...` : s;
+}
+
+const WHY: Readonly<Record<string, string>> = {
+  ENOENT: "no such file",
+  EACCES: "permission denied",
+  EISDIR: "it is a directory, not a file",
+};
+
+/** The text of `file` (`what` names it in the message), or a usage error saying why it cannot be read. */
+export function readUserFile(file: string, what: string): string {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${what} ${file}: ${(code && WHY[code]) ?? code ?? String(e)}`);
+  }
+}
+
+/** Most aliases (`*x`) one file may expand: a config needs a handful; this bounds an alias bomb. */
+export const MAX_ALIASES = 100;
+
+/** Parses YAML text as Pulumi's loader would: one document, merge keys on, unique keys, bounded aliases. */
+export function parseYamlText(text: string, label: string): unknown {
+  let value: unknown;
+  try {
+    value = YAML.parse(text, { merge: true, maxAliasCount: MAX_ALIASES, uniqueKeys: true });
+  } catch (e) {
+    const msg = (e as Error).message.split("\n")[0];
+    if (/alias count/i.test(msg))
+      throw new UsageError(`${label} is not understood: more than ${MAX_ALIASES} alias expansions (an alias bomb?)`);
+    throw new UsageError(`${label} is not valid YAML: ${clip(msg, 160)}`);
+  }
+  try {
+    JSON.stringify(value);
+  } catch {
+    // `&a [*a]` parses to a cycle, which the runtime's JSON config cannot carry.
+    throw new UsageError(`${label} is not understood: an alias refers to itself (a recursive &anchor / *alias)`);
+  }
+  return value;
+}
