@@ -158,6 +158,9 @@ async function captureBody<R>(program: () => ProgramRun<R>, o: CaptureOptions): 
     return run.exports;
   });
   await settings.waitForRPCs();
+  // A check in an apply that no input reads (EfaCluster's provider region) fails as an unhandled rejection, which
+  // Node reports only once the current microtasks drain: one macrotask turn lets `failFast` see it.
+  await new Promise((resolve) => setImmediate(resolve));
   const stackUrn = await urnOf(stack!);
   const resources = await Promise.all(seen.map((s) => describe(s, stack!, registrations)));
   resources.sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name) || a.urn.localeCompare(b.urn));
