@@ -149,8 +149,9 @@ export class EfaCluster extends pulumi.ComponentResource {
     const region = aws.getRegionOutput({}, { parent: this }).region;
     // The check is an apply of its own that no input reads: an error inside an input's Output is rewritten on the
     // way out ("error serializing property ...", runtime/rpc.js serializeProperties), while this one reaches the
-    // CLI as the unhandled rejection it is, and a RunError is printed as its message alone, without a stack
-    // (cmd/run/run.js uncaughtHandler: "Always hide the stack for RunErrors").
+    // CLI as the unhandled rejection it is: a RunError is printed as its message alone, without a stack
+    // (cmd/run/run.js uncaughtHandler: "Always hide the stack for RunErrors"), and the run fails (cmd/run/index.js
+    // exits 32, "logged a user-actionable message", whenever an uncaught error was seen).
     region.apply((r) => {
       const wrong = providerRegionMismatch(name, { region: a.region, regionGiven: a.source.regionGiven }, r);
       if (wrong) throw new pulumi.RunError(wrong);
