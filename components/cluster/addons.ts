@@ -193,11 +193,11 @@ export function sharedStorage(
   return { fileSystemId: fs.id, storageClassName: SHARED_STORAGE_CLASS };
 }
 
-/** AWS Load Balancer Controller with its IRSA role and policy. */
+/** AWS Load Balancer Controller with its IRSA role and policy; `region` is the AWS provider's (checked). */
 export function loadBalancerController(
   c: AddonContext,
   vpcId: pulumi.Output<string>,
-  region: string,
+  region: pulumi.Output<string>,
 ): k8s.helm.v3.Release {
   const sa = "aws-load-balancer-controller";
   const policy = new aws.iam.Policy(
@@ -211,9 +211,9 @@ export function loadBalancerController(
   );
   const role = irsaRole(c, "lbc", sa, policy.arn);
   const values = pulumi
-    .all([c.clusterName, vpcId, role.arn])
-    .apply(([clusterName, vpc, roleArn]) =>
-      loadBalancerControllerValues({ clusterName, region, vpcId: vpc, roleArn, serviceAccount: sa }),
+    .all([c.clusterName, vpcId, role.arn, region])
+    .apply(([clusterName, vpc, roleArn, providerRegion]) =>
+      loadBalancerControllerValues({ clusterName, region: providerRegion, vpcId: vpc, roleArn, serviceAccount: sa }),
     );
   return release(c, "lbc", charts.awsLoadBalancerController, c.args.loadBalancerControllerChartVersion, values);
 }

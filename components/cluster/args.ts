@@ -116,9 +116,11 @@ export interface EfaClusterArgs {
   /** GPU pools keyed by pool name (the name becomes the `dynamo-efa/pool` node label). */
   readonly gpuPools: Readonly<Record<string, GpuPoolArgs>>;
   /**
-   * AWS region the cluster is created in (that of the AWS provider in the resource options); every AZ must be in it,
-   * and its partition (`aws`, `aws-cn`, `aws-us-gov`) gives the ARNs of AWS managed policies. The component reads
-   * no stack config: without `region` the AZs, which name their region, decide it.
+   * AWS region the cluster is created in. The children are created in the region of the AWS provider the component
+   * resolves (its `providers: { aws }` option, its parent's, or the default provider of `aws:region`), so this must
+   * be that region: the component asks the provider (`aws.getRegion`) and fails with a clear error when it is not.
+   * Every AZ must be in it, and its partition (`aws`, `aws-cn`, `aws-us-gov`) gives the ARNs of AWS managed policies.
+   * The component reads no stack config: without `region` the AZs, which name their region, decide it.
    * @default - the region of the first AZ (every other AZ must be in the same region)
    */
   readonly region?: string;

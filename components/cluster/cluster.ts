@@ -16,6 +16,7 @@ import { clusterNetwork, ClusterNetwork } from "./network";
 import { efaSecurityGroup, gpuPool, nodeRole, PoolContext, systemNodeGroup } from "./nodes";
 import { AddonContext, blockStorage, devicePlugins, loadBalancerController, sharedStorage } from "./addons";
 import { clusterAccessEntries } from "./render";
+import { providerRegionMismatch } from "./partition";
 
 /** Pulumi type token. */
 export const EFA_CLUSTER_TYPE = "dynamo-efa:cluster:EfaCluster";
@@ -77,13 +78,20 @@ export class EfaCluster extends pulumi.ComponentResource {
   public readonly vpcId: pulumi.Output<string>;
   /** Private subnet ids (one per AZ). */
   public readonly privateSubnetIds: pulumi.Output<string[]>;
+  /**
+   * AWS region of the cluster: that of the AWS provider the component resolves (its `providers.aws`/`provider`
+   * option, its parent's, or the default provider from `aws:region`), checked to be the AZs' region.
+   */
+  public readonly region: pulumi.Output<string>;
 
   constructor(name: string, args: EfaClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super(EFA_CLUSTER_TYPE, name, {}, opts);
-    // No stack config is read here: a component sees only its args (the region follows the AZs unless given).
+    // No stack config is read here: the AZs (or `region`) are checked among themselves with plain values before
+    // any child, and the AWS provider's region, known once its invoke answers, must then be the same.
     const a = resolveArgs(args); // never throws; the one validation below reports what is wrong
     assertValid("EfaCluster", validate(a)); // fail fast, before any child
     this.gpuPools = gpuPoolsFacts(a.pools);
+    this.region = this.providerRegion(name, a);
 
     const net = clusterNetwork(name, a, this);
     const cluster = this.eksCluster(name, a, net);
@@ -126,7 +134,29 @@ export class EfaCluster extends pulumi.ComponentResource {
       nodeGroupNames: this.nodeGroupNames,
       vpcId: this.vpcId,
       privateSubnetIds: this.privateSubnetIds,
+      region: this.region,
     });
+  }
+
+  /**
+   * The region of the AWS provider this component resolves, failing the run when it is not the cluster's region
+   * (the AZs' or `region`). Partition-bearing ARNs stay plain: the partition follows from the region name, and the
+   * check makes the provider's region the one they were derived from.
+   */
+  private providerRegion(name: string, a: ResolvedClusterArgs): pulumi.Output<string> {
+    // `parent: this` makes the invoke use the component's AWS provider (@pulumi/pulumi 3.248.0 runtime/invoke.js
+    // getProvider: `opts.provider`, else `opts.parent.getProvider(tok)`), as every child does.
+    const region = aws.getRegionOutput({}, { parent: this }).region;
+    // The check is an apply of its own that no input reads: an error inside an input's Output is rewritten on the
+    // way out ("error serializing property ...", runtime/rpc.js serializeProperties), while this one reaches the
+    // CLI as the unhandled rejection it is: a RunError is printed as its message alone, without a stack
+    // (cmd/run/run.js uncaughtHandler: "Always hide the stack for RunErrors"), and the run fails (cmd/run/index.js
+    // exits 32, "logged a user-actionable message", whenever an uncaught error was seen).
+    region.apply((r) => {
+      const wrong = providerRegionMismatch(name, { region: a.region, regionGiven: a.source.regionGiven }, r);
+      if (wrong) throw new pulumi.RunError(wrong);
+    });
+    return region;
   }
 
   /** The EFA security group (when a pool has EFA), the node role, the system node group and one group per GPU pool. */
@@ -177,7 +207,7 @@ export class EfaCluster extends pulumi.ComponentResource {
       a.pools.filter((p) => p.efa).map((p) => p.instanceType),
     );
     const shared = a.efs ? sharedStorage(addonCtx, net.vpcId, net.privateSubnetIn) : undefined;
-    if (a.loadBalancerController) loadBalancerController(addonCtx, net.vpcId, a.region);
+    if (a.loadBalancerController) loadBalancerController(addonCtx, net.vpcId, this.region);
     const storageClassNames: ClusterStorageClassNames = {
       block,
       ...(shared ? { shared: shared.storageClassName } : {}),

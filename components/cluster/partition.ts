@@ -93,3 +93,25 @@ export function zoneProblems(region: string, zones: readonly (readonly [path: st
 export function managedPolicyArn(partition: AwsPartition, name: string): string {
   return `arn:${partition.id}:iam::aws:policy/${name}`;
 }
+
+/**
+ * The message when the AWS provider's region is not the cluster's (`region`, or the region the AZs name), with the
+ * three fixes; undefined when they agree. The AZs are checked against the cluster's region before any child, with
+ * plain values; the provider's region is known only once its invoke answers, so this is the one check that runs later.
+ */
+export function providerRegionMismatch(
+  name: string,
+  cluster: { readonly region: string; readonly regionGiven: boolean },
+  providerRegion: string,
+): string | undefined {
+  if (providerRegion === cluster.region) return undefined;
+  const whose = cluster.regionGiven ? "its `region` arg is" : "its availability zones are in";
+  return (
+    `EfaCluster ${show(name)}: the AWS provider's region is ${show(providerRegion)}, but ${whose} ${show(cluster.region)}. ` +
+    `Pass an AWS provider for ${cluster.region} in the resource options ` +
+    `({ providers: { aws: new aws.Provider("${cluster.region}", { region: "${cluster.region}" }) } }), ` +
+    `set aws:region to ${cluster.region} for the default provider, ` +
+    `or choose availability zones of ${providerRegion} (e.g. "${providerRegion}a")` +
+    (cluster.regionGiven ? ` and region ${show(providerRegion)}` : "")
+  );
+}

@@ -1,5 +1,5 @@
 /**
- * DisaggInference and DynamoPlatform under recording mocks, captured with the render's own engine
+ * DisaggInference and DynamoPlatform under the render's mocks, captured with the render's own engine
  * (`tools/render/capture/capture.ts`: URNs, parents, providers, dependsOn, retainOnDelete, secret inputs). Four graphs in
  * ONE cluster: two sharing the namespace "dynamo" and the cluster's one platform, one in its own namespace without a
  * platform, and one with invalid args that must fail before any child.
@@ -14,9 +14,9 @@ import { renderGraph, DGD_TYPE_TOKEN as DGD } from "../../components/inference/g
 import { DYNAMO_PLATFORM_TYPE, DynamoPlatform } from "../../components/platform";
 import { charts } from "../../components/versions";
 import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
-import { capture, Capture, CapturedResource } from "../../tools/render/capture/capture";
+import type { Capture, CapturedResource } from "../../tools/render/capture/capture";
 import { platformMovedFromGraph } from "../../program/moved";
-import { recordingMocks } from "../helpers/mocks";
+import { captureComponents } from "../helpers/capture";
 import { promiseOf, thrown as thrownBy } from "../helpers/outputs";
 import { IMAGE, MODEL, pool } from "../helpers/inference-fixtures";
 
@@ -47,7 +47,6 @@ interface Built {
   readonly inf: DisaggInference;
   readonly platform: DynamoPlatform;
   readonly badError: unknown;
-  readonly secretOpts: pulumi.CustomResourceOptions | undefined;
 }
 
 describe("inference: DisaggInference and DynamoPlatform components (mocks)", () => {
@@ -61,53 +60,45 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
 
   before(async function () {
     this.timeout(30000);
-    c = await capture(
-      () => {
-        let secretOpts: pulumi.CustomResourceOptions | undefined;
-        pulumi.runtime.registerStackTransformation((a) => {
-          if (a.name === "llama-hf-token") secretOpts = a.opts;
-          return undefined;
-        });
-        const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
-        const inCluster = { providers: { kubernetes: provider } };
-        const platform = new DynamoPlatform("dynamo", {}, inCluster);
-        const inf = new DisaggInference(
-          "llama",
-          { ...LLAMA, image: pulumi.output(IMAGE), platform, hfToken: pulumi.secret("hf_test_token") },
-          inCluster,
-        );
-        // A second model in the same namespace and cluster: it shares the platform and the namespace llama creates.
-        new DisaggInference(
-          "qwen",
-          {
-            ...{ model: "Qwen/Qwen3-8B", gpuPool: pool("p5en.48xlarge", 1), image: IMAGE, platform },
-            ...{ createNamespace: false, hfToken: pulumi.secret("hf_qwen") },
-          },
-          { ...inCluster, dependsOn: [inf] },
-        );
-        new DisaggInference(
-          "lean",
-          {
-            backend: "trtllm",
-            model: MODEL,
-            gpuPool: pool("p5en.48xlarge", 1),
-            namespace: "lean",
-            image: IMAGE,
-            hfTokenSecretName: "existing-hf",
-          },
-          inCluster,
-        );
-        let badError: unknown;
-        try {
-          const bad = { model: "", gpuPool: pool("p5en.48xlarge", 1), prefill: { replicas: 1, gpusPerWorker: 3 } };
-          new DisaggInference("bad", { ...bad, image: "repo:latest" }, inCluster);
-        } catch (e) {
-          badError = e;
-        }
-        return { exports: {}, result: { inf, platform, badError, secretOpts } };
-      },
-      { project: "dynamo-efa", stack: "test", mocks: recordingMocks().mocks },
-    );
+    c = await captureComponents(() => {
+      const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
+      const inCluster = { providers: { kubernetes: provider } };
+      const platform = new DynamoPlatform("dynamo", {}, inCluster);
+      const inf = new DisaggInference(
+        "llama",
+        { ...LLAMA, image: pulumi.output(IMAGE), platform, hfToken: pulumi.secret("hf_test_token") },
+        inCluster,
+      );
+      // A second model in the same namespace and cluster: it shares the platform and the namespace llama creates.
+      new DisaggInference(
+        "qwen",
+        {
+          ...{ model: "Qwen/Qwen3-8B", gpuPool: pool("p5en.48xlarge", 1), image: IMAGE, platform },
+          ...{ createNamespace: false, hfToken: pulumi.secret("hf_qwen") },
+        },
+        { ...inCluster, dependsOn: [inf] },
+      );
+      new DisaggInference(
+        "lean",
+        {
+          backend: "trtllm",
+          model: MODEL,
+          gpuPool: pool("p5en.48xlarge", 1),
+          namespace: "lean",
+          image: IMAGE,
+          hfTokenSecretName: "existing-hf",
+        },
+        inCluster,
+      );
+      let badError: unknown;
+      try {
+        const bad = { model: "", gpuPool: pool("p5en.48xlarge", 1), prefill: { replicas: 1, gpusPerWorker: 3 } };
+        new DisaggInference("bad", { ...bad, image: "repo:latest" }, inCluster);
+      } catch (e) {
+        badError = e;
+      }
+      return { inf, platform, badError };
+    });
   });
 
   it("ONE dynamo-platform release in the cluster, a child of DynamoPlatform, from the pinned NGC tarball URL", () => {
@@ -183,7 +174,7 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
     const s = named("llama-hf-token");
     assert.deepEqual(s.secretPaths, ["stringData"]);
     assert.deepEqual(s.inputs.stringData, { HF_TOKEN: "hf_test_token", HUGGING_FACE_HUB_TOKEN: "hf_test_token" });
-    for (const k of ["stringData", "data"]) assert.ok(c.result.secretOpts?.additionalSecretOutputs?.includes(k), k);
+    for (const k of ["stringData", "data"]) assert.ok(s.additionalSecretOutputs.includes(k), k);
   });
 
   it("the model-cache PVC is retained on delete", () => {

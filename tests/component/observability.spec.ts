@@ -1,13 +1,13 @@
 /**
- * DynamoObservability under recording mocks, captured with the render's own engine (`tools/render/capture/capture.ts`): the
+ * DynamoObservability under the render's mocks, captured with the render's own engine (`tools/render/capture/capture.ts`): the
  * children, their names, parents and provider (from the resource options), the order (DCGM's ServiceMonitor and the
  * PodMonitors after the stack's CRDs), the existing-Prometheus shape, and validation before any child.
  */
 import { strict as assert } from "assert";
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { capture, Capture, CapturedResource } from "../../tools/render/capture/capture";
-import { recordingMocks } from "../helpers/mocks";
+import type { Capture, CapturedResource } from "../../tools/render/capture/capture";
+import { captureComponents } from "../helpers/capture";
 import { promiseOf, thrown } from "../helpers/outputs";
 import { DynamoObservability } from "../../components/observability";
 import { charts } from "../../components/versions";
@@ -36,39 +36,36 @@ describe("observability: DynamoObservability component (mocks)", () => {
 
   before(async function () {
     this.timeout(30000);
-    c = await capture(
-      () => {
-        const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
-        const inCluster = { providers: { kubernetes: provider } };
-        const obs = new DynamoObservability("mon", { graphName: "llama" }, inCluster);
-        const existing = new DynamoObservability(
-          "ext",
-          {
-            graphName: "qwen",
-            graphNamespace: "serving",
-            prometheus: "existing",
-            monitorLabels: { release: "prom" },
-            dcgmExporter: false,
-          },
-          inCluster,
-        );
-        const badError = thrown<pulumi.InputPropertiesError>(
-          () =>
-            new DynamoObservability(
-              "bad",
-              {
-                graphName: "Bad Name",
-                prometheus: "existing",
-                scrapeIntervalSeconds: 0,
-                systemNodeSelector: { "bad key!": "system" },
-              },
-              inCluster,
-            ),
-        );
-        return { exports: {}, result: { obs, existing, badError } };
-      },
-      { project: "dynamo-efa", stack: "test", mocks: recordingMocks().mocks },
-    );
+    c = await captureComponents(() => {
+      const provider = new k8s.Provider("k8s", { kubeconfig: "{}" });
+      const inCluster = { providers: { kubernetes: provider } };
+      const obs = new DynamoObservability("mon", { graphName: "llama" }, inCluster);
+      const existing = new DynamoObservability(
+        "ext",
+        {
+          graphName: "qwen",
+          graphNamespace: "serving",
+          prometheus: "existing",
+          monitorLabels: { release: "prom" },
+          dcgmExporter: false,
+        },
+        inCluster,
+      );
+      const badError = thrown<pulumi.InputPropertiesError>(
+        () =>
+          new DynamoObservability(
+            "bad",
+            {
+              graphName: "Bad Name",
+              prometheus: "existing",
+              scrapeIntervalSeconds: 0,
+              systemNodeSelector: { "bad key!": "system" },
+            },
+            inCluster,
+          ),
+      );
+      return { obs, existing, badError };
+    });
   });
 
   it("installs kube-prometheus-stack and dcgm-exporter from their pinned repositories, DCGM after the stack", () => {

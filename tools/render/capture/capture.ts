@@ -13,7 +13,8 @@
  *   the same set `serializeResourceProperties` sends as `propertyDependencies`) plus resource
  *   references passed as values.
  * - `protect` is inherited from the parent after transformations run, so it is read from the
- *   constructed resource (`__protect`); `retainOnDelete` is not inherited and comes from `opts`.
+ *   constructed resource (`__protect`); `retainOnDelete`, `ignoreChanges` and `additionalSecretOutputs` are not
+ *   inherited and come from `opts`.
  * - Inputs are read from the monitor's `RegisterResourceRequest` (after serialization), so secret
  *   values keep their secret marker and are replaced by `"[secret]"` in the redacted view.
  *
@@ -47,6 +48,10 @@ export interface CapturedResource {
   readonly propertyDependencies: Readonly<Record<string, readonly string[]>>;
   readonly protect: boolean;
   readonly retainOnDelete: boolean;
+  /** Input paths the engine leaves alone on update (`opts.ignoreChanges`). */
+  readonly ignoreChanges: readonly string[];
+  /** Outputs the engine stores as secrets (`opts.additionalSecretOutputs`). */
+  readonly additionalSecretOutputs: readonly string[];
   /** Provider reference (`<urn>::<id>`) when one was set. */
   readonly provider?: string;
   /** Inputs with secret values in the clear: for in-memory checks (policies) only, never written. */
@@ -158,6 +163,9 @@ async function captureBody<R>(program: () => ProgramRun<R>, o: CaptureOptions): 
     return run.exports;
   });
   await settings.waitForRPCs();
+  // A check in an apply that no input reads (EfaCluster's provider region) fails as an unhandled rejection, which
+  // Node reports only once the current microtasks drain: one macrotask turn lets `failFast` see it.
+  await new Promise((resolve) => setImmediate(resolve));
   const stackUrn = await urnOf(stack!);
   const resources = await Promise.all(seen.map((s) => describe(s, stack!, registrations)));
   resources.sort((a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name) || a.urn.localeCompare(b.urn));
@@ -252,6 +260,8 @@ async function describe(s: Seen, stack: pulumi.Resource, regs: Map<string, Regis
     propertyDependencies,
     protect: isProtected(s.resource),
     retainOnDelete: s.opts.retainOnDelete === true,
+    ignoreChanges: [...(s.opts.ignoreChanges ?? [])],
+    additionalSecretOutputs: [...(s.opts.additionalSecretOutputs ?? [])],
     ...(reg.provider ? { provider: reg.provider } : {}),
     inputs: plain as Record<string, unknown>,
     redactedInputs: redacted as Record<string, unknown>,

@@ -1,14 +1,84 @@
 /**
- * Production mocks for the offline render: what a real `pulumi up` would hand back for each resource,
- * as deterministic, realistic placeholders (AWS-shaped ids and ARNs, a kubeconfig, an image digest
- * derived from the build inputs). Every value is a pure function of the resource's type, name and
- * inputs, so two renders of the same config are byte-identical.
+ * The one mock universe of the project: what a real `pulumi up` would hand back for each resource and invoke, as
+ * deterministic, realistic placeholders (AWS-shaped ids and ARNs, a kubeconfig, an image digest derived from the
+ * build inputs). The offline render runs the program under it, and the component tests capture their components
+ * under it (`./capture.ts`). Every value is a pure function of the resource's type, name, inputs and region, so two
+ * renders of the same config are byte-identical, and the manifests name unnamed objects the way the provider would.
  *
- * Unknown invokes throw: the components derive facts from the catalog, never from the cloud, so an
- * invoke during a render is a bug worth failing on.
+ * The region is the default AWS provider's (the render passes the stack's `aws:region`, a test its own); a resource
+ * or invoke under an explicit `aws.Provider` gets that provider's `region`, as it would against AWS.
+ *
+ * Unknown invokes throw: the components derive facts from the catalog, never from the cloud, so an invoke outside
+ * `KNOWN_INVOKES` is a bug worth failing on.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { arn, autoName, ec2Id, hexOf, PLACEHOLDER_ACCOUNT, placeholderKubeconfig } from "../cli/placeholders";
+import { createHash } from "crypto";
+
+/** The account id every placeholder ARN uses (AWS's documentation account). */
+export const PLACEHOLDER_ACCOUNT = "123456789012";
+
+/** Deterministic lower-case hex of any JSON-able value, `len` characters (max 64). */
+export function hexOf(value: unknown, len = 64): string {
+  return createHash("sha256").update(stableJson(value)).digest("hex").slice(0, len);
+}
+
+/** JSON with object keys sorted, so equal values hash equally whatever their key order. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        )
+      : v,
+  );
+}
+
+/** An EC2-style id: `<prefix>-` + 17 hex characters. */
+export function ec2Id(prefix: string, type: string, name: string): string {
+  return `${prefix}-0${hexOf([type, name], 16)}`;
+}
+
+/** The physical name a provider would auto-generate: logical name + 7 hex characters. */
+export function autoName(type: string, name: string): string {
+  return `${name}-${hexOf([type, name], 7)}`;
+}
+
+/** A kubeconfig for an EKS cluster that authenticates with `aws eks get-token`, as EKS prints it. */
+export function placeholderKubeconfig(clusterName: string, endpoint: string, region: string): Record<string, unknown> {
+  return {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [
+      {
+        name: clusterName,
+        cluster: {
+          server: endpoint,
+          "certificate-authority-data": Buffer.from(`placeholder-ca:${clusterName}`).toString("base64"),
+        },
+      },
+    ],
+    contexts: [{ name: clusterName, context: { cluster: clusterName, user: clusterName } }],
+    "current-context": clusterName,
+    users: [
+      {
+        name: clusterName,
+        user: {
+          exec: {
+            apiVersion: "client.authentication.k8s.io/v1beta1",
+            command: "aws",
+            args: ["eks", "get-token", "--cluster-name", clusterName, "--region", region],
+          },
+        },
+      },
+    ],
+  };
+}
+
+/** A placeholder ARN in the placeholder account (`global`: IAM-style, no region). */
+export const arn = (region: string, service: string, resource: string, global = false): string =>
+  `arn:aws:${service}:${global ? "" : region}:${PLACEHOLDER_ACCOUNT}:${resource}`;
 
 /** `aws:ec2/launchTemplate:LaunchTemplate` -> `{ service: "ec2", kind: "launch-template" }`. */
 function awsParts(type: string): { service: string; kind: string } {
@@ -202,8 +272,9 @@ export function mockId(type: string, name: string, inputs: Inputs): string {
 }
 
 /**
- * Invokes the program may make, with placeholder answers. Anything else throws. ECR's token is a
- * placeholder (the build never runs offline) and the components mark it secret.
+ * Invokes the program may make, with placeholder answers, given the region of the provider they go to. Anything
+ * else throws. ECR's token is a placeholder (the build never runs offline) and the components mark it secret.
+ * `aws.getRegion` answers the provider's region: `EfaCluster` checks it against its AZs.
  */
 export const KNOWN_INVOKES: Readonly<Record<string, (inputs: Inputs, region: string) => Record<string, unknown>>> = {
   "aws:ecr/getAuthorizationToken:getAuthorizationToken": (inputs, region) => ({
@@ -214,14 +285,36 @@ export const KNOWN_INVOKES: Readonly<Record<string, (inputs: Inputs, region: str
     proxyEndpoint: `https://${inputs.registryId ?? PLACEHOLDER_ACCOUNT}.dkr.ecr.${inputs.region ?? region}.amazonaws.com`,
     expiresAt: "2026-12-31T00:00:00Z",
   }),
+  "aws:index/getRegion:getRegion": (inputs, region) => {
+    const r = typeof inputs.region === "string" ? inputs.region : region;
+    return { id: r, name: r, region: r, endpoint: `ec2.${r}.amazonaws.com`, description: r };
+  },
 };
 
-/** Pulumi mocks for a render in `region`: realistic outputs, and a hard failure on any unknown invoke. */
-export function renderMocks(region: string): pulumi.runtime.Mocks {
+/** One invoke the program made, with the answer it got. */
+export interface MockInvoke {
+  readonly token: string;
+  readonly inputs: Inputs;
+  /** Provider reference (`<urn>::<id>`) when the invoke named one. */
+  readonly provider?: string;
+  readonly result: Record<string, unknown>;
+}
+
+/**
+ * Pulumi mocks for a program whose default AWS provider is in `region`: realistic outputs, a hard failure on any
+ * unknown invoke, and each invoke appended to `invokes` with its answer (for tests that check what was asked).
+ */
+export function renderMocks(region: string, invokes: MockInvoke[] = []): pulumi.runtime.Mocks {
+  // The region of each explicit `aws.Provider`, by its id (a provider reference ends in `::<id>`).
+  const providerRegions = new Map<string, string>();
+  const regionOf = (ref: string | undefined): string =>
+    (ref ? providerRegions.get(ref.slice(ref.lastIndexOf("::") + 2)) : undefined) ?? region;
   return {
     newResource(args: pulumi.runtime.MockResourceArgs) {
-      const state = mockOutputs(args.type, args.name, args.inputs, region);
+      const state = mockOutputs(args.type, args.name, args.inputs, regionOf(args.provider));
       const id = args.custom === false ? undefined : mockId(args.type, args.name, args.inputs);
+      if (args.type === "pulumi:providers:aws" && typeof args.inputs.region === "string")
+        providerRegions.set(id!, args.inputs.region);
       return { id: id as string, state };
     },
     call(args: pulumi.runtime.MockCallArgs) {
@@ -230,7 +323,14 @@ export function renderMocks(region: string): pulumi.runtime.Mocks {
         throw new Error(
           `unexpected invoke ${args.token}: the program must derive facts from the catalog, not the cloud`,
         );
-      return answer(args.inputs, region);
+      const result = answer(args.inputs, regionOf(args.provider));
+      invokes.push({
+        token: args.token,
+        inputs: args.inputs,
+        ...(args.provider ? { provider: args.provider } : {}),
+        result,
+      });
+      return result;
     },
   };
 }

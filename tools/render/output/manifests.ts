@@ -4,7 +4,7 @@
  * resources.
  */
 import YAML from "yaml";
-import { autoName } from "../cli/placeholders";
+import { autoName } from "../capture/mocks";
 import { SECRET } from "../capture/redact";
 
 /** The fields of a captured resource this module reads. */
