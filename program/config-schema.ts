@@ -18,6 +18,7 @@ import { poolFacts } from "../components/cluster/derive";
 import { SHARED_STORAGE_CLASS } from "../components/cluster/render";
 import { validateClusterArgs } from "../components/cluster/validate";
 import { documentationCidrProblems } from "../components/cluster/reach";
+import { NOT_IN_REGION, REGION_ARG_NOTE } from "../components/cluster/partition";
 import { CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda";
 import type { DynamoImageArgs } from "../components/image/args";
 import { imagePlan } from "../components/image/plan";
@@ -196,16 +197,17 @@ function withClusterNetwork(
 }
 
 /**
- * The cluster's own validation at config paths; the component checks every AZ against aws:region.
+ * The cluster's own validation at config paths; the component checks every AZ against its region (aws:region here).
  * When the config lists no availabilityZones they are derived from availabilityZone, so a region
  * mismatch there is already reported at cluster.availabilityZone and not repeated for derived zones.
  */
 function clusterProblems(c: Partial<ClusterConfig>, region: string | undefined, efs: boolean): Problem[] {
-  const out = validateClusterArgs(clusterArgsOf(c, efs, region)).map((p) => toConfigPath(p, true));
+  const atKey = (p: Problem) => ({ ...p, reason: p.reason.replace(REGION_ARG_NOTE, "(aws:region)") });
+  const out = validateClusterArgs(clusterArgsOf(c, efs, region)).map((p) => atKey(toConfigPath(p, true)));
   const derived = (p: Problem) =>
     c.availabilityZones === undefined &&
     p.propertyPath.startsWith("cluster.availabilityZones") &&
-    p.reason.includes("(aws:region)");
+    p.reason.includes(NOT_IN_REGION);
   return out.filter((p) => !derived(p));
 }
 

@@ -1,14 +1,13 @@
 /**
  * `EfaClusterArgs` and its pool args, the closed choices they use, and `resolveArgs()`, which fills
- * every default in one pure place (docs/CONTRIBUTING.md rule 5). No Pulumi runtime import: `Input` is a type only.
+ * every default in one pure place (docs/CONTRIBUTING.md rule 5), with what it records of the args as written
+ * (`source`) and the AZs and region it derives. No Pulumi runtime import: `Input` is a type only.
  */
 import type { Input, Resource } from "@pulumi/pulumi";
 import { INSTANCES, supportsNixlOverEfa } from "../catalog/instances";
 import { charts, kubernetes } from "../versions";
-import { AwsPartition, DEFAULT_PARTITION, partitionOf } from "./partition";
-import { argsSource, ClusterArgsSource } from "./source";
+import { AwsPartition, DEFAULT_PARTITION, partitionOf, regionOfAz } from "./partition";
 import { gpuRootVolume } from "./root-volume";
-import { clusterAvailabilityZones, clusterRegion } from "./zones";
 
 /** EFA interface layout of a GPU node's launch template. */
 export const EfaLayout = {
@@ -315,4 +314,71 @@ export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
     gpuNodesDependOn: a.gpuNodesDependOn ?? [],
     source: argsSource(a),
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// What the user wrote that the resolved args cannot show: whether a value was given or derived (a message says
+// "derived from the pools' AZs"), the order pools were written in, and entries resolution drops. `resolveArgs`
+// records it so the validator reads only resolved args. Pure.
+
+/** Facts about the args as written, carried on `ResolvedClusterArgs.source`. */
+export interface ClusterArgsSource {
+  /** `region` was given, not derived from the first AZ. */
+  readonly regionGiven: boolean;
+  /** `availabilityZones` was listed, not derived from the pools' AZs. */
+  readonly availabilityZonesGiven: boolean;
+  /** `gpuPools` as written when it is not a non-empty map of pools (validation reports it). @default - absent (a good map) */
+  readonly badGpuPools?: { readonly written: unknown };
+  /** Pool keys in the order written (resolved pools are sorted); problems are reported in this order. */
+  readonly poolKeys: readonly string[];
+  /** Pool entries that are not objects, by key, as written (resolution leaves them out; validation reports them). */
+  readonly nonObjectPools: Readonly<Record<string, unknown>>;
+}
+
+/** The source facts of `a`; never throws. */
+export function argsSource(a: EfaClusterArgs): ClusterArgsSource {
+  const pools: unknown = a.gpuPools;
+  const isMap = typeof pools === "object" && pools !== null;
+  const entries = isMap ? Object.entries(pools as Record<string, unknown>) : [];
+  const badMap = !isMap || Array.isArray(pools) || entries.length === 0;
+  return {
+    regionGiven: a.region !== undefined,
+    availabilityZonesGiven: a.availabilityZones !== undefined,
+    ...(badMap ? { badGpuPools: { written: pools } } : {}),
+    poolKeys: entries.map(([k]) => k),
+    nonObjectPools: Object.fromEntries(entries.filter(([, p]) => typeof p !== "object" || p === null)),
+  };
+}
+
+/** The resolved pools in the order the user wrote them (so problems list in that order). */
+export function poolsAsWritten(r: {
+  readonly pools: readonly ResolvedPool[];
+  readonly source: ClusterArgsSource;
+}): ResolvedPool[] {
+  return r.source.poolKeys.flatMap((k) => r.pools.filter((p) => p.name === k));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The cluster's AZs and region, from its args as given: listed, or derived from the pools (and the region from the
+// first AZ). Only `resolveArgs` reads them; the validator checks its result (and `source` says whether the user
+// gave them or they were derived), so the two cannot disagree. Pure.
+
+/** The VPC's AZs when the user did not list them: the pools' AZs, sorted. */
+export function defaultAvailabilityZones(pools: Readonly<Record<string, GpuPoolArgs>>): string[] {
+  const azs = Object.values(pools ?? {})
+    .map((p) => p?.availabilityZone)
+    .filter((az): az is string => typeof az === "string");
+  return [...new Set(azs)].sort();
+}
+
+/** The VPC's AZs: the existing VPC's subnet keys, the listed AZs, or the pools' AZs. */
+export function clusterAvailabilityZones(a: EfaClusterArgs): string[] {
+  return a.existingVpc
+    ? Object.keys(a.existingVpc.privateSubnetIds ?? {}).sort()
+    : [...(a.availabilityZones ?? defaultAvailabilityZones(a.gpuPools ?? {}))];
+}
+
+/** The region: `region`, else the region of the first AZ (validated to hold every AZ). */
+export function clusterRegion(a: EfaClusterArgs): string {
+  return a.region ?? regionOfAz(clusterAvailabilityZones(a)[0] ?? "");
 }

@@ -63,12 +63,22 @@ export function regionProblems(path: string, region: unknown): Problem[] {
   ];
 }
 
+/** The words of an AZ-outside-the-region problem (the program recognises its own duplicates by them). */
+export const NOT_IN_REGION = "is not in region";
+/** How that problem names a region the args gave; the stack program shows its own key (`aws:region`) instead. */
+export const REGION_ARG_NOTE = "(the `region` arg)";
+
 /**
  * One problem per AZ (with its path) that is not in `region`, or that `region` does not have (the zone table of
  * `./zones.ts`, where it lists the region).
  */
-export function zoneProblems(region: string, zones: readonly (readonly [path: string, az: string])[]): Problem[] {
+export function zoneProblems(
+  region: string,
+  zones: readonly (readonly [path: string, az: string])[],
+  regionGiven = true,
+): Problem[] {
   const known = zonesOf(region);
+  const from = regionGiven ? REGION_ARG_NOTE : "(the region of the first availability zone)";
   return zones
     .filter(([, az]) => typeof az === "string")
     .flatMap(([path, az]): Problem[] => {
@@ -76,7 +86,7 @@ export function zoneProblems(region: string, zones: readonly (readonly [path: st
         return [
           {
             propertyPath: path,
-            reason: `${show(az)} is not in region ${show(region)} (aws:region); use a zone of that region such as "${region}a", or change the region`,
+            reason: `${show(az)} ${NOT_IN_REGION} ${show(region)} ${from}; use a zone of that region such as "${region}a", or change the region`,
           },
         ];
       if (!known || known.includes(az)) return [];

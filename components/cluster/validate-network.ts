@@ -5,8 +5,7 @@
 import { coveredSpaces, formatAddress, parseCidr, WHOLE_INTERNET } from "../_shared/cidr";
 import { Problem, show } from "../_shared/problems";
 import { checkChoice } from "../_shared/suggest";
-import { CLUSTER_LOG_TYPES, NatGateways, ResolvedClusterArgs } from "./args";
-import { poolsAsWritten } from "./source";
+import { CLUSTER_LOG_TYPES, NatGateways, poolsAsWritten, ResolvedClusterArgs } from "./args";
 import { regionProblems, zoneProblems } from "./partition";
 
 /** An AWS availability zone name such as `us-east-2a` or `us-gov-west-1b`. */
@@ -126,7 +125,7 @@ export function regionZoneProblems(a: ResolvedClusterArgs): Problem[] {
     if (typeof p.availabilityZone === "string") zones.push([`gpuPools.${p.name}.availabilityZone`, p.availabilityZone]);
   }
   const valid = zones.filter(([, az]) => AZ_NAME.test(String(az)));
-  if (!a.source.regionGiven) return valid.length === 0 ? [] : zoneProblems(a.region, valid);
+  if (!a.source.regionGiven) return valid.length === 0 ? [] : zoneProblems(a.region, valid, false);
   const bad = regionProblems("region", a.region);
   return bad.length > 0 ? bad : zoneProblems(a.region, valid);
 }

@@ -195,9 +195,9 @@ describe("cluster: validateClusterArgs", () => {
       "AZs outside the region",
       { ...ok, region: "us-west-2" },
       [
-        'availabilityZones[0]: "us-east-2a" is not in region "us-west-2" (aws:region); use a zone of that region such as "us-west-2a", or change the region',
-        'availabilityZones[1]: "us-east-2b" is not in region "us-west-2" (aws:region); use a zone of that region such as "us-west-2a", or change the region',
-        'gpuPools.gpu.availabilityZone: "us-east-2a" is not in region "us-west-2" (aws:region); use a zone of that region such as "us-west-2a", or change the region',
+        'availabilityZones[0]: "us-east-2a" is not in region "us-west-2" (the `region` arg); use a zone of that region such as "us-west-2a", or change the region',
+        'availabilityZones[1]: "us-east-2b" is not in region "us-west-2" (the `region` arg); use a zone of that region such as "us-west-2a", or change the region',
+        'gpuPools.gpu.availabilityZone: "us-east-2a" is not in region "us-west-2" (the `region` arg); use a zone of that region such as "us-west-2a", or change the region',
       ],
     ],
     [
@@ -209,14 +209,14 @@ describe("cluster: validateClusterArgs", () => {
         existingVpc: { vpcId: "vpc-1", privateSubnetIds: { "us-east-2a": "subnet-a", "us-west-2b": "subnet-b" } },
       },
       [
-        'existingVpc.privateSubnetIds.us-west-2b: "us-west-2b" is not in region "us-east-2" (aws:region); use a zone of that region such as "us-east-2a", or change the region',
+        'existingVpc.privateSubnetIds.us-west-2b: "us-west-2b" is not in region "us-east-2" (the `region` arg); use a zone of that region such as "us-east-2a", or change the region',
       ],
     ],
     [
       "AZs of two regions and no region given",
       { ...ok, availabilityZones: ["us-east-2a", "us-west-2b"] },
       [
-        'availabilityZones[1]: "us-west-2b" is not in region "us-east-2" (aws:region); use a zone of that region such as "us-east-2a", or change the region',
+        'availabilityZones[1]: "us-west-2b" is not in region "us-east-2" (the region of the first availability zone); use a zone of that region such as "us-east-2a", or change the region',
       ],
     ],
     [
