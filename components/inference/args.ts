@@ -524,8 +524,8 @@ export function resolveKvTransport(choice: KvTransportChoice, poolHasEfa: boolea
   return poolHasEfa ? KvTransport.Libfabric : KvTransport.Ucx;
 }
 
-/** The backend a DGD's `dynamo-efa/kv-transport` annotation names, or undefined when it names none (a DGD written by hand). */
-export function annotatedKvTransport(value: unknown): KvTransport | undefined {
+/** The backend a NIXL selector value names (`LIBFABRIC` or `UCX`), or undefined for any other value. */
+export function namedKvTransport(value: unknown): KvTransport | undefined {
   return value === KvTransport.Libfabric || value === KvTransport.Ucx ? value : undefined;
 }
 

@@ -26,16 +26,6 @@ export const PREFETCH_VOLUME = "model-prefetch";
 /** Where the prefetch script's ConfigMap is mounted. */
 export const PREFETCH_DIR = "/opt/dynamo-efa/prefetch";
 
-/** The graph's cache annotations. */
-export function cacheGraphAnnotations(r: ResolvedInference): Record<string, string> {
-  return {
-    [Annotation.Model]: r.model,
-    [Annotation.ModelCache]: r.modelCacheMode,
-    [Annotation.ModelRevision]: r.modelRevision,
-    ...(usesNodeCache(r) ? { [Annotation.ModelDownloadBudgetSeconds]: String(r.modelDownloadBudgetSeconds) } : {}),
-  };
-}
-
 /** True in `local-nvme` mode. */
 export function usesNodeCache(r: Pick<ResolvedInference, "modelCacheMode">): boolean {
   return r.modelCacheMode === ModelCacheMode.LocalNvme;

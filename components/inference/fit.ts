@@ -16,7 +16,7 @@ import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape, modelRow } from "../catalog/models";
 import { Backend, ResolvedInference, MODEL_SHAPE_LIMITS } from "./args";
 import { modelFacts } from "./model-load";
-import { Annotation, FIT_QUANTITIES, FitQuantity, fitRoleAnnotation } from "../_shared/annotations";
+import { Annotation } from "../_shared/annotations";
 import { roleArgs, SERVING_ROLES, efaPerWorker, poolHasEfa, ServingRole } from "./derive";
 import { Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";
@@ -198,83 +198,18 @@ export function kvTransfer(m: ModelFacts, tp: number, dtype: KvCacheDtype, token
   };
 }
 
-/** The fit annotations of a graph: the stated shape and a non-default KV dtype. */
-export function modelFitAnnotations(r: {
+/** The graph's model annotations: the model id (the engine's `--model` may be a cache path), a stated shape and a
+ * non-default KV dtype. The serving and model-fit policies read the model of a graph from them, hand-written or not. */
+export function modelAnnotations(r: {
+  readonly model: string;
   readonly modelShape?: ModelShape;
   readonly kvCacheDtype: KvCacheDtype;
 }): Record<string, string> {
   return {
+    [Annotation.Model]: r.model,
     ...(r.modelShape ? { [Annotation.ModelShape]: JSON.stringify(r.modelShape) } : {}),
     ...(r.kvCacheDtype !== KvCacheDtype.Auto ? { [Annotation.KvCacheDtype]: r.kvCacheDtype } : {}),
   };
-}
-
-/*
- * The model fit written onto the DynamoGraphDeployment's `metadata.annotations`, so whoever reads the
- * graph (a person, `kubectl`, the policy `model-fit-annotations-match-catalog`) sees the numbers the
- * plan was sized with. Written only for a model the catalog knows or a stated `modelShape`; a model
- * with unknown fit gets none. Values are strings (Kubernetes annotations are):
- *
- * - `dynamo-efa/model-params-b`: total parameters in billions, 2 decimals.
- * - `dynamo-efa/model-kv-bytes-per-token`: KV-cache bytes of one token at tensor parallel 1 (exact).
- * - `dynamo-efa/fit-<role>-weights-gib-per-gpu`, `dynamo-efa/fit-<role>-kv-cache-gib-per-gpu`: GiB per
- *   GPU of the `<role>` (prefill, decode) worker, 2 decimals.
- * - `dynamo-efa/fit-<role>-kv-capacity-tokens`: tokens the worker's KV cache holds (exact).
- *
- * Pure; the policy recomputes the same numbers from the graph's engine flags and node selector.
- */
-
-const round2 = (n: number) => Math.round(n * 100) / 100;
-
-/** The model's own annotations (parameters, KV bytes per token at tensor parallel 1). */
-export function modelAnnotationValues(m: ModelFacts, kvDtype: KvCacheDtype): Record<string, number> {
-  return {
-    [Annotation.ModelParamsB]: round2(m.paramsTotal / 1e9),
-    [Annotation.ModelKvBytesPerToken]: kvBytesPerTokenPerGpu(m, 1, kvDtype),
-  };
-}
-
-/** The annotations of one role's worker fit, as numbers. */
-export function roleAnnotationValues(role: string, f: WorkerFit): Record<string, number> {
-  const v: Record<FitQuantity, number> = {
-    "weights-gib-per-gpu": round2(f.weightsGiBPerGpu),
-    "kv-cache-gib-per-gpu": round2(f.kvCacheGiBPerGpu),
-    "kv-capacity-tokens": f.kvCapacityTokens,
-  };
-  return Object.fromEntries(FIT_QUANTITIES.map((k) => [fitRoleAnnotation(role, k), v[k]]));
-}
-
-/** All fit annotations of a graph, as strings. */
-export function fitAnnotations(
-  m: ModelFacts,
-  kvDtype: KvCacheDtype,
-  fits: readonly { readonly role: string; readonly fit: WorkerFit }[],
-): Record<string, string> {
-  const values = {
-    ...modelAnnotationValues(m, kvDtype),
-    ...Object.assign({}, ...fits.map((w) => roleAnnotationValues(w.role, w.fit))),
-  } as Record<string, number>;
-  return Object.fromEntries(Object.entries(values).map(([k, n]) => [k, String(n)]));
-}
-
-/** The fit annotations of a resolved graph: one set per serving role; none when the model's fit is unknown. */
-export function graphFitAnnotations(r: ResolvedInference): Record<string, string> {
-  const m = modelFacts(r.model, r.modelShape);
-  const instance = INSTANCES.get(r.pool.instanceType);
-  if (!m || !instance) return {};
-  const fits = SERVING_ROLES.map((role) => ({
-    role,
-    fit: workerFit({
-      model: m,
-      instance,
-      backend: r.backend,
-      tensorParallel: roleArgs(r, role).gpusPerWorker,
-      gpuMemoryUtilization: r.gpuMemoryUtilization,
-      maxModelLen: r.maxModelLen,
-      kvCacheDtype: r.kvCacheDtype,
-    }),
-  }));
-  return fitAnnotations(m, r.kvCacheDtype, fits);
 }
 
 /*
@@ -300,19 +235,43 @@ function fitInput(r: ResolvedInference, model: ModelFacts, instance: GpuInstance
   };
 }
 
-/** Why `tp` GPUs per worker do not run the model, or undefined when they do. */
-function misfit(r: ResolvedInference, m: ModelFacts, f: WorkerFit, tp: number): string | undefined {
+/**
+ * Why a worker of `i.tensorParallel` GPUs does not run the model (heads that do not split, weights that do not fit,
+ * a KV cache smaller than one `maxModelLen` sequence), or undefined when it does. `utilization` names the engine's
+ * memory knob in the message (the config key, or the graph's flag).
+ */
+export function fitProblem(i: FitInput, utilization = "gpuMemoryUtilization"): string | undefined {
+  const m = i.model;
+  const tp = i.tensorParallel;
   const split = headSplitProblem(m, tp);
   if (split) return split;
+  const f = workerFit(i);
   const budget =
-    r.backend === "trtllm"
+    i.backend === Backend.Trtllm
       ? `${f.gpuMemoryGiB} GiB - ${RUNTIME_RESERVE_GIB} GiB runtime reserve`
-      : `${f.gpuMemoryGiB} GiB x gpuMemoryUtilization ${r.gpuMemoryUtilization} - ${RUNTIME_RESERVE_GIB} GiB runtime reserve`;
+      : `${f.gpuMemoryGiB} GiB x ${utilization} ${i.gpuMemoryUtilization} - ${RUNTIME_RESERVE_GIB} GiB runtime reserve`;
   if (!f.weightsFit) {
     return `${show(m.id)} has ${gib(m.weightBytes / 2 ** 30)} of ${m.weightDtype} weights (${(m.paramsTotal / 1e9).toFixed(2)}B parameters): ${gib(f.weightsGiBPerGpu)} per GPU at tensor parallel ${tp}, more than the ${gib(f.usableGiBPerGpu)} one GPU offers (${budget})`;
   }
-  if (f.kvCapacityTokens < r.maxModelLen) {
-    return `leaves a KV cache of ${gib(f.kvCacheGiBPerGpu)} per GPU after ${gib(f.weightsGiBPerGpu)} of weights (${budget}): ${int(f.kvCapacityTokens)} tokens at ${int(f.kvBytesPerTokenPerGpu)} bytes per token per GPU, fewer than one maxModelLen sequence of ${int(r.maxModelLen)} tokens`;
+  if (f.kvCapacityTokens < i.maxModelLen) {
+    return `leaves a KV cache of ${gib(f.kvCacheGiBPerGpu)} per GPU after ${gib(f.weightsGiBPerGpu)} of weights (${budget}): ${int(f.kvCapacityTokens)} tokens at ${int(f.kvBytesPerTokenPerGpu)} bytes per token per GPU, fewer than one maxModelLen sequence of ${int(i.maxModelLen)} tokens`;
+  }
+  return undefined;
+}
+
+/**
+ * The smallest tensor parallel (a divisor of the node's `gpusPerNode`, and one `allowed` accepts) that runs the
+ * model, with its fit.
+ */
+export function smallestTensorParallel(
+  i: Omit<FitInput, "tensorParallel">,
+  gpusPerNode: number,
+  allowed: (tp: number) => boolean = () => true,
+): { tp: number; fit: WorkerFit } | undefined {
+  for (let tp = 1; tp <= gpusPerNode; tp++) {
+    if (gpusPerNode % tp !== 0 || !allowed(tp)) continue;
+    const input = { ...i, tensorParallel: tp };
+    if (fitProblem(input) === undefined) return { tp, fit: workerFit(input) };
   }
   return undefined;
 }
@@ -323,14 +282,11 @@ export function smallestFit(
   m: ModelFacts,
   instance: GpuInstance,
 ): { tp: number; fit: WorkerFit } | undefined {
-  for (let tp = 1; tp <= r.pool.gpusPerNode; tp++) {
-    if (r.pool.gpusPerNode % tp !== 0) continue;
+  const wholeEfa = (tp: number) => {
     const efa = efaPerWorker(r.pool, tp);
-    if (poolHasEfa(r.pool) && (!Number.isInteger(efa) || efa < 1)) continue;
-    const fit = workerFit(fitInput(r, m, instance, tp));
-    if (misfit(r, m, fit, tp) === undefined) return { tp, fit };
-  }
-  return undefined;
+    return !poolHasEfa(r.pool) || (Number.isInteger(efa) && efa >= 1);
+  };
+  return smallestTensorParallel(fitInput(r, m, instance, 1), r.pool.gpusPerNode, wholeEfa);
 }
 
 function remedy(r: ResolvedInference, m: ModelFacts, instance: GpuInstance): string {
@@ -350,7 +306,7 @@ function roleProblem(
   at: (k: string) => string,
 ): Problem[] {
   const tp = roleArgs(r, role).gpusPerWorker;
-  const why = misfit(r, m, workerFit(fitInput(r, m, instance, tp)), tp);
+  const why = fitProblem(fitInput(r, m, instance, tp));
   if (!why) return [];
   return [
     {

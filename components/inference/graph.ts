@@ -18,11 +18,10 @@ import {
   WorkerShape,
 } from "./derive";
 import { engineFor, EngineParts } from "./engine";
-import { modelFitAnnotations, graphFitAnnotations } from "./fit";
+import { modelAnnotations } from "./fit";
 import { REQUEST_PLANE_PORT } from "./network";
 import { workloadAnnotations } from "./workload";
 import {
-  cacheGraphAnnotations,
   nodeCacheAnnotations,
   nodeCacheEnv,
   nodeCacheInitContainers,
@@ -67,8 +66,6 @@ function annotations(r: ResolvedInference): Record<string, string> {
     "pulumi.com/waitFor": DGD_WAIT_FOR,
     "pulumi.com/timeoutSeconds": String(waitTimeoutSeconds(r)),
     [Annotation.ModelLoadBudgetSeconds]: String(r.modelLoadBudgetSeconds),
-    [Annotation.GpuPool]: r.pool.name,
-    [Annotation.KvTransport]: r.kvTransport,
   };
   if (r.imageCudaArchs) a[Annotation.ImageCudaArchs] = r.imageCudaArchs.join(",");
   if (r.imageCudaToolkit) a[Annotation.ImageCudaToolkit] = r.imageCudaToolkit;
@@ -77,9 +74,7 @@ function annotations(r: ResolvedInference): Record<string, string> {
     a[Annotation.Hugepages2MiPerNode] = String(r.pool.hugepages2MiPerNode);
   return {
     ...a,
-    ...cacheGraphAnnotations(r),
-    ...modelFitAnnotations(r),
-    ...graphFitAnnotations(r),
+    ...modelAnnotations(r),
     ...workloadAnnotations(r),
   };
 }

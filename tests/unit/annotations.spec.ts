@@ -1,10 +1,14 @@
 /**
  * One registry of annotation keys (components/_shared/annotations.ts): every `dynamo-efa/*` annotation the
  * inference component writes, on the graph, its pods and the prefetch DaemonSet, is a key of `Annotation`
- * or a per-worker fit key, and the configs below write every key the registry declares (none is dead).
+ * and the configs below write every key the registry declares (none is dead). Each key stays only for a reader
+ * outside the component: a graph key for a policy of the pack (which reads hand-written graphs too), a pod key for
+ * Kubernetes (a changed pod-template annotation rolls the workers).
  */
 import { strict as assert } from "assert";
-import { Annotation, FIT_QUANTITIES, fitRoleAnnotation } from "../../components/_shared/annotations";
+import * as fs from "fs";
+import * as path from "path";
+import { Annotation } from "../../components/_shared/annotations";
 import { renderInference } from "../../components/inference";
 import { pool, resolved } from "../helpers/inference-fixtures";
 
@@ -46,8 +50,7 @@ describe("annotation keys: one registry", () => {
     }),
   ].map((r) => renderInference(r));
   const written = annotationKeys(rendered);
-  const roleKeys = ["prefill", "decode"].flatMap((role) => FIT_QUANTITIES.map((q) => fitRoleAnnotation(role, q)));
-  const registry = new Set<string>([...Object.values(Annotation), ...roleKeys]);
+  const registry = new Set<string>(Object.values(Annotation));
 
   it("every dynamo-efa/* annotation written is a registry key", () => {
     assert.ok(written.size > 0, "the renders wrote no dynamo-efa/* annotation at all");
@@ -60,6 +63,29 @@ describe("annotation keys: one registry", () => {
     assert.deepEqual(
       [...registry].filter((k) => !written.has(k)),
       [],
+    );
+  });
+
+  it("every graph key is read by a policy of the pack; the pod keys roll the workers", () => {
+    const rules = path.join(__dirname, "..", "..", "policy", "rules");
+    const policyText = fs
+      .readdirSync(rules)
+      .map((f) => fs.readFileSync(path.join(rules, f), "utf8"))
+      .join("\n");
+    const podKeys: readonly string[] = [Annotation.PrefetchSha256, Annotation.EngineConfigSha256];
+    const podWritten = annotationKeys(rendered.map((r) => r.graph.spec.services));
+    assert.deepEqual(
+      podKeys.filter((k) => !podWritten.has(k)),
+      [],
+      "the pod keys are written on the worker pods",
+    );
+    assert.deepEqual(
+      Object.entries(Annotation)
+        .filter(([, key]) => !podKeys.includes(key))
+        .filter(([name]) => !new RegExp(`\\bAnnotation\\.${name}\\b`).test(policyText))
+        .map(([, key]) => key),
+      [],
+      "graph annotations no policy reads",
     );
   });
 });

@@ -101,17 +101,12 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
     );
   });
 
-  it("the prefetch script ships in a ConfigMap, and the graph records the model id, cache mode and download budget", () => {
+  it("the prefetch script ships in a ConfigMap, and the graph records the model id (the engine's --model is a path)", () => {
     const out = renderInference(localNvme());
     const cm = out.engineConfigMaps.find((c) => c.metadata.name === "llama-model-prefetch");
     assert.equal(cm?.data["prefetch.py"], PREFETCH_SCRIPT);
     assert.ok(PREFETCH_SCRIPT.includes(COMPLETION_MARKER), "the script writes the marker the TS side names");
-    assert.deepEqual(
-      ["dynamo-efa/model", "dynamo-efa/model-cache", "dynamo-efa/model-download-budget-seconds"].map(
-        (k) => out.graph.metadata.annotations[k],
-      ),
-      [MODEL, "local-nvme", "1800"],
-    );
+    assert.equal(out.graph.metadata.annotations["dynamo-efa/model"], MODEL);
   });
 
   it("none and efs still render without init containers or the node cache", () => {
