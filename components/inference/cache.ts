@@ -12,8 +12,7 @@
  * level allows it (`privileged`; `baseline` forbids hostPath): the graph's namespace sets no PSA label.
  */
 import { graphNames } from "../_shared/names";
-import { ModelCacheMode, ResolvedInference } from "./args";
-import { DEFAULT_MODEL_REVISION } from "./model-id";
+import { ModelCacheMode, ResolvedInference, DEFAULT_MODEL_REVISION } from "./args";
 import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./graph";
 import { Annotation } from "../_shared/annotations";
 import { createHash } from "crypto";

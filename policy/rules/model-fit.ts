@@ -8,8 +8,8 @@
  */
 import { GpuInstance, INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype, ModelFacts, ModelShape } from "../../components/catalog/models";
-import { Backend } from "../../components/inference/args";
-import { FitInput, fitProblem, modelFacts, smallestTensorParallel } from "../../components/inference/fit";
+import { Backend, modelFacts } from "../../components/inference/args";
+import { FitInput, fitProblem, smallestTensorParallel } from "../../components/inference/fit";
 import { dgdPolicy } from "./_policy";
 import { commandWords, FIT_FLAGS, FIT_FLAGS_TEXT, fitFlags, flagValue } from "./_command";
 import { annotation, GraphService, instanceTypeOf, PlanDgd, show, workers } from "./_predicates";

@@ -7,8 +7,8 @@
 import { strict as assert } from "assert";
 import { INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype } from "../../components/catalog/models";
-import { Backend } from "../../components/inference/args";
-import { FitInput, fitProblem, modelFacts, smallestTensorParallel } from "../../components/inference/fit";
+import { Backend, modelFacts } from "../../components/inference/args";
+import { FitInput, fitProblem, smallestTensorParallel } from "../../components/inference/fit";
 import { renderGraph } from "../../components/inference/graph";
 import { modelFitsWorkers } from "../../policy/rules/model-fit";
 import { IMAGE, resolved } from "../helpers/inference-fixtures";

@@ -5,12 +5,18 @@
 import { strict as assert } from "assert";
 import { stringify } from "yaml";
 import { validate } from "../../components/inference/validate";
-import { renderGraph, renderWorker, type DgdContainer, type EnvVar } from "../../components/inference/graph";
+import {
+  renderGraph,
+  renderWorker,
+  type DgdContainer,
+  type EnvVar,
+  startupFailureThreshold,
+  waitTimeoutSeconds,
+} from "../../components/inference/graph";
 import { renderInference } from "../../components/inference/render";
-import { ServingRole, startupFailureThreshold, waitTimeoutSeconds } from "../../components/inference/derive";
+import { ServingRole, modelFacts } from "../../components/inference/args";
 import { COMPLETION_MARKER, modelCacheDir, PREFETCH_SCRIPT } from "../../components/inference/cache";
 import { expectGolden } from "../helpers/golden";
-import { modelFacts } from "../../components/inference/fit";
 import type { InferenceSettings } from "../../components/inference";
 import { argValue, IMAGE, mainOf, MODEL, pool, resolved } from "../helpers/inference-fixtures";
 
