@@ -541,8 +541,8 @@ export function namedKvTransport(value: unknown): KvTransport | undefined {
 /**
  * Whether a worker requests EFA devices: only the LIBFABRIC backend uses them, and only on a pool whose nodes
  * carry NIXL over EFA (EFA attached and GPUDirect RDMA). UCX workers hold none: the image's UCX is not set up for
- * EFA, so a device given to them would sit idle. The one truth the inference component (which sets the request)
- * and the policy `efa-per-worker-matches-pool` (which checks it) share.
+ * EFA, so a device given to them would sit idle. The policy `efa-per-worker-matches-pool` holds a hand-written
+ * graph to the same rule from each worker's NIXL selector (UCX: none; LIBFABRIC: the instance's count).
  */
 export function requestsEfaDevices(t: KvTransport, poolCarriesNixlOverEfa: boolean): boolean {
   return t === KvTransport.Libfabric && poolCarriesNixlOverEfa;

@@ -11,7 +11,7 @@ import { Backend, modelFacts } from "../../components/inference/args";
 import { FitInput, fitProblem, smallestTensorParallel } from "../../components/inference/fit";
 import { renderGraph } from "../../components/inference/graph";
 import { modelFitsWorkers } from "../../policy/rules/model-fit";
-import { IMAGE, resolved } from "../helpers/inference-fixtures";
+import { IMAGE, resolved, STATED_MODEL } from "../helpers/inference-fixtures";
 import { happyGraph, T, TestGraph } from "../helpers/policy-fixtures";
 import { resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
 
@@ -50,17 +50,8 @@ const input = (model: string, tp: number, maxModelLen = 8192): FitInput => ({
 
 describe("policies: model fit", () => {
   it("every graph the component renders passes (vLLM and TensorRT-LLM, catalog model and stated shape)", async () => {
-    const shape = {
-      paramsB: 8,
-      weightDtype: "bf16",
-      layers: 32,
-      attentionHeads: 32,
-      kvHeads: 8,
-      headDim: 128,
-      maxContext: 131072,
-    } as const;
     for (const backend of ["vllm", "trtllm"] as const)
-      for (const extra of [{}, { model: "example/private-model", modelShape: shape }]) {
+      for (const extra of [{}, STATED_MODEL]) {
         const g = renderGraph(resolved("p5en-8x1gpu", backend, extra), IMAGE);
         const run = await runResourcePolicy(modelFitsWorkers, resourceArgs(T.Dgd, g, { name: "g" }));
         assert.deepEqual([run.violations, run.notApplicable], [[], undefined], `${backend} ${JSON.stringify(extra)}`);

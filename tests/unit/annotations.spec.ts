@@ -10,7 +10,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { Annotation } from "../../components/_shared/annotations";
 import { renderInference } from "../../components/inference";
-import { pool, resolved } from "../helpers/inference-fixtures";
+import { pool, resolved, STATED_MODEL } from "../helpers/inference-fixtures";
 
 /** Every `dynamo-efa/*` key of any `annotations` object under `v`. */
 function annotationKeys(v: unknown, out = new Set<string>()): Set<string> {
@@ -36,18 +36,7 @@ describe("annotation keys: one registry", () => {
       gpuPool: pool("p5en.48xlarge", 2, true, { ...NVME, hugepages2MiPerNode: 1024 }),
     }),
     resolved("p5en-8x1gpu", "trtllm"),
-    resolved("p5en-1gpu", "vllm", {
-      model: "example/private-model",
-      modelShape: {
-        paramsB: 8,
-        weightDtype: "bf16",
-        layers: 32,
-        attentionHeads: 32,
-        kvHeads: 8,
-        headDim: 128,
-        maxContext: 131072,
-      },
-    }),
+    resolved("p5en-1gpu", "vllm", STATED_MODEL),
   ].map((r) => renderInference(r));
   const written = annotationKeys(rendered);
   const registry = new Set<string>(Object.values(Annotation));
