@@ -61,7 +61,7 @@ export const POLICY_NAMES = [
   "launch-template-tags-non-empty",
   "trtllm-libfabric-caveat",
   "monitoring-off-gpu-nodes",
-  "model-fit-annotations-match-catalog",
+  "model-fits-workers",
   "serving-estimate-meets-workload",
 ] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
@@ -93,7 +93,7 @@ export const FIELD_FAILURES: Readonly<Record<PolicyName, readonly string[]>> = {
   "launch-template-tags-non-empty": [],
   "trtllm-libfabric-caveat": ["F3"],
   "monitoring-off-gpu-nodes": [],
-  "model-fit-annotations-match-catalog": [],
+  "model-fits-workers": [],
   "serving-estimate-meets-workload": [],
 };
 

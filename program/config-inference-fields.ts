@@ -16,9 +16,8 @@ import {
   ROLE_LIMITS,
   WORKLOAD_LIMITS,
 } from "../components/inference/args";
-import { REVISION_RULE } from "../components/inference/model-id";
+import { REVISION_RULE, DIGEST_PINNED } from "../components/inference/validate";
 import { CHART_VERSION } from "../components/platform/validate";
-import { DIGEST_PINNED } from "../components/inference/validate";
 import { K8S_NAME } from "../components/_shared/names";
 import { charts, prefetchImage } from "../components/versions";
 import { choices, Field, int, str } from "./schema";

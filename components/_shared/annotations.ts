@@ -12,28 +12,14 @@ export const Annotation = {
   ImageCudaArchs: "dynamo-efa/image-cuda-archs",
   /** Graph: CUDA toolkit the image's arch list was compiled with (e.g. `12.9`). */
   ImageCudaToolkit: "dynamo-efa/image-cuda-toolkit",
-  /** Graph: name of the GPU pool the workers run on. */
-  GpuPool: "dynamo-efa/gpu-pool",
   /** Graph: 2 MiB hugepages the pool's nodes pre-allocate, when overridden from the catalog's value (F14). */
   Hugepages2MiPerNode: "dynamo-efa/hugepages-2mi-per-node",
-  /** Graph: the NIXL backend the engines' selectors use (`LIBFABRIC` or `UCX`). */
-  KvTransport: "dynamo-efa/kv-transport",
   /** Graph: JSON of the stated `modelShape` (only when stated). */
   ModelShape: "dynamo-efa/model-shape",
   /** Graph: `fp8` when the KV cache is FP8 (absent = `auto`). */
   KvCacheDtype: "dynamo-efa/kv-cache-dtype",
-  /** Graph: total parameters in billions, 2 decimals (a model whose fit is known). */
-  ModelParamsB: "dynamo-efa/model-params-b",
-  /** Graph: KV-cache bytes of one token at tensor parallel 1 (exact). */
-  ModelKvBytesPerToken: "dynamo-efa/model-kv-bytes-per-token",
   /** Graph: the model id (the engine's `--model` may be a path). */
   Model: "dynamo-efa/model",
-  /** Graph: where the model is cached (`inference.modelCache.mode`). */
-  ModelCache: "dynamo-efa/model-cache",
-  /** Graph: the model download's budget, seconds (only with the node cache). */
-  ModelDownloadBudgetSeconds: "dynamo-efa/model-download-budget-seconds",
-  /** Graph: the model revision the workers load. */
-  ModelRevision: "dynamo-efa/model-revision",
   /** Graph: the declared `inference.workload`, as JSON (only when declared). */
   Workload: "dynamo-efa/workload",
   /** Pod: sha256 of the prefetch script (a changed script rolls the workers). */
@@ -41,15 +27,3 @@ export const Annotation = {
   /** Pod: sha256 of the TRT-LLM engine config file (a changed config rolls the workers). */
   EngineConfigSha256: "dynamo-efa/engine-config-sha256",
 } as const;
-
-/** The per-worker fit quantities, each annotated on the graph as `dynamo-efa/fit-<role>-<quantity>`. */
-export const FIT_QUANTITIES = ["weights-gib-per-gpu", "kv-cache-gib-per-gpu", "kv-capacity-tokens"] as const;
-export type FitQuantity = (typeof FIT_QUANTITIES)[number];
-
-/** The prefix of every per-worker fit annotation. */
-export const FIT_ROLE_PREFIX = "dynamo-efa/fit-";
-
-/** The annotation key of one quantity of one role's worker. */
-export function fitRoleAnnotation(role: string, quantity: FitQuantity): string {
-  return `${FIT_ROLE_PREFIX}${role}-${quantity}`;
-}

@@ -1,13 +1,13 @@
 /**
  * Arguments of `DisaggInference` and their resolution to plain, fully-defaulted data
- * (docs/CONTRIBUTING.md rules 3-5). `resolveArgs` is pure: it never looks at Pulumi values, so the offline
- * render tool and the tests share it with the component.
+ * (docs/CONTRIBUTING.md rules 3-5): the args, their closed choices (serving roles, KV transport), defaults and
+ * numeric bounds, `resolveArgs`, and the model-load estimate the default budgets come from. `resolveArgs` is pure: it
+ * never looks at Pulumi values, so the offline render tool and the tests share it with the component. Everything
+ * here imports only the catalog and `_shared`, so every other module of the folder may import it.
  */
-import { modelFacts, derivedBudgets, loadEstimate, LoadEstimate } from "./model-load";
 import type * as pulumi from "@pulumi/pulumi";
-import { DEFAULT_MODEL_REVISION } from "./model-id";
 import type { GpuPoolFacts } from "../catalog/pool";
-import { KvCacheDtype, ModelShape } from "../catalog/models";
+import { KvCacheDtype, ModelShape, factsOfRow, factsOfShape, ModelFacts, modelRow } from "../catalog/models";
 import { prefetchImage } from "../versions";
 import { DEFAULT_GRAPH_NAMESPACE, DEFAULT_PLATFORM_NAMESPACE } from "../_shared/names";
 import { INSTANCES } from "../catalog/instances";
@@ -159,7 +159,7 @@ export interface InferenceSettings {
   /**
    * Seconds a worker may take to download and load its model. Startup probes allow at least this
    * long (F2) and `pulumi up` waits this long plus a margin for the graph to turn Ready. One below the plan's
-   * estimate (components/inference/model-load.ts) is a config error.
+   * estimate (`loadEstimate` below) is a config error.
    * @default - 2x the estimate for the model, the cache mode and the pool, at least 1800 (1800 for a model of unknown size)
    */
   readonly modelLoadBudgetSeconds?: number;
@@ -309,6 +309,9 @@ export interface ResolvedInference {
   readonly runAsUser: number;
   readonly workload: ResolvedWorkload;
 }
+
+/** The revision when none is set: the model's default branch, which moves (the plan says so). Also the script's default. */
+export const DEFAULT_MODEL_REVISION = "main";
 
 /** Defaults, in one place. */
 export const INFERENCE_DEFAULTS = {
@@ -490,6 +493,12 @@ export const WORKLOAD_LIMITS = {
   itlMs: { minExclusive: 0, max: 60_000 },
 } as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
 
+/** The two worker roles of a disaggregated graph. */
+export const ServingRole = { Prefill: "prefill", Decode: "decode" } as const;
+export type ServingRole = (typeof ServingRole)[keyof typeof ServingRole];
+/** Both roles, in render order. */
+export const SERVING_ROLES: readonly ServingRole[] = [ServingRole.Prefill, ServingRole.Decode];
+
 /*
  * Which NIXL backend moves the KV cache between prefill and decode, chosen by `inference.kvTransport`,
  * and what that means for the wire (RDMA over EFA or TCP). Pure, no imports: the one home of it for the
@@ -524,16 +533,16 @@ export function resolveKvTransport(choice: KvTransportChoice, poolHasEfa: boolea
   return poolHasEfa ? KvTransport.Libfabric : KvTransport.Ucx;
 }
 
-/** The backend a DGD's `dynamo-efa/kv-transport` annotation names, or undefined when it names none (a DGD written by hand). */
-export function annotatedKvTransport(value: unknown): KvTransport | undefined {
+/** The backend a NIXL selector value names (`LIBFABRIC` or `UCX`), or undefined for any other value. */
+export function namedKvTransport(value: unknown): KvTransport | undefined {
   return value === KvTransport.Libfabric || value === KvTransport.Ucx ? value : undefined;
 }
 
 /**
  * Whether a worker requests EFA devices: only the LIBFABRIC backend uses them, and only on a pool whose nodes
  * carry NIXL over EFA (EFA attached and GPUDirect RDMA). UCX workers hold none: the image's UCX is not set up for
- * EFA, so a device given to them would sit idle. The one truth the inference component (which sets the request)
- * and the policy `efa-per-worker-matches-pool` (which checks it) share.
+ * EFA, so a device given to them would sit idle. The policy `efa-per-worker-matches-pool` holds a hand-written
+ * graph to the same rule from each worker's NIXL selector (UCX: none; LIBFABRIC: the instance's count).
  */
 export function requestsEfaDevices(t: KvTransport, poolCarriesNixlOverEfa: boolean): boolean {
   return t === KvTransport.Libfabric && poolCarriesNixlOverEfa;
@@ -563,4 +572,121 @@ export function kvWire(t: KvTransport): KvWire {
         rdma: false,
         description: "TCP (NIXL UCX; no EFA devices given to workers), much slower across nodes",
       };
+}
+
+/*
+ * How long getting the weights onto the GPUs is estimated to take, per model cache mode, and the budgets derived
+ * from that estimate when the user sets none. One function for the budgets (`resolveArgs`), their validation and the
+ * plan's model-load section (tools/render/plan/load.ts), so the three cannot disagree. Pure.
+ *
+ * The bandwidths are stated assumptions, not measurements (the plan prints them); change them here when the field
+ * measures better numbers.
+ */
+/** Stated bandwidths and fixed costs, in MB/s (10^6 bytes) and seconds. */
+export const LOAD_ASSUMPTIONS = {
+  /** One node downloading from Hugging Face's CDN, one file at a time (the prefetch is one stream): assumed. */
+  hfDownloadMBps: 200,
+  /** Sequential read of the instance-store NVMe RAID0 array (8 disks on p5en): assumed, well under the disks' sum. */
+  nvmeReadMBps: 4000,
+  /** One EFS client (one node) reading, elastic throughput: assumed. */
+  efsReadMBps: 500,
+  /** gp3 root volume at its baseline throughput (125 MiB/s: the launch template sets no extra throughput). */
+  gp3ReadMBps: 131,
+  /** Engine start besides reading the weights (CUDA context, torch.compile, CUDA graph capture): assumed. */
+  engineStartSeconds: 90,
+} as const;
+
+/**
+ * Budgets derived from the estimate: this many times it (the bandwidths are assumptions, a slow CDN or a cold
+ * array must not fail a deploy that would finish), rounded up to a minute, never below the fixed default the
+ * budgets had before they were derived, never above the budgets' upper limit.
+ */
+export const BUDGET_MARGIN = 2;
+export const BUDGET_FLOOR_SECONDS = 1800;
+export const BUDGET_CEILING_SECONDS = 86400;
+
+/** Seconds of each step. `none`/`efs`: the engine downloads inside its own start, so the load budget covers both. */
+export interface LoadEstimate {
+  readonly downloadSeconds: number;
+  readonly loadSeconds: number;
+  /** True when the download happens inside the engine's start (and its load budget). */
+  readonly downloadInLoad: boolean;
+}
+
+const secs = (bytes: number, mbps: number) => Math.ceil(bytes / (mbps * 1e6));
+
+/** The estimate of a mode for `weightBytes` on `pool` with `workers` worker pods. */
+export function loadEstimate(
+  mode: ModelCacheMode,
+  weightBytes: number,
+  pool: Pick<GpuPoolFacts, "nodes" | "localNvme">,
+  workers: number,
+): LoadEstimate {
+  const a = LOAD_ASSUMPTIONS;
+  if (mode === "local-nvme")
+    return {
+      downloadSeconds: secs(weightBytes, a.hfDownloadMBps),
+      loadSeconds: secs(weightBytes, a.nvmeReadMBps) + a.engineStartSeconds,
+      downloadInLoad: false,
+    };
+  if (mode === "efs")
+    return {
+      downloadSeconds: secs(weightBytes, Math.min(a.hfDownloadMBps, a.efsReadMBps)),
+      loadSeconds: secs(weightBytes, a.efsReadMBps) + a.engineStartSeconds,
+      downloadInLoad: true,
+    };
+  const perNode = noCacheWorkersPerNode(pool, workers);
+  return {
+    downloadSeconds: secs(weightBytes * perNode, a.hfDownloadMBps),
+    loadSeconds: secs(weightBytes, pool.localNvme ? a.nvmeReadMBps : a.gp3ReadMBps) + a.engineStartSeconds,
+    downloadInLoad: true,
+  };
+}
+
+/** `none`: workers of a node share its download bandwidth. */
+export function noCacheWorkersPerNode(pool: Pick<GpuPoolFacts, "nodes">, workers: number): number {
+  return Math.max(1, Math.ceil(workers / Math.max(1, pool.nodes)));
+}
+
+const derive = (seconds: number) =>
+  Math.min(BUDGET_CEILING_SECONDS, Math.max(BUDGET_FLOOR_SECONDS, Math.ceil((seconds * BUDGET_MARGIN) / 60) * 60));
+
+/** The budgets a user who sets none gets: the load budget covers what happens inside the engine's start. */
+export function derivedBudgets(e: LoadEstimate): { readonly load: number; readonly download: number } {
+  return {
+    load: derive(e.loadSeconds + (e.downloadInLoad ? e.downloadSeconds : 0)),
+    download: e.downloadInLoad ? BUDGET_FLOOR_SECONDS : derive(e.downloadSeconds),
+  };
+}
+
+/** The budgets an estimate exceeds, as "<what> <estimate> s > <key> <budget>". */
+export function overBudget(e: LoadEstimate, loadBudget: number, downloadBudget: number): string[] {
+  const out: string[] = [];
+  if (!e.downloadInLoad) {
+    if (e.downloadSeconds > downloadBudget)
+      out.push(`download ${e.downloadSeconds} s > modelDownloadBudgetSeconds ${downloadBudget}`);
+    if (e.loadSeconds > loadBudget) out.push(`load ${e.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget}`);
+  } else if (e.downloadSeconds + e.loadSeconds > loadBudget) {
+    out.push(
+      `download + load ${e.downloadSeconds + e.loadSeconds} s > modelLoadBudgetSeconds ${loadBudget} (the engine downloads inside its start)`,
+    );
+  }
+  return out;
+}
+
+/*
+ * The model a config names, as fit facts. Here, with the resolution that derives the default budgets from the
+ * weights, so `./fit.ts` imports it from this module and this module never imports the fit. Pure.
+ */
+
+/** The catalog row, else the stated shape, else unknown. */
+export function modelFacts(id: string, shape?: ModelShape): ModelFacts | undefined {
+  const row = modelRow(id);
+  if (row) return factsOfRow(row);
+  return shape ? factsOfShape(id, shape) : undefined;
+}
+
+/** The resolved role args of `role`. */
+export function roleArgs(r: ResolvedInference, role: ServingRole): ResolvedRole {
+  return role === ServingRole.Prefill ? r.prefill : r.decode;
 }

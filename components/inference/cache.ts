@@ -12,8 +12,7 @@
  * level allows it (`privileged`; `baseline` forbids hostPath): the graph's namespace sets no PSA label.
  */
 import { graphNames } from "../_shared/names";
-import { ModelCacheMode, ResolvedInference } from "./args";
-import { DEFAULT_MODEL_REVISION } from "./model-id";
+import { ModelCacheMode, ResolvedInference, DEFAULT_MODEL_REVISION } from "./args";
 import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./graph";
 import { Annotation } from "../_shared/annotations";
 import { createHash } from "crypto";
@@ -25,16 +24,6 @@ export const NODE_CACHE_VOLUME = "model-cache-node";
 export const PREFETCH_VOLUME = "model-prefetch";
 /** Where the prefetch script's ConfigMap is mounted. */
 export const PREFETCH_DIR = "/opt/dynamo-efa/prefetch";
-
-/** The graph's cache annotations. */
-export function cacheGraphAnnotations(r: ResolvedInference): Record<string, string> {
-  return {
-    [Annotation.Model]: r.model,
-    [Annotation.ModelCache]: r.modelCacheMode,
-    [Annotation.ModelRevision]: r.modelRevision,
-    ...(usesNodeCache(r) ? { [Annotation.ModelDownloadBudgetSeconds]: String(r.modelDownloadBudgetSeconds) } : {}),
-  };
-}
 
 /** True in `local-nvme` mode. */
 export function usesNodeCache(r: Pick<ResolvedInference, "modelCacheMode">): boolean {

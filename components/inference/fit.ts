@@ -1,7 +1,9 @@
 /**
- * Does the model fit a worker, and how long does its KV cache take to move? Pure arithmetic on the
- * model catalog (`../catalog/models.ts`) and the instance catalog; no Pulumi import. Used by
- * `validate-fit.ts` (config errors before a 30-minute model load) and by the render's plan.
+ * A worker and the model in it: does the model fit a worker, and how long does its KV cache take to move; the
+ * model-aware config errors built on that (before a 30-minute model load); and, in the last section, the worker's
+ * shape (GPUs, EFA devices, hugepages, CPU, memory) from the pool's facts. Pure arithmetic on the model catalog
+ * (`../catalog/models.ts`) and the instance catalog; no Pulumi import. Used by the validator, the renderer, the
+ * render's plan and the policy `model-fits-workers`.
  *
  * Memory of one GPU of a worker at tensor parallel `tp` (vLLM: `--gpu-memory-utilization` caps
  * everything the engine allocates, weights included):
@@ -14,10 +16,19 @@
 import { GpuInstance, INSTANCES } from "../catalog/instances";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts, ModelShape, modelRow } from "../catalog/models";
-import { Backend, ResolvedInference, MODEL_SHAPE_LIMITS } from "./args";
-import { modelFacts } from "./model-load";
-import { Annotation, FIT_QUANTITIES, FitQuantity, fitRoleAnnotation } from "../_shared/annotations";
-import { roleArgs, SERVING_ROLES, efaPerWorker, poolHasEfa, ServingRole } from "./derive";
+import {
+  Backend,
+  ResolvedInference,
+  MODEL_SHAPE_LIMITS,
+  modelFacts,
+  roleArgs,
+  SERVING_ROLES,
+  ServingRole,
+  Placement,
+  ResolvedRole,
+  requestsEfaDevices,
+} from "./args";
+import { Annotation } from "../_shared/annotations";
 import { Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 
@@ -43,8 +54,6 @@ export const SHORT_PROMPT_TOKENS = 1024;
  * inside one): the rate assumed for NIXL over UCX/TCP on ENA, one flow per transfer.
  */
 export const TCP_FLOW_GBPS = 5;
-
-export { modelFacts } from "./model-load";
 
 /** What one worker's fit depends on. */
 export interface FitInput {
@@ -198,83 +207,18 @@ export function kvTransfer(m: ModelFacts, tp: number, dtype: KvCacheDtype, token
   };
 }
 
-/** The fit annotations of a graph: the stated shape and a non-default KV dtype. */
-export function modelFitAnnotations(r: {
+/** The graph's model annotations: the model id (the engine's `--model` may be a cache path), a stated shape and a
+ * non-default KV dtype. The serving and model-fit policies read the model of a graph from them, hand-written or not. */
+export function modelAnnotations(r: {
+  readonly model: string;
   readonly modelShape?: ModelShape;
   readonly kvCacheDtype: KvCacheDtype;
 }): Record<string, string> {
   return {
+    [Annotation.Model]: r.model,
     ...(r.modelShape ? { [Annotation.ModelShape]: JSON.stringify(r.modelShape) } : {}),
     ...(r.kvCacheDtype !== KvCacheDtype.Auto ? { [Annotation.KvCacheDtype]: r.kvCacheDtype } : {}),
   };
-}
-
-/*
- * The model fit written onto the DynamoGraphDeployment's `metadata.annotations`, so whoever reads the
- * graph (a person, `kubectl`, the policy `model-fit-annotations-match-catalog`) sees the numbers the
- * plan was sized with. Written only for a model the catalog knows or a stated `modelShape`; a model
- * with unknown fit gets none. Values are strings (Kubernetes annotations are):
- *
- * - `dynamo-efa/model-params-b`: total parameters in billions, 2 decimals.
- * - `dynamo-efa/model-kv-bytes-per-token`: KV-cache bytes of one token at tensor parallel 1 (exact).
- * - `dynamo-efa/fit-<role>-weights-gib-per-gpu`, `dynamo-efa/fit-<role>-kv-cache-gib-per-gpu`: GiB per
- *   GPU of the `<role>` (prefill, decode) worker, 2 decimals.
- * - `dynamo-efa/fit-<role>-kv-capacity-tokens`: tokens the worker's KV cache holds (exact).
- *
- * Pure; the policy recomputes the same numbers from the graph's engine flags and node selector.
- */
-
-const round2 = (n: number) => Math.round(n * 100) / 100;
-
-/** The model's own annotations (parameters, KV bytes per token at tensor parallel 1). */
-export function modelAnnotationValues(m: ModelFacts, kvDtype: KvCacheDtype): Record<string, number> {
-  return {
-    [Annotation.ModelParamsB]: round2(m.paramsTotal / 1e9),
-    [Annotation.ModelKvBytesPerToken]: kvBytesPerTokenPerGpu(m, 1, kvDtype),
-  };
-}
-
-/** The annotations of one role's worker fit, as numbers. */
-export function roleAnnotationValues(role: string, f: WorkerFit): Record<string, number> {
-  const v: Record<FitQuantity, number> = {
-    "weights-gib-per-gpu": round2(f.weightsGiBPerGpu),
-    "kv-cache-gib-per-gpu": round2(f.kvCacheGiBPerGpu),
-    "kv-capacity-tokens": f.kvCapacityTokens,
-  };
-  return Object.fromEntries(FIT_QUANTITIES.map((k) => [fitRoleAnnotation(role, k), v[k]]));
-}
-
-/** All fit annotations of a graph, as strings. */
-export function fitAnnotations(
-  m: ModelFacts,
-  kvDtype: KvCacheDtype,
-  fits: readonly { readonly role: string; readonly fit: WorkerFit }[],
-): Record<string, string> {
-  const values = {
-    ...modelAnnotationValues(m, kvDtype),
-    ...Object.assign({}, ...fits.map((w) => roleAnnotationValues(w.role, w.fit))),
-  } as Record<string, number>;
-  return Object.fromEntries(Object.entries(values).map(([k, n]) => [k, String(n)]));
-}
-
-/** The fit annotations of a resolved graph: one set per serving role; none when the model's fit is unknown. */
-export function graphFitAnnotations(r: ResolvedInference): Record<string, string> {
-  const m = modelFacts(r.model, r.modelShape);
-  const instance = INSTANCES.get(r.pool.instanceType);
-  if (!m || !instance) return {};
-  const fits = SERVING_ROLES.map((role) => ({
-    role,
-    fit: workerFit({
-      model: m,
-      instance,
-      backend: r.backend,
-      tensorParallel: roleArgs(r, role).gpusPerWorker,
-      gpuMemoryUtilization: r.gpuMemoryUtilization,
-      maxModelLen: r.maxModelLen,
-      kvCacheDtype: r.kvCacheDtype,
-    }),
-  }));
-  return fitAnnotations(m, r.kvCacheDtype, fits);
 }
 
 /*
@@ -300,19 +244,43 @@ function fitInput(r: ResolvedInference, model: ModelFacts, instance: GpuInstance
   };
 }
 
-/** Why `tp` GPUs per worker do not run the model, or undefined when they do. */
-function misfit(r: ResolvedInference, m: ModelFacts, f: WorkerFit, tp: number): string | undefined {
+/**
+ * Why a worker of `i.tensorParallel` GPUs does not run the model (heads that do not split, weights that do not fit,
+ * a KV cache smaller than one `maxModelLen` sequence), or undefined when it does. `utilization` names the engine's
+ * memory knob in the message (the config key, or the graph's flag).
+ */
+export function fitProblem(i: FitInput, utilization = "gpuMemoryUtilization"): string | undefined {
+  const m = i.model;
+  const tp = i.tensorParallel;
   const split = headSplitProblem(m, tp);
   if (split) return split;
+  const f = workerFit(i);
   const budget =
-    r.backend === "trtllm"
+    i.backend === Backend.Trtllm
       ? `${f.gpuMemoryGiB} GiB - ${RUNTIME_RESERVE_GIB} GiB runtime reserve`
-      : `${f.gpuMemoryGiB} GiB x gpuMemoryUtilization ${r.gpuMemoryUtilization} - ${RUNTIME_RESERVE_GIB} GiB runtime reserve`;
+      : `${f.gpuMemoryGiB} GiB x ${utilization} ${i.gpuMemoryUtilization} - ${RUNTIME_RESERVE_GIB} GiB runtime reserve`;
   if (!f.weightsFit) {
     return `${show(m.id)} has ${gib(m.weightBytes / 2 ** 30)} of ${m.weightDtype} weights (${(m.paramsTotal / 1e9).toFixed(2)}B parameters): ${gib(f.weightsGiBPerGpu)} per GPU at tensor parallel ${tp}, more than the ${gib(f.usableGiBPerGpu)} one GPU offers (${budget})`;
   }
-  if (f.kvCapacityTokens < r.maxModelLen) {
-    return `leaves a KV cache of ${gib(f.kvCacheGiBPerGpu)} per GPU after ${gib(f.weightsGiBPerGpu)} of weights (${budget}): ${int(f.kvCapacityTokens)} tokens at ${int(f.kvBytesPerTokenPerGpu)} bytes per token per GPU, fewer than one maxModelLen sequence of ${int(r.maxModelLen)} tokens`;
+  if (f.kvCapacityTokens < i.maxModelLen) {
+    return `leaves a KV cache of ${gib(f.kvCacheGiBPerGpu)} per GPU after ${gib(f.weightsGiBPerGpu)} of weights (${budget}): ${int(f.kvCapacityTokens)} tokens at ${int(f.kvBytesPerTokenPerGpu)} bytes per token per GPU, fewer than one maxModelLen sequence of ${int(i.maxModelLen)} tokens`;
+  }
+  return undefined;
+}
+
+/**
+ * The smallest tensor parallel (a divisor of the node's `gpusPerNode`, and one `allowed` accepts) that runs the
+ * model, with its fit.
+ */
+export function smallestTensorParallel(
+  i: Omit<FitInput, "tensorParallel">,
+  gpusPerNode: number,
+  allowed: (tp: number) => boolean = () => true,
+): { tp: number; fit: WorkerFit } | undefined {
+  for (let tp = 1; tp <= gpusPerNode; tp++) {
+    if (gpusPerNode % tp !== 0 || !allowed(tp)) continue;
+    const input = { ...i, tensorParallel: tp };
+    if (fitProblem(input) === undefined) return { tp, fit: workerFit(input) };
   }
   return undefined;
 }
@@ -323,14 +291,11 @@ export function smallestFit(
   m: ModelFacts,
   instance: GpuInstance,
 ): { tp: number; fit: WorkerFit } | undefined {
-  for (let tp = 1; tp <= r.pool.gpusPerNode; tp++) {
-    if (r.pool.gpusPerNode % tp !== 0) continue;
+  const wholeEfa = (tp: number) => {
     const efa = efaPerWorker(r.pool, tp);
-    if (poolHasEfa(r.pool) && (!Number.isInteger(efa) || efa < 1)) continue;
-    const fit = workerFit(fitInput(r, m, instance, tp));
-    if (misfit(r, m, fit, tp) === undefined) return { tp, fit };
-  }
-  return undefined;
+    return !poolHasEfa(r.pool) || (Number.isInteger(efa) && efa >= 1);
+  };
+  return smallestTensorParallel(fitInput(r, m, instance, 1), r.pool.gpusPerNode, wholeEfa);
 }
 
 function remedy(r: ResolvedInference, m: ModelFacts, instance: GpuInstance): string {
@@ -350,7 +315,7 @@ function roleProblem(
   at: (k: string) => string,
 ): Problem[] {
   const tp = roleArgs(r, role).gpusPerWorker;
-  const why = misfit(r, m, workerFit(fitInput(r, m, instance, tp)), tp);
+  const why = fitProblem(fitInput(r, m, instance, tp));
   if (!why) return [];
   return [
     {
@@ -408,4 +373,138 @@ export function validateModelFit(r: ResolvedInference, at: (k: string) => string
   }
   for (const role of SERVING_ROLES) out.push(...roleProblem(r, role, m, instance, at));
   return out;
+}
+
+/*
+ * Per-worker arithmetic: GPUs, EFA devices, hugepages, CPU and memory, derived from the pool's
+ * facts. Pure; no Pulumi import.
+ */
+
+/**
+ * vCPUs and GiB held back on every node for the kubelet, system daemons and the device plugins
+ * (10% of the node, at least 2 vCPU / 8 GiB), before dividing the rest among workers.
+ */
+export const NODE_HEADROOM = { vcpuFraction: 0.1, minVcpu: 2, memoryFraction: 0.1, minMemoryGiB: 8 } as const;
+/** Upper bound of the /dev/shm size given to a worker, in GiB. */
+export const MAX_SHM_GIB = 64;
+
+/** Everything one worker of a role asks for. */
+export interface WorkerShape {
+  readonly role: ServingRole;
+  readonly replicas: number;
+  readonly gpusPerWorker: number;
+  /** EFA devices per worker (0 without EFA). */
+  readonly efaPerWorker: number;
+  /** Workers that can share one node (bounds the hugepage share). */
+  readonly workersPerNode: number;
+  /** 2 MiB hugepages per worker, in pages (0 = none requested; `FI_EFA_USE_HUGE_PAGE=0`). */
+  readonly hugepages2MiPages: number;
+  /** Same, in MiB (`pages x 2`), the unit the `hugepages-2Mi` resource is written in. */
+  readonly hugepages2MiMi: number;
+  /** CPU request, in whole vCPUs. */
+  readonly cpu: number;
+  /** Memory request and limit, in GiB. */
+  readonly memoryGiB: number;
+  /** /dev/shm size, in GiB. */
+  readonly shmGiB: number;
+}
+
+/** True when the pool can carry NIXL KV over EFA (EFA attached and GPUDirect RDMA). */
+export function poolHasEfa(pool: GpuPoolFacts): boolean {
+  return pool.efaPerNode > 0;
+}
+
+/**
+ * True when the workers use EFA: the KV transport is LIBFABRIC on a pool with EFA. Only then do
+ * workers request EFA devices and hugepages; UCX workers hold no EFA device they would not use.
+ */
+export function usesEfa(r: Pick<ResolvedInference, "kvTransport" | "pool">): boolean {
+  return requestsEfaDevices(r.kvTransport, poolHasEfa(r.pool));
+}
+
+/** EFA devices a worker of `gpusPerWorker` GPUs gets: GPUs x EFA-per-GPU (may be fractional; validated). */
+export function efaPerWorker(pool: GpuPoolFacts, gpusPerWorker: number): number {
+  return gpusPerWorker * pool.efaPerGpu;
+}
+
+/**
+ * How many workers of `role` may share a node. Separate-node placement keeps a node to one role,
+ * so it is that role's GPUs-per-node / GPUs-per-worker; otherwise roles mix and the smallest
+ * worker bounds it (the worst case for the hugepage share).
+ */
+export function workersPerNode(r: ResolvedInference, role: ServingRole): number {
+  const gpus =
+    r.placement === Placement.SeparateNodes
+      ? roleArgs(r, role).gpusPerWorker
+      : Math.min(r.prefill.gpusPerWorker, r.decode.gpusPerWorker);
+  return Math.max(1, Math.floor(r.pool.gpusPerNode / Math.max(1, gpus)));
+}
+
+/** Hugepages per worker: the node's pre-allocated total divided by workers per node (F14). */
+export function hugepagesPerWorker(pool: GpuPoolFacts, perNode: number): number {
+  return Math.floor(pool.hugepages2MiPerNode / perNode);
+}
+
+/** Whole vCPUs left for one worker after node headroom. */
+export function cpuPerWorker(pool: GpuPoolFacts, perNode: number): number {
+  const headroom = Math.max(NODE_HEADROOM.minVcpu, Math.ceil(pool.vcpusPerNode * NODE_HEADROOM.vcpuFraction));
+  return Math.max(1, Math.floor((pool.vcpusPerNode - headroom) / perNode));
+}
+
+/** GiB of memory left for one worker after node headroom and the hugepages carved out of RAM. */
+export function memoryGiBPerWorker(pool: GpuPoolFacts, perNode: number): number {
+  const headroom = Math.max(
+    NODE_HEADROOM.minMemoryGiB,
+    Math.ceil(pool.memoryGiBPerNode * NODE_HEADROOM.memoryFraction),
+  );
+  const hugepagesGiB = Math.ceil((pool.hugepages2MiPerNode * 2) / 1024);
+  return Math.max(1, Math.floor((pool.memoryGiBPerNode - headroom - hugepagesGiB) / perNode));
+}
+
+/** The full shape of one worker of `role`. */
+export function workerShape(r: ResolvedInference, role: ServingRole): WorkerShape {
+  const a = roleArgs(r, role);
+  const perNode = workersPerNode(r, role);
+  const pages = usesEfa(r) ? hugepagesPerWorker(r.pool, perNode) : 0;
+  const memoryGiB = memoryGiBPerWorker(r.pool, perNode);
+  return {
+    role,
+    replicas: a.replicas,
+    gpusPerWorker: a.gpusPerWorker,
+    efaPerWorker: usesEfa(r) ? efaPerWorker(r.pool, a.gpusPerWorker) : 0,
+    workersPerNode: perNode,
+    hugepages2MiPages: pages,
+    hugepages2MiMi: pages * 2,
+    cpu: cpuPerWorker(r.pool, perNode),
+    memoryGiB,
+    // /dev/shm is a memory-backed emptyDir that counts against the memory limit: a quarter of it.
+    shmGiB: Math.max(1, Math.min(MAX_SHM_GIB, Math.floor(memoryGiB / 4))),
+  };
+}
+
+/**
+ * Nodes each role needs under separate-node placement: a node holds one role only, so a role takes
+ * ceil(replicas x GPUs per worker / GPUs per node) nodes of its own. Under "any" roles share nodes and
+ * only the total counts (`nodesNeeded`).
+ */
+export function nodesPerRole(r: Pick<ResolvedInference, "pool" | "prefill" | "decode">): Record<ServingRole, number> {
+  const of = (a: ResolvedRole) => Math.ceil((a.replicas * a.gpusPerWorker) / Math.max(1, r.pool.gpusPerNode));
+  return { [ServingRole.Prefill]: of(r.prefill), [ServingRole.Decode]: of(r.decode) };
+}
+
+/**
+ * GPU nodes the graph occupies: the sum of the roles' own nodes under separate-node placement, else the
+ * total GPUs over GPUs per node (a worker's GPU count divides the node's, so workers pack whole nodes).
+ */
+export function nodesNeeded(r: Pick<ResolvedInference, "pool" | "prefill" | "decode" | "placement">): number {
+  if (r.placement === Placement.SeparateNodes) {
+    const per = nodesPerRole(r);
+    return per.prefill + per.decode;
+  }
+  return Math.ceil(totalGpus(r) / Math.max(1, r.pool.gpusPerNode));
+}
+
+/** GPUs the whole graph requests (prefill + decode workers). */
+export function totalGpus(r: Pick<ResolvedInference, "prefill" | "decode">): number {
+  return r.prefill.replicas * r.prefill.gpusPerWorker + r.decode.replicas * r.decode.gpusPerWorker;
 }

@@ -2,9 +2,21 @@
  * `dynamo-efa/components/inference`: the `DisaggInference` component, its arguments and closed choices,
  * and the pure functions the README shows for checking a deployment offline (`resolveArgs`, `validate`,
  * `renderInference`, `workerPlan`). The renderers' parts are imported from their modules, not exported here.
+ *
+ * The folder, one concept a file; a file imports only files above it (type-only imports aside):
+ * - args.ts       the args, closed choices, defaults and bounds, `resolveArgs`, the model-load estimate behind the budgets
+ * - fit.ts        a worker and the model in it: fit, KV transfer, model-aware config errors, the worker's shape
+ * - serving.ts    the serving estimate: H200 measurements, one worker's speed, workers under load, the workload
+ * - cache.ts      the `local-nvme` node cache: init containers, mounts, the prefetch DaemonSet (prefetch/prefetch.py)
+ * - network.ts    the namespace's NetworkPolicies and the problems of their inputs
+ * - validate.ts   every problem of a resolved spec at once, and the model-id rule the prefetch shares
+ * - graph.ts      the DynamoGraphDeployment: its types, the services, the engine section (vLLM vs TensorRT-LLM)
+ * - render.ts     the whole deployment as plain data (namespace, secret, PVC, graph) and the plan facts
+ * - inference.ts  the thin `DisaggInference` class
+ * - index.ts      this public list
  */
 export { DISAGG_INFERENCE_TYPE, DisaggInference } from "./inference";
-export { Backend, FrontendServiceType, KvTransportChoice, Placement, resolveArgs } from "./args";
+export { Backend, FrontendServiceType, KvTransportChoice, Placement, resolveArgs, ServingRole } from "./args";
 export type {
   DisaggInferenceArgs,
   FrontendArgs,
@@ -14,7 +26,6 @@ export type {
   ResolvedRole,
   RoleArgs,
 } from "./args";
-export { ServingRole } from "./derive";
 export { validate } from "./validate";
 export { renderInference, workerPlan } from "./render";
 export type { RenderedInference, WorkerPlanRow } from "./render";

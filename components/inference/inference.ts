@@ -6,8 +6,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { assertValid } from "../_shared/pulumi-errors";
-import { DisaggInferenceArgs, ResolvedInference, resolveArgs } from "./args";
-import { ServingRole } from "./derive";
+import { DisaggInferenceArgs, ResolvedInference, resolveArgs, ServingRole } from "./args";
 import {
   frontendUrl,
   workerCommands,

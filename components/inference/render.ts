@@ -9,10 +9,12 @@ import {
   type Backend,
   type ModelCacheMode,
   type ResolvedWorkload,
+  KvTransport,
+  SERVING_ROLES,
+  ServingRole,
 } from "./args";
-import { KvTransport, SERVING_ROLES, ServingRole, workerShape } from "./derive";
-import { commandLine, engineFor } from "./engine";
-import { DgdObject, renderGraph } from "./graph";
+import { workerShape } from "./fit";
+import { commandLine, engineFor, DgdObject, renderGraph } from "./graph";
 import { renderPrefetchConfigMap, usesNodeCache } from "./cache";
 import { NetworkPolicyObject, renderNetworkPolicies } from "./network";
 import type { KvCacheDtype, ModelShape } from "../catalog/models";

@@ -2,7 +2,8 @@
  * One worker's speed: how long a prefill of a prompt takes, how long a decode step takes at a batch size
  * and context, and the batch the KV cache allows. Pure arithmetic on the model's shape and a GPU's
  * measured rates (the rates section below); no Pulumi import. The load on several workers (queueing, the
- * two layouts, the balanced split) is the load section further down.
+ * two layouts, the balanced split) is the load section further down; the workload it is estimated for (its
+ * annotation and its validation) is the last section, and the H200 measurements the rates come from the first.
  *
  * Prefill of `n` prompts of `s` tokens on a worker of tensor parallel `t` (per GPU of the worker):
  *   GEMM      = 2 x linear parameters one token uses x n s / t  FLOPs at the measured rate for n s tokens
@@ -28,12 +29,229 @@ import {
   WeightDtype,
 } from "../catalog/models";
 import { GPU_DATASHEETS, GpuDatasheet } from "../catalog/gpu-datasheet";
-import { H200_MEASUREMENTS, H200_MEASUREMENTS_FACT, ServingMeasurements } from "./serving-calibration";
-import { KvLink, kvTransfer, kvLink, modelFacts, workerFit } from "./fit";
+import { KvLink, kvTransfer, kvLink, workerFit, efaPerWorker, usesEfa } from "./fit";
+import {
+  modelFacts,
+  Backend,
+  ResolvedInference,
+  ResolvedRole,
+  ResolvedWorkload,
+  INFERENCE_DEFAULTS,
+  resolveWorkload,
+  WorkloadArgs,
+  WORKLOAD_LIMITS as L,
+} from "./args";
 import { INSTANCES } from "../catalog/instances";
 import type { GpuPoolFacts } from "../catalog/pool";
-import { Backend, ResolvedInference, ResolvedRole, ResolvedWorkload } from "./args";
-import { efaPerWorker, usesEfa } from "./derive";
+import { Annotation } from "../_shared/annotations";
+import { checkNumberRange, checkRange } from "../_shared/limits";
+import type { Problem } from "../_shared/problems";
+
+/*
+ * The H200 measurements the serving model is calibrated on, as numbers: a copy of the subset of
+ * tests/contracts/facts/h200-serving-calibration.json that this file reads (the GEMM, attention,
+ * HBM-read, CUDA-graph decode-step and transformers prefill timings; torch 2.11.0+cu130, CUDA 13.0, on
+ * one NVIDIA H200). tests/unit/serving-calibration.spec.ts holds this copy equal to the fact file, so a
+ * re-measurement that is not copied here fails the suite. Pure data.
+ */
+/** The measured timings (milliseconds), in the fact file's units. */
+export interface ServingMeasurements {
+  readonly gpu: string;
+  readonly torch: string;
+  /** GB/s of a read-only reduction over 4 GiB. */
+  readonly hbmReadGBs: number;
+  /** bf16 matmul of an `m` x `k` activation by a `k` x `n` weight: [model, tp, op, m, k, n, ms]. */
+  readonly gemm: readonly (readonly [string, number, string, number, number, number, number])[];
+  /** Causal flash SDPA of one prompt: [heads, kvHeads, headDim, seq, ms]. */
+  readonly attention: readonly (readonly [number, number, number, number, number])[];
+  /** A Llama-3.1-8B-shaped decode step in a CUDA graph: [batch, context, ms, weightBytes, kvBytes]. */
+  readonly decodeStep: readonly (readonly [number, number, number, number, number])[];
+  /** transformers' LlamaForCausalLM (8B config, eager, sdpa) at batch 1: [isl, ms]. */
+  readonly prefillForward: readonly (readonly [number, number])[];
+}
+
+/** Where the measurements are recorded. */
+export const H200_MEASUREMENTS_FACT = "tests/contracts/facts/h200-serving-calibration.json";
+
+/** The H200 measurements. */
+export const H200_MEASUREMENTS: ServingMeasurements = {
+  gpu: "NVIDIA H200",
+  torch: "2.11.0+cu130",
+  hbmReadGBs: 4157.7,
+  gemm: [
+    ["Llama-3.1-8B", 1, "qkv", 1, 4096, 6144, 0.0315],
+    ["Llama-3.1-8B", 1, "qkv", 8, 4096, 6144, 0.0288],
+    ["Llama-3.1-8B", 1, "qkv", 32, 4096, 6144, 0.03619],
+    ["Llama-3.1-8B", 1, "qkv", 64, 4096, 6144, 0.03355],
+    ["Llama-3.1-8B", 1, "qkv", 128, 4096, 6144, 0.0281],
+    ["Llama-3.1-8B", 1, "qkv", 256, 4096, 6144, 0.03546],
+    ["Llama-3.1-8B", 1, "qkv", 512, 4096, 6144, 0.04757],
+    ["Llama-3.1-8B", 1, "qkv", 1024, 4096, 6144, 0.08029],
+    ["Llama-3.1-8B", 1, "qkv", 2048, 4096, 6144, 0.14771],
+    ["Llama-3.1-8B", 1, "qkv", 4096, 4096, 6144, 0.28533],
+    ["Llama-3.1-8B", 1, "qkv", 8192, 4096, 6144, 0.5335],
+    ["Llama-3.1-8B", 1, "o", 1, 4096, 4096, 0.02454],
+    ["Llama-3.1-8B", 1, "o", 8, 4096, 4096, 0.02491],
+    ["Llama-3.1-8B", 1, "o", 32, 4096, 4096, 0.02758],
+    ["Llama-3.1-8B", 1, "o", 64, 4096, 4096, 0.0217],
+    ["Llama-3.1-8B", 1, "o", 128, 4096, 4096, 0.03024],
+    ["Llama-3.1-8B", 1, "o", 256, 4096, 4096, 0.03173],
+    ["Llama-3.1-8B", 1, "o", 512, 4096, 4096, 0.04038],
+    ["Llama-3.1-8B", 1, "o", 1024, 4096, 4096, 0.06214],
+    ["Llama-3.1-8B", 1, "o", 2048, 4096, 4096, 0.10758],
+    ["Llama-3.1-8B", 1, "o", 4096, 4096, 4096, 0.19776],
+    ["Llama-3.1-8B", 1, "o", 8192, 4096, 4096, 0.37032],
+    ["Llama-3.1-8B", 1, "gate_up", 1, 4096, 28672, 0.06795],
+    ["Llama-3.1-8B", 1, "gate_up", 8, 4096, 28672, 0.06718],
+    ["Llama-3.1-8B", 1, "gate_up", 32, 4096, 28672, 0.0716],
+    ["Llama-3.1-8B", 1, "gate_up", 64, 4096, 28672, 0.07288],
+    ["Llama-3.1-8B", 1, "gate_up", 128, 4096, 28672, 0.11699],
+    ["Llama-3.1-8B", 1, "gate_up", 256, 4096, 28672, 0.10202],
+    ["Llama-3.1-8B", 1, "gate_up", 512, 4096, 28672, 0.17875],
+    ["Llama-3.1-8B", 1, "gate_up", 1024, 4096, 28672, 0.31448],
+    ["Llama-3.1-8B", 1, "gate_up", 2048, 4096, 28672, 0.61586],
+    ["Llama-3.1-8B", 1, "gate_up", 4096, 4096, 28672, 1.22318],
+    ["Llama-3.1-8B", 1, "gate_up", 8192, 4096, 28672, 2.6785],
+    ["Llama-3.1-8B", 1, "down", 1, 14336, 4096, 0.04262],
+    ["Llama-3.1-8B", 1, "down", 8, 14336, 4096, 0.04306],
+    ["Llama-3.1-8B", 1, "down", 32, 14336, 4096, 0.0445],
+    ["Llama-3.1-8B", 1, "down", 64, 14336, 4096, 0.04686],
+    ["Llama-3.1-8B", 1, "down", 128, 14336, 4096, 0.04773],
+    ["Llama-3.1-8B", 1, "down", 256, 14336, 4096, 0.06544],
+    ["Llama-3.1-8B", 1, "down", 512, 14336, 4096, 0.10165],
+    ["Llama-3.1-8B", 1, "down", 1024, 14336, 4096, 0.18442],
+    ["Llama-3.1-8B", 1, "down", 2048, 14336, 4096, 0.35106],
+    ["Llama-3.1-8B", 1, "down", 4096, 14336, 4096, 0.6839],
+    ["Llama-3.1-8B", 1, "down", 8192, 14336, 4096, 1.31798],
+    ["Llama-3.1-70B", 1, "qkv", 1, 8192, 10240, 0.05608],
+    ["Llama-3.1-70B", 1, "qkv", 8, 8192, 10240, 0.05717],
+    ["Llama-3.1-70B", 1, "qkv", 32, 8192, 10240, 0.06139],
+    ["Llama-3.1-70B", 1, "qkv", 64, 8192, 10240, 0.05667],
+    ["Llama-3.1-70B", 1, "qkv", 128, 8192, 10240, 0.05763],
+    ["Llama-3.1-70B", 1, "qkv", 256, 8192, 10240, 0.08162],
+    ["Llama-3.1-70B", 1, "qkv", 512, 8192, 10240, 0.12989],
+    ["Llama-3.1-70B", 1, "qkv", 1024, 8192, 10240, 0.24018],
+    ["Llama-3.1-70B", 1, "qkv", 2048, 8192, 10240, 0.45787],
+    ["Llama-3.1-70B", 1, "qkv", 4096, 8192, 10240, 0.88573],
+    ["Llama-3.1-70B", 1, "qkv", 8192, 8192, 10240, 1.9089],
+    ["Llama-3.1-70B", 1, "o", 1, 8192, 8192, 0.05086],
+    ["Llama-3.1-70B", 1, "o", 8, 8192, 8192, 0.04912],
+    ["Llama-3.1-70B", 1, "o", 32, 8192, 8192, 0.05022],
+    ["Llama-3.1-70B", 1, "o", 64, 8192, 8192, 0.05125],
+    ["Llama-3.1-70B", 1, "o", 128, 8192, 8192, 0.05224],
+    ["Llama-3.1-70B", 1, "o", 256, 8192, 8192, 0.06922],
+    ["Llama-3.1-70B", 1, "o", 512, 8192, 8192, 0.11814],
+    ["Llama-3.1-70B", 1, "o", 1024, 8192, 8192, 0.20438],
+    ["Llama-3.1-70B", 1, "o", 2048, 8192, 8192, 0.37782],
+    ["Llama-3.1-70B", 1, "o", 4096, 8192, 8192, 0.71272],
+    ["Llama-3.1-70B", 1, "o", 8192, 8192, 8192, 1.52032],
+    ["Llama-3.1-70B", 1, "gate_up", 1, 8192, 57344, 0.21776],
+    ["Llama-3.1-70B", 1, "gate_up", 8, 8192, 57344, 0.21957],
+    ["Llama-3.1-70B", 1, "gate_up", 32, 8192, 57344, 0.22346],
+    ["Llama-3.1-70B", 1, "gate_up", 64, 8192, 57344, 0.32491],
+    ["Llama-3.1-70B", 1, "gate_up", 128, 8192, 57344, 0.43966],
+    ["Llama-3.1-70B", 1, "gate_up", 256, 8192, 57344, 0.40026],
+    ["Llama-3.1-70B", 1, "gate_up", 512, 8192, 57344, 0.62197],
+    ["Llama-3.1-70B", 1, "gate_up", 1024, 8192, 57344, 1.3144],
+    ["Llama-3.1-70B", 1, "gate_up", 2048, 8192, 57344, 2.70109],
+    ["Llama-3.1-70B", 1, "gate_up", 4096, 8192, 57344, 5.54245],
+    ["Llama-3.1-70B", 1, "gate_up", 8192, 8192, 57344, 11.47566],
+    ["Llama-3.1-70B", 1, "down", 1, 28672, 8192, 0.12858],
+    ["Llama-3.1-70B", 1, "down", 8, 28672, 8192, 0.12387],
+    ["Llama-3.1-70B", 1, "down", 32, 28672, 8192, 0.12438],
+    ["Llama-3.1-70B", 1, "down", 64, 28672, 8192, 0.13038],
+    ["Llama-3.1-70B", 1, "down", 128, 28672, 8192, 0.15736],
+    ["Llama-3.1-70B", 1, "down", 256, 28672, 8192, 0.19898],
+    ["Llama-3.1-70B", 1, "down", 512, 28672, 8192, 0.35058],
+    ["Llama-3.1-70B", 1, "down", 1024, 28672, 8192, 0.67478],
+    ["Llama-3.1-70B", 1, "down", 2048, 28672, 8192, 1.31986],
+    ["Llama-3.1-70B", 1, "down", 4096, 28672, 8192, 2.66374],
+    ["Llama-3.1-70B", 1, "down", 8192, 28672, 8192, 5.85235],
+    ["Llama-3.1-70B", 8, "qkv", 1, 8192, 1280, 0.03838],
+    ["Llama-3.1-70B", 8, "qkv", 8, 8192, 1280, 0.03808],
+    ["Llama-3.1-70B", 8, "qkv", 32, 8192, 1280, 0.03483],
+    ["Llama-3.1-70B", 8, "qkv", 64, 8192, 1280, 0.03464],
+    ["Llama-3.1-70B", 8, "qkv", 128, 8192, 1280, 0.02859],
+    ["Llama-3.1-70B", 8, "qkv", 256, 8192, 1280, 0.0307],
+    ["Llama-3.1-70B", 8, "qkv", 512, 8192, 1280, 0.0415],
+    ["Llama-3.1-70B", 8, "qkv", 1024, 8192, 1280, 0.05867],
+    ["Llama-3.1-70B", 8, "qkv", 2048, 8192, 1280, 0.09534],
+    ["Llama-3.1-70B", 8, "qkv", 4096, 8192, 1280, 0.16797],
+    ["Llama-3.1-70B", 8, "qkv", 8192, 8192, 1280, 0.31491],
+    ["Llama-3.1-70B", 8, "o", 1, 1024, 8192, 0.03528],
+    ["Llama-3.1-70B", 8, "o", 8, 1024, 8192, 0.0356],
+    ["Llama-3.1-70B", 8, "o", 32, 1024, 8192, 0.03477],
+    ["Llama-3.1-70B", 8, "o", 64, 1024, 8192, 0.03403],
+    ["Llama-3.1-70B", 8, "o", 128, 1024, 8192, 0.03509],
+    ["Llama-3.1-70B", 8, "o", 256, 1024, 8192, 0.03213],
+    ["Llama-3.1-70B", 8, "o", 512, 1024, 8192, 0.03432],
+    ["Llama-3.1-70B", 8, "o", 1024, 1024, 8192, 0.04982],
+    ["Llama-3.1-70B", 8, "o", 2048, 1024, 8192, 0.07677],
+    ["Llama-3.1-70B", 8, "o", 4096, 1024, 8192, 0.13229],
+    ["Llama-3.1-70B", 8, "o", 8192, 1024, 8192, 0.24259],
+    ["Llama-3.1-70B", 8, "gate_up", 1, 8192, 7168, 0.0532],
+    ["Llama-3.1-70B", 8, "gate_up", 8, 8192, 7168, 0.0529],
+    ["Llama-3.1-70B", 8, "gate_up", 32, 8192, 7168, 0.05326],
+    ["Llama-3.1-70B", 8, "gate_up", 64, 8192, 7168, 0.05032],
+    ["Llama-3.1-70B", 8, "gate_up", 128, 8192, 7168, 0.0485],
+    ["Llama-3.1-70B", 8, "gate_up", 256, 8192, 7168, 0.06251],
+    ["Llama-3.1-70B", 8, "gate_up", 512, 8192, 7168, 0.11347],
+    ["Llama-3.1-70B", 8, "gate_up", 1024, 8192, 7168, 0.2091],
+    ["Llama-3.1-70B", 8, "gate_up", 2048, 8192, 7168, 0.37478],
+    ["Llama-3.1-70B", 8, "gate_up", 4096, 8192, 7168, 0.66936],
+    ["Llama-3.1-70B", 8, "gate_up", 8192, 8192, 7168, 1.3036],
+    ["Llama-3.1-70B", 8, "down", 1, 3584, 8192, 0.03856],
+    ["Llama-3.1-70B", 8, "down", 8, 3584, 8192, 0.0384],
+    ["Llama-3.1-70B", 8, "down", 32, 3584, 8192, 0.03835],
+    ["Llama-3.1-70B", 8, "down", 64, 3584, 8192, 0.03786],
+    ["Llama-3.1-70B", 8, "down", 128, 3584, 8192, 0.03968],
+    ["Llama-3.1-70B", 8, "down", 256, 3584, 8192, 0.04614],
+    ["Llama-3.1-70B", 8, "down", 512, 3584, 8192, 0.06638],
+    ["Llama-3.1-70B", 8, "down", 1024, 3584, 8192, 0.11232],
+    ["Llama-3.1-70B", 8, "down", 2048, 3584, 8192, 0.2075],
+    ["Llama-3.1-70B", 8, "down", 4096, 3584, 8192, 0.37718],
+    ["Llama-3.1-70B", 8, "down", 8192, 3584, 8192, 0.72686],
+  ],
+  attention: [
+    [32, 8, 128, 1024, 0.0872],
+    [32, 8, 128, 2048, 0.2092],
+    [32, 8, 128, 4096, 0.5945],
+    [32, 8, 128, 8192, 1.8416],
+    [32, 8, 128, 16384, 6.5799],
+    [64, 8, 128, 1024, 0.1214],
+    [64, 8, 128, 2048, 0.3009],
+    [64, 8, 128, 4096, 0.9731],
+    [64, 8, 128, 8192, 3.355],
+    [64, 8, 128, 16384, 12.8906],
+  ],
+  decodeStep: [
+    [1, 1024, 5.2056, 15009316864, 134217728],
+    [8, 1024, 5.4289, 15009316864, 1073741824],
+    [32, 1024, 6.0897, 15009316864, 4294967296],
+    [64, 1024, 7.1665, 15009316864, 8589934592],
+    [128, 1024, 10.6806, 15009316864, 17179869184],
+    [1, 2048, 5.5842, 15009316864, 268435456],
+    [8, 2048, 5.7742, 15009316864, 2147483648],
+    [32, 2048, 7.0411, 15009316864, 8589934592],
+    [64, 2048, 9.0461, 15009316864, 17179869184],
+    [128, 2048, 14.6067, 15009316864, 34359738368],
+    [1, 4096, 6.3182, 15009316864, 536870912],
+    [8, 4096, 6.5042, 15009316864, 4294967296],
+    [32, 4096, 8.8862, 15009316864, 17179869184],
+    [64, 4096, 12.7728, 15009316864, 34359738368],
+    [128, 4096, 22.3309, 15009316864, 68719476736],
+    [1, 8192, 7.8267, 15009316864, 1073741824],
+    [8, 8192, 7.9855, 15009316864, 8589934592],
+    [32, 8192, 12.648, 15009316864, 34359738368],
+    [64, 8192, 20.3755, 15009316864, 68719476736],
+  ],
+  prefillForward: [
+    [1024, 30.945],
+    [2048, 59.906],
+    [4096, 121.918],
+    [8192, 253.628],
+  ],
+};
 
 /**
  * Sequences a decode worker runs at once at most, whatever its KV cache holds: vLLM's `--max-num-seqs`
@@ -198,7 +416,7 @@ export function maxDecodeBatch(w: WorkerSpeed, isl: number, osl: number): number
 
 /*
  * The rates a GPU runs the serving model's operations at: measured on an H200
- * (`./serving-calibration.ts`, a copy of tests/contracts/facts/h200-serving-calibration.json), and for
+ * (the measurements section of this file, a copy of tests/contracts/facts/h200-serving-calibration.json), and for
  * every other GPU the H200's rates scaled by the ratio of the two datasheets
  * (`../catalog/gpu-datasheet.ts`), marked as scaled. Pure.
  *
@@ -868,4 +1086,73 @@ export function servingInputOf(r: ResolvedInference): ServingInput | undefined {
     decode: role(r.decode),
     workload: r.workload,
   };
+}
+
+/*
+ * The declared workload on the DynamoGraphDeployment: `dynamo-efa/workload`, the resolved workload as JSON,
+ * written only when the config declares one, so the plan, the policy `serving-estimate-meets-workload` and a
+ * person reading the graph see the traffic the estimate is for. A graph without it is estimated at the
+ * defaults (`INFERENCE_DEFAULTS.workload`). Pure.
+ */
+/** The annotation of a declared workload (nothing for the defaults, so undeclared graphs render as before). */
+export function workloadAnnotations(r: Pick<ResolvedInference, "workload">): Record<string, string> {
+  if (!r.workload.declared) return {};
+  const { declared: _declared, ...w } = r.workload;
+  return { [Annotation.Workload]: JSON.stringify(w) };
+}
+
+const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
+
+/**
+ * The workload of a graph's annotations: the annotation's, else the defaults; a reason when the annotation is
+ * not a workload (a hand edit).
+ */
+export function workloadOf(annotations: Readonly<Record<string, string>>): ResolvedWorkload | { why: string } {
+  const raw = annotations[Annotation.Workload];
+  if (raw === undefined) return resolveWorkload(undefined);
+  let v: Record<string, unknown>;
+  try {
+    v = JSON.parse(raw) as Record<string, unknown>;
+  } catch (e) {
+    return { why: `annotation ${Annotation.Workload} is not JSON (${(e as Error).message})` };
+  }
+  const w: WorkloadArgs = {
+    isl: num(v?.isl) ?? INFERENCE_DEFAULTS.workload.isl,
+    osl: num(v?.osl) ?? INFERENCE_DEFAULTS.workload.osl,
+    ...(num(v?.requestsPerSecond) ? { requestsPerSecond: num(v.requestsPerSecond) } : {}),
+    ...(num(v?.concurrency) ? { concurrency: num(v.concurrency) } : {}),
+    ...(num(v?.ttftMs) ? { ttftMs: num(v.ttftMs) } : {}),
+    ...(num(v?.itlMs) ? { itlMs: num(v.itlMs) } : {}),
+  };
+  return resolveWorkload(w);
+}
+
+/*
+ * The declared workload (`workload`) against its bounds and the graph: one load, not two, and requests that
+ * fit `maxModelLen` (the engine refuses a longer one, so the estimate would be for traffic that cannot run).
+ * Pure.
+ */
+
+/** Every problem with `r.workload`; none when it was not declared (the defaults are valid by construction). */
+export function validateWorkload(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const w = r.workload;
+  if (!w.declared) return [];
+  const p = (k: string) => at(`workload.${k}`);
+  const out: Problem[] = [...checkRange(p("isl"), w.isl, L.isl), ...checkRange(p("osl"), w.osl, L.osl)];
+  if (w.concurrency !== undefined) out.push(...checkRange(p("concurrency"), w.concurrency, L.concurrency));
+  if (w.requestsPerSecond !== undefined)
+    out.push(...checkNumberRange(p("requestsPerSecond"), w.requestsPerSecond, L.requestsPerSecond, "a rate", 20));
+  if (w.ttftMs !== undefined) out.push(...checkNumberRange(p("ttftMs"), w.ttftMs, L.ttftMs, "milliseconds", 1000));
+  if (w.itlMs !== undefined) out.push(...checkNumberRange(p("itlMs"), w.itlMs, L.itlMs, "milliseconds", 25));
+  if (w.requestsPerSecond !== undefined && w.concurrency !== undefined)
+    out.push({
+      propertyPath: p("concurrency"),
+      reason: `(${w.concurrency}) and workload.requestsPerSecond (${w.requestsPerSecond}) are both set; the load is one of them: an open-loop arrival rate or a closed-loop concurrency. Remove one`,
+    });
+  if (out.length === 0 && w.isl + w.osl > r.maxModelLen)
+    out.push({
+      propertyPath: p("isl"),
+      reason: `(${w.isl}) + workload.osl (${w.osl}) = ${w.isl + w.osl} tokens exceeds ${at("maxModelLen")} (${r.maxModelLen}): the engine refuses such a request. Raise ${at("maxModelLen")} to at least ${w.isl + w.osl} or shorten the workload`,
+    });
+  return out;
 }

@@ -1,6 +1,7 @@
 /**
  * Every invariant of a disaggregated graph, checked at once (docs/CONTRIBUTING.md rule 6). Pure: returns the
- * problems, each naming the argument path, the bad value, what is allowed and the fix.
+ * problems, each naming the argument path, the bad value, what is allowed and the fix. The model-id rule the
+ * prefetch script shares is the last section.
  */
 import { CpuArch } from "../catalog/instances";
 import { joinPath, Problem, show } from "../_shared/problems";
@@ -17,23 +18,16 @@ import {
   INFERENCE_LIMITS,
   ROLE_LIMITS,
   KvTransportChoice,
-} from "./args";
-import { modelIdProblem, revisionProblem } from "./model-id";
-import { derivedBudgets, LOAD_ASSUMPTIONS } from "./model-load";
-import {
-  efaPerWorker,
-  nodesPerRole,
-  poolHasEfa,
+  derivedBudgets,
+  LOAD_ASSUMPTIONS,
   roleArgs,
   ServingRole,
   SERVING_ROLES,
-  totalGpus,
-  usesEfa,
-  workerShape,
-} from "./derive";
-import { validateModelFit, modelFacts } from "./fit";
+  modelFacts,
+} from "./args";
+import { efaPerWorker, nodesPerRole, poolHasEfa, totalGpus, usesEfa, workerShape, validateModelFit } from "./fit";
 import { networkProblems } from "./network";
-import { validateWorkload } from "./workload";
+import { validateWorkload } from "./serving";
 
 /** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
 export const DIGEST_PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
@@ -346,4 +340,46 @@ export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): 
   // The prefetch DaemonSet runs only in local-nvme mode; a moving tag there would change what downloads the weights.
   if (r.modelCacheMode === ModelCacheMode.LocalNvme) out.push(...validateImage(r.prefetchImage, at("prefetchImage")));
   return out;
+}
+
+/*
+ * What `inference.model` and `inference.modelRevision` may be: one rule for the render's validation and the
+ * in-cluster prefetch (`./prefetch/prefetch.py` carries the same expressions; tests/unit/model-id.spec.ts checks
+ * they are character for character the same and runs both over the same cases). A model id the prefetch would
+ * refuse must fail the render, not every worker at deploy time. Pure.
+ *
+ * The id is Hugging Face's `namespace/repo_name` (huggingface_hub `validate_repo_id`: letters, digits, "_", "-",
+ * "."; starts and ends with a letter, digit or "_"; at most 96 characters; no "--" or ".."), with the namespace
+ * required: the prefetch's listing URL and its cache directory (`org--name`, hence no "--") need both parts. Not a
+ * path: the engine gets a local path only from the model cache, never from the user.
+ */
+/** A Hugging Face model id, `org/name`. */
+export const MODEL_ID_RULE =
+  /^(?!.*--)(?!.*\.\.)(?=[^/]{1,96}\/[^/]{1,96}$)[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?\/[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$/;
+
+/** A branch, tag or commit the prefetch can use as one directory name (no "/"). */
+export const REVISION_RULE = /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,126}[A-Za-z0-9_])?$/;
+
+/** A full commit hash: the only revision that pins the weights (a branch moves). */
+export const COMMIT_RULE = /^[0-9a-f]{40}$/;
+
+/** Why `id` is not a model id the prefetch and the engines accept, or undefined when it is. */
+export function modelIdProblem(id: string): string | undefined {
+  if (MODEL_ID_RULE.test(id)) return undefined;
+  const parts = id.split("/");
+  const hint =
+    id.startsWith("/") || id.startsWith(".")
+      ? "a local path is not a model id: the model cache (inference.modelCacheMode) puts the weights on the nodes"
+      : parts.length > 2
+        ? `an id has exactly one "/" (did you mean ${JSON.stringify(parts.slice(-2).join("/"))}?)`
+        : parts.length < 2
+          ? 'an id names its organization, "org/name" (e.g. "meta-llama/Llama-3.1-8B-Instruct")'
+          : 'each part: letters, digits, "_", "-", "." (starting and ending with a letter, digit or "_", at most 96), no "--" or ".."';
+  return `must be a Hugging Face model id "org/name"; got ${JSON.stringify(id)}: ${hint}`;
+}
+
+/** Why `rev` is not a usable revision, or undefined when it is. */
+export function revisionProblem(rev: string): string | undefined {
+  if (REVISION_RULE.test(rev)) return undefined;
+  return `must be a 40-hex commit (pins the weights) or a branch or tag without "/" (e.g. "main"); got ${JSON.stringify(rev)}`;
 }

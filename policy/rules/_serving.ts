@@ -5,8 +5,13 @@
  * this way, so the plan's `serving` and the policy judge the same numbers.
  */
 import { Backend } from "../../components/inference/args";
-import { ServingEstimate, servingEstimate, ServingInput, ServingRoleInput } from "../../components/inference/serving";
-import { workloadOf } from "../../components/inference/workload";
+import {
+  ServingEstimate,
+  servingEstimate,
+  ServingInput,
+  ServingRoleInput,
+  workloadOf,
+} from "../../components/inference/serving";
 import { commandWords, fitFlags, FIT_FLAGS_TEXT } from "./_command";
 import { efaOf, GraphService, instanceTypeOf, PlanDgd, workers } from "./_predicates";
 import { graphModel } from "./model-fit";

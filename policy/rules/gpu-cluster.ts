@@ -11,7 +11,8 @@ import {
   GpuInstance,
   supportsNixlOverEfa,
 } from "../../components/catalog/instances";
-import { annotatedKvTransport, KvTransport, requestsEfaDevices } from "../../components/inference/args";
+import { KvTransport } from "../../components/inference/args";
+import { statedKvBackend } from "./kv-transfer";
 import { dgdPolicy, schemaFor } from "./_policy";
 import {
   annotation,
@@ -64,11 +65,12 @@ function checkEfaCount(
     if (efa > 0) report(`${w.label} requests ${efa} EFA device(s) but ${row.name} has no EFA; remove ${field}`);
     return;
   }
-  // The graph's own KV backend decides, by the rule the component requested its devices with.
-  if (transport !== undefined && !requestsEfaDevices(transport, supportsNixlOverEfa(row))) {
+  // The worker's own NIXL selector decides: UCX uses no EFA device (the rule the component requests devices by,
+  // `requestsEfaDevices`); LIBFABRIC is held to the instance's EFA below.
+  if (transport === KvTransport.Ucx) {
     if (efa > 0)
       report(
-        `${w.label} requests ${efa} EFA device(s) but its KV transport is ${transport} (${Annotation.KvTransport}), which uses none; remove ${field}, or use LIBFABRIC`,
+        `${w.label} requests ${efa} EFA device(s) but its engine selects NIXL's ${transport} backend, which uses none; remove ${field}, or select LIBFABRIC`,
       );
     return;
   }
@@ -92,11 +94,11 @@ function checkEfaCount(
 export const efaPerWorkerMatchesPool = dgdPolicy({
   name: "efa-per-worker-matches-pool",
   description:
-    "Each worker requests GPUs and EFA in Dynamo resource form, and EFA devices equal its GPUs times the EFA-per-GPU of its instance type (none where NIXL cannot use EFA, or where the graph's KV transport is UCX, which uses none).",
+    "Each worker requests GPUs and EFA in Dynamo resource form, and EFA devices equal its GPUs times the EFA-per-GPU of its instance type (none where NIXL cannot use EFA, or where the worker's engine selects NIXL's UCX backend, which uses none).",
   defaults: { allowWithoutEfa: false },
   check: (props, args, report, cfg) => {
-    const transport = annotatedKvTransport(annotation(props, Annotation.KvTransport));
     for (const w of workers(props, args.name)) {
+      const transport = statedKvBackend(props, w);
       checkKubernetesForm(w, report);
       const type = instanceTypeOf(w.svc);
       if (type === undefined) {

@@ -17,6 +17,8 @@ import {
   workers,
 } from "./_predicates";
 import { envVerdict } from "./_env-facts";
+import type { PlanDgd } from "./_dgd";
+import { namedKvTransport, KvTransport } from "../../components/inference/args";
 
 const VLLM_LIBFABRIC = `--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both","kv_connector_extra_config":{"backends":["LIBFABRIC"]}}'`;
 
@@ -29,6 +31,21 @@ const ENV_SELECTOR: Record<string, string> = {
 /** Field `key` of a parsed JSON value when it is an object, else undefined (what `?.` reads at runtime). */
 function field(json: unknown, key: string): unknown {
   return json !== null && typeof json === "object" ? (json as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * The NIXL backend a worker's engine selector names (vLLM's `--kv-transfer-config` backends, the TRT-LLM/SGLang env),
+ * or undefined when the worker states none the component would write: the graph's own record of its KV transport.
+ */
+export function statedKvBackend(props: PlanDgd | undefined, w: GraphService): KvTransport | undefined {
+  const engine = engineOf(props, w.svc);
+  if (engine === "vllm") {
+    const kv = kvTransferConfig(w.svc);
+    const backends = kv.kind === "ok" ? field(field(kv.json, "kv_connector_extra_config"), "backends") : undefined;
+    return Array.isArray(backends) && backends.length === 1 ? namedKvTransport(backends[0]) : undefined;
+  }
+  const name = engine === undefined ? undefined : ENV_SELECTOR[engine];
+  return name === undefined ? undefined : namedKvTransport(envValue(envOf(props, w), name));
 }
 
 function checkVllmBackend(w: GraphService, backend: string, report: ReportViolation): void {

@@ -1,22 +1,19 @@
 /**
- * The model-fit annotations of a DynamoGraphDeployment (components/inference/fit.ts) are
- * recomputed from the model catalog, the graph's own engine flags and each worker's instance type, so
- * a hand-edited plan cannot claim a fit its model and GPUs do not give. Flags are read by the same
- * function as the plan's model section reads them (`_command.ts` `fitFlags`).
+ * Does the model a DynamoGraphDeployment serves fit its workers' GPUs? Read from the graph's own content, so a
+ * hand-written graph is held to the rule `DisaggInference` validates its own by (components/inference/fit.ts
+ * `fitProblem`): the model (annotation `dynamo-efa/model`, else the workers' `--model`, with a stated
+ * `dynamo-efa/model-shape` and `dynamo-efa/kv-cache-dtype`), each worker's engine flags (`_command.ts` `fitFlags`)
+ * and the instance type it is pinned to. A model of unknown fit, or a worker whose flags are not stated, is not
+ * judged: the policy says why.
  */
-import type { ReportViolation } from "@pulumi/policy";
-import { INSTANCES } from "../../components/catalog/instances";
+import { GpuInstance, INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype, ModelFacts, ModelShape } from "../../components/catalog/models";
-import { Backend } from "../../components/inference/args";
-import { modelFacts, workerFit, modelAnnotationValues, roleAnnotationValues } from "../../components/inference/fit";
+import { Backend, modelFacts } from "../../components/inference/args";
+import { FitInput, fitProblem, smallestTensorParallel } from "../../components/inference/fit";
 import { dgdPolicy } from "./_policy";
-import { commandWords, FIT_FLAGS_TEXT, fitFlags, flagValue } from "./_command";
-import { annotation, dgdName, GraphService, instanceTypeOf, PlanDgd, show, workers } from "./_predicates";
-import { Annotation, FIT_ROLE_PREFIX } from "../../components/_shared/annotations";
-
-/** Whether an annotation key is one of the recorded fit numbers. */
-const isFitKey = (k: string) =>
-  k === Annotation.ModelParamsB || k === Annotation.ModelKvBytesPerToken || k.startsWith(FIT_ROLE_PREFIX);
+import { commandWords, FIT_FLAGS, FIT_FLAGS_TEXT, fitFlags, flagValue } from "./_command";
+import { annotation, GraphService, instanceTypeOf, PlanDgd, show, workers } from "./_predicates";
+import { Annotation } from "../../components/_shared/annotations";
 
 /** The model the graph serves, from its annotations and its workers' `--model`; a reason when unknown. */
 export function graphModel(
@@ -42,80 +39,65 @@ export function graphModel(
   return { m, kvDtype: (annotation(props, Annotation.KvCacheDtype) ?? KvCacheDtype.Auto) as KvCacheDtype };
 }
 
-/** The fit numbers one worker's flags and instance give, keyed by annotation; a reason when they cannot be computed. */
-function workerValues(
+/** One worker's fit input from its flags and instance type; a reason when the graph does not say enough. */
+function workerInput(
   props: PlanDgd,
   w: GraphService,
-  m: ModelFacts,
-  kvDtype: KvCacheDtype,
-): Record<string, number> | { why: string } {
-  const role = String(w.svc?.subComponentType ?? "");
-  const flags = fitFlags(commandWords(w.svc));
+  model: { m: ModelFacts; kvDtype: KvCacheDtype },
+): { input: FitInput; instance: GpuInstance } | { why: string } {
   const type = instanceTypeOf(w.svc);
   const instance = type === undefined ? undefined : INSTANCES.get(type);
-  if (!role) return { why: `${w.label} has no subComponentType (prefill or decode)` };
   if (!instance)
-    return { why: `${w.label} is pinned to instance type ${show(type)}, which the instance catalog does not know` };
+    return {
+      why: `${w.label} is ${type === undefined ? "not pinned to an instance type" : `pinned to instance type ${show(type)}, which the instance catalog does not know`}`,
+    };
+  const flags = fitFlags(commandWords(w.svc));
   if (!flags) return { why: `${w.label} does not state ${FIT_FLAGS_TEXT} as positive numbers` };
-  const backend = (props?.spec?.backendFramework === Backend.Trtllm ? Backend.Trtllm : Backend.Vllm) as Backend;
-  return roleAnnotationValues(role, workerFit({ model: m, instance, backend, ...flags, kvCacheDtype: kvDtype }));
+  const backend = props?.spec?.backendFramework === Backend.Trtllm ? Backend.Trtllm : Backend.Vllm;
+  return { input: { model: model.m, instance, backend, kvCacheDtype: model.kvDtype, ...flags }, instance };
 }
 
-/** Largest difference between a stated and a computed value that rounding explains. */
-function tolerance(key: string, cfg: { gibTolerance: number; tokenTolerance: number }): number {
-  if (key === Annotation.ModelKvBytesPerToken) return 0;
-  return /tokens$/.test(key) ? cfg.tokenTolerance : cfg.gibTolerance;
+/** Why the worker does not run the model, with the fix; undefined when it does. */
+function workerProblem(w: GraphService, input: FitInput, instance: GpuInstance): string | undefined {
+  const { model: m, maxModelLen } = input;
+  // The flag names of the worker's engine (FIT_FLAGS: vLLM's, then TensorRT-LLM's where it differs).
+  const flag = (names: readonly string[]) => names[input.backend === Backend.Trtllm ? names.length - 1 : 0];
+  const tpFlag = flag(FIT_FLAGS.tensorParallel);
+  const lenFlag = flag(FIT_FLAGS.maxModelLen);
+  if (maxModelLen > m.maxContext)
+    return `${w.label}: ${lenFlag} ${maxModelLen} is above ${show(m.id)}'s maximum context of ${m.maxContext} tokens (max_position_embeddings); use at most ${m.maxContext}`;
+  const why = fitProblem(input, flag(FIT_FLAGS.gpuMemoryUtilization));
+  if (!why) return undefined;
+  const best = smallestTensorParallel(input, instance.gpuCount);
+  const fix = best
+    ? `the smallest ${tpFlag} that fits is ${best.tp} (and as many GPUs per worker)`
+    : `no ${tpFlag} up to ${instance.gpuCount} fits on ${instance.name}: use a quantized model, a lower ${lenFlag}, an FP8 KV cache or a GPU with more memory`;
+  return `${w.label}: ${tpFlag} ${input.tensorParallel} does not run the model on ${instance.name}: ${why}. Fix: ${fix}`;
 }
 
-function compare(
-  name: string,
-  stated: Record<string, string>,
-  computed: Record<string, number>,
-  cfg: { gibTolerance: number; tokenTolerance: number },
-  report: ReportViolation,
-): void {
-  for (const [k, raw] of Object.entries(stated)) {
-    const want = computed[k];
-    // A role with no worker in this graph (a graph split by hand) has nothing to recompute against.
-    if (want === undefined) continue;
-    const got = Number(raw);
-    if (!Number.isFinite(got) || Math.abs(got - want) > tolerance(k, cfg) + 1e-9) {
-      report(
-        `DynamoGraphDeployment ${show(name)}: annotation ${k} is ${show(raw)}, but the model catalog, the workers' engine flags and instance type give ${want}; re-render the plan instead of editing the annotation`,
-      );
-    }
-  }
-}
-
-/** Model-fit annotations agree with what the catalog, the engine flags and the GPUs give. */
-export const modelFitAnnotationsMatchCatalog = dgdPolicy({
-  name: "model-fit-annotations-match-catalog",
+/** Every worker of a graph runs the model it serves on the GPUs it is pinned to. */
+export const modelFitsWorkers = dgdPolicy({
+  name: "model-fits-workers",
   description:
-    "The model-fit annotations of a DynamoGraphDeployment (parameters, KV bytes per token, per-role weights, KV cache and token capacity) match what the model catalog, the workers' engine flags and instance type give.",
-  defaults: { gibTolerance: 0.01, tokenTolerance: 1 },
-  check: (props, args, report, cfg) => {
-    const all = (props?.metadata?.annotations ?? {}) as Record<string, string>;
-    const stated = Object.fromEntries(Object.entries(all).filter(([k]) => isFitKey(k)));
-    if (Object.keys(stated).length === 0) args.notApplicable("the graph states no model-fit annotations");
-    const name = dgdName(props, args.name);
+    "Each worker of a DynamoGraphDeployment runs the model it serves on the GPUs it is pinned to: the tensor parallel splits the heads, the weights fit and the KV cache holds one --max-model-len sequence (model catalog, engine flags, instance type).",
+  defaults: {},
+  check: (props, args, report) => {
     const ws = workers(props, args.name);
+    if (ws.length === 0) args.notApplicable("the graph has no workers");
     const model = graphModel(props, ws);
-    if ("why" in model)
-      return report(
-        `DynamoGraphDeployment ${show(name)} states model-fit annotations that cannot be checked: ${model.why}; remove them or name a catalog model`,
-      );
-    const computed: Record<string, number> = { ...modelAnnotationValues(model.m, model.kvDtype) };
+    if ("why" in model) return args.notApplicable(`the model's fit is unknown: ${model.why}`);
+    const unjudged: string[] = [];
     for (const w of ws) {
-      const v = workerValues(props, w, model.m, model.kvDtype);
-      if ("why" in v)
-        return report(
-          `DynamoGraphDeployment ${show(name)} states model-fit annotations that cannot be checked: ${v.why}; state them, or remove the annotations`,
-        );
-      Object.assign(computed, v);
+      const wi = workerInput(props, w, model);
+      if ("why" in wi) unjudged.push(wi.why);
+      else {
+        const problem = workerProblem(w, wi.input, wi.instance);
+        if (problem) report(problem);
+      }
     }
-    compare(name, stated, computed, cfg, report);
+    if (unjudged.length === ws.length) args.notApplicable(unjudged.join("; "));
   },
 });
 
 /** The model-fit policy, for policy/policies.ts. */
-export const modelFitPolicies = [modelFitAnnotationsMatchCatalog];
+export const modelFitPolicies = [modelFitsWorkers];

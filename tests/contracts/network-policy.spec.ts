@@ -7,8 +7,7 @@
 import { strict as assert } from "assert";
 import { loadFacts } from "./facts";
 import { GraphService, OperatorLabel } from "../../components/_shared/names";
-import { Backend, InferenceSettings, ResolvedInference } from "../../components/inference/args";
-import { ServingRole } from "../../components/inference/derive";
+import { Backend, InferenceSettings, ResolvedInference, ServingRole } from "../../components/inference/args";
 import { renderGraph } from "../../components/inference/graph";
 import { NetworkPolicyObject, renderNetworkPolicies, REQUEST_PLANE_PORT } from "../../components/inference/network";
 import { renderFrontendLoadBalancer } from "../../components/inference/render";

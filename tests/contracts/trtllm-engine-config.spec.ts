@@ -1,5 +1,5 @@
 /**
- * The rendered TensorRT-LLM engine-args file (components/inference/engine.ts `trtllmEngineYaml`) key by key against
+ * The rendered TensorRT-LLM engine-args file (components/inference/graph.ts `trtllmEngineYaml`) key by key against
  * Dynamo's own disaggregated examples at the pinned commit (facts/trtllm-engine-configs.json) and the field's working
  * args (facts/field-trtllm-engine-args.json): only keys Dynamo's examples use; prefill without the overlap scheduler
  * and without block reuse; decode as Dynamo's decode examples; the KV memory fraction inside `kv_cache_config`, where
@@ -7,8 +7,8 @@
  */
 import { strict as assert } from "assert";
 import { parse } from "yaml";
-import { trtllmEngineYaml } from "../../components/inference/engine";
-import { ServingRole } from "../../components/inference/derive";
+import { trtllmEngineYaml } from "../../components/inference/graph";
+import { ServingRole } from "../../components/inference/args";
 import { resolved } from "../helpers/inference-fixtures";
 import { loadFacts } from "./facts";
 

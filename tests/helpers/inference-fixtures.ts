@@ -93,3 +93,17 @@ export function affinityTerm(s: DgdService, kind: "podAffinity" | "podAntiAffini
   assert.ok(t, `service has no ${kind === "podAffinity" ? "preferred" : "required"} ${kind} term`);
   return t;
 }
+
+/** A model the catalog does not know, stated by its shape (Llama-3.1-8B's numbers under another id). */
+export const STATED_MODEL = {
+  model: "example/private-model",
+  modelShape: {
+    paramsB: 8,
+    weightDtype: "bf16",
+    layers: 32,
+    attentionHeads: 32,
+    kvHeads: 8,
+    headDim: 128,
+    maxContext: 131072,
+  },
+} as const satisfies Partial<InferenceSettings>;

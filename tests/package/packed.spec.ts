@@ -3,7 +3,8 @@
  * decides what ships), unpacked into a consumer's node_modules, then imported the way the README shows.
  * Every `import { ... } from "dynamo-efa..."` line of README.md is required at run time (package.json
  * `exports`) and type-checked against the published declarations (`exports` types under node16
- * resolution, `typesVersions` under node10), and the published API is measured.
+ * resolution, `typesVersions` under node10), every README TypeScript block that is a whole program (it starts
+ * with an `import`) type-checks against them, and the published API is measured.
  *
  * Offline install: the tarball is extracted into <tmp>/consumer/node_modules/dynamo-efa and every other
  * entry of the repository's node_modules is symlinked beside it. `npm install --offline <tgz>` would
@@ -91,8 +92,14 @@ function packAndInstall(tmp: string): string {
   return consumer;
 }
 
-/** Type-checks `file` in `consumer` under one module resolution; returns the diagnostics as text. */
-function typeErrors(consumer: string, file: string, resolution: "node10" | "node16"): string[] {
+/** The README's ```ts blocks that are whole programs: those whose first line is an import. */
+function readmePrograms(): string[] {
+  const text = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  return [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]).filter((b) => b.startsWith("import "));
+}
+
+/** Type-checks `files` in `consumer` under one module resolution; returns the diagnostics as text. */
+function typeErrors(consumer: string, files: string | readonly string[], resolution: "node10" | "node16"): string[] {
   const options: ts.CompilerOptions = {
     strict: true,
     noEmit: true,
@@ -103,8 +110,13 @@ function typeErrors(consumer: string, file: string, resolution: "node10" | "node
       ? { module: ts.ModuleKind.Node16, moduleResolution: ts.ModuleResolutionKind.Node16 }
       : { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10 }),
   };
-  const program = ts.createProgram([path.join(consumer, file)], options);
-  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+  const roots = (typeof files === "string" ? [files] : files).map((f) => path.join(consumer, f));
+  const program = ts.createProgram(roots, options);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) => `${d.file ? path.basename(d.file.fileName) : ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
+    );
 }
 
 describe("packed package: what the README imports works from the tarball", function () {
@@ -177,6 +189,19 @@ describe("packed package: what the README imports works from the tarball", funct
       assert.deepEqual(typeErrors(consumer, "readme.ts", resolution), []);
     });
   }
+
+  it("the README's TypeScript programs type-check against the published declarations, two graphs in one cluster among them", () => {
+    const programs = readmePrograms();
+    assert.ok(
+      programs.some((p) => (p.match(/new DisaggInference\(/g) ?? []).length === 2 && p.includes("new DynamoPlatform(")),
+      "the two-models example is a whole program",
+    );
+    const files = programs.map((p, i) => {
+      fs.writeFileSync(path.join(consumer, `readme-program-${i}.ts`), p);
+      return `readme-program-${i}.ts`;
+    });
+    assert.deepEqual(typeErrors(consumer, files, "node16"), []);
+  });
 
   it("an internal helper is not in the published declarations", () => {
     fs.writeFileSync(

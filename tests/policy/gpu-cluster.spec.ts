@@ -13,6 +13,7 @@ import {
   prefill,
   serviceLabel,
   T,
+  TestGraph,
   TestWorker,
 } from "../helpers/policy-fixtures";
 import {
@@ -27,7 +28,16 @@ import {
 import { KvTransportChoice } from "../../components/inference/args";
 import { renderInference } from "../../components/inference/render";
 import { resolved } from "../helpers/inference-fixtures";
-import { Annotation } from "../../components/_shared/annotations";
+
+/** Both workers select NIXL's `backend` through vLLM's only selector, `--kv-transfer-config` (F3). */
+function selectBackend(g: TestGraph, backend: string): void {
+  for (const w of [prefill(g), decode(g)]) {
+    const a = w.extraPodSpec.mainContainer.args;
+    const json = JSON.parse(a[a.indexOf("--kv-transfer-config") + 1]);
+    json.kv_connector_extra_config.backends = [backend];
+    a[a.indexOf("--kv-transfer-config") + 1] = JSON.stringify(json);
+  }
+}
 
 const D = serviceLabel("DecodeWorker");
 const EFA = 'resources.limits.custom["vpc.amazonaws.com/efa"]';
@@ -111,9 +121,9 @@ describe("policies: GPU pool, workers (F8, F12, F14)", () => {
         expect: [],
       },
       {
-        title: "a UCX graph (its kv-transport annotation) on an EFA pool holds no EFA, as the component requests it",
+        title: "a UCX graph (its workers' NIXL selector) on an EFA pool holds no EFA, as the component requests it",
         mutate: (g) => {
-          g.metadata.annotations[Annotation.KvTransport] = "UCX";
+          selectBackend(g, "UCX");
           delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
           delete prefill(g).resources.limits.custom["vpc.amazonaws.com/efa"];
         },
@@ -122,17 +132,17 @@ describe("policies: GPU pool, workers (F8, F12, F14)", () => {
       {
         title: "a UCX graph that still requests EFA devices it would never use",
         mutate: (g) => {
-          g.metadata.annotations[Annotation.KvTransport] = "UCX";
+          selectBackend(g, "UCX");
           delete prefill(g).resources.limits.custom["vpc.amazonaws.com/efa"];
         },
         expect: [
-          `${D} requests 2 EFA device(s) but its KV transport is UCX (${Annotation.KvTransport}), which uses none; remove ${EFA}, or use LIBFABRIC`,
+          `${D} requests 2 EFA device(s) but its engine selects NIXL's UCX backend, which uses none; remove ${EFA}, or select LIBFABRIC`,
         ],
       },
       {
         title: "a LIBFABRIC graph without EFA is refused as before",
         mutate: (g) => {
-          g.metadata.annotations[Annotation.KvTransport] = "LIBFABRIC";
+          selectBackend(g, "LIBFABRIC");
           delete decode(g).resources.limits.custom["vpc.amazonaws.com/efa"];
         },
         expect: [count(0, 1, "p5en.48xlarge", 2, 2)],

@@ -1,46 +1,29 @@
 /**
- * `model-fit-annotations-match-catalog`: the fit annotations on a graph (parameters, KV bytes per token, per-role
- * weights, KV cache and token capacity) are recomputed from the model catalog, the engine flags and the instance
- * type, so an edited or stale annotation fails; a graph with no fit annotations is not applicable.
+ * `model-fits-workers`: the model a graph serves fits each worker's GPUs, judged from the graph's own content (its
+ * `--model` or `dynamo-efa/model`, the engine flags, the instance type the worker is pinned to), so a hand-written
+ * graph gets the check `DisaggInference` runs on its own args; a model of unknown fit, or workers that state no
+ * fit flags, are not applicable, with the reason.
  */
 import { strict as assert } from "assert";
 import { INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype } from "../../components/catalog/models";
-import { Backend } from "../../components/inference/args";
-import { modelFacts, workerFit, fitAnnotations } from "../../components/inference/fit";
-import { modelFitAnnotationsMatchCatalog } from "../../policy/rules/model-fit";
+import { Backend, modelFacts } from "../../components/inference/args";
+import { FitInput, fitProblem, smallestTensorParallel } from "../../components/inference/fit";
+import { renderGraph } from "../../components/inference/graph";
+import { modelFitsWorkers } from "../../policy/rules/model-fit";
+import { IMAGE, resolved, STATED_MODEL } from "../helpers/inference-fixtures";
 import { happyGraph, T, TestGraph } from "../helpers/policy-fixtures";
 import { resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
 
-const MODEL = "meta-llama/Llama-3.1-8B-Instruct";
 const FLAGS = ["--tensor-parallel-size", "1", "--max-model-len", "8192", "--gpu-memory-utilization", "0.85"];
-const DGD = `DynamoGraphDeployment "llama"`;
+const DGD = `DynamoGraphDeployment "llama" service "DecodeWorker"`;
+const P5EN = INSTANCES.get("p5en.48xlarge")!;
 
-/** The annotations the render writes for the happy graph's model, flags and p5en workers. */
-function renderedFit(): Record<string, string> {
-  const m = modelFacts(MODEL)!;
-  const instance = INSTANCES.get("p5en.48xlarge")!;
-  const fit = workerFit({
-    model: m,
-    instance,
-    backend: Backend.Vllm,
-    tensorParallel: 1,
-    gpuMemoryUtilization: 0.85,
-    maxModelLen: 8192,
-    kvCacheDtype: KvCacheDtype.Auto,
-  });
-  return fitAnnotations(m, KvCacheDtype.Auto, [
-    { role: "prefill", fit },
-    { role: "decode", fit },
-  ]);
-}
-
-/** The happy graph with engine flags and the fit annotations computed for them. */
-function annotatedGraph(): TestGraph {
+/** The happy graph (Llama-3.1-8B on p5en workers) with the engine flags its fit is judged from. */
+function flaggedGraph(): TestGraph {
   const g = happyGraph();
   for (const s of [g.spec.services.PrefillWorker, g.spec.services.DecodeWorker])
     s.extraPodSpec.mainContainer.args.push(...FLAGS);
-  Object.assign(g.metadata.annotations, renderedFit());
   return g;
 }
 
@@ -49,90 +32,98 @@ const setFlag = (g: TestGraph, flag: string, v: string) => {
   const a = decodeArgs(g);
   a[a.indexOf(flag) + 1] = v;
 };
-const tokens = "dynamo-efa/fit-decode-kv-capacity-tokens";
-const cacheGiB = "dynamo-efa/fit-decode-kv-cache-gib-per-gpu";
+const setModel = (g: TestGraph, id: string) => {
+  for (const s of [g.spec.services.PrefillWorker, g.spec.services.DecodeWorker])
+    s.extraPodSpec.mainContainer.args[1] = id;
+};
+
+/** The fit input of the decode worker of `model` at `tp` with the happy flags otherwise. */
+const input = (model: string, tp: number, maxModelLen = 8192): FitInput => ({
+  model: modelFacts(model)!,
+  instance: P5EN,
+  backend: Backend.Vllm,
+  tensorParallel: tp,
+  gpuMemoryUtilization: 0.85,
+  maxModelLen,
+  kvCacheDtype: KvCacheDtype.Auto,
+});
 
 describe("policies: model fit", () => {
+  it("every graph the component renders passes (vLLM and TensorRT-LLM, catalog model and stated shape)", async () => {
+    for (const backend of ["vllm", "trtllm"] as const)
+      for (const extra of [{}, STATED_MODEL]) {
+        const g = renderGraph(resolved("p5en-8x1gpu", backend, extra), IMAGE);
+        const run = await runResourcePolicy(modelFitsWorkers, resourceArgs(T.Dgd, g, { name: "g" }));
+        assert.deepEqual([run.violations, run.notApplicable], [[], undefined], `${backend} ${JSON.stringify(extra)}`);
+      }
+  });
+
   resourcePolicyTable(
-    modelFitAnnotationsMatchCatalog,
+    modelFitsWorkers,
     T.Dgd,
-    annotatedGraph,
+    flaggedGraph,
     [
       {
-        title: "a hand-edited KV capacity is reported",
-        mutate: (g) => {
-          g.metadata.annotations[tokens] = "999999999";
-        },
+        title: "a 70B model on one GPU per worker: the weights do not fit, and the smallest tensor parallel that does",
+        mutate: (g) => setModel(g, "meta-llama/Llama-3.1-70B-Instruct"),
+        expect: ["PrefillWorker", "DecodeWorker"].map((svc) => {
+          const i = input("meta-llama/Llama-3.1-70B-Instruct", 1);
+          const best = smallestTensorParallel(i, P5EN.gpuCount)!;
+          return `DynamoGraphDeployment "llama" service "${svc}": --tensor-parallel-size 1 does not run the model on p5en.48xlarge: ${fitProblem(i, "--gpu-memory-utilization")}. Fix: the smallest --tensor-parallel-size that fits is ${best.tp} (and as many GPUs per worker)`;
+        }),
+      },
+      {
+        title: "a tensor parallel that does not split the attention heads",
+        mutate: (g) => setFlag(g, "--tensor-parallel-size", "3"),
         expect: [
-          `${DGD}: annotation ${tokens} is "999999999", but the model catalog, the workers' engine flags and instance type give ${renderedFit()[tokens]}; re-render the plan instead of editing the annotation`,
+          `${DGD}: --tensor-parallel-size 3 does not run the model on p5en.48xlarge: 32 attention heads are not divisible by tensor parallel 3. Fix: the smallest --tensor-parallel-size that fits is 1 (and as many GPUs per worker)`,
         ],
       },
       {
-        title: "rounding within the tolerance passes",
-        mutate: (g) => {
-          g.metadata.annotations[cacheGiB] = String(Number(renderedFit()[cacheGiB]) + 0.005);
-        },
-        expect: [],
-      },
-      {
-        title: "a raised --gpu-memory-utilization no longer matches the stated KV cache",
-        mutate: (g) => {
-          setFlag(g, "--gpu-memory-utilization", "0.95");
-        },
-        expect: (() => {
-          const m = modelFacts(MODEL)!;
-          const f = workerFit({
-            model: m,
-            instance: INSTANCES.get("p5en.48xlarge")!,
-            backend: Backend.Vllm,
-            tensorParallel: 1,
-            gpuMemoryUtilization: 0.95,
-            maxModelLen: 8192,
-            kvCacheDtype: KvCacheDtype.Auto,
-          });
-          const want = fitAnnotations(m, KvCacheDtype.Auto, [{ role: "decode", fit: f }]);
-          const stated = renderedFit();
-          return [cacheGiB, tokens].map(
-            (k) =>
-              `${DGD}: annotation ${k} is ${JSON.stringify(stated[k])}, but the model catalog, the workers' engine flags and instance type give ${want[k]}; re-render the plan instead of editing the annotation`,
-          );
-        })(),
-      },
-      {
-        title: "an annotation for a role without a worker in this graph is not recomputed",
-        mutate: (g) => {
-          g.metadata.annotations["dynamo-efa/fit-router-kv-capacity-tokens"] = "5";
-        },
-        expect: [],
-      },
-      {
-        title: "a model outside the catalog with fit annotations cannot be checked",
-        mutate: (g) => {
-          for (const s of [g.spec.services.PrefillWorker, g.spec.services.DecodeWorker])
-            s.extraPodSpec.mainContainer.args[1] = "acme/unknown-7b";
-        },
+        title: "a --max-model-len above the model's context",
+        mutate: (g) => setFlag(g, "--max-model-len", "200000"),
         expect: [
-          `${DGD} states model-fit annotations that cannot be checked: model "acme/unknown-7b" is not in the model catalog (components/catalog/models.ts) and the graph states no dynamo-efa/model-shape; remove them or name a catalog model`,
+          `${DGD}: --max-model-len 200000 is above "meta-llama/Llama-3.1-8B-Instruct"'s maximum context of ${modelFacts("meta-llama/Llama-3.1-8B-Instruct")!.maxContext} tokens (max_position_embeddings); use at most ${modelFacts("meta-llama/Llama-3.1-8B-Instruct")!.maxContext}`,
         ],
       },
       {
-        title: "a worker without --tensor-parallel-size cannot be checked",
+        title: "a worker whose flags are not stated is not judged while another is",
         mutate: (g) => {
           decodeArgs(g).splice(decodeArgs(g).indexOf("--tensor-parallel-size"), 2);
+          setModel(g, "meta-llama/Llama-3.1-70B-Instruct");
         },
         expect: [
-          `${DGD} states model-fit annotations that cannot be checked: DynamoGraphDeployment "llama" service "DecodeWorker" does not state --tensor-parallel-size, --max-model-len (--max-seq-len) and --gpu-memory-utilization (--free-gpu-memory-fraction) as positive numbers; state them, or remove the annotations`,
+          (() => {
+            const i = input("meta-llama/Llama-3.1-70B-Instruct", 1);
+            return `DynamoGraphDeployment "llama" service "PrefillWorker": --tensor-parallel-size 1 does not run the model on p5en.48xlarge: ${fitProblem(i, "--gpu-memory-utilization")}. Fix: the smallest --tensor-parallel-size that fits is ${smallestTensorParallel(i, P5EN.gpuCount)!.tp} (and as many GPUs per worker)`;
+          })(),
         ],
       },
     ],
     { name: "llama" },
   );
 
-  it("a graph without fit annotations (a model of unknown fit) is not applicable", async () => {
-    const run = await runResourcePolicy(
-      modelFitAnnotationsMatchCatalog,
-      resourceArgs(T.Dgd, happyGraph(), { name: "llama" }),
+  const notApplicable = async (g: TestGraph) =>
+    (await runResourcePolicy(modelFitsWorkers, resourceArgs(T.Dgd, g, { name: "llama" }))).notApplicable;
+
+  it("a model outside the catalog without a stated shape is not applicable, with the reason", async () => {
+    const g = flaggedGraph();
+    setModel(g, "acme/unknown-7b");
+    assert.equal(
+      await notApplicable(g),
+      `the model's fit is unknown: model "acme/unknown-7b" is not in the model catalog (components/catalog/models.ts) and the graph states no dynamo-efa/model-shape`,
     );
-    assert.deepEqual([run.notApplicable, run.violations], ["the graph states no model-fit annotations", []]);
+  });
+
+  it("a graph whose workers state no fit flags is not applicable, naming each worker", async () => {
+    assert.equal(
+      await notApplicable(happyGraph()),
+      ["DecodeWorker", "PrefillWorker"]
+        .map(
+          (s) =>
+            `DynamoGraphDeployment "llama" service "${s}" does not state --tensor-parallel-size, --max-model-len (--max-seq-len) and --gpu-memory-utilization (--free-gpu-memory-fraction) as positive numbers`,
+        )
+        .join("; "),
+    );
   });
 });

@@ -1,15 +1,17 @@
 /**
  * The plan is computed once: plan.json's model, fit, model load, serving and KV-transport sections come
  * from the facts the program returns with its run (`DisaggInference.plan` -> `RenderFacts.inference`), never from
- * the graph's engine flags or annotations parsed back, and they agree with the fit the component writes on the graph
- * and with the serving estimate the policy pack reads from it.
+ * the graph's engine flags or annotations parsed back, and they agree with the component's fit arithmetic and with the
+ * serving estimate the policy pack reads from the graph.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
 import { DGD_TYPE_TOKEN, renderGraph, type DgdObject } from "../../components/inference/graph";
-import { fitRoleAnnotation, FIT_QUANTITIES } from "../../components/_shared/annotations";
+import { modelFacts, roleArgs } from "../../components/inference/args";
+import { workerFit } from "../../components/inference/fit";
+import { INSTANCES } from "../../components/catalog/instances";
 import { inferencePlan } from "../../components/inference/render";
 import type { ResolvedInference } from "../../components/inference/args";
 import { graphServing } from "../../policy/rules/_serving";
@@ -88,17 +90,26 @@ describe("render: the plan's model sections come from the program's facts, not f
       assert.equal(full.kvTransport?.transport, r().kvTransport);
     });
 
-    it(`${title}: the fit and budgets are those the component writes on the graph`, () => {
-      const graph = renderGraph(r(), IMAGE);
-      const ann = graph.metadata.annotations;
-      const p = planOf(r(), graph);
+    it(`${title}: the fit is the component's fit arithmetic, and the budgets are the resolved ones`, () => {
+      const p = planOf(r(), renderGraph(r(), IMAGE));
       assert.equal(p.fit?.length, 2);
-      const value = { "weights-gib-per-gpu": "weightsGiBPerGpu", "kv-cache-gib-per-gpu": "kvCacheGiBPerGpu" } as const;
-      for (const f of p.fit ?? [])
-        for (const q of FIT_QUANTITIES) {
-          const got = q === "kv-capacity-tokens" ? f.kvCapacityTokens : f[value[q]];
-          assert.equal(String(got), ann[fitRoleAnnotation(f.role, q)], `${f.role} ${q}`);
-        }
+      const round2 = (n: number) => Math.round(n * 100) / 100;
+      for (const f of p.fit ?? []) {
+        const want = workerFit({
+          model: modelFacts(r().model)!,
+          instance: INSTANCES.get(r().pool.instanceType)!,
+          backend: r().backend,
+          tensorParallel: roleArgs(r(), f.role as "prefill" | "decode").gpusPerWorker,
+          gpuMemoryUtilization: r().gpuMemoryUtilization,
+          maxModelLen: r().maxModelLen,
+          kvCacheDtype: r().kvCacheDtype,
+        });
+        assert.deepEqual(
+          [f.weightsGiBPerGpu, f.kvCacheGiBPerGpu, f.kvCapacityTokens],
+          [round2(want.weightsGiBPerGpu), round2(want.kvCacheGiBPerGpu), want.kvCapacityTokens],
+          f.role,
+        );
+      }
       assert.equal(p.modelLoad?.loadBudgetSeconds, r().modelLoadBudgetSeconds);
       assert.equal(p.modelLoad?.mode, r().modelCacheMode);
       if (r().modelCacheMode === "local-nvme")

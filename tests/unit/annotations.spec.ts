@@ -1,12 +1,16 @@
 /**
  * One registry of annotation keys (components/_shared/annotations.ts): every `dynamo-efa/*` annotation the
  * inference component writes, on the graph, its pods and the prefetch DaemonSet, is a key of `Annotation`
- * or a per-worker fit key, and the configs below write every key the registry declares (none is dead).
+ * and the configs below write every key the registry declares (none is dead). Each key stays only for a reader
+ * outside the component: a graph key for a policy of the pack (which reads hand-written graphs too), a pod key for
+ * Kubernetes (a changed pod-template annotation rolls the workers).
  */
 import { strict as assert } from "assert";
-import { Annotation, FIT_QUANTITIES, fitRoleAnnotation } from "../../components/_shared/annotations";
+import * as fs from "fs";
+import * as path from "path";
+import { Annotation } from "../../components/_shared/annotations";
 import { renderInference } from "../../components/inference";
-import { pool, resolved } from "../helpers/inference-fixtures";
+import { pool, resolved, STATED_MODEL } from "../helpers/inference-fixtures";
 
 /** Every `dynamo-efa/*` key of any `annotations` object under `v`. */
 function annotationKeys(v: unknown, out = new Set<string>()): Set<string> {
@@ -32,22 +36,10 @@ describe("annotation keys: one registry", () => {
       gpuPool: pool("p5en.48xlarge", 2, true, { ...NVME, hugepages2MiPerNode: 1024 }),
     }),
     resolved("p5en-8x1gpu", "trtllm"),
-    resolved("p5en-1gpu", "vllm", {
-      model: "example/private-model",
-      modelShape: {
-        paramsB: 8,
-        weightDtype: "bf16",
-        layers: 32,
-        attentionHeads: 32,
-        kvHeads: 8,
-        headDim: 128,
-        maxContext: 131072,
-      },
-    }),
+    resolved("p5en-1gpu", "vllm", STATED_MODEL),
   ].map((r) => renderInference(r));
   const written = annotationKeys(rendered);
-  const roleKeys = ["prefill", "decode"].flatMap((role) => FIT_QUANTITIES.map((q) => fitRoleAnnotation(role, q)));
-  const registry = new Set<string>([...Object.values(Annotation), ...roleKeys]);
+  const registry = new Set<string>(Object.values(Annotation));
 
   it("every dynamo-efa/* annotation written is a registry key", () => {
     assert.ok(written.size > 0, "the renders wrote no dynamo-efa/* annotation at all");
@@ -60,6 +52,29 @@ describe("annotation keys: one registry", () => {
     assert.deepEqual(
       [...registry].filter((k) => !written.has(k)),
       [],
+    );
+  });
+
+  it("every graph key is read by a policy of the pack; the pod keys roll the workers", () => {
+    const rules = path.join(__dirname, "..", "..", "policy", "rules");
+    const policyText = fs
+      .readdirSync(rules)
+      .map((f) => fs.readFileSync(path.join(rules, f), "utf8"))
+      .join("\n");
+    const podKeys: readonly string[] = [Annotation.PrefetchSha256, Annotation.EngineConfigSha256];
+    const podWritten = annotationKeys(rendered.map((r) => r.graph.spec.services));
+    assert.deepEqual(
+      podKeys.filter((k) => !podWritten.has(k)),
+      [],
+      "the pod keys are written on the worker pods",
+    );
+    assert.deepEqual(
+      Object.entries(Annotation)
+        .filter(([, key]) => !podKeys.includes(key))
+        .filter(([name]) => !new RegExp(`\\bAnnotation\\.${name}\\b`).test(policyText))
+        .map(([, key]) => key),
+      [],
+      "graph annotations no policy reads",
     );
   });
 });

@@ -1,11 +1,11 @@
 /**
- * Property test of `workerShape` (components/inference/derive.ts) over random pools and role specs that pass
+ * Property test of `workerShape` (components/inference/fit.ts) over random pools and role specs that pass
  * `validate`: per-worker hugepages, CPU, memory and GPUs times the workers per node fit the node, EFA is whole.
  */
 import { strict as assert } from "assert";
 import fc from "fast-check";
 import { Placement, ServingRole, validate } from "../../components/inference";
-import { workerShape } from "../../components/inference/derive";
+import { workerShape } from "../../components/inference/fit";
 import { pool, resolved } from "../helpers/inference-fixtures";
 
 const EFA_TYPES = [

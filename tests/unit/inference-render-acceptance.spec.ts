@@ -84,14 +84,13 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
     assert.equal(out.graph.metadata.annotations["pulumi.com/waitFor"], "condition=Ready");
   });
 
-  it("records image archs, toolkit and pool as annotations for policies", () => {
+  it("records image archs and toolkit as annotations for policies", () => {
     const g = renderGraph(
       resolved("p5en-1gpu", "vllm", { imageCudaArchs: ["sm_90", "sm_100"], imageCudaToolkit: "12.9" }),
       IMAGE,
     );
     assert.equal(g.metadata.annotations[Annotation.ImageCudaArchs], "sm_90,sm_100");
     assert.equal(g.metadata.annotations[Annotation.ImageCudaToolkit], "12.9");
-    assert.equal(g.metadata.annotations[Annotation.GpuPool], "gpu");
     assert.equal(g.metadata.annotations[Annotation.Hugepages2MiPerNode], undefined, "catalog value: not recorded");
     const measured = renderGraph(
       resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, true, { hugepages2MiPerNode: 4096 }) }),

@@ -6,12 +6,12 @@ import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE, renderGraph } from "../../compone
 import { argValue, envOf, IMAGE, mainOf, pool, resolved } from "../helpers/inference-fixtures";
 
 describe("inference: kvTransport", () => {
-  it("auto = LIBFABRIC on an EFA pool: EFA devices, hugepages, FI_* env, IPC_LOCK, and the choice on the graph", () => {
+  it("auto = LIBFABRIC on an EFA pool: EFA devices, hugepages, FI_* env, IPC_LOCK, and LIBFABRIC selected", () => {
     const r = resolved("p5en-8x1gpu", "vllm");
     assert.equal(r.kvTransport, "LIBFABRIC");
     const g = renderGraph(r, IMAGE);
-    assert.equal(g.metadata.annotations["dynamo-efa/kv-transport"], "LIBFABRIC");
     const w = g.spec.services.DecodeWorker;
+    assert.deepEqual(JSON.parse(argValue(w, "--kv-transfer-config")).kv_connector_extra_config.backends, ["LIBFABRIC"]);
     assert.equal(w.resources?.limits?.custom?.[EFA_RESOURCE], "2");
     assert.equal(envOf(w).FI_PROVIDER, "efa");
     assert.equal(envOf(w).FI_EFA_ENABLE_SHM, undefined, "FI_EFA_ENABLE_SHM is read by no libfabric release");
@@ -23,7 +23,6 @@ describe("inference: kvTransport", () => {
       const r = resolved("p5en-8x1gpu", backend, { kvTransport: "ucx" });
       assert.deepEqual(validate(r, true), []);
       const g = renderGraph(r, IMAGE);
-      assert.equal(g.metadata.annotations["dynamo-efa/kv-transport"], "UCX");
       for (const key of [GraphService.Prefill, GraphService.Decode]) {
         const w = g.spec.services[key];
         assert.equal(w.resources?.limits?.custom?.[EFA_RESOURCE], undefined);

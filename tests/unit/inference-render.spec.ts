@@ -5,7 +5,7 @@ import { GraphService, OperatorLabel } from "../../components/_shared/names";
 import { Backend, ServingRole, validate, workerPlan } from "../../components/inference";
 import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE, renderGraph, renderWorker } from "../../components/inference/graph";
 import { renderHfSecret } from "../../components/inference/render";
-import { workerShape } from "../../components/inference/derive";
+import { workerShape } from "../../components/inference/fit";
 import { expectGolden } from "../helpers/golden";
 import {
   affinityTerm,

@@ -13,7 +13,7 @@ import {
   validate,
 } from "../../components/inference";
 import { renderWorker } from "../../components/inference/graph";
-import { nodesNeeded, nodesPerRole } from "../../components/inference/derive";
+import { nodesNeeded, nodesPerRole } from "../../components/inference/fit";
 import { validateImage } from "../../components/inference/validate";
 import { IMAGE, MODEL, pool, resolved } from "../helpers/inference-fixtures";
 

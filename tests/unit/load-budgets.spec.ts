@@ -1,12 +1,11 @@
 /**
  * A plan finishes inside its own budgets: unset budgets are derived from the load estimate
- * (components/inference/model-load.ts), so big models get budgets, a startup probe and a `pulumi up` wait they
+ * (components/inference/args.ts `loadEstimate`, `derivedBudgets`), so big models get budgets, a startup probe and a `pulumi up` wait they
  * can finish in; an explicit budget below the estimate is a config error naming the budget, the estimate and the fix.
  */
 import { strict as assert } from "assert";
-import { startupFailureThreshold, STARTUP_PERIOD_SECONDS, waitTimeoutSeconds } from "../../components/inference/derive";
-import { derivedBudgets, loadEstimate, overBudget } from "../../components/inference/model-load";
-import { modelFacts } from "../../components/inference/fit";
+import { startupFailureThreshold, STARTUP_PERIOD_SECONDS, waitTimeoutSeconds } from "../../components/inference/graph";
+import { derivedBudgets, loadEstimate, overBudget, modelFacts } from "../../components/inference/args";
 import { validate } from "../../components/inference/validate";
 import type { InferenceSettings } from "../../components/inference";
 import { pool, resolved } from "../helpers/inference-fixtures";

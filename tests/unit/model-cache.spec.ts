@@ -5,12 +5,18 @@
 import { strict as assert } from "assert";
 import { stringify } from "yaml";
 import { validate } from "../../components/inference/validate";
-import { renderGraph, renderWorker, type DgdContainer, type EnvVar } from "../../components/inference/graph";
+import {
+  renderGraph,
+  renderWorker,
+  type DgdContainer,
+  type EnvVar,
+  startupFailureThreshold,
+  waitTimeoutSeconds,
+} from "../../components/inference/graph";
 import { renderInference } from "../../components/inference/render";
-import { ServingRole, startupFailureThreshold, waitTimeoutSeconds } from "../../components/inference/derive";
+import { ServingRole, modelFacts } from "../../components/inference/args";
 import { COMPLETION_MARKER, modelCacheDir, PREFETCH_SCRIPT } from "../../components/inference/cache";
 import { expectGolden } from "../helpers/golden";
-import { modelFacts } from "../../components/inference/fit";
 import type { InferenceSettings } from "../../components/inference";
 import { argValue, IMAGE, mainOf, MODEL, pool, resolved } from "../helpers/inference-fixtures";
 
@@ -101,17 +107,12 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
     );
   });
 
-  it("the prefetch script ships in a ConfigMap, and the graph records the model id, cache mode and download budget", () => {
+  it("the prefetch script ships in a ConfigMap, and the graph records the model id (the engine's --model is a path)", () => {
     const out = renderInference(localNvme());
     const cm = out.engineConfigMaps.find((c) => c.metadata.name === "llama-model-prefetch");
     assert.equal(cm?.data["prefetch.py"], PREFETCH_SCRIPT);
     assert.ok(PREFETCH_SCRIPT.includes(COMPLETION_MARKER), "the script writes the marker the TS side names");
-    assert.deepEqual(
-      ["dynamo-efa/model", "dynamo-efa/model-cache", "dynamo-efa/model-download-budget-seconds"].map(
-        (k) => out.graph.metadata.annotations[k],
-      ),
-      [MODEL, "local-nvme", "1800"],
-    );
+    assert.equal(out.graph.metadata.annotations["dynamo-efa/model"], MODEL);
   });
 
   it("none and efs still render without init containers or the node cache", () => {

@@ -6,16 +6,16 @@ import { strict as assert } from "assert";
 import { instance, modelRow } from "../../components/catalog";
 import { factsOfRow } from "../../components/catalog/models";
 import { validate } from "../../components/inference";
-import { engineFor } from "../../components/inference/engine";
+import { engineFor } from "../../components/inference/graph";
 import {
   headSplitProblem,
   kvLink,
-  modelFacts,
   RUNTIME_RESERVE_GIB,
   transferMs,
   workerFit,
   smallestFit,
 } from "../../components/inference/fit";
+import { modelFacts } from "../../components/inference/args";
 import { pool, resolved } from "../helpers/inference-fixtures";
 import { loadFacts } from "../contracts/facts";
 

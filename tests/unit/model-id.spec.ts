@@ -1,16 +1,15 @@
 /**
- * One model-id rule for the render and the prefetch (components/inference/model-id.ts is the source; the Python
+ * One model-id rule for the render and the prefetch (components/inference/validate.ts is the source; the Python
  * script carries the same expressions): the Python literals equal the TypeScript ones, and both accept and refuse
  * the same ids and revisions, run over one list of cases in one python3 process.
  */
 import { strict as assert } from "assert";
 import { spawnSync } from "child_process";
 import * as path from "path";
-import { MODEL_ID_RULE, modelIdProblem, REVISION_RULE } from "../../components/inference/model-id";
+import { MODEL_ID_RULE, modelIdProblem, REVISION_RULE, validate } from "../../components/inference/validate";
 import { modelCacheDir, NODE_CACHE_MOUNT, PREFETCH_SCRIPT } from "../../components/inference/cache";
-import { validate } from "../../components/inference/validate";
 import { renderWorker } from "../../components/inference/graph";
-import { ServingRole } from "../../components/inference/derive";
+import { ServingRole } from "../../components/inference/args";
 import type { InferenceSettings } from "../../components/inference";
 import { argValue, IMAGE, mainOf, MODEL, pool, resolved } from "../helpers/inference-fixtures";
 

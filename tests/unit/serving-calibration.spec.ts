@@ -1,12 +1,13 @@
 /**
- * The calibration copy in components/inference/serving-calibration.ts equals the H200 fact file
+ * The calibration copy in components/inference/serving.ts (`H200_MEASUREMENTS`) equals the H200 fact file
  * (tests/contracts/facts/h200-serving-calibration.json), and the rates fitted from it reproduce its
  * decode steps; the prefill model sits below transformers' eager forward measured in the same file.
  */
 import { strict as assert } from "assert";
 import { loadFacts } from "../contracts/facts";
-import { H200_MEASUREMENTS, ServingMeasurements } from "../../components/inference/serving-calibration";
 import {
+  H200_MEASUREMENTS,
+  ServingMeasurements,
   H200_RATES,
   ratesFor,
   decodeStepMs,
@@ -14,7 +15,7 @@ import {
   servingShape,
   WorkerSpeed,
 } from "../../components/inference/serving";
-import { modelFacts } from "../../components/inference/fit";
+import { modelFacts } from "../../components/inference/args";
 import { KvCacheDtype } from "../../components/catalog/models";
 
 interface CalibrationFacts {

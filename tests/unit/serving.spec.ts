@@ -5,11 +5,18 @@
  */
 import { strict as assert } from "assert";
 import { KvCacheDtype } from "../../components/catalog/models";
-import { modelFacts } from "../../components/inference/fit";
-import { decodeStepMs, prefillMs, servingShape, WorkerSpeed, H200_RATES } from "../../components/inference/serving";
+import { modelFacts, resolveWorkload, type ResolvedInference } from "../../components/inference/args";
+import {
+  decodeStepMs,
+  prefillMs,
+  servingShape,
+  WorkerSpeed,
+  H200_RATES,
+  validateWorkload,
+  workloadAnnotations,
+  workloadOf,
+} from "../../components/inference/serving";
 import * as L from "../../components/inference/serving";
-import { resolveWorkload, type ResolvedInference } from "../../components/inference/args";
-import { validateWorkload, workloadAnnotations, workloadOf } from "../../components/inference/workload";
 import { Annotation } from "../../components/_shared/annotations";
 
 const speed = (id: string, tp: number, kvCapacityTokens = 800_000): WorkerSpeed => ({

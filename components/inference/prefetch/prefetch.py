@@ -33,7 +33,7 @@ Python standard library only.
 import fcntl, hashlib, http.client, json, os, random, re, shutil, signal, socket, sys, time, urllib.error, urllib.parse, urllib.request
 
 MARKER = ".dynamo-efa-complete"
-# The same expressions as components/inference/model-id.ts (the render's validation); tests/unit/model-id.spec.ts
+# The same expressions as components/inference/validate.ts (the render's validation); tests/unit/model-id.spec.ts
 # runs both over the same cases. Each part: letters, digits, "_", "-", "." (Hugging Face's own rule), starting and
 # ending with a letter, digit or "_", at most 96 characters; no "--" (the cache's directory separator) or "..".
 MODEL_ID_RULE = re.compile(r"^(?!.*--)(?!.*\.\.)(?=[^/]{1,96}/[^/]{1,96}$)[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?/[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$")

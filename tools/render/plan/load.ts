@@ -3,20 +3,20 @@
  * them, and estimated download and load times against their budgets. Pure; from the graph's plain plan facts (cache
  * mode and budgets, `DisaggInference.plan`), with the weight bytes from the model catalog (or a stated `modelShape`).
  *
- * The estimate and the budgets it is checked against come from components/inference/model-load.ts (the same
+ * The estimate and the budgets it is checked against come from components/inference/args.ts (the same
  * function that derives the default budgets and validates explicit ones); this module adds the words.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import type { ModelFacts } from "../../../components/catalog/models";
-import { ModelCacheMode } from "../../../components/inference/args";
-import { nodeCacheHostPath } from "../../../components/inference/cache";
-import type { InferencePlan } from "../../../components/inference/render";
 import {
+  ModelCacheMode,
   LOAD_ASSUMPTIONS,
   loadEstimate,
   noCacheWorkersPerNode,
   overBudget,
-} from "../../../components/inference/model-load";
+} from "../../../components/inference/args";
+import { nodeCacheHostPath } from "../../../components/inference/cache";
+import type { InferencePlan } from "../../../components/inference/render";
 
 export { LOAD_ASSUMPTIONS };
 

@@ -15,7 +15,6 @@ import {
   GIB,
   KvLink,
   kvLink,
-  modelFacts,
   RUNTIME_RESERVE_GIB,
   SHORT_PROMPT_TOKENS,
   kvTransfer,
@@ -24,6 +23,7 @@ import {
   workerFit,
   WorkerFit,
 } from "../../../components/inference/fit";
+import { modelFacts } from "../../../components/inference/args";
 import { table } from "../output/md-table";
 import { loadMarkdown, loadPlan, ModelLoadPlan } from "./load";
 

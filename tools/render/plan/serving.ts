@@ -6,8 +6,7 @@
  * `serving-estimate-meets-workload` reads any graph into the same input (policy/rules/_serving.ts). Pure.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
-import { ServingRole } from "../../../components/inference/derive";
-import { modelFacts } from "../../../components/inference/fit";
+import { ServingRole, modelFacts } from "../../../components/inference/args";
 import type { InferencePlan, RolePlan } from "../../../components/inference/render";
 import {
   ServingEstimate,
