@@ -1,7 +1,7 @@
 /**
  * Datasheet rates of the GPUs in the instance catalog (`GpuInstance.gpuModel`): dense BF16 tensor-core
  * TFLOP/s, memory bandwidth and NVLink bandwidth, each from NVIDIA's product page. The serving model
- * (`../inference/serving.ts`) measures an H200 and scales these ratios to the other GPUs; a GPU
+ * (`../inference/worker-speed.ts`) measures an H200 and scales these ratios to the other GPUs; a GPU
  * missing here gets no serving estimate rather than a guessed one. Pure data.
  *
  * NVIDIA quotes tensor-core rates "with sparsity"; the dense rate is half of it, and that is the one

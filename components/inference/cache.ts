@@ -13,7 +13,7 @@
  */
 import { graphNames } from "../_shared/names";
 import { ModelCacheMode, ResolvedInference, DEFAULT_MODEL_REVISION } from "./args";
-import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./graph";
+import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./dgd";
 import { Annotation } from "../_shared/annotations";
 import { createHash } from "crypto";
 import * as fs from "fs";

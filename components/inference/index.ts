@@ -4,13 +4,15 @@
  * `renderInference`, `workerPlan`). The renderers' parts are imported from their modules, not exported here.
  *
  * The folder, one concept a file; a file imports only files above it (type-only imports aside):
+ * - dgd.ts        the DynamoGraphDeployment CR as types (and its apiVersion, kind, resource names)
  * - args.ts       the args, closed choices, defaults and bounds, `resolveArgs`, the model-load estimate behind the budgets
  * - fit.ts        a worker and the model in it: fit, KV transfer, model-aware config errors, the worker's shape
- * - serving.ts    the serving estimate: H200 measurements, one worker's speed, workers under load, the workload
+ * - worker-speed.ts one worker's prefill and decode-step times: the H200 measurements, other GPUs scaled from datasheets
+ * - serving.ts    the serving estimate: workers under load on both layouts, the balanced split, the workload
  * - cache.ts      the `local-nvme` node cache: init containers, mounts, the prefetch DaemonSet (prefetch/prefetch.py)
  * - network.ts    the namespace's NetworkPolicies and the problems of their inputs
  * - validate.ts   every problem of a resolved spec at once, and the model-id rule the prefetch shares
- * - graph.ts      the DynamoGraphDeployment: its types, the services, the engine section (vLLM vs TensorRT-LLM)
+ * - graph.ts      the DynamoGraphDeployment: the services, the engine section (vLLM vs TensorRT-LLM)
  * - render.ts     the whole deployment as plain data (namespace, secret, PVC, graph) and the plan facts
  * - inference.ts  the thin `DisaggInference` class
  * - index.ts      this public list

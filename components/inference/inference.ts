@@ -20,7 +20,8 @@ import {
   InferencePlan,
   inferencePlan,
 } from "./render";
-import { DGD_API_VERSION, DGD_KIND, DgdObject, renderGraph } from "./graph";
+import { DgdObject, renderGraph } from "./graph";
+import { DGD_API_VERSION, DGD_KIND } from "./dgd";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
 import { renderNetworkPolicies } from "./network";

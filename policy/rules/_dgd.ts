@@ -11,7 +11,7 @@ import type {
   DgdService,
   DgdSpec,
   DynamoGraphDeployment,
-} from "../../components/inference/graph";
+} from "../../components/inference/dgd";
 
 /** `T` with every field optional, at every depth: what a plan may hold of a rendered shape. */
 export type Loose<T> = T extends readonly (infer E)[]

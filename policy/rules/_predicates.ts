@@ -9,7 +9,7 @@
 import { INSTANCE_TYPE_LABEL, POOL_LABEL } from "../../components/catalog/pool";
 import { DynamoPort, OperatorLabel } from "../../components/_shared/names";
 import { show } from "../../components/_shared/problems";
-import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE, type DgdProbe } from "../../components/inference/graph";
+import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE, type DgdProbe } from "../../components/inference/dgd";
 import { mainContainer } from "./_command";
 import type { Loose, PlanContainer, PlanDgd, PlanPodAffinity, PlanService } from "./_dgd";
 import { KnownType, PropsByType, typed } from "./_resources";

@@ -6,7 +6,7 @@
  * tests/policy/resource-props.spec.ts checks that each SDK input type is assignable to its view (the
  * views stay small so the policy server's type-checked load does not parse the whole AWS SDK).
  */
-import { DGD_TYPE_TOKEN } from "../../components/inference/graph";
+import { DGD_TYPE_TOKEN } from "../../components/inference/dgd";
 import type { PlanDgd } from "./_dgd";
 
 /** Resource type tokens the policies match on (CustomResources by their type string: docs/ARCHITECTURE.md#pulumi-without-the-cli). */

@@ -5,9 +5,9 @@
  * embedded Kubernetes types (PodSpec, Container, Probe, EnvVar) in full with `kubernetes-models`, a devDependency.
  */
 import { Container, EnvVar, PodSpec, Probe } from "kubernetes-models/v1";
-import { DGD_API_VERSION, DGD_KIND } from "../../components/inference/graph";
+import { DGD_API_VERSION, DGD_KIND } from "../../components/inference/dgd";
 
-export type { DgdResourceItem, DgdService, DynamoGraphDeployment } from "../../components/inference/graph";
+export type { DgdResourceItem, DgdService, DynamoGraphDeployment } from "../../components/inference/dgd";
 
 /** Kubernetes quantity (`1`, `250m`, `229Gi`, `1282Mi`). */
 const QUANTITY = /^[+-]?(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;

@@ -2,13 +2,8 @@
 import { strict as assert } from "assert";
 import { gpuPoolFacts, GpuPoolFacts, instance } from "../../components/catalog";
 import { Backend, InferenceSettings, resolveArgs, ResolvedInference, ServingRole } from "../../components/inference";
-import {
-  renderWorker,
-  type DgdContainer,
-  type DgdService,
-  type EnvVar,
-  type PodAffinityTerm,
-} from "../../components/inference/graph";
+import { renderWorker } from "../../components/inference/graph";
+import { type DgdContainer, type DgdService, type EnvVar, type PodAffinityTerm } from "../../components/inference/dgd";
 
 /** A digest-pinned image ref. */
 export const IMAGE = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa@sha256:${"ab".repeat(32)}`;

@@ -3,7 +3,7 @@
  * p5en), as plain data typed by its own literal so a test edits it in place. Split from
  * policy-fixtures.ts (the whole plan around it), which re-exports it.
  */
-import type { EnvVar } from "../../components/inference/graph";
+import type { EnvVar } from "../../components/inference/dgd";
 
 export const DIGEST_REF = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo-combined-efa@sha256:${"ab".repeat(32)}`;
 export const KV_LIBFABRIC =

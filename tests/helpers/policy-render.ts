@@ -9,7 +9,7 @@ import * as os from "os";
 import * as path from "path";
 import { PlanResource, PolicyPackConfigJson, PolicyRun, runPolicies } from "../../policy/run";
 import { defaultDeps, runCli } from "../../tools/render/cli/cli";
-import type { DynamoGraphDeployment } from "../../components/inference/graph";
+import type { DynamoGraphDeployment } from "../../components/inference/dgd";
 import { T } from "./policy-fixtures";
 
 /** What one render produced: the CLI's exit code, the (edited) plan and the policy run over it. */

@@ -9,7 +9,7 @@ import { INSTANCES } from "../../components/catalog/instances";
 import { factsOfRow, KvCacheDtype, modelRow, WeightDtype } from "../../components/catalog/models";
 import { Backend, modelFacts } from "../../components/inference/args";
 import { workerFit } from "../../components/inference/fit";
-import { decodeStepMs, prefillMs, servingShape, WorkerSpeed, ratesFor } from "../../components/inference/serving";
+import { decodeStepMs, prefillMs, servingShape, WorkerSpeed, ratesFor } from "../../components/inference/worker-speed";
 import * as L from "../../components/inference/serving";
 import { loadFacts } from "../contracts/facts";
 

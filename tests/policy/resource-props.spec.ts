@@ -11,7 +11,7 @@ import type * as dockerBuild from "@pulumi/docker-build";
 import type * as eks from "@pulumi/eks";
 import type * as k8s from "@pulumi/kubernetes";
 import type { Unwrap } from "@pulumi/pulumi";
-import type { DynamoGraphDeployment } from "../../components/inference/graph";
+import type { DynamoGraphDeployment } from "../../components/inference/dgd";
 import { KnownType, PropsByType, ResourceType } from "../../policy/rules/_resources";
 
 /** Compiles only when the SDK's (or renderer's) type `Sdk` is assignable to the policies' view of `K`. */

@@ -8,7 +8,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import YAML from "yaml";
-import { DGD_TYPE_TOKEN } from "../../components/inference/graph";
+import { DGD_TYPE_TOKEN } from "../../components/inference/dgd";
 import { ModelCacheMode } from "../../components/inference/args";
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { downloadOverlap, fleetPull, gpuIdlePlan, GpuIdleInput, PULL_ASSUMPTIONS } from "../../tools/render/plan/idle";

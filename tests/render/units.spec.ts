@@ -7,7 +7,7 @@ import { criticalPath, deployEdges, GraphNode, graphCreateMinutes, mermaid } fro
 import { imageJson, kubernetesObject, manifestFiles } from "../../tools/render/output/manifests";
 import { buildPlan } from "../../tools/render/plan/plan";
 import { PlanSourceResource, workersOf } from "../../tools/render/plan/workers";
-import { DGD_TYPE_TOKEN as DGD_TYPE, EFA_RESOURCE } from "../../components/inference/graph";
+import { DGD_TYPE_TOKEN as DGD_TYPE, EFA_RESOURCE } from "../../components/inference/dgd";
 import {
   instanceLine,
   ON_DEMAND_USD_PER_HOUR,

@@ -2,7 +2,8 @@
 import { strict as assert } from "assert";
 import { OperatorLabel } from "../../components/_shared/names";
 import { renderInference, ServingRole, workerPlan } from "../../components/inference";
-import { renderGraph, renderWorker, type DgdObject, type DgdService } from "../../components/inference/graph";
+import { renderGraph, renderWorker, type DgdObject } from "../../components/inference/graph";
+import { type DgdService } from "../../components/inference/dgd";
 import { affinityTerm, IMAGE, mainOf, pool, resolved, worker } from "../helpers/inference-fixtures";
 import { Annotation } from "../../components/_shared/annotations";
 

@@ -2,7 +2,8 @@
 import { strict as assert } from "assert";
 import { GraphService } from "../../components/_shared/names";
 import { Backend, validate, workerPlan } from "../../components/inference";
-import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE, renderGraph } from "../../components/inference/graph";
+import { renderGraph } from "../../components/inference/graph";
+import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../components/inference/dgd";
 import { argValue, envOf, IMAGE, mainOf, pool, resolved } from "../helpers/inference-fixtures";
 
 describe("inference: kvTransport", () => {

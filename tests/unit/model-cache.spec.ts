@@ -8,11 +8,10 @@ import { validate } from "../../components/inference/validate";
 import {
   renderGraph,
   renderWorker,
-  type DgdContainer,
-  type EnvVar,
   startupFailureThreshold,
   waitTimeoutSeconds,
 } from "../../components/inference/graph";
+import { type DgdContainer, type EnvVar } from "../../components/inference/dgd";
 import { renderInference } from "../../components/inference/render";
 import { ServingRole, modelFacts } from "../../components/inference/args";
 import { COMPLETION_MARKER, modelCacheDir, PREFETCH_SCRIPT } from "../../components/inference/cache";

@@ -1,5 +1,5 @@
 /**
- * The calibration copy in components/inference/serving.ts (`H200_MEASUREMENTS`) equals the H200 fact file
+ * The calibration copy in components/inference/worker-speed.ts (`H200_MEASUREMENTS`) equals the H200 fact file
  * (tests/contracts/facts/h200-serving-calibration.json), and the rates fitted from it reproduce its
  * decode steps; the prefill model sits below transformers' eager forward measured in the same file.
  */
@@ -14,7 +14,7 @@ import {
   prefillMs,
   servingShape,
   WorkerSpeed,
-} from "../../components/inference/serving";
+} from "../../components/inference/worker-speed";
 import { modelFacts } from "../../components/inference/args";
 import { KvCacheDtype } from "../../components/catalog/models";
 

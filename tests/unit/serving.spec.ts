@@ -6,16 +6,14 @@
 import { strict as assert } from "assert";
 import { KvCacheDtype } from "../../components/catalog/models";
 import { modelFacts, resolveWorkload, type ResolvedInference } from "../../components/inference/args";
+import { validateWorkload, workloadAnnotations, workloadOf } from "../../components/inference/serving";
 import {
   decodeStepMs,
   prefillMs,
   servingShape,
   WorkerSpeed,
   H200_RATES,
-  validateWorkload,
-  workloadAnnotations,
-  workloadOf,
-} from "../../components/inference/serving";
+} from "../../components/inference/worker-speed";
 import * as L from "../../components/inference/serving";
 import { Annotation } from "../../components/_shared/annotations";
 

@@ -4,7 +4,7 @@
  * for its GPU nodes (its pods are scheduled only once the nodes joined). Pure.
  */
 import { createMinutes, deployEdges, GraphNode } from "./graph";
-import { DGD_TYPE_TOKEN } from "../../../components/inference/graph";
+import { DGD_TYPE_TOKEN } from "../../../components/inference/dgd";
 
 /** Resource type of the image build. */
 export const IMAGE_TYPE = "docker-build:index:Image";

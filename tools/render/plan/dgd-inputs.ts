@@ -4,7 +4,7 @@
  * idle section read the graph's pods this way, so neither restates its shape. The render reads no annotation of
  * the graph: what the program computed comes with its run (`RenderFacts.inference`). Pure.
  */
-import type { DgdService, DgdSpec } from "../../../components/inference/graph";
+import type { DgdService, DgdSpec } from "../../../components/inference/dgd";
 
 /** A captured resource's inputs (Pulumi's property bag). */
 export interface CapturedInputs {

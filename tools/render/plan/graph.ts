@@ -2,7 +2,7 @@
  * The captured resource graph: deployment order edges, the critical path (the dependency chain that
  * takes longest to deploy) and a Mermaid diagram. Pure functions over captured resources.
  */
-import { DGD_TYPE_TOKEN } from "../../../components/inference/graph";
+import { DGD_TYPE_TOKEN } from "../../../components/inference/dgd";
 import type { InferencePlan } from "../../../components/inference/render";
 import type { CapturedResource } from "../capture/capture";
 

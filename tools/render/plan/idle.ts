@@ -10,7 +10,7 @@
 import { SERVING_IMAGE_GB } from "../../../components/cluster/root-volume";
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import { ModelCacheMode } from "../../../components/inference/args";
-import { DGD_TYPE_TOKEN, DgdContainer } from "../../../components/inference/graph";
+import { DGD_TYPE_TOKEN, DgdContainer } from "../../../components/inference/dgd";
 import { CREATE_MINUTES } from "./graph";
 import { servicesOf, CapturedInputs } from "./dgd-inputs";
 import type { ModelLoadPlan } from "./load";

@@ -14,8 +14,8 @@ import {
   ServingLatency,
   ServingRoleInput,
   PREFILL_BATCH_TOKENS,
-  MAX_DECODE_BATCH,
 } from "../../../components/inference/serving";
+import { MAX_DECODE_BATCH } from "../../../components/inference/worker-speed";
 import { table } from "../output/md-table";
 import { planPool } from "./model";
 

@@ -4,7 +4,7 @@
  * Pure.
  */
 import { OperatorLabel } from "../../../components/_shared/names";
-import { DGD_TYPE_TOKEN, DgdService, EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../../components/inference/graph";
+import { DGD_TYPE_TOKEN, DgdService, EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../../components/inference/dgd";
 import type { WorkerPlanRow } from "../../../components/inference/render";
 import { servicesOf } from "./dgd-inputs";
 
