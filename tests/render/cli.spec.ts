@@ -12,7 +12,7 @@ import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { runPolicies } from "../../policy/run";
 import { CliDeps, defaultDeps, parseArgs, runCli, USAGE } from "../../tools/render/cli/cli";
 import { ExitCode } from "../../tools/_shared/exit-codes";
-import { UsageError } from "../../tools/render/cli/stackfile";
+import { UsageError } from "../../tools/_shared/stackfile";
 import { RENDER_CLI, ROOT, Run, STACK_1_TEXT, STACK_TRACE, tinyProgram } from "./render-harness";
 
 /** The CLI in-process with defaultDeps (the real program) unless `over` says otherwise; no stack-trace check (render-harness.ts has that). */

@@ -17,10 +17,10 @@ import * as os from "os";
 import * as path from "path";
 import fc from "fast-check";
 import YAML from "yaml";
-import { checkStackConfigMap } from "../../tools/render/cli/check";
+import { checkStackConfigMap } from "../../tools/_shared/stack-check";
 import { ConfigProblems, loadStack } from "../../tools/render/cli/command";
 import { parseArgs } from "../../tools/render/cli/cli";
-import { UsageError } from "../../tools/render/cli/stackfile";
+import { UsageError } from "../../tools/_shared/stackfile";
 import { RENDER_CLI, ROOT, STACK_1_TEXT, STACK_TRACE } from "./render-harness";
 
 const BASE = YAML.parse(STACK_1_TEXT) as {

@@ -11,8 +11,8 @@ import * as path from "path";
 import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import { USAGE } from "../../tools/verify/cli";
 import { DEFAULT_GRAPH_NAME } from "../../components/_shared/names";
-import { checkStackConfigMap } from "../../tools/render/cli/check";
-import { loadProject, stackConfig } from "../../tools/render/cli/stackfile";
+import { checkStackConfigMap } from "../../tools/_shared/stack-check";
+import { loadProject, stackConfig } from "../../tools/_shared/stackfile";
 
 const README = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
 const SECTIONS = ["First request", "Building the image", "Teardown"];

@@ -3,7 +3,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { loadProject, parseOverride, stackConfig, UsageError } from "../../tools/render/cli/stackfile";
+import { loadProject, parseOverride, stackConfig, UsageError } from "../../tools/_shared/stackfile";
 import { checkStackConfig, CLUSTER_FIELDS, IMAGE_FIELDS, INFERENCE_FIELDS } from "../../program/config-schema";
 import { referenceRows } from "../../program/schema";
 

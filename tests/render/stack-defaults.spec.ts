@@ -6,7 +6,7 @@
 import { strict as assert } from "assert";
 import * as path from "path";
 import { checkStackConfig, CONFIG_NAMESPACE, rawStackConfig } from "../../program/config-schema";
-import { loadProject, stackConfig } from "../../tools/render/cli/stackfile";
+import { loadProject, stackConfig } from "../../tools/_shared/stackfile";
 
 const ROOT = path.join(__dirname, "..", "..");
 type Obj = Record<string, unknown>;

@@ -17,7 +17,7 @@ import { checkStackConfig } from "../../program/config-schema";
 import { loadStack } from "../../tools/render/cli/command";
 import { capture } from "../../tools/render/capture/capture";
 import { renderMocks } from "../../tools/render/capture/mocks";
-import { loadProject, stackConfig } from "../../tools/render/cli/stackfile";
+import { loadProject, stackConfig } from "../../tools/_shared/stackfile";
 
 const ROOT = path.join(__dirname, "..", "..");
 const base = {

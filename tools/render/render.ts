@@ -17,7 +17,7 @@ import { topologySvg } from "./pictures/topology";
 import { planMdSlots, remoteChildren } from "./plan/md-sections";
 import { idleOf } from "./plan/idle-input";
 import type { PlanResource, PolicyPackConfigJson, PolicyRun } from "../../policy/run";
-import type { StackConfigMap } from "./cli/stackfile";
+import type { StackConfigMap } from "../_shared/stackfile";
 
 /** A program the render can run: constructs every resource when called (never at import time). */
 export type RenderProgram = () => ProgramRun<RenderFacts>;

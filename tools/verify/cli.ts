@@ -9,7 +9,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { UsageError } from "../render/cli/input";
+import { UsageError } from "../_shared/input";
 import { DEFAULT_GRAPH_NAME } from "../../components/_shared/names";
 import { ExitCode } from "../_shared/exit-codes";
 

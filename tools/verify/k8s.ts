@@ -13,7 +13,7 @@ import { OperatorLabel } from "../../components/_shared/names";
 import { EndpointFact, PodFact } from "./gates";
 import { errorCode, UnreachableError, UNREACHABLE_CODES } from "./http";
 import { WorkerLog } from "./kvlog";
-import { readUserFile, UsageError } from "../render/cli/input";
+import { readUserFile, UsageError } from "../_shared/input";
 
 /** Label the EndpointSlice controller puts on every slice of a Service. */
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";

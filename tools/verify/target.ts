@@ -1,8 +1,8 @@
 /**
  * What `verify` checks: namespace, graph, served model and engine of a stack. Read with the same
- * loader and the same schema as `render` and the program: `tools/render/cli/stackfile.ts`
+ * loader and the same schema as `render` and the program: `tools/_shared/stackfile.ts`
  * merges `Pulumi.yaml` defaults and `stacks/Pulumi.<stack>.yaml` (namespaced or not, merge keys and
- * all), `tools/render/cli/check.ts` checks it with `checkStackConfig`, so verify accepts exactly the
+ * all), `tools/_shared/stack-check.ts` checks it with `checkStackConfig`, so verify accepts exactly the
  * stacks the program deploys and reads them with the program's defaults.
  */
 import * as fs from "node:fs";
@@ -11,8 +11,8 @@ import { DEFAULT_GRAPH_NAME, DEFAULT_GRAPH_NAMESPACE, K8S_NAME } from "../../com
 import { formatProblems, Problem } from "../../components/_shared/problems";
 import { INFERENCE_FIELDS } from "../../program/config-schema";
 import { check, stringDefect } from "../../program/schema";
-import { checkStackConfigMap } from "../render/cli/check";
-import { loadProject, stackConfig, stackFilePath, UsageError } from "../render/cli/stackfile";
+import { checkStackConfigMap } from "../_shared/stack-check";
+import { loadProject, stackConfig, stackFilePath, UsageError } from "../_shared/stackfile";
 import { type KvTransport, resolveArgs } from "../../components/inference/args";
 import { servingEstimate, servingInputOf } from "../../components/inference/serving";
 import { LatencyEstimate, prometheusFor, PrometheusTarget } from "./prometheus";

@@ -24,7 +24,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { getAllResources } from "@pulumi/pulumi/output";
 import type { ProgramRun } from "../../../program/run";
 import { dependsOn, isProtected, outputPromise, RegisterResourceRequest, settings, state } from "./pulumi-internals";
-import { fromSerialized, SECRET } from "./redact";
+import { fromSerialized } from "./redact";
+import { SECRET } from "../../_shared/stackfile";
 
 /** One resource as the engine would see it. */
 export interface CapturedResource {

@@ -4,8 +4,8 @@
  * replaced by `"[secret]"` (for anything written to disk). Pure.
  */
 
-/** What every secret value becomes on disk. */
-export const SECRET = "[secret]";
+import { SECRET } from "../../_shared/stackfile";
+
 /** What a value unknown at plan time becomes on disk. */
 export const UNKNOWN = "[unknown]";
 

@@ -10,7 +10,7 @@ import * as path from "path";
 import { parseArgs as parseNodeArgs } from "node:util";
 import type { Args, CliDeps } from "./command";
 export type { Args, CliDeps } from "./command";
-import { parseOverride, UsageError } from "./stackfile";
+import { parseOverride, UsageError } from "../../_shared/stackfile";
 import { ExitCode } from "../../_shared/exit-codes";
 
 export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=value ...] [--file path/to/Pulumi.<stack>.yaml]

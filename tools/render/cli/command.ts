@@ -8,7 +8,7 @@ import * as os from "os";
 import * as path from "path";
 import { formatProblems, Problem } from "../../../components/_shared/problems";
 import { componentProblemsAtConfig } from "../../../program/config-schema";
-import { checkStackConfigMap } from "./check";
+import { checkStackConfigMap } from "../../_shared/stack-check";
 import { documentationNote } from "../../../components/cluster/reach";
 import type { PolicyPackConfigJson } from "../../../policy/run";
 import type { Policies } from "@pulumi/policy";
@@ -21,12 +21,12 @@ import {
   loadProject,
   Override,
   Project,
+  SECRET,
   stackConfig,
   stackFile,
   StackConfigMap,
   UsageError,
-} from "./stackfile";
-import { SECRET } from "../capture/redact";
+} from "../../_shared/stackfile";
 import { idleNodesLine } from "../plan/placement";
 import { prepaidLines } from "../plan/md";
 

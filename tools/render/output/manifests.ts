@@ -5,7 +5,7 @@
  */
 import YAML from "yaml";
 import { autoName } from "../capture/mocks";
-import { SECRET } from "../capture/redact";
+import { SECRET } from "../../_shared/stackfile";
 
 /** The fields of a captured resource this module reads. */
 export interface ManifestSource {

@@ -4,8 +4,8 @@
  * string map) and checked by the program's own `checkStackConfig`, plus the numbers JSON cannot carry.
  * No Pulumi import: cheap enough for verify and for the fuzz test.
  */
-import type { Problem } from "../../../components/_shared/problems";
-import { checkStackConfig, rawStackConfig, StackConfig } from "../../../program/config-schema";
+import type { Problem } from "../../components/_shared/problems";
+import { checkStackConfig, rawStackConfig, StackConfig } from "../../program/config-schema";
 import { nonFiniteProblems, StackConfigMap } from "./stackfile";
 
 /**

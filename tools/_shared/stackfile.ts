@@ -8,13 +8,14 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import type { Problem } from "../../../components/_shared/problems";
-import { didYouMean } from "../../../components/_shared/suggest";
-import { SECRET } from "../capture/redact";
+import type { Problem } from "../../components/_shared/problems";
+import { didYouMean } from "../../components/_shared/suggest";
 import { clip, parseYamlText, readUserFile, UsageError } from "./input";
 
 export { UsageError };
 
+/** What every secret value becomes on disk: a `secure:` stack value here, any secret output in the render's files. */
+export const SECRET = "[secret]";
 /** Largest list index `--set key[N]=...` may name. */
 export const MAX_SET_INDEX = 1000;
 /** Stack names: Pulumi's rule (letters, digits, `-`, `_`, `.`; not `.` or `..`), at most 100 characters. */
