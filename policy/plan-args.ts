@@ -10,7 +10,7 @@ import type {
   ResourceValidationArgs,
   StackValidationArgs,
 } from "@pulumi/policy";
-import { unknownCheckingProxy } from "./rules/_predicates";
+import { unknownCheckingProxy } from "./rules/_unknowns";
 
 /** Resource options as the plan records them; `retainOnDelete` is visible offline only (CrossGuard does not send it). */
 export interface PlanResourceOptions extends Partial<PolicyResourceOptions> {

@@ -19,12 +19,10 @@ import type {
   StackValidationPolicy,
 } from "@pulumi/policy";
 import { allPolicies, PolicyPackConfigJson } from "./policies";
-import { isUnknownValueError } from "./rules/_predicates";
+import { isUnknownValueError } from "./rules/_unknowns";
 import { NotApplicable, PlanResource, resourceValidationArgs, stackValidationArgs } from "./plan-args";
 
 export type { PolicyPackConfigJson };
-export type { PlanResource, PlanResourceOptions } from "./plan-args";
-export { resourceValidationArgs, stackValidationArgs } from "./plan-args";
 
 /** One violation reported by a policy. */
 export interface PolicyViolation {

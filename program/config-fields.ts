@@ -22,9 +22,6 @@ export const GPU_POOL_NAME = "gpu";
 
 export { CapacityType };
 
-/** An AWS region name (`us-east-2`, `us-gov-west-1`): the cluster component's own pattern, so both agree. */
-export { REGION_NAME as REGION } from "../components/cluster/partition";
-
 /** `dynamo-efa:cluster`. */
 export const CLUSTER_FIELDS: Readonly<Record<string, Field>> = {
   kubernetesVersion: {

@@ -18,7 +18,7 @@ import { poolFacts } from "../components/cluster/derive";
 import { SHARED_STORAGE_CLASS } from "../components/cluster/render";
 import { validateClusterArgs } from "../components/cluster/validate";
 import { documentationCidrProblems } from "../components/cluster/reach";
-import { NOT_IN_REGION, REGION_ARG_NOTE } from "../components/cluster/partition";
+import { NOT_IN_REGION, REGION_ARG_NOTE, REGION_NAME } from "../components/cluster/partition";
 import { CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda";
 import type { DynamoImageArgs } from "../components/image/args";
 import { imagePlan } from "../components/image/plan";
@@ -30,16 +30,10 @@ import { DynamoPlatformArgs, resolveArgs as resolvePlatform } from "../component
 import { validate as validatePlatform } from "../components/platform/validate";
 import { check, str } from "./schema";
 import { checkObservability, ObservabilityConfig } from "./config-observability";
-import { CLUSTER_FIELDS, GPU_POOL_NAME, IMAGE_FIELDS, REGION } from "./config-fields";
+import { CLUSTER_FIELDS, GPU_POOL_NAME, IMAGE_FIELDS } from "./config-fields";
 import { INFERENCE_FIELDS } from "./config-inference-fields";
 import { configKeyProblems, RawStackConfig } from "./config-keys";
 import { toConfigPath } from "./config-paths";
-
-// The schema tables and the raw reading live beside this file; importers keep one entry point.
-export * from "./config-fields";
-export * from "./config-inference-fields";
-export * from "./config-keys";
-export * from "./config-paths";
 
 /** `dynamo-efa:cluster`, checked and defaulted. */
 export interface ClusterConfig {
@@ -260,7 +254,7 @@ function typeCheck(raw: RawStackConfig) {
   const region = check(
     "aws:region",
     raw.region ?? "",
-    str({ pattern: REGION, patternDoc: 'an AWS region such as "us-east-2"' }),
+    str({ pattern: REGION_NAME, patternDoc: 'an AWS region such as "us-east-2"' }),
   );
   const graphName = check(
     "graphName",

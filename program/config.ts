@@ -4,9 +4,9 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { throwIfAny } from "../components/_shared/problems";
-import { checkStackConfig, CONFIG_NAMESPACE, rawStackConfig, StackConfig } from "./config-schema";
-
-export * from "./config-schema";
+import { checkStackConfig, StackConfig } from "./config-schema";
+import { CONFIG_NAMESPACE } from "./config-fields";
+import { rawStackConfig } from "./config-keys";
 
 /** The checked config plus the HF token (a secret), when set. */
 export interface ProgramConfig {

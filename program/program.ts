@@ -13,7 +13,8 @@ import { DynamoObservability } from "../components/observability/observability";
 import { DynamoPlatform } from "../components/platform/platform";
 import type { ProgramRun, RenderFacts } from "./run";
 import { INFERENCE_DEFAULTS } from "../components/inference/args";
-import { GPU_POOL_NAME, ProgramConfig, readStackConfig } from "./config";
+import { GPU_POOL_NAME } from "./config-fields";
+import { ProgramConfig, readStackConfig } from "./config";
 import { planSummary } from "./summary";
 import { platformMovedFromGraph } from "./moved";
 

@@ -5,7 +5,10 @@
  */
 import { ArchTarget, CudaToolkit, DEFAULT_CUDA_TOOLKIT, parseCudaToolkit } from "../../components/catalog/cuda";
 import { fatArchs, parseArchList } from "../../components/catalog/archs";
-import { annotation, ImageProps, isUnknownValue, PlanDgd } from "./_predicates";
+import { annotation } from "./_predicates";
+import { ImageProps } from "./_resources";
+import { isUnknownValue } from "./_unknowns";
+import { PlanDgd } from "./_dgd";
 import { Annotation } from "../../components/_shared/annotations";
 
 /** Build-arg names of the image's CUDA settings (the image component's contract). */

@@ -21,10 +21,6 @@ export type { PlanContainer, PlanDgd, PlanPodAffinity, PlanService };
 
 /** A probe as a plan may hold it. */
 export type PlanProbe = Loose<DgdProbe>;
-export * from "./_command";
-export * from "./_resources";
-export * from "./_stack";
-export * from "./_unknowns";
 
 /** Bytes in one 2 MiB hugepage. */
 export const HUGEPAGE_BYTES = 2 * 1024 * 1024;

@@ -13,7 +13,8 @@ import {
   workloadOf,
 } from "../../components/inference/serving";
 import { commandWords, fitFlags, FIT_FLAGS_TEXT } from "./_command";
-import { efaOf, GraphService, instanceTypeOf, PlanDgd, workers } from "./_predicates";
+import { efaOf, GraphService, instanceTypeOf, workers } from "./_predicates";
+import { PlanDgd } from "./_dgd";
 import { graphModel } from "./model-fit";
 
 /** One role's workers of the graph; a reason when the role is missing or its flags are unreadable. */

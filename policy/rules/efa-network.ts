@@ -5,17 +5,11 @@
  */
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import { schemaFor } from "./_policy";
-import {
-  InlineSgRuleProps,
-  isUnknownValue,
-  LaunchTemplateProps,
-  ofType,
-  show,
-  rawProps,
-  rawPropsOf,
-  ResourceType,
-  typed,
-} from "./_predicates";
+import { InlineSgRuleProps, LaunchTemplateProps, ResourceType, typed } from "./_resources";
+import { isUnknownValue, rawProps } from "./_unknowns";
+import { ofType } from "./_stack";
+import { show } from "../../components/_shared/problems";
+import { rawPropsOf } from "./_predicates";
 
 const EFA_INTERFACE_TYPES: readonly unknown[] = ["efa", "efa-only"];
 

@@ -18,21 +18,21 @@ import {
   annotation,
   containerResource,
   dgdName,
-  EFA_RESOURCE,
   efaOf,
   gpusOf,
   GraphService,
   hugepagesOf,
   instanceTypeOf,
-  isUnknownValue,
-  ofType,
-  POOL_LABEL,
-  show,
   rawPropsOf,
   requestsEfa,
-  ResourceType,
   workers,
 } from "./_predicates";
+import { EFA_RESOURCE } from "../../components/inference/dgd";
+import { isUnknownValue } from "./_unknowns";
+import { ofType } from "./_stack";
+import { POOL_LABEL } from "../../components/catalog/pool";
+import { show } from "../../components/_shared/problems";
+import { ResourceType } from "./_resources";
 import { Annotation } from "../../components/_shared/annotations";
 
 const GPU_K8S = "nvidia.com/gpu";

@@ -8,18 +8,11 @@ import { archCovers, NGC_PYTORCH_TORCH, torchArchProblems } from "../../componen
 import { image as imageVersions } from "../../components/versions";
 import { INSTANCES } from "../../components/catalog/instances";
 import { resourcePolicy, schemaFor } from "./_policy";
-import {
-  dgdName,
-  instanceTypeOf,
-  isUnknownValue,
-  ofType,
-  show,
-  rawProps,
-  rawPropsOf,
-  ResourceType,
-  transitiveDependencies,
-  workers,
-} from "./_predicates";
+import { dgdName, instanceTypeOf, rawPropsOf, workers } from "./_predicates";
+import { isUnknownValue, rawProps } from "./_unknowns";
+import { ofType, transitiveDependencies } from "./_stack";
+import { show } from "../../components/_shared/problems";
+import { ResourceType } from "./_resources";
 import { ARCH_ARGS, graphArchs, imageArchs, StatedArchs } from "./_image-archs";
 import { Annotation } from "../../components/_shared/annotations";
 

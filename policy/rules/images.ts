@@ -4,7 +4,10 @@
  * arch checks (F10) live in `image-archs.ts`.
  */
 import { resourcePolicy } from "./_policy";
-import { containers, graphServices, isUnknownValue, show, rawProps, ResourceType } from "./_predicates";
+import { containers, graphServices } from "./_predicates";
+import { isUnknownValue, rawProps } from "./_unknowns";
+import { show } from "../../components/_shared/problems";
+import { ResourceType } from "./_resources";
 
 const DIGEST = /@sha256:[0-9a-f]{64}$/;
 

@@ -8,26 +8,23 @@ import { dgdPolicy, schemaFor } from "./_policy";
 import {
   annotation,
   configOf,
-  DynamoPort,
   GraphService,
   graphServices,
   isFrontend,
   isWorker,
-  mainContainer,
-  ofType,
-  OperatorLabel,
-  PlanDgd,
-  PlanPodAffinity,
   PlanProbe,
-  PlanService,
   probeBudgetSeconds,
-  show,
-  ResourceType,
   dgdName,
   dgdNamespace,
   rawPropsOf,
   workers,
 } from "./_predicates";
+import { DynamoPort, OperatorLabel } from "../../components/_shared/names";
+import { mainContainer } from "./_command";
+import { ofType } from "./_stack";
+import { PlanDgd, PlanPodAffinity, PlanService } from "./_dgd";
+import { show } from "../../components/_shared/problems";
+import { ResourceType } from "./_resources";
 import { Annotation } from "../../components/_shared/annotations";
 
 function loadBudget(props: PlanDgd, fallback: number): { seconds: number; source: string } | { error: string } {

@@ -5,17 +5,9 @@
  */
 import type { ReportViolation } from "@pulumi/policy";
 import { dgdPolicy } from "./_policy";
-import {
-  engineOf,
-  envOf,
-  envValue,
-  GraphService,
-  graphServices,
-  kvTransferConfig,
-  show,
-  requestsEfa,
-  workers,
-} from "./_predicates";
+import { engineOf, kvTransferConfig } from "./_command";
+import { envOf, envValue, GraphService, graphServices, requestsEfa, workers } from "./_predicates";
+import { show } from "../../components/_shared/problems";
 import { envVerdict } from "./_env-facts";
 import type { PlanDgd } from "./_dgd";
 import { namedKvTransport, KvTransport } from "../../components/inference/args";

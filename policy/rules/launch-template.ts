@@ -3,7 +3,9 @@
  * by one resource, unlike the stack-wide EFA network checks in `efa-network.ts`.
  */
 import { resourcePolicy } from "./_policy";
-import { isUnknownValue, LaunchTemplateProps, show, rawProps, ResourceType } from "./_predicates";
+import { isUnknownValue, rawProps } from "./_unknowns";
+import { LaunchTemplateProps, ResourceType } from "./_resources";
+import { show } from "../../components/_shared/problems";
 
 /** 14. Launch templates require IMDSv2. */
 export const imdsv2Required = resourcePolicy({

@@ -12,7 +12,9 @@ import { Backend, modelFacts } from "../../components/inference/args";
 import { FitInput, fitProblem, smallestTensorParallel } from "../../components/inference/fit";
 import { dgdPolicy } from "./_policy";
 import { commandWords, FIT_FLAGS, FIT_FLAGS_TEXT, fitFlags, flagValue } from "./_command";
-import { annotation, GraphService, instanceTypeOf, PlanDgd, show, workers } from "./_predicates";
+import { annotation, GraphService, instanceTypeOf, workers } from "./_predicates";
+import { PlanDgd } from "./_dgd";
+import { show } from "../../components/_shared/problems";
 import { Annotation } from "../../components/_shared/annotations";
 
 /** The model the graph serves, from its annotations and its workers' `--model`; a reason when unknown. */

@@ -6,7 +6,9 @@
  */
 import { gpuAccessPaths } from "../../components/observability/scheduling";
 import { resourcePolicy } from "./_policy";
-import { isUnknownValue, show, rawProps, ResourceType } from "./_predicates";
+import { isUnknownValue, rawProps } from "./_unknowns";
+import { show } from "../../components/_shared/problems";
+import { ResourceType } from "./_resources";
 
 /**
  * Value paths whose chart default tolerates every NoSchedule taint, per chart (prometheus-node-exporter

@@ -7,20 +7,13 @@
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import { INSTANCES } from "../../components/catalog/instances";
 import { dgdPolicy, schemaFor } from "./_policy";
-import {
-  GraphService,
-  gpusOf,
-  instanceTypeOf,
-  isUnknownValue,
-  ofType,
-  OperatorLabel,
-  POOL_LABEL,
-  rawPropsOf,
-  requestsEfa,
-  ResourceType,
-  show,
-  workers,
-} from "./_predicates";
+import { GraphService, gpusOf, instanceTypeOf, rawPropsOf, requestsEfa, workers } from "./_predicates";
+import { isUnknownValue } from "./_unknowns";
+import { ofType } from "./_stack";
+import { OperatorLabel } from "../../components/_shared/names";
+import { POOL_LABEL } from "../../components/catalog/pool";
+import { ResourceType } from "./_resources";
+import { show } from "../../components/_shared/problems";
 
 /** The node-level topology key. */
 const HOSTNAME = "kubernetes.io/hostname";

@@ -5,21 +5,11 @@
 import { resourcePolicy } from "./_policy";
 import { coveredSpaces } from "../../components/_shared/cidr";
 import { INSTANCES } from "../../components/catalog/instances";
-import {
-  containers,
-  envOf,
-  gpusOf,
-  graphServices,
-  instanceTypeOf,
-  isUnknownValue,
-  isWorker,
-  KeyMapProps,
-  PlanService,
-  show,
-  rawProps,
-  requestsEfa,
-  ResourceType,
-} from "./_predicates";
+import { containers, envOf, gpusOf, graphServices, instanceTypeOf, isWorker, requestsEfa } from "./_predicates";
+import { isUnknownValue, rawProps } from "./_unknowns";
+import { KeyMapProps, ResourceType } from "./_resources";
+import { PlanService } from "./_dgd";
+import { show } from "../../components/_shared/problems";
 
 const present = (v: unknown) => isUnknownValue(v) || (typeof v === "string" && v !== "");
 

@@ -5,7 +5,8 @@
  * are nobody's traffic.
  */
 import { dgdPolicy } from "./_policy";
-import { annotation, dgdName, show } from "./_predicates";
+import { annotation, dgdName } from "./_predicates";
+import { show } from "../../components/_shared/problems";
 import { graphServing } from "./_serving";
 import { Annotation } from "../../components/_shared/annotations";
 

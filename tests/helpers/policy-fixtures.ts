@@ -3,7 +3,7 @@
  * (the shape `DisaggInference` / `EfaCluster` / `DynamoImage` render), built as plain data so each
  * test can mutate one field. Pure.
  */
-import { ResourceType } from "../../policy/rules/_predicates";
+import { ResourceType } from "../../policy/rules/_resources";
 import { clone, planResource, urnOf, PlanResource } from "./policy-harness";
 import { happyGraph, TestGraph } from "./policy-graph-fixtures";
 

@@ -10,16 +10,13 @@ import type {
   StackValidationArgs,
   StackValidationPolicy,
 } from "@pulumi/policy";
+import { PlanResource, PlanResourceOptions, resourceValidationArgs, stackValidationArgs } from "../../policy/plan-args";
+import { PolicyPackConfigJson } from "../../policy/policies";
 import {
-  PlanResource,
-  PlanResourceOptions,
-  PolicyPackConfigJson,
   policyConfig,
-  resourceValidationArgs,
   runResourcePolicy as runResource,
   runStackPolicy as runStack,
   SingleRun,
-  stackValidationArgs,
 } from "../../policy/run";
 import { UNKNOWN_STRING_VALUE } from "../../policy/rules/_unknowns";
 

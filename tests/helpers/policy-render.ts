@@ -7,7 +7,9 @@
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { PlanResource, PolicyPackConfigJson, PolicyRun, runPolicies } from "../../policy/run";
+import { PlanResource } from "../../policy/plan-args";
+import { PolicyPackConfigJson } from "../../policy/policies";
+import { PolicyRun, runPolicies } from "../../policy/run";
 import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import type { DynamoGraphDeployment } from "../../components/inference/dgd";
 import { T } from "./policy-fixtures";

@@ -3,13 +3,8 @@
  * config) on their edge cases, and the pack's field-failure coverage map against the F-codes a plan can show.
  */
 import { strict as assert } from "assert";
-import {
-  flagValue,
-  kvTransferConfig,
-  parseQuantity,
-  probeBudgetSeconds,
-  shellWords,
-} from "../../policy/rules/_predicates";
+import { flagValue, kvTransferConfig, shellWords } from "../../policy/rules/_command";
+import { parseQuantity, probeBudgetSeconds } from "../../policy/rules/_predicates";
 import { FIELD_FAILURES, POLICY_NAMES } from "../../policy/policies";
 
 describe("policy predicates", () => {

@@ -5,7 +5,8 @@
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
-import { PlanResource, runPolicies } from "../../policy/run";
+import { PlanResource } from "../../policy/plan-args";
+import { runPolicies } from "../../policy/run";
 import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import { ExitCode } from "../../tools/_shared/exit-codes";
 import { loose, T } from "../helpers/policy-fixtures";

@@ -5,7 +5,8 @@
  */
 import { strict as assert } from "assert";
 import { allPolicies, initialConfig, POLICY_NAMES } from "../../policy/policies";
-import { enforcementOf, PlanResource, runPolicies } from "../../policy/run";
+import { enforcementOf, runPolicies } from "../../policy/run";
+import { PlanResource } from "../../policy/plan-args";
 import { happyStack, mutate, T, TestGraph, TestLaunchTemplate } from "../helpers/policy-fixtures";
 import { planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 

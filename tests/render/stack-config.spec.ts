@@ -4,7 +4,9 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { loadProject, parseOverride, stackConfig, UsageError } from "../../tools/_shared/stackfile";
-import { checkStackConfig, CLUSTER_FIELDS, IMAGE_FIELDS, INFERENCE_FIELDS } from "../../program/config-schema";
+import { checkStackConfig } from "../../program/config-schema";
+import { CLUSTER_FIELDS, IMAGE_FIELDS } from "../../program/config-fields";
+import { INFERENCE_FIELDS } from "../../program/config-inference-fields";
 import { referenceRows } from "../../program/schema";
 
 const ROOT = path.join(__dirname, "..", "..");

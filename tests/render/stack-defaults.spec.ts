@@ -5,7 +5,9 @@
  */
 import { strict as assert } from "assert";
 import * as path from "path";
-import { checkStackConfig, CONFIG_NAMESPACE, rawStackConfig } from "../../program/config-schema";
+import { checkStackConfig } from "../../program/config-schema";
+import { CONFIG_NAMESPACE } from "../../program/config-fields";
+import { rawStackConfig } from "../../program/config-keys";
 import { loadProject, stackConfig } from "../../tools/_shared/stackfile";
 
 const ROOT = path.join(__dirname, "..", "..");

@@ -3,7 +3,7 @@
  * component the error names as data (never by parsing its message).
  */
 import { strict as assert } from "assert";
-import { componentProblemsAtConfig } from "../../program/config-schema";
+import { componentProblemsAtConfig } from "../../program/config-paths";
 import { ComponentInputError, problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
 import { ValidationError } from "../../components/_shared/problems";
 

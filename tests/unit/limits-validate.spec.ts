@@ -5,14 +5,10 @@
  * and the component must reject it, at the same config path, stating the same range.
  */
 import { strict as assert } from "assert";
-import {
-  CLUSTER_FIELDS,
-  checkStackConfig,
-  clusterArgsOf,
-  inferenceSettingsOf,
-  INFERENCE_FIELDS,
-  toConfigPath,
-} from "../../program/config-schema";
+import { CLUSTER_FIELDS } from "../../program/config-fields";
+import { checkStackConfig, clusterArgsOf, inferenceSettingsOf } from "../../program/config-schema";
+import { INFERENCE_FIELDS } from "../../program/config-inference-fields";
+import { toConfigPath } from "../../program/config-paths";
 import { OBSERVABILITY_FIELDS } from "../../program/config-observability";
 import { Field, Spec } from "../../program/schema";
 import { validateClusterArgs } from "../../components/cluster/validate";

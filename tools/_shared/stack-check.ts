@@ -5,7 +5,8 @@
  * No Pulumi import: cheap enough for verify and for the fuzz test.
  */
 import type { Problem } from "../../components/_shared/problems";
-import { checkStackConfig, rawStackConfig, StackConfig } from "../../program/config-schema";
+import { checkStackConfig, StackConfig } from "../../program/config-schema";
+import { rawStackConfig } from "../../program/config-keys";
 import { nonFiniteProblems, StackConfigMap } from "./stackfile";
 
 /**

@@ -16,7 +16,9 @@ import { planMarkdown } from "./plan/md";
 import { topologySvg } from "./pictures/topology";
 import { planMdSlots, remoteChildren } from "./plan/md-sections";
 import { idleOf } from "./plan/idle-input";
-import type { PlanResource, PolicyPackConfigJson, PolicyRun } from "../../policy/run";
+import type { PlanResource } from "../../policy/plan-args";
+import type { PolicyPackConfigJson } from "../../policy/policies";
+import type { PolicyRun } from "../../policy/run";
 import type { StackConfigMap } from "../_shared/stackfile";
 
 /** A program the render can run: constructs every resource when called (never at import time). */

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_GRAPH_NAME, DEFAULT_GRAPH_NAMESPACE, K8S_NAME } from "../../components/_shared/names";
 import { formatProblems, Problem } from "../../components/_shared/problems";
-import { INFERENCE_FIELDS } from "../../program/config-schema";
+import { INFERENCE_FIELDS } from "../../program/config-inference-fields";
 import { check, stringDefect } from "../../program/schema";
 import { checkStackConfigMap } from "../_shared/stack-check";
 import { loadProject, stackConfig, stackFilePath, UsageError } from "../_shared/stackfile";

@@ -7,7 +7,7 @@
 import type { Policies, PolicyConfigSchema } from "@pulumi/policy";
 import type { Problem } from "../../../components/_shared/problems";
 import { didYouMean, oneOf } from "../../../components/_shared/suggest";
-import type { PolicyPackConfigJson } from "../../../policy/run";
+import type { PolicyPackConfigJson } from "../../../policy/policies";
 import { clip, readUserFile, UsageError } from "../../_shared/input";
 
 /** Pulumi's enforcement levels (`@pulumi/policy` `EnforcementLevel`). */
