@@ -17,6 +17,7 @@ import { validate as validateInference } from "../../components/inference/valida
 import { resolveArgs as resolveObservability } from "../../components/observability/args";
 import { validate as validateObservability } from "../../components/observability/validate";
 import { Problem } from "../../components/_shared/problems";
+import { STATED_MODEL } from "../helpers/inference-fixtures";
 
 type NumericSpec = Extract<Spec, { kind: "integer" | "number" }>;
 
@@ -45,17 +46,8 @@ const CLUSTER = {
   gpuNodes: { instanceType: "p5en.48xlarge", count: 2 },
 };
 /** A model the catalog does not know, with a stated shape (MLA too, so its fields are reachable). */
-const SHAPE = {
-  paramsB: 8,
-  weightDtype: "bf16",
-  layers: 32,
-  attentionHeads: 32,
-  kvHeads: 8,
-  headDim: 128,
-  maxContext: 131072,
-  mla: { kvLoraRank: 512, qkRopeHeadDim: 64 },
-};
-const INFERENCE = { model: "example/private-model", modelShape: SHAPE, modelCacheGiB: 100 };
+const SHAPE = { ...STATED_MODEL.modelShape, mla: { kvLoraRank: 512, qkRopeHeadDim: 64 } };
+const INFERENCE = { model: STATED_MODEL.model, modelShape: SHAPE, modelCacheGiB: 100 };
 const IMAGE = `registry.invalid/dynamo@sha256:${"0".repeat(64)}`;
 
 const pool = checkStackConfig({ region: "us-east-2", hfTokenSet: true, cluster: CLUSTER, inference: INFERENCE }).config
