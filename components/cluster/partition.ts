@@ -70,7 +70,7 @@ export const REGION_ARG_NOTE = "(the `region` arg)";
 
 /**
  * One problem per AZ (with its path) that is not in `region`, or that `region` does not have (the zone table of
- * `./zones.ts`, where it lists the region).
+ * `./region-zones.ts`, where it lists the region).
  */
 export function zoneProblems(
   region: string,
