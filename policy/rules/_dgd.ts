@@ -1,6 +1,6 @@
 /**
  * The DynamoGraphDeployment as the policies read it from a plan: the project's typed model
- * (components/inference/graph.ts) with every field optional at every depth, because a plan may be
+ * (components/inference/dgd.ts) with every field optional at every depth, because a plan may be
  * hand-written or come from another program, plus the pod fields the CRD accepts in `extraPodSpec` that
  * the renderer never writes but a hand-written graph may (host network, extra containers, node affinity,
  * preferred and expression-based pod affinity): the policies exist to catch those.

@@ -1,7 +1,7 @@
 /**
  * The strict runtime check of a rendered DynamoGraphDeployment: unknown fields, wrong types and out-of-range values
  * are errors, so a typo in a field name (which the operator would silently ignore) fails the test. The types are
- * the package's (components/inference/graph.ts); this check stays with the tests because it validates the
+ * the package's (components/inference/dgd.ts); this check stays with the tests because it validates the
  * embedded Kubernetes types (PodSpec, Container, Probe, EnvVar) in full with `kubernetes-models`, a devDependency.
  */
 import { Container, EnvVar, PodSpec, Probe } from "kubernetes-models/v1";

@@ -19,7 +19,7 @@ type Reads<K extends KnownType, Sdk extends PropsByType[K]> = Sdk;
 
 /** Where each view's field names come from; a token missing here does not compile. */
 const SOURCES: { readonly [K in KnownType]: string } = {
-  [ResourceType.Dgd]: "components/inference/graph DynamoGraphDeployment",
+  [ResourceType.Dgd]: "components/inference/dgd DynamoGraphDeployment",
   [ResourceType.LaunchTemplate]: "aws.ec2.LaunchTemplateArgs",
   [ResourceType.NodeGroup]: "aws.eks.NodeGroupArgs",
   [ResourceType.SecurityGroup]: "aws.ec2.SecurityGroupArgs",

@@ -1,6 +1,6 @@
 /**
  * Reading a captured DynamoGraphDeployment's services through the DGD type model
- * (components/inference/graph.ts), every field treated as possibly absent: the plan's workers and the GPU
+ * (components/inference/dgd.ts), every field treated as possibly absent: the plan's workers and the GPU
  * idle section read the graph's pods this way, so neither restates its shape. The render reads no annotation of
  * the graph: what the program computed comes with its run (`RenderFacts.inference`). Pure.
  */
