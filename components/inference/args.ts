@@ -88,7 +88,7 @@ export interface FrontendArgs {
 
 /**
  * NetworkPolicies of the graph's namespace: everything denied but the flows Dynamo needs (components/inference/
- * render-network.ts lists them with their sources). Enforced on EKS by the VPC CNI's network policy agent, which
+ * network.ts lists them with their sources). Enforced on EKS by the VPC CNI's network policy agent, which
  * `EfaCluster` turns on.
  */
 export interface NetworkPolicyArgs {
@@ -329,7 +329,7 @@ export const INFERENCE_DEFAULTS = {
 } as const;
 
 /**
- * The budgets of a user who set none: derived from the estimate (load-estimate.ts), so a big model's plan fits inside
+ * The budgets of a user who set none: derived from the estimate (`loadEstimate` below), so a big model's plan fits inside
  * its own budgets; the fixed defaults when the model's size is unknown. An explicit budget is kept as written (an
  * explicit one below the estimate is a config error, validate.ts).
  */
@@ -482,7 +482,7 @@ export const MODEL_SHAPE_LIMITS = {
 
 /**
  * `workload` (the serving estimate's traffic): the project's sanity caps. Token counts share maxModelLen's bound
- * (a request longer than that is refused by the engine, which `validate-workload.ts` checks).
+ * (a request longer than that is refused by the engine, which `validateWorkload` in serving.ts checks).
  */
 export const WORKLOAD_LIMITS = {
   isl: { min: 1, max: 2 ** 21 },
