@@ -6,7 +6,7 @@
  */
 import { CapacityType } from "../components/cluster/args";
 import { CLUSTER_LIMITS } from "../components/cluster/limits";
-import { AZ_NAME } from "../components/cluster/validate-network";
+import { AZ_NAME } from "../components/cluster/partition";
 import { CAPACITY_RESERVATION_ID } from "../components/cluster/validate-pool";
 import { CUDA_TOOLKITS, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda";
 import { CUDA_ARCHS_KEYWORDS } from "../components/catalog/archs";

@@ -6,7 +6,7 @@
 import type { Input, Resource } from "@pulumi/pulumi";
 import { INSTANCES, supportsNixlOverEfa } from "../catalog/instances";
 import { charts, kubernetes } from "../versions";
-import { AwsPartition, DEFAULT_PARTITION, partitionOf, regionOfAz } from "./partition";
+import { AwsPartition, AZ_NAME, DEFAULT_PARTITION, partitionOf, regionOfAz } from "./partition";
 import { gpuRootVolume } from "./root-volume";
 
 /** EFA interface layout of a GPU node's launch template. */
@@ -378,7 +378,18 @@ export function clusterAvailabilityZones(a: EfaClusterArgs): string[] {
     : [...(a.availabilityZones ?? defaultAvailabilityZones(a.gpuPools ?? {}))];
 }
 
-/** The region: `region`, else the region of the first AZ (validated to hold every AZ). */
+/**
+ * The region: `region`, else the region of the first AZ (validated to hold every AZ). An entry that is not an AZ
+ * name (a number, "bogus") is reported at its own path and names no region, so it is skipped: taking its "region"
+ * would fail every valid AZ against it.
+ */
 export function clusterRegion(a: EfaClusterArgs): string {
-  return a.region ?? regionOfAz(clusterAvailabilityZones(a)[0] ?? "");
+  if (a.region !== undefined) return a.region;
+  const first = regionZone(clusterAvailabilityZones(a));
+  return first === undefined ? "" : regionOfAz(first);
+}
+
+/** The AZ whose region is the cluster's when `region` is not given: the first entry that is an AZ name. */
+export function regionZone(azs: readonly unknown[]): string | undefined {
+  return azs.find((az): az is string => typeof az === "string" && AZ_NAME.test(az));
 }

@@ -38,6 +38,8 @@ export const DEFAULT_PARTITION: AwsPartition = AWS_PARTITIONS[2];
 
 /** An AWS region name such as `us-east-2`, `cn-north-1` or `us-gov-west-1`. */
 export const REGION_NAME = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+/** An AWS availability zone name such as `us-east-2a` or `us-gov-west-1b`: a region name and one letter. */
+export const AZ_NAME = /^[a-z]{2}(-[a-z]+)+-\d+[a-z]$/;
 
 /** The partition of `region`, or undefined for a region this package does not support. */
 export function partitionOf(region: string): AwsPartition | undefined {
@@ -70,15 +72,17 @@ export const REGION_ARG_NOTE = "(the `region` arg)";
 
 /**
  * One problem per AZ (with its path) that is not in `region`, or that `region` does not have (the zone table of
- * `./region-zones.ts`, where it lists the region).
+ * `./region-zones.ts`, where it lists the region). `derivedFrom` is the AZ the region was taken from when no
+ * `region` was given; the message names it, since "the first" AZ of a sorted list need not be the one written first.
  */
 export function zoneProblems(
   region: string,
   zones: readonly (readonly [path: string, az: string])[],
-  regionGiven = true,
+  derivedFrom?: string,
 ): Problem[] {
   const known = zonesOf(region);
-  const from = regionGiven ? REGION_ARG_NOTE : "(the region of the first availability zone)";
+  const from =
+    derivedFrom === undefined ? REGION_ARG_NOTE : `(the region of ${show(derivedFrom)}, the first availability zone)`;
   return zones
     .filter(([, az]) => typeof az === "string")
     .flatMap(([path, az]): Problem[] => {

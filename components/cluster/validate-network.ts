@@ -5,11 +5,9 @@
 import { coveredSpaces, formatAddress, parseCidr, WHOLE_INTERNET } from "../_shared/cidr";
 import { Problem, show } from "../_shared/problems";
 import { checkChoice } from "../_shared/suggest";
-import { CLUSTER_LOG_TYPES, NatGateways, poolsAsWritten, ResolvedClusterArgs } from "./args";
-import { regionProblems, zoneProblems } from "./partition";
+import { CLUSTER_LOG_TYPES, NatGateways, poolsAsWritten, regionZone, ResolvedClusterArgs } from "./args";
+import { AZ_NAME, regionProblems, zoneProblems } from "./partition";
 
-/** An AWS availability zone name such as `us-east-2a` or `us-gov-west-1b`. */
-export const AZ_NAME = /^[a-z]{2}(-[a-z]+)+-\d+[a-z]$/;
 /** Problems with an IPv4 CIDR (format, prefix range, host bits); empty when it is valid. */
 export function cidrProblems(path: string, cidr: unknown, minPrefix = 0, maxPrefix = 32): Problem[] {
   const parsed = parseCidr(cidr);
@@ -74,10 +72,10 @@ export function networkProblems(a: ResolvedClusterArgs): Problem[] {
     });
   out.push(...repeatedZoneProblems(azs));
   for (const p of pools) {
-    // An AZ the region does not have gets regionZoneProblems' message only: "add it there" would be a wrong fix.
-    const elsewhere =
-      typeof p.availabilityZone === "string" && zoneProblems(a.region, [["", p.availabilityZone]]).length > 0;
-    if (p.availabilityZone !== undefined && !azs.includes(p.availabilityZone) && !elsewhere)
+    // An AZ the region does not have gets regionZoneProblems' message only, one that is no AZ name validate-pool's:
+    // "add it there" would be a wrong fix.
+    const az = typeof p.availabilityZone === "string" && AZ_NAME.test(p.availabilityZone) ? p.availabilityZone : "";
+    if (az !== "" && !azs.includes(az) && zoneProblems(a.region, [["", az]]).length === 0)
       out.push({
         propertyPath: `gpuPools.${p.name}.availabilityZone`,
         reason: `${show(p.availabilityZone)} is not in availabilityZones ${show(azs)}; add it there`,
@@ -125,7 +123,10 @@ export function regionZoneProblems(a: ResolvedClusterArgs): Problem[] {
     if (typeof p.availabilityZone === "string") zones.push([`gpuPools.${p.name}.availabilityZone`, p.availabilityZone]);
   }
   const valid = zones.filter(([, az]) => AZ_NAME.test(String(az)));
-  if (!a.source.regionGiven) return valid.length === 0 ? [] : zoneProblems(a.region, valid, false);
+  if (!a.source.regionGiven) {
+    const first = regionZone(a.availabilityZones);
+    return first === undefined ? [] : zoneProblems(a.region, valid, first);
+  }
   const bad = regionProblems("region", a.region);
   return bad.length > 0 ? bad : zoneProblems(a.region, valid);
 }

@@ -12,7 +12,7 @@ import { CapacityType, EfaLayout, ResolvedPool } from "./args";
 import { efaInterfaceLayout } from "./derive";
 import { CLUSTER_LIMITS } from "./limits";
 import { gpuRootVolume } from "./root-volume";
-import { AZ_NAME } from "./validate-network";
+import { AZ_NAME } from "./partition";
 
 /** `cr-` followed by 8 or 17 lower-case hex digits. */
 export const CAPACITY_RESERVATION_ID = /^cr-([0-9a-f]{8}|[0-9a-f]{17})$/;

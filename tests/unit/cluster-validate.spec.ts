@@ -216,8 +216,24 @@ describe("cluster: validateClusterArgs", () => {
       "AZs of two regions and no region given",
       { ...ok, availabilityZones: ["us-east-2a", "us-west-2b"] },
       [
-        'availabilityZones[1]: "us-west-2b" is not in region "us-east-2" (the region of the first availability zone); use a zone of that region such as "us-east-2a", or change the region',
+        'availabilityZones[1]: "us-west-2b" is not in region "us-east-2" (the region of "us-east-2a", the first availability zone); use a zone of that region such as "us-east-2a", or change the region',
       ],
+    ],
+    [
+      // Its "region" ("bogu") would fail every valid AZ against it: the region comes from the first AZ name.
+      "a first AZ that is no AZ name and no region given",
+      { ...ok, availabilityZones: ["bogus", "us-east-2a", "us-east-2b"] },
+      ['availabilityZones[0]: must be an availability zone name such as "us-east-2a"; got "bogus"'],
+    ],
+    [
+      "an AZ that is not a string (component args are not type-checked at run time)",
+      { ...ok, availabilityZones: [5 as unknown as string, "us-east-2a", "us-east-2b"] },
+      ['availabilityZones[0]: must be an availability zone name such as "us-east-2a"; got 5'],
+    ],
+    [
+      'a pool AZ that is no AZ name is one problem, not also "add it to availabilityZones"',
+      withPool({ availabilityZone: 7 as unknown as string }),
+      ['gpuPools.gpu.availabilityZone: must be an availability zone name such as "us-east-2a"; got 7'],
     ],
     [
       "an ISO-partition region",
