@@ -7,7 +7,7 @@
  * judged: the policy says why.
  */
 import { GpuInstance, INSTANCES } from "../../components/catalog/instances";
-import { KvCacheDtype, ModelFacts, ModelShape } from "../../components/catalog/models";
+import { KvCacheDtype, ModelFacts, ModelShape, WEIGHT_DTYPE_BYTES } from "../../components/catalog/models";
 import { Backend, modelFacts } from "../../components/inference/args";
 import { FitInput, fitProblem, smallestTensorParallel } from "../../components/inference/fit";
 import { dgdPolicy } from "./_policy";
@@ -26,19 +26,46 @@ export function graphModel(
     annotation(props, Annotation.Model) ??
     ws.map((w) => flagValue(commandWords(w.svc), "--model")).find((x) => x !== undefined);
   if (!id) return { why: `no ${Annotation.Model} annotation and no worker --model` };
-  let shape: ModelShape | undefined;
-  const rawShape = annotation(props, Annotation.ModelShape);
-  try {
-    shape = rawShape === undefined ? undefined : (JSON.parse(rawShape) as ModelShape);
-  } catch (e) {
-    return { why: `annotation ${Annotation.ModelShape} is not valid JSON (${(e as Error).message})` };
-  }
-  const m = modelFacts(id, shape);
+  // A catalogued model is judged by its row (as modelFacts does), so only another model's stated shape is read.
+  const stated = modelFacts(id) ? {} : statedShape(annotation(props, Annotation.ModelShape));
+  if ("why" in stated) return stated;
+  const m = modelFacts(id, stated.shape);
   if (!m)
     return {
       why: `model ${show(id)} is not in the model catalog (components/catalog/models.ts) and the graph states no ${Annotation.ModelShape}`,
     };
-  return { m, kvDtype: (annotation(props, Annotation.KvCacheDtype) ?? KvCacheDtype.Auto) as KvCacheDtype };
+  // A dtype outside the enum has no bytes per element: judging with it would report NaN-sized KV caches.
+  const kvDtype = annotation(props, Annotation.KvCacheDtype) ?? KvCacheDtype.Auto;
+  const dtypes: readonly string[] = Object.values(KvCacheDtype);
+  if (!dtypes.includes(kvDtype))
+    return { why: `annotation ${Annotation.KvCacheDtype} is ${show(kvDtype)}, not one of ${show(dtypes)}` };
+  return { m, kvDtype: kvDtype as KvCacheDtype };
+}
+
+/**
+ * The model shape a graph states (JSON in its annotation), checked as far as the fit reads it: a hand-written graph
+ * may state `{}` or `5`, and fit arithmetic on absent fields would report "undefined attention heads" as a violation.
+ */
+function statedShape(raw: string | undefined): { shape?: ModelShape } | { why: string } {
+  if (raw === undefined) return {};
+  let x: unknown;
+  try {
+    x = JSON.parse(raw);
+  } catch (e) {
+    return { why: `annotation ${Annotation.ModelShape} is not valid JSON (${(e as Error).message})` };
+  }
+  const o = (typeof x === "object" && x !== null && !Array.isArray(x) ? x : {}) as Record<string, unknown>;
+  const mla = (typeof o.mla === "object" && o.mla !== null ? o.mla : undefined) as Record<string, unknown> | undefined;
+  const positive = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v > 0;
+  const fields = ["paramsB", "layers", "attentionHeads", "maxContext", ...(mla ? [] : ["kvHeads", "headDim"])];
+  const bad = fields.filter((k) => !positive(o[k]));
+  if (mla) bad.push(...["kvLoraRank", "qkRopeHeadDim"].filter((k) => !positive(mla[k])).map((k) => `mla.${k}`));
+  if (!(typeof o.weightDtype === "string" && Object.keys(WEIGHT_DTYPE_BYTES).includes(o.weightDtype)))
+    bad.push("weightDtype");
+  if (bad.length === 0) return { shape: o as unknown as ModelShape };
+  return {
+    why: `annotation ${Annotation.ModelShape} ${show(raw)} does not state ${bad.join(", ")} (positive numbers; weightDtype one of ${show(Object.keys(WEIGHT_DTYPE_BYTES))})`,
+  };
 }
 
 /** One worker's fit input from its flags and instance type; a reason when the graph does not say enough. */

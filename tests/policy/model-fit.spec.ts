@@ -115,6 +115,45 @@ describe("policies: model fit", () => {
     );
   });
 
+  /** The flagged graph serving `model` with `annotations` added (a hand-written graph's statements). */
+  const stating = (model: string, annotations: Record<string, string>): TestGraph => {
+    const g = flaggedGraph();
+    setModel(g, model);
+    Object.assign(g.metadata.annotations, annotations);
+    return g;
+  };
+  const SHAPE = "dynamo-efa/model-shape";
+
+  it("a stated model shape that lacks what the fit reads is not applicable, naming the fields (no NaN verdict)", async () => {
+    const kinds = '(positive numbers; weightDtype one of ["bf16","fp16","fp8","mxfp4"])';
+    for (const [raw, missing] of [
+      ["{}", "paramsB, layers, attentionHeads, maxContext, kvHeads, headDim, weightDtype"],
+      ["5", "paramsB, layers, attentionHeads, maxContext, kvHeads, headDim, weightDtype"],
+      [JSON.stringify({ ...STATED_MODEL.modelShape, layers: "32", weightDtype: "toString" }), "layers, weightDtype"],
+    ])
+      assert.equal(
+        await notApplicable(stating("acme/private-8b", { [SHAPE]: raw })),
+        `the model's fit is unknown: annotation ${SHAPE} ${JSON.stringify(raw)} does not state ${missing} ${kinds}`,
+      );
+  });
+
+  it("a stated shape is judged for a model outside the catalog, and ignored for a catalogued one (as the component)", async () => {
+    const shape = JSON.stringify(STATED_MODEL.modelShape);
+    const run = await runResourcePolicy(
+      modelFitsWorkers,
+      resourceArgs(T.Dgd, stating("acme/private-8b", { [SHAPE]: shape }), { name: "llama" }),
+    );
+    assert.deepEqual([run.violations, run.notApplicable], [[], undefined]);
+    assert.equal(await notApplicable(stating("meta-llama/Llama-3.1-8B-Instruct", { [SHAPE]: "{}" })), undefined);
+  });
+
+  it("a KV-cache dtype annotation outside the enum is not applicable, not a NaN-sized KV cache", async () => {
+    assert.equal(
+      await notApplicable(stating("meta-llama/Llama-3.1-8B-Instruct", { "dynamo-efa/kv-cache-dtype": "fp4" })),
+      `the model's fit is unknown: annotation dynamo-efa/kv-cache-dtype is "fp4", not one of ["auto","fp8"]`,
+    );
+  });
+
   it("a graph whose workers state no fit flags is not applicable, naming each worker", async () => {
     assert.equal(
       await notApplicable(happyGraph()),
