@@ -143,8 +143,8 @@ describe("render robustness: the user's input blamed, never the tool", function 
           t
             .replace("    model: meta-llama", "    replicas: 1\n    model: meta-llama")
             .replace(/\n$/, "\n    replicas: 2\n"),
-        // The line is quoted, not the parser's code frame (whose first line ends in a bare colon).
-        /is not valid YAML: Map keys must be unique at line \d+, column \d+: "replicas: 2"\n/,
+        // The line's key is named, not its value nor the parser's code frame (whose first line ends in a bare colon).
+        /is not valid YAML: Map keys must be unique at line \d+, column \d+: key "replicas"\n/,
       ],
       ["a self-referencing alias", (t) => `${t}  dynamo-efa:graphName: &g [*g]\n`, /an alias refers to itself/],
       [

@@ -48,10 +48,12 @@ export function parseYamlText(text: string, label: string): unknown {
     const msg = (e as Error).message.split("\n")[0];
     if (/alias count/i.test(msg))
       throw new UsageError(`${label} is not understood: more than ${MAX_ALIASES} alias expansions (an alias bomb?)`);
-    // The parser's first line ends "at line N, column M:" before a code frame; quote line N instead of the frame.
+    // The parser's first line ends "at line N, column M:" before a code frame; name the key of line N instead (its
+    // key only: the value may be a token written in plain text).
     const line = (e as { linePos?: readonly { line: number }[] }).linePos?.[0]?.line;
-    const written = line === undefined ? undefined : text.split(/\r?\n/)[line - 1]?.trim();
-    const where = written ? `${clip(msg, 160)} ${JSON.stringify(clip(written))}` : clip(msg.replace(/:$/, ""), 160);
+    const key =
+      line === undefined ? undefined : /^\s*(?:-\s+)?(.+?):(?:\s|$)/.exec(text.split(/\r?\n/)[line - 1] ?? "");
+    const where = key ? `${clip(msg, 160)} key ${JSON.stringify(clip(key[1]))}` : clip(msg.replace(/:$/, ""), 160);
     throw new UsageError(`${label} is not valid YAML: ${where}`);
   }
   try {
