@@ -119,7 +119,6 @@ export function happyGraph() {
       namespace: "dynamo",
       annotations: map({
         "dynamo-efa/model-load-budget-seconds": "1800",
-        "dynamo-efa/gpu-pool": "gpu",
         "dynamo-efa/image-cuda-archs": "sm_90",
         "dynamo-efa/image-cuda-toolkit": "12.9",
       }),
