@@ -120,7 +120,8 @@ export interface EfaClusterArgs {
    * be that region: the component asks the provider (`aws.getRegion`) and fails with a clear error when it is not.
    * Every AZ must be in it, and its partition (`aws`, `aws-cn`, `aws-us-gov`) gives the ARNs of AWS managed policies.
    * The component reads no stack config: without `region` the AZs, which name their region, decide it.
-   * @default - the region of the first AZ (every other AZ must be in the same region)
+   * @default - the region of the first AZ (of `availabilityZones` as listed, else of the existing VPC's subnet AZs or
+   * the pools' AZs in name order); every other AZ must be in the same region
    */
   readonly region?: string;
   /** EKS Kubernetes version. @default "1.35" (`versions.kubernetes.defaultVersion`) */
