@@ -10,8 +10,6 @@ import { happyGraph, TestGraph } from "./policy-graph-fixtures";
 /** Resource type tokens: the policies' own table (one source), plus the short alias tests use. */
 export const T = { ...ResourceType, Repository: ResourceType.EcrRepository } as const;
 
-export * from "./policy-graph-fixtures";
-
 /** The happy launch template's type. */
 export type TestLaunchTemplate = ReturnType<typeof happyLaunchTemplate>;
 

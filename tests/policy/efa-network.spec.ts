@@ -4,7 +4,9 @@
  */
 import { strict as assert } from "assert";
 import { efaPoolSingleAz, efaSecurityGroupSelfReferencing } from "../../policy/rules/efa-network";
-import { happyLaunchTemplate, happyStack, launchTemplateIn, loose, named, T, urnOf } from "../helpers/policy-fixtures";
+import { happyLaunchTemplate, happyStack, launchTemplateIn, named, T } from "../helpers/policy-fixtures";
+import { loose } from "../helpers/policy-graph-fixtures";
+import { urnOf } from "../helpers/policy-harness";
 import { planResource, runStackPolicy, stackArgs, stackPolicyTable, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 describe("policies: EFA network (self-referencing security group, single AZ)", () => {

@@ -6,16 +6,14 @@ import { strict as assert } from "assert";
 import { efaPerWorkerMatchesPool, hugepagesFitNode, worstNodeHugepages } from "../../policy/rules/gpu-cluster";
 import {
   decode,
-  graphIn,
   happyGraph,
-  happyStack,
   loose,
   prefill,
   serviceLabel,
-  T,
   TestGraph,
   TestWorker,
-} from "../helpers/policy-fixtures";
+} from "../helpers/policy-graph-fixtures";
+import { graphIn, happyStack, T } from "../helpers/policy-fixtures";
 import {
   messages,
   resourceArgs,

@@ -4,7 +4,9 @@
  */
 import { strict as assert } from "assert";
 import { imageArchsCoverFleet } from "../../policy/rules/image-archs";
-import { graphIn, happyLaunchTemplate, happyStack, imageIn, loose, named, T, urnOf } from "../helpers/policy-fixtures";
+import { graphIn, happyLaunchTemplate, happyStack, imageIn, named, T } from "../helpers/policy-fixtures";
+import { loose } from "../helpers/policy-graph-fixtures";
+import { urnOf } from "../helpers/policy-harness";
 import { planResource, PlanResource, runStackPolicy, stackArgs, stackPolicyTable } from "../helpers/policy-harness";
 
 describe("policies: image arch lists cover the fleet (F10)", () => {

@@ -7,7 +7,8 @@ import { checkArchToken, parseCudaToolkit } from "../../components/catalog/cuda"
 import { torchArchProblems } from "../../components/catalog/archs";
 import { gencodeTokens } from "../../policy/rules/_image-archs";
 import { imageArchsValidForToolkit } from "../../policy/rules/image-archs";
-import { happyGraph, happyImage, T } from "../helpers/policy-fixtures";
+import { happyGraph } from "../helpers/policy-graph-fixtures";
+import { happyImage, T } from "../helpers/policy-fixtures";
 import { resourcePolicyTable } from "../helpers/policy-harness";
 
 const reason = (token: string, toolkit: "12.9" | "13.0") => {

@@ -3,7 +3,8 @@
  * registry scans on push and keeps tags immutable.
  */
 import { ecrScanAndImmutable, imagePinnedByDigest } from "../../policy/rules/images";
-import { decode, happyGraph, happyImage, happyRepository, loose, serviceLabel, T } from "../helpers/policy-fixtures";
+import { decode, happyGraph, loose, serviceLabel } from "../helpers/policy-graph-fixtures";
+import { happyImage, happyRepository, T } from "../helpers/policy-fixtures";
 import { resourcePolicyTable, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 const D = serviceLabel("DecodeWorker");

@@ -9,17 +9,8 @@ import {
   oneGraphPerModel,
   workerProbeBudget,
 } from "../../policy/rules/inference";
-import {
-  decode,
-  graphIn,
-  happyGraph,
-  happyStack,
-  loose,
-  prefill,
-  serviceLabel,
-  T,
-  TestGraph,
-} from "../helpers/policy-fixtures";
+import { decode, happyGraph, loose, prefill, serviceLabel, TestGraph } from "../helpers/policy-graph-fixtures";
+import { graphIn, happyStack, T } from "../helpers/policy-fixtures";
 import {
   planResource,
   PlanResource,

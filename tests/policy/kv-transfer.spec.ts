@@ -10,9 +10,9 @@ import {
   loose,
   prefill,
   serviceLabel,
-  T,
   TestGraph,
-} from "../helpers/policy-fixtures";
+} from "../helpers/policy-graph-fixtures";
+import { T } from "../helpers/policy-fixtures";
 import { resourcePolicyTable } from "../helpers/policy-harness";
 
 const D = serviceLabel("DecodeWorker");

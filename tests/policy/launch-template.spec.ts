@@ -2,7 +2,8 @@
  * Launch-template policies: IMDSv2 required, and no empty tag specification.
  */
 import { imdsv2Required, launchTemplateTagsNonEmpty } from "../../policy/rules/launch-template";
-import { happyLaunchTemplate, loose, T } from "../helpers/policy-fixtures";
+import { happyLaunchTemplate, T } from "../helpers/policy-fixtures";
+import { loose } from "../helpers/policy-graph-fixtures";
 import { resourcePolicyTable } from "../helpers/policy-harness";
 
 describe("policies: launch templates (IMDSv2, tag specifications)", () => {

@@ -12,7 +12,8 @@ import { FitInput, fitProblem, smallestTensorParallel } from "../../components/i
 import { renderGraph } from "../../components/inference/graph";
 import { modelFitsWorkers } from "../../policy/rules/model-fit";
 import { IMAGE, resolved, STATED_MODEL } from "../helpers/inference-fixtures";
-import { happyGraph, T, TestGraph } from "../helpers/policy-fixtures";
+import { happyGraph, TestGraph } from "../helpers/policy-graph-fixtures";
+import { T } from "../helpers/policy-fixtures";
 import { resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
 
 const FLAGS = ["--tensor-parallel-size", "1", "--max-model-len", "8192", "--gpu-memory-utilization", "0.85"];

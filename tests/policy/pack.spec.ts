@@ -8,7 +8,8 @@ import { ChildProcess, spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { POLICY_NAMES } from "../../policy/policies";
-import { happyGraph, happyStack, loose, T } from "../helpers/policy-fixtures";
+import { happyGraph, loose } from "../helpers/policy-graph-fixtures";
+import { happyStack, T } from "../helpers/policy-fixtures";
 import { PlanResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 import * as grpc from "@grpc/grpc-js";

@@ -3,17 +3,8 @@
  * group larger than the workers fill.
  */
 import { noIdleGpuNodes, prefillDecodeApartOverEfa } from "../../policy/rules/placement";
-import {
-  decode,
-  graphIn,
-  happyGraph,
-  happyStack,
-  loose,
-  named,
-  prefill,
-  serviceLabel,
-  T,
-} from "../helpers/policy-fixtures";
+import { decode, happyGraph, loose, prefill, serviceLabel } from "../helpers/policy-graph-fixtures";
+import { graphIn, happyStack, named, T } from "../helpers/policy-fixtures";
 import { resourcePolicyTable, stackPolicyTable } from "../helpers/policy-harness";
 
 const P = serviceLabel("PrefillWorker");

@@ -9,7 +9,8 @@ import { PlanResource } from "../../policy/plan-args";
 import { runPolicies } from "../../policy/run";
 import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import { ExitCode } from "../../tools/_shared/exit-codes";
-import { loose, T } from "../helpers/policy-fixtures";
+import { loose } from "../helpers/policy-graph-fixtures";
+import { T } from "../helpers/policy-fixtures";
 import { main, one, renderOutDir, stackPlan } from "../helpers/policy-render";
 
 const OUT = renderOutDir();

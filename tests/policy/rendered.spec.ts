@@ -12,7 +12,8 @@ import { FIELD_FAILURES, POLICY_NAMES } from "../../policy/policies";
 import { PlanResource } from "../../policy/plan-args";
 import { PolicyPackConfigJson } from "../../policy/policies";
 import { ExitCode } from "../../tools/_shared/exit-codes";
-import { loose, T } from "../helpers/policy-fixtures";
+import { loose } from "../helpers/policy-graph-fixtures";
+import { T } from "../helpers/policy-fixtures";
 import { graph, image, main, one, policiesOver, render, renderOutDir, svc } from "../helpers/policy-render";
 
 const OUT = renderOutDir();

@@ -7,7 +7,8 @@ import { strict as assert } from "assert";
 import { allPolicies, initialConfig, POLICY_NAMES } from "../../policy/policies";
 import { enforcementOf, runPolicies } from "../../policy/run";
 import { PlanResource } from "../../policy/plan-args";
-import { happyStack, mutate, T, TestGraph, TestLaunchTemplate } from "../helpers/policy-fixtures";
+import { happyStack, mutate, T, TestLaunchTemplate } from "../helpers/policy-fixtures";
+import { TestGraph } from "../helpers/policy-graph-fixtures";
 import { planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 describe("policy pack: runner and pack shape", () => {

@@ -3,7 +3,8 @@
  * whole internet (both cluster shapes: @pulumi/eks and aws.eks.Cluster).
  */
 import { eksEndpointNotWorldOpen, eksSecretsEncrypted } from "../../policy/rules/security";
-import { happyStack, loose, named, T } from "../helpers/policy-fixtures";
+import { happyStack, named, T } from "../helpers/policy-fixtures";
+import { loose } from "../helpers/policy-graph-fixtures";
 import { resourcePolicyTable, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 const props = (name: string) => () => JSON.parse(JSON.stringify(named(happyStack(), name).props));

@@ -4,7 +4,8 @@
  */
 import { strict as assert } from "assert";
 import { hfTokenIsSecret, privilegedOnlyForEfaWorkers, statefulResourcesRetained } from "../../policy/rules/security";
-import { decode, happyGraph, happyStack, loose, named, serviceLabel, T } from "../helpers/policy-fixtures";
+import { decode, happyGraph, loose, serviceLabel } from "../helpers/policy-graph-fixtures";
+import { happyStack, named, T } from "../helpers/policy-fixtures";
 import { assertMessages, resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
 
 const D = serviceLabel("DecodeWorker");

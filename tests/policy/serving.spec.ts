@@ -8,7 +8,8 @@ import { servingEstimateMeetsWorkload } from "../../policy/rules/serving";
 import { graphServing } from "../../policy/rules/_serving";
 import type { PlanDgd } from "../../policy/rules/_dgd";
 import type { ServingEstimate } from "../../components/inference/serving";
-import { happyGraph, T, TestGraph } from "../helpers/policy-fixtures";
+import { happyGraph, TestGraph } from "../helpers/policy-graph-fixtures";
+import { T } from "../helpers/policy-fixtures";
 import { resourceArgs, resourcePolicyTable, runResourcePolicy } from "../helpers/policy-harness";
 import { Annotation } from "../../components/_shared/annotations";
 

@@ -184,8 +184,9 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
   return { capture: c, plan, policy, files };
 }
 
+/** The default provider's region under the mocks: the stack's `aws:region` (Pulumi.yaml sets us-east-2; the program refuses a stack without one, so the fallback only keeps the mocks answering until that error). */
 function regionOf(cfg: StackConfigMap): string {
-  return cfg.config["aws:region"] ?? "us-east-1";
+  return cfg.config["aws:region"] ?? "us-east-2";
 }
 
 /** The fixed-name files every render writes at the top of its directory (besides `manifests/`, `helm/`, `dashboards/`). */
