@@ -9,13 +9,13 @@ import {
   FrontendServiceType,
   INFERENCE_DEFAULTS,
   KvTransportChoice,
-  ModelCacheMode,
   Placement,
   INFERENCE_LIMITS,
   MODEL_SHAPE_LIMITS,
   ROLE_LIMITS,
   WORKLOAD_LIMITS,
 } from "../components/inference/args";
+import { ModelCacheMode } from "../components/inference/model-load";
 import { REVISION_RULE, DIGEST_PINNED } from "../components/inference/validate";
 import { CHART_VERSION } from "../components/platform/validate";
 import { K8S_NAME } from "../components/_shared/names";

@@ -22,7 +22,8 @@ import { NOT_IN_REGION, REGION_ARG_NOTE, REGION_NAME } from "../components/clust
 import { CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda";
 import type { DynamoImageArgs } from "../components/image/args";
 import { imagePlan } from "../components/image/plan";
-import { INFERENCE_DEFAULTS, InferenceSettings, ModelCacheMode, resolveArgs } from "../components/inference/args";
+import { INFERENCE_DEFAULTS, InferenceSettings, resolveArgs } from "../components/inference/args";
+import { ModelCacheMode } from "../components/inference/model-load";
 import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
 import { Problem, ValidationError } from "../components/_shared/problems";
 import { validate as validateInference } from "../components/inference/validate";

@@ -533,3 +533,10 @@ export const MODELS: ReadonlyMap<string, ModelRow> = new Map(MODEL_ROWS.map((r) 
 export function modelRow(id: string): ModelRow | undefined {
   return MODELS.get(id);
 }
+
+/** The model a config names, as fit facts: the catalog row, else the stated shape, else unknown. */
+export function modelFacts(id: string, shape?: ModelShape): ModelFacts | undefined {
+  const row = modelRow(id);
+  if (row) return factsOfRow(row);
+  return shape ? factsOfShape(id, shape) : undefined;
+}

@@ -12,7 +12,8 @@
  * level allows it (`privileged`; `baseline` forbids hostPath): the graph's namespace sets no PSA label.
  */
 import { graphNames } from "../_shared/names";
-import { ModelCacheMode, ResolvedInference, DEFAULT_MODEL_REVISION } from "./args";
+import { ModelCacheMode } from "./model-load";
+import { ResolvedInference, DEFAULT_MODEL_REVISION } from "./args";
 import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./dgd";
 import { Annotation } from "../_shared/annotations";
 import { createHash } from "crypto";

@@ -20,7 +20,6 @@ import {
   Backend,
   ResolvedInference,
   MODEL_SHAPE_LIMITS,
-  modelFacts,
   roleArgs,
   SERVING_ROLES,
   ServingRole,
@@ -28,6 +27,7 @@ import {
   ResolvedRole,
   requestsEfaDevices,
 } from "./args";
+import { modelFacts } from "../catalog/models";
 import { Annotation } from "../_shared/annotations";
 import { Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";

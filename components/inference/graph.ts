@@ -16,8 +16,8 @@ import {
   DEFAULT_MODEL_REVISION,
   KvTransport,
   roleArgs,
-  ModelCacheMode,
 } from "./args";
+import { ModelCacheMode } from "./model-load";
 import { usesEfa, workerShape, WorkerShape, modelAnnotations } from "./fit";
 import { REQUEST_PLANE_PORT } from "./network";
 import { workloadAnnotations } from "./serving";

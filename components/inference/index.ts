@@ -5,7 +5,8 @@
  *
  * The folder, one concept a file; a file imports only files above it (type-only imports aside):
  * - dgd.ts        the DynamoGraphDeployment CR as types (and its apiVersion, kind, resource names)
- * - args.ts       the args, closed choices, defaults and bounds, `resolveArgs`, the model-load estimate behind the budgets
+ * - model-load.ts how long the weights take to reach the GPUs per cache mode, and the budgets derived from it
+ * - args.ts       the args, closed choices, defaults and bounds, `resolveArgs`
  * - fit.ts        a worker and the model in it: fit, KV transfer, model-aware config errors, the worker's shape
  * - worker-speed.ts one worker's prefill and decode-step times: the H200 measurements, other GPUs scaled from datasheets
  * - serving.ts    the serving estimate: workers under load on both layouts, the balanced split, the workload

@@ -7,12 +7,12 @@ import {
   ResolvedInference,
   FrontendServiceType,
   type Backend,
-  type ModelCacheMode,
   type ResolvedWorkload,
   KvTransport,
   SERVING_ROLES,
   ServingRole,
 } from "./args";
+import { type ModelCacheMode } from "./model-load";
 import { workerShape } from "./fit";
 import { commandLine, engineFor, DgdObject, renderGraph } from "./graph";
 import { renderPrefetchConfigMap, usesNodeCache } from "./cache";

@@ -6,8 +6,8 @@
  */
 import { KvCacheDtype, ModelFacts } from "../catalog/models";
 import { KvLink, kvTransfer, kvLink, workerFit, efaPerWorker, usesEfa } from "./fit";
+import { modelFacts } from "../catalog/models";
 import {
-  modelFacts,
   Backend,
   ResolvedInference,
   ResolvedRole,

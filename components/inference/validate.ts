@@ -12,19 +12,17 @@ import {
   Backend,
   FrontendServiceType,
   INFERENCE_DEFAULTS,
-  ModelCacheMode,
   Placement,
   ResolvedInference,
   INFERENCE_LIMITS,
   ROLE_LIMITS,
   KvTransportChoice,
-  derivedBudgets,
-  LOAD_ASSUMPTIONS,
   roleArgs,
   ServingRole,
   SERVING_ROLES,
-  modelFacts,
 } from "./args";
+import { ModelCacheMode, derivedBudgets, LOAD_ASSUMPTIONS } from "./model-load";
+import { modelFacts } from "../catalog/models";
 import { efaPerWorker, nodesPerRole, poolHasEfa, totalGpus, usesEfa, workerShape, validateModelFit } from "./fit";
 import { networkProblems } from "./network";
 import { validateWorkload } from "./serving";

@@ -8,7 +8,8 @@
  */
 import { GpuInstance, INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype, ModelFacts, ModelShape, WEIGHT_DTYPE_BYTES } from "../../components/catalog/models";
-import { Backend, modelFacts } from "../../components/inference/args";
+import { Backend } from "../../components/inference/args";
+import { modelFacts } from "../../components/catalog/models";
 import { FitInput, fitProblem, smallestTensorParallel } from "../../components/inference/fit";
 import { dgdPolicy } from "./_policy";
 import { commandWords, FIT_FLAGS, FIT_FLAGS_TEXT, fitFlags, flagValue } from "./_command";

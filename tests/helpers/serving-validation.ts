@@ -7,7 +7,8 @@
  */
 import { INSTANCES } from "../../components/catalog/instances";
 import { factsOfRow, KvCacheDtype, modelRow, WeightDtype } from "../../components/catalog/models";
-import { Backend, modelFacts } from "../../components/inference/args";
+import { Backend } from "../../components/inference/args";
+import { modelFacts } from "../../components/catalog/models";
 import { workerFit } from "../../components/inference/fit";
 import { decodeStepMs, prefillMs, servingShape, WorkerSpeed, ratesFor } from "../../components/inference/worker-speed";
 import * as L from "../../components/inference/serving";

@@ -7,7 +7,8 @@
 import { strict as assert } from "assert";
 import { INSTANCES } from "../../components/catalog/instances";
 import { KvCacheDtype } from "../../components/catalog/models";
-import { Backend, modelFacts } from "../../components/inference/args";
+import { Backend } from "../../components/inference/args";
+import { modelFacts } from "../../components/catalog/models";
 import { FitInput, fitProblem, smallestTensorParallel } from "../../components/inference/fit";
 import { renderGraph } from "../../components/inference/graph";
 import { modelFitsWorkers } from "../../policy/rules/model-fit";

@@ -9,7 +9,7 @@ import * as fs from "fs";
 import * as path from "path";
 import YAML from "yaml";
 import { DGD_TYPE_TOKEN } from "../../components/inference/dgd";
-import { ModelCacheMode } from "../../components/inference/args";
+import { ModelCacheMode } from "../../components/inference/model-load";
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { downloadOverlap, fleetPull, gpuIdlePlan, GpuIdleInput, PULL_ASSUMPTIONS } from "../../tools/render/plan/idle";
 import type { ModelLoadPlan } from "../../tools/render/plan/load";

@@ -5,7 +5,7 @@
 import { strict as assert } from "assert";
 import { KvCacheDtype, kvBytesPerTokenPerGpu } from "../../components/catalog/models";
 import { kvLink, kvTransfer, NIXL_LIBFABRIC_MEASURED_GBYTES_PER_S } from "../../components/inference/fit";
-import { modelFacts } from "../../components/inference/args";
+import { modelFacts } from "../../components/catalog/models";
 import { pool } from "../helpers/inference-fixtures";
 
 const facts = (id: string) => {

@@ -5,7 +5,8 @@
  */
 import { strict as assert } from "assert";
 import { startupFailureThreshold, STARTUP_PERIOD_SECONDS, waitTimeoutSeconds } from "../../components/inference/graph";
-import { derivedBudgets, loadEstimate, overBudget, modelFacts } from "../../components/inference/args";
+import { derivedBudgets, loadEstimate, overBudget } from "../../components/inference/model-load";
+import { modelFacts } from "../../components/catalog/models";
 import { validate } from "../../components/inference/validate";
 import type { InferenceSettings } from "../../components/inference";
 import { pool, resolved } from "../helpers/inference-fixtures";

@@ -13,7 +13,8 @@ import {
 } from "../../components/inference/graph";
 import { type DgdContainer, type EnvVar } from "../../components/inference/dgd";
 import { renderInference } from "../../components/inference/render";
-import { ServingRole, modelFacts } from "../../components/inference/args";
+import { ServingRole } from "../../components/inference/args";
+import { modelFacts } from "../../components/catalog/models";
 import { COMPLETION_MARKER, modelCacheDir, PREFETCH_SCRIPT } from "../../components/inference/cache";
 import { expectGolden } from "../helpers/golden";
 import type { InferenceSettings } from "../../components/inference";

@@ -15,7 +15,7 @@ import {
   workerFit,
   smallestFit,
 } from "../../components/inference/fit";
-import { modelFacts } from "../../components/inference/args";
+import { modelFacts } from "../../components/catalog/models";
 import { pool, resolved } from "../helpers/inference-fixtures";
 import { loadFacts } from "../contracts/facts";
 

@@ -15,7 +15,7 @@ import {
   servingShape,
   WorkerSpeed,
 } from "../../components/inference/worker-speed";
-import { modelFacts } from "../../components/inference/args";
+import { modelFacts } from "../../components/catalog/models";
 import { KvCacheDtype } from "../../components/catalog/models";
 
 interface CalibrationFacts {

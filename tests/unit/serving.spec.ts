@@ -5,7 +5,8 @@
  */
 import { strict as assert } from "assert";
 import { KvCacheDtype } from "../../components/catalog/models";
-import { modelFacts, resolveWorkload, type ResolvedInference } from "../../components/inference/args";
+import { modelFacts } from "../../components/catalog/models";
+import { resolveWorkload, type ResolvedInference } from "../../components/inference/args";
 import { validateWorkload, workloadAnnotations, workloadOf } from "../../components/inference/serving";
 import {
   decodeStepMs,

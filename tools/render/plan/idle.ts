@@ -9,7 +9,7 @@
  */
 import { SERVING_IMAGE_GB } from "../../../components/cluster/root-volume";
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
-import { ModelCacheMode } from "../../../components/inference/args";
+import { ModelCacheMode } from "../../../components/inference/model-load";
 import { DGD_TYPE_TOKEN, DgdContainer } from "../../../components/inference/dgd";
 import { CREATE_MINUTES } from "./graph";
 import { servicesOf, CapturedInputs } from "./dgd-inputs";

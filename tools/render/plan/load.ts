@@ -14,7 +14,7 @@ import {
   loadEstimate,
   noCacheWorkersPerNode,
   overBudget,
-} from "../../../components/inference/args";
+} from "../../../components/inference/model-load";
 import { nodeCacheHostPath } from "../../../components/inference/cache";
 import type { InferencePlan } from "../../../components/inference/render";
 

@@ -23,7 +23,7 @@ import {
   workerFit,
   WorkerFit,
 } from "../../../components/inference/fit";
-import { modelFacts } from "../../../components/inference/args";
+import { modelFacts } from "../../../components/catalog/models";
 import { table } from "../output/md-table";
 import { loadMarkdown, loadPlan, ModelLoadPlan } from "./load";
 

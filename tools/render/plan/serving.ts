@@ -6,7 +6,8 @@
  * `serving-estimate-meets-workload` reads any graph into the same input (policy/rules/_serving.ts). Pure.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
-import { ServingRole, modelFacts } from "../../../components/inference/args";
+import { ServingRole } from "../../../components/inference/args";
+import { modelFacts } from "../../../components/catalog/models";
 import type { InferencePlan, RolePlan } from "../../../components/inference/render";
 import {
   ServingEstimate,
