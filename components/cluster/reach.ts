@@ -5,6 +5,7 @@
  * deploy runs inside the VPC stalls after EKS and the GPU nodes already bill, so it is a config error; and the RFC
  * 5737 documentation ranges the example stacks carry reach nobody. Pure; no Pulumi import.
  */
+import { coveredSpaces } from "../_shared/cidr";
 import { Problem, show } from "../_shared/problems";
 
 /** The RFC 5737 documentation ranges (TEST-NET-1, -2, -3): no host on the internet has these addresses. */
@@ -13,19 +14,12 @@ export const DOCUMENTATION_RANGES = ["192.0.2.0/24", "198.51.100.0/24", "203.0.1
 /** The command that sets the deployer's own address (what README's deploy steps run). */
 export const SET_OWN_CIDR = `pulumi config set --path 'dynamo-efa:cluster.publicAccessCidrs[0]' "$(curl -s https://checkip.amazonaws.com)/32"`;
 
-/** An IPv4 address as a 32-bit number; undefined when `s` is not a dotted quad. */
-function ipv4(s: string): number | undefined {
-  const parts = s.split(".");
-  if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255)) return undefined;
-  return parts.reduce((n, p) => n * 256 + Number(p), 0);
-}
-
-/** The documentation range `cidr` lies inside, or undefined (also for anything that is not an IPv4 CIDR). */
+/**
+ * The documentation range that holds every address of `cidr`, or undefined (also for anything that is not a CIDR):
+ * `_shared/cidr`'s parser and cover test, so a spelling the cluster's validator accepts is read the same here.
+ */
 export function documentationRangeOf(cidr: string): string | undefined {
-  const [addr, bits] = cidr.split("/");
-  const ip = ipv4(addr ?? "");
-  if (ip === undefined || !/^\d{1,2}$/.test(bits ?? "") || Number(bits) < 24 || Number(bits) > 32) return undefined;
-  return DOCUMENTATION_RANGES.find((r) => Math.floor(ip / 256) === Math.floor(ipv4(r.split("/")[0])! / 256));
+  return DOCUMENTATION_RANGES.find((range) => coveredSpaces([range], [cidr]).length > 0);
 }
 
 /** Each entry of `cidrs` inside a documentation range, with its index. */

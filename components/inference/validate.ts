@@ -358,9 +358,6 @@ export const MODEL_ID_RULE =
 /** A branch, tag or commit the prefetch can use as one directory name (no "/"). */
 export const REVISION_RULE = /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,126}[A-Za-z0-9_])?$/;
 
-/** A full commit hash: the only revision that pins the weights (a branch moves). */
-export const COMMIT_RULE = /^[0-9a-f]{40}$/;
-
 /** Why `id` is not a model id the prefetch and the engines accept, or undefined when it is. */
 export function modelIdProblem(id: string): string | undefined {
   if (MODEL_ID_RULE.test(id)) return undefined;

@@ -11,6 +11,7 @@ import YAML from "yaml";
 import { OperatorLabel } from "../../components/_shared/names";
 import { HOSTNAME_TOPOLOGY_KEY } from "../../components/inference/graph";
 import { prefillDecodeApartOverEfa } from "../../policy/rules/placement";
+import { loadProject, stackConfig, stackFile } from "../../tools/_shared/stackfile";
 import { happyGraph, loose, prefill, decode } from "../helpers/policy-graph-fixtures";
 import { T } from "../helpers/policy-fixtures";
 import { messages, resourceArgs, runResourcePolicy } from "../helpers/policy-harness";
@@ -51,8 +52,9 @@ describe("contract: prefill and decode on different nodes over EFA (field 1-GPU 
   });
 
   it("the p5en-1gpu stack is the field's layout: its instance type, its node count, one GPU per role", () => {
-    const stack = YAML.parse(fs.readFileSync(path.join(ROOT, "stacks", "Pulumi.p5en-1gpu.yaml"), "utf8"));
-    const nodes = stack.config["dynamo-efa:cluster"].gpuNodes;
+    const project = loadProject(ROOT);
+    const { values } = stackConfig(project, stackFile(ROOT, project, "p5en-1gpu"));
+    const nodes = (values[`${project.name}:cluster`] as { gpuNodes: { instanceType: string; count: number } }).gpuNodes;
     assert.deepEqual([nodes.instanceType, nodes.count], [facts.field.instanceType, facts.field.nodes]);
     const g = YAML.parse(fs.readFileSync(DGD, "utf8"));
     for (const [key, role] of [

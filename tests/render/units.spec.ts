@@ -16,7 +16,7 @@ import {
   totalUsdPerHour,
 } from "../../tools/render/plan/prices";
 import { costLines, poolBilling } from "../../tools/render/plan/cost";
-import { gpuPoolFacts, POOL_LABEL } from "../../components/catalog/pool";
+import { POOL_LABEL } from "../../components/catalog/pool";
 import { CapacityType } from "../../components/cluster/args";
 import { capacitySettings } from "../../components/cluster/derive";
 import { fromSerialized } from "../../tools/render/capture/redact";
@@ -171,7 +171,7 @@ describe("render units", () => {
       assert.ok(Object.values(ON_DEMAND_USD_PER_HOUR).every((p) => p.usdPerHour > 0));
     });
     it("reserved capacity: a Capacity Block is prepaid (out of the on-demand total), an ODCR billed at on-demand used or not", () => {
-      const pool = gpuPoolFacts(INSTANCES.get("p5en.48xlarge")!, { name: "gpu", nodes: 2, efaEnabled: true });
+      const pool = { ...poolFacts(), nodes: 2 };
       // The node group and launch template as the cluster component renders them (its own capacity derivation).
       const rendered = (capacity: CapacityType): PlanSourceResource[] => {
         const cap = capacitySettings({ capacity, capacityReservationId: "cr-0123456789abcdef0" });

@@ -59,6 +59,18 @@ export function filesUnder(root: string, dir: string, pattern: RegExp): string[]
   return out;
 }
 
+/**
+ * A matcher for one extractor: `re`'s match in `text`, or an error naming the extractor, what it sought and the
+ * pattern, so an upstream file that moved on fails the extraction instead of writing an empty fact.
+ */
+export function matcher(extractor: string): (re: RegExp, text: string, what: string) => RegExpExecArray {
+  return (re, text, what) => {
+    const m = re.exec(text);
+    if (!m) throw new Error(`${extractor} extractor: ${what} not found (pattern ${re})`);
+    return m;
+  };
+}
+
 export const readText = (root: string, rel: string): string => readFileSync(join(root, rel), "utf8");
 
 /** Today's date as YYYY-MM-DD (UTC). */

@@ -4,15 +4,11 @@
  * AIConfigurator's prediction, compared model against model in docs/SERVING.md#validation.
  * Usage: npx tsx tests/contracts/extract/aiconfigurator-h200-case.ts <ai-dynamo/aiconfigurator checkout> --ref main [--commit <sha>] > tests/contracts/facts/aiconfigurator-h200-case.json
  */
-import { checkoutArgs, printFacts, readText, today, withNotes } from "./_checkout";
+import { checkoutArgs, matcher, printFacts, readText, today, withNotes } from "./_checkout";
 
 export const PATH = "README.md";
 
-function must(re: RegExp, text: string, what: string): RegExpExecArray {
-  const m = re.exec(text);
-  if (!m) throw new Error(`aiconfigurator-h200-case extractor: ${what} not found (pattern ${re})`);
-  return m;
-}
+const must = matcher("aiconfigurator-h200-case");
 
 /** The cells of the rank-1 row of the table headed `title` (at the start of a line: "agg" is in "disagg"). */
 function topRow(text: string, title: string): string[] {

@@ -4,15 +4,13 @@
  * variant it documents and what that variant gives up, and the host namespaces it leaves off. Usage:
  * npx tsx tests/contracts/extract/dcgm-exporter-security.ts <NVIDIA/dcgm-exporter checkout> --ref <tag> [--commit <sha>]
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import YAML from "yaml";
-import { checkoutArgs, printFacts } from "./_checkout";
+import { checkoutArgs, printFacts, readText, today } from "./_checkout";
 
 export const VALUES = "deployment/values.yaml";
 
 export function extract(root: string): Record<string, unknown> {
-  const text = readFileSync(join(root, VALUES), "utf8");
+  const text = readText(root, VALUES);
   const v = YAML.parse(text);
   const need = /add: \[[^\]]*\]\s*#\s*(.+)$/m.exec(text);
   const nonRoot = /#\s*Note: For non-root (without [^,]+), use:\s*\n\s*#\s*(.+)$/m.exec(text);
@@ -34,7 +32,7 @@ if (require.main === module) {
       ref: a.ref,
       commit: a.commit,
       paths: [VALUES],
-      extracted: new Date().toISOString().slice(0, 10),
+      extracted: today(),
       extractor: "tests/contracts/extract/dcgm-exporter-security.ts",
       notes: a.notes ?? "",
     },

@@ -4,16 +4,12 @@
  * the KV transfer cost and rate. The serving model's validation (docs/SERVING.md#validation) compares against them.
  * Usage: npx tsx tests/contracts/extract/dynamo-disagg-p5.ts <ai-dynamo/dynamo checkout> --ref main [--commit <sha>] > tests/contracts/facts/dynamo-disagg-p5.json
  */
-import { checkoutArgs, printFacts, readText, today, withNotes } from "./_checkout";
+import { checkoutArgs, matcher, printFacts, readText, today, withNotes } from "./_checkout";
 
 export const PATH =
   "docs/fern/pages/developer-guide/knowledge-base/kubernetes/kubernetes-operator/disagg-communication.md";
 
-function must(re: RegExp, text: string, what: string): RegExpExecArray {
-  const m = re.exec(text);
-  if (!m) throw new Error(`dynamo-disagg-p5 extractor: ${what} not found (pattern ${re})`);
-  return m;
-}
+const must = matcher("dynamo-disagg-p5");
 
 const pct = (s: string) => Math.round(Number(s.replace(/[~%*+\s]/g, "")) * 10) / 1000;
 

@@ -6,15 +6,11 @@
  * word on IPC_LOCK.
  * Usage: npx tsx tests/contracts/extract/dynamo-efa-guide.ts <ai-dynamo/dynamo checkout> --ref main --commit <sha> > tests/contracts/facts/dynamo-efa-guide.json
  */
-import { checkoutArgs, printFacts, readText, today, withNotes } from "./_checkout";
+import { checkoutArgs, matcher, printFacts, readText, today, withNotes } from "./_checkout";
 
 export const FILE = "docs/kubernetes/cloud-providers/eks/efa.md";
 
-function must(re: RegExp, text: string, what: string): RegExpExecArray {
-  const m = re.exec(text);
-  if (!m) throw new Error(`dynamo-efa-guide extractor: ${what} not found (pattern ${re})`);
-  return m;
-}
+const must = matcher("dynamo-efa-guide");
 
 /** The facts, from the guide's text. */
 export function extract(text: string) {

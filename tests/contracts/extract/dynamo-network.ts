@@ -6,10 +6,8 @@
  * workers, and that the Frontend downloads the model's config files from the hub.
  * Usage: npx tsx tests/contracts/extract/dynamo-network.ts <ai-dynamo/dynamo checkout> --ref main [--commit <sha>]
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import YAML from "yaml";
-import { checkoutArgs, printFacts } from "./_checkout";
+import { checkoutArgs, matcher, printFacts, readText, today } from "./_checkout";
 
 export const PATHS = {
   consts: "deploy/operator/internal/consts/consts.go",
@@ -25,24 +23,20 @@ export const PATHS = {
   modelCard: "lib/llm/src/model_card.rs",
 } as const;
 
-function must(text: string, re: RegExp, what: string): RegExpExecArray {
-  const m = re.exec(text);
-  if (!m) throw new Error(`${what}: ${re} not found`);
-  return m;
-}
+const must = matcher("dynamo-network");
 
 function goInt(consts: string, name: string): number {
-  return Number(must(consts, new RegExp(`\\b${name}\\s*=\\s*(\\d+)`), name)[1]);
+  return Number(must(new RegExp(`\\b${name}\\s*=\\s*(\\d+)`), consts, name)[1]);
 }
 
 function pyDefault(args: string, env: string): string {
-  return must(args, new RegExp(`env_var="${env}",\\s*default="([^"]+)"`), env)[1];
+  return must(new RegExp(`env_var="${env}",\\s*default="([^"]+)"`), args, env)[1];
 }
 
 function operatorFacts(read: (p: string) => string) {
   const consts = read(PATHS.consts);
   const worker = read(PATHS.worker);
-  const telemetry = must(worker, /Name:\s*"NIXL_TELEMETRY_ENABLE",\s*Value:\s*"([^"]*)"/, "NIXL_TELEMETRY_ENABLE")[1];
+  const telemetry = must(/Name:\s*"NIXL_TELEMETRY_ENABLE",\s*Value:\s*"([^"]*)"/, worker, "NIXL_TELEMETRY_ENABLE")[1];
   const controller = read(PATHS.modelController);
   return {
     frontendHttpPort: goInt(consts, "DynamoServicePort"),
@@ -61,9 +55,9 @@ function runtimeFacts(read: (p: string) => string) {
   return {
     requestPlaneDefault: pyDefault(args, "DYN_REQUEST_PLANE"),
     eventPlaneDefault: pyDefault(args, "DYN_EVENT_PLANE"),
-    tcpRpcPortVariable: must(manager, /tcp_port: std::env::var\("(DYN_TCP_RPC_PORT)"\)/, "tcp_port")[1],
+    tcpRpcPortVariable: must(/tcp_port: std::env::var\("(DYN_TCP_RPC_PORT)"\)/, manager, "tcp_port")[1],
     responseStreamServerDefaultPort: Number(
-      must(server, /#\[builder\(default = "(\d+)"\)\]\s*pub port: u16/, "port")[1],
+      must(/#\[builder\(default = "(\d+)"\)\]\s*pub port: u16/, server, "port")[1],
     ),
     callerUsesResponseStreamServer: /resp_transport = endpoint\.drt\(\)\.tcp_server\(\)/.test(read(PATHS.pushRouter)),
   };
@@ -73,10 +67,10 @@ function platformFacts(read: (p: string) => string) {
   const tpl = read(PATHS.operatorConfig);
   const values = YAML.parse(read(PATHS.platformValues));
   return {
-    natsAddressTemplate: must(tpl, /\$natsAddr = printf "(nats:\/\/[^"]+)"/, "natsAddr")[1],
+    natsAddressTemplate: must(/\$natsAddr = printf "(nats:\/\/[^"]+)"/, tpl, "natsAddr")[1],
     natsPort: values.nats.config.nats.port,
     natsEnabled: values["dynamo-operator"].nats.enabled,
-    etcdAddressTemplate: must(tpl, /\$etcdAddr = printf "([^"]+)"/, "etcdAddr")[1],
+    etcdAddressTemplate: must(/\$etcdAddr = printf "([^"]+)"/, tpl, "etcdAddr")[1],
     etcdInstalled: values.global.etcd.install,
     discoveryBackend: values["dynamo-operator"].discoveryBackend,
   };
@@ -84,7 +78,7 @@ function platformFacts(read: (p: string) => string) {
 
 /** The facts, read from a checkout. */
 export function extract(root: string): Record<string, unknown> {
-  const read = (p: string) => readFileSync(join(root, p), "utf8");
+  const read = (p: string) => readText(root, p);
   const watcher = read(PATHS.watcher);
   const card = read(PATHS.modelCard);
   return {
@@ -105,7 +99,7 @@ if (require.main === module) {
       ref: a.ref,
       commit: a.commit,
       paths: Object.values(PATHS),
-      extracted: new Date().toISOString().slice(0, 10),
+      extracted: today(),
       extractor: "tests/contracts/extract/dynamo-network.ts",
       notes: a.notes ?? "",
     },

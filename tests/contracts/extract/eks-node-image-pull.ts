@@ -8,7 +8,7 @@
  * (`nodeadm/internal/containerd/snapshotter/soci-snapshotter.config.toml`: parallel pull + unpack, no lazy loading).
  * Usage: npx tsx tests/contracts/extract/eks-node-image-pull.ts <amazon-eks-ami checkout> --ref main [--commit <sha>] > tests/contracts/facts/eks-node-image-pull.json
  */
-import { checkoutArgs, printFacts, readText, today, withNotes } from "./_checkout";
+import { checkoutArgs, matcher, printFacts, readText, today, withNotes } from "./_checkout";
 
 export const PATHS = {
   kubelet: "nodeadm/internal/kubelet/config.go",
@@ -18,11 +18,7 @@ export const PATHS = {
   soci: "nodeadm/internal/containerd/snapshotter/soci-snapshotter.config.toml",
 } as const;
 
-function must(re: RegExp, text: string, what: string): RegExpExecArray {
-  const m = re.exec(text);
-  if (!m) throw new Error(`eks-node-image-pull extractor: ${what} not found (pattern ${re})`);
-  return m;
-}
+const must = matcher("eks-node-image-pull");
 
 /** The facts, from the text of each file in `PATHS`. */
 export function extract(read: (p: string) => string) {

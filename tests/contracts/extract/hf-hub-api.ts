@@ -6,15 +6,11 @@
  * what the prefetch verifies each file against), and the offline switch the engines read.
  * Usage: npx tsx tests/contracts/extract/hf-hub-api.ts <huggingface_hub checkout> --ref main [--commit <sha>] > tests/contracts/facts/hf-hub-api.json
  */
-import { checkoutArgs, printFacts, readText, today, withNotes } from "./_checkout";
+import { checkoutArgs, matcher, printFacts, readText, today, withNotes } from "./_checkout";
 
 export const PATHS = { constants: "src/huggingface_hub/constants.py", api: "src/huggingface_hub/hf_api.py" } as const;
 
-function must(re: RegExp, text: string, what: string): RegExpExecArray {
-  const m = re.exec(text);
-  if (!m) throw new Error(`hf-hub-api extractor: ${what} not found (pattern ${re})`);
-  return m;
-}
+const must = matcher("hf-hub-api");
 
 export function extract(read: (p: string) => string) {
   const c = read(PATHS.constants);

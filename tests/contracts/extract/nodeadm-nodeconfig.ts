@@ -9,7 +9,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { checkoutArgs, printFacts, readText, today, withNotes } from "./_checkout";
+import { checkoutArgs, matcher, printFacts, readText, today, withNotes } from "./_checkout";
 
 export const PATHS = {
   core: "nodeadm/api/core.go",
@@ -27,11 +27,7 @@ export const PATHS = {
   containerdDropIns: "templates/al2023/runtime/rootfs/etc/systemd/system/containerd.service.d",
 } as const;
 
-function must(re: RegExp, text: string, what: string): RegExpExecArray {
-  const m = re.exec(text);
-  if (!m) throw new Error(`nodeadm extractor: ${what} not found (pattern ${re})`);
-  return m;
-}
+const must = matcher("nodeadm");
 
 /**
  * How nodeadm builds containerd's base runtime spec (the OCI spec every container starts from, rlimits included):

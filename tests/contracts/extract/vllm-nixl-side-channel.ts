@@ -3,9 +3,9 @@
  * (the handshake listener binds that TCP port). Usage:
  * npx tsx tests/contracts/extract/vllm-nixl-side-channel.ts <vllm checkout> --ref <tag> [--commit <sha>] [--notes <text>]
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { checkoutArgs, printFacts } from "./_checkout";
+import { checkoutArgs, printFacts, readText, today } from "./_checkout";
 
 /** The connector before and after vLLM split it into a package. */
 export const PATHS = [
@@ -16,7 +16,7 @@ export const PATHS = [
 export function extract(root: string): { path: string; facts: Record<string, string> } {
   const path = PATHS.find((p) => existsSync(join(root, p)));
   if (!path) throw new Error(`none of ${PATHS.join(", ")} in ${root}`);
-  const text = readFileSync(join(root, path), "utf8");
+  const text = readText(root, path);
   const m =
     /self\.side_channel_port\s*=\s*\(?\s*envs\.(VLLM_NIXL_SIDE_CHANNEL_PORT)\s*\+\s*vllm_config\.parallel_config\.(\w+)/.exec(
       text,
@@ -38,7 +38,7 @@ if (require.main === module) {
       ref: a.ref,
       commit: a.commit,
       paths: [path],
-      extracted: new Date().toISOString().slice(0, 10),
+      extracted: today(),
       extractor: "tests/contracts/extract/vllm-nixl-side-channel.ts",
       notes: a.notes ?? "",
     },
