@@ -109,11 +109,17 @@ export interface WorkloadArgs {
 
 /** A workload with every default filled, and whether the user declared it. */
 export interface ResolvedWorkload {
+  /** Prompt tokens per request. */
   readonly isl: number;
+  /** Output tokens per request. */
   readonly osl: number;
+  /** Open-loop arrival rate; exactly one of this and `concurrency`. */
   readonly requestsPerSecond?: number;
+  /** Closed-loop requests in flight. */
   readonly concurrency?: number;
+  /** TTFT objective, ms. */
   readonly ttftMs?: number;
+  /** ITL objective, ms. */
   readonly itlMs?: number;
   /** False when `workload` was not set (the defaults are estimated, and no annotation is written). */
   readonly declared: boolean;

@@ -51,20 +51,7 @@ import { decodeStepMs, GpuRates, maxDecodeBatch, prefillMs, ratesFor, servingSha
 export const PREFILL_BATCH_TOKENS = 8192;
 
 /** A declared workload, every default filled. */
-export interface ServingWorkload {
-  /** Prompt tokens per request. */
-  readonly isl: number;
-  /** Output tokens per request. */
-  readonly osl: number;
-  /** Open-loop arrival rate; exactly one of this and `concurrency`. */
-  readonly requestsPerSecond?: number;
-  /** Closed-loop requests in flight. */
-  readonly concurrency?: number;
-  /** TTFT objective, ms. */
-  readonly ttftMs?: number;
-  /** ITL objective, ms. */
-  readonly itlMs?: number;
-}
+export type ServingWorkload = Omit<ResolvedWorkload, "declared">;
 
 /** One role's workers: how fast each is and how many. */
 export interface RoleWorkers {
