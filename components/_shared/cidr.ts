@@ -57,8 +57,9 @@ function ipv6(text: string): bigint | undefined {
 
 /**
  * `text` with the leading zeros of its dotted-quad octets dropped ("010.0.0.0/8" -> "10.0.0.0/8"), or undefined when
- * it has none. Such a text names two networks: 10.0.0.0/8 to Go's pre-1.17 net (Kubernetes' ParseCIDRSloppy) and
- * 8.0.0.0/8 to inet_aton, which reads "010" as octal; Python's ipaddress refuses it. So it is refused, not guessed.
+ * it has none. Such a text names two networks: 10.0.0.0/8 to a decimal reader (this parser, before) and 8.0.0.0/8 to
+ * inet_aton, which reads "010" as octal; Python's ipaddress refuses it (tests/unit/cidr.spec.ts runs both). So it is
+ * refused, not guessed.
  */
 export function leadingZeroFix(text: string): string | undefined {
   const slash = text.indexOf("/");

@@ -86,6 +86,10 @@ describe("cidr: parseCidr", () => {
       console.log(`      skipped: python3 is not available here (${py.error?.message ?? py.stderr})`);
       this.skip();
     }
+    const octal = spawnSync("python3", ["-c", "import socket; print(socket.inet_aton('010.0.0.0')[0])"], {
+      encoding: "utf8",
+    });
+    assert.equal(octal.stdout.trim(), "8", "inet_aton reads 010 as octal: the text names two networks");
     const theirs = py.stdout.trim().split("\n");
     assert.deepEqual(
       texts.map((t) => `${t}: ${"cidr" in parseCidr(t) ? 1 : 0}`),
