@@ -18,13 +18,23 @@ mode="$1"
 shift
 tmp="$(mktemp -d)"
 trap 'rm -rf "${tmp}"' EXIT
+# curl has no deadline of its own: a server that accepts and then stalls would hang the build forever. A transfer
+# below 1 KiB/s for FETCH_STALL_SECONDS (default 60), or no connection in 30 s, fails; FETCH_RETRIES (default 3) more
+# attempts follow. No total limit: a slow but moving mirror of a large tarball still completes.
+stall="${FETCH_STALL_SECONDS:-60}" retries="${FETCH_RETRIES:-3}"
+[[ "${stall}" =~ ^[1-9][0-9]{0,4}$ ]] || { echo "fetch-verified: FETCH_STALL_SECONDS must be a whole number of seconds from 1 to 99999 (unset: 60); got '${stall}'" >&2; exit 64; }
+[[ "${retries}" =~ ^[0-9]$ ]] || { echo "fetch-verified: FETCH_RETRIES must be a whole number from 0 to 9 (unset: 3); got '${retries}'" >&2; exit 64; }
+get() {
+  curl -fsSL --retry "${retries}" --connect-timeout 30 --speed-limit 1024 --speed-time "${stall}" -o "$2" "$1" \
+    || die "$1: download failed (curl exit $?; 28: no progress for ${stall} s or no connection in 30 s, after ${retries} retries)"
+}
 
 case "${mode}" in
   sha256)
     [ "$#" -eq 3 ] || usage
     url="$1" out="$2" want="$3"
     [[ "${want}" =~ ^[0-9a-f]{64}$ ]] || { echo "fetch-verified: ${url}: the pinned sha256 must be 64 lower-case hex digits, got '${want}'" >&2; exit 64; }
-    curl -fsSL --retry 3 -o "${tmp}/file" "${url}"
+    get "${url}" "${tmp}/file"
     got="$(sha256sum "${tmp}/file" | cut -d' ' -f1)"
     [ "${got}" = "${want}" ] || die "${url}: sha256 ${got} is not the pinned ${want}; refusing it"
     ;;
@@ -32,9 +42,9 @@ case "${mode}" in
     [ "$#" -eq 5 ] || usage
     url="$1" out="$2" sig_url="$3" key_url="$4" fpr="$(tr a-f A-F <<<"$5")"
     [[ "${fpr}" =~ ^[0-9A-F]{40}$ ]] || { echo "fetch-verified: ${url}: the pinned key fingerprint must be 40 hex digits, got '$5'" >&2; exit 64; }
-    curl -fsSL --retry 3 -o "${tmp}/file" "${url}"
-    curl -fsSL --retry 3 -o "${tmp}/file.sig" "${sig_url}"
-    curl -fsSL --retry 3 -o "${tmp}/key" "${key_url}"
+    get "${url}" "${tmp}/file"
+    get "${sig_url}" "${tmp}/file.sig"
+    get "${key_url}" "${tmp}/key"
     export GNUPGHOME="${tmp}/gnupg"
     mkdir -m 0700 "${GNUPGHOME}"
     gpg --batch --quiet --import "${tmp}/key" 2>/dev/null || die "${key_url} is not an OpenPGP key; refusing ${url}"

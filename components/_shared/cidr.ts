@@ -55,12 +55,33 @@ function ipv6(text: string): bigint | undefined {
   return all.reduce((acc, g) => (acc << 16n) + g, 0n);
 }
 
+/**
+ * `text` with the leading zeros of its dotted-quad octets dropped ("010.0.0.0/8" -> "10.0.0.0/8"), or undefined when
+ * it has none. Such a text names two networks: 10.0.0.0/8 to a decimal reader (this parser, before) and 8.0.0.0/8 to
+ * inet_aton, which reads "010" as octal; Python's ipaddress refuses it (tests/unit/cidr.spec.ts runs both). So it is
+ * refused, not guessed.
+ */
+export function leadingZeroFix(text: string): string | undefined {
+  const slash = text.indexOf("/");
+  const addr = slash < 0 ? text : text.slice(0, slash);
+  const quad = addr.slice(addr.lastIndexOf(":") + 1);
+  if (!quad.includes(".") || !quad.split(".").some((o) => /^0\d/.test(o))) return undefined;
+  const fixed = quad
+    .split(".")
+    .map((o) => o.replace(/^0+(?=\d)/, ""))
+    .join(".");
+  return `${addr.slice(0, addr.length - quad.length)}${fixed}${slash < 0 ? "" : text.slice(slash)}`;
+}
+
 /** Parses `a.b.c.d/n` or an IPv6 `x:y::z/n`; the error says what was expected. */
 export function parseCidr(text: unknown): ParsedCidr {
   const expected = `must be a CIDR such as "203.0.113.0/24" or "2001:db8::/32"`;
   if (typeof text !== "string") return { error: expected };
   const m = /^([^/]+)\/(\d{1,3})$/.exec(text.trim() === text ? text : "");
   if (!m) return { error: expected };
+  const fix = leadingZeroFix(text);
+  if (fix !== undefined)
+    return { error: `${expected}, without leading zeros (some tools read "010" as octal 8); did you mean "${fix}"?` };
   const family = m[1].includes(":") ? 6 : 4;
   const address = family === 4 ? ipv4(m[1]) : ipv6(m[1]);
   if (address === undefined) return { error: expected };

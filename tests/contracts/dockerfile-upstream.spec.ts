@@ -292,7 +292,11 @@ describe("contract: the combined Dockerfile against upstream", () => {
       ],
       [
         /extracted or run before it is verified: curl/,
-        (t) => t.replace(/^(curl -fsSL -o "\$\{efa_dir\}\/\$\{efa_tgz\}") (".*")$/m, "curl -fsSL $2 | tar -xz -C /tmp"),
+        (t) =>
+          t.replace(
+            /^(curl -fsSL [^\n]*?-o "\$\{efa_dir\}\/\$\{efa_tgz\}") (".*")$/m,
+            "curl -fsSL $2 | tar -xz -C /tmp",
+          ),
       ],
       [/does not apt-get install gnupg/, (t) => t.replace(/ tcl gnupg libgomp1 \\$/m, " tcl libgomp1 \\")],
       [/throw-away GNUPGHOME/, (t) => t.replace(/^export GNUPGHOME=.*\n/m, "")],

@@ -4,7 +4,15 @@
  */
 import { strict as assert } from "assert";
 import fc from "fast-check";
-import { covers, coveredSpaces, formatAddress, parseCidr, parsedBlocks } from "../../components/_shared/cidr";
+import { spawnSync } from "child_process";
+import {
+  covers,
+  coveredSpaces,
+  formatAddress,
+  leadingZeroFix,
+  parseCidr,
+  parsedBlocks,
+} from "../../components/_shared/cidr";
 import { EfaClusterArgs } from "../../components/cluster/args";
 import { validateClusterArgs } from "../../components/cluster/validate";
 
@@ -48,6 +56,46 @@ describe("cidr: parseCidr", () => {
   for (const text of bad)
     it(`refuses ${JSON.stringify(text)}`, () => assert.ok("error" in parseCidr(text), JSON.stringify(parseCidr(text))));
   it("refuses what is not a string", () => assert.ok("error" in parseCidr(42)));
+
+  // "010.0.0.0/8" parsed as 10.0.0.0/8 here once, while inet_aton reads it as 8.0.0.0/8 and Python's ipaddress
+  // refuses it: the text is refused with the unambiguous spelling, and Python (where present) agrees on every case.
+  const leadingZero: [string, string][] = [
+    ["010.0.0.0/8", "10.0.0.0/8"],
+    ["10.00.0.0/16", "10.0.0.0/16"],
+    ["192.168.001.000/24", "192.168.1.0/24"],
+    ["::ffff:010.0.0.0/104", "::ffff:10.0.0.0/104"],
+  ];
+  for (const [text, fixed] of leadingZero)
+    it(`refuses ${text}, suggesting ${fixed}`, () => {
+      const p = parseCidr(text);
+      assert.ok("error" in p && p.error.endsWith(`did you mean "${fixed}"?`), JSON.stringify(p));
+      assert.equal(leadingZeroFix(text), fixed);
+      assert.ok("cidr" in parseCidr(fixed), `${fixed} parses`);
+    });
+  it("agrees with Python's ipaddress on leading zeros and the plain spellings", function () {
+    const texts = [...leadingZero.flat(), ...good.map((g) => g[0]), "10.0.0.0/8", "0.0.0.0/0"];
+    const py = spawnSync(
+      "python3",
+      [
+        "-c",
+        "import ipaddress,json,sys\nfor t in json.load(sys.stdin):\n try: ipaddress.ip_network(t, strict=False); print(1)\n except ValueError: print(0)",
+      ],
+      { input: JSON.stringify(texts), encoding: "utf8" },
+    );
+    if (py.error || py.status !== 0) {
+      console.log(`      skipped: python3 is not available here (${py.error?.message ?? py.stderr})`);
+      this.skip();
+    }
+    const octal = spawnSync("python3", ["-c", "import socket; print(socket.inet_aton('010.0.0.0')[0])"], {
+      encoding: "utf8",
+    });
+    assert.equal(octal.stdout.trim(), "8", "inet_aton reads 010 as octal: the text names two networks");
+    const theirs = py.stdout.trim().split("\n");
+    assert.deepEqual(
+      texts.map((t) => `${t}: ${"cidr" in parseCidr(t) ? 1 : 0}`),
+      texts.map((t, i) => `${t}: ${theirs[i]}`),
+    );
+  });
 });
 
 describe("cidr: coverage", () => {

@@ -320,4 +320,12 @@ describe("cluster: validateClusterArgs", () => {
     );
     assert.deepEqual(cidrProblems("vpcCidr", "10.0.0.0/16", 16, 20), []);
   });
+
+  it("cidrProblems: an octet with a leading zero is refused with the unambiguous spelling", () =>
+    assert.deepEqual(
+      cidrProblems("vpcCidr", "010.0.0.0/16", 16, 20).map((p) => `${p.propertyPath}: ${p.reason}`),
+      [
+        'vpcCidr: must be an IPv4 CIDR such as "203.0.113.0/24"; got "010.0.0.0/16"; without leading zeros (some tools read "010" as octal 8): did you mean "10.0.0.0/16"?',
+      ],
+    ));
 });

@@ -4,9 +4,11 @@
  * sha256sum (gpg for the signature cases); skips with a printed reason.
  */
 import * as assert from "assert";
-import { spawnSync } from "child_process";
+import { spawn, spawnSync } from "child_process";
 import { createHash } from "crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs";
+import * as http from "http";
+import { AddressInfo } from "net";
 import { tmpdir } from "os";
 import { join } from "path";
 
@@ -80,5 +82,69 @@ describe("fetch-verified.sh: a download is kept only if it is what its publisher
     assert.strictEqual(wrongSigner.status, 1);
     assert.match(wrongSigner.stderr, new RegExp(`no valid signature by the pinned key ${pub} \\(signers: ${other}\\)`));
     assert.ok(!existsSync(join(root, "out", "w1")) && !existsSync(join(root, "out", "w2")));
+  });
+
+  it("a server that accepts and then stalls fails the download at FETCH_STALL_SECONDS, naming the URL; no file", async () => {
+    // Before, curl ran without a deadline: the build hung as long as the server held the connection open.
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { "Content-Length": "1000000" });
+      res.write("x"); // then nothing: the connection stays open
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const u = `http://127.0.0.1:${(server.address() as AddressInfo).port}/f.tar`;
+    try {
+      const t0 = Date.now();
+      const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn("bash", [SCRIPT, "sha256", u, join(root, "out", "stalled"), "0".repeat(64)], {
+          env: { ...process.env, FETCH_STALL_SECONDS: "1", FETCH_RETRIES: "0" },
+        });
+        let stderr = "";
+        child.stderr.on("data", (d) => (stderr += String(d)));
+        child.on("close", (code) => resolve({ code, stderr }));
+      });
+      const ms = Date.now() - t0;
+      assert.strictEqual(r.code, 1, r.stderr);
+      assert.match(
+        r.stderr,
+        new RegExp(`fetch-verified: ${u}: download failed \\(curl exit 28; 28: no progress for 1 s`),
+      );
+      assert.ok(ms < 15_000, `ended after ${ms} ms, not at the 1 s stall limit`);
+      assert.ok(!existsSync(join(root, "out", "stalled")));
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("FETCH_STALL_SECONDS and FETCH_RETRIES outside their ranges are refused (exit 64) naming the variable", () => {
+    for (const [key, value] of [
+      ["FETCH_STALL_SECONDS", "0"],
+      ["FETCH_STALL_SECONDS", "1m"],
+      ["FETCH_RETRIES", "-1"],
+    ]) {
+      const r = spawnSync("bash", [SCRIPT, "sha256", url(), join(root, "out", "x"), "0".repeat(64)], {
+        encoding: "utf8",
+        env: { ...process.env, [key]: value },
+      });
+      assert.strictEqual(r.status, 64, `${key}=${value}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`${key} must be a whole number .*; got '${value}'`));
+    }
+  });
+
+  it("every curl in dockerfiles/ has a stall deadline (--speed-time) or goes through fetch-verified", () => {
+    const dir = join(__dirname, "..", "..", "dockerfiles");
+    const bare = readdirSync(dir)
+      .filter((f) => statSync(join(dir, f)).isFile())
+      .flatMap((f) =>
+        readFileSync(join(dir, f), "utf8")
+          .split("\n")
+          .map((line, i) => ({ at: `${f}:${i + 1}`, line: line.trim() }))
+          .filter(
+            ({ line }) =>
+              /(^|[;&|]\s*|\$\(\s*)curl\s+-/.test(line) && !line.startsWith("#") && !/--speed-time\b/.test(line),
+          ),
+      )
+      .map(({ at, line }) => `${at}: ${line}`);
+    assert.deepStrictEqual(bare, []);
   });
 });

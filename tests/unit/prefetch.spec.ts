@@ -10,6 +10,7 @@ import * as http from "http";
 import { AddressInfo } from "net";
 import * as os from "os";
 import * as path from "path";
+import { INFERENCE_LIMITS } from "../../components/inference/args";
 import { COMPLETION_MARKER, modelCacheDir } from "../../components/inference/cache";
 import { Fake, fakeHf, FILES, MODEL, SHA } from "../helpers/fake-hf";
 
@@ -246,6 +247,50 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
       wrong.stderr,
       new RegExp(`the listing of acme/tiny-llm is for commit '${other}', not the pinned ${SHA}`),
     );
+  });
+
+  describe("its environment is checked before anything is fetched: exit 2 naming the variable, value and range", () => {
+    // DOWNLOAD_BUDGET_SECONDS=0 once disarmed the alarm (setitimer(0) cancels it): a pod waiting on another's lock
+    // waited forever. The others failed as a bare ValueError/TypeError line that named no variable.
+    for (const [key, value, says] of [
+      [
+        "DOWNLOAD_BUDGET_SECONDS",
+        "0",
+        /DOWNLOAD_BUDGET_SECONDS must be a number of seconds from 1 to \d+ \(unset: 1800\); got '0'/,
+      ],
+      ["DOWNLOAD_BUDGET_SECONDS", "abc", /DOWNLOAD_BUDGET_SECONDS must be a number of seconds .*; got 'abc'/],
+      ["DOWNLOAD_BUDGET_SECONDS", "nan", /DOWNLOAD_BUDGET_SECONDS must be a number of seconds .*; got 'nan'/],
+      ["DOWNLOAD_BUDGET_SECONDS", "inf", /DOWNLOAD_BUDGET_SECONDS must be a number of seconds .*; got 'inf'/],
+      ["RETRY_MAX_ATTEMPTS", "0", /RETRY_MAX_ATTEMPTS must be a whole number from 1 to 100 \(unset: 8\); got '0'/],
+      ["RETRY_MAX_ATTEMPTS", "2.5", /RETRY_MAX_ATTEMPTS must be a whole number .*; got '2\.5'/],
+      [
+        "RETRY_BASE_SECONDS",
+        "-1",
+        /RETRY_BASE_SECONDS must be a number of seconds from 0 to 60 \(unset: 2\); got '-1'/,
+      ],
+      [
+        "HF_ENDPOINT",
+        "huggingface.co",
+        /HF_ENDPOINT must be an http\(s\) URL such as "https:\/\/huggingface\.co"; got 'huggingface\.co'/,
+      ],
+    ] as const) {
+      it(`${key}=${value}`, async () => {
+        const r = await run(root, hf, { [key]: value }).done;
+        assert.equal(r.code, 2, r.stderr);
+        assert.match(r.stderr, says);
+        assert.deepEqual(hf.gets, {}, "nothing was downloaded");
+      });
+    }
+
+    it("every budget the render accepts (inference.modelDownloadBudgetSeconds) is one the script accepts", async () => {
+      const { min, max } = INFERENCE_LIMITS.modelDownloadBudgetSeconds;
+      for (const budget of [min, max]) {
+        fs.rmSync(path.join(root, "models"), { recursive: true, force: true });
+        const r = await run(root, hf, { DOWNLOAD_BUDGET_SECONDS: String(budget) }).done;
+        assert.equal(r.code, 0, `budget ${budget}: ${r.stderr}`);
+        assertComplete(root);
+      }
+    });
   });
 
   describe("the download budget is a deadline", () => {

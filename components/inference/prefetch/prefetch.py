@@ -260,15 +260,38 @@ def config(env):
         raise Fatal(f"MODEL_REVISION must be a branch, tag or 40-hex commit without '/'; got {revision!r}")
     if not root:
         raise Fatal("CACHE_ROOT is not set")
-    budget = float(env.get("DOWNLOAD_BUDGET_SECONDS") or 1800)
+    budget = number(env, "DOWNLOAD_BUDGET_SECONDS", 1800, 1, MAX_BUDGET_SECONDS)
+    endpoint = (env.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
+    parts = urllib.parse.urlsplit(endpoint)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise Fatal(f"HF_ENDPOINT must be an http(s) URL such as \"https://huggingface.co\"; got {endpoint!r}")
     return {
-        "model": model, "revision": revision, "root": root, "budget": budget,
-        "endpoint": (env.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/"),
+        "model": model, "revision": revision, "root": root, "budget": budget, "endpoint": endpoint,
         "token": env.get("HF_TOKEN") or env.get("HUGGING_FACE_HUB_TOKEN") or "",
         "deadline": time.monotonic() + budget,
-        "attempts": int(env.get("RETRY_MAX_ATTEMPTS") or 8),
-        "base": float(env.get("RETRY_BASE_SECONDS") or 2),
+        "attempts": int(number(env, "RETRY_MAX_ATTEMPTS", 8, 1, 100, integer=True)),
+        "base": number(env, "RETRY_BASE_SECONDS", 2, 0, 60),
     }
+
+
+# The alarm is the only deadline on the lock wait: 0 would disarm it (setitimer(0) cancels) and hang the node's
+# pods forever, and past a year setitimer overflows. The render's budgets stay far below (tests/unit/prefetch.spec.ts).
+MAX_BUDGET_SECONDS = 365 * 86400
+
+
+def number(env, key, default, lo, hi, integer=False):
+    """env[key] as a number in [lo, hi] (`default` when unset or empty), or a Fatal naming the key, value and range."""
+    raw = env.get(key) or ""
+    if not raw:
+        return default
+    try:
+        v = int(raw) if integer else float(raw)
+    except ValueError:
+        v = None
+    if v is None or v != v or not lo <= v <= hi:
+        kind = "a whole number" if integer else "a number of seconds"
+        raise Fatal(f"{key} must be {kind} from {lo:.10g} to {hi:.10g} (unset: {default:.10g}); got {raw[:40]!r}")
+    return v
 
 
 def out_of_budget(signum, frame):
