@@ -18,7 +18,12 @@ export interface Cidr {
 }
 
 /** A CIDR, or why it is not one. */
-export type ParsedCidr = { readonly cidr: Cidr } | { readonly error: string };
+/**
+ * A parsed block, or why not: `error` is `reason` plus `hint` (a "did you mean" for a leading-zero octet, else empty),
+ * so a caller that shows the bad value can put it between the two.
+ */
+export type ParsedCidr =
+  { readonly cidr: Cidr } | { readonly error: string; readonly reason: string; readonly hint: string };
 
 const BITS = { 4: 32, 6: 128 } as const;
 
@@ -73,21 +78,27 @@ export function leadingZeroFix(text: string): string | undefined {
   return `${addr.slice(0, addr.length - quad.length)}${fixed}${slash < 0 ? "" : text.slice(slash)}`;
 }
 
+/** The "did you mean" for a CIDR with a leading-zero octet (`010.0.0.0/8`), else "". */
+export function leadingZeroHint(text: unknown): string {
+  const fix = typeof text === "string" ? leadingZeroFix(text) : undefined;
+  return fix === undefined ? "" : `; without leading zeros (some tools read "010" as octal 8): did you mean "${fix}"?`;
+}
+
 /** Parses `a.b.c.d/n` or an IPv6 `x:y::z/n`; the error says what was expected. */
 export function parseCidr(text: unknown): ParsedCidr {
   const expected = `must be a CIDR such as "203.0.113.0/24" or "2001:db8::/32"`;
-  if (typeof text !== "string") return { error: expected };
+  const refuse = (reason: string, hint = "") => ({ error: reason + hint, reason, hint });
+  if (typeof text !== "string") return refuse(expected);
   const m = /^([^/]+)\/(\d{1,3})$/.exec(text.trim() === text ? text : "");
-  if (!m) return { error: expected };
-  const fix = leadingZeroFix(text);
-  if (fix !== undefined)
-    return { error: `${expected}, without leading zeros (some tools read "010" as octal 8); did you mean "${fix}"?` };
+  if (!m) return refuse(expected);
+  const hint = leadingZeroHint(text);
+  if (hint) return refuse(expected, hint);
   const family = m[1].includes(":") ? 6 : 4;
   const address = family === 4 ? ipv4(m[1]) : ipv6(m[1]);
-  if (address === undefined) return { error: expected };
+  if (address === undefined) return refuse(expected);
   const prefix = Number(m[2]);
   const bits = BigInt(BITS[family]);
-  if (prefix > BITS[family]) return { error: `prefix length must be /0../${BITS[family]} for IPv${family}` };
+  if (prefix > BITS[family]) return refuse(`prefix length must be /0../${BITS[family]} for IPv${family}`);
   const hostBits = bits - BigInt(prefix);
   const network = (address >> hostBits) << hostBits;
   return { cidr: { family, address, prefix, network, last: network + (1n << hostBits) - 1n } };

@@ -2,7 +2,7 @@
  * Problems of the cluster's network arguments: the VPC (existing or created), AZs and the region they belong to,
  * CIDRs, and the API endpoint's exposure. Split from `./validate.ts`, which collects these with the rest. Pure.
  */
-import { coveredSpaces, formatAddress, leadingZeroFix, parseCidr, WHOLE_INTERNET } from "../_shared/cidr";
+import { coveredSpaces, formatAddress, leadingZeroHint, parseCidr, WHOLE_INTERNET } from "../_shared/cidr";
 import { Problem, show } from "../_shared/problems";
 import { checkChoice } from "../_shared/suggest";
 import { CLUSTER_LOG_TYPES, NatGateways, poolsAsWritten, regionZone, ResolvedClusterArgs } from "./args";
@@ -12,9 +12,7 @@ import { AZ_NAME, regionProblems, zoneProblems } from "./partition";
 export function cidrProblems(path: string, cidr: unknown, minPrefix = 0, maxPrefix = 32): Problem[] {
   const parsed = parseCidr(cidr);
   if (!("cidr" in parsed) || parsed.cidr.family !== 4) {
-    const fix = typeof cidr === "string" ? leadingZeroFix(cidr) : undefined;
-    const hint =
-      fix === undefined ? "" : `; without leading zeros (some tools read "010" as octal 8): did you mean "${fix}"?`;
+    const hint = leadingZeroHint(cidr);
     return [{ propertyPath: path, reason: `must be an IPv4 CIDR such as "203.0.113.0/24"; got ${show(cidr)}${hint}` }];
   }
   const { prefix, address, network } = parsed.cidr;

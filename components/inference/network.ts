@@ -202,7 +202,7 @@ export function renderNetworkPolicies(r: ResolvedInference): NetworkPolicyObject
 
 function cidrProblem(path: string, value: unknown): Problem[] {
   const p = parseCidr(value);
-  return "error" in p ? [{ propertyPath: path, reason: `${p.error}; got ${show(value)}` }] : [];
+  return "error" in p ? [{ propertyPath: path, reason: `${p.reason}; got ${show(value)}${p.hint}` }] : [];
 }
 
 /** The load balancer's source ranges: CIDRs, at least one, and never everything routed into the VPC. */

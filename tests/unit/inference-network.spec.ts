@@ -55,6 +55,13 @@ describe("inference: the internal load balancer's source ranges", () => {
       ],
     ],
     [
+      "a range with a leading-zero octet (the value, then the fix)",
+      { vpcCidr: "10.0.0.0/16", frontend: { sourceRanges: ["010.0.0.0/8"] } },
+      [
+        'frontend.sourceRanges[0]: must be a CIDR such as "203.0.113.0/24" or "2001:db8::/32"; got "010.0.0.0/8"; without leading zeros (some tools read "010" as octal 8): did you mean "10.0.0.0/8"?',
+      ],
+    ],
+    [
       "a bad namespace name",
       { vpcCidr: "10.0.0.0/16", networkPolicy: { clientNamespaces: ["Apps"] } },
       [
