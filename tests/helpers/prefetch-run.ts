@@ -72,7 +72,10 @@ export function needPython(ctx: Mocha.Context): void {
 export const finalDir = (root: string, revision = "main") => modelCacheDir(root, MODEL, revision);
 
 /** The completion marker the script wrote for the revision, parsed (throws when there is none). */
-export function marker(root: string, revision = "main"): {
+export function marker(
+  root: string,
+  revision = "main",
+): {
   model: string;
   revision: string;
   sha: string;

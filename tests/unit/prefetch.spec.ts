@@ -177,7 +177,10 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
       fs.truncateSync(path.join(dir, "model-00002-of-00002.safetensors"), 10);
       const again = await run(root, hf).done;
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stderr, /model-00002-of-00002\.safetensors is not the 1048576-byte file its completion marker records; downloading again/);
+      assert.match(
+        again.stderr,
+        /model-00002-of-00002\.safetensors is not the 1048576-byte file its completion marker records; downloading again/,
+      );
       assert.equal(hf.gets["model-00002-of-00002.safetensors"], 2);
       assertComplete(root);
       fs.rmSync(dir, { recursive: true }); // README "Model cache recovery": the documented command's effect
