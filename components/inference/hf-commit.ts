@@ -42,6 +42,7 @@ export async function resolveCommit(q: CommitQuery, fetchImpl: typeof fetch = fe
     } catch (e) {
       throw new Error(
         `${what}: ${(e as Error).message} (the program asks the hub at pulumi up; check the network, ${pin})`,
+        { cause: e },
       );
     }
     if (res.status >= 300 && res.status < 400 && res.headers.get("location")) {
@@ -74,8 +75,8 @@ async function commitOf(res: Response, what: string, pin: string, hadToken: bool
   let sha: unknown;
   try {
     sha = ((await res.json()) as { sha?: unknown }).sha;
-  } catch {
-    throw new Error(`${what}: the answer is not JSON (is the endpoint a Hugging Face hub?); ${pin}`);
+  } catch (e) {
+    throw new Error(`${what}: the answer is not JSON (is the endpoint a Hugging Face hub?); ${pin}`, { cause: e });
   }
   if (typeof sha !== "string" || !COMMIT_RULE.test(sha))
     throw new Error(`${what}: the answer carries no commit sha (${JSON.stringify(sha)?.slice(0, 80)}); ${pin}`);

@@ -95,10 +95,8 @@ export class DisaggInference extends pulumi.ComponentResource {
       deps.push(new k8s.core.v1.PersistentVolumeClaim(`${name}-model-cache`, pvc, { ...inNs, retainOnDelete: true }));
     for (const { role, configMap } of renderEngineConfigMaps(r))
       deps.push(new k8s.core.v1.ConfigMap(`${name}-engine-${role}`, configMap, inNs));
-    // One commit for every pod of the graph: a moving revision is resolved once, at `pulumi up` (./revision.ts).
-    const commit = graphCommit(name, r, args.hfToken, child);
-    this.modelCommit = commit;
-    const pinned = commit.apply((c) => withCommit(r, c));
+    this.modelCommit = graphCommit(name, r, args.hfToken, child); // one commit for every pod (./revision.ts)
+    const pinned = this.modelCommit.apply((c) => withCommit(r, c));
     deps.push(...this.prefetch(name, r, pinned, child, [...deps]));
     const lb = renderFrontendLoadBalancer(r);
     if (lb) new k8s.core.v1.Service(`${name}-frontend-lb`, lb, inNs);
@@ -128,9 +126,8 @@ export class DisaggInference extends pulumi.ComponentResource {
     this.graphName = pulumi.output(r.graphName);
     this.frontendUrl = pulumi.output(frontendUrl(r));
     this.servedModelName = pulumi.output(r.servedModelName);
-    const plan = pinned.apply(workerPlan);
-    this.workerCommands = plan.apply(workerCommands);
-    this.workers = plan;
+    this.workers = pinned.apply(workerPlan);
+    this.workerCommands = this.workers.apply(workerCommands);
     this.registerOutputs({
       graphName: this.graphName,
       frontendUrl: this.frontendUrl,
