@@ -12,7 +12,8 @@ const RELEASES_TABLE =
 /** NGC repository of the Dynamo runtime images. */
 const NGC = "nvcr.io/nvidia/ai-dynamo";
 /** EFA image tag form from 1.3.0 on (`-efa`, multi-arch; before: `-efa-amd64`). */
-const EFA_TAGS = "ai-dynamo/dynamo@0059bada:docs/fern/components/releases.data.ts v1.3.0 delta: 'EFA variants retagged from -efa-amd64 to -efa'";
+const EFA_TAGS =
+  "ai-dynamo/dynamo@0059bada:docs/fern/components/releases.data.ts v1.3.0 delta: 'EFA variants retagged from -efa-amd64 to -efa'";
 
 export const dynamo16: Release = {
   id: ReleaseId.Dynamo16,

@@ -12,7 +12,10 @@ export * from "./types";
 export { NIXL_0_10_1_EFA, NIXL_FI_MORE_DEADLOCK, PARTIAL_EFA_PCIE } from "./known-issues";
 
 /** Every supported release by id. */
-export const RELEASES: Readonly<Record<ReleaseId, Release>> = { [ReleaseId.Dynamo16]: dynamo16, [ReleaseId.Seed]: seed };
+export const RELEASES: Readonly<Record<ReleaseId, Release>> = {
+  [ReleaseId.Dynamo16]: dynamo16,
+  [ReleaseId.Seed]: seed,
+};
 
 /** The release a stack gets without `release`. */
 export const DEFAULT_RELEASE: ReleaseId = ReleaseId.Dynamo16;

@@ -21,7 +21,8 @@ export const seed: Release = {
   platform: {
     chart: {
       version: charts.dynamoPlatform.version,
-      source: "tests/contracts/facts/chart-dynamo-platform.json (read at db88c9530, the 1.0.0 bump the 1.0 line was cut from)",
+      source:
+        "tests/contracts/facts/chart-dynamo-platform.json (read at db88c9530, the 1.0.0 bump the 1.0 line was cut from)",
     },
     natsInstalledByDefault: true,
     values: { "dynamo-operator": { namespaceRestriction: { enabled: false } } },
