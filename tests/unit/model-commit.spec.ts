@@ -1,15 +1,10 @@
 /**
  * One commit per deployment (issue 31 point 8; components/inference/revision.ts, hf-commit.ts, model-commit.ts): a
  * moving revision is resolved against the fake hub on 127.0.0.1 with the prefetch's token rule; the dynamic
- * provider resolves once and keeps its commit; its serialized form (what the Pulumi CLI's provider host runs) resolves
- * in a plain Node.js process; every pod of a graph is rendered with that one commit; the plan says which.
+ * provider resolves once and keeps its commit (its serialized form: model-commit-serialized.spec.ts); every pod of a
+ * graph is rendered with that one commit; the plan says which.
  */
 import { strict as assert } from "assert";
-import { spawn } from "child_process";
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
-import * as pulumi from "@pulumi/pulumi";
 import { resolveCommit } from "../../components/inference/hf-commit";
 import { modelCommitProvider } from "../../components/inference/model-commit";
 import { revisionPlan, RevisionResolution, withCommit } from "../../components/inference/revision";
@@ -121,29 +116,6 @@ describe("one commit per deployment: a moving revision resolved once at pulumi u
       });
       assert.deepEqual((await diff("id", inputs(), inputs({ revision: "v2" }))).replaces, ["revision"]);
       assert.deepEqual((await diff("id", inputs(), inputs({ model: "acme/other" }))).replaces, ["model"]);
-    });
-
-    it("its serialized form (what the Pulumi CLI's provider host loads) resolves in a plain Node.js process", async () => {
-      const sf = await pulumi.runtime.serializeFunction(() => modelCommitProvider);
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "model-commit-"));
-      try {
-        fs.writeFileSync(path.join(dir, "provider.js"), sf.text);
-        const code = `require(${JSON.stringify(path.join(dir, "provider.js"))}).handler().create(${JSON.stringify(inputs())}).then((r) => console.log(JSON.stringify(r.outs)), (e) => { console.error(e.message); process.exit(1); })`;
-        const child = spawn(process.execPath, ["-e", code], {
-          cwd: dir,
-          // The provider host runs in the project, beside its node_modules; this process finds them by NODE_PATH.
-          env: { PATH: process.env.PATH ?? "", NODE_PATH: path.join(__dirname, "..", "..", "node_modules") },
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let out = "";
-        child.stdout.on("data", (d) => (out += String(d)));
-        child.stderr.on("data", (d) => (out += String(d)));
-        const status = await new Promise((resolve) => child.on("close", resolve));
-        assert.equal(status, 0, out);
-        assert.equal(JSON.parse(out).commit, SHA);
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
     });
   });
 
