@@ -97,6 +97,13 @@ describe("prefetch integrity: links, token, clean-up, marker, sizes, listings, d
       ],
       [".complete -> a directory outside", (r, o) => fs.symlinkSync(o, path.join(r, ".complete"))],
       [
+        "the marker is a FIFO (an open for reading would wait forever)",
+        (r) => {
+          fs.mkdirSync(path.join(r, ".complete"));
+          spawnSync("mkfifo", [path.join(r, ".complete", KEY)]);
+        },
+      ],
+      [
         "the marker -> a file outside",
         (r, o) => {
           fs.mkdirSync(path.join(r, ".complete"));
@@ -105,7 +112,7 @@ describe("prefetch integrity: links, token, clean-up, marker, sizes, listings, d
       ],
     ];
     for (const [what, plant] of shapes) {
-      it(`${what}: the link is removed as a link, the download completes inside the cache, the outside is unchanged`, async () => {
+      it(`${what}: never followed or waited on; the download completes inside the cache, the outside is unchanged`, async () => {
         plant(root, outside);
         const before = snapshot(outside);
         const r = await run(root, hf).done;

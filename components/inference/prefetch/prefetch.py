@@ -120,7 +120,7 @@ class Dir:
 
     def sub(self, name, create=True):
         """The directory `name` in this one: created if missing, a link there removed as a link, never followed."""
-        for _ in range(3):
+        for _ in range(5):
             st = self.lstat(name)
             if st is None:
                 if not create:
@@ -185,9 +185,9 @@ def remove_tree(parent, name):
 
 
 def read_file(d, name, limit=1 << 24):
-    """Text of the regular file d/name (not a link), or None."""
+    """Text of the regular file d/name (not a link), or None; O_NONBLOCK so a FIFO planted there cannot hang the open."""
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=d.fd)
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=d.fd)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as f:
