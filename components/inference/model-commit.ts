@@ -48,7 +48,7 @@ export class ModelCommit extends pulumi.dynamic.Resource {
 
 /**
  * The commit every pod of the graph gets: the revision itself when it is a commit or cannot reach the engine;
- * else the `ModelCommit` resource's (the token from `hfToken` when the component creates the Secret).
+ * else the `ModelCommit` resource's (with `hfToken` when the component is given one: a private model needs it).
  */
 export function graphCommit(
   name: string,
