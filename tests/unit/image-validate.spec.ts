@@ -155,7 +155,7 @@ describe("imagePlan: validation (every problem at once)", () => {
     );
     assert.match(
       t[0].reason,
-      /did you mean "final"\?.*stages: dynamo_base, wheel_builder_base, wheel_builder, pytorch_base, nixl_cu13, trtllm_framework, vllm_framework, final/,
+      /did you mean "final"\?.*stages: dynamo_base, wheel_builder_base, runtime_wheel_builder, wheel_builder, pytorch_base, nixl_cu13, trtllm_release, trtllm_framework, vllm_framework, final/,
     );
   });
 
