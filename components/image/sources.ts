@@ -47,6 +47,13 @@ export interface SourceEstimate {
   readonly basis: string;
 }
 
+/**
+ * Minutes a cold build takes, for the plan's critical path: the from-source build about 2-2.5 h on 16 cores (135, the
+ * middle), the vendor-combined image about 10-20 min of pulls and copies (15). The seed's "~95 min on CodeBuild" was a
+ * one-venv image; the two-venv build is longer (image audit section 7).
+ */
+export const BUILD_MINUTES = { source: 135, vendorCombined: 15 } as const;
+
 /** Size of one vendor runtime image: the field's combined overlay of both is ~35-40 GB (IMAGE-AUDIT section 7). */
 const AUDIT = "docs/IMAGE.md (image audit section 7: sizes from the stored wheels and pull logs, times reasoned)";
 
