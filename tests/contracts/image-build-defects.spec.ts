@@ -11,6 +11,7 @@ import * as assert from "assert";
 import { readFileSync } from "fs";
 import { join } from "path";
 import { DockerfileParser } from "dockerfile-ast";
+import { validate, ValidationSeverity } from "dockerfile-utils";
 import { argDefaults, itHoldsAndCatches, RuleCase } from "../helpers/dockerfile";
 import { loadFacts } from "./facts";
 import { DYNAMO_COMMIT } from "../../components/versions";
@@ -262,4 +263,78 @@ describe("contract: the from-source build against Dynamo's own container build (
     ],
   ];
   itHoldsAndCatches(TEXT, cases);
+});
+
+interface RuntimePaths {
+  trtllmRuntimePaths: Record<"venv" | "nixlPrefix" | "nixlLibDir" | "ucx" | "tensorrt" | "hpcx", string>;
+}
+const VENDOR = readFileSync(join(__dirname, "..", "..", "dockerfiles", "Dockerfile.dynamo-vendor-combined"), "utf8");
+const VENDOR_TRT_ENV = readFileSync(join(__dirname, "..", "..", "dockerfiles", "envs", "vendor", "trtllm.env"), "utf8");
+
+/**
+ * The vendor-combined image copies each piece of the TensorRT-LLM runtime from where Dynamo's runtime template puts
+ * it, and its TRT-LLM environment points at the copies: NIXL's lib64 and plugins, UCX, TensorRT, HPC-X, the venv.
+ */
+export function vendorCombinedProblems(text: string, env: string): string[] {
+  const p = loadFacts<RuntimePaths>("dynamo-image-build").facts.trtllmRuntimePaths;
+  const copies = new Map(
+    [...text.matchAll(/^COPY --from=trtllm_runtime (\S+) (\S+)$/gm)].map((m) => [m[1], m[2]] as [string, string]),
+  );
+  const out: string[] = [];
+  for (const [what, src] of Object.entries({
+    venv: p.venv,
+    nixl: p.nixlPrefix,
+    ucx: p.ucx,
+    tensorrt: p.tensorrt,
+    hpcx: p.hpcx,
+  }))
+    if (!copies.has(src)) out.push(`the TensorRT-LLM runtime's ${what} (${src}) is not copied`);
+  const ld = /^LD_LIBRARY_PATH=(.*)$/m.exec(env)?.[1].split(":") ?? [];
+  const nixl = copies.get(p.nixlPrefix);
+  if (nixl && !ld.includes(`${nixl}/${p.nixlLibDir}`)) out.push(`trtllm.env lacks ${nixl}/${p.nixlLibDir}`);
+  if (nixl && !env.includes(`NIXL_PLUGIN_DIR=${nixl}/${p.nixlLibDir}/plugins`))
+    out.push("trtllm.env names another NIXL plugin dir");
+  const ucx = copies.get(p.ucx);
+  if (ucx && !ld.includes(`${ucx}/lib`)) out.push(`trtllm.env lacks ${ucx}/lib`);
+  const trt = copies.get(p.tensorrt);
+  if (trt && !ld.includes(`${trt}/targets/x86_64-linux-gnu/lib`))
+    out.push("trtllm.env lacks TensorRT's library folder");
+  if (!env.includes(`VIRTUAL_ENV=${copies.get(p.venv)}`)) out.push("trtllm.env's VIRTUAL_ENV is not the copied venv");
+  if (
+    !/^FROM \$\{VLLM_RUNTIME_IMAGE\} AS final$/m.test(text) ||
+    !/^FROM \$\{TRTLLM_RUNTIME_IMAGE\} AS trtllm_runtime$/m.test(text)
+  )
+    out.push("the two vendor images are not the build args DynamoImage passes by digest");
+  return out;
+}
+
+describe("contract: the vendor-combined image against Dynamo's runtime template (image.source combined)", () => {
+  it("copies every piece from where the runtime puts it, and points the TRT-LLM environment at the copies", () =>
+    assert.deepStrictEqual(vendorCombinedProblems(VENDOR, VENDOR_TRT_ENV), []));
+  it("mutations are caught: a moved NIXL, a missing TensorRT copy, a stale plugin dir", () => {
+    assert.match(
+      vendorCombinedProblems(VENDOR.replace("/opt/nvidia/nvda_nixl ", "/opt/nixl "), VENDOR_TRT_ENV).join(),
+      /nixl/,
+    );
+    assert.match(
+      vendorCombinedProblems(
+        VENDOR.replace(/^COPY --from=trtllm_runtime \/usr\/local\/tensorrt .*\n/m, ""),
+        VENDOR_TRT_ENV,
+      ).join(),
+      /tensorrt/,
+    );
+    assert.match(
+      vendorCombinedProblems(VENDOR, VENDOR_TRT_ENV.replace("lib64/plugins", "lib/plugins")).join(),
+      /plugin dir/,
+    );
+  });
+  it("passes the dockerfile-utils linter", () => {
+    const diags = validate(VENDOR).filter(
+      (d) => d.severity === ValidationSeverity.ERROR || d.severity === ValidationSeverity.WARNING,
+    );
+    assert.deepStrictEqual(
+      diags.map((d) => `${d.range.start.line + 1}: ${d.message}`),
+      [],
+    );
+  });
 });

@@ -59,6 +59,15 @@ export function imageBuildFacts(read: (rel: string) => string) {
       ),
     },
     entryModules: { vllm: entry("vllm"), trtllm: entry("trtllm"), frontend: entry("frontend") },
+    // Where the runtime images keep what the vendor-combined image copies out of the TensorRT-LLM one.
+    trtllmRuntimePaths: {
+      venv: must(/^ENV VIRTUAL_ENV=(\S+)$/m, runtime, "the runtime venv")[1],
+      nixlPrefix: must(/^ENV NIXL_PREFIX=(\S+)$/m, runtime, "NIXL_PREFIX")[1],
+      nixlLibDir: must(/^ENV NIXL_LIB_DIR=\$NIXL_PREFIX\/(\S+)$/m, runtime, "NIXL_LIB_DIR")[1],
+      ucx: must(/^COPY [^\n]*--from=wheel_builder (\/usr\/local\/ucx) /m, runtime, "the UCX copy")[1],
+      tensorrt: must(/^COPY --from=framework (\/usr\/local\/tensorrt) /m, runtime, "the TensorRT copy")[1],
+      hpcx: must(/^COPY --from=pytorch_base (\/opt\/hpcx) /m, runtime, "the HPC-X copy")[1],
+    },
   };
 }
 
