@@ -89,41 +89,54 @@ export class DynamoImage extends pulumi.ComponentResource {
         ? pulumi.output(args.cacheRepositoryUrl)
         : this.repository(`${name}-cache`, `${repoName}-cache`, args, false).repositoryUrl;
     const cacheRef = cacheUrl && cache ? cacheUrl.apply((u) => withTag(u, cache.tag)) : undefined;
-    const image = new dockerbuild.Image(
+    const digest = this.pushImage(name, plan, repositoryUrl, cacheUrl, {
+      target: plan.target,
+      buildArgs: { ...plan.buildArgs },
+      ...(cacheRef && cache
+        ? {
+            cacheFrom: [{ registry: { ref: cacheRef } }],
+            cacheTo: [
+              {
+                registry: {
+                  ref: cacheRef,
+                  mode: dockerbuild.CacheMode.Max,
+                  imageManifest: cache.imageManifest,
+                  ociMediaTypes: cache.ociMediaTypes,
+                },
+              },
+            ],
+          }
+        : {}),
+    });
+    return {
+      ref: pulumi.all([repositoryUrl, digest]).apply(([u, d]) => withDigest(u, d)),
+      repositoryUrl: repositoryUrl as pulumi.Output<string | undefined>,
+    };
+  }
+
+  /** The BuildKit build both build paths share: push to the repository with the plan's tag; its digest. */
+  private pushImage(
+    name: string,
+    plan: ImageBuildPlan | ImageCombinedPlan,
+    repositoryUrl: pulumi.Output<string>,
+    cacheUrl: pulumi.Output<string> | undefined,
+    extra: Pick<dockerbuild.ImageArgs, "target" | "buildArgs" | "cacheFrom" | "cacheTo">,
+  ): pulumi.Output<string> {
+    return new dockerbuild.Image(
       `${name}-image`,
       {
         push: true,
         buildOnPreview: false,
         context: { location: packagePath(plan.context) },
         dockerfile: { location: packagePath(plan.dockerfile) },
-        target: plan.target,
         platforms: [...plan.platforms] as dockerbuild.types.enums.Platform[],
-        buildArgs: { ...plan.buildArgs },
         tags: [repositoryUrl.apply((u) => withTag(u, plan.tag))],
         registries: this.registries(pulumi.all([repositoryUrl, cacheUrl ?? repositoryUrl])),
-        ...(cacheRef && cache
-          ? {
-              cacheFrom: [{ registry: { ref: cacheRef } }],
-              cacheTo: [
-                {
-                  registry: {
-                    ref: cacheRef,
-                    mode: dockerbuild.CacheMode.Max,
-                    imageManifest: cache.imageManifest,
-                    ociMediaTypes: cache.ociMediaTypes,
-                  },
-                },
-              ],
-            }
-          : {}),
+        ...extra,
         ...(plan.builder ? { builder: { name: plan.builder } } : {}),
       },
       { parent: this },
-    );
-    return {
-      ref: pulumi.all([repositoryUrl, image.digest]).apply(([u, d]) => withDigest(u, d)),
-      repositoryUrl: repositoryUrl as pulumi.Output<string | undefined>,
-    };
+    ).digest;
   }
 
   /**
@@ -169,23 +182,9 @@ export class DynamoImage extends pulumi.ComponentResource {
     const buildArgs = pulumi
       .all(refs)
       .apply(([vllm, trtllm]): Record<string, string> => ({ VLLM_RUNTIME_IMAGE: vllm, TRTLLM_RUNTIME_IMAGE: trtllm }));
-    const image = new dockerbuild.Image(
-      `${name}-image`,
-      {
-        push: true,
-        buildOnPreview: false,
-        context: { location: packagePath(plan.context) },
-        dockerfile: { location: packagePath(plan.dockerfile) },
-        platforms: [...plan.platforms] as dockerbuild.types.enums.Platform[],
-        buildArgs,
-        tags: [repositoryUrl.apply((u) => withTag(u, plan.tag))],
-        registries: this.registries(pulumi.all([repositoryUrl, repositoryUrl])),
-        ...(plan.builder ? { builder: { name: plan.builder } } : {}),
-      },
-      { parent: this },
-    );
+    const digest = this.pushImage(name, plan, repositoryUrl, undefined, { buildArgs });
     return {
-      ref: pulumi.all([repositoryUrl, image.digest]).apply(([u, d]) => withDigest(u, d)),
+      ref: pulumi.all([repositoryUrl, digest]).apply(([u, d]) => withDigest(u, d)),
       buildArgs,
       repositoryUrl: repositoryUrl as pulumi.Output<string | undefined>,
     };

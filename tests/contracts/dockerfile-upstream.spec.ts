@@ -7,8 +7,7 @@
 import * as assert from "assert";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { DockerfileParser } from "dockerfile-ast";
-import { envProperties, itHoldsAndCatches, RuleCase } from "../helpers/dockerfile";
+import { envProperties, itHoldsAndCatches, RuleCase, shellLines, stageTexts } from "../helpers/dockerfile";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");
 const TEXT = readFileSync(join(DIR, "Dockerfile.dynamo-combined-efa"), "utf8");
@@ -20,21 +19,11 @@ const ENVS = {
 
 /** Text of stage `name` (FROM line to the next FROM), from dockerfile-ast's FROM ranges. */
 function stage(text: string, name: string): string {
-  const lines = text.split("\n");
-  const froms = DockerfileParser.parse(text).getFROMs();
-  const i = froms.findIndex((f) => f.getBuildStage() === name);
-  if (i < 0) return "";
-  const end = i + 1 < froms.length ? froms[i + 1].getRange().start.line : lines.length;
-  return lines.slice(froms[i].getRange().start.line, end).join("\n");
+  return stageTexts(text).find((s) => s.name === name)?.text ?? "";
 }
 
 /** Shell commands of a stage with backslash continuations joined, comments dropped. */
-function commands(text: string): string[] {
-  return text
-    .replace(/\\\n\s*/g, " ")
-    .split("\n")
-    .filter((l) => !l.trimStart().startsWith("#"));
-}
+const commands = shellLines;
 
 /** ENV keys set in stage `name`. */
 function envKeys(text: string, name: string): Map<string, string> {

@@ -10,9 +10,8 @@
 import * as assert from "assert";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { DockerfileParser } from "dockerfile-ast";
 import { validate, ValidationSeverity } from "dockerfile-utils";
-import { argDefaults, itHoldsAndCatches, RuleCase } from "../helpers/dockerfile";
+import { argDefaults, itHoldsAndCatches, RuleCase, shellLines, stageTexts } from "../helpers/dockerfile";
 import { loadFacts } from "./facts";
 import { DYNAMO_COMMIT } from "../../components/versions";
 
@@ -41,25 +40,8 @@ interface BuildFacts {
 const FACTS = loadFacts<BuildFacts>("dynamo-image-build");
 const F = FACTS.facts;
 
-/** Each stage: name, base image (as written) and text, from dockerfile-ast's FROM ranges. */
-function stages(text: string): { name: string; from: string; text: string }[] {
-  const lines = text.split("\n");
-  const froms = DockerfileParser.parse(text).getFROMs();
-  return froms.map((f, i) => ({
-    name: f.getBuildStage() ?? `#${i}`,
-    from: f.getImage() ?? "",
-    text: lines
-      .slice(f.getRange().start.line, i + 1 < froms.length ? froms[i + 1].getRange().start.line : lines.length)
-      .join("\n"),
-  }));
-}
-
-/** Shell lines of a text with continuations joined and comments dropped. */
-const commands = (text: string) =>
-  text
-    .replace(/\\\n\s*/g, " ")
-    .split("\n")
-    .filter((l) => !l.trimStart().startsWith("#"));
+const stages = stageTexts;
+const commands = shellLines;
 
 /** A stage and the stages it is built FROM, nearest first. */
 function ancestry(text: string, name: string): { name: string; from: string; text: string }[] {
