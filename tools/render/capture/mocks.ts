@@ -289,6 +289,13 @@ export const KNOWN_INVOKES: Readonly<Record<string, (inputs: Inputs, region: str
     proxyEndpoint: `https://${inputs.registryId ?? PLACEHOLDER_ACCOUNT}.dkr.ecr.${inputs.region ?? region}.amazonaws.com`,
     expiresAt: "2026-12-31T00:00:00Z",
   }),
+  // A vendor image's tag resolved to its digest (DynamoImage, image.source prebuilt/combined): offline, a placeholder
+  // derived from the name, as the build digests above; `pulumi up` asks the registry.
+  "docker:index/getRegistryImage:getRegistryImage": (inputs) => ({
+    id: String(inputs.name),
+    name: inputs.name,
+    sha256Digest: `sha256:${hexOf({ registryImage: inputs.name })}`,
+  }),
   "aws:index/getRegion:getRegion": (inputs, region) => {
     const r = typeof inputs.region === "string" ? inputs.region : region;
     return { id: r, name: r, region: r, endpoint: `ec2.${r}.amazonaws.com`, description: r };
