@@ -22,7 +22,18 @@ import type { GpuPoolFacts } from "../catalog/pool";
 import { Annotation } from "../_shared/annotations";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 import type { Problem } from "../_shared/problems";
-import { decodeStepMs, GpuRates, maxDecodeBatch, prefillMs, ratesFor, servingShape, WorkerSpeed } from "./worker-speed";
+import {
+  decodeStepMs,
+  engineOf,
+  GpuRates,
+  maxDecodeBatch,
+  prefillMs,
+  ratesFor,
+  runsFp8,
+  servingShape,
+  WorkerSpeed,
+} from "./worker-speed";
+import { engineSettings } from "./engine-settings";
 
 /*
  * Workers under load: the time to first token (TTFT) and inter-token latency (ITL) a declared workload
@@ -32,8 +43,10 @@ import { decodeStepMs, GpuRates, maxDecodeBatch, prefillMs, ratesFor, servingSha
  *
  * Queueing (the approximations, chosen to be closed-form and monotone in the load):
  * - prefill workers are an M/D/c queue: Poisson arrivals, a deterministic service time per prompt; its wait is
- *   taken as half the M/M/c (Erlang C) wait, the usual M/D/c approximation. A prefill worker batches prompts
- *   up to `PREFILL_BATCH_TOKENS` tokens per forward, which sets its capacity;
+ *   taken as half the M/M/c (Erlang C) wait, the usual M/D/c approximation, and its percentiles from the M/M/c
+ *   tail P(W > t) = C e^(-(c - a) t / s) at twice the drain rate (the tail whose mean is that half wait). A prefill
+ *   worker batches prompts up to the engine's token budget per step (`engineOf(w).maxBatchedTokens`: vLLM's
+ *   max_num_batched_tokens, TensorRT-LLM's max_num_tokens), which sets its capacity;
  * - decode workers hold `b` sequences where Little's law balances: b = arrivals per worker x OSL x ITL(b);
  *   ITL(b) is the decode step at that batch, at the mean context ISL + OSL/2. No batch solves it above the KV
  *   cache's batch limit: the layout is saturated;
@@ -41,14 +54,12 @@ import { decodeStepMs, GpuRates, maxDecodeBatch, prefillMs, ratesFor, servingSha
  *   and decode in the same steps. Prefill takes the share u = arrivals per worker x prefill time per prompt of
  *   the GPU, and the decode batch advances only in the rest: ITL = step(b) / (1 - u) — prefill stalls
  *   decode. A prompt's own prefill is spread over ceil(ISL / (chunk budget - b)) steps, each also carrying
- *   the decode batch, so TTFT = prefill + those steps + an M/D/1 wait at utilisation u.
+ *   the decode batch, so TTFT = prefill + those steps + an M/D/1 wait at utilisation u. ITL's P50/P90 are the plain
+ *   step or the step that carries a prefill chunk, by the share of steps that carry one.
  * - disaggregated TTFT = prefill + M/D/c wait + the KV transfer + the first decode step.
  * A closed-loop load (`concurrency` requests in flight) is turned into an arrival rate by Little's law:
  * concurrency = rate x (TTFT + OSL x ITL).
  */
-
-/** Prompt tokens one prefill forward takes at most (vLLM's chunk budget on large GPUs; the model's assumption). */
-export const PREFILL_BATCH_TOKENS = 8192;
 
 /** A declared workload, every default filled. */
 export type ServingWorkload = Omit<ResolvedWorkload, "declared">;
@@ -59,11 +70,15 @@ export interface RoleWorkers {
   readonly replicas: number;
 }
 
-/** What a layout gives at one arrival rate. `ttftMs`/`itlMs` are undefined when saturated. */
+/** What a layout gives at one arrival rate: means, and P50/P90. Latencies are undefined when saturated. */
 export interface LoadPoint {
   readonly requestsPerSecond: number;
   readonly ttftMs?: number;
   readonly itlMs?: number;
+  readonly ttftP50Ms?: number;
+  readonly ttftP90Ms?: number;
+  readonly itlP50Ms?: number;
+  readonly itlP90Ms?: number;
 }
 
 /** A layout: latency at an arrival rate, and the rate it saturates at. */
@@ -92,6 +107,19 @@ export function mdcWaitMs(c: number, rate: number, serviceMs: number): number {
   return (0.5 * erlangC(c, a) * serviceMs) / (c - a);
 }
 
+/**
+ * Percentile `p` (0..1) of the M/D/c wait, ms: the M/M/c tail C e^(-(c - a) t / s) at twice the drain rate, so that
+ * its mean is `mdcWaitMs`; 0 when an arrival waits with probability below 1 - p.
+ */
+export function mdcWaitPercentileMs(c: number, rate: number, serviceMs: number, p: number): number {
+  const a = (rate * serviceMs) / 1000;
+  if (a <= 0) return 0;
+  if (a >= c) return Infinity;
+  const waits = erlangC(c, a);
+  if (waits <= 1 - p) return 0;
+  return (Math.log(waits / (1 - p)) * serviceMs) / (2 * (c - a));
+}
+
 /** Largest x in [lo, hi] with ok(x), for ok true below some threshold and false above it. */
 function bisect(lo: number, hi: number, ok: (x: number) => boolean, steps = 60): number {
   if (!ok(lo)) return lo;
@@ -111,7 +139,7 @@ const meanContext = (wl: ServingWorkload) => wl.isl + wl.osl / 2;
 
 /** Prompts per prefill forward and a prefill worker's requests per second at that batch. */
 export function prefillCapacity(w: WorkerSpeed, isl: number): { prompts: number; requestsPerSecond: number } {
-  const prompts = Math.max(1, Math.floor(PREFILL_BATCH_TOKENS / isl));
+  const prompts = Math.max(1, Math.floor(engineOf(w).maxBatchedTokens / isl));
   return { prompts, requestsPerSecond: (prompts * 1000) / prefillMs(w, isl, prompts) };
 }
 
@@ -164,7 +192,17 @@ export function disaggregated(p: RoleWorkers, d: RoleWorkers, wl: ServingWorkloa
       const b = balancedBatch(rate / d.replicas, wl.osl, maxBatch, step);
       if (!Number.isFinite(wait) || b === undefined) return { requestsPerSecond: rate };
       const itlMs = step(Math.max(1, b));
-      return { requestsPerSecond: rate, ttftMs: oneMs + wait + kvTransferMs + itlMs, itlMs };
+      const fixed = oneMs + kvTransferMs + itlMs;
+      const pct = (q: number) => fixed + mdcWaitPercentileMs(p.replicas, rate, serviceMs, q);
+      return {
+        requestsPerSecond: rate,
+        ttftMs: fixed + wait,
+        itlMs,
+        ttftP50Ms: pct(0.5),
+        ttftP90Ms: pct(0.9),
+        itlP50Ms: itlMs,
+        itlP90Ms: itlMs,
+      };
     },
   };
 }
@@ -174,6 +212,7 @@ export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
   const pc = prefillCapacity(a.speed, wl.isl);
   const perPromptMs = 1000 / pc.requestsPerSecond;
   const oneMs = prefillMs(a.speed, wl.isl);
+  const budget = engineOf(a.speed).maxBatchedTokens;
   const maxBatch = maxDecodeBatch(a.speed, wl.isl, wl.osl);
   const step = (b: number) => decodeStepMs(a.speed, b, meanContext(wl));
   const point = (rate: number): LoadPoint => {
@@ -182,11 +221,23 @@ export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
     if (u >= 1) return { requestsPerSecond: rate };
     const b = balancedBatch(perWorker, wl.osl, maxBatch, (x) => step(x) / (1 - u));
     if (b === undefined) return { requestsPerSecond: rate };
-    const itlMs = step(Math.max(1, b)) / (1 - u);
-    const chunks = Math.ceil(wl.isl / Math.max(1, PREFILL_BATCH_TOKENS - b));
-    const ownMs = oneMs + chunks * step(Math.max(1, b));
-    const wait = (u * ownMs) / (2 * (1 - u));
-    return { requestsPerSecond: rate, ttftMs: ownMs + wait, itlMs };
+    const plain = step(Math.max(1, b));
+    const chunk = Math.max(1, Math.min(wl.isl, budget - b));
+    const chunks = Math.ceil(wl.isl / chunk);
+    const ownMs = oneMs + chunks * plain;
+    // The share of steps that carry a prefill chunk: each request brings `chunks` of them.
+    const stalled = plain + prefillMs(a.speed, chunk);
+    const share = Math.min(1, (perWorker * chunks * stalled) / 1000);
+    const pct = (q: number) => ownMs + mdcWaitPercentileMs(1, (u * 1000) / ownMs, ownMs, q);
+    return {
+      requestsPerSecond: rate,
+      ttftMs: ownMs + (u * ownMs) / (2 * (1 - u)),
+      itlMs: plain / (1 - u),
+      ttftP50Ms: pct(0.5),
+      ttftP90Ms: pct(0.9),
+      itlP50Ms: share > 0.5 ? stalled : plain,
+      itlP90Ms: share > 0.1 ? stalled : plain,
+    };
   };
   const stable = (rate: number) => point(rate).itlMs !== undefined;
   const capacity = bisect(0, a.replicas * pc.requestsPerSecond, stable);
