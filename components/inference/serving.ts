@@ -6,9 +6,13 @@
  */
 import { KvCacheDtype, ModelFacts } from "../catalog/models";
 import { KvLink, kvTransfer, kvLink, workerFit, efaPerWorker, usesEfa } from "./fit";
+import { recommendedSplit, SplitInput } from "./serving-split";
+import { ucxKvRangeMs, uncertaintyOf, Uncertainty } from "./serving-errors";
+import type { EngineSettings } from "./engine-settings";
 import { modelFacts } from "../catalog/models";
 import {
   Backend,
+  Placement,
   ResolvedInference,
   ResolvedRole,
   ResolvedWorkload,
@@ -291,40 +295,16 @@ export function disaggGain(disagg: Layout, agg: Layout, wl: ServingWorkload): nu
   return t.agg > 0 ? t.disagg / t.agg : undefined;
 }
 
-/**
- * The prefill and decode replica counts that balance the two roles on `gpus` GPUs: the split with the most
- * requests per second through its slower role (decode within the ITL objective when one is set); ties
- * go to fewer prefill workers.
- */
-export function balancedSplit(
-  p: WorkerSpeed,
-  d: WorkerSpeed,
-  gpus: number,
-  wl: ServingWorkload,
-): { prefill: number; decode: number; requestsPerSecond: number } | undefined {
-  const pr = prefillCapacity(p, wl.isl).requestsPerSecond;
-  const dr = decodeCapacity(d, wl).requestsPerSecond;
-  let best: { prefill: number; decode: number; requestsPerSecond: number } | undefined;
-  for (let np = 1; np * p.tp + d.tp <= gpus; np++) {
-    const nd = Math.floor((gpus - np * p.tp) / d.tp);
-    const rps = Math.min(np * pr, nd * dr);
-    if (!best || rps > best.requestsPerSecond * (1 + 1e-9)) best = { prefill: np, decode: nd, requestsPerSecond: rps };
-  }
-  return best;
-}
-
 /*
  * The serving estimate of a graph (`plan.json` `serving`): from the model, the two roles' workers and the
  * declared workload, what one worker of each role does, what the layout gives at the load and
  * what aggregated workers on the same GPUs would give (the sections above), the gain of disaggregation and the
- * balanced split. Pure; the plan and the policy read a graph into `ServingInput` (policy/rules/_serving.ts).
+ * balanced split that deploys on the pool, each number with the range the validation errors of its regime give
+ * (./serving-errors.ts). Pure; the plan and the policy read a graph into `ServingInput` (policy/rules/_serving.ts).
  */
 
-/** Batch sizes `serving.roles.decode.decodeStepMs` is keyed by. */
-export const REPORTED_BATCHES = [1, 8, 32, 64, 128] as const;
-
-/** Gain within which neither layout is said to win (the model's resolution is coarser than 2%). */
-export const EVEN_WITHIN = 0.02;
+/** Batch sizes `serving.roles.decode.decodeStepMs` is keyed by (the measured range). */
+export const REPORTED_BATCHES = [1, 8, 32, 64, 128, 256, 512, 1024] as const;
 
 /** One role's workers as the graph runs them. */
 export interface ServingRoleInput {
@@ -334,6 +314,10 @@ export interface ServingRoleInput {
   readonly gpuMemoryUtilization: number;
   /** EFA devices of one worker (0 = KV over TCP). */
   readonly efaDevices: number;
+  /** Attention data-parallel ranks (vLLM --data-parallel-size, TensorRT-LLM enable_attention_dp): not modelled. */
+  readonly attentionDataParallel?: number;
+  /** Expert-parallel size of an MoE (vLLM --enable-expert-parallel, TensorRT-LLM moe_expert_parallel_size): not modelled. */
+  readonly expertParallel?: number;
 }
 
 /** What the estimate is computed from. */
@@ -341,23 +325,49 @@ export interface ServingInput {
   readonly model: ModelFacts;
   readonly kvCacheDtype: KvCacheDtype;
   readonly backend: Backend;
-  readonly pool: Pick<GpuPoolFacts, "instanceType">;
+  /** The pool; with its node count the recommended split is fitted to whole nodes per role. */
+  readonly pool: Pick<GpuPoolFacts, "instanceType"> & Partial<Pick<GpuPoolFacts, "nodes">>;
+  /** Where the roles land; `separate-nodes` (the default) gives each node to one role. */
+  readonly placement?: Placement;
   readonly prefill: ServingRoleInput;
   readonly decode: ServingRoleInput;
   readonly workload: ResolvedWorkload;
 }
 
-/** Latencies at a load; null when the layout cannot keep up with it (saturated). */
+/** Latencies at a load (means and P50/P90); null when the layout cannot keep up with it (saturated). */
 export interface ServingLatency {
   readonly requestsPerSecond: number;
   readonly ttftMs: number | null;
   readonly itlMs: number | null;
+  readonly ttftP50Ms: number | null;
+  readonly ttftP90Ms: number | null;
+  readonly itlP50Ms: number | null;
+  readonly itlP90Ms: number | null;
+}
+
+/** A range [low, high] around an estimate. */
+export type Range = readonly [number, number];
+
+/** The verdict on disaggregation: only a gain range that excludes 1 decides. */
+export type Verdict = "disaggregated" | "aggregated" | "too close to call";
+
+/** The prefill:decode split that balances the roles and deploys on the pool. */
+export interface RecommendedSplit {
+  readonly prefill: number;
+  readonly decode: number;
+  readonly requestsPerSecond: number;
+  /** Nodes each role takes under separate-nodes (whole nodes per role), and their sum. */
+  readonly nodes: { readonly prefill: number; readonly decode: number; readonly total: number };
+  /** Whether it fits the pool's nodes (true when the pool's node count is not known to the estimate). */
+  readonly fitsPool: boolean;
 }
 
 /** `plan.json` `serving`. */
 export interface ServingEstimate extends ServingLatency {
   readonly workload: ResolvedWorkload;
   readonly calibration: { readonly gpu: string; readonly scaled: boolean; readonly basis: string };
+  /** The engine's scheduler settings the estimate runs at (./engine-settings.ts). */
+  readonly engine: Omit<EngineSettings, "allReduce">;
   readonly roles: {
     readonly prefill: {
       readonly replicas: number;
@@ -368,6 +378,8 @@ export interface ServingEstimate extends ServingLatency {
       readonly requestsPerSecond: number;
       /** KV cache of one prompt to its decode worker (the fit section's transfer time). */
       readonly kvTransferMs: number;
+      /** The span of published figures for that transfer (UCX/TCP only: EFA's is measured). */
+      readonly kvTransferMsRange?: Range;
     };
     readonly decode: {
       readonly replicas: number;
@@ -375,7 +387,7 @@ export interface ServingEstimate extends ServingLatency {
       /** Context of `decodeStepMs`: ISL + OSL. */
       readonly contextTokens: number;
       readonly decodeStepMs: Readonly<Record<string, number>>;
-      /** Sequences the KV cache holds at once (at most the engine's 256). */
+      /** Sequences decoded at once: the KV cache's limit, at most the engine's. */
       readonly maxBatch: number;
       readonly tokensPerSecond: number;
       readonly requestsPerSecond: number;
@@ -383,18 +395,25 @@ export interface ServingEstimate extends ServingLatency {
   };
   /** Requests per second the layout sustains at most. */
   readonly capacityRequestsPerSecond: number;
+  /** The role that limits the layout's capacity. */
+  readonly bottleneck: "prefill" | "decode";
+  /** Output tokens per second per GPU at the declared objectives (at the load when none). */
+  readonly tokensPerSecondPerGpu: number;
   readonly aggregated: ServingLatency & {
     readonly replicas: number;
     readonly gpusPerWorker: number;
     readonly capacityRequestsPerSecond: number;
+    readonly tokensPerSecondPerGpu: number;
   };
   /** Disaggregated / aggregated requests per second within the objectives (at the load when none); null when aggregated serves none. */
   readonly disaggGain: number | null;
-  readonly winner: "disaggregated" | "aggregated" | "even";
+  readonly winner: Verdict;
+  /** The uncertainty of this estimate: each number's range, the regime the ranges come from, what is extrapolated. */
+  readonly uncertainty: Uncertainty;
   /** Whether the estimate at the load meets each declared objective. */
   readonly objectives: { readonly ttft?: boolean; readonly itl?: boolean };
-  /** Prefill and decode workers that balance the two roles on the same GPUs. */
-  readonly recommended: { readonly prefill: number; readonly decode: number; readonly requestsPerSecond: number };
+  /** Prefill and decode workers that balance the two roles on the same GPUs, in whole nodes per role. */
+  readonly recommended: RecommendedSplit;
   /** TTFT and ITL of both layouts over a range of arrival rates (the plan's chart). */
   readonly curve: readonly {
     readonly requestsPerSecond: number;
@@ -404,16 +423,21 @@ export interface ServingEstimate extends ServingLatency {
 }
 
 const r3 = (n: number) => (n >= 100 ? Math.round(n * 10) / 10 : Math.round(n * 1000) / 1000);
+const orNull = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? null : r3(v));
 
 function latency(p: LoadPoint, served: number): ServingLatency {
   return {
     requestsPerSecond: r3(served),
-    ttftMs: p.ttftMs === undefined ? null : r3(p.ttftMs),
-    itlMs: p.itlMs === undefined ? null : r3(p.itlMs),
+    ttftMs: orNull(p.ttftMs),
+    itlMs: orNull(p.itlMs),
+    ttftP50Ms: orNull(p.ttftP50Ms),
+    ttftP90Ms: orNull(p.ttftP90Ms),
+    itlP50Ms: orNull(p.itlP50Ms),
+    itlP90Ms: orNull(p.itlP90Ms),
   };
 }
 
-/** One worker of a role: its speed on the pool's GPUs and its KV capacity from the fit. */
+/** One worker of a role: its speed on the pool's GPUs, its KV capacity from the fit, the engine's settings. */
 function speedOf(i: ServingInput, r: ServingRoleInput, rates: GpuRates): WorkerSpeed {
   const instance = INSTANCES.get(i.pool.instanceType)!;
   const fit = workerFit({
@@ -425,8 +449,14 @@ function speedOf(i: ServingInput, r: ServingRoleInput, rates: GpuRates): WorkerS
     gpuMemoryUtilization: r.gpuMemoryUtilization,
     kvCacheDtype: i.kvCacheDtype,
   });
-  const shape = servingShape(i.model);
-  return { shape, tp: r.tensorParallel, rates, kvCacheDtype: i.kvCacheDtype, kvCapacityTokens: fit.kvCapacityTokens };
+  return {
+    shape: servingShape(i.model),
+    tp: r.tensorParallel,
+    rates,
+    kvCacheDtype: i.kvCacheDtype,
+    kvCapacityTokens: fit.kvCapacityTokens,
+    engine: engineSettings(i.backend, instance.gpuModel, instance.gpuMemoryGiB),
+  };
 }
 
 function curveOf(d: Layout, a: Layout): ServingEstimate["curve"] {
@@ -441,15 +471,7 @@ function curveOf(d: Layout, a: Layout): ServingEstimate["curve"] {
   });
 }
 
-/** Which layout serves more; "even" within `EVEN_WITHIN`, or when neither serves any. */
-function winnerOf(t: { disagg: number; agg: number }): ServingEstimate["winner"] {
-  if (t.agg <= 0) return t.disagg > 0 ? "disaggregated" : "even";
-  const gain = t.disagg / t.agg;
-  if (gain < 1 - EVEN_WITHIN) return "aggregated";
-  return gain > 1 + EVEN_WITHIN ? "disaggregated" : "even";
-}
-
-function roles(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, kvMs: number): ServingEstimate["roles"] {
+function roles(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, kv: KvEstimate): ServingEstimate["roles"] {
   const wl = i.workload;
   const pc = prefillCapacity(p, wl.isl);
   const dc = decodeCapacity(d, { ...wl, itlMs: undefined });
@@ -461,7 +483,8 @@ function roles(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, kvMs: number): S
       prefillMs: r3(prefillMs(p, wl.isl)),
       promptsPerForward: pc.prompts,
       requestsPerSecond: r3(pc.requestsPerSecond),
-      kvTransferMs: r3(kvMs),
+      kvTransferMs: r3(kv.ms),
+      ...(kv.range ? { kvTransferMsRange: [r3(kv.range[0]), r3(kv.range[1])] as const } : {}),
     },
     decode: {
       replicas: i.decode.replicas,
@@ -475,27 +498,36 @@ function roles(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, kvMs: number): S
   };
 }
 
-/** The estimate, or why there is none (a GPU without datasheet rates, a worker whose weights do not fit). */
-export function servingEstimate(i: ServingInput): ServingEstimate | { why: string } {
-  const instance = INSTANCES.get(i.pool.instanceType);
-  if (!instance) return { why: `instance type ${i.pool.instanceType} is not in the instance catalog` };
-  const rates = ratesFor(instance.gpuModel);
-  if (!rates)
-    return {
-      why: `no datasheet rates for the ${instance.gpuModel} (components/catalog/gpu-datasheet.ts) to scale the H200 calibration to`,
-    };
+/** Why the estimate cannot represent this input, or undefined when it can. */
+function unrepresentable(i: ServingInput): string | undefined {
+  for (const [role, r] of [
+    ["prefill", i.prefill],
+    ["decode", i.decode],
+  ] as const) {
+    if ((r.attentionDataParallel ?? 1) > 1)
+      return `the ${role} worker runs attention data-parallel (${r.attentionDataParallel} ranks), which the estimate does not model (tensor parallel only): its batch per GPU and KV layout differ`;
+    if ((r.expertParallel ?? 1) > 1)
+      return `the ${role} worker runs expert parallel (${r.expertParallel}), which the estimate does not model (tensor parallel only): expert reads and all-to-all traffic differ`;
+  }
+  return undefined;
+}
+
+/** The KV transfer of one request: the expected time and, over UCX/TCP, the span of published figures. */
+interface KvEstimate {
+  readonly ms: number;
+  readonly range?: Range;
+}
+
+function kvEstimate(i: ServingInput): KvEstimate {
+  const link = kvLink(i.pool as GpuPoolFacts, i.prefill.efaDevices);
+  const t = kvTransfer(i.model, i.prefill.tensorParallel, i.kvCacheDtype, i.workload.isl, link);
+  if (link.transport !== "UCX") return { ms: t.expectedMs };
+  return { ms: t.expectedMs, range: ucxKvRangeMs(t.bytesPerRank) };
+}
+
+/** The two layouts on the input's GPUs, and the served rates that compare them. */
+function layoutsOf(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, kvMs: number) {
   const wl = i.workload;
-  const p = speedOf(i, i.prefill, rates);
-  const d = speedOf(i, i.decode, rates);
-  if (maxDecodeBatch(d, wl.isl, wl.osl) < 1)
-    return { why: `the decode worker's KV cache does not hold one request of ${wl.isl + wl.osl} tokens` };
-  const kvMs = requestKvTransferMs(
-    i.model,
-    i.kvCacheDtype,
-    wl.isl,
-    i.prefill.tensorParallel,
-    kvLink(i.pool as GpuPoolFacts, i.prefill.efaDevices),
-  );
   const dis = disaggregated(
     { speed: p, replicas: i.prefill.replicas },
     { speed: d, replicas: i.decode.replicas },
@@ -505,34 +537,104 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
   const gpus = i.prefill.replicas * i.prefill.tensorParallel + i.decode.replicas * i.decode.tensorParallel;
   const aggReplicas = Math.max(1, Math.floor(gpus / i.decode.tensorParallel));
   const agg = aggregated({ speed: d, replicas: aggReplicas }, wl);
+  return { dis, agg, gpus, aggReplicas, served: layoutThroughputs(dis, agg, wl) };
+}
+
+/** The estimate, or why there is none (a GPU without datasheet rates, a worker whose weights do not fit, a layout not modelled). */
+export function servingEstimate(i: ServingInput): ServingEstimate | { why: string } {
+  const instance = INSTANCES.get(i.pool.instanceType);
+  if (!instance) return { why: `instance type ${i.pool.instanceType} is not in the instance catalog` };
+  const rates = ratesFor(instance.gpuModel);
+  if (!rates)
+    return {
+      why: `no datasheet rates for the ${instance.gpuModel} (components/catalog/gpu-datasheet.ts) to scale the H200 calibration to`,
+    };
+  const layout = unrepresentable(i);
+  if (layout) return { why: layout };
+  const wl = i.workload;
+  const p = speedOf(i, i.prefill, rates);
+  const d = speedOf(i, i.decode, rates);
+  if (maxDecodeBatch(d, wl.isl, wl.osl) < 1)
+    return { why: `the decode worker's KV cache does not hold one request of ${wl.isl + wl.osl} tokens` };
+  const kv = kvEstimate(i);
+  const { dis, agg, gpus, aggReplicas, served } = layoutsOf(i, p, d, kv.ms);
   const atD = atLoad(dis, wl);
   const atA = atLoad(agg, wl);
-  const served = layoutThroughputs(dis, agg, wl);
   const gain = served.agg > 0 ? served.disagg / served.agg : undefined;
-  const split = balancedSplit(p, d, gpus, wl);
-  return {
+  const perGpu = (rps: number, n: number) => r3((rps * wl.osl) / n);
+  const e = {
     workload: wl,
     calibration: { gpu: rates.gpuModel, scaled: rates.scaled, basis: rates.basis },
-    roles: roles(i, p, d, kvMs),
+    engine: engineSummary(d),
+    roles: roles(i, p, d, kv),
     ...latency(atD, servedAtLoad(dis, wl)),
     capacityRequestsPerSecond: r3(dis.capacityRequestsPerSecond),
+    bottleneck: bottleneckOf(i, p, d),
+    tokensPerSecondPerGpu: perGpu(served.disagg, gpus),
     aggregated: {
       replicas: aggReplicas,
       gpusPerWorker: i.decode.tensorParallel,
       ...latency(atA, servedAtLoad(agg, wl)),
       capacityRequestsPerSecond: r3(agg.capacityRequestsPerSecond),
+      tokensPerSecondPerGpu: perGpu(served.agg, aggReplicas * i.decode.tensorParallel),
     },
     disaggGain: gain === undefined ? null : r3(gain),
-    winner: winnerOf(served),
     objectives: {
       ...(wl.ttftMs !== undefined ? { ttft: meetsObjectives(atD, { ...wl, itlMs: undefined }) } : {}),
       ...(wl.itlMs !== undefined ? { itl: meetsObjectives(atD, { ...wl, ttftMs: undefined }) } : {}),
     },
-    recommended: split
-      ? { prefill: split.prefill, decode: split.decode, requestsPerSecond: r3(split.requestsPerSecond) }
-      : { prefill: i.prefill.replicas, decode: i.decode.replicas, requestsPerSecond: 0 },
+    recommended: recommendedSplit(splitInputOf(i, p, d, gpus, instance.gpuCount)),
     curve: curveOf(dis, agg),
   };
+  const uncertainty = uncertaintyOf({
+    moe: i.model.paramsActive !== undefined && i.model.paramsActive < i.model.paramsTotal,
+    tp: Math.max(i.prefill.tensorParallel, i.decode.tensorParallel),
+    fp8Weights: runsFp8(d),
+    fp8Kv: i.kvCacheDtype === KvCacheDtype.Fp8,
+    scaledGpu: rates.scaled,
+    statedShape: d.shape.basis === "stated shape",
+    maxBatch: e.roles.decode.maxBatch,
+    closedLoop: wl.requestsPerSecond === undefined,
+    kv,
+    values: {
+      ttftMs: e.ttftMs,
+      itlMs: e.itlMs,
+      ttftP90Ms: e.ttftP90Ms,
+      itlP90Ms: e.itlP90Ms,
+      tokensPerSecondPerGpu: e.tokensPerSecondPerGpu,
+      aggregatedTokensPerSecondPerGpu: e.aggregated.tokensPerSecondPerGpu,
+      disaggGain: e.disaggGain,
+    },
+  });
+  return { ...e, uncertainty, winner: uncertainty.verdict };
+}
+
+/** The split's input: each role's per-worker capacity (decode within the ITL objective), the GPUs and the pool. */
+function splitInputOf(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, gpus: number, gpusPerNode: number): SplitInput {
+  return {
+    prefillTp: p.tp,
+    decodeTp: d.tp,
+    prefillRps: prefillCapacity(p, i.workload.isl).requestsPerSecond,
+    decodeRps: decodeCapacity(d, i.workload).requestsPerSecond,
+    gpus,
+    gpusPerNode,
+    ...(i.pool.nodes !== undefined ? { nodes: i.pool.nodes } : {}),
+    placement: i.placement ?? Placement.SeparateNodes,
+    current: { prefill: i.prefill.replicas, decode: i.decode.replicas },
+  };
+}
+
+function engineSummary(w: WorkerSpeed): ServingEstimate["engine"] {
+  const { allReduce: _allReduce, ...rest } = engineOf(w);
+  return rest;
+}
+
+/** The role whose total capacity is lower (prefill ties go to prefill: its queue fills first). */
+function bottleneckOf(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed): "prefill" | "decode" {
+  const wl = i.workload;
+  const prefill = i.prefill.replicas * prefillCapacity(p, wl.isl).requestsPerSecond;
+  const decode = i.decode.replicas * decodeCapacity(d, { ...wl, itlMs: undefined }).requestsPerSecond;
+  return prefill <= decode ? "prefill" : "decode";
 }
 
 /** The serving input of resolved settings (what `verify` compares with); undefined for a model of unknown shape. */
