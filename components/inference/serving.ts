@@ -58,7 +58,7 @@ import { engineSettings } from "./engine-settings";
  *   and decode in the same steps. Prefill takes the share u = arrivals per worker x prefill time per prompt of
  *   the GPU, and the decode batch advances only in the rest: ITL = step(b) / (1 - u) — prefill stalls
  *   decode. A prompt's own prefill is spread over ceil(ISL / (chunk budget - b)) steps, each also carrying
- *   the decode batch, so TTFT = prefill + those steps + an M/D/1 wait at utilisation u. ITL's P50/P90 are the plain
+ *   the other sequences' share of those steps, so TTFT = prefill + that share + an M/D/1 wait at utilisation u. ITL's P50/P90 are the plain
  *   step or the step that carries a prefill chunk, by the share of steps that carry one.
  * - disaggregated TTFT = prefill + M/D/c wait + the KV transfer + the first decode step.
  * A closed-loop load (`concurrency` requests in flight) is turned into an arrival rate by Little's law:
@@ -228,7 +228,10 @@ export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
     const plain = step(Math.max(1, b));
     const chunk = Math.max(1, Math.min(wl.isl, budget - b));
     const chunks = Math.ceil(wl.isl / chunk);
-    const ownMs = oneMs + chunks * plain;
+    // The first token is sampled by the prompt's own last prefill step; each of its steps also advances the
+    // other sequences, which adds their batch-dependent cost (KV reads, GEMM rows), not a whole decode step.
+    const others = Math.max(0, b - 1);
+    const ownMs = oneMs + (others > 0 ? chunks * Math.max(0, step(Math.max(1, others)) - step(1)) : 0);
     // The share of steps that carry a prefill chunk: each request brings `chunks` of them.
     const stalled = plain + prefillMs(a.speed, chunk);
     const share = Math.min(1, (perWorker * chunks * stalled) / 1000);
