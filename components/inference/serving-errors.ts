@@ -125,9 +125,15 @@ function assumptionsOf(u: UncertaintyInput): string[] {
   return out;
 }
 
-/** The verdict the gain's range supports. */
-function verdictOf(gain: Range | null, agg: number): Pick<Uncertainty, "verdict" | "settle"> {
-  if (gain === null) return { verdict: agg > 0 ? "too close to call" : "disaggregated" };
+/** The verdict the gain's range supports (no gain: aggregated serves none, so disaggregation pays if it serves any). */
+function verdictOf(gain: Range | null, disagg: number): Pick<Uncertainty, "verdict" | "settle"> {
+  if (gain === null)
+    return disagg > 0
+      ? { verdict: "disaggregated" }
+      : {
+          verdict: "too close to call",
+          settle: "neither layout serves this workload within its objectives: relax them or add GPUs",
+        };
   if (gain[0] > 1) return { verdict: "disaggregated" };
   if (gain[1] < 1) return { verdict: "aggregated" };
   return {
@@ -161,6 +167,6 @@ export function uncertaintyOf(u: UncertaintyInput): Uncertainty {
       disaggGain: gain,
     },
     assumptions: assumptionsOf(u),
-    ...verdictOf(gain, v.aggregatedTokensPerSecondPerGpu),
+    ...verdictOf(gain, v.tokensPerSecondPerGpu),
   };
 }
