@@ -1,8 +1,9 @@
 /**
  * The prefill:decode split the serving estimate recommends (`plan.json` `serving.recommended`): the split with the
  * most requests per second through its slower role on no more GPUs than the graph uses, and, under
- * `separate-nodes`, in whole nodes per role within the pool's nodes, so that setting it renders and deploys
- * (`validate.ts` refuses a split whose roles need more nodes than the pool has). Pure.
+ * `separate-nodes`, in whole nodes per role within the nodes the graph's own split takes, so that setting it renders
+ * and deploys wherever the graph does (`validate.ts` refuses a split whose roles need more nodes than the pool has).
+ * Pure.
  */
 import { Placement } from "./args";
 import type { RecommendedSplit } from "./serving";
@@ -17,7 +18,7 @@ export interface SplitInput {
   /** GPUs the graph uses now: the split stays within them. */
   readonly gpus: number;
   readonly gpusPerNode: number;
-  /** Nodes of the pool; undefined when the caller does not know them (the split then says what it needs). */
+  /** Nodes the split may take; undefined for no limit (the split then says what it needs). */
   readonly nodes?: number;
   readonly placement: Placement;
   /** The graph's own split, kept when nothing better fits. */

@@ -6,7 +6,7 @@
  */
 import { KvCacheDtype, ModelFacts } from "../catalog/models";
 import { KvLink, kvTransfer, kvLink, workerFit, efaPerWorker, usesEfa } from "./fit";
-import { recommendedSplit, SplitInput } from "./serving-split";
+import { nodesOfSplit, recommendedSplit, SplitInput } from "./serving-split";
 import { ucxKvRangeMs, uncertaintyOf, Uncertainty } from "./serving-errors";
 import type { EngineSettings } from "./engine-settings";
 import { modelFacts } from "../catalog/models";
@@ -328,8 +328,7 @@ export interface ServingInput {
   readonly model: ModelFacts;
   readonly kvCacheDtype: KvCacheDtype;
   readonly backend: Backend;
-  /** The pool; with its node count the recommended split is fitted to whole nodes per role. */
-  readonly pool: Pick<GpuPoolFacts, "instanceType"> & Partial<Pick<GpuPoolFacts, "nodes">>;
+  readonly pool: Pick<GpuPoolFacts, "instanceType">;
   /** Where the roles land; `separate-nodes` (the default) gives each node to one role. */
   readonly placement?: Placement;
   readonly prefill: ServingRoleInput;
@@ -361,7 +360,7 @@ export interface RecommendedSplit {
   readonly requestsPerSecond: number;
   /** Nodes each role takes under separate-nodes (whole nodes per role), and their sum. */
   readonly nodes: { readonly prefill: number; readonly decode: number; readonly total: number };
-  /** Whether it fits the pool's nodes (true when the pool's node count is not known to the estimate). */
+  /** Whether it fits the nodes the graph's own split takes (so it deploys wherever the graph does). */
   readonly fitsPool: boolean;
 }
 
@@ -415,7 +414,7 @@ export interface ServingEstimate extends ServingLatency {
   readonly uncertainty: Uncertainty;
   /** Whether the estimate at the load meets each declared objective. */
   readonly objectives: { readonly ttft?: boolean; readonly itl?: boolean };
-  /** Prefill and decode workers that balance the two roles on the same GPUs, in whole nodes per role. */
+  /** Prefill and decode workers that balance the two roles on the same GPUs and nodes, in whole nodes per role. */
   readonly recommended: RecommendedSplit;
   /** TTFT and ITL of both layouts over a range of arrival rates (the plan's chart). */
   readonly curve: readonly {
@@ -621,7 +620,9 @@ function splitInputOf(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, gpus: num
     decodeRps: decodeCapacity(d, i.workload).requestsPerSecond,
     gpus,
     gpusPerNode,
-    ...(i.pool.nodes !== undefined ? { nodes: i.pool.nodes } : {}),
+    // The nodes this graph's own split takes: a pool that runs the graph runs the recommendation too, and the
+    // plan (which knows the pool) and the policy (which reads only the graph) recommend the same split.
+    nodes: nodesOfSplit({ prefillTp: p.tp, decodeTp: d.tp, gpusPerNode }, i.prefill.replicas, i.decode.replicas).total,
     placement: i.placement ?? Placement.SeparateNodes,
     current: { prefill: i.prefill.replicas, decode: i.decode.replicas },
   };

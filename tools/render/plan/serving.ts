@@ -55,7 +55,7 @@ export function servingPlan(p: InferencePlan | undefined, pools: readonly GpuPoo
     model: m,
     kvCacheDtype: p.kvCacheDtype,
     backend: p.backend,
-    pool: { instanceType: pool.instanceType, nodes: pool.nodes },
+    pool: { instanceType: pool.instanceType },
     prefill: roleInput(p, prefill),
     decode: roleInput(p, decode),
     workload: p.workload,
