@@ -28,8 +28,7 @@ describe("contract fact files: provenance on every one", () => {
       else if (PUBLISHED.has(name)) {
         assert.equal(provenance.commit, "published");
         assert.match(provenance.repository, /^https:\/\//, `${name}.json: provenance.repository is the page's URL`);
-      }
-      else assert.match(provenance.commit, /^[0-9a-f]{40}$/, `${name}.json: provenance.commit`);
+      } else assert.match(provenance.commit, /^[0-9a-f]{40}$/, `${name}.json: provenance.commit`);
       const script = provenance.extractor.split(/\s+/)[0];
       assert.ok(existsSync(join(ROOT, script)), `${name}.json: extractor ${script} does not exist`);
     });
