@@ -100,6 +100,7 @@ describe("render: serving estimate in plan.json / plan.md", function () {
 
   let vllmDgd: { name: string; inputs: PlanDgd } | undefined;
   let vllmMaxBatch = 0;
+  let vllmServing: ServingEstimate | undefined;
 
   it("vLLM: plan.json has serving (prefill ms, decode step ms by batch 1..128 at ISL + OSL, TTFT, ITL, aggregated, gain, split)", async () => {
     const r = await render("vllm", [WORKLOAD]);
@@ -107,6 +108,7 @@ describe("render: serving estimate in plan.json / plan.md", function () {
     assertKvFromFit(r.plan);
     assert.match(r.md, /## Serving estimate/);
     vllmMaxBatch = r.plan.serving.roles.decode.maxBatch;
+    vllmServing = r.plan.serving;
     vllmDgd = r.resources.find((x) => x.type === "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment");
     assert.ok(vllmDgd);
   });
@@ -152,9 +154,8 @@ describe("render: serving estimate in plan.json / plan.md", function () {
     );
   }
 
-  it("p5en-8gpu's recommended split renders exit 0 when set (defaults, and the prefill-heavy workload whose advice needed 3 nodes)", async () => {
-    const plain = await render("default", []);
-    await rendersWith("default-split", [], plain.plan.serving);
+  it("p5en-8gpu's recommended split renders exit 0 when set (the vLLM workload above, and the prefill-heavy one whose advice needed 3 nodes)", async () => {
+    await rendersWith("split", [WORKLOAD], vllmServing!);
     const heavy = "inference.workload={isl: 3000, osl: 300, concurrency: 128, ttftMs: 500, itlMs: 20}";
     const h = await render("heavy", [heavy]);
     assert.equal(h.plan.serving.recommended.fitsPool, true);
