@@ -7,7 +7,7 @@
 import { KvCacheDtype, ModelFacts } from "../catalog/models";
 import { KvLink, kvTransfer, kvLink, workerFit, efaPerWorker, usesEfa } from "./fit";
 import { nodesOfSplit, recommendedSplit, SplitInput } from "./serving-split";
-import { ucxKvRangeMs, uncertaintyOf, Uncertainty } from "./serving-errors";
+import { ucxKvRangeMs, uncertaintyOf, Uncertainty, UncertaintyInput } from "./serving-errors";
 import type { EngineSettings } from "./engine-settings";
 import { modelFacts } from "../catalog/models";
 import {
@@ -564,7 +564,7 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
   const atA = atLoad(agg, wl);
   const gain = served.agg > 0 ? served.disagg / served.agg : undefined;
   const perGpu = (rps: number, n: number) => r3((rps * wl.osl) / n);
-  const e = {
+  const e: Omit<ServingEstimate, "uncertainty" | "winner"> = {
     workload: wl,
     calibration: { gpu: rates.gpuModel, scaled: rates.scaled, basis: rates.basis },
     engine: engineSummary(d),
@@ -588,7 +588,19 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
     recommended: recommendedSplit(splitInputOf(i, p, d, gpus, instance.gpuCount)),
     curve: curveOf(dis, agg),
   };
-  const uncertainty = uncertaintyOf({
+  const uncertainty = uncertaintyOf(uncertaintyInputOf(i, d, rates, kv, e));
+  return { ...e, uncertainty, winner: uncertainty.verdict };
+}
+
+/** What the uncertainty of an estimate is computed from: this configuration's regime and extrapolations, its numbers. */
+function uncertaintyInputOf(
+  i: ServingInput,
+  d: WorkerSpeed,
+  rates: GpuRates,
+  kv: KvEstimate,
+  e: Omit<ServingEstimate, "uncertainty" | "winner">,
+): UncertaintyInput {
+  return {
     moe: i.model.paramsActive !== undefined && i.model.paramsActive < i.model.paramsTotal,
     tp: Math.max(i.prefill.tensorParallel, i.decode.tensorParallel),
     fp8Weights: runsFp8(d),
@@ -596,7 +608,7 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
     scaledGpu: rates.scaled,
     statedShape: d.shape.basis === "stated shape",
     maxBatch: e.roles.decode.maxBatch,
-    closedLoop: wl.requestsPerSecond === undefined,
+    closedLoop: i.workload.requestsPerSecond === undefined,
     kv,
     values: {
       ttftMs: e.ttftMs,
@@ -607,8 +619,7 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
       aggregatedTokensPerSecondPerGpu: e.aggregated.tokensPerSecondPerGpu,
       disaggGain: e.disaggGain,
     },
-  });
-  return { ...e, uncertainty, winner: uncertainty.verdict };
+  };
 }
 
 /** The split's input: each role's per-worker capacity (decode within the ITL objective), the GPUs and the pool. */

@@ -232,57 +232,68 @@ export function dynamoRows(): ValidationRow[] {
       published: 1 + gain,
       predicted: L.disaggGain(d, a, wl) ?? null,
     });
-    if (isl !== "8000") continue;
-    const pd = L.atLoad(d, wl);
-    const pa = L.atLoad(a, wl);
-    const pub = f.isl8000;
-    const unqueued = prefillMs(w, wl.isl) + decodeStepMs(w, 1, wl.isl);
-    rows.push(
-      {
-        ...row,
-        quantity: "throughput",
-        label: "agg output tokens/s, ISL 8000",
-        published: pub.aggregated.outputTokensPerSecond,
-        predicted: pa.requestsPerSecond * f.osl,
-      },
-      {
-        ...row,
-        quantity: "throughput",
-        label: "disagg output tokens/s, ISL 8000",
-        published: pub.disaggregated.outputTokensPerSecond,
-        predicted: pd.requestsPerSecond * f.osl,
-      },
-      {
-        ...row,
-        quantity: "itl",
-        label: "agg ITL ms (avg), ISL 8000",
-        published: pub.aggregated.itlMsAvg,
-        predicted: pa.itlMs ?? null,
-      },
-      {
-        ...row,
-        quantity: "itl",
-        label: "disagg ITL ms (avg), ISL 8000",
-        published: pub.disaggregated.itlMsAvg,
-        predicted: pd.itlMs ?? null,
-      },
-      {
-        ...row,
-        quantity: "ttft",
-        label: "agg TTFT ms (min, unqueued), ISL 8000",
-        published: pub.aggregated.ttftMsMin,
-        predicted: unqueued,
-      },
-      {
-        ...row,
-        quantity: "ttft",
-        label: "disagg TTFT ms (min, unqueued), ISL 8000",
-        published: pub.disaggregated.ttftMsMin,
-        predicted: unqueued + f.kvTransferMsIsl8000,
-      },
-    );
+    if (isl === "8000") rows.push(...dynamoIsl8000Rows(f, w, d, a, wl, row));
   }
   return rows;
+}
+
+/** Dynamo's ISL-8000 throughputs, ITLs and unqueued TTFTs. */
+function dynamoIsl8000Rows(
+  f: DynamoP5,
+  w: WorkerSpeed,
+  d: L.Layout,
+  a: L.Layout,
+  wl: L.ServingWorkload,
+  row: Pick<ValidationRow, "set" | "source" | "setup" | "regime">,
+): ValidationRow[] {
+  const pd = L.atLoad(d, wl);
+  const pa = L.atLoad(a, wl);
+  const pub = f.isl8000;
+  const unqueued = prefillMs(w, wl.isl) + decodeStepMs(w, 1, wl.isl);
+  return [
+    {
+      ...row,
+      quantity: "throughput",
+      label: "agg output tokens/s, ISL 8000",
+      published: pub.aggregated.outputTokensPerSecond,
+      predicted: pa.requestsPerSecond * f.osl,
+    },
+    {
+      ...row,
+      quantity: "throughput",
+      label: "disagg output tokens/s, ISL 8000",
+      published: pub.disaggregated.outputTokensPerSecond,
+      predicted: pd.requestsPerSecond * f.osl,
+    },
+    {
+      ...row,
+      quantity: "itl",
+      label: "agg ITL ms (avg), ISL 8000",
+      published: pub.aggregated.itlMsAvg,
+      predicted: pa.itlMs ?? null,
+    },
+    {
+      ...row,
+      quantity: "itl",
+      label: "disagg ITL ms (avg), ISL 8000",
+      published: pub.disaggregated.itlMsAvg,
+      predicted: pd.itlMs ?? null,
+    },
+    {
+      ...row,
+      quantity: "ttft",
+      label: "agg TTFT ms (min, unqueued), ISL 8000",
+      published: pub.aggregated.ttftMsMin,
+      predicted: unqueued,
+    },
+    {
+      ...row,
+      quantity: "ttft",
+      label: "disagg TTFT ms (min, unqueued), ISL 8000",
+      published: pub.disaggregated.ttftMsMin,
+      predicted: unqueued + f.kvTransferMsIsl8000,
+    },
+  ];
 }
 
 interface AicCase {
