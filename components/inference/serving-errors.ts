@@ -72,6 +72,7 @@ export interface UncertaintyInput {
     readonly tokensPerSecondPerGpu: number;
     readonly aggregatedTokensPerSecondPerGpu: number;
     readonly disaggGain: number | null;
+    readonly aggregated: Pick<UncertaintyInput["values"], "ttftMs" | "itlMs" | "ttftP90Ms" | "itlP90Ms">;
   };
 }
 
@@ -88,6 +89,13 @@ export interface Uncertainty {
     readonly tokensPerSecondPerGpu: Range | null;
     readonly aggregatedTokensPerSecondPerGpu: Range | null;
     readonly disaggGain: Range | null;
+    /** The aggregated layout's latencies (no KV transfer). */
+    readonly aggregated: {
+      readonly ttftMs: Range | null;
+      readonly itlMs: Range | null;
+      readonly ttftP90Ms: Range | null;
+      readonly itlP90Ms: Range | null;
+    };
   };
   /** What this configuration extrapolates beyond the measurements. */
   readonly assumptions: readonly string[];
@@ -138,7 +146,7 @@ function verdictOf(gain: Range | null, disagg: number): Pick<Uncertainty, "verdi
   if (gain[1] < 1) return { verdict: "aggregated" };
   return {
     verdict: "too close to call",
-    settle: `the gain's range (${gain[0]}-${gain[1]}) includes 1: measure both layouts on this stack at this workload (the aggregated twin and benchmark Job of tools/measure, issue 35) and compare tokens/s per GPU within the objectives`,
+    settle: `The gain's range (${gain[0]}-${gain[1]}) includes 1: measure both layouts on this stack at this workload (the aggregated twin and benchmark Job of tools/measure, issue 35) and compare tokens/s per GPU within the objectives`,
   };
 }
 
@@ -165,6 +173,12 @@ export function uncertaintyOf(u: UncertaintyInput): Uncertainty {
       tokensPerSecondPerGpu: around(v.tokensPerSecondPerGpu, bands.throughput),
       aggregatedTokensPerSecondPerGpu: around(v.aggregatedTokensPerSecondPerGpu, bands.throughput),
       disaggGain: gain,
+      aggregated: {
+        ttftMs: around(v.aggregated.ttftMs, bands.ttft),
+        itlMs: around(v.aggregated.itlMs, bands.itl),
+        ttftP90Ms: around(v.aggregated.ttftP90Ms, bands.ttft),
+        itlP90Ms: around(v.aggregated.itlP90Ms, bands.itl),
+      },
     },
     assumptions: assumptionsOf(u),
     ...verdictOf(gain, v.tokensPerSecondPerGpu),

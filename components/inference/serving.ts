@@ -618,6 +618,12 @@ function uncertaintyInputOf(
       tokensPerSecondPerGpu: e.tokensPerSecondPerGpu,
       aggregatedTokensPerSecondPerGpu: e.aggregated.tokensPerSecondPerGpu,
       disaggGain: e.disaggGain,
+      aggregated: {
+        ttftMs: e.aggregated.ttftMs,
+        itlMs: e.aggregated.itlMs,
+        ttftP90Ms: e.aggregated.ttftP90Ms,
+        itlP90Ms: e.aggregated.itlP90Ms,
+      },
     },
   };
 }

@@ -133,7 +133,10 @@ function layoutTable(e: ServingEstimate): string {
         `${e.aggregated.replicas} x ${e.aggregated.gpusPerWorker} GPU`,
         e.aggregated.requestsPerSecond,
         `${e.aggregated.tokensPerSecondPerGpu}${span(u.aggregatedTokensPerSecondPerGpu)}`,
-        ...cells(e.aggregated),
+        `${ms(e.aggregated.ttftMs)}${span(u.aggregated.ttftMs)}`,
+        `${ms(e.aggregated.ttftP90Ms)}${span(u.aggregated.ttftP90Ms)}`,
+        `${ms(e.aggregated.itlMs)}${span(u.aggregated.itlMs)}`,
+        `${ms(e.aggregated.itlP90Ms)}${span(u.aggregated.itlP90Ms)}`,
       ],
     ],
   );
@@ -145,7 +148,7 @@ function uncertaintyLines(e: ServingEstimate): string[] {
     .map((b) => `${b.quantity} x${b.low}-${b.high} (${b.regime}, ${b.points} published points)`)
     .join("; ");
   return [
-    `Ranges (in parentheses) are the published/estimated ratios of the validation set in this regime (${u.regime}; docs/SERVING.md#validation): ${bands}.`,
+    `Ranges (in parentheses; the same bands apply to the chart below) are the published/estimated ratios of the validation set in this regime (${u.regime}; docs/SERVING.md#validation): ${bands}.`,
     "",
     ...(u.assumptions.length
       ? ["Assumptions this configuration extrapolates:", "", ...u.assumptions.map((a) => `- ${a}`), ""]
@@ -179,7 +182,7 @@ export function servingMarkdown(p: ServingPlanSection): string[] {
     splitLine(e),
     "",
     ...uncertaintyLines(e),
-    "TTFT and ITL (ms, mean and P90) against the arrival rate:",
+    "TTFT and ITL (ms, mean and P90; a P90 below the mean is a wait most requests never have) against the arrival rate:",
     "",
     table(
       ["requests/s", "disagg TTFT", "P90", "disagg ITL", "P90", "agg TTFT", "P90", "agg ITL", "P90"],
