@@ -150,6 +150,9 @@ function validatePool(r: ResolvedInference, at: (k: string) => string): Problem[
   return out;
 }
 
+/** `placement "any"` as a fix only where the pack allows it: over EFA it refuses it (prefill-decode-apart-over-efa). */
+const anyHint = (r: ResolvedInference) => (usesEfa(r) ? "" : `, or set placement "any"`);
+
 /**
  * Separate-node placement gives every node to one role, so each role needs whole nodes of its own:
  * 12 one-GPU prefill workers on 8-GPU nodes take 2 nodes even though 4 GPUs of the second stay free.
@@ -166,7 +169,7 @@ function validateRoleNodes(r: ResolvedInference, at: (k: string) => string): Pro
   return [
     {
       propertyPath: at("gpuPool"),
-      reason: `placement "separate-nodes" gives each node to one role: ${role(ServingRole.Prefill)}, ${role(ServingRole.Decode)} of ${r.pool.gpusPerNode} GPUs = ${need} nodes; pool ${show(r.pool.name)} has ${r.pool.nodes}. Add nodes (${need}), lower replicas, or set placement "any"`,
+      reason: `placement "separate-nodes" gives each node to one role: ${role(ServingRole.Prefill)}, ${role(ServingRole.Decode)} of ${r.pool.gpusPerNode} GPUs = ${need} nodes; pool ${show(r.pool.name)} has ${r.pool.nodes}. Add nodes (${need}) or lower replicas (plan.md's balanced split fits the nodes the graph takes)${anyHint(r)}`,
     },
   ];
 }
