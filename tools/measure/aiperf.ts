@@ -167,9 +167,14 @@ export function parseSummary(text: string): AiperfSummary {
   const ttft = percentiles(doc, "time_to_first_token");
   const itl = percentiles(doc, "inter_token_latency");
   const latency = percentiles(doc, "request_latency");
+  const streaming = endpoint.streaming === true;
+  if (streaming && (!ttft || !itl))
+    throw new ExportError(
+      "a streamed run without time_to_first_token and inter_token_latency: AIPerf measured no token timing (did every request fail?)",
+    );
   return {
     ...(typeof doc.aiperf_version === "string" ? { aiperfVersion: doc.aiperf_version } : {}),
-    streaming: endpoint.streaming === true,
+    streaming,
     ...(ttft ? { ttftMs: ttft } : {}),
     ...(itl ? { itlMs: itl } : {}),
     ...(latency ? { requestLatencyMs: latency } : {}),
