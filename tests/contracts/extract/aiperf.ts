@@ -12,7 +12,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { checkoutArgs } from "./_checkout";
+import { checkoutArgs, printFacts } from "./_checkout";
 
 const read = (root: string, p: string) => readFileSync(join(root, p), "utf8");
 
@@ -124,28 +124,30 @@ export function extract(root: string): Record<string, unknown> {
   };
 }
 
+/** What the extractor reads, for the provenance block. */
+const PATHS = [
+  "pyproject.toml",
+  "aiperf/common/config/",
+  "aiperf/common/config/config_defaults.py",
+  "aiperf/common/models/export_models.py",
+  "aiperf/metrics/types/",
+  "aiperf/common/enums/metric_enums.py",
+  "aiperf/controller/kubernetes_service_manager.py",
+  "Dockerfile",
+];
+
 if (require.main === module) {
   const a = checkoutArgs(process.argv.slice(2), "npx tsx tests/contracts/extract/aiperf.ts");
-  const out = {
-    provenance: {
+  printFacts(
+    {
       repository: "ai-dynamo/aiperf",
       ref: a.ref,
       commit: a.commit,
-      paths: [
-        "pyproject.toml",
-        "aiperf/common/config/",
-        "aiperf/common/config/config_defaults.py",
-        "aiperf/common/models/export_models.py",
-        "aiperf/metrics/types/",
-        "aiperf/common/enums/metric_enums.py",
-        "aiperf/controller/kubernetes_service_manager.py",
-        "Dockerfile",
-      ],
+      paths: PATHS,
       extracted: new Date().toISOString().slice(0, 10),
       extractor: `tests/contracts/extract/aiperf.ts <checkout> --ref ${a.ref} --commit ${a.commit}`,
       ...(a.notes ? { notes: a.notes } : {}),
     },
-    facts: extract(a.root),
-  };
-  process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    extract(a.root),
+  );
 }

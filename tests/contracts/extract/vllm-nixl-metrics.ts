@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { checkoutArgs } from "./_checkout";
+import { checkoutArgs, printFacts } from "./_checkout";
 
 const FILE = "vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py";
 
@@ -25,8 +25,8 @@ export function extract(root: string): Record<string, unknown> {
 
 if (require.main === module) {
   const a = checkoutArgs(process.argv.slice(2), "npx tsx tests/contracts/extract/vllm-nixl-metrics.ts");
-  const out = {
-    provenance: {
+  printFacts(
+    {
       repository: "vllm-project/vllm",
       ref: a.ref,
       commit: a.commit,
@@ -35,7 +35,6 @@ if (require.main === module) {
       extractor: `tests/contracts/extract/vllm-nixl-metrics.ts <checkout> --ref ${a.ref} --commit ${a.commit}`,
       ...(a.notes ? { notes: a.notes } : {}),
     },
-    facts: extract(a.root),
-  };
-  process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    extract(a.root),
+  );
 }
