@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { closedPort } from "../verify/cli-harness";
 import { kubeconfigText } from "../verify/fake-kube";
+import { Cleanup } from "../../tools/measure/cluster";
 
 const ROOT = join(__dirname, "..", "..");
 const IMAGE = `123456789012.dkr.ecr.us-east-2.amazonaws.com/aiperf@sha256:${"c".repeat(64)}`;
@@ -79,5 +80,24 @@ describe("measure CLI: arguments", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("measure: cleanup of what a run created", () => {
+  it("undoes last-created first, keeps going past a failure, names what is left, and runs each step once", async () => {
+    const c = new Cleanup();
+    const done: string[] = [];
+    c.add("graph paused", async () => done.push("scale back"));
+    c.add("twin", async () => done.push("delete twin"));
+    c.add("Job j", async () => {
+      throw new Error("forbidden\nmore");
+    });
+    c.add("NetworkPolicy p", async () => done.push("delete policy"));
+    let log = "";
+    assert.deepEqual(await c.runAll((s) => (log += s)), ["Job j: forbidden"]);
+    assert.deepEqual(done, ["delete policy", "delete twin", "scale back"]);
+    assert.match(log, /could not clean up Job j: forbidden; delete it by hand \(label dynamo-efa\/measure-run\)/);
+    assert.deepEqual(await c.runAll(() => undefined), []);
+    assert.equal(done.length, 3);
   });
 });

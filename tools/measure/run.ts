@@ -136,8 +136,9 @@ async function runTwin(
   const r = o.resolved;
   const c = new MeasureCluster(o.kc, r.namespace);
   const local = new Cleanup();
-  o.cleanup.add(`the twin ${twin.name}`, () => local.runAll(o.log));
+  // Paused first, so that undoing runs the other way: the twin is deleted before the graph gets its GPUs back.
   if (!twin.fitsBeside) await pause(o, c, live);
+  o.cleanup.add(`the twin ${twin.name}`, () => local.runAll(o.log));
   for (const p of twin.policies) await c.createPolicy(p, { [RUN_LABEL]: runId }, local);
   await c.createGraph({ ...twin.graph, metadata: { ...twin.graph.metadata, labels: { [RUN_LABEL]: runId } } }, local);
   o.log(
