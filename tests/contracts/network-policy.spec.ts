@@ -30,7 +30,6 @@ interface NetworkFacts {
   readonly etcdInstalled: boolean;
   readonly discoveryBackend: string;
   readonly operatorCallsWorkerSystemPort: boolean;
-  readonly frontendDownloadsModelConfig: boolean;
 }
 const F = loadFacts<NetworkFacts>("dynamo-network").facts;
 const SIDE = loadFacts<{ portVariable: string }>("vllm-nixl-side-channel").facts;
@@ -131,8 +130,6 @@ describe("contracts: the graph's NetworkPolicies allow exactly Dynamo's flows", 
     assert.equal(F.responseStreamServerDefaultPort, 0, "response streams arrive on an OS-assigned port");
     assert.equal(F.workerNixlTelemetryEnable, "n", "the operator turns NIXL telemetry off: 19090 stays closed");
     assert.ok(F.operatorCallsWorkerSystemPort);
-    // Why the Frontend keeps the HF token (components/inference/graph.ts renderFrontend).
-    assert.ok(F.frontendDownloadsModelConfig);
   });
 
   for (const variant of ["p5en-1gpu", "p5en-8x1gpu"] as Variant[])

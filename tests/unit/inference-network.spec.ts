@@ -80,24 +80,35 @@ describe("inference: the internal load balancer's source ranges", () => {
 
 describe("inference: the HF token reaches only what downloads", () => {
   const NVME = { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } };
-  const modes: [string, Partial<InferenceSettings>, boolean][] = [
-    ["none (the engine downloads)", { modelCacheMode: "none" }, true],
+  // [mode, overrides, the engine gets the token, the Frontend's main container gets it]
+  const modes: [string, Partial<InferenceSettings>, boolean, boolean][] = [
+    ["none (the engine downloads)", { modelCacheMode: "none" }, true, true],
     [
       "efs (the first worker downloads into the volume)",
       { modelCache: { storageClassName: "efs", sizeGiB: 100 } },
       true,
+      false,
     ],
     [
       "local-nvme (only the prefetch init container downloads)",
       { modelCacheMode: "local-nvme", gpuPool: pool("p5en.48xlarge", 2, true, NVME) },
       false,
+      false,
     ],
   ];
-  for (const [mode, over, engineGetsToken] of modes)
+  for (const [mode, over, engineGetsToken, frontendGetsToken] of modes)
     it(mode, () => {
       const g = renderGraph(resolved("p5en-8x1gpu", "vllm", over), IMAGE);
-      // The Frontend downloads the model's config and tokenizer itself in every mode.
-      assert.equal(g.spec.services[GraphService.Frontend].envFromSecret, "llama-hf-token");
+      // The Frontend downloads the model's config and tokenizer itself only in `none` mode (frontend-model.ts).
+      const frontend = g.spec.services[GraphService.Frontend];
+      assert.equal(frontend.envFromSecret, frontendGetsToken ? "llama-hf-token" : undefined);
+      const frontendInit = (frontend.extraPodSpec?.initContainers ?? []).filter((c) =>
+        (c.env ?? []).some((e) => e.name === "HF_TOKEN"),
+      );
+      assert.deepEqual(
+        frontendInit.map((c) => c.name),
+        engineGetsToken ? [] : ["model-config"],
+      );
       for (const key of [GraphService.Prefill, GraphService.Decode]) {
         const w = g.spec.services[key];
         assert.equal(w.envFromSecret, engineGetsToken ? "llama-hf-token" : undefined, key);

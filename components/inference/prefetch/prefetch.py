@@ -27,6 +27,8 @@ Environment:
   DOWNLOAD_BUDGET_SECONDS  give up after this long, waiting included (default 1800)
   RETRY_MAX_ATTEMPTS       attempts per request on HTTP 429/5xx or a broken connection (default 8)
   RETRY_BASE_SECONDS       first backoff, doubled per attempt with jitter, capped at 60 s (default 2)
+  METADATA_ONLY            "1": only the config, tokenizer and template files, no weights (the Frontend's copy of
+                           what the workers' model card names; never pointed at a node cache)
 Exit codes: 0 complete; 2 no access / not found / bad input (retrying will not help); 1 any other failure.
 Python standard library only.
 """
@@ -53,6 +55,11 @@ class Corrupt(Exception):
 
 class BudgetExceeded(BaseException):
     """The download budget ran out. A BaseException, so no `except Exception` on the way can swallow it."""
+
+
+def is_weights(name):
+    """A weight file or a subdirectory's file: never one the model card names (those are top-level config files)."""
+    return "/" in name or name.endswith(".safetensors") or name.endswith(SKIP_WITH_SAFETENSORS)
 
 
 def log(msg):
@@ -127,6 +134,8 @@ class Client:
         files = [expected(s, c["model"]) for s in info.get("siblings") or []]
         if any(f[0].endswith(".safetensors") for f in files):
             files = [f for f in files if not f[0].startswith("original/") and not f[0].endswith(SKIP_WITH_SAFETENSORS)]
+        if c["metadata_only"]:
+            files = [f for f in files if not is_weights(f[0])]
         if not files:
             raise RuntimeError(f"the listing of {c['model']} at revision {c['revision']} names no files; refusing to mark an empty model complete")
         sha = info.get("sha") or ""
@@ -271,6 +280,7 @@ def config(env):
         "deadline": time.monotonic() + budget,
         "attempts": int(number(env, "RETRY_MAX_ATTEMPTS", 8, 1, 100, integer=True)),
         "base": number(env, "RETRY_BASE_SECONDS", 2, 0, 60),
+        "metadata_only": env.get("METADATA_ONLY") == "1",
     }
 
 
