@@ -63,9 +63,11 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   });
   const pools = Object.values(cluster.gpuPools);
   const inCluster = { providers: { kubernetes: cluster.k8sProvider } };
+  // The releases' hooks and volumes need the system nodes, the EBS CSI driver and the default StorageClass.
+  const afterNodes = { ...inCluster, dependsOn: [...cluster.workloadPrerequisites] };
   const platform =
     c.platform &&
-    new DynamoPlatform(BASE_NAME, c.platform, { ...inCluster, transformations: [platformMovedFromGraph(c.graphName)] });
+    new DynamoPlatform(BASE_NAME, c.platform, { ...afterNodes, transformations: [platformMovedFromGraph(c.graphName)] });
   const inference = new DisaggInference(
     c.graphName,
     {
@@ -81,7 +83,7 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   );
   if (c.observability) {
     const graphNamespace = c.inference.namespace ?? INFERENCE_DEFAULTS.namespace;
-    new DynamoObservability(c.graphName, { ...c.observability, graphName: c.graphName, graphNamespace }, inCluster);
+    new DynamoObservability(c.graphName, { ...c.observability, graphName: c.graphName, graphNamespace }, afterNodes);
   }
   // Not named `exports`: in the CommonJS that Pulumi's ts-node emits, a local `exports` would shadow
   // the module object that `BASE_NAME` and friends are read through (TDZ error at `pulumi up`).
