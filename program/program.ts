@@ -25,6 +25,8 @@ export const BASE_NAME = "dynamo-efa";
 export type ProgramExports = {
   /** In-cluster URL of the OpenAI-compatible Frontend. */
   readonly frontendUrl: pulumi.Output<string>;
+  /** URL of the Frontend's internal load balancer; undefined unless `frontend.serviceType` is "InternalLoadBalancer". */
+  readonly frontendLoadBalancerUrl: pulumi.Output<string> | undefined;
   /** Digest-pinned image the workers run. */
   readonly imageRef: pulumi.Output<string>;
   /** EKS cluster name. */
@@ -67,7 +69,10 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   const afterNodes = { ...inCluster, dependsOn: [...cluster.workloadPrerequisites] };
   const platform =
     c.platform &&
-    new DynamoPlatform(BASE_NAME, c.platform, { ...afterNodes, transformations: [platformMovedFromGraph(c.graphName)] });
+    new DynamoPlatform(BASE_NAME, c.platform, {
+      ...afterNodes,
+      transformations: [platformMovedFromGraph(c.graphName)],
+    });
   const inference = new DisaggInference(
     c.graphName,
     {
@@ -89,6 +94,7 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   // the module object that `BASE_NAME` and friends are read through (TDZ error at `pulumi up`).
   const outputs: ProgramExports = {
     frontendUrl: inference.frontendUrl,
+    frontendLoadBalancerUrl: inference.frontendLoadBalancerUrl,
     imageRef: image.ref,
     clusterName: cluster.clusterName,
     kubeconfig: pulumi.secret(cluster.kubeconfig),

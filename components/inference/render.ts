@@ -179,6 +179,15 @@ export function renderEngineConfigMaps(r: ResolvedInference): {
  * An internal (VPC-only) load balancer in front of the Frontend pods, when asked for. Selected by
  * the operator's own labels (F7). Both the AWS Load Balancer Controller's and the in-tree
  * annotations say "internal", so it can never be internet-facing whichever controller serves it.
+ *
+ * It keeps the caller's address, so the Frontend's NetworkPolicy can admit exactly `sourceRanges`: a Network Load
+ * Balancer (`aws-load-balancer-type: nlb` for the in-tree controller; the AWS Load Balancer Controller makes one for
+ * every Service it serves) with instance targets, whose client IP preservation is on
+ * (`preserve_client_ip.enabled=true`, the default for instance targets, stated), and `externalTrafficPolicy: Local`,
+ * so kube-proxy forwards only to a Frontend on the node and does not masquerade; the load balancer's health checks
+ * then go to the Service's `healthCheckNodePort`, answered by kube-proxy on the node, not by the pod.
+ * @see https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/service/annotations/
+ * @see https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/#preserving-the-client-source-ip
  */
 export function renderFrontendLoadBalancer(r: ResolvedInference) {
   if (r.frontend.serviceType !== FrontendServiceType.InternalLoadBalancer) return undefined;
@@ -191,10 +200,14 @@ export function renderFrontendLoadBalancer(r: ResolvedInference) {
       annotations: {
         "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
         "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+        "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+        "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": "instance",
+        "service.beta.kubernetes.io/aws-load-balancer-target-group-attributes": "preserve_client_ip.enabled=true",
       },
     },
     spec: {
       type: "LoadBalancer",
+      externalTrafficPolicy: "Local",
       selector: { [OperatorLabel.GraphName]: r.graphName, [OperatorLabel.Component]: GraphService.Frontend },
       // Only these callers reach it (the VPC's CIDR by default), not everything routed into the VPC.
       loadBalancerSourceRanges: [...r.frontend.sourceRanges],

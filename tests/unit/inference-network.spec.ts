@@ -8,7 +8,9 @@ import { InferenceSettings } from "../../components/inference/args";
 import { validate } from "../../components/inference/validate";
 import { renderFrontendLoadBalancer } from "../../components/inference/render";
 import { renderGraph } from "../../components/inference/graph";
-import { GraphService } from "../../components/_shared/names";
+import { GraphService, OperatorLabel } from "../../components/_shared/names";
+import { renderNetworkPolicies } from "../../components/inference/network";
+import { allows, Endpoint, Flow } from "../helpers/network-policy-eval";
 import { IMAGE, pool, resolved } from "../helpers/inference-fixtures";
 
 const lb = (over: Partial<InferenceSettings>) =>
@@ -117,4 +119,41 @@ describe("inference: the HF token reaches only what downloads", () => {
         assert.deepEqual(holders, engineGetsToken ? [] : ["model-prefetch"], key);
       }
     });
+});
+
+describe("inference: an internal load balancer admits exactly frontend.sourceRanges (NetworkPolicy evaluator)", () => {
+  const r = resolved("p5en-1gpu", "vllm", {
+    frontend: { serviceType: "InternalLoadBalancer", sourceRanges: ["10.20.0.0/16"] },
+    vpcCidr: "10.0.0.0/16",
+  });
+  const policies = renderNetworkPolicies(r);
+  const frontend: Endpoint = {
+    pod: {
+      namespace: r.namespace,
+      labels: { [OperatorLabel.GraphName]: r.graphName, [OperatorLabel.Component]: GraphService.Frontend },
+    },
+    ip: "10.0.1.10",
+  };
+  const to8000 = (from: Endpoint): Flow => ({ from, to: frontend, protocol: "TCP", port: 8000 });
+  const cases: [string, Endpoint, boolean][] = [
+    ["a caller in sourceRanges (its address kept by the NLB)", { ip: "10.20.3.4" }, true],
+    ["an address elsewhere in the VPC", { ip: "10.0.200.7" }, false],
+    [
+      "a pod of another namespace (a VPC address under the VPC CNI)",
+      { pod: { namespace: "other", labels: {} }, ip: "10.0.9.9" },
+      false,
+    ],
+  ];
+  for (const [who, from, allowed] of cases)
+    it(`${allowed ? "admits" : "refuses"} ${who}`, () => assert.equal(allows(policies, to8000(from)), allowed));
+
+  it("the Service keeps the caller's address: NLB instance targets, externalTrafficPolicy Local", () => {
+    const svc = renderFrontendLoadBalancer(r)!;
+    assert.equal(svc.spec.externalTrafficPolicy, "Local");
+    assert.equal(svc.metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-type"], "nlb");
+    assert.equal(
+      svc.metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-target-group-attributes"],
+      "preserve_client_ip.enabled=true",
+    );
+  });
 });
