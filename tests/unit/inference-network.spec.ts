@@ -157,3 +157,31 @@ describe("inference: an internal load balancer admits exactly frontend.sourceRan
     );
   });
 });
+
+describe("inference: the graph's namespace is its own", () => {
+  const problems = (over: Partial<InferenceSettings>) =>
+    validate(resolved("p5en-1gpu", "vllm", over), true)
+      .filter((p) => p.propertyPath === "namespace")
+      .map((p) => p.reason);
+  const taken: [string, Partial<InferenceSettings>, RegExp][] = [
+    ["default", { namespace: "default" }, /^"default" is a namespace Kubernetes itself runs/],
+    ["kube-system", { namespace: "kube-system" }, /^"kube-system" is a namespace Kubernetes itself runs/],
+    ["kube-public", { namespace: "kube-public" }, /itself runs/],
+    ["kube-node-lease", { namespace: "kube-node-lease" }, /itself runs/],
+    ["the platform's", { namespace: "dynamo-system" }, /^"dynamo-system" is the Dynamo platform's namespace/],
+    ["a custom platform namespace", { namespace: "ops", platformNamespace: "ops" }, /platform's namespace/],
+    [
+      "the scrapers'",
+      { namespace: "monitoring", networkPolicy: { metricsNamespaces: ["monitoring"] } },
+      /^"monitoring" is a metrics namespace/,
+    ],
+    ["default, even unmanaged", { namespace: "default", createNamespace: false }, /Choose another, e.g. "dynamo"$/],
+  ];
+  for (const [why, over, want] of taken)
+    it(`refuses ${why}`, () => {
+      const got = problems(over);
+      assert.equal(got.length, 1, got.join("\n"));
+      assert.match(got[0], want);
+    });
+  it("accepts a namespace of its own", () => assert.deepEqual(problems({ namespace: "llm-serving" }), []));
+});
