@@ -32,6 +32,7 @@ import {
 } from "./cache";
 import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./dgd";
 import { ModelCacheMode } from "./model-load";
+import { RUNTIME_DEFAULT } from "./pod-security";
 
 /** Where the workers' hub cache volume is mounted (`HF_HOME` is `<mount>/hf`), in the workers and the Frontend. */
 export const MODEL_CACHE_MOUNT = "/models";
@@ -69,6 +70,7 @@ function fromInitContainer(r: ResolvedInference, image: string): FrontendModelFi
     ...prefetch,
     name: FRONTEND_MODEL_CONFIG,
     env: [...(prefetch.env ?? []), { name: METADATA_ONLY_ENV, value: "1" }],
+    securityContext: { ...prefetch.securityContext, seccompProfile: RUNTIME_DEFAULT },
     resources: { requests: { cpu: "100m", memory: "256Mi" }, limits: { memory: "1Gi" } },
     volumeMounts: (prefetch.volumeMounts ?? []).map((m) =>
       m.name === NODE_CACHE_VOLUME ? { ...m, name: FRONTEND_MODEL_CONFIG_VOLUME } : m,

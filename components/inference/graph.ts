@@ -55,6 +55,7 @@ import {
 } from "./dgd";
 import { shellQuote } from "../_shared/shell";
 import { MODEL_CACHE_HF_HOME, MODEL_CACHE_MOUNT, frontendModelFiles } from "./frontend-model";
+import { RUNTIME_DEFAULT } from "./pod-security";
 
 /** Where the model cache PVC is mounted (and `HF_HOME` points). */
 export { MODEL_CACHE_MOUNT };
@@ -173,7 +174,12 @@ export const EFA_WORKER_CAPABILITY = "IPC_LOCK";
  * - 2 MiB hugepages: requested as `hugepages-2Mi` and mounted at /dev/hugepages (F14).
  */
 function workerSecurity(r: ResolvedInference, efa: boolean): DgdSecurityContext {
-  const base = { runAsNonRoot: true, runAsUser: r.runAsUser, allowPrivilegeEscalation: false };
+  const base = {
+    runAsNonRoot: true,
+    runAsUser: r.runAsUser,
+    allowPrivilegeEscalation: false,
+    seccompProfile: RUNTIME_DEFAULT,
+  };
   if (efa) return { ...base, capabilities: { drop: ["ALL"], add: [EFA_WORKER_CAPABILITY] } };
   return { ...base, capabilities: { drop: ["ALL"] } };
 }
@@ -285,6 +291,7 @@ export function renderFrontend(r: ResolvedInference, image: string): DgdService 
           runAsUser: r.runAsUser,
           allowPrivilegeEscalation: false,
           capabilities: { drop: ["ALL"] },
+          seccompProfile: RUNTIME_DEFAULT,
         },
         ...(files.mounts.length > 0 ? { volumeMounts: [...files.mounts] } : {}),
       },

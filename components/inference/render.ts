@@ -15,7 +15,8 @@ import {
 import { type ModelCacheMode } from "./model-load";
 import { workerShape } from "./fit";
 import { commandLine, engineFor, DgdObject, renderGraph } from "./graph";
-import { renderPrefetchConfigMap, usesNodeCache } from "./cache";
+import { renderPrefetchConfigMap, renderPrefetchDaemonSet, usesNodeCache } from "./cache";
+import { namespaceLevel, PodShape, PSA_ENFORCE_LABEL } from "./pod-security";
 import { NetworkPolicyObject, renderNetworkPolicies } from "./network";
 import type { KvCacheDtype, ModelShape } from "../catalog/models";
 
@@ -117,7 +118,40 @@ export function renderInference(r: ResolvedInference, hfToken: string = REDACTED
 /** The Namespace of the graph; undefined when the graph is told not to create it (`createNamespace: false`). */
 export function renderNamespace(r: ResolvedInference) {
   if (!r.createNamespace) return undefined;
-  return { apiVersion: "v1" as const, kind: "Namespace" as const, metadata: { name: r.namespace } };
+  return {
+    apiVersion: "v1" as const,
+    kind: "Namespace" as const,
+    metadata: { name: r.namespace, labels: { [PSA_ENFORCE_LABEL]: namespaceLevel(namespacePods(r)).level } },
+  };
+}
+
+/**
+ * Every pod template the graph puts in its namespace: the graph's services (what the project sets; the operator
+ * adds only an shm emptyDir and `fsGroup`, neither of which changes a level) and the prefetch DaemonSet. The image
+ * does not enter a Pod Security level, so a placeholder renders them.
+ */
+export function namespacePods(r: ResolvedInference): PodShape[] {
+  const graph = renderGraph(r, "image");
+  const services: PodShape[] = Object.entries(graph.spec.services).map(([name, s]) => ({
+    name,
+    volumes: s.extraPodSpec?.volumes ?? [],
+    containers: [
+      ...(s.extraPodSpec?.initContainers ?? []),
+      { name: "main", securityContext: s.extraPodSpec?.mainContainer?.securityContext },
+    ],
+  }));
+  const ds = renderPrefetchDaemonSet(r);
+  const prefetch: PodShape[] = ds
+    ? [
+        {
+          name: ds.metadata.name,
+          volumes: ds.spec.template.spec.volumes,
+          containers: [...ds.spec.template.spec.initContainers, ...ds.spec.template.spec.containers],
+          podSeccomp: ds.spec.template.spec.securityContext.seccompProfile.type,
+        },
+      ]
+    : [];
+  return [...services, ...prefetch];
 }
 
 /** The HF token Secret: both key names, because tools read one or the other (F9). */
