@@ -80,23 +80,24 @@ export type ImagePlan = ImageBuildPlan | ImagePrebuiltPlan;
  */
 export const MAX_CONTEXT_FILES = 10000;
 
-/** Every file under `dir` with its content hash, sorted by path; a problem at `context` past `MAX_CONTEXT_FILES`. */
-export function contextFiles(dir: string): Checked<ContextFile[]> {
+/**
+ * Every file under `dir` with its content hash, sorted by path; a problem at `context` past `limit` files (a test
+ * passes a small one rather than writing 10,001 files).
+ */
+export function contextFiles(dir: string, limit: number = MAX_CONTEXT_FILES): Checked<ContextFile[]> {
   const out: ContextFile[] = [];
   const walk = (d: string): boolean => {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) {
         if (!walk(p)) return false;
-      } else if (
-        out.push({ path: relative(dir, p).split(sep).join("/"), sha256: sha256(readFileSync(p)) }) > MAX_CONTEXT_FILES
-      )
+      } else if (out.push({ path: relative(dir, p).split(sep).join("/"), sha256: sha256(readFileSync(p)) }) > limit)
         return false;
     }
     return true;
   };
   if (walk(dir)) return ok(out);
-  const reason = `${dir} holds more than ${MAX_CONTEXT_FILES} files; give the directory holding the Dockerfile's inputs, e.g. "dockerfiles"`;
+  const reason = `${dir} holds more than ${limit} files; give the directory holding the Dockerfile's inputs, e.g. "dockerfiles"`;
   return failed([{ propertyPath: "context", reason }]);
 }
 

@@ -2,6 +2,7 @@
  * The whole rendered deployment as plain data, for the offline render tool, the plan summary and
  * the tests, and the plain plan facts the program hands to the render with its run (`inferencePlan`). Pure.
  */
+import { RevisionPlan, revisionPlan } from "./revision";
 import { graphNames, DynamoPort, GraphService, OperatorLabel } from "../_shared/names";
 import {
   ResolvedInference,
@@ -288,6 +289,8 @@ export interface InferencePlan {
   /** The node cache's download budget; absent unless `local-nvme` downloads before the load budget starts. */
   readonly modelDownloadBudgetSeconds?: number;
   readonly workload: ResolvedWorkload;
+  /** The revision, and how every worker comes to serve one commit of it (./revision.ts). */
+  readonly revision: RevisionPlan;
   /** Prefill, then decode. */
   readonly roles: readonly RolePlan[];
 }
@@ -313,6 +316,7 @@ export function inferencePlan(r: ResolvedInference): InferencePlan {
     modelLoadBudgetSeconds: r.modelLoadBudgetSeconds,
     ...(usesNodeCache(r) ? { modelDownloadBudgetSeconds: r.modelDownloadBudgetSeconds } : {}),
     workload: r.workload,
+    revision: revisionPlan(r),
     roles: SERVING_ROLES.map((role) => {
       const s = workerShape(r, role);
       return {

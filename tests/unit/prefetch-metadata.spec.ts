@@ -8,7 +8,7 @@ import { spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { COMPLETION_MARKER, modelCacheDir } from "../../components/inference/cache";
+import { completionMarker, modelCacheDir } from "../../components/inference/cache";
 import { Fake, fakeHf, FILES, MODEL } from "../helpers/fake-hf";
 
 const SCRIPT = path.join(__dirname, "..", "..", "components", "inference", "prefetch", "prefetch.py");
@@ -57,9 +57,9 @@ describe("prefetch: METADATA_ONLY fetches the model card's files and no weights 
     assert.deepEqual(hf.gets, { "config.json": 1 });
     const dir = modelCacheDir(root, MODEL);
     assert.ok(fs.readFileSync(path.join(dir, "config.json")).equals(FILES["config.json"]));
-    assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(dir, COMPLETION_MARKER), "utf8")).sizes), [
-      "config.json",
-    ]);
+    const marker = JSON.parse(fs.readFileSync(completionMarker(root, MODEL), "utf8"));
+    assert.deepEqual(Object.keys(marker.files ?? marker.sizes), ["config.json"]);
+    assert.deepEqual(fs.readdirSync(dir), ["config.json"], "no weight on disk");
   });
 
   it("without it, the weights come too (the switch is what leaves them out)", async () => {
