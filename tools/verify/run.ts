@@ -114,7 +114,7 @@ async function httpGates(
       },
       budget.left(),
     );
-    return gateCompletions({ completion: nonStream, stream, chat });
+    return gateCompletions({ completion: nonStream, stream, chat }, t.servedModel);
   });
   await run("E", async (base) => {
     const s = await requestSse(
