@@ -146,7 +146,7 @@ function verdictOf(gain: Range | null, disagg: number): Pick<Uncertainty, "verdi
   if (gain[1] < 1) return { verdict: "aggregated" };
   return {
     verdict: "too close to call",
-    settle: `The gain's range (${gain[0]}-${gain[1]}) includes 1: measure both layouts on this stack at this workload (the aggregated twin and benchmark Job of tools/measure, issue 35) and compare tokens/s per GPU within the objectives`,
+    settle: `The gain's range (${gain[0]}-${gain[1]}) includes 1: measure both layouts on this stack at this workload ("npm run measure -- <stack> --twin": the aggregated twin and the AIPerf benchmark) and compare tokens/s per GPU within the objectives`,
   };
 }
 

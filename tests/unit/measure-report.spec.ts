@@ -101,7 +101,8 @@ describe("measure report: measured beside estimated", () => {
       [{ load: { concurrency: 8 }, summary: near(light, { ttft: 2, itl: 1 }) }],
       view,
     );
-    const a = measuredSplit(asEstimated, e, r8.prefill, r8.decode)!;
+    const pool = { gpusPerNode: r8.pool.gpusPerNode, nodes: r8.pool.nodes, placement: r8.placement };
+    const a = measuredSplit(asEstimated, e, r8.prefill, r8.decode, pool)!;
     const b = measuredSplit(slowPrefill, e, r8.prefill, r8.decode)!;
     assert.deepEqual(
       [a.prefill, a.decode],

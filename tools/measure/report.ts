@@ -4,6 +4,8 @@
  * measured per-worker rates, the aggregated twin's numbers and the gain of disaggregation with its spread. Pure:
  * `run.ts` measures, this judges.
  */
+import { recommendedSplit } from "../../components/inference/serving-split";
+import { Placement } from "../../components/inference/args";
 import type { AiperfSummary, Load, Percentiles } from "./aiperf";
 import { AGREE_WITHIN, EstimatePoint, EstimateView, Layout, Range } from "./estimate";
 import { KvReading, kvVerdict, KvVerdict, KvPlan } from "./kv";
@@ -12,6 +14,13 @@ import { KvReading, kvVerdict, KvVerdict, KvPlan } from "./kv";
 export interface RoleShape {
   readonly replicas: number;
   readonly gpusPerWorker: number;
+}
+
+/** The pool and placement a split must fit (the graph's own), as the estimate's recommendation fits them. */
+export interface SplitPool {
+  readonly gpusPerNode: number;
+  readonly nodes: number;
+  readonly placement: Placement;
 }
 
 /** One benchmark point as run. */
@@ -162,6 +171,7 @@ export function measuredSplit(
   e: EstimateView["atWorkload"],
   prefill: RoleShape,
   decode: RoleShape,
+  pool?: SplitPool,
 ): SplitReport["measured"] {
   const light = [...disagg.points].sort((a, b) => a.measured.requestsPerSecond - b.measured.requestsPerSecond)[0];
   const tr = light?.ttft.ratio;
@@ -170,12 +180,18 @@ export function measuredSplit(
   const pr = e.roles.prefill.requestsPerSecond / tr;
   const dr = e.roles.decode.requestsPerSecond / ir;
   const gpus = prefill.replicas * prefill.gpusPerWorker + decode.replicas * decode.gpusPerWorker;
-  let best = { prefill: prefill.replicas, decode: decode.replicas, rps: -1 };
-  for (let np = 1; np * prefill.gpusPerWorker + decode.gpusPerWorker <= gpus; np++) {
-    const nd = Math.floor((gpus - np * prefill.gpusPerWorker) / decode.gpusPerWorker);
-    const rps = Math.min(np * pr, nd * dr);
-    if (rps > best.rps * (1 + 1e-9)) best = { prefill: np, decode: nd, rps };
-  }
+  // The estimate's own rule (whole nodes per role under separate-nodes), so measured and estimated splits compare.
+  const best = recommendedSplit({
+    prefillTp: prefill.gpusPerWorker,
+    decodeTp: decode.gpusPerWorker,
+    prefillRps: pr,
+    decodeRps: dr,
+    gpus,
+    gpusPerNode: pool?.gpusPerNode ?? gpus,
+    ...(pool ? { nodes: pool.nodes } : {}),
+    placement: pool?.placement ?? Placement.Any,
+    current: { prefill: prefill.replicas, decode: decode.replicas },
+  });
   return {
     prefill: best.prefill,
     decode: best.decode,

@@ -192,6 +192,7 @@ export async function measure(o: MeasureOptions): Promise<MeasureReport> {
     workload: r.workload,
     prefill: r.prefill,
     decode: r.decode,
+    pool: { gpusPerNode: r.pool.gpusPerNode, nodes: r.pool.nodes, placement: r.placement },
     estimate: view,
     disaggregated,
     ...(aggregated && twin ? { aggregated: { gpus: twin.gpus, runs: aggregated } } : {}),

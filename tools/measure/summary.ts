@@ -16,6 +16,7 @@ import {
   measuredSplit,
   type MeasuredRun,
   type RoleShape,
+  type SplitPool,
   type SplitReport,
 } from "./report";
 
@@ -44,6 +45,8 @@ export interface ReportInput {
   readonly workload: ResolvedWorkload;
   readonly prefill: RoleShape;
   readonly decode: RoleShape;
+  /** The graph's pool and placement, which the re-derived split fits as the estimate's does. */
+  readonly pool?: SplitPool;
   readonly estimate: EstimateView;
   readonly disaggregated: readonly MeasuredRun[];
   /** The aggregated twin's runs, at the same loads. @default - no twin was measured */
@@ -109,7 +112,7 @@ export function buildReport(i: ReportInput): MeasureReport {
     ? layoutReport(Layout.Aggregated, i.aggregated.gpus, i.aggregated.runs, i.estimate)
     : undefined;
   const e = i.estimate.atWorkload;
-  const split = measuredSplit(disagg, e, i.prefill, i.decode);
+  const split = measuredSplit(disagg, e, i.prefill, i.decode, i.pool);
   const gain = agg ? gainReport(disagg, agg, e.disaggGain) : undefined;
   const body: Omit<MeasureReport, "findings"> = {
     stack: i.stack,
