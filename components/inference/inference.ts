@@ -9,17 +9,13 @@ import { assertValid } from "../_shared/pulumi-errors";
 import { DisaggInferenceArgs, ResolvedInference, resolveArgs, ServingRole } from "./args";
 import {
   frontendUrl,
-  workerCommands,
-  WorkerPlanRow,
-  workerPlan,
   renderEngineConfigMaps,
   renderFrontendLoadBalancer,
   renderHfSecret,
   renderModelCachePvc,
   renderNamespace,
-  InferencePlan,
-  inferencePlan,
 } from "./render";
+import { InferencePlan, inferencePlan, workerCommands, WorkerPlanRow } from "./plan";
 import { DgdObject, renderGraph } from "./graph";
 import { DGD_API_VERSION, DGD_KIND } from "./dgd";
 import { validate, validateImage } from "./validate";
@@ -67,11 +63,11 @@ export class DisaggInference extends pulumi.ComponentResource {
   public readonly servedModelName: pulumi.Output<string>;
   /** Rendered worker command lines, by role (for the render and verify tools). */
   public readonly workerCommands: pulumi.Output<Record<ServingRole, string>>;
-  /** Per-role plan: replicas, GPUs, EFA, NIXL rails, hugepages, command. */
+  /** Per-role plan: replicas, GPUs, EFA, NIXL rails, hugepages, CPU, memory, command (`plan.workers`). */
   public readonly workers: pulumi.Output<WorkerPlanRow[]>;
   /** The graph custom resource. */
   public readonly graph: k8s.apiextensions.CustomResource;
-  /** The plain facts the graph was rendered from (what the offline render computes plan.json's model sections from). */
+  /** The graph's plan: its workers and the facts the offline render computes plan.json from (`./plan.ts`). */
   public readonly plan: InferencePlan;
 
   constructor(name: string, args: DisaggInferenceArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -120,9 +116,8 @@ export class DisaggInference extends pulumi.ComponentResource {
     this.graphName = pulumi.output(r.graphName);
     this.frontendUrl = pulumi.output(frontendUrl(r));
     this.servedModelName = pulumi.output(r.servedModelName);
-    const plan = workerPlan(r);
-    this.workerCommands = pulumi.output(workerCommands(plan));
-    this.workers = pulumi.output(plan);
+    this.workerCommands = pulumi.output(workerCommands(this.plan.workers));
+    this.workers = pulumi.output([...this.plan.workers]);
     this.registerOutputs({
       graphName: this.graphName,
       frontendUrl: this.frontendUrl,

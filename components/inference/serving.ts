@@ -5,12 +5,10 @@
  * `./worker-speed.ts` (the H200 measurements and the rates of other GPUs scaled from datasheets).
  */
 import { KvCacheDtype, ModelFacts } from "../catalog/models";
-import { KvLink, kvTransfer, kvLink, workerFit, efaPerWorker, usesEfa } from "./fit";
-import { modelFacts } from "../catalog/models";
+import { KvLink, kvTransfer, kvLink, workerFit } from "./fit";
 import {
   Backend,
   ResolvedInference,
-  ResolvedRole,
   ResolvedWorkload,
   INFERENCE_DEFAULTS,
   resolveWorkload,
@@ -266,7 +264,8 @@ export function balancedSplit(
  * The serving estimate of a graph (`plan.json` `serving`): from the model, the two roles' workers and the
  * declared workload, what one worker of each role does, what the layout gives at the load and
  * what aggregated workers on the same GPUs would give (the sections above), the gain of disaggregation and the
- * balanced split. Pure; the plan and the policy read a graph into `ServingInput` (policy/rules/_serving.ts).
+ * balanced split. Pure; a graph's plan becomes `ServingInput` in `servingInputOf` (./plan.ts), a graph the policy
+ * is given in policy/rules/_serving.ts.
  */
 
 /** Batch sizes `serving.roles.decode.decodeStepMs` is keyed by. */
@@ -481,28 +480,6 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
       ? { prefill: split.prefill, decode: split.decode, requestsPerSecond: r3(split.requestsPerSecond) }
       : { prefill: i.prefill.replicas, decode: i.decode.replicas, requestsPerSecond: 0 },
     curve: curveOf(dis, agg),
-  };
-}
-
-/** The serving input of resolved settings (what `verify` compares with); undefined for a model of unknown shape. */
-export function servingInputOf(r: ResolvedInference): ServingInput | undefined {
-  const model = modelFacts(r.model, r.modelShape);
-  if (!model) return undefined;
-  const role = (a: ResolvedRole): ServingRoleInput => ({
-    replicas: a.replicas,
-    tensorParallel: a.gpusPerWorker,
-    maxModelLen: r.maxModelLen,
-    gpuMemoryUtilization: r.gpuMemoryUtilization,
-    efaDevices: usesEfa(r) ? efaPerWorker(r.pool, a.gpusPerWorker) : 0,
-  });
-  return {
-    model,
-    kvCacheDtype: r.kvCacheDtype,
-    backend: r.backend,
-    pool: r.pool,
-    prefill: role(r.prefill),
-    decode: role(r.decode),
-    workload: r.workload,
   };
 }
 

@@ -14,7 +14,8 @@ import { check, stringDefect } from "../../program/schema";
 import { checkStackConfigMap } from "../_shared/stack-check";
 import { loadProject, stackConfig, stackFilePath, UsageError } from "../_shared/stackfile";
 import { type KvTransport, resolveArgs } from "../../components/inference/args";
-import { servingEstimate, servingInputOf } from "../../components/inference/serving";
+import { servingEstimate } from "../../components/inference/serving";
+import { inferencePlan, servingInputOf } from "../../components/inference/plan";
 import { LatencyEstimate, prometheusFor, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
 
@@ -81,8 +82,9 @@ function fromStackFile(root: string, file: string): Omit<Target, "source"> {
   const inf = config.inference;
   // Resolved as the program resolves it: `kvTransport` is the backend the workers were told to use.
   const resolved = resolveArgs(config.graphName, { ...inf, gpuPool: config.gpuPool }, undefined);
-  const input = servingInputOf(resolved);
-  const e = input ? servingEstimate(input) : undefined;
+  // The estimate of the plan the program renders the graph from, as plan.json's `serving` is.
+  const input = servingInputOf(inferencePlan(resolved), resolved.pool);
+  const e = "why" in input ? undefined : servingEstimate(input);
   return {
     ...(e && !("why" in e) ? { estimate: { ttftMs: e.ttftMs, itlMs: e.itlMs, declared: e.workload.declared } } : {}),
     namespace: inf.namespace ?? DEFAULT_NAMESPACE,

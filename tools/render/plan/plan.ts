@@ -9,7 +9,7 @@
  * (`RenderFacts.inference`), never parsed back from the graph's engine flags or annotations.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
-import type { InferencePlan } from "../../../components/inference/render";
+import type { InferencePlan } from "../../../components/inference/plan";
 import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../../program/summary";
 import { CriticalPath } from "./graph";
 import { kvWire, KvWire } from "../../../components/inference/args";

@@ -5,7 +5,7 @@
  */
 import { OperatorLabel } from "../../../components/_shared/names";
 import { DGD_TYPE_TOKEN, DgdService, EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../../components/inference/dgd";
-import type { WorkerPlanRow } from "../../../components/inference/render";
+import type { WorkerPlanRow } from "../../../components/inference/plan";
 import { servicesOf } from "./dgd-inputs";
 
 /** One service of the graph, as the plan shows it. */
