@@ -136,7 +136,8 @@ export function workerAffinity(r: ResolvedInference, role: ServingRole): DgdAffi
 /** The node-level topology key: one node per domain. */
 export const HOSTNAME_TOPOLOGY_KEY = "kubernetes.io/hostname";
 
-function workerResources(shape: WorkerShape): DgdResources {
+/** A worker's resources as rendered (`plan.ts` reads the requests for plan.json). */
+export function workerResources(shape: WorkerShape): DgdResources {
   const custom: Record<string, string> = {};
   if (shape.efaPerWorker > 0) custom[EFA_RESOURCE] = String(shape.efaPerWorker);
   const huge: StringMap = shape.hugepages2MiPages > 0 ? { [HUGEPAGES_2MI_RESOURCE]: `${shape.hugepages2MiMi}Mi` } : {};
@@ -257,6 +258,9 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
   };
 }
 
+/** The Frontend pod's resources (`plan.ts` reads the requests for plan.json). */
+export const FRONTEND_RESOURCES: DgdResources = { requests: { cpu: "2", memory: "4Gi" }, limits: { memory: "8Gi" } };
+
 /**
  * The Frontend service: unprivileged, non-root, all capabilities dropped. It keeps the HF token in every cache
  * mode: when a worker registers, the Frontend downloads the model's config and tokenizer files from the hub itself
@@ -270,7 +274,7 @@ export function renderFrontend(r: ResolvedInference, image: string): DgdService 
     componentType: "frontend",
     replicas: r.frontend.replicas,
     envFromSecret: r.hfSecretName ?? names.hfSecret,
-    resources: { requests: { cpu: "2", memory: "4Gi" }, limits: { memory: "8Gi" } },
+    resources: FRONTEND_RESOURCES,
     extraPodSpec: {
       mainContainer: {
         image,

@@ -5,7 +5,7 @@
  * estimate's input (`servingInputOf`). The stack output `plan`, `plan.json` and verify's estimate all read this;
  * none of them re-derives a worker or parses the graph back. Pure.
  */
-import { GraphService } from "../_shared/names";
+import { GraphService, OperatorLabel } from "../_shared/names";
 import { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, modelFacts, ModelShape } from "../catalog/models";
 import {
@@ -18,7 +18,8 @@ import {
 } from "./args";
 import { type ModelCacheMode } from "./model-load";
 import { workerShape, WorkerShape } from "./fit";
-import { commandLine, engineFor } from "./graph";
+import { commandLine, engineFor, FRONTEND_RESOURCES, serviceKey, workerAffinity, workerResources } from "./graph";
+import { type DgdResourceItem } from "./dgd";
 import { usesNodeCache } from "./cache";
 import type { ServingInput, ServingRoleInput } from "./serving";
 
@@ -32,12 +33,17 @@ export interface WorkerPlanRow extends WorkerShape {
   readonly kvTransport: KvTransport;
   /** The worker command line, shell-quoted. */
   readonly command: string;
+  /** The pod's requests as the graph renders them (Kubernetes quantities). */
+  readonly requests: DgdResourceItem;
+  /** Services this worker never shares a node with (its required pod anti-affinity). */
+  readonly avoids: readonly string[];
 }
 
-const SERVICE: Readonly<Record<ServingRole, GraphService>> = {
-  [ServingRole.Prefill]: GraphService.Prefill,
-  [ServingRole.Decode]: GraphService.Decode,
-};
+/** The services the required anti-affinity of `role`'s workers keeps off their node. */
+function avoidsOf(r: ResolvedInference, role: ServingRole): string[] {
+  const terms = workerAffinity(r, role)?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+  return terms.map((t) => t.labelSelector?.matchLabels?.[OperatorLabel.Component]).filter((x) => x !== undefined);
+}
 
 /** Per-role rows, prefill then decode. */
 export function workerPlan(r: ResolvedInference): WorkerPlanRow[] {
@@ -45,10 +51,12 @@ export function workerPlan(r: ResolvedInference): WorkerPlanRow[] {
     const s = workerShape(r, role);
     return {
       ...s,
-      service: SERVICE[role],
+      service: serviceKey(role),
       nixlRails: r.kvTransport === KvTransport.Libfabric ? s.efaPerWorker : 0,
       kvTransport: r.kvTransport,
       command: commandLine(engineFor(r, role)),
+      requests: workerResources(s).requests ?? {},
+      avoids: avoidsOf(r, role),
     };
   });
 }
@@ -76,6 +84,8 @@ export interface InferencePlan {
   /** The node cache's download budget; absent unless `local-nvme` downloads before the load budget starts. */
   readonly modelDownloadBudgetSeconds?: number;
   readonly workload: ResolvedWorkload;
+  /** The Frontend's replicas and its pod's requests. */
+  readonly frontend: { readonly replicas: number; readonly requests: DgdResourceItem };
   /** Prefill, then decode (`workerPlan`). */
   readonly workers: readonly WorkerPlanRow[];
 }
@@ -96,6 +106,7 @@ export function inferencePlan(r: ResolvedInference): InferencePlan {
     modelLoadBudgetSeconds: r.modelLoadBudgetSeconds,
     ...(usesNodeCache(r) ? { modelDownloadBudgetSeconds: r.modelDownloadBudgetSeconds } : {}),
     workload: r.workload,
+    frontend: { replicas: r.frontend.replicas, requests: FRONTEND_RESOURCES.requests ?? {} },
     workers: workerPlan(r),
   };
 }
