@@ -5,6 +5,7 @@
  */
 export * as catalog from "./catalog";
 export * as versions from "./versions";
+export * as releases from "./releases";
 export * as cluster from "./cluster";
 export * as inference from "./inference";
 export * as image from "./image";

@@ -15,12 +15,14 @@ import {
   renderModelCachePvc,
   renderNamespace,
 } from "./render";
-import { InferencePlan, inferencePlan, workerCommands, WorkerPlanRow } from "./plan";
+import { InferencePlan, inferencePlan, workerCommands, workerPlan, WorkerPlanRow } from "./plan";
 import { DgdObject, renderGraph } from "./graph";
 import { DGD_API_VERSION, DGD_KIND } from "./dgd";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
 import { renderNetworkPolicies } from "./network";
+import { withCommit } from "./revision";
+import { graphCommit } from "./model-commit";
 
 /** Pulumi type token. */
 export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
@@ -63,10 +65,12 @@ export class DisaggInference extends pulumi.ComponentResource {
   public readonly servedModelName: pulumi.Output<string>;
   /** Rendered worker command lines, by role (for the render and verify tools). */
   public readonly workerCommands: pulumi.Output<Record<ServingRole, string>>;
-  /** Per-role plan: replicas, GPUs, EFA, NIXL rails, hugepages, CPU, memory, command (`plan.workers`). */
+  /** Per-role plan: replicas, GPUs, EFA, NIXL rails, hugepages, CPU, memory, command; `plan.workers` with the commit. */
   public readonly workers: pulumi.Output<WorkerPlanRow[]>;
   /** The graph custom resource. */
   public readonly graph: k8s.apiextensions.CustomResource;
+  /** The commit every worker serves: `modelRevision` itself when it is a commit, else what it named at `pulumi up`. */
+  public readonly modelCommit: pulumi.Output<string>;
   /** The graph's plan: its workers and the facts the offline render computes plan.json from (`./plan.ts`). */
   public readonly plan: InferencePlan;
 
@@ -87,7 +91,9 @@ export class DisaggInference extends pulumi.ComponentResource {
       deps.push(new k8s.core.v1.PersistentVolumeClaim(`${name}-model-cache`, pvc, { ...inNs, retainOnDelete: true }));
     for (const { role, configMap } of renderEngineConfigMaps(r))
       deps.push(new k8s.core.v1.ConfigMap(`${name}-engine-${role}`, configMap, inNs));
-    deps.push(...this.prefetch(name, r, child, [...deps]));
+    this.modelCommit = graphCommit(name, r, args.hfToken, child); // one commit for every pod (./revision.ts)
+    const pinned = this.modelCommit.apply((c) => withCommit(r, c));
+    deps.push(...this.prefetch(name, r, pinned, child, [...deps]));
     const lb = renderFrontendLoadBalancer(r);
     if (lb) new k8s.core.v1.Service(`${name}-frontend-lb`, lb, inNs);
     // Before the graph: its pods must never start in a namespace without its fence.
@@ -101,7 +107,7 @@ export class DisaggInference extends pulumi.ComponentResource {
       );
     if (args.platform) deps.push(args.platform);
 
-    const graph = pulumi.output(args.image).apply((image) => checkedGraph(r, image));
+    const graph = pulumi.all([args.image, pinned]).apply(([image, p]) => checkedGraph(p, image));
     this.graph = new k8s.apiextensions.CustomResource(
       `${name}-graph`,
       {
@@ -116,8 +122,8 @@ export class DisaggInference extends pulumi.ComponentResource {
     this.graphName = pulumi.output(r.graphName);
     this.frontendUrl = pulumi.output(frontendUrl(r));
     this.servedModelName = pulumi.output(r.servedModelName);
-    this.workerCommands = pulumi.output(workerCommands(this.plan.workers));
-    this.workers = pulumi.output([...this.plan.workers]);
+    this.workers = pinned.apply(workerPlan);
+    this.workerCommands = this.workers.apply(workerCommands);
     this.registerOutputs({
       graphName: this.graphName,
       frontendUrl: this.frontendUrl,
@@ -125,6 +131,7 @@ export class DisaggInference extends pulumi.ComponentResource {
       workerCommands: this.workerCommands,
       workers: this.workers,
       graph: this.graph,
+      modelCommit: this.modelCommit,
     });
   }
 
@@ -135,6 +142,7 @@ export class DisaggInference extends pulumi.ComponentResource {
   private prefetch(
     name: string,
     r: ResolvedInference,
+    pinned: pulumi.Output<ResolvedInference>,
     child: pulumi.CustomResourceOptions,
     before: pulumi.Resource[],
   ): pulumi.Resource[] {
@@ -143,11 +151,16 @@ export class DisaggInference extends pulumi.ComponentResource {
     const script = new k8s.core.v1.ConfigMap(`${name}-model-prefetch`, cm, { ...child, dependsOn: before });
     const ds = renderPrefetchDaemonSet(r);
     // The cast only drops `readonly` from the plain object's arrays (the shared container types are readonly).
+    // The pod template carries the commit, so it waits for it; the metadata does not depend on it.
     if (ds)
-      new k8s.apps.v1.DaemonSet(`${name}-model-prefetch`, ds as k8s.apps.v1.DaemonSetArgs, {
-        ...child,
-        dependsOn: [...before, script],
-      });
+      new k8s.apps.v1.DaemonSet(
+        `${name}-model-prefetch`,
+        {
+          ...(ds as k8s.apps.v1.DaemonSetArgs),
+          spec: pinned.apply((p) => renderPrefetchDaemonSet(p)!.spec as k8s.types.input.apps.v1.DaemonSetSpec),
+        },
+        { ...child, dependsOn: [...before, script] },
+      );
     return [script];
   }
 

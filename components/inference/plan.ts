@@ -21,6 +21,7 @@ import { workerShape, WorkerShape } from "./fit";
 import { commandLine, engineFor, FRONTEND_RESOURCES, serviceKey, workerAffinity, workerResources } from "./graph";
 import { type DgdResourceItem } from "./dgd";
 import { usesNodeCache } from "./cache";
+import { RevisionPlan, revisionPlan } from "./revision";
 import type { ServingInput, ServingRoleInput } from "./serving";
 
 /** One serving role's workers: what one worker gets (`WorkerShape`), where it sits in the graph and what it runs. */
@@ -84,6 +85,8 @@ export interface InferencePlan {
   /** The node cache's download budget; absent unless `local-nvme` downloads before the load budget starts. */
   readonly modelDownloadBudgetSeconds?: number;
   readonly workload: ResolvedWorkload;
+  /** The revision, and how every worker comes to serve one commit of it (./revision.ts). */
+  readonly revision: RevisionPlan;
   /** The Frontend's replicas and its pod's requests. */
   readonly frontend: { readonly replicas: number; readonly requests: DgdResourceItem };
   /** Prefill, then decode (`workerPlan`). */
@@ -106,6 +109,7 @@ export function inferencePlan(r: ResolvedInference): InferencePlan {
     modelLoadBudgetSeconds: r.modelLoadBudgetSeconds,
     ...(usesNodeCache(r) ? { modelDownloadBudgetSeconds: r.modelDownloadBudgetSeconds } : {}),
     workload: r.workload,
+    revision: revisionPlan(r),
     frontend: { replicas: r.frontend.replicas, requests: FRONTEND_RESOURCES.requests ?? {} },
     workers: workerPlan(r),
   };

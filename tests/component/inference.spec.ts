@@ -11,6 +11,7 @@ import * as sdkDependsOn from "@pulumi/pulumi/runtime/dependsOn";
 import { DisaggInference, resolveArgs } from "../../components/inference";
 import { checkedGraph } from "../../components/inference/inference";
 import { renderGraph } from "../../components/inference/graph";
+import { PLACEHOLDER_COMMIT, withCommit } from "../../components/inference/revision";
 import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd";
 import { DYNAMO_PLATFORM_TYPE, DynamoPlatform } from "../../components/platform";
 import { charts } from "../../components/versions";
@@ -157,6 +158,7 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
         "llama-graph",
         "llama-hf-token",
         "llama-model-cache",
+        "llama-model-commit",
         "llama-netpol-default-deny",
         "llama-netpol-frontend",
         "llama-netpol-workers",
@@ -164,11 +166,22 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
       ],
     );
     assert.deepEqual(
-      childrenOf("qwen").map((k) => k.name),
-      ["qwen-hf-token", "qwen-netpol-default-deny", "qwen-netpol-frontend", "qwen-netpol-workers", "qwen-graph"],
+      childrenOf("qwen")
+        .map((k) => k.name)
+        .sort(),
+      [
+        "qwen-graph",
+        "qwen-hf-token",
+        "qwen-model-commit",
+        "qwen-netpol-default-deny",
+        "qwen-netpol-frontend",
+        "qwen-netpol-workers",
+      ],
     );
+    // ModelCommit is a dynamic resource: it talks to the hub, not the cluster, and has no Kubernetes provider.
+    const kube = (k: CapturedResource) => !k.type.startsWith("pulumi-nodejs:dynamic");
     for (const k of [...childrenOf("llama"), ...childrenOf("qwen"), ...childrenOf("lean"), ...childrenOf("dynamo")])
-      assert.ok(k.provider?.startsWith(`${provider}::`), `${k.name}: provider ${k.provider}`);
+      if (kube(k)) assert.ok(k.provider?.startsWith(`${provider}::`), `${k.name}: provider ${k.provider}`);
   });
 
   it("the HF secret is secret-wrapped, with both keys, and marks its outputs secret", () => {
@@ -176,6 +189,16 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
     assert.deepEqual(s.secretPaths, ["stringData"]);
     assert.deepEqual(s.inputs.stringData, { HF_TOKEN: "hf_test_token", HUGGING_FACE_HUB_TOKEN: "hf_test_token" });
     for (const k of ["stringData", "data"]) assert.ok(s.additionalSecretOutputs.includes(k), k);
+  });
+
+  it("a moving revision is resolved once by ModelCommit, with the token as a secret input", () => {
+    const m = named("llama-model-commit");
+    assert.equal(m.type, "pulumi-nodejs:dynamic/inference:ModelCommit");
+    assert.deepEqual(
+      [m.inputs.endpoint, m.inputs.model, m.inputs.revision, m.inputs.token],
+      ["https://huggingface.co", MODEL, "main", "hf_test_token"],
+    );
+    assert.ok(m.secretPaths.includes("token"), "the token is a secret input");
   });
 
   it("the model-cache PVC is retained on delete", () => {
@@ -187,7 +210,8 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
   it("registers the rendered DGD with waitFor and the load-budget annotation", () => {
     const g = named("llama-graph");
     assert.equal(g.type, DGD);
-    const r = resolveArgs("llama", LLAMA, IMAGE);
+    // Rendered with the commit "main" named at `pulumi up` (the mocks' placeholder): one commit for every worker.
+    const r = withCommit(resolveArgs("llama", LLAMA, IMAGE), PLACEHOLDER_COMMIT);
     assert.deepEqual(g.inputs.spec, JSON.parse(JSON.stringify(renderGraph(r, IMAGE).spec)));
     const annotations = (g.inputs.metadata as { annotations: Record<string, string> }).annotations;
     assert.equal(annotations["pulumi.com/waitFor"], "condition=Ready");

@@ -25,7 +25,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The base of components/: what the catalog and every component folder may import besides itself. */
-const BASE = ["components/_shared/", "components/versions"];
+const BASE = ["components/_shared/", "components/versions", "components/releases/"];
 const CATALOG = "components/catalog/";
 /** The component folders (one Pulumi component each). */
 const COMPONENT_FOLDERS = ["cluster", "image", "inference", "observability", "platform"];
@@ -134,6 +134,15 @@ describe("layering: import directions between folders", () => {
     assert.ok(files.length > 0);
     assert.deepEqual(
       files.flatMap((f) => outside(f, read(f), [CATALOG, ...BASE])),
+      [],
+    );
+  });
+
+  it("components/releases imports only itself, components/_shared and components/versions (releases are data)", () => {
+    assert.deepEqual(
+      filesUnder("components/releases").flatMap((f) =>
+        outside(f, read(f), ["components/releases/", "components/_shared/", "components/versions"]),
+      ),
       [],
     );
   });

@@ -13,6 +13,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
+import { PLACEHOLDER_COMMIT } from "../../../components/inference/revision";
 
 /** The account id every placeholder ARN uses (AWS's documentation account). */
 export const PLACEHOLDER_ACCOUNT = "123456789012";
@@ -211,6 +212,9 @@ const BY_TYPE: Record<string, OutputFn> = {
     dnsName: `${ec2Id("fs", "efs", name)}.efs.${region}.amazonaws.com`,
   }),
   "docker-build:index:Image": (name, inputs) => dockerImage(name, inputs),
+  // A moving model revision is resolved at `pulumi up` (components/inference/model-commit.ts); offline there is no
+  // hub to ask, so every render shows one commit that is recognisably not real (the plan says so).
+  "pulumi-nodejs:dynamic/inference:ModelCommit": () => ({ commit: PLACEHOLDER_COMMIT }),
 };
 
 /** Outputs for one resource: its inputs echoed back (as a provider does), plus what the type adds. */

@@ -1,0 +1,71 @@
+/**
+ * `dynamo-1.6`: Dynamo 1.6.2 (tag 28f9765, branch release/1.6.2, 2026-11-05), the current release, with the vendors'
+ * per-backend EFA runtime images. The default of both shipped stacks. Every value names where it was read; where a
+ * 1.6.2 file was out of reach the closest readable upstream state is named instead, with what may differ.
+ */
+import { NIXL_FI_MORE_DEADLOCK, PARTIAL_EFA_PCIE } from "./known-issues";
+import { GraphApiVersion, Release, ReleaseId } from "./types";
+
+/** Dynamo's machine-readable release table (docs/fern/components/releases.data.ts), as the field audit read it. */
+const RELEASES_TABLE =
+  "https://docs.nvidia.com/dynamo/v1.6.2/reference/releases-data.md (rendering of docs/fern/components/releases.data.ts)";
+/** NGC repository of the Dynamo runtime images. */
+const NGC = "nvcr.io/nvidia/ai-dynamo";
+/** EFA image tag form from 1.3.0 on (`-efa`, multi-arch; before: `-efa-amd64`). */
+const EFA_TAGS =
+  "ai-dynamo/dynamo@0059bada:docs/fern/components/releases.data.ts v1.3.0 delta: 'EFA variants retagged from -efa-amd64 to -efa'";
+
+export const dynamo16: Release = {
+  id: ReleaseId.Dynamo16,
+  title: "Dynamo 1.6.2: operator 1.6.2, v1beta1 graph, vendor per-backend EFA runtime images",
+  dynamo: { version: "1.6.2", commit: "28f9765", source: "tag v1.6.2 = 28f9765 (branch release/1.6.2, 2026-11-05)" },
+  platform: {
+    chart: {
+      version: "1.6.2",
+      source: "NGC chart tarball dynamo-platform-<release>.tgz, one per release (release-artifacts pages 1.0.1-1.4.2)",
+    },
+    natsInstalledByDefault: false,
+    values: { "dynamo-operator": { namespaceRestriction: { enabled: false } } },
+    valuesFact: "chart-dynamo-platform-1.6",
+  },
+  graph: {
+    apiVersion: GraphApiVersion.V1beta1,
+    crdFact: "dgd-crd-v1beta1",
+    runtimeVersionOverride: {
+      version: "1.6.2",
+      source:
+        "deprecations ledger @0f1b0113 v1.5.0 (#10494): a digest, custom or :latest image tag requires " +
+        "runtimeVersionOverride, a bare version, on each component",
+    },
+    source: "v1beta1 is the storage version from 1.5.0 (#11904, #11177); v1alpha1 webhooks removed",
+  },
+  engines: {
+    vllm: {
+      engine: { version: "0.31.0", source: RELEASES_TABLE },
+      nixl: { version: "1.4.1", source: `${RELEASES_TABLE} (nixlVllm)` },
+      cuda: { version: "13.0", source: `${RELEASES_TABLE}: CUDA 13 only from 1.3.0 (vLLM 13.0) [verify for 1.6.2]` },
+      vendorImage: { repository: `${NGC}/vllm-runtime`, tag: "1.6.2-efa", source: EFA_TAGS },
+    },
+    trtllm: {
+      engine: { version: "1.3.0rc29", source: RELEASES_TABLE },
+      nixl: { version: "1.3.1", source: `${RELEASES_TABLE} (nixlTrtllm)` },
+      cuda: { version: "13.1", source: `${RELEASES_TABLE}: TensorRT-LLM images CUDA 13.1 [verify for 1.6.2]` },
+      vendorImage: { repository: `${NGC}/tensorrtllm-runtime`, tag: "1.6.2-efa", source: EFA_TAGS },
+    },
+  },
+  frontendImage: {
+    repository: `${NGC}/dynamo-frontend`,
+    tag: "1.6.2",
+    source: "release-artifacts: dynamo-frontend:<release> published since 0.8.0",
+  },
+  ucx: { version: "1.21.x", source: `${RELEASES_TABLE}: 1.4.x ships UCX 1.21.x, 1.7.0 1.22.x [verify for 1.6.2]` },
+  libfabric: {
+    version: "2.6.0amzn1.0",
+    source: "the EFA installer's libfabric (AWS efa-changelog: 1.50.0 -> libfabric 2.6.0amzn1.0)",
+  },
+  efaInstaller: {
+    version: "1.50.0",
+    source: "ai-dynamo/dynamo@0059bada releases.data.ts v1.4.2 delta: 'EFA Installer v1.50' [verify for 1.6.2]",
+  },
+  knownIssues: [NIXL_FI_MORE_DEADLOCK, PARTIAL_EFA_PCIE],
+};
