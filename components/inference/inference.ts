@@ -6,6 +6,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { assertValid } from "../_shared/pulumi-errors";
+import { DynamoPort } from "../_shared/names";
 import { DisaggInferenceArgs, ResolvedInference, resolveArgs, ServingRole } from "./args";
 import {
   frontendUrl,
@@ -61,6 +62,11 @@ export class DisaggInference extends pulumi.ComponentResource {
   public readonly graphName: pulumi.Output<string>;
   /** In-cluster URL of the OpenAI-compatible Frontend. */
   public readonly frontendUrl: pulumi.Output<string>;
+  /**
+   * `http://<address>:8000` of the internal load balancer in front of the Frontend (its DNS name, or IP), reachable
+   * from `frontend.sourceRanges`; undefined unless `frontend.serviceType` is "InternalLoadBalancer".
+   */
+  public readonly frontendLoadBalancerUrl: pulumi.Output<string> | undefined;
   /** Name clients put in the request's `model` field. */
   public readonly servedModelName: pulumi.Output<string>;
   /** Rendered worker command lines, by role (for the render and verify tools). */
@@ -94,8 +100,7 @@ export class DisaggInference extends pulumi.ComponentResource {
     this.modelCommit = graphCommit(name, r, args.hfToken, child); // one commit for every pod (./revision.ts)
     const pinned = this.modelCommit.apply((c) => withCommit(r, c));
     deps.push(...this.prefetch(name, r, pinned, child, [...deps]));
-    const lb = renderFrontendLoadBalancer(r);
-    if (lb) new k8s.core.v1.Service(`${name}-frontend-lb`, lb, inNs);
+    this.frontendLoadBalancerUrl = this.loadBalancer(name, r, inNs);
     // Before the graph: its pods must never start in a namespace without its fence.
     for (const np of renderNetworkPolicies(r))
       deps.push(
@@ -127,6 +132,7 @@ export class DisaggInference extends pulumi.ComponentResource {
     this.registerOutputs({
       graphName: this.graphName,
       frontendUrl: this.frontendUrl,
+      frontendLoadBalancerUrl: this.frontendLoadBalancerUrl,
       servedModelName: this.servedModelName,
       workerCommands: this.workerCommands,
       workers: this.workers,
@@ -162,6 +168,21 @@ export class DisaggInference extends pulumi.ComponentResource {
         { ...child, dependsOn: [...before, script] },
       );
     return [script];
+  }
+
+  /** The internal load balancer's Service, when asked for, and its URL (from the address AWS gives it). */
+  private loadBalancer(
+    name: string,
+    r: ResolvedInference,
+    o: pulumi.CustomResourceOptions,
+  ): pulumi.Output<string> | undefined {
+    const lb = renderFrontendLoadBalancer(r);
+    if (!lb) return undefined;
+    const svc = new k8s.core.v1.Service(`${name}-frontend-lb`, lb, o);
+    return svc.status.loadBalancer.ingress.apply((ingress) => {
+      const address = ingress?.[0]?.hostname ?? ingress?.[0]?.ip ?? "";
+      return `http://${address}:${DynamoPort.FrontendHttp}`;
+    });
   }
 
   /** The HF secret (created only when no existing secret is named); stringData is a Pulumi secret. */

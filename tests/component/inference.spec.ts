@@ -18,7 +18,8 @@ import { charts } from "../../components/versions";
 import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
 import type { Capture, CapturedResource } from "../../tools/render/capture/capture";
 import { platformMovedFromGraph } from "../../program/moved";
-import { captureComponents } from "../helpers/capture";
+import { captureComponents, TEST_REGION } from "../helpers/capture";
+import { mockOutputs } from "../../tools/render/capture/mocks";
 import { promiseOf, thrown as thrownBy } from "../helpers/outputs";
 import { IMAGE, MODEL, pool } from "../helpers/inference-fixtures";
 
@@ -218,11 +219,28 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
     assert.equal(annotations["dynamo-efa/model-load-budget-seconds"], "1800");
   });
 
-  it("an internal load balancer fronts the Frontend when asked", () => {
+  it("an internal load balancer fronts the Frontend when asked, keeping the caller's address", () => {
     const md = named("llama-frontend-lb").inputs.metadata as { annotations: Record<string, string> };
     assert.equal(md.annotations["service.beta.kubernetes.io/aws-load-balancer-scheme"], "internal");
-    const spec = named("llama-frontend-lb").inputs.spec as { loadBalancerSourceRanges: string[] };
+    assert.equal(md.annotations["service.beta.kubernetes.io/aws-load-balancer-type"], "nlb");
+    const spec = named("llama-frontend-lb").inputs.spec as {
+      loadBalancerSourceRanges: string[];
+      externalTrafficPolicy: string;
+    };
     assert.deepEqual(spec.loadBalancerSourceRanges, ["10.0.0.0/16"]);
+    assert.equal(spec.externalTrafficPolicy, "Local");
+  });
+
+  it("the load balancer's address is an output (from the Service's status)", async () => {
+    const lb = named("llama-frontend-lb");
+    const out = mockOutputs(lb.type, lb.name, lb.inputs, TEST_REGION) as {
+      status: { loadBalancer: { ingress: { hostname: string }[] } };
+    };
+    assert.ok(c.result.inf.frontendLoadBalancerUrl, "defined for an InternalLoadBalancer");
+    assert.equal(
+      await promiseOf(c.result.inf.frontendLoadBalancerUrl!),
+      `http://${out.status.loadBalancer.ingress[0].hostname}:8000`,
+    );
   });
 
   it("the NetworkPolicies exist in the graph's namespace before the graph (it depends on them)", () => {

@@ -93,6 +93,17 @@ describe("observability: args, validation, config", () => {
       ],
     ],
     [
+      "Prometheus in the graph's namespace (fenced by its default-deny policy)",
+      { graphName: "llm", graphNamespace: "dynamo", namespace: "dynamo" },
+      [
+        {
+          propertyPath: "namespace",
+          reason:
+            '"dynamo" is the graph\'s namespace, whose pods the graph fences with a default-deny NetworkPolicy; run Prometheus in a namespace of its own, e.g. "monitoring"',
+        },
+      ],
+    ],
+    [
       "ranges and a chart version",
       { graphName: "LLM", scrapeIntervalSeconds: 0, dcgmExporterVersion: "latest" },
       [

@@ -44,6 +44,8 @@ Environment:
   DOWNLOAD_BUDGET_SECONDS  give up after this long, waiting included (default 1800)
   RETRY_MAX_ATTEMPTS       attempts per request on HTTP 429/5xx or a broken connection (default 8)
   RETRY_BASE_SECONDS       first backoff, doubled per attempt with jitter, capped at 60 s (default 2)
+  METADATA_ONLY            "1": only the config, tokenizer and template files, no weights (the Frontend's copy of
+                           what the workers' model card names; never pointed at a node cache)
 Exit codes (EXIT_* below): 0 complete; 1 a failure a later start may not meet (network, the hub's answers, a file
 that failed verification, the budget); 2 no access / not found / bad input (fix the stack: retrying will not help);
 3 the node's cache cannot hold the model (out of space, not writable, not a directory).
@@ -313,7 +315,8 @@ class Client:
                 raise RuntimeError(f"{what}: the answer was cut ({type(e).__name__}: {e})") from None
             except ValueError as e:
                 raise RuntimeError(f"the listing of {c['model']} at revision {c['revision']} is not JSON ({e})") from None
-        return parse_listing(info, c["model"], c["revision"])
+        sha, files = parse_listing(info, c["model"], c["revision"])
+        return sha, ([f for f in files if not is_weights(f[0])] if c["metadata_only"] else files)
 
     def fetch(self, sha, f, staging):
         """Downloads one file into the staging tree and checks its size and hash; a bad transfer is retried from the start."""
@@ -393,6 +396,11 @@ def bad_name(name):
     if any(part in ("", ".", "..") or len(part.encode()) > 255 for part in name.split("/")):
         return "has an empty, '.' or '..' part, or a part over 255 bytes"
     return None
+
+
+def is_weights(name):
+    """A weight file or a subdirectory's file: never one the model card names (those are top-level config files)."""
+    return "/" in name or name.endswith(".safetensors") or name.endswith(SKIP_WITH_SAFETENSORS)
 
 
 def parse_listing(info, model, revision):
@@ -632,6 +640,7 @@ def config(env):
         "deadline": time.monotonic() + budget,
         "attempts": int(number(env, "RETRY_MAX_ATTEMPTS", 8, 1, 100, integer=True)),
         "base": number(env, "RETRY_BASE_SECONDS", 2, 0, 60),
+        "metadata_only": env.get("METADATA_ONLY") == "1",
     }
 
 
