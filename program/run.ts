@@ -5,7 +5,7 @@
  * `program/` depends on nothing in `tools/`; the render imports them from here.
  */
 import type { GpuPoolFacts } from "../components/catalog/pool";
-import type { InferencePlan } from "../components/inference/render";
+import type { InferencePlan } from "../components/inference/plan";
 
 /** What a program function hands back: the stack outputs, plus anything else the caller wants. */
 export interface ProgramRun<R> {

@@ -6,7 +6,7 @@
  * and `capacityTotals` is the one computation of the GPU and EFA totals: the render tool's plan uses it too.
  */
 import type { GpuPoolFacts } from "../components/catalog/pool";
-import type { WorkerPlanRow } from "../components/inference/render";
+import type { WorkerPlanRow } from "../components/inference/plan";
 
 /** One GPU pool in the summary. */
 export type SummaryPool = Pick<

@@ -138,7 +138,8 @@ export function workerAffinity(r: ResolvedInference, role: ServingRole): DgdAffi
 /** The node-level topology key: one node per domain. */
 export const HOSTNAME_TOPOLOGY_KEY = "kubernetes.io/hostname";
 
-function workerResources(shape: WorkerShape): DgdResources {
+/** A worker's resources as rendered (`plan.ts` reads the requests for plan.json). */
+export function workerResources(shape: WorkerShape): DgdResources {
   const custom: Record<string, string> = {};
   if (shape.efaPerWorker > 0) custom[EFA_RESOURCE] = String(shape.efaPerWorker);
   const huge: StringMap = shape.hugepages2MiPages > 0 ? { [HUGEPAGES_2MI_RESOURCE]: `${shape.hugepages2MiMi}Mi` } : {};
@@ -264,6 +265,9 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
   };
 }
 
+/** The Frontend pod's resources (`plan.ts` reads the requests for plan.json). */
+export const FRONTEND_RESOURCES: DgdResources = { requests: { cpu: "2", memory: "4Gi" }, limits: { memory: "8Gi" } };
+
 /**
  * The Frontend service: unprivileged, non-root, all capabilities dropped. When a worker registers, the Frontend
  * loads the files of the model card that worker published, from its own disk or by downloading them; what makes
@@ -278,7 +282,7 @@ export function renderFrontend(r: ResolvedInference, image: string): DgdService 
     replicas: r.frontend.replicas,
     ...(files.tokenInMain ? { envFromSecret: r.hfSecretName ?? names.hfSecret } : {}),
     ...(files.env.length > 0 ? { envs: [...files.env] } : {}),
-    resources: { requests: { cpu: "2", memory: "4Gi" }, limits: { memory: "8Gi" } },
+    resources: FRONTEND_RESOURCES,
     extraPodSpec: {
       ...(files.volumes.length > 0 ? { volumes: [...files.volumes] } : {}),
       ...(files.initContainers.length > 0 ? { initContainers: [...files.initContainers] } : {}),

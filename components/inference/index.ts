@@ -14,7 +14,8 @@
  * - network.ts    the namespace's NetworkPolicies and the problems of their inputs
  * - validate.ts   every problem of a resolved spec at once, and the model-id rule the prefetch shares
  * - graph.ts      the DynamoGraphDeployment: the services, the engine section (vLLM vs TensorRT-LLM)
- * - render.ts     the whole deployment as plain data (namespace, secret, PVC, graph) and the plan facts
+ * - plan.ts       the graph's plan, computed once: each role's workers in one shape, the facts plan.json and verify read
+ * - render.ts     the whole deployment as plain data (namespace, secret, PVC, graph)
  * - inference.ts  the thin `DisaggInference` class
  * - index.ts      this public list
  */
@@ -30,5 +31,7 @@ export type {
   RoleArgs,
 } from "./args";
 export { validate } from "./validate";
-export { renderInference, workerPlan } from "./render";
-export type { RenderedInference, WorkerPlanRow } from "./render";
+export { renderInference } from "./render";
+export type { RenderedInference } from "./render";
+export { workerPlan } from "./plan";
+export type { WorkerPlanRow } from "./plan";

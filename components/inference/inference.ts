@@ -10,17 +10,13 @@ import { DynamoPort } from "../_shared/names";
 import { DisaggInferenceArgs, ResolvedInference, resolveArgs, ServingRole } from "./args";
 import {
   frontendUrl,
-  workerCommands,
-  WorkerPlanRow,
-  workerPlan,
   renderEngineConfigMaps,
   renderFrontendLoadBalancer,
   renderHfSecret,
   renderModelCachePvc,
   renderNamespace,
-  InferencePlan,
-  inferencePlan,
 } from "./render";
+import { InferencePlan, inferencePlan, workerCommands, workerPlan, WorkerPlanRow } from "./plan";
 import { DgdObject, renderGraph } from "./graph";
 import { DGD_API_VERSION, DGD_KIND } from "./dgd";
 import { validate, validateImage } from "./validate";
@@ -75,13 +71,13 @@ export class DisaggInference extends pulumi.ComponentResource {
   public readonly servedModelName: pulumi.Output<string>;
   /** Rendered worker command lines, by role (for the render and verify tools). */
   public readonly workerCommands: pulumi.Output<Record<ServingRole, string>>;
-  /** Per-role plan: replicas, GPUs, EFA, NIXL rails, hugepages, command. */
+  /** Per-role plan: replicas, GPUs, EFA, NIXL rails, hugepages, CPU, memory, command; `plan.workers` with the commit. */
   public readonly workers: pulumi.Output<WorkerPlanRow[]>;
   /** The graph custom resource. */
   public readonly graph: k8s.apiextensions.CustomResource;
   /** The commit every worker serves: `modelRevision` itself when it is a commit, else what it named at `pulumi up`. */
   public readonly modelCommit: pulumi.Output<string>;
-  /** The plain facts the graph was rendered from (what the offline render computes plan.json's model sections from). */
+  /** The graph's plan: its workers and the facts the offline render computes plan.json from (`./plan.ts`). */
   public readonly plan: InferencePlan;
 
   constructor(name: string, args: DisaggInferenceArgs, opts?: pulumi.ComponentResourceOptions) {

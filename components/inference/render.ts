@@ -1,65 +1,17 @@
 /**
- * The whole rendered deployment as plain data, for the offline render tool, the plan summary and
- * the tests, and the plain plan facts the program hands to the render with its run (`inferencePlan`). Pure.
+ * The whole rendered deployment as plain data, for the offline render tool and the tests (the plan the graph is
+ * rendered from is `./plan.ts`). Pure.
  */
-import { RevisionPlan, revisionPlan } from "./revision";
 import { graphNames, DynamoPort, GraphService, OperatorLabel } from "../_shared/names";
-import {
-  ResolvedInference,
-  FrontendServiceType,
-  type Backend,
-  type ResolvedWorkload,
-  KvTransport,
-  SERVING_ROLES,
-  ServingRole,
-} from "./args";
-import { type ModelCacheMode } from "./model-load";
-import { workerShape } from "./fit";
-import { commandLine, engineFor, DgdObject, renderGraph } from "./graph";
-import { renderPrefetchConfigMap, renderPrefetchDaemonSet, usesNodeCache } from "./cache";
+import { ResolvedInference, FrontendServiceType, SERVING_ROLES, ServingRole } from "./args";
+import { engineFor, DgdObject, renderGraph } from "./graph";
+import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
 import { namespaceLevel, PodShape, PSA_ENFORCE_LABEL } from "./pod-security";
 import { NetworkPolicyObject, renderNetworkPolicies } from "./network";
-import type { KvCacheDtype, ModelShape } from "../catalog/models";
+import { workerPlan, WorkerPlanRow } from "./plan";
 
 /** Placeholder written instead of the HF token when the render tool has none. */
 export const REDACTED_TOKEN = "<redacted: set from the hfToken Pulumi secret>";
-
-/** One role's line of the plan summary. */
-export interface WorkerPlanRow {
-  readonly role: ServingRole;
-  readonly replicas: number;
-  readonly gpusPerWorker: number;
-  readonly efaPerWorker: number;
-  /** EFA rails NIXL drives per worker (every EFA device the pod is given, F13); 0 without EFA. */
-  readonly nixlRails: number;
-  /** NIXL plugin moving KV cache. */
-  readonly kvTransport: KvTransport;
-  readonly hugepages2MiPerWorker: number;
-  /** The worker command line, shell-quoted. */
-  readonly command: string;
-}
-
-/** Per-role summary of what each worker gets and runs. */
-export function workerPlan(r: ResolvedInference): WorkerPlanRow[] {
-  return SERVING_ROLES.map((role) => {
-    const s = workerShape(r, role);
-    return {
-      role,
-      replicas: s.replicas,
-      gpusPerWorker: s.gpusPerWorker,
-      efaPerWorker: s.efaPerWorker,
-      nixlRails: r.kvTransport === KvTransport.Libfabric ? s.efaPerWorker : 0,
-      kvTransport: r.kvTransport,
-      hugepages2MiPerWorker: s.hugepages2MiPages,
-      command: commandLine(engineFor(r, role)),
-    };
-  });
-}
-
-/** Each role's worker command line (the `command` column of `workerPlan`), by role. */
-export function workerCommands(plan: readonly WorkerPlanRow[]): Record<ServingRole, string> {
-  return Object.fromEntries(plan.map((w) => [w.role, w.command])) as Record<ServingRole, string>;
-}
 
 /** In-cluster URL of the Frontend's OpenAI-compatible API. */
 export function frontendUrl(r: ResolvedInference): string {
@@ -248,84 +200,5 @@ export function renderFrontendLoadBalancer(r: ResolvedInference) {
       loadBalancerSourceRanges: [...r.frontend.sourceRanges],
       ports: [{ name: "http", port: DynamoPort.FrontendHttp, targetPort: DynamoPort.FrontendHttp, protocol: "TCP" }],
     },
-  };
-}
-
-/*
- * The plain plan facts of one `DisaggInference`: the resolved values its graph was rendered from (model, backend,
- * each serving role's workers, KV cache dtype and transport, model cache and budgets, workload), as data. The
- * program hands them to the render with its run, which computes the plan's fit, model load and serving estimate
- * from them with the same pure functions the component sizes the graph with, instead of parsing the graph's
- * engine flags and annotations back. Pure.
- */
-
-/** One serving role's workers, as the graph renders them. */
-export interface RolePlan {
-  readonly role: ServingRole;
-  /** The role's key in the graph's `spec.services`. */
-  readonly service: GraphService;
-  readonly replicas: number;
-  /** GPUs of one worker, which is its tensor parallel size. */
-  readonly tensorParallel: number;
-  /** EFA devices of one worker (0 = KV over TCP). */
-  readonly efaDevices: number;
-}
-
-/** What the render's plan is computed from, for one graph. */
-export interface InferencePlan {
-  readonly graphName: string;
-  /** The Hugging Face model id (not the node-cache path the engine may be given). */
-  readonly model: string;
-  readonly modelShape?: ModelShape;
-  readonly backend: Backend;
-  readonly kvCacheDtype: KvCacheDtype;
-  readonly maxModelLen: number;
-  readonly gpuMemoryUtilization: number;
-  /** Name of the GPU pool the workers run on (one of `RenderFacts.gpuPools`). */
-  readonly gpuPool: string;
-  readonly kvTransport: KvTransport;
-  readonly modelCacheMode: ModelCacheMode;
-  readonly modelLoadBudgetSeconds: number;
-  /** The node cache's download budget; absent unless `local-nvme` downloads before the load budget starts. */
-  readonly modelDownloadBudgetSeconds?: number;
-  readonly workload: ResolvedWorkload;
-  /** The revision, and how every worker comes to serve one commit of it (./revision.ts). */
-  readonly revision: RevisionPlan;
-  /** Prefill, then decode. */
-  readonly roles: readonly RolePlan[];
-}
-
-const SERVICE: Readonly<Record<ServingRole, GraphService>> = {
-  [ServingRole.Prefill]: GraphService.Prefill,
-  [ServingRole.Decode]: GraphService.Decode,
-};
-
-/** The plan facts of a resolved graph. */
-export function inferencePlan(r: ResolvedInference): InferencePlan {
-  return {
-    graphName: r.graphName,
-    model: r.model,
-    ...(r.modelShape ? { modelShape: r.modelShape } : {}),
-    backend: r.backend,
-    kvCacheDtype: r.kvCacheDtype,
-    maxModelLen: r.maxModelLen,
-    gpuMemoryUtilization: r.gpuMemoryUtilization,
-    gpuPool: r.pool.name,
-    kvTransport: r.kvTransport,
-    modelCacheMode: r.modelCacheMode,
-    modelLoadBudgetSeconds: r.modelLoadBudgetSeconds,
-    ...(usesNodeCache(r) ? { modelDownloadBudgetSeconds: r.modelDownloadBudgetSeconds } : {}),
-    workload: r.workload,
-    revision: revisionPlan(r),
-    roles: SERVING_ROLES.map((role) => {
-      const s = workerShape(r, role);
-      return {
-        role,
-        service: SERVICE[role],
-        replicas: s.replicas,
-        tensorParallel: s.gpusPerWorker,
-        efaDevices: s.efaPerWorker,
-      };
-    }),
   };
 }

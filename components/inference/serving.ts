@@ -5,16 +5,14 @@
  * `./worker-speed.ts` (the H200 measurements and the rates of other GPUs scaled from datasheets).
  */
 import { KvCacheDtype, ModelFacts } from "../catalog/models";
-import { KvLink, kvTransfer, kvLink, workerFit, efaPerWorker, usesEfa } from "./fit";
+import { KvLink, kvTransfer, kvLink, workerFit } from "./fit";
 import { nodesOfSplit, recommendedSplit, SplitInput } from "./serving-split";
 import { ucxKvRangeMs, uncertaintyOf, Uncertainty, UncertaintyInput } from "./serving-errors";
 import type { EngineSettings } from "./engine-settings";
-import { modelFacts } from "../catalog/models";
 import {
   Backend,
   Placement,
   ResolvedInference,
-  ResolvedRole,
   ResolvedWorkload,
   INFERENCE_DEFAULTS,
   resolveWorkload,
@@ -303,7 +301,8 @@ export function disaggGain(disagg: Layout, agg: Layout, wl: ServingWorkload): nu
  * declared workload, what one worker of each role does, what the layout gives at the load and
  * what aggregated workers on the same GPUs would give (the sections above), the gain of disaggregation and the
  * balanced split that deploys on the pool, each number with the range the validation errors of its regime give
- * (./serving-errors.ts). Pure; the plan and the policy read a graph into `ServingInput` (policy/rules/_serving.ts).
+ * (./serving-errors.ts). Pure; a graph's plan becomes `ServingInput` in `servingInputOf` (./plan.ts), a graph the
+ * policy is given in policy/rules/_serving.ts.
  */
 
 /** Batch sizes `serving.roles.decode.decodeStepMs` is keyed by (the measured range). */
@@ -656,28 +655,6 @@ function bottleneckOf(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed): "prefill
   const prefill = i.prefill.replicas * prefillCapacity(p, wl.isl).requestsPerSecond;
   const decode = i.decode.replicas * decodeCapacity(d, { ...wl, itlMs: undefined }).requestsPerSecond;
   return prefill <= decode ? "prefill" : "decode";
-}
-
-/** The serving input of resolved settings (what `verify` compares with); undefined for a model of unknown shape. */
-export function servingInputOf(r: ResolvedInference): ServingInput | undefined {
-  const model = modelFacts(r.model, r.modelShape);
-  if (!model) return undefined;
-  const role = (a: ResolvedRole): ServingRoleInput => ({
-    replicas: a.replicas,
-    tensorParallel: a.gpusPerWorker,
-    maxModelLen: r.maxModelLen,
-    gpuMemoryUtilization: r.gpuMemoryUtilization,
-    efaDevices: usesEfa(r) ? efaPerWorker(r.pool, a.gpusPerWorker) : 0,
-  });
-  return {
-    model,
-    kvCacheDtype: r.kvCacheDtype,
-    backend: r.backend,
-    pool: r.pool,
-    prefill: role(r.prefill),
-    decode: role(r.decode),
-    workload: r.workload,
-  };
 }
 
 /*

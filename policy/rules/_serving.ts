@@ -1,8 +1,10 @@
 /**
  * A DynamoGraphDeployment read into the serving estimate's input (components/inference/serving.ts):
  * the model (as the model-fit policy reads it), each role's replicas, engine flags and EFA devices, the
- * workload annotation. The render's plan and the policy `serving-estimate-meets-workload` both read a graph
- * this way, so the plan's `serving` and the policy judge the same numbers.
+ * workload annotation. The policy `serving-estimate-meets-workload` judges whatever graph it is given, so it reads
+ * that graph; the render's plan and verify start from the graph's plan instead (`servingInputOf`,
+ * components/inference/plan.ts), and tests/render/plan-facts.spec.ts checks this reading of the rendered graph
+ * gives the plan's own estimate.
  */
 import { Backend } from "../../components/inference/args";
 import {

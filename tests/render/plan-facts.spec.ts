@@ -14,7 +14,7 @@ import { modelFacts } from "../../components/catalog/models";
 import { roleArgs } from "../../components/inference/args";
 import { workerFit } from "../../components/inference/fit";
 import { INSTANCES } from "../../components/catalog/instances";
-import { inferencePlan } from "../../components/inference/render";
+import { inferencePlan } from "../../components/inference/plan";
 import type { ResolvedInference } from "../../components/inference/args";
 import { graphServing } from "../../policy/rules/_serving";
 import type { PlanDgd } from "../../policy/rules/_dgd";

@@ -1,6 +1,6 @@
 /** plan.json / plan.md state the KV transport and whether KV moves over RDMA or TCP. */
 import { strict as assert } from "assert";
-import { inferencePlan } from "../../components/inference/render";
+import { inferencePlan } from "../../components/inference/plan";
 import { buildPlan } from "../../tools/render/plan/plan";
 import { kvTransportMarkdown, planMarkdown } from "../../tools/render/plan/md";
 import { kvWire } from "../../components/inference/args";

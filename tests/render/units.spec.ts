@@ -7,8 +7,12 @@ import { criticalPath, deployEdges, GraphNode, graphCreateMinutes, mermaid } fro
 import { BUILD_MINUTES } from "../../components/image/sources";
 import { imageJson, kubernetesObject, manifestFiles } from "../../tools/render/output/manifests";
 import { buildPlan } from "../../tools/render/plan/plan";
-import { PlanSourceResource, workersOf } from "../../tools/render/plan/workers";
-import { DGD_TYPE_TOKEN as DGD_TYPE, EFA_RESOURCE } from "../../components/inference/dgd";
+import { PlanSourceResource, planWorkers } from "../../tools/render/plan/workers";
+import { DGD_TYPE_TOKEN as DGD_TYPE, EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../components/inference/dgd";
+import { inferencePlan } from "../../components/inference/plan";
+import { renderGraph } from "../../components/inference/graph";
+import { OperatorLabel } from "../../components/_shared/names";
+import { IMAGE, resolved } from "../helpers/inference-fixtures";
 import {
   instanceLine,
   ON_DEMAND_USD_PER_HOUR,
@@ -92,62 +96,57 @@ describe("render units", () => {
   });
 
   describe("plan", () => {
-    const dgd = (services: object) => ({
-      urn: "g",
-      type: DGD_TYPE,
-      name: "g",
-      inputs: { spec: { services } },
-      propertyDependencies: {},
-    });
-    it("reads workers from the rendered graph, roles in frontend/prefill/decode order", () => {
-      const w = workersOf([
-        dgd({
-          DecodeWorker: {
-            componentType: "worker",
-            subComponentType: "decode",
-            replicas: 8,
-            resources: { limits: { gpu: "1", custom: { [EFA_RESOURCE]: "2" } } },
-          },
-          Frontend: { componentType: "frontend", replicas: 1 },
-          PrefillWorker: {
-            componentType: "worker",
-            subComponentType: "prefill",
-            replicas: 8,
-            resources: { limits: { gpu: "1", custom: { [EFA_RESOURCE]: "2" } } },
-          },
-        }),
-      ]);
-      assert.deepEqual(
-        w.map((x) => [x.role, x.replicas, x.gpusPerWorker, x.efaPerWorker, x.nixlRails]),
-        [
-          ["frontend", 1, 0, 0, 0],
-          ["prefill", 8, 1, 2, 2],
-          ["decode", 8, 1, 2, 2],
-        ],
-      );
+    it("lists the graph's services from its plan, in frontend/prefill/decode order, as the graph renders them", () => {
+      for (const r of [
+        resolved("p5en-8x1gpu"),
+        resolved("p5en-1gpu", "vllm", { kvTransport: "ucx", placement: "any" }),
+      ]) {
+        const w = planWorkers(inferencePlan(r));
+        const services = renderGraph(r, IMAGE).spec.services;
+        assert.deepEqual(
+          w.map((x) => x.service),
+          ["Frontend", "PrefillWorker", "DecodeWorker"],
+        );
+        for (const x of w) {
+          const s = services[x.service as keyof typeof services];
+          const anti = s.extraPodSpec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+          assert.deepEqual(
+            [x.role, x.replicas, x.gpusPerWorker, x.efaPerWorker, x.cpu, x.memory, x.hugepages2Mi, x.avoids],
+            [
+              s.subComponentType ?? s.componentType,
+              s.replicas,
+              Number(s.resources?.limits?.gpu ?? 0),
+              Number(s.resources?.limits?.custom?.[EFA_RESOURCE] ?? 0),
+              s.resources?.requests?.cpu,
+              s.resources?.requests?.memory,
+              s.resources?.requests?.custom?.[HUGEPAGES_2MI_RESOURCE] ?? "-",
+              anti.map((t) => t.labelSelector?.matchLabels?.[OperatorLabel.Component]),
+            ],
+            x.service,
+          );
+        }
+      }
+      assert.deepEqual(planWorkers(undefined), [], "a program without a graph has no workers");
     });
 
     it("compares requested with provisioned GPUs and EFA rails", () => {
       const pool = { ...poolFacts(), nodes: 2 };
+      const r = resolved("p5en-1gpu", "vllm", {
+        gpuPool: pool,
+        prefill: { replicas: 3, gpusPerWorker: 2 },
+        decode: { replicas: 1, gpusPerWorker: 1 },
+      });
       const plan = buildPlan({
         stack: "s",
         region: "us-east-2",
         pools: [pool],
         criticalPath: { steps: [], minutes: 0 },
         image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: true },
-        resources: [
-          dgd({
-            P: {
-              componentType: "worker",
-              subComponentType: "prefill",
-              replicas: 3,
-              resources: { limits: { gpu: "2", custom: { [EFA_RESOURCE]: "4" } } },
-            },
-          }),
-        ],
+        resources: [],
+        inference: inferencePlan(r),
       });
-      assert.deepEqual(plan.gpus, { requested: 6, provisioned: 16 });
-      assert.deepEqual(plan.efaRails, { used: 12, provisioned: 32 });
+      assert.deepEqual(plan.gpus, { requested: 7, provisioned: 16 });
+      assert.deepEqual(plan.efaRails, { used: 14, provisioned: 32 });
       assert.equal(plan.costPerHourUsd, totalUsdPerHour(plan.cost.lines));
     });
   });

@@ -16,7 +16,7 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
         [p.replicas, p.gpusPerWorker, p.efaPerWorker, p.nixlRails, p.kvTransport],
         [8, 1, 2, 2, "LIBFABRIC"],
       );
-      assert.ok(p.hugepages2MiPerWorker * 8 <= r.pool.hugepages2MiPerNode);
+      assert.ok(p.hugepages2MiPages * 8 <= r.pool.hugepages2MiPerNode);
       assert.ok(p.command.includes(`"backends":["LIBFABRIC"]`), p.command);
     }
   });

@@ -5,7 +5,8 @@
  * function that carries them over. Pure.
  */
 import type { ResolvedInference } from "../../components/inference/args";
-import { ServingEstimate, servingEstimate, ServingInput, servingInputOf } from "../../components/inference/serving";
+import { ServingEstimate, servingEstimate, ServingInput } from "../../components/inference/serving";
+import { inferencePlan, servingInputOf } from "../../components/inference/plan";
 
 /** Which layout a number is for. */
 export const Layout = { Disaggregated: "disaggregated", Aggregated: "aggregated" } as const;
@@ -55,8 +56,8 @@ function atRate(input: ServingInput, requestsPerSecond: number): ServingEstimate
 
 /** The view of resolved stack settings, or why the render has no estimate for them. */
 export function estimateView(r: ResolvedInference): EstimateView | { why: string } {
-  const input = servingInputOf(r);
-  if (!input) return { why: `model ${r.model} has no known shape, so the render made no serving estimate` };
+  const input = servingInputOf(inferencePlan(r), r.pool);
+  if ("why" in input) return { why: `model ${r.model} has no known shape, so the render made no serving estimate` };
   const atWorkload = servingEstimate(input);
   if ("why" in atWorkload) return atWorkload;
   return {

@@ -15,7 +15,8 @@ import { checkStackConfigMap } from "../_shared/stack-check";
 import { loadProject, stackConfig, stackFilePath, UsageError } from "../_shared/stackfile";
 import { type KvTransport, type ResolvedInference, resolveArgs } from "../../components/inference/args";
 import type { StackConfig } from "../../program/config-schema";
-import { servingEstimate, servingInputOf } from "../../components/inference/serving";
+import { servingEstimate } from "../../components/inference/serving";
+import { inferencePlan, servingInputOf } from "../../components/inference/plan";
 import { LatencyEstimate, prometheusFor, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
 
@@ -92,8 +93,9 @@ export function stackInference(root: string, file: string): { config: StackConfi
 function fromStackFile(root: string, file: string): Omit<Target, "source"> {
   const { config, resolved } = stackInference(root, file);
   const inf = config.inference;
-  const input = servingInputOf(resolved);
-  const e = input ? servingEstimate(input) : undefined;
+  // The estimate of the plan the program renders the graph from, as plan.json's `serving` is.
+  const input = servingInputOf(inferencePlan(resolved), resolved.pool);
+  const e = "why" in input ? undefined : servingEstimate(input);
   return {
     ...(e && !("why" in e) ? { estimate: { ttftMs: e.ttftMs, itlMs: e.itlMs, declared: e.workload.declared } } : {}),
     namespace: inf.namespace ?? DEFAULT_NAMESPACE,

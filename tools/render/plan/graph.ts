@@ -3,7 +3,7 @@
  * takes longest to deploy) and a Mermaid diagram. Pure functions over captured resources.
  */
 import { DGD_TYPE_TOKEN } from "../../../components/inference/dgd";
-import type { InferencePlan } from "../../../components/inference/render";
+import type { InferencePlan } from "../../../components/inference/plan";
 import type { CapturedResource } from "../capture/capture";
 import { BUILD_MINUTES } from "../../../components/image/sources";
 import { VENDOR_COMBINED_DOCKERFILE } from "../../../components/image/plan";

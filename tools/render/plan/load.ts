@@ -16,7 +16,7 @@ import {
   overBudget,
 } from "../../../components/inference/model-load";
 import { nodeCacheHostPath } from "../../../components/inference/cache";
-import type { InferencePlan } from "../../../components/inference/render";
+import type { InferencePlan } from "../../../components/inference/plan";
 
 export { LOAD_ASSUMPTIONS };
 

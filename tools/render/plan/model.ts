@@ -4,13 +4,13 @@
  * long its KV cache takes to cross from prefill to decode. Pure.
  *
  * Computed from the graph's plain plan facts, which the program returns with its run
- * (`DisaggInference.plan`, components/inference/render.ts), with the same pure fit and KV-transfer functions
+ * (`DisaggInference.plan`, components/inference/plan.ts), with the same pure fit and KV-transfer functions
  * the component sizes the graph with: the render never parses the graph's engine flags or annotations back.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import { INSTANCES } from "../../../components/catalog/instances";
 import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts } from "../../../components/catalog/models";
-import type { InferencePlan, RolePlan } from "../../../components/inference/render";
+import type { InferencePlan, WorkerPlanRow } from "../../../components/inference/plan";
 import type { RevisionPlan } from "../../../components/inference/revision";
 import {
   GIB,
@@ -128,10 +128,10 @@ function planModel(id: string, m: ModelFacts | undefined, kvDtype: KvCacheDtype)
   };
 }
 
-function workerRow(m: ModelFacts, p: InferencePlan, w: RolePlan, pool: GpuPoolFacts): PlanWorkerFit | undefined {
+function workerRow(m: ModelFacts, p: InferencePlan, w: WorkerPlanRow, pool: GpuPoolFacts): PlanWorkerFit | undefined {
   const instance = INSTANCES.get(pool.instanceType);
   if (!instance) return undefined;
-  const { tensorParallel } = w;
+  const tensorParallel = w.gpusPerWorker;
   const { maxModelLen, gpuMemoryUtilization, backend, kvCacheDtype: kvDtype } = p;
   const f = workerFit({
     model: m,
@@ -142,7 +142,7 @@ function workerRow(m: ModelFacts, p: InferencePlan, w: RolePlan, pool: GpuPoolFa
     gpuMemoryUtilization,
     kvCacheDtype: kvDtype,
   });
-  const link = kvLink(pool, w.efaDevices);
+  const link = kvLink(pool, w.efaPerWorker);
   const atMax = kvTransfer(m, tensorParallel, kvDtype, maxModelLen, link);
   const short = kvTransfer(m, tensorParallel, kvDtype, SHORT_PROMPT_TOKENS, link);
   return {
@@ -184,8 +184,8 @@ export function modelPlan(p: InferencePlan | undefined, pools: readonly GpuPoolF
   const pool = planPool(p, pools);
   const revision = p.revision;
   if (!m || !pool) return { model, revision };
-  const fit = p.roles.map((w) => workerRow(m, p, w, pool)).filter((w): w is PlanWorkerFit => w !== undefined);
-  const replicas = p.roles.reduce((n, w) => n + w.replicas, 0);
+  const fit = p.workers.map((w) => workerRow(m, p, w, pool)).filter((w): w is PlanWorkerFit => w !== undefined);
+  const replicas = p.workers.reduce((n, w) => n + w.replicas, 0);
   return { model, revision, fit, fitAssumptions: fitAssumptions(), modelLoad: loadPlan(m, p, pool, replicas) };
 }
 

@@ -1,22 +1,21 @@
 /**
  * `plan.json`: the deployment at a glance — GPU pools, workers per role, GPUs and EFA rails requested vs
  * provisioned, the model's fit and load, the critical path and a rough $/hour. Pure. `plan.md` renders it
- * (`./md.ts`); the workers are read back in `./workers.ts`, the cost lines in `./cost.ts`.
+ * (`./md.ts`); the workers rows come from `./workers.ts`, the cost lines from `./cost.ts`.
  *
- * Workers (replicas, resource requests) are read from the rendered DynamoGraphDeployment (what would really be
- * applied), pools from the cluster's plain `GpuPoolFacts`, so a mismatch between the two shows up here. The model,
- * fit, load, serving and KV-transport sections are computed from the facts the program returns with its run
- * (`RenderFacts.inference`), never parsed back from the graph's engine flags or annotations.
+ * Pools come from the cluster's plain `GpuPoolFacts`; the workers, model, fit, load, serving and KV-transport
+ * sections from the graph's plan, which the program returns with its run (`RenderFacts.inference`, the facts the
+ * graph is rendered from), never parsed back from the rendered graph.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
-import type { InferencePlan } from "../../../components/inference/render";
+import type { InferencePlan } from "../../../components/inference/plan";
 import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../../program/summary";
 import { CriticalPath } from "./graph";
 import { kvWire, KvWire } from "../../../components/inference/args";
 import { ModelPlanSection, modelPlan } from "./model";
 import { ServingPlanSection, servingPlan } from "./serving";
 import { costLines } from "./cost";
-import { PlanSourceResource, PlanWorker, workersOf } from "./workers";
+import { PlanSourceResource, PlanWorker, planWorkers } from "./workers";
 import { PlanPlacement, placementOf } from "./placement";
 import { CostLine, PRICE_SOURCE, PRICED_REGIONS, PRICES_REVIEWED, totalUsdPerHour } from "./prices";
 import type { GpuIdlePlan } from "./idle";
@@ -66,7 +65,7 @@ export interface PlanInput {
 
 /** Builds the plan. */
 export function buildPlan(input: PlanInput): Plan {
-  const workers = workersOf(input.resources);
+  const workers = planWorkers(input.inference);
   const byType: Record<string, number> = {};
   for (const r of input.resources) byType[r.type] = (byType[r.type] ?? 0) + 1;
   const lines = costLines(input.pools, input.resources);

@@ -2,20 +2,13 @@
  * The serving section of `plan.json` / `plan.md`: what the graph delivers for the declared workload (TTFT, ITL,
  * requests per second), what aggregated workers on the same GPUs would, whether disaggregation pays and the
  * prefill:decode split that balances the roles. Computed by components/inference/serving.ts from the
- * graph's plain plan facts (`DisaggInference.plan`), not parsed back from the rendered graph; the policy
- * `serving-estimate-meets-workload` reads any graph into the same input (policy/rules/_serving.ts). Pure.
+ * graph's plan (`DisaggInference.plan`, turned into the estimate's input by `servingInputOf`, which verify uses
+ * too), not parsed back from the rendered graph; the policy `serving-estimate-meets-workload` reads whatever graph
+ * it is given into the same input (policy/rules/_serving.ts). Pure.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
-import { ServingRole } from "../../../components/inference/args";
-import { modelFacts } from "../../../components/catalog/models";
-import type { InferencePlan, RolePlan } from "../../../components/inference/render";
-import {
-  Range,
-  ServingEstimate,
-  servingEstimate,
-  ServingLatency,
-  ServingRoleInput,
-} from "../../../components/inference/serving";
+import { InferencePlan, servingInputOf } from "../../../components/inference/plan";
+import { Range, ServingEstimate, servingEstimate, ServingLatency } from "../../../components/inference/serving";
 import { table } from "../output/md-table";
 import { planPool } from "./model";
 
@@ -25,41 +18,14 @@ export interface ServingPlanSection {
   readonly servingUnknown?: string;
 }
 
-/** One role's serving input. */
-function roleInput(p: InferencePlan, w: RolePlan): ServingRoleInput {
-  const { maxModelLen, gpuMemoryUtilization } = p;
-  return {
-    replicas: w.replicas,
-    efaDevices: w.efaDevices,
-    tensorParallel: w.tensorParallel,
-    maxModelLen,
-    gpuMemoryUtilization,
-  };
-}
-
-/** The serving section of the plan, from the graph's plan facts and the pools. */
+/** The serving section of the plan, from the graph's plan and the pools. */
 export function servingPlan(p: InferencePlan | undefined, pools: readonly GpuPoolFacts[]): ServingPlanSection {
   if (!p) return {};
-  const m = modelFacts(p.model, p.modelShape);
-  if (!m)
-    return {
-      servingUnknown: `model ${JSON.stringify(p.model)} is not in the model catalog (components/catalog/models.ts) and the graph states no inference.modelShape`,
-    };
   const pool = planPool(p, pools);
   if (!pool) return { servingUnknown: "the cluster has no GPU pool" };
-  const role = (r: ServingRole) => p.roles.find((w) => w.role === r);
-  const prefill = role(ServingRole.Prefill);
-  const decode = role(ServingRole.Decode);
-  if (!prefill || !decode) return { servingUnknown: "the graph has no prefill or no decode worker" };
-  const e = servingEstimate({
-    model: m,
-    kvCacheDtype: p.kvCacheDtype,
-    backend: p.backend,
-    pool: { instanceType: pool.instanceType },
-    prefill: roleInput(p, prefill),
-    decode: roleInput(p, decode),
-    workload: p.workload,
-  });
+  const input = servingInputOf(p, pool);
+  if ("why" in input) return { servingUnknown: input.why };
+  const e = servingEstimate(input);
   return "why" in e ? { servingUnknown: e.why } : { serving: e };
 }
 

@@ -1,16 +1,15 @@
 /**
- * The plan's workers, read back from the rendered DynamoGraphDeployment (what would really be applied, not what
- * the component meant to render): per service its replicas, GPUs, EFA devices, pod requests and anti-affinity.
- * Pure.
+ * The plan's workers: per service of the graph its replicas, GPUs, EFA devices, pod requests and anti-affinity,
+ * from the graph's plan (`DisaggInference.plan`, the facts the graph is rendered from), not read back from the
+ * rendered graph: plan.json counts replicas one way. Pure.
  */
-import { OperatorLabel } from "../../../components/_shared/names";
-import { DGD_TYPE_TOKEN, DgdService, EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../../components/inference/dgd";
-import type { WorkerPlanRow } from "../../../components/inference/render";
-import { servicesOf } from "./dgd-inputs";
+import { GraphService } from "../../../components/_shared/names";
+import { type DgdResourceItem, HUGEPAGES_2MI_RESOURCE } from "../../../components/inference/dgd";
+import type { InferencePlan, WorkerPlanRow } from "../../../components/inference/plan";
 
 /** One service of the graph, as the plan shows it. */
-export interface PlanWorker extends Pick<WorkerPlanRow, "replicas" | "gpusPerWorker" | "efaPerWorker"> {
-  /** The service's `subComponentType` (prefill, decode), else its `componentType`, else its key. */
+export interface PlanWorker extends Pick<WorkerPlanRow, "replicas" | "gpusPerWorker" | "efaPerWorker" | "avoids"> {
+  /** `frontend`, `prefill` or `decode`. */
   readonly role: string;
   /** The service's key in `spec.services`. */
   readonly service: string;
@@ -20,8 +19,6 @@ export interface PlanWorker extends Pick<WorkerPlanRow, "replicas" | "gpusPerWor
   readonly cpu: string;
   readonly memory: string;
   readonly hugepages2Mi: string;
-  /** Services this worker never shares a node with (its required pod anti-affinity). */
-  readonly avoids: readonly string[];
 }
 
 /** The fields of a captured resource the plan reads. */
@@ -39,40 +36,39 @@ export function num(v: unknown): number {
   return Number.isFinite(n) ? n : 0;
 }
 
-/** A service's CPU, memory and hugepages requests, and the services its required anti-affinity keeps off its node. */
-function podRequests(s: Partial<DgdService>): Pick<PlanWorker, "cpu" | "memory" | "hugepages2Mi" | "avoids"> {
-  const req = s.resources?.requests;
-  const terms = s.extraPodSpec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
-  const avoids = terms
-    .map((t) => t.labelSelector?.matchLabels?.[OperatorLabel.Component])
-    .filter((x): x is string => typeof x === "string");
+/** A pod's requests as plan.json shows them ("-" for none). */
+function shown(req: DgdResourceItem): Pick<PlanWorker, "cpu" | "memory" | "hugepages2Mi"> {
   return {
-    cpu: String(req?.cpu ?? "-"),
-    memory: String(req?.memory ?? "-"),
-    hugepages2Mi: String(req?.custom?.[HUGEPAGES_2MI_RESOURCE] ?? "-"),
-    avoids,
+    cpu: String(req.cpu ?? "-"),
+    memory: String(req.memory ?? "-"),
+    hugepages2Mi: String(req.custom?.[HUGEPAGES_2MI_RESOURCE] ?? "-"),
   };
 }
 
-/** Workers of every DGD, in role order (frontend, prefill, decode, others). */
-export function workersOf(resources: readonly PlanSourceResource[]): PlanWorker[] {
-  const order = ["frontend", "prefill", "decode"];
-  const out: PlanWorker[] = [];
-  for (const dgd of resources.filter((r) => r.type === DGD_TYPE_TOKEN)) {
-    for (const [service, s] of servicesOf(dgd)) {
-      const limits = s.resources?.limits;
-      const efa = num(limits?.custom?.[EFA_RESOURCE]);
-      out.push({
-        role: String(s.subComponentType ?? s.componentType ?? service),
-        service,
-        replicas: num(s.replicas ?? 1),
-        gpusPerWorker: num(limits?.gpu),
-        efaPerWorker: efa,
-        nixlRails: efa,
-        ...podRequests(s),
-      });
-    }
-  }
-  const rank = (r: string) => (order.indexOf(r) < 0 ? order.length : order.indexOf(r));
-  return out.sort((a, b) => rank(a.role) - rank(b.role) || a.service.localeCompare(b.service));
+/** The graph's services as plan.json lists them: the Frontend, then each role's workers, from the graph's plan. */
+export function planWorkers(p: InferencePlan | undefined): PlanWorker[] {
+  if (!p) return [];
+  const frontend: PlanWorker = {
+    role: "frontend",
+    service: GraphService.Frontend,
+    replicas: p.frontend.replicas,
+    gpusPerWorker: 0,
+    efaPerWorker: 0,
+    nixlRails: 0,
+    ...shown(p.frontend.requests),
+    avoids: [],
+  };
+  return [
+    frontend,
+    ...p.workers.map((w) => ({
+      role: w.role,
+      service: w.service,
+      replicas: w.replicas,
+      gpusPerWorker: w.gpusPerWorker,
+      efaPerWorker: w.efaPerWorker,
+      nixlRails: w.nixlRails,
+      ...shown(w.requests),
+      avoids: [...w.avoids],
+    })),
+  ];
 }

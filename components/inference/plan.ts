@@ -1,0 +1,150 @@
+/**
+ * The plan of one graph, computed once from the resolved settings: each serving role's workers in one shape
+ * (`WorkerPlanRow`, the shape the graph's services are rendered from), and the plain facts the offline render's
+ * `plan.json` and `verify` read (`InferencePlan`), with the one translation of those facts into the serving
+ * estimate's input (`servingInputOf`). The stack output `plan`, `plan.json` and verify's estimate all read this;
+ * none of them re-derives a worker or parses the graph back. Pure.
+ */
+import { GraphService, OperatorLabel } from "../_shared/names";
+import { GpuPoolFacts } from "../catalog/pool";
+import { KvCacheDtype, modelFacts, ModelShape } from "../catalog/models";
+import {
+  type Backend,
+  KvTransport,
+  ResolvedInference,
+  type ResolvedWorkload,
+  SERVING_ROLES,
+  ServingRole,
+} from "./args";
+import { type ModelCacheMode } from "./model-load";
+import { workerShape, WorkerShape } from "./fit";
+import { commandLine, engineFor, FRONTEND_RESOURCES, serviceKey, workerAffinity, workerResources } from "./graph";
+import { type DgdResourceItem } from "./dgd";
+import { usesNodeCache } from "./cache";
+import { RevisionPlan, revisionPlan } from "./revision";
+import type { ServingInput, ServingRoleInput } from "./serving";
+
+/** One serving role's workers: what one worker gets (`WorkerShape`), where it sits in the graph and what it runs. */
+export interface WorkerPlanRow extends WorkerShape {
+  /** The role's key in the graph's `spec.services`. */
+  readonly service: GraphService;
+  /** EFA rails NIXL drives per worker (every EFA device the pod is given, F13); 0 without EFA. */
+  readonly nixlRails: number;
+  /** NIXL plugin moving KV cache. */
+  readonly kvTransport: KvTransport;
+  /** The worker command line, shell-quoted. */
+  readonly command: string;
+  /** The pod's requests as the graph renders them (Kubernetes quantities). */
+  readonly requests: DgdResourceItem;
+  /** Services this worker never shares a node with (its required pod anti-affinity). */
+  readonly avoids: readonly string[];
+}
+
+/** The services the required anti-affinity of `role`'s workers keeps off their node. */
+function avoidsOf(r: ResolvedInference, role: ServingRole): string[] {
+  const terms = workerAffinity(r, role)?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+  return terms.map((t) => t.labelSelector?.matchLabels?.[OperatorLabel.Component]).filter((x) => x !== undefined);
+}
+
+/** Per-role rows, prefill then decode. */
+export function workerPlan(r: ResolvedInference): WorkerPlanRow[] {
+  return SERVING_ROLES.map((role) => {
+    const s = workerShape(r, role);
+    return {
+      ...s,
+      service: serviceKey(role),
+      nixlRails: r.kvTransport === KvTransport.Libfabric ? s.efaPerWorker : 0,
+      kvTransport: r.kvTransport,
+      command: commandLine(engineFor(r, role)),
+      requests: workerResources(s).requests ?? {},
+      avoids: avoidsOf(r, role),
+    };
+  });
+}
+
+/** Each role's worker command line (the `command` column of `workerPlan`), by role. */
+export function workerCommands(plan: readonly WorkerPlanRow[]): Record<ServingRole, string> {
+  return Object.fromEntries(plan.map((w) => [w.role, w.command])) as Record<ServingRole, string>;
+}
+
+/** What the render's plan and verify's estimate are computed from, for one graph. */
+export interface InferencePlan {
+  readonly graphName: string;
+  /** The Hugging Face model id (not the node-cache path the engine may be given). */
+  readonly model: string;
+  readonly modelShape?: ModelShape;
+  readonly backend: Backend;
+  readonly kvCacheDtype: KvCacheDtype;
+  readonly maxModelLen: number;
+  readonly gpuMemoryUtilization: number;
+  /** Name of the GPU pool the workers run on (one of `RenderFacts.gpuPools`). */
+  readonly gpuPool: string;
+  readonly kvTransport: KvTransport;
+  readonly modelCacheMode: ModelCacheMode;
+  readonly modelLoadBudgetSeconds: number;
+  /** The node cache's download budget; absent unless `local-nvme` downloads before the load budget starts. */
+  readonly modelDownloadBudgetSeconds?: number;
+  readonly workload: ResolvedWorkload;
+  /** The revision, and how every worker comes to serve one commit of it (./revision.ts). */
+  readonly revision: RevisionPlan;
+  /** The Frontend's replicas and its pod's requests. */
+  readonly frontend: { readonly replicas: number; readonly requests: DgdResourceItem };
+  /** Prefill, then decode (`workerPlan`). */
+  readonly workers: readonly WorkerPlanRow[];
+}
+
+/** The plan of a resolved graph. */
+export function inferencePlan(r: ResolvedInference): InferencePlan {
+  return {
+    graphName: r.graphName,
+    model: r.model,
+    ...(r.modelShape ? { modelShape: r.modelShape } : {}),
+    backend: r.backend,
+    kvCacheDtype: r.kvCacheDtype,
+    maxModelLen: r.maxModelLen,
+    gpuMemoryUtilization: r.gpuMemoryUtilization,
+    gpuPool: r.pool.name,
+    kvTransport: r.kvTransport,
+    modelCacheMode: r.modelCacheMode,
+    modelLoadBudgetSeconds: r.modelLoadBudgetSeconds,
+    ...(usesNodeCache(r) ? { modelDownloadBudgetSeconds: r.modelDownloadBudgetSeconds } : {}),
+    workload: r.workload,
+    revision: revisionPlan(r),
+    frontend: { replicas: r.frontend.replicas, requests: FRONTEND_RESOURCES.requests ?? {} },
+    workers: workerPlan(r),
+  };
+}
+
+/**
+ * The serving estimate's input of a plan, on `pool`; a reason when there is none (a model of unknown shape, a role
+ * without workers). The one translation of the plan into that input: the render's `plan.json` and verify's
+ * expected latencies both come through here (the policy pack judges whatever graph it is given, so it reads that
+ * graph: policy/rules/_serving.ts).
+ */
+export function servingInputOf(
+  p: InferencePlan,
+  pool: Pick<GpuPoolFacts, "instanceType">,
+): ServingInput | { why: string } {
+  const model = modelFacts(p.model, p.modelShape);
+  if (!model)
+    return {
+      why: `model ${JSON.stringify(p.model)} is not in the model catalog (components/catalog/models.ts) and the graph states no inference.modelShape`,
+    };
+  const role = (r: ServingRole): ServingRoleInput | undefined => {
+    const w = p.workers.find((x) => x.role === r);
+    return w
+      ? {
+          replicas: w.replicas,
+          tensorParallel: w.gpusPerWorker,
+          efaDevices: w.efaPerWorker,
+          maxModelLen: p.maxModelLen,
+          gpuMemoryUtilization: p.gpuMemoryUtilization,
+        }
+      : undefined;
+  };
+  const prefill = role(ServingRole.Prefill);
+  const decode = role(ServingRole.Decode);
+  if (!prefill || !decode) return { why: "the graph has no prefill or no decode worker" };
+  const { kvCacheDtype, backend, workload } = p;
+  return { model, kvCacheDtype, backend, pool: { instanceType: pool.instanceType }, prefill, decode, workload };
+}
