@@ -6,7 +6,7 @@
  * gain's range supports. Pure.
  */
 import errors from "./serving-errors.json";
-import ucxFacts from "../../tests/contracts/facts/dynamo-ucx-kv.json";
+import ucxFacts from "./facts/dynamo-ucx-kv.json";
 import type { Range, Verdict } from "./serving";
 
 /** What a range is taken for. */

@@ -6,14 +6,14 @@
 import { strict as assert } from "assert";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadFacts } from "./facts";
+import { FACT_DIRS, loadFacts } from "./facts";
 
 const ROOT = join(__dirname, "..", "..");
 /** Facts measured on the device machine rather than read from an upstream commit. */
 const MEASURED = new Set(["gpu-memory"]);
 /** Facts read from a published page (a pull request's description) rather than a commit: its URL is the repository. */
 const PUBLISHED = new Set(["allreduce-h100", "dynamo-ucx-kv"]);
-const names = readdirSync(join(__dirname, "facts"))
+const names = FACT_DIRS.flatMap((d) => readdirSync(d))
   .filter((f) => f.endsWith(".json"))
   .map((f) => f.slice(0, -".json".length))
   .sort();

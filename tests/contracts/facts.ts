@@ -1,8 +1,9 @@
 /**
- * Loads an upstream contract fact file (tests/contracts/facts/<name>.json) and checks its provenance block, so
+ * Loads an upstream contract fact file (tests/contracts/facts/<name>.json, or components/inference/facts/ for the
+ * facts the package reads at run time) and checks its provenance block, so
  * a fact without a source cannot be added. See tests/contracts/README.md.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface Provenance {
@@ -20,7 +21,11 @@ export interface FactFile<T> {
   readonly facts: T;
 }
 
-const FACTS_DIR = join(__dirname, "facts");
+/**
+ * Where fact files live: here, and beside the component that ships a fact with the package (the serving model's
+ * engine settings and GPU measurements are read at run time, so they live in components/, never under tests/).
+ */
+export const FACT_DIRS = [join(__dirname, "facts"), join(__dirname, "..", "..", "components", "inference", "facts")];
 
 /** Problems with a provenance block; empty when it is complete. */
 export function provenanceProblems(p: Partial<Provenance> | undefined): string[] {
@@ -37,7 +42,8 @@ export function provenanceProblems(p: Partial<Provenance> | undefined): string[]
 
 /** Reads facts/<name>.json; throws naming the file when its provenance is incomplete. */
 export function loadFacts<T>(name: string): FactFile<T> {
-  const file = join(FACTS_DIR, `${name}.json`);
+  const file =
+    FACT_DIRS.map((d) => join(d, `${name}.json`)).find((f) => existsSync(f)) ?? join(FACT_DIRS[0], `${name}.json`);
   const parsed = JSON.parse(readFileSync(file, "utf8")) as FactFile<T>;
   const problems = provenanceProblems(parsed.provenance);
   if (problems.length > 0) throw new Error(`${file}: ${problems.join("; ")}`);

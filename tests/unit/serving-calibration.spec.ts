@@ -1,6 +1,6 @@
 /**
  * The serving model's H200 calibration: the worker speed reads the two fact files directly
- * (tests/contracts/facts/h200-serving-calibration.json and h200-serving-extended.json, no copy in code), the rates
+ * (components/inference/facts/h200-serving-calibration.json and h200-serving-extended.json, no copy in code), the rates
  * fitted from them reproduce the measured decode steps (bf16 and FP8 weights, batch 1..1024), FP8 runs at its
  * measured rate rather than twice bf16, and the prefill model sits below transformers' eager forward.
  */

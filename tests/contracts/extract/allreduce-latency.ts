@@ -4,7 +4,7 @@
  * vLLM's custom all-reduce and the TensorRT-LLM-derived custom all-reduce, each `| 2/4/8 | bytes | a/b/c |` in ms.
  * The serving estimate prices a TP all-reduce from them (components/inference/worker-speed.ts).
  * Usage: npx tsx tests/contracts/extract/allreduce-latency.ts <the PR description as markdown>
- *        > tests/contracts/facts/allreduce-h100.json
+ *        > components/inference/facts/allreduce-h100.json
  */
 import { readFileSync } from "node:fs";
 import { printFacts, today } from "./_checkout";
