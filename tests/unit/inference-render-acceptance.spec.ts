@@ -100,7 +100,7 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
     assert.equal(measured.metadata.annotations[Annotation.Hugepages2MiPerNode], "4096");
   });
 
-  it("security: nothing privileged; EFA workers add only IPC_LOCK; everything non-root, no escalation, caps dropped", () => {
+  it("security: nothing privileged; EFA workers add only IPC_LOCK; everything non-root, no escalation, caps dropped, seccomp RuntimeDefault", () => {
     for (const variant of ["p5en-1gpu", "p5en-8x1gpu"] as const) {
       for (const role of [ServingRole.Prefill, ServingRole.Decode]) {
         const efa = mainOf(worker("vllm", variant, role)).securityContext;
@@ -108,6 +108,7 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
           runAsNonRoot: true,
           runAsUser: 1000,
           allowPrivilegeEscalation: false,
+          seccompProfile: { type: "RuntimeDefault" },
           capabilities: { drop: ["ALL"], add: ["IPC_LOCK"] },
         });
       }
@@ -125,6 +126,7 @@ describe("inference: acceptance (8 prefill + 8 decode x 1 GPU on 2 x p5en.48xlar
         runAsNonRoot: true,
         runAsUser: 1000,
         allowPrivilegeEscalation: false,
+        seccompProfile: { type: "RuntimeDefault" },
         capabilities: { drop: ["ALL"] },
       });
   });
