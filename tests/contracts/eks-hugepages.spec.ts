@@ -6,16 +6,15 @@
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { resolvePool } from "../../components/cluster/args";
 import { poolFacts } from "../../components/cluster/derive";
 import { gpuUserData, hugepagesScript, SHELL_SCRIPT_MEDIA_TYPE } from "../../components/cluster/user-data";
 import { ServingRole } from "../../components/inference";
 import { workerShape } from "../../components/inference/fit";
-import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import { resolved } from "../helpers/inference-fixtures";
 import { parseMultipart } from "../helpers/mime";
+import { gpuLaunchTemplateUserData, withRenderedStack } from "../helpers/render-temp";
 import { loadFacts } from "./facts";
 
 const F = loadFacts<{
@@ -70,30 +69,12 @@ describe("contracts: EFA nodes reserve the hugepages their workers request (fact
 
   it("p5en-8gpu: the rendered launch template reserves exactly what its node's 8 workers request", async function () {
     this.timeout(180000);
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "hugepages-"));
-    try {
-      const code = await runCli(["p5en-8gpu", "--out", tmp], {
-        ...defaultDeps(),
-        stdout: () => undefined,
-        stderr: () => undefined,
-      });
-      assert.equal(code, 0);
-      const resources: { type: string; name: string; inputs: { userData: string } }[] = JSON.parse(
-        fs.readFileSync(path.join(tmp, "p5en-8gpu", "resources.json"), "utf8"),
-      );
-      const lt = resources.find(
-        (r) => r.type === "aws:ec2/launchTemplate:LaunchTemplate" && r.name.includes("gpu-lt"),
-      )!;
-      const [script] = scriptsOf(Buffer.from(lt.inputs.userData, "base64").toString("utf8"));
-      const dgd = fs.readFileSync(
-        path.join(tmp, "p5en-8gpu", "manifests", "05-dynamographdeployment-dynamo-llm.yaml"),
-        "utf8",
-      );
+    await withRenderedStack("p5en-8gpu", (dir) => {
+      const [script] = scriptsOf(gpuLaunchTemplateUserData(dir));
+      const dgd = fs.readFileSync(path.join(dir, "manifests", "05-dynamographdeployment-dynamo-llm.yaml"), "utf8");
       const perWorkerMi = [...dgd.matchAll(/hugepages-2Mi: (\d+)Mi/g)].map((m) => Number(m[1]));
       assert.ok(perWorkerMi.length > 0);
       for (const mi of perWorkerMi) assert.equal((mi / 2) * 8, reserved(script.body), "8 workers per node");
-    } finally {
-      fs.rmSync(tmp, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -5,13 +5,10 @@
  * Checked on parsed data, on the user data of the launch template the p5en-8gpu program really renders.
  */
 import { strict as assert } from "assert";
-import * as fs from "fs";
-import * as os from "os";
-import * as path from "path";
 import { gpuUserData, NODEADM } from "../../components/cluster/user-data";
 import { resolvePool } from "../../components/cluster/args";
 import { INSTANCES } from "../../components/catalog/instances";
-import { defaultDeps, runCli } from "../../tools/render/cli/cli";
+import { gpuLaunchTemplateUserData, withRenderedStack } from "../helpers/render-temp";
 import { parseMultipart, ParsedMultipart, yamlParts } from "../helpers/mime";
 import { loadFacts } from "./facts";
 import { at, isRecord } from "./json";
@@ -117,28 +114,11 @@ describe("contract: GPU node user data vs nodeadm (amazon-eks-ami)", () => {
 
   it("the p5en-8gpu launch template's user data (base64, as EC2 takes it) parses to a RAID0 NodeConfig", async function () {
     this.timeout(120000);
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nodeadm-"));
-    try {
-      const code = await runCli(["p5en-8gpu", "--out", tmp], {
-        ...defaultDeps(),
-        stdout: () => undefined,
-        stderr: () => undefined,
-      });
-      assert.equal(code, 0);
-      // resources.json as tools/render writes it; only the fields read here are declared.
-      const resources: { type: string; name: string; inputs: { userData: string } }[] = JSON.parse(
-        fs.readFileSync(path.join(tmp, "p5en-8gpu", "resources.json"), "utf8"),
-      );
-      const lts = resources.filter(
-        (r) => r.type === "aws:ec2/launchTemplate:LaunchTemplate" && r.name.includes("gpu-lt"),
-      );
-      assert.equal(lts.length, 1);
-      const doc = parseMultipart(Buffer.from(lts[0].inputs.userData, "base64").toString("utf8"));
+    await withRenderedStack("p5en-8gpu", (dir) => {
+      const doc = parseMultipart(gpuLaunchTemplateUserData(dir));
       assert.deepEqual(userDataProblems(doc), []);
       assert.deepEqual(memlockProblems(doc, p5enMemoryBytes), []);
-    } finally {
-      fs.rmSync(tmp, { recursive: true, force: true });
-    }
+    });
   });
 
   it("nodeadm gives a container no memlock limit of its own, and every runtime reads the spec we raise it in", () => {

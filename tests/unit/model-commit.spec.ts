@@ -136,7 +136,7 @@ describe("one commit per deployment: a moving revision resolved once at pulumi u
       assert.equal(
         (graph.match(new RegExp(`"value":"${commit}"`, "g")) ?? []).length,
         3,
-        "both roles' prefetch downloads it, and the Frontend's model-config init container fetches its config files",
+        "both roles' prefetch downloads it, and the Frontend's model-config fetches its config files",
       );
       assert.match(ds, new RegExp(`"name":"MODEL_REVISION","value":"${commit}"`));
     });
