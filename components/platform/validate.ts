@@ -4,6 +4,7 @@
 import { K8S_NAME } from "../_shared/names";
 import { Problem, show } from "../_shared/problems";
 import { ResolvedPlatform } from "./args";
+import { releaseProblems } from "../releases";
 
 /** A Helm chart version as NGC publishes them (`1.0.1`, `1.1.0-dev.1`): it names the tarball, so no leading `v`. */
 export const CHART_VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
@@ -11,7 +12,7 @@ export const CHART_VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
 /** Every problem with the resolved arguments, under `prefix` (e.g. a config path); empty when they are valid. */
 export function validate(r: ResolvedPlatform, prefix = ""): Problem[] {
   const at = (k: string) => (prefix ? `${prefix}.${k}` : k);
-  const out: Problem[] = [];
+  const out: Problem[] = [...releaseProblems(r.release, at("release"))];
   if (!K8S_NAME.test(r.namespace))
     out.push({
       propertyPath: at("namespace"),

@@ -4,7 +4,8 @@
  * Pure.
  */
 import { OperatorLabel } from "../../../components/_shared/names";
-import { DGD_TYPE_TOKEN, DgdService, EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../../components/inference/dgd";
+import { isDgdType } from "../../../components/inference/dgd-v1beta1";
+import { DgdService, EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE } from "../../../components/inference/dgd";
 import type { WorkerPlanRow } from "../../../components/inference/render";
 import { servicesOf } from "./dgd-inputs";
 
@@ -58,7 +59,7 @@ function podRequests(s: Partial<DgdService>): Pick<PlanWorker, "cpu" | "memory" 
 export function workersOf(resources: readonly PlanSourceResource[]): PlanWorker[] {
   const order = ["frontend", "prefill", "decode"];
   const out: PlanWorker[] = [];
-  for (const dgd of resources.filter((r) => r.type === DGD_TYPE_TOKEN)) {
+  for (const dgd of resources.filter((r) => isDgdType(r.type))) {
     for (const [service, s] of servicesOf(dgd)) {
       const limits = s.resources?.limits;
       const efa = num(limits?.custom?.[EFA_RESOURCE]);
