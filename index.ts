@@ -22,6 +22,8 @@ const out = run();
 
 /** In-cluster URL of the OpenAI-compatible Frontend. */
 export const frontendUrl = out.frontendUrl;
+/** URL of the Frontend's internal load balancer (only with `frontend.serviceType: InternalLoadBalancer`). */
+export const frontendLoadBalancerUrl = out.frontendLoadBalancerUrl;
 /** Digest-pinned image the workers run. */
 export const imageRef = out.imageRef;
 /** EKS cluster name. */

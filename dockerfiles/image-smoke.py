@@ -8,13 +8,20 @@ Kubernetes runs, dynamo-entrypoint) for that environment's variables, so it runs
 LD_LIBRARY_PATH the engine runs with. Then, in that environment's python (`probe` mode):
 
 1. `import torch` (the engine's torch), then the engine and Dynamo's module for it (`vllm`, `dynamo.vllm`, `nixl._api`;
-   `tensorrt_llm`, `dynamo.trtllm`). An import that fails only because there is no GPU at build time (the markers in
+   `tensorrt_llm`, `dynamo.trtllm`), then each ENTRY the pods run: `python3 -m dynamo.vllm` runs `dynamo/vllm/__main__.py`,
+   which is `from dynamo.vllm.main import main` (Dynamo @ f2fd3a16e; the same for trtllm and frontend), so
+   `dynamo.<engine>.main` is imported and its `main` must be a callable (a package `__init__` only reads a version and
+   proves nothing about the command). An import that fails only because there is no GPU at build time (the markers in
    NO_DRIVER) is reported as SKIPPED, by name; every other import error fails the build.
 2. Every shared object of the environment's compiled packages (PACKAGES: vllm._C and its siblings, flash-attn, LMCache's
    c_ops, DeepEP, TensorRT-LLM's bindings and libraries, NIXL's bindings, Dynamo's runtime) is loaded with dlopen
    (RTLD_NOW, so an undefined symbol fails here: a module built against another torch build fails like
    `undefined symbol: _ZN3c10...`), and each Python extension module among them is imported as its module
    (`vllm._C`), after torch, as the engine does. Plain libraries load first, RTLD_GLOBAL, as their packages load them.
+   OPTIONAL objects are not loaded, only listed: what an engine dlopens on demand for a transport this image does not
+   use (TensorRT-LLM's Mooncake wrapper needs libtransfer_engine.so, "causing import to fail on machines without
+   Mooncake" if linked directly; its bundled UCX and NIXL trees, with transport modules for hardware a node may lack,
+   and with sonames that, loaded RTLD_GLOBAL, would shadow this image's own NIXL/UCX for the plugins checked in 3).
 3. NIXL's native library and every backend plugin in NIXL_PLUGIN_DIR are dlopen'ed (LIBFABRIC and UCX must exist).
 4. For each object that fails to load, `ldd` names the missing libraries, run with the engine's own environment
    (never a bare ldd: it reports `libc10.so => not found` for a good torch extension, whose NEEDED torch libraries
@@ -29,6 +36,7 @@ The functions are plain Python (no torch import at module level) so tests can ru
 """
 import argparse
 import ctypes
+import fnmatch
 import importlib
 import importlib.machinery
 import importlib.util
@@ -41,16 +49,22 @@ from pathlib import Path
 
 # Per environment: the venv, the modules to import, the packages (folders or top-level modules in site-packages)
 # whose shared objects must all load, and modules that must be among them (a walk that finds nothing proves nothing).
+# `entries`: (module, function) each pod command runs (the launcher runs the frontend in the vLLM environment).
+# `optional`: path patterns (relative to site-packages, fnmatch) of objects loaded only on demand, never walked.
 ENVIRONMENTS = {
     "vllm": {
         "imports": ["vllm", "dynamo.vllm", "nixl", "nixl._api", "flashinfer", "lmcache"],
+        "entries": [("dynamo.vllm.main", "main"), ("dynamo.frontend.main", "main")],
         "packages": ["vllm", "lmcache", "deep_ep", "deep_ep_cpp", "nixl_cu12", "dynamo"],
+        "optional": [],
         "required": ["vllm._C", "nixl_cu12._bindings"],
         "required_prefixes": ["lmcache.", "dynamo."],
     },
     "trtllm": {
         "imports": ["tensorrt_llm", "dynamo.trtllm", "nixl", "nixl._api", "flash_attn"],
+        "entries": [("dynamo.trtllm.main", "main")],
         "packages": ["tensorrt_llm", "tensorrt_libs", "torch_tensorrt", "flash_attn", "flash_attn_2_cuda", "nixl_cu13", "dynamo"],
+        "optional": ["tensorrt_llm/libs/ucx/*", "tensorrt_llm/libs/nixl/*", "*mooncake*"],
         "required": ["flash_attn_2_cuda", "nixl_cu13._bindings"],
         "required_prefixes": ["tensorrt_llm.", "dynamo."],
     },
@@ -105,6 +119,14 @@ def shared_objects(site: Path, packages) -> list:
         found.update(f for f in site.glob(f"{pkg}.*.so") if f.is_file())
         found.update(f for f in site.glob(f"{pkg}.so") if f.is_file())
     return sorted(found)
+
+
+def split_optional(site: Path, paths, patterns) -> tuple:
+    """(objects to load, optional objects left to the engine's on-demand loading), by `patterns` on the site path."""
+    def optional(p: Path) -> bool:
+        rel = p.relative_to(site).as_posix()
+        return any(fnmatch.fnmatch(rel, pat) for pat in patterns)
+    return [p for p in paths if not optional(p)], [p for p in paths if optional(p)]
 
 
 def not_found(ldd_output: str) -> list:
@@ -201,6 +223,23 @@ def import_modules(names) -> dict:
     return out
 
 
+def resolve_entries(entries) -> dict:
+    """Imports each entry module and resolves its function; {"ok": [...], "skipped": {...}, "failed": {...}}."""
+    out = {"ok": [], "skipped": {}, "failed": {}}
+    for module, func in entries:
+        label = f"{module}:{func}"
+        try:
+            target = getattr(importlib.import_module(module), func, None)
+            if not callable(target):
+                out["failed"][label] = f"{module} has no callable {func}"
+                continue
+            out["ok"].append(label)
+        except Exception as e:  # noqa: BLE001 - every failure is reported
+            msg = f"{type(e).__name__}: {e}"
+            (out["skipped"] if is_driver_only(msg) else out["failed"])[label] = msg
+    return out
+
+
 def probe(env_name: str) -> dict:
     """Runs inside the environment's python: torch, the engine imports, every shared object, NIXL's plugins."""
     spec = ENVIRONMENTS[env_name]
@@ -210,7 +249,10 @@ def probe(env_name: str) -> dict:
     except Exception as e:  # noqa: BLE001
         return {"fatal": f"import torch: {type(e).__name__}: {e}"}
     result = {"torch": torch.__version__, "imports": import_modules(spec["imports"])}
-    result["objects"] = load_objects(site, shared_objects(site, spec["packages"]))
+    result["entries"] = resolve_entries(spec["entries"])
+    load, optional = split_optional(site, shared_objects(site, spec["packages"]), spec["optional"])
+    result["objects"] = load_objects(site, load)
+    result["optional"] = [p.relative_to(site).as_posix() for p in optional]
     result["nixl"] = nixl_native(os.environ.get("NIXL_PREFIX", ""), os.environ.get("NIXL_PLUGIN_DIR", ""))
     return result
 
@@ -228,6 +270,7 @@ def problems_of(env_name: str, result: dict, engine_env: dict, expected=()) -> l
     if "fatal" in result:
         return [f"{env_name}: {result['fatal']}"]
     out = [f"{env_name}: import {n}: {e}" for n, e in result["imports"]["failed"].items()]
+    out += [f"{env_name}: entry {n}: {e}" for n, e in result["entries"]["failed"].items()]
     for path, err in {**result["objects"]["failed"], **result["nixl"]["failed"]}.items():
         if not_found_only_driver(err):
             continue
@@ -269,7 +312,9 @@ def run_environment(env_name: str, launcher: str, stubs: Path, expected) -> list
     if "fatal" not in result:
         print(f"{env_name}: torch {result['torch']}; imports ok {result['imports']['ok']}; "
               f"{len(result['objects']['loaded'])} extension modules loaded; NIXL plugins {result['nixl']['plugins']}")
-        for name, err in result["imports"]["skipped"].items():
+        print(f"{env_name}: entries ok {result['entries']['ok']}; "
+              f"{len(result['optional'])} optional on-demand objects not loaded {result['optional'][:8]}")
+        for name, err in {**result["imports"]["skipped"], **result["entries"]["skipped"]}.items():
             print(f"{env_name}: import {name}: SKIPPED, needs the NVIDIA driver (absent at build time): {err}")
     return problems_of(env_name, result, engine_env, expected)
 

@@ -14,6 +14,7 @@ import { DIGEST_PINNED } from "../components/inference/validate";
 import { kubernetes } from "../components/versions";
 import { choices, Field, int, str } from "./schema";
 import { SKEW_KEYS } from "../components/image/version-pins";
+import { IMAGE_SOURCES } from "../components/image/sources";
 
 /** Config namespace (the Pulumi project name). */
 export const CONFIG_NAMESPACE = "dynamo-efa";
@@ -97,6 +98,11 @@ export const CLUSTER_FIELDS: Readonly<Record<string, Field>> = {
 
 /** `dynamo-efa:image`. */
 export const IMAGE_FIELDS: Readonly<Record<string, Field>> = {
+  source: {
+    spec: str({ enum: IMAGE_SOURCES }),
+    defaultDoc: '`"prebuilt"` when the release has a vendor runtime image for the backend, else `"source"`',
+    doc: '"prebuilt" (the vendor\'s per-backend runtime image, nothing built), "combined" (one image for both backends, from the vendor images; the seed\'s: its from-source build) or "source" (the multi-stage build; docs/IMAGE.md)',
+  },
   cudaArchs: {
     spec: { kind: "keywordOrList", keywords: CUDA_ARCHS_KEYWORDS, items: str() },
     defaultDoc: '`"fat"` (state it explicitly with ref)',

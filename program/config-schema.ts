@@ -22,6 +22,7 @@ import { NOT_IN_REGION, REGION_ARG_NOTE, REGION_NAME } from "../components/clust
 import { CudaToolkit, DEFAULT_CUDA_TOOLKIT } from "../components/catalog/cuda";
 import type { DynamoImageArgs } from "../components/image/args";
 import { imagePlan } from "../components/image/plan";
+import type { ImageSource } from "../components/image/sources";
 import { INFERENCE_DEFAULTS, InferenceSettings, resolveArgs } from "../components/inference/args";
 import { ModelCacheMode } from "../components/inference/model-load";
 import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
@@ -54,6 +55,7 @@ export interface ClusterConfig {
 
 /** `dynamo-efa:image`, checked, with the arch list resolved. */
 export interface ImageConfig {
+  readonly source?: ImageSource;
   readonly cudaArchs?: "fat" | "auto" | readonly string[];
   readonly cudaToolkit?: CudaToolkit;
   readonly ref?: string;
@@ -213,8 +215,15 @@ function clusterProblems(c: Partial<ClusterConfig>, region: string | undefined, 
 }
 
 /** `DynamoImage` arguments for the image config (the pool's instance type feeds "auto"). */
-export function imageArgsOf(im: Partial<ImageConfig>, instanceType: string | undefined): DynamoImageArgs {
+export function imageArgsOf(
+  im: Partial<ImageConfig>,
+  instanceType: string | undefined,
+  backend?: string,
+): DynamoImageArgs {
   return {
+    // The engine a prebuilt (one-backend) image must serve: the graph's backend.
+    ...(backend === "vllm" || backend === "trtllm" ? { backend } : {}),
+    ...(im.source !== undefined ? { source: im.source } : {}),
     ...(im.cudaArchs !== undefined ? { cudaArchs: im.cudaArchs } : {}),
     ...(im.cudaToolkit !== undefined ? { cudaToolkit: im.cudaToolkit } : {}),
     ...(im.ref !== undefined ? { ref: im.ref } : {}),
@@ -315,7 +324,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   const semantic: Problem[] = [...clusterProblems(c, region, efs)];
   if (!raw.offline) semantic.push(...documentationCidrProblems(c.publicAccessCidrs ?? [], "cluster."));
   const instanceType = c.gpuNodes?.instanceType;
-  const resolved = imageProblems(imageArgsOf(im, instanceType));
+  const resolved = imageProblems(imageArgsOf(im, instanceType, written.backend));
   semantic.push(...resolved.problems);
   const graphName = typed.graphName ?? DEFAULT_GRAPH_NAME;
   const obs = checkObservability(raw.observability, graphName, written.namespace ?? INFERENCE_DEFAULTS.namespace);
@@ -348,7 +357,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
       cluster: c as ClusterConfig,
       clusterArgs,
       image: { ...(im as Omit<ImageConfig, "resolvedCudaArchs">), resolvedCudaArchs: resolved.archs },
-      imageArgs: imageArgsOf(im, instanceType),
+      imageArgs: imageArgsOf(im, instanceType, written.backend),
       inference: {
         ...inf,
         graphName: typed.graphName as string,

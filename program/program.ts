@@ -25,6 +25,8 @@ export const BASE_NAME = "dynamo-efa";
 export type ProgramExports = {
   /** In-cluster URL of the OpenAI-compatible Frontend. */
   readonly frontendUrl: pulumi.Output<string>;
+  /** URL of the Frontend's internal load balancer; undefined unless `frontend.serviceType` is "InternalLoadBalancer". */
+  readonly frontendLoadBalancerUrl: pulumi.Output<string> | undefined;
   /** Digest-pinned image the workers run. */
   readonly imageRef: pulumi.Output<string>;
   /** EKS cluster name. */
@@ -63,9 +65,14 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   });
   const pools = Object.values(cluster.gpuPools);
   const inCluster = { providers: { kubernetes: cluster.k8sProvider } };
+  // The releases' hooks and volumes need the system nodes, the EBS CSI driver and the default StorageClass.
+  const afterNodes = { ...inCluster, dependsOn: [...cluster.workloadPrerequisites] };
   const platform =
     c.platform &&
-    new DynamoPlatform(BASE_NAME, c.platform, { ...inCluster, transformations: [platformMovedFromGraph(c.graphName)] });
+    new DynamoPlatform(BASE_NAME, c.platform, {
+      ...afterNodes,
+      transformations: [platformMovedFromGraph(c.graphName)],
+    });
   const inference = new DisaggInference(
     c.graphName,
     {
@@ -81,12 +88,13 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   );
   if (c.observability) {
     const graphNamespace = c.inference.namespace ?? INFERENCE_DEFAULTS.namespace;
-    new DynamoObservability(c.graphName, { ...c.observability, graphName: c.graphName, graphNamespace }, inCluster);
+    new DynamoObservability(c.graphName, { ...c.observability, graphName: c.graphName, graphNamespace }, afterNodes);
   }
   // Not named `exports`: in the CommonJS that Pulumi's ts-node emits, a local `exports` would shadow
   // the module object that `BASE_NAME` and friends are read through (TDZ error at `pulumi up`).
   const outputs: ProgramExports = {
     frontendUrl: inference.frontendUrl,
+    frontendLoadBalancerUrl: inference.frontendLoadBalancerUrl,
     imageRef: image.ref,
     clusterName: cluster.clusterName,
     kubeconfig: pulumi.secret(cluster.kubeconfig),

@@ -80,17 +80,20 @@ function managedAddon(
   );
 }
 
-/** EBS CSI driver add-on (IRSA) and the default encrypted gp3 StorageClass; returns the class name. */
-export function blockStorage(c: AddonContext): string {
+/**
+ * EBS CSI driver add-on (IRSA) and the default encrypted gp3 StorageClass: the class name, and the two resources a
+ * class-less PersistentVolumeClaim needs before it can bind (the driver, the default class).
+ */
+export function blockStorage(c: AddonContext): { name: string; ready: pulumi.Resource[] } {
   const role = irsaRole(c, "ebs-csi", "ebs-csi-controller-sa", ebsCsiPolicy(c.args.partition));
   const addon = managedAddon(c, "ebs-csi", "aws-ebs-csi-driver", c.args.ebsCsiAddonVersion, role.arn);
   const spec: k8s.storage.v1.StorageClassArgs = blockStorageClass();
-  new k8s.storage.v1.StorageClass(`${c.name}-gp3`, spec, {
+  const defaultClass = new k8s.storage.v1.StorageClass(`${c.name}-gp3`, spec, {
     parent: c.parent,
     provider: c.provider,
     dependsOn: [addon],
   });
-  return BLOCK_STORAGE_CLASS;
+  return { name: BLOCK_STORAGE_CLASS, ready: [addon, defaultClass] };
 }
 
 function release(
@@ -152,7 +155,8 @@ export function sharedStorage(
       encrypted: true,
       throughputMode: "elastic",
       performanceMode: "generalPurpose",
-      tags: { ...c.args.tags, Name: `${c.name}-model-cache` },
+      // The cluster's own name (unique per stack: pulumi-eks suffixes it), so one stack's clean-up finds only its cache.
+      tags: { ...c.args.tags, Name: pulumi.interpolate`${c.clusterName}-model-cache` },
     },
     { parent: c.parent, retainOnDelete: true },
   );

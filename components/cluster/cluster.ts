@@ -83,6 +83,12 @@ export class EfaCluster extends pulumi.ComponentResource {
    * option, its parent's, or the default provider from `aws:region`), checked to be the AZs' region.
    */
   public readonly region: pulumi.Output<string>;
+  /**
+   * What an in-cluster release needs before its pods can schedule and its volumes bind: the system node group, the
+   * EBS CSI add-on and the default StorageClass. Pass it as `dependsOn` to `DynamoPlatform` and
+   * `DynamoObservability` (their install hooks and PVCs otherwise race the nodes on the first `up`).
+   */
+  public readonly workloadPrerequisites: readonly pulumi.Resource[];
 
   constructor(name: string, args: EfaClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super(EFA_CLUSTER_TYPE, name, {}, opts);
@@ -118,6 +124,7 @@ export class EfaCluster extends pulumi.ComponentResource {
     const storage = this.addons(name, a, net, nodes.system);
     this.efsFileSystemId = storage.efsFileSystemId;
     this.storageClassNames = storage.storageClassNames;
+    this.workloadPrerequisites = [nodes.system, ...storage.blockReady];
 
     this.registerOutputs({
       kubeconfig: this.kubeconfig,
@@ -209,10 +216,10 @@ export class EfaCluster extends pulumi.ComponentResource {
     const shared = a.efs ? sharedStorage(addonCtx, net.vpcId, net.privateSubnetIn) : undefined;
     if (a.loadBalancerController) loadBalancerController(addonCtx, net.vpcId, this.region);
     const storageClassNames: ClusterStorageClassNames = {
-      block,
+      block: block.name,
       ...(shared ? { shared: shared.storageClassName } : {}),
     };
-    return { efsFileSystemId: shared?.fileSystemId, storageClassNames };
+    return { efsFileSystemId: shared?.fileSystemId, storageClassNames, blockReady: block.ready };
   }
 
   /** The EKS control plane (remote component): API auth, logging, KMS envelope encryption, restricted endpoint. */

@@ -16,6 +16,7 @@ import {
   poolLabels,
   poolScaling,
   poolTaints,
+  poolFacts,
 } from "./derive";
 import { ec2TrustPolicy, nodePolicies } from "./render";
 import { AwsPartition } from "./partition";
@@ -150,7 +151,8 @@ function poolLaunchTemplate(
       }))
     : undefined;
   const tags = { ...c.args.tags, "dynamo-efa/pool": pool.name };
-  const userData = gpuUserData(pool);
+  // The same per-node count the cluster hands the graph (gpuPools), whose workers' hugepages-2Mi requests divide it.
+  const userData = gpuUserData(pool, poolFacts(pool).hugepages2MiPerNode);
   return new aws.ec2.LaunchTemplate(
     `${c.name}-gpu-lt-${pool.name}`,
     {

@@ -1,7 +1,8 @@
 /**
  * User data of a GPU node group: an AL2023 `nodeadm` NodeConfig in a MIME multipart document, asking nodeadm to
  * turn the instance-store NVMe disks into one RAID0 array and, on EFA pools, to raise the containers'
- * RLIMIT_MEMLOCK. Pure; no Pulumi import.
+ * RLIMIT_MEMLOCK; and on EFA pools a cloud-init script reserving the 2 MiB hugepages the workers request
+ * (`hugepagesScript`). Pure; no Pulumi import.
  *
  * Facts (awslabs/amazon-eks-ami@81fec2e895854f599974fe4d3d72f61c0a9aaffa, held by
  * `tests/contracts/nodeadm-user-data.spec.ts` against facts/nodeadm-nodeconfig.json): nodeadm reads every part of
@@ -114,8 +115,55 @@ export function mimeMultipart(parts: readonly MimePart[], boundary = USER_DATA_B
   return lines.join("\n");
 }
 
-/** The user data of a GPU pool, as text; undefined when it needs neither the NVMe array nor the memlock limit. */
-export function gpuUserData(pool: { readonly localNvme: boolean; readonly efa: boolean }): string | undefined {
-  if (!pool.localNvme && !pool.efa) return undefined;
-  return mimeMultipart([{ contentType: NODEADM.mediaType, body: `---\n${stringify(gpuNodeConfig(pool))}` }]);
+/** MIME media type of a cloud-init shell script part (run by cloud-init's scripts-user, in cloud-final). */
+export const SHELL_SCRIPT_MEDIA_TYPE = "text/x-shellscript";
+/** Where the reservation is kept for later boots. */
+export const HUGEPAGES_SYSCTL_FILE = "/etc/sysctl.d/90-dynamo-efa-hugepages.conf";
+
+/**
+ * A shell script part reserving `pages` 2 MiB hugepages, before the kubelet starts. Why a script: the EKS AL2023 AMI
+ * sets no `vm.nr_hugepages` (its EFA install is `efa_installer.sh --minimal -y`, awslabs/amazon-eks-ami@81fec2e
+ * templates/al2023/provisioners/install-efa.sh:53; nothing in templates/al2023 or nodeadm sets nr_hugepages), and
+ * NodeConfig has no sysctl field. The kubelet reads the node's hugepages when it starts and advertises them as
+ * allocatable; nodeadm starts it in `nodeadm-run.service`, ordered `After=... cloud-final.service` "in order to pickup
+ * changes the user may have applied via cloud-init scripts" (same
+ * commit, templates/al2023/runtime/rootfs/etc/systemd/system/nodeadm-run.service:6). It only raises the count (a larger
+ * reservation already made stays), keeps it for later boots, and fails loudly when the kernel cannot reserve it.
+ * Facts: tests/contracts/facts/eks-hugepages.json.
+ */
+export function hugepagesScript(pages: number): string {
+  return [
+    "#!/bin/bash",
+    "# dynamo-efa: reserve the 2 MiB hugepages the EFA workers request (resources hugepages-2Mi), before the kubelet starts",
+    "set -euo pipefail",
+    `pages=${pages}`,
+    "current=$(cat /proc/sys/vm/nr_hugepages)",
+    'if [ "$current" -lt "$pages" ]; then',
+    `  echo "vm.nr_hugepages = $pages" > ${HUGEPAGES_SYSCTL_FILE}`,
+    '  sysctl -q -w vm.nr_hugepages="$pages"',
+    "fi",
+    "got=$(cat /proc/sys/vm/nr_hugepages)",
+    'if [ "$got" -lt "$pages" ]; then',
+    '  echo "dynamo-efa: the kernel reserved only $got of $pages 2 MiB hugepages; EFA workers will stay Pending" >&2',
+    "  exit 1",
+    "fi",
+    "",
+  ].join("\n");
+}
+
+/**
+ * The user data of a GPU pool, as text; undefined when it needs no NVMe array, memlock limit or hugepages.
+ * `hugepages2MiPerNode`: 2 MiB hugepages to reserve per node on an EFA pool, the pool's own count (`poolFacts`), which
+ * the workers' `hugepages-2Mi` requests divide.
+ */
+export function gpuUserData(
+  pool: { readonly localNvme: boolean; readonly efa: boolean },
+  hugepages2MiPerNode: number,
+): string | undefined {
+  const huge = pool.efa && hugepages2MiPerNode > 0;
+  if (!pool.localNvme && !pool.efa && !huge) return undefined;
+  return mimeMultipart([
+    { contentType: NODEADM.mediaType, body: `---\n${stringify(gpuNodeConfig(pool))}` },
+    ...(huge ? [{ contentType: SHELL_SCRIPT_MEDIA_TYPE, body: hugepagesScript(hugepages2MiPerNode) }] : []),
+  ]);
 }

@@ -6,6 +6,7 @@ import type { CudaArchsSpec } from "../catalog";
 import { DEFAULT_CUDA_TOOLKIT } from "../catalog";
 import { image as imageVersions, imageDigests as defaultDigests } from "../versions";
 import { DigestKey, DockerfileStage, ImageVersionKey } from "./build-args";
+import { ImageBackend, ImageSource, VendorImage } from "./sources";
 
 /** Version overrides: any `versions.image` entry except the toolkit (set with `cudaToolkit`). */
 export type ImageVersionOverrides = { readonly [K in Exclude<ImageVersionKey, "cudaToolkit">]?: string };
@@ -18,6 +19,23 @@ export const SUPPORTED_PLATFORMS = ["linux/amd64"] as const;
 
 /** Arguments of `DynamoImage`. */
 export interface DynamoImageArgs {
+  /**
+   * Where the image comes from: "prebuilt" (the release's vendor runtime image for `backend`, nothing built),
+   * "combined" (one image serving both backends: the two vendor runtime images, each engine's environment kept
+   * whole, nothing compiled; without vendor images, the seed's from-source combined build) or "source" (the
+   * multi-stage build from source, for custom arch lists, patches or the seed's exact versions). docs/IMAGE.md.
+   * @default "prebuilt" when `vendorImages` has the `backend`'s image (a first deploy on what the vendor built and
+   *   tested), else "source"
+   */
+  readonly source?: ImageSource;
+  /** The engine a prebuilt image serves (`inference.backend`). @default "vllm" */
+  readonly backend?: ImageBackend;
+  /**
+   * The release's vendor per-backend runtime images (with EFA), by backend; each digest-pinned where a readable
+   * source gives the digest, else resolved from its tag at `pulumi up` (the digest deploys, never the tag).
+   * @default - none (only "source" is possible)
+   */
+  readonly vendorImages?: Readonly<Partial<Record<ImageBackend, VendorImage>>>;
   /**
    * GPU architectures to compile for: "fat" (the catalog's broad list), "auto" (exactly the SM archs of
    * `instanceTypes`: p5en -> sm_90 only, the fastest build) or explicit tokens (`["sm_90", "sm_100"]`),
@@ -90,6 +108,9 @@ export type ImageVersions = { readonly [K in Exclude<ImageVersionKey, "cudaToolk
  * validation. Input-typed args (repository URLs, KMS key) are read from the original args by the component.
  */
 export interface ResolvedImageArgs {
+  readonly source: ImageSource;
+  readonly backend: ImageBackend;
+  readonly vendorImages: Readonly<Partial<Record<ImageBackend, VendorImage>>>;
   /** The arch spec; undefined only with `ref` and no `cudaArchs` (a problem `validate` reports). */
   readonly cudaArchs: CudaArchsSpec | undefined;
   readonly cudaArchsGiven: boolean;
@@ -141,8 +162,18 @@ export function digestsAtDefaultTags(overrides: ImageVersionOverrides): ImageDig
 /** Applies every default; no validation (that is `validate.ts`), never throws. */
 export function resolveArgs(a: DynamoImageArgs): ResolvedImageArgs {
   const { cudaToolkit: _t, ...versionDefaults } = imageVersions;
+  const backend = a.backend ?? "vllm";
+  const vendorImages = a.vendorImages ?? {};
+  const source = a.source ?? (vendorImages[backend] !== undefined ? ImageSource.Prebuilt : ImageSource.Source);
+  // Only a build from the Dockerfile has an arch list to default; a vendor image's or a ref's must be stated.
+  const builds =
+    a.ref === undefined &&
+    (source === ImageSource.Source || (source === ImageSource.Combined && Object.keys(vendorImages).length === 0));
   return {
-    cudaArchs: a.cudaArchs ?? (a.ref === undefined ? "fat" : undefined),
+    source,
+    backend,
+    vendorImages,
+    cudaArchs: a.cudaArchs ?? (builds ? "fat" : undefined),
     cudaArchsGiven: a.cudaArchs !== undefined,
     instanceTypes: a.instanceTypes ?? [],
     cudaToolkit: a.cudaToolkit ?? DEFAULT_CUDA_TOOLKIT,

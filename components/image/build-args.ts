@@ -6,13 +6,15 @@
  */
 import { image } from "../versions";
 
-/** The eight stages of the combined Dockerfile, in file order. */
+/** The ten stages of the combined Dockerfile, in file order. */
 export const DockerfileStage = {
   DynamoBase: "dynamo_base",
   WheelBuilderBase: "wheel_builder_base",
+  RuntimeWheelBuilder: "runtime_wheel_builder",
   WheelBuilder: "wheel_builder",
   PytorchBase: "pytorch_base",
   NixlCu13: "nixl_cu13",
+  TrtllmRelease: "trtllm_release",
   TrtllmFramework: "trtllm_framework",
   VllmFramework: "vllm_framework",
   Final: "final",

@@ -6,11 +6,13 @@
  * `plan.ts` / `derive.ts` / `validate.ts`.
  */
 import * as aws from "@pulumi/aws";
+import * as docker from "@pulumi/docker";
 import * as dockerbuild from "@pulumi/docker-build";
 import * as pulumi from "@pulumi/pulumi";
 import { assertChecked } from "../_shared/pulumi-errors";
 import { DynamoImageArgs } from "./args";
-import { checkImagePlan, ImageBuildPlan, ImagePlan, packagePath } from "./plan";
+import { checkImagePlan, ImageBuildPlan, ImageCombinedPlan, ImagePlan, packagePath } from "./plan";
+import { ImageBackend, VendorImage } from "./sources";
 import { ecrRegistryOf, ecrRepositoryName, registryOf, withDigest, withTag } from "./ref";
 
 /** Pulumi type token of `DynamoImage`. */
@@ -49,9 +51,15 @@ export class DynamoImage extends pulumi.ComponentResource {
     this.cudaArchs = pulumi.output([...plan.cudaArchs]);
     this.cudaToolkit = pulumi.output(plan.cudaToolkit);
     if (plan.kind === "prebuilt") {
-      this.ref = pulumi.output(plan.ref);
+      this.ref =
+        plan.ref !== undefined ? pulumi.output(plan.ref) : this.resolveDigest(`${name}-${plan.backend}`, plan.resolve!);
       this.buildArgs = pulumi.output<Record<string, string>>({});
       this.repositoryUrl = pulumi.output(undefined);
+    } else if (plan.kind === "combined") {
+      const built = this.buildCombined(name, args, plan);
+      this.ref = built.ref;
+      this.buildArgs = built.buildArgs;
+      this.repositoryUrl = built.repositoryUrl;
     } else {
       const built = this.build(name, args, plan);
       this.ref = built.ref;
@@ -81,39 +89,103 @@ export class DynamoImage extends pulumi.ComponentResource {
         ? pulumi.output(args.cacheRepositoryUrl)
         : this.repository(`${name}-cache`, `${repoName}-cache`, args, false).repositoryUrl;
     const cacheRef = cacheUrl && cache ? cacheUrl.apply((u) => withTag(u, cache.tag)) : undefined;
-    const image = new dockerbuild.Image(
+    const digest = this.pushImage(name, plan, repositoryUrl, cacheUrl, {
+      target: plan.target,
+      buildArgs: { ...plan.buildArgs },
+      ...(cacheRef && cache
+        ? {
+            cacheFrom: [{ registry: { ref: cacheRef } }],
+            cacheTo: [
+              {
+                registry: {
+                  ref: cacheRef,
+                  mode: dockerbuild.CacheMode.Max,
+                  imageManifest: cache.imageManifest,
+                  ociMediaTypes: cache.ociMediaTypes,
+                },
+              },
+            ],
+          }
+        : {}),
+    });
+    return {
+      ref: pulumi.all([repositoryUrl, digest]).apply(([u, d]) => withDigest(u, d)),
+      repositoryUrl: repositoryUrl as pulumi.Output<string | undefined>,
+    };
+  }
+
+  /** The BuildKit build both build paths share: push to the repository with the plan's tag; its digest. */
+  private pushImage(
+    name: string,
+    plan: ImageBuildPlan | ImageCombinedPlan,
+    repositoryUrl: pulumi.Output<string>,
+    cacheUrl: pulumi.Output<string> | undefined,
+    extra: Pick<dockerbuild.ImageArgs, "target" | "buildArgs" | "cacheFrom" | "cacheTo">,
+  ): pulumi.Output<string> {
+    return new dockerbuild.Image(
       `${name}-image`,
       {
         push: true,
         buildOnPreview: false,
         context: { location: packagePath(plan.context) },
         dockerfile: { location: packagePath(plan.dockerfile) },
-        target: plan.target,
         platforms: [...plan.platforms] as dockerbuild.types.enums.Platform[],
-        buildArgs: { ...plan.buildArgs },
         tags: [repositoryUrl.apply((u) => withTag(u, plan.tag))],
         registries: this.registries(pulumi.all([repositoryUrl, cacheUrl ?? repositoryUrl])),
-        ...(cacheRef && cache
-          ? {
-              cacheFrom: [{ registry: { ref: cacheRef } }],
-              cacheTo: [
-                {
-                  registry: {
-                    ref: cacheRef,
-                    mode: dockerbuild.CacheMode.Max,
-                    imageManifest: cache.imageManifest,
-                    ociMediaTypes: cache.ociMediaTypes,
-                  },
-                },
-              ],
-            }
-          : {}),
+        ...extra,
         ...(plan.builder ? { builder: { name: plan.builder } } : {}),
       },
       { parent: this },
+    ).digest;
+  }
+
+  /**
+   * The vendor image's tag resolved to its digest now (a registry manifest lookup through the Docker provider's
+   * `getRegistryImage`, no Docker engine needed), deployed as `repository@sha256:...`: never the moving tag. An ECR
+   * repository (AWS Deep Learning Containers) is read with this account's ECR token; public registries anonymously.
+   */
+  private resolveDigest(name: string, image: VendorImage): pulumi.Output<string> {
+    const ecr = ecrRegistryOf(image.repository);
+    // disableDockerDaemonCheck: the lookup talks to the registry only, so `pulumi up` needs no Docker engine.
+    const provider = new docker.Provider(
+      `${name}-registry`,
+      {
+        disableDockerDaemonCheck: true,
+        ...(ecr
+          ? {
+              registryAuth: [
+                aws.ecr
+                  .getAuthorizationTokenOutput({ registryId: ecr.registryId, region: ecr.region }, { parent: this })
+                  .apply((t) => ({ address: ecr.address, username: t.userName, password: t.password })),
+              ],
+            }
+          : {}),
+      },
+      { parent: this },
     );
+    return docker
+      .getRegistryImageOutput({ name: `${image.repository}:${image.tag}` }, { parent: this, provider })
+      .apply((r) => withDigest(image.repository, r.sha256Digest));
+  }
+
+  /** The vendor-combined image: both vendor images by digest, one small Dockerfile, pushed like a build. */
+  private buildCombined(name: string, args: DynamoImageArgs, plan: ImageCombinedPlan) {
+    const repositoryUrl =
+      args.repositoryUrl !== undefined
+        ? pulumi.output(args.repositoryUrl)
+        : this.repository(`${name}-repo`, ecrRepositoryName(args.repositoryName ?? name), args, true).repositoryUrl;
+    const refs = (Object.entries(plan.images) as [ImageBackend, VendorImage][]).map(([b, v]) =>
+      v.digest !== undefined
+        ? pulumi.output(withDigest(v.repository, v.digest))
+        : this.resolveDigest(`${name}-${b}`, v),
+    );
+    const buildArgs = pulumi
+      .all(refs)
+      .apply(([vllm, trtllm]): Record<string, string> => ({ VLLM_RUNTIME_IMAGE: vllm, TRTLLM_RUNTIME_IMAGE: trtllm }));
+    const digest = this.pushImage(name, plan, repositoryUrl, undefined, { buildArgs });
     return {
-      ref: pulumi.all([repositoryUrl, image.digest]).apply(([u, d]) => withDigest(u, d)),
+      ref: pulumi.all([repositoryUrl, digest]).apply(([u, d]) => withDigest(u, d)),
+      buildArgs,
       repositoryUrl: repositoryUrl as pulumi.Output<string | undefined>,
     };
   }

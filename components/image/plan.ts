@@ -9,7 +9,8 @@ import { ArchTarget, ConsumerArchLists, CudaToolkit } from "../catalog";
 import { Checked, failed, ok, Problem, valueOf } from "../_shared/problems";
 import { DynamoImageArgs, ResolvedImageArgs, resolveArgs } from "./args";
 import { CacheSettings, ContextFile, archStrings, cacheSettings, contentTag, deriveBuildArgs, sha256 } from "./derive";
-import { archFacts, BuildFiles, validate } from "./validate";
+import { archFacts, BuildFiles, usesVendorImages, validate } from "./validate";
+import { ImageBackend, ImageSource, pinnedRef, SourceEstimate, sourceEstimate, VendorImage } from "./sources";
 
 /** What the problems are about, in messages and errors. */
 const SUBJECT = "DynamoImage";
@@ -36,8 +37,19 @@ function shownPath(abs: string): string {
   return rel.startsWith("..") || isAbsolute(rel) ? abs : rel.split(sep).join("/");
 }
 
+/** File name of the vendor-combined Dockerfile (two vendor runtime images, nothing compiled), inside `dockerfiles/`. */
+export const VENDOR_COMBINED_DOCKERFILE = "Dockerfile.dynamo-vendor-combined";
+
+/** What every plan states: where the image comes from and what that costs. */
+interface PlanSource {
+  /** `image.source` as resolved. */
+  readonly source: ImageSource;
+  /** Build time, image size, and what the arch list applies to. */
+  readonly estimate: SourceEstimate;
+}
+
 /** The plan of a build. */
-export interface ImageBuildPlan {
+export interface ImageBuildPlan extends PlanSource {
   readonly kind: "build";
   /** Dockerfile path (relative to the package root when inside it). */
   readonly dockerfile: string;
@@ -64,15 +76,42 @@ export interface ImageBuildPlan {
   readonly buildOnPreview: false;
 }
 
-/** The plan when `ref` is given: no build. */
-export interface ImagePrebuiltPlan {
+/**
+ * The plan when `ref` is given or the source is a vendor's prebuilt image: no build. `ref` is the digest-pinned
+ * reference when it is known offline; otherwise `resolve` is the vendor image whose tag `DynamoImage` resolves to a
+ * digest at `pulumi up` (the digest deploys, never the tag).
+ */
+export interface ImagePrebuiltPlan extends PlanSource {
   readonly kind: "prebuilt";
-  readonly ref: string;
+  readonly ref: string | undefined;
+  readonly resolve: VendorImage | undefined;
+  /** The backend the vendor image serves (undefined for a user's `ref`). */
+  readonly backend: ImageBackend | undefined;
   readonly cudaToolkit: CudaToolkit;
+  /** The archs stated for the image (`cudaArchs` as an explicit list); empty: nothing was compiled here. */
   readonly cudaArchs: readonly string[];
 }
 
-export type ImagePlan = ImageBuildPlan | ImagePrebuiltPlan;
+/** The plan of the vendor-combined image: a small Dockerfile copying one vendor image's environment into the other's. */
+export interface ImageCombinedPlan extends PlanSource {
+  readonly kind: "combined";
+  /** Dockerfile path (relative to the package root). */
+  readonly dockerfile: string;
+  readonly context: string;
+  /** The two vendor runtime images, by backend (each resolved to a digest at `pulumi up` where no digest is known). */
+  readonly images: Readonly<Record<ImageBackend, VendorImage>>;
+  readonly platforms: readonly string[];
+  readonly cudaToolkit: CudaToolkit;
+  readonly cudaArchs: readonly string[];
+  /** Deterministic tag: a hash of the Dockerfile, the context and the two images. */
+  readonly tag: string;
+  readonly createsRepository: boolean;
+  readonly builder: string | undefined;
+  readonly push: true;
+  readonly buildOnPreview: false;
+}
+
+export type ImagePlan = ImageBuildPlan | ImagePrebuiltPlan | ImageCombinedPlan;
 
 /**
  * Most files `contextFiles` hashes. The package's context has a handful; thousands mean a wrong `context` (a repo
@@ -80,23 +119,24 @@ export type ImagePlan = ImageBuildPlan | ImagePrebuiltPlan;
  */
 export const MAX_CONTEXT_FILES = 10000;
 
-/** Every file under `dir` with its content hash, sorted by path; a problem at `context` past `MAX_CONTEXT_FILES`. */
-export function contextFiles(dir: string): Checked<ContextFile[]> {
+/**
+ * Every file under `dir` with its content hash, sorted by path; a problem at `context` past `limit` files (a test
+ * passes a small one rather than writing 10,001 files).
+ */
+export function contextFiles(dir: string, limit: number = MAX_CONTEXT_FILES): Checked<ContextFile[]> {
   const out: ContextFile[] = [];
   const walk = (d: string): boolean => {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) {
         if (!walk(p)) return false;
-      } else if (
-        out.push({ path: relative(dir, p).split(sep).join("/"), sha256: sha256(readFileSync(p)) }) > MAX_CONTEXT_FILES
-      )
+      } else if (out.push({ path: relative(dir, p).split(sep).join("/"), sha256: sha256(readFileSync(p)) }) > limit)
         return false;
     }
     return true;
   };
   if (walk(dir)) return ok(out);
-  const reason = `${dir} holds more than ${MAX_CONTEXT_FILES} files; give the directory holding the Dockerfile's inputs, e.g. "dockerfiles"`;
+  const reason = `${dir} holds more than ${limit} files; give the directory holding the Dockerfile's inputs, e.g. "dockerfiles"`;
   return failed([{ propertyPath: "context", reason }]);
 }
 
@@ -125,19 +165,90 @@ export function readBuildFiles(r: ResolvedImageArgs): BuildFiles {
  */
 export function checkImagePlan(args: DynamoImageArgs): Checked<ImagePlan> {
   const r = resolveArgs(args);
-  const files = r.ref === undefined ? readBuildFiles(r) : undefined;
+  const vendor = usesVendorImages(r);
+  const files = r.ref === undefined && !vendor ? readBuildFiles(r) : undefined;
   const facts = archFacts(r);
   const problems = validate(r, args, files, facts);
   if (problems.length > 0) return failed(problems);
   const toolkit = valueOf(SUBJECT, facts.toolkit);
+  if (vendor) return vendorPlan(r, args, toolkit, statedArchs(r, facts));
   const archs = validated(facts.archs, "cudaArchs");
   if (r.ref !== undefined)
-    return ok({ kind: "prebuilt", ref: r.ref, cudaToolkit: toolkit, cudaArchs: archStrings(archs) });
+    return ok({
+      kind: "prebuilt",
+      source: ImageSource.Prebuilt,
+      estimate: sourceEstimate(ImageSource.Prebuilt, false, []),
+      ref: r.ref,
+      resolve: undefined,
+      backend: undefined,
+      cudaToolkit: toolkit,
+      cudaArchs: archStrings(archs),
+    });
   const archLists = validated(facts.archLists, "the per-consumer arch lists");
   const built = validated(files && ok(files), "the build files");
   const context = contextFiles(built.context);
   if (!context.ok) return failed(context.problems);
   return ok(buildPlan(r, args, { toolkit, archs, archLists }, built, context.value));
+}
+
+/** The archs stated for a vendor image: an explicit list only ("auto" and "fat" describe a build, and none happens). */
+function statedArchs(r: ResolvedImageArgs, facts: ReturnType<typeof archFacts>): string[] {
+  if (!Array.isArray(r.cudaArchs) || facts.archs === undefined || !facts.archs.ok) return [];
+  return archStrings(facts.archs.value);
+}
+
+/** The plan of a vendor source: the prebuilt image of the backend, or both combined by the small Dockerfile. */
+function vendorPlan(
+  r: ResolvedImageArgs,
+  args: DynamoImageArgs,
+  toolkit: CudaToolkit,
+  cudaArchs: readonly string[],
+): Checked<ImagePlan> {
+  const estimate = sourceEstimate(r.source, true, []);
+  if (r.source === ImageSource.Prebuilt) {
+    const image = r.vendorImages[r.backend]!;
+    const ref = pinnedRef(image);
+    return ok({
+      kind: "prebuilt",
+      source: r.source,
+      estimate,
+      ref,
+      resolve: ref === undefined ? image : undefined,
+      backend: r.backend,
+      cudaToolkit: toolkit,
+      cudaArchs,
+    });
+  }
+  const dockerfile = packagePath(join("dockerfiles", VENDOR_COMBINED_DOCKERFILE));
+  const images = { vllm: r.vendorImages.vllm!, trtllm: r.vendorImages.trtllm! };
+  const context = contextFiles(packagePath("dockerfiles"));
+  if (!context.ok) return failed(context.problems);
+  const tag = contentTag({
+    toolkit,
+    target: "vendor-combined",
+    platforms: r.platforms,
+    buildArgs: Object.fromEntries(
+      Object.entries(images).map(([b, v]) => [b, `${v.repository}:${v.tag}@${v.digest ?? ""}`]),
+    ),
+    dockerfileSha256: sha256(readFileSync(dockerfile)),
+    contextFiles: context.value,
+  });
+  return ok({
+    kind: "combined",
+    source: r.source,
+    estimate,
+    dockerfile: shownPath(dockerfile),
+    context: "dockerfiles",
+    images,
+    platforms: [...r.platforms],
+    cudaToolkit: toolkit,
+    cudaArchs,
+    tag,
+    createsRepository: args.repositoryUrl === undefined,
+    builder: r.builder,
+    push: true,
+    buildOnPreview: false,
+  });
 }
 
 /** A fact `validate` established; absent or failed only if validation and this plan disagree (a bug here). */
@@ -182,6 +293,8 @@ function buildPlan(
   });
   return {
     kind: "build",
+    source: r.source,
+    estimate: sourceEstimate(r.source, false, archStrings(facts.archs)),
     dockerfile: shownPath(files.dockerfile),
     context: shownPath(files.context),
     target: r.target,

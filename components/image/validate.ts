@@ -23,7 +23,8 @@ import { DynamoImageArgs, ResolvedImageArgs, SUPPORTED_PLATFORMS } from "./args"
 import { DigestArg, VERSION_ARGS } from "./build-args";
 import { passedBuildArgs } from "./derive";
 import { declaredArgs, stageNames } from "./dockerfile";
-import { isDigestPinned } from "./ref";
+import { isDigestPinned, parseImageRef } from "./ref";
+import { IMAGE_BACKENDS, IMAGE_SOURCES, ImageSource, VendorImage } from "./sources";
 import { checksumProblems, skewProblems } from "./version-pins";
 
 /**
@@ -103,8 +104,10 @@ export function validate(
   files: BuildFiles | undefined,
   facts: ArchFacts,
 ): Problem[] {
-  const problems = [...archProblems(r, facts), ...checkPlatforms(r.platforms)];
+  const problems = [...archProblems(r, facts), ...checkPlatforms(r.platforms), ...checkSource(r, given)];
   if (r.ref !== undefined) return [...problems, ...checkPrebuilt(r.ref, given as Record<string, unknown>)];
+  if (usesVendorImages(r))
+    return [...problems, ...buildOnlyArgs(given as Record<string, unknown>, `source ${show(r.source)}`)];
   const overrides = given.versions ?? {};
   problems.push(...checkVersions(overrides, given.imageDigests ?? {}), ...checkMaxJobs(r.maxJobs));
   problems.push(
@@ -244,6 +247,96 @@ export function checkDockerfile(text: string, target: string, buildArgNames: rea
     });
   }
   return problems;
+}
+
+/** Whether the image is the vendor's (prebuilt, or combined from the vendor images): nothing of the Dockerfile is built. */
+export function usesVendorImages(r: ResolvedImageArgs): boolean {
+  if (r.ref !== undefined) return false;
+  if (r.source === ImageSource.Prebuilt) return true;
+  return r.source === ImageSource.Combined && Object.keys(r.vendorImages).length > 0;
+}
+
+/** One vendor image: a repository, a tag (never "latest"), a digest of the right form when given. */
+function vendorImageProblems(v: VendorImage | undefined, path: string): Problem[] {
+  if (v === undefined) return [];
+  const out: Problem[] = [];
+  const ref =
+    typeof v.repository === "string" && typeof v.tag === "string"
+      ? parseImageRef(`${v.repository}:${v.tag}`)
+      : undefined;
+  if (ref === undefined || ref.digest !== undefined)
+    out.push({
+      propertyPath: path,
+      reason: `must name a repository and a tag (${show(v.repository)}:${show(v.tag)} is not an image reference)`,
+    });
+  else if (v.tag === "latest")
+    out.push({ propertyPath: `${path}.tag`, reason: `"latest" moves: name the release's tag, e.g. "1.6.2-efa"` });
+  if (v.digest !== undefined && !/^sha256:[0-9a-f]{64}$/.test(v.digest))
+    out.push({
+      propertyPath: `${path}.digest`,
+      reason: `must be "sha256:" followed by 64 lower-case hex digits; got ${show(v.digest)}`,
+    });
+  return out;
+}
+
+/** `source`, `backend` and the vendor images each source needs. */
+export function checkSource(r: ResolvedImageArgs, given: DynamoImageArgs): Problem[] {
+  const out: Problem[] = [];
+  if (!(IMAGE_SOURCES as readonly string[]).includes(r.source)) {
+    const near = closest(String(r.source), [...IMAGE_SOURCES]);
+    return [
+      {
+        propertyPath: "source",
+        reason: `${show(r.source)} is not an image source; allowed: ${IMAGE_SOURCES.join(", ")}${near.length ? ` (did you mean ${near.map(show).join(" or ")}?)` : ""}`,
+      },
+    ];
+  }
+  if (!(IMAGE_BACKENDS as readonly string[]).includes(r.backend))
+    out.push({
+      propertyPath: "backend",
+      reason: `${show(r.backend)} is not a backend; allowed: ${IMAGE_BACKENDS.join(", ")}`,
+    });
+  for (const b of IMAGE_BACKENDS) out.push(...vendorImageProblems(r.vendorImages[b], `vendorImages.${b}`));
+  if (r.ref !== undefined && given.source !== undefined && r.source !== ImageSource.Prebuilt)
+    out.push({
+      propertyPath: "source",
+      reason: `${show(r.source)} builds an image, but ref names a prebuilt one; remove ref, or set source "prebuilt"`,
+    });
+  if (r.ref === undefined && r.source === ImageSource.Prebuilt && r.vendorImages[r.backend] === undefined)
+    out.push({
+      propertyPath: "source",
+      reason: `"prebuilt" needs a vendor runtime image for the ${show(r.backend)} backend, and this release names none (the seed's versions exist only as the from-source build); use "combined" or "source", or give ref`,
+    });
+  const missing = IMAGE_BACKENDS.filter((b) => r.vendorImages[b] === undefined);
+  if (r.source === ImageSource.Combined && Object.keys(r.vendorImages).length > 0 && missing.length > 0)
+    out.push({
+      propertyPath: "vendorImages",
+      reason: `"combined" from vendor images needs both backends' runtime images; missing ${missing.join(", ")}`,
+    });
+  return out;
+}
+
+/** Build-only args given with a source that builds nothing from the Dockerfile. */
+function buildOnlyArgs(given: Readonly<Record<string, unknown>>, why: string): Problem[] {
+  return [
+    "cacheRepositoryUrl",
+    "versions",
+    "imageDigests",
+    "acceptVersionSkew",
+    "target",
+    "dockerfile",
+    "context",
+    "maxJobs",
+    "buildNcclFromSource",
+    "flashinferAot",
+    "buildEpKernels",
+    "cudaToolkit",
+  ]
+    .filter((k) => given[k] !== undefined)
+    .map((k) => ({
+      propertyPath: k,
+      reason: `has no effect with ${why} (the vendor image is used as published, nothing of the Dockerfile is built); remove it, or set source "source"`,
+    }));
 }
 
 /** The skip path: `ref` must be digest-pinned; build-only args make no sense with it. */

@@ -257,8 +257,16 @@ export const PREFETCH_SCRIPT: string = fs.readFileSync(prefetchScriptPath(), "ut
 /** sha256 of the script, put on the pod template so a changed script rolls the workers. */
 export const PREFETCH_SHA256 = createHash("sha256").update(PREFETCH_SCRIPT).digest("hex");
 
-/** The file the script writes last, inside the model directory, when every file is complete. */
-export const COMPLETION_MARKER = ".dynamo-efa-complete";
+/**
+ * The directory of the completion markers under the cache mount: the script writes a revision's marker last, after
+ * its model directory is in place, as `.complete/<org>--<name>--<revision>` (outside the model directory, so no file
+ * of the repository can stand in for it). Mirrors `MARKERS` and `cache_key` in the script.
+ */
+export const COMPLETION_MARKERS_DIR = ".complete";
+/** A model revision's completion marker under the cache mount. */
+export function completionMarker(mount: string, model: string, revision = DEFAULT_MODEL_REVISION): string {
+  return `${mount}/${COMPLETION_MARKERS_DIR}/${model.replace("/", "--")}--${revision}`;
+}
 /** Subdirectory of the node's NVMe array that holds the cache (a hostPath). */
 export const NODE_CACHE_SUBDIR = "dynamo-efa-model-cache";
 /** Where the prefetch (read-write) and the workers (read-only) mount the node cache. */

@@ -53,6 +53,7 @@ export interface DgdSecurityContext {
   readonly allowPrivilegeEscalation?: boolean;
   readonly readOnlyRootFilesystem?: boolean;
   readonly capabilities?: { readonly add?: readonly string[]; readonly drop?: readonly string[] };
+  readonly seccompProfile?: { readonly type: "RuntimeDefault" | "Localhost" | "Unconfined" };
 }
 
 /** A Kubernetes volume mount (inside a container). */

@@ -54,9 +54,11 @@ import {
   StringMap,
 } from "./dgd";
 import { shellQuote } from "../_shared/shell";
+import { MODEL_CACHE_HF_HOME, MODEL_CACHE_MOUNT, frontendModelFiles } from "./frontend-model";
+import { RUNTIME_DEFAULT } from "./pod-security";
 
 /** Where the model cache PVC is mounted (and `HF_HOME` points). */
-export const MODEL_CACHE_MOUNT = "/models";
+export { MODEL_CACHE_MOUNT };
 
 /**
  * The operator reports a `Ready` condition (True when state is `successful`): ai-dynamo/dynamo
@@ -172,7 +174,12 @@ export const EFA_WORKER_CAPABILITY = "IPC_LOCK";
  * - 2 MiB hugepages: requested as `hugepages-2Mi` and mounted at /dev/hugepages (F14).
  */
 function workerSecurity(r: ResolvedInference, efa: boolean): DgdSecurityContext {
-  const base = { runAsNonRoot: true, runAsUser: r.runAsUser, allowPrivilegeEscalation: false };
+  const base = {
+    runAsNonRoot: true,
+    runAsUser: r.runAsUser,
+    allowPrivilegeEscalation: false,
+    seccompProfile: RUNTIME_DEFAULT,
+  };
   if (efa) return { ...base, capabilities: { drop: ["ALL"], add: [EFA_WORKER_CAPABILITY] } };
   return { ...base, capabilities: { drop: ["ALL"] } };
 }
@@ -199,7 +206,7 @@ function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts
   // The request plane on a fixed port (upstream's default is an OS-assigned one), so the NetworkPolicy can name it.
   const env: EnvVar[] = [{ name: "DYN_TCP_RPC_PORT", value: String(REQUEST_PLANE_PORT) }];
   if (usesEfa(r)) env.push(...efaEnv(shape));
-  if (r.modelCache) env.push({ name: "HF_HOME", value: `${MODEL_CACHE_MOUNT}/hf` });
+  if (r.modelCache) env.push({ name: "HF_HOME", value: MODEL_CACHE_HF_HOME });
   return [...env, ...nodeCacheEnv(r), ...engine.env];
 }
 
@@ -258,20 +265,23 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
 }
 
 /**
- * The Frontend service: unprivileged, non-root, all capabilities dropped. It keeps the HF token in every cache
- * mode: when a worker registers, the Frontend downloads the model's config and tokenizer files from the hub itself
- * (ai-dynamo/dynamo `lib/llm/src/discovery/watcher.rs` calls `ModelDeploymentCard::download_config`, which calls
- * `hub::from_hf` unless those files exist on the Frontend's own disk), and a gated model needs the token for them
- * (tests/contracts/facts/dynamo-network.json `frontendDownloadsModelConfig`).
+ * The Frontend service: unprivileged, non-root, all capabilities dropped. When a worker registers, the Frontend
+ * loads the files of the model card that worker published, from its own disk or by downloading them; what makes
+ * them readable in each cache mode, and why the token reaches its main container only in `none` mode, is
+ * `./frontend-model.ts` (tests/contracts/facts/dynamo-model-card.json).
  */
 export function renderFrontend(r: ResolvedInference, image: string): DgdService {
   const names = graphNames(r.graphName, r.namespace);
+  const files = frontendModelFiles(r, image);
   return {
     componentType: "frontend",
     replicas: r.frontend.replicas,
-    envFromSecret: r.hfSecretName ?? names.hfSecret,
+    ...(files.tokenInMain ? { envFromSecret: r.hfSecretName ?? names.hfSecret } : {}),
+    ...(files.env.length > 0 ? { envs: [...files.env] } : {}),
     resources: { requests: { cpu: "2", memory: "4Gi" }, limits: { memory: "8Gi" } },
     extraPodSpec: {
+      ...(files.volumes.length > 0 ? { volumes: [...files.volumes] } : {}),
+      ...(files.initContainers.length > 0 ? { initContainers: [...files.initContainers] } : {}),
       mainContainer: {
         image,
         command: ["python3", "-m", "dynamo.frontend"],
@@ -281,7 +291,9 @@ export function renderFrontend(r: ResolvedInference, image: string): DgdService 
           runAsUser: r.runAsUser,
           allowPrivilegeEscalation: false,
           capabilities: { drop: ["ALL"] },
+          seccompProfile: RUNTIME_DEFAULT,
         },
+        ...(files.mounts.length > 0 ? { volumeMounts: [...files.mounts] } : {}),
       },
     },
   };

@@ -6,6 +6,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import { assertValid } from "../_shared/pulumi-errors";
+import { DynamoPort } from "../_shared/names";
 import { DisaggInferenceArgs, ResolvedInference, resolveArgs, ServingRole } from "./args";
 import {
   frontendUrl,
@@ -27,6 +28,8 @@ import { release } from "../releases";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
 import { renderNetworkPolicies } from "./network";
+import { withCommit } from "./revision";
+import { graphCommit } from "./model-commit";
 
 /** Pulumi type token. */
 export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
@@ -72,6 +75,11 @@ export class DisaggInference extends pulumi.ComponentResource {
   public readonly graphName: pulumi.Output<string>;
   /** In-cluster URL of the OpenAI-compatible Frontend. */
   public readonly frontendUrl: pulumi.Output<string>;
+  /**
+   * `http://<address>:8000` of the internal load balancer in front of the Frontend (its DNS name, or IP), reachable
+   * from `frontend.sourceRanges`; undefined unless `frontend.serviceType` is "InternalLoadBalancer".
+   */
+  public readonly frontendLoadBalancerUrl: pulumi.Output<string> | undefined;
   /** Name clients put in the request's `model` field. */
   public readonly servedModelName: pulumi.Output<string>;
   /** Rendered worker command lines, by role (for the render and verify tools). */
@@ -80,6 +88,8 @@ export class DisaggInference extends pulumi.ComponentResource {
   public readonly workers: pulumi.Output<WorkerPlanRow[]>;
   /** The graph custom resource. */
   public readonly graph: k8s.apiextensions.CustomResource;
+  /** The commit every worker serves: `modelRevision` itself when it is a commit, else what it named at `pulumi up`. */
+  public readonly modelCommit: pulumi.Output<string>;
   /** The plain facts the graph was rendered from (what the offline render computes plan.json's model sections from). */
   public readonly plan: InferencePlan;
 
@@ -100,9 +110,10 @@ export class DisaggInference extends pulumi.ComponentResource {
       deps.push(new k8s.core.v1.PersistentVolumeClaim(`${name}-model-cache`, pvc, { ...inNs, retainOnDelete: true }));
     for (const { role, configMap } of renderEngineConfigMaps(r))
       deps.push(new k8s.core.v1.ConfigMap(`${name}-engine-${role}`, configMap, inNs));
-    deps.push(...this.prefetch(name, r, child, [...deps]));
-    const lb = renderFrontendLoadBalancer(r);
-    if (lb) new k8s.core.v1.Service(`${name}-frontend-lb`, lb, inNs);
+    this.modelCommit = graphCommit(name, r, args.hfToken, child); // one commit for every pod (./revision.ts)
+    const pinned = this.modelCommit.apply((c) => withCommit(r, c));
+    deps.push(...this.prefetch(name, r, pinned, child, [...deps]));
+    this.frontendLoadBalancerUrl = this.loadBalancer(name, r, inNs);
     // Before the graph: its pods must never start in a namespace without its fence.
     for (const np of renderNetworkPolicies(r))
       deps.push(
@@ -114,7 +125,7 @@ export class DisaggInference extends pulumi.ComponentResource {
       );
     if (args.platform) deps.push(args.platform);
 
-    const graph = pulumi.output(args.image).apply((image) => releaseGraph(r, image));
+    const graph = pulumi.all([args.image, pinned]).apply(([image, p]) => releaseGraph(p, image));
     this.graph = new k8s.apiextensions.CustomResource(
       `${name}-graph`,
       {
@@ -129,16 +140,17 @@ export class DisaggInference extends pulumi.ComponentResource {
     this.graphName = pulumi.output(r.graphName);
     this.frontendUrl = pulumi.output(frontendUrl(r));
     this.servedModelName = pulumi.output(r.servedModelName);
-    const plan = workerPlan(r);
-    this.workerCommands = pulumi.output(workerCommands(plan));
-    this.workers = pulumi.output(plan);
+    this.workers = pinned.apply(workerPlan);
+    this.workerCommands = this.workers.apply(workerCommands);
     this.registerOutputs({
       graphName: this.graphName,
       frontendUrl: this.frontendUrl,
+      frontendLoadBalancerUrl: this.frontendLoadBalancerUrl,
       servedModelName: this.servedModelName,
       workerCommands: this.workerCommands,
       workers: this.workers,
       graph: this.graph,
+      modelCommit: this.modelCommit,
     });
   }
 
@@ -149,6 +161,7 @@ export class DisaggInference extends pulumi.ComponentResource {
   private prefetch(
     name: string,
     r: ResolvedInference,
+    pinned: pulumi.Output<ResolvedInference>,
     child: pulumi.CustomResourceOptions,
     before: pulumi.Resource[],
   ): pulumi.Resource[] {
@@ -157,12 +170,32 @@ export class DisaggInference extends pulumi.ComponentResource {
     const script = new k8s.core.v1.ConfigMap(`${name}-model-prefetch`, cm, { ...child, dependsOn: before });
     const ds = renderPrefetchDaemonSet(r);
     // The cast only drops `readonly` from the plain object's arrays (the shared container types are readonly).
+    // The pod template carries the commit, so it waits for it; the metadata does not depend on it.
     if (ds)
-      new k8s.apps.v1.DaemonSet(`${name}-model-prefetch`, ds as k8s.apps.v1.DaemonSetArgs, {
-        ...child,
-        dependsOn: [...before, script],
-      });
+      new k8s.apps.v1.DaemonSet(
+        `${name}-model-prefetch`,
+        {
+          ...(ds as k8s.apps.v1.DaemonSetArgs),
+          spec: pinned.apply((p) => renderPrefetchDaemonSet(p)!.spec as k8s.types.input.apps.v1.DaemonSetSpec),
+        },
+        { ...child, dependsOn: [...before, script] },
+      );
     return [script];
+  }
+
+  /** The internal load balancer's Service, when asked for, and its URL (from the address AWS gives it). */
+  private loadBalancer(
+    name: string,
+    r: ResolvedInference,
+    o: pulumi.CustomResourceOptions,
+  ): pulumi.Output<string> | undefined {
+    const lb = renderFrontendLoadBalancer(r);
+    if (!lb) return undefined;
+    const svc = new k8s.core.v1.Service(`${name}-frontend-lb`, lb, o);
+    return svc.status.loadBalancer.ingress.apply((ingress) => {
+      const address = ingress?.[0]?.hostname ?? ingress?.[0]?.ip ?? "";
+      return `http://${address}:${DynamoPort.FrontendHttp}`;
+    });
   }
 
   /** The HF secret (created only when no existing secret is named); stringData is a Pulumi secret. */

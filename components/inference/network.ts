@@ -112,13 +112,11 @@ function commonEgress(r: ResolvedInference): EgressRule[] {
 function frontendPolicy(r: ResolvedInference, name: string): NetworkPolicyObject {
   const s = selectors(r);
   const np = r.networkPolicy;
-  // Load-balanced connections reach the pod from inside the VPC (kube-proxy masquerades NodePort traffic under
-  // externalTrafficPolicy Cluster; an NLB/CLB proxies from its own VPC addresses), never from the caller's address:
-  // the VPC CIDR admits that hop, while the load balancer itself filters callers by sourceRanges.
-  const lb =
-    r.frontend.serviceType === FrontendServiceType.InternalLoadBalancer
-      ? [...new Set([...r.frontend.sourceRanges, ...(r.vpcCidr !== undefined ? [r.vpcCidr] : [])])]
-      : [];
+  // The load balancer keeps the caller's address (`renderFrontendLoadBalancer`: an NLB with instance targets and
+  // externalTrafficPolicy Local, so neither it nor kube-proxy rewrites the source, and its health checks go to
+  // kube-proxy's health port on the node, never to the pod): the pod admits exactly the ranges the load balancer
+  // admits, and a pod elsewhere in the VPC is not let in through them.
+  const lb = r.frontend.serviceType === FrontendServiceType.InternalLoadBalancer ? [...r.frontend.sourceRanges] : [];
   const callers: PolicyPeer[] = [
     ...np.clientNamespaces.map(inNamespace),
     ...np.metricsNamespaces.map(inNamespace),

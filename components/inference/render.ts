@@ -2,6 +2,7 @@
  * The whole rendered deployment as plain data, for the offline render tool, the plan summary and
  * the tests, and the plain plan facts the program hands to the render with its run (`inferencePlan`). Pure.
  */
+import { RevisionPlan, revisionPlan } from "./revision";
 import { graphNames, DynamoPort, GraphService, OperatorLabel } from "../_shared/names";
 import {
   ResolvedInference,
@@ -15,7 +16,8 @@ import {
 import { type ModelCacheMode } from "./model-load";
 import { workerShape } from "./fit";
 import { commandLine, engineFor, DgdObject, renderGraph } from "./graph";
-import { renderPrefetchConfigMap, usesNodeCache } from "./cache";
+import { renderPrefetchConfigMap, renderPrefetchDaemonSet, usesNodeCache } from "./cache";
+import { namespaceLevel, PodShape, PSA_ENFORCE_LABEL } from "./pod-security";
 import { NetworkPolicyObject, renderNetworkPolicies } from "./network";
 import type { KvCacheDtype, ModelShape } from "../catalog/models";
 
@@ -117,7 +119,40 @@ export function renderInference(r: ResolvedInference, hfToken: string = REDACTED
 /** The Namespace of the graph; undefined when the graph is told not to create it (`createNamespace: false`). */
 export function renderNamespace(r: ResolvedInference) {
   if (!r.createNamespace) return undefined;
-  return { apiVersion: "v1" as const, kind: "Namespace" as const, metadata: { name: r.namespace } };
+  return {
+    apiVersion: "v1" as const,
+    kind: "Namespace" as const,
+    metadata: { name: r.namespace, labels: { [PSA_ENFORCE_LABEL]: namespaceLevel(namespacePods(r)).level } },
+  };
+}
+
+/**
+ * Every pod template the graph puts in its namespace: the graph's services (what the project sets; the operator
+ * adds only an shm emptyDir and `fsGroup`, neither of which changes a level) and the prefetch DaemonSet. The image
+ * does not enter a Pod Security level, so a placeholder renders them.
+ */
+export function namespacePods(r: ResolvedInference): PodShape[] {
+  const graph = renderGraph(r, "image");
+  const services: PodShape[] = Object.entries(graph.spec.services).map(([name, s]) => ({
+    name,
+    volumes: s.extraPodSpec?.volumes ?? [],
+    containers: [
+      ...(s.extraPodSpec?.initContainers ?? []),
+      { name: "main", securityContext: s.extraPodSpec?.mainContainer?.securityContext },
+    ],
+  }));
+  const ds = renderPrefetchDaemonSet(r);
+  const prefetch: PodShape[] = ds
+    ? [
+        {
+          name: ds.metadata.name,
+          volumes: ds.spec.template.spec.volumes,
+          containers: [...ds.spec.template.spec.initContainers, ...ds.spec.template.spec.containers],
+          podSeccomp: ds.spec.template.spec.securityContext.seccompProfile.type,
+        },
+      ]
+    : [];
+  return [...services, ...prefetch];
 }
 
 /** The HF token Secret: both key names, because tools read one or the other (F9). */
@@ -179,6 +214,15 @@ export function renderEngineConfigMaps(r: ResolvedInference): {
  * An internal (VPC-only) load balancer in front of the Frontend pods, when asked for. Selected by
  * the operator's own labels (F7). Both the AWS Load Balancer Controller's and the in-tree
  * annotations say "internal", so it can never be internet-facing whichever controller serves it.
+ *
+ * It keeps the caller's address, so the Frontend's NetworkPolicy can admit exactly `sourceRanges`: a Network Load
+ * Balancer (`aws-load-balancer-type: nlb` for the in-tree controller; the AWS Load Balancer Controller makes one for
+ * every Service it serves) with instance targets, whose client IP preservation is on
+ * (`preserve_client_ip.enabled=true`, the default for instance targets, stated), and `externalTrafficPolicy: Local`,
+ * so kube-proxy forwards only to a Frontend on the node and does not masquerade; the load balancer's health checks
+ * then go to the Service's `healthCheckNodePort`, answered by kube-proxy on the node, not by the pod.
+ * @see https://kubernetes-sigs.github.io/aws-load-balancer-controller/latest/guide/service/annotations/
+ * @see https://kubernetes.io/docs/tasks/access-application-cluster/create-external-load-balancer/#preserving-the-client-source-ip
  */
 export function renderFrontendLoadBalancer(r: ResolvedInference) {
   if (r.frontend.serviceType !== FrontendServiceType.InternalLoadBalancer) return undefined;
@@ -191,10 +235,14 @@ export function renderFrontendLoadBalancer(r: ResolvedInference) {
       annotations: {
         "service.beta.kubernetes.io/aws-load-balancer-scheme": "internal",
         "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+        "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+        "service.beta.kubernetes.io/aws-load-balancer-nlb-target-type": "instance",
+        "service.beta.kubernetes.io/aws-load-balancer-target-group-attributes": "preserve_client_ip.enabled=true",
       },
     },
     spec: {
       type: "LoadBalancer",
+      externalTrafficPolicy: "Local",
       selector: { [OperatorLabel.GraphName]: r.graphName, [OperatorLabel.Component]: GraphService.Frontend },
       // Only these callers reach it (the VPC's CIDR by default), not everything routed into the VPC.
       loadBalancerSourceRanges: [...r.frontend.sourceRanges],
@@ -241,6 +289,8 @@ export interface InferencePlan {
   /** The node cache's download budget; absent unless `local-nvme` downloads before the load budget starts. */
   readonly modelDownloadBudgetSeconds?: number;
   readonly workload: ResolvedWorkload;
+  /** The revision, and how every worker comes to serve one commit of it (./revision.ts). */
+  readonly revision: RevisionPlan;
   /** Prefill, then decode. */
   readonly roles: readonly RolePlan[];
 }
@@ -266,6 +316,7 @@ export function inferencePlan(r: ResolvedInference): InferencePlan {
     modelLoadBudgetSeconds: r.modelLoadBudgetSeconds,
     ...(usesNodeCache(r) ? { modelDownloadBudgetSeconds: r.modelDownloadBudgetSeconds } : {}),
     workload: r.workload,
+    revision: revisionPlan(r),
     roles: SERVING_ROLES.map((role) => {
       const s = workerShape(r, role);
       return {

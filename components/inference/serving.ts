@@ -6,9 +6,13 @@
  */
 import { KvCacheDtype, ModelFacts } from "../catalog/models";
 import { KvLink, kvTransfer, kvLink, workerFit, efaPerWorker, usesEfa } from "./fit";
+import { nodesOfSplit, recommendedSplit, SplitInput } from "./serving-split";
+import { ucxKvRangeMs, uncertaintyOf, Uncertainty, UncertaintyInput } from "./serving-errors";
+import type { EngineSettings } from "./engine-settings";
 import { modelFacts } from "../catalog/models";
 import {
   Backend,
+  Placement,
   ResolvedInference,
   ResolvedRole,
   ResolvedWorkload,
@@ -22,7 +26,18 @@ import type { GpuPoolFacts } from "../catalog/pool";
 import { Annotation } from "../_shared/annotations";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 import type { Problem } from "../_shared/problems";
-import { decodeStepMs, GpuRates, maxDecodeBatch, prefillMs, ratesFor, servingShape, WorkerSpeed } from "./worker-speed";
+import {
+  decodeStepMs,
+  engineOf,
+  GpuRates,
+  maxDecodeBatch,
+  prefillMs,
+  ratesFor,
+  runsFp8,
+  servingShape,
+  WorkerSpeed,
+} from "./worker-speed";
+import { engineSettings } from "./engine-settings";
 
 /*
  * Workers under load: the time to first token (TTFT) and inter-token latency (ITL) a declared workload
@@ -32,8 +47,10 @@ import { decodeStepMs, GpuRates, maxDecodeBatch, prefillMs, ratesFor, servingSha
  *
  * Queueing (the approximations, chosen to be closed-form and monotone in the load):
  * - prefill workers are an M/D/c queue: Poisson arrivals, a deterministic service time per prompt; its wait is
- *   taken as half the M/M/c (Erlang C) wait, the usual M/D/c approximation. A prefill worker batches prompts
- *   up to `PREFILL_BATCH_TOKENS` tokens per forward, which sets its capacity;
+ *   taken as half the M/M/c (Erlang C) wait, the usual M/D/c approximation, and its percentiles from the M/M/c
+ *   tail P(W > t) = C e^(-(c - a) t / s) at twice the drain rate (the tail whose mean is that half wait). A prefill
+ *   worker batches prompts up to the engine's token budget per step (`engineOf(w).maxBatchedTokens`: vLLM's
+ *   max_num_batched_tokens, TensorRT-LLM's max_num_tokens), which sets its capacity;
  * - decode workers hold `b` sequences where Little's law balances: b = arrivals per worker x OSL x ITL(b);
  *   ITL(b) is the decode step at that batch, at the mean context ISL + OSL/2. No batch solves it above the KV
  *   cache's batch limit: the layout is saturated;
@@ -41,14 +58,12 @@ import { decodeStepMs, GpuRates, maxDecodeBatch, prefillMs, ratesFor, servingSha
  *   and decode in the same steps. Prefill takes the share u = arrivals per worker x prefill time per prompt of
  *   the GPU, and the decode batch advances only in the rest: ITL = step(b) / (1 - u) — prefill stalls
  *   decode. A prompt's own prefill is spread over ceil(ISL / (chunk budget - b)) steps, each also carrying
- *   the decode batch, so TTFT = prefill + those steps + an M/D/1 wait at utilisation u.
+ *   the other sequences' share of those steps, so TTFT = prefill + that share + an M/D/1 wait at utilisation u. ITL's P50/P90 are the plain
+ *   step or the step that carries a prefill chunk, by the share of steps that carry one.
  * - disaggregated TTFT = prefill + M/D/c wait + the KV transfer + the first decode step.
  * A closed-loop load (`concurrency` requests in flight) is turned into an arrival rate by Little's law:
  * concurrency = rate x (TTFT + OSL x ITL).
  */
-
-/** Prompt tokens one prefill forward takes at most (vLLM's chunk budget on large GPUs; the model's assumption). */
-export const PREFILL_BATCH_TOKENS = 8192;
 
 /** A declared workload, every default filled. */
 export type ServingWorkload = Omit<ResolvedWorkload, "declared">;
@@ -59,11 +74,15 @@ export interface RoleWorkers {
   readonly replicas: number;
 }
 
-/** What a layout gives at one arrival rate. `ttftMs`/`itlMs` are undefined when saturated. */
+/** What a layout gives at one arrival rate: means, and P50/P90. Latencies are undefined when saturated. */
 export interface LoadPoint {
   readonly requestsPerSecond: number;
   readonly ttftMs?: number;
   readonly itlMs?: number;
+  readonly ttftP50Ms?: number;
+  readonly ttftP90Ms?: number;
+  readonly itlP50Ms?: number;
+  readonly itlP90Ms?: number;
 }
 
 /** A layout: latency at an arrival rate, and the rate it saturates at. */
@@ -92,6 +111,19 @@ export function mdcWaitMs(c: number, rate: number, serviceMs: number): number {
   return (0.5 * erlangC(c, a) * serviceMs) / (c - a);
 }
 
+/**
+ * Percentile `p` (0..1) of the M/D/c wait, ms: the M/M/c tail C e^(-(c - a) t / s) at twice the drain rate, so that
+ * its mean is `mdcWaitMs`; 0 when an arrival waits with probability below 1 - p.
+ */
+export function mdcWaitPercentileMs(c: number, rate: number, serviceMs: number, p: number): number {
+  const a = (rate * serviceMs) / 1000;
+  if (a <= 0) return 0;
+  if (a >= c) return Infinity;
+  const waits = erlangC(c, a);
+  if (waits <= 1 - p) return 0;
+  return (Math.log(waits / (1 - p)) * serviceMs) / (2 * (c - a));
+}
+
 /** Largest x in [lo, hi] with ok(x), for ok true below some threshold and false above it. */
 function bisect(lo: number, hi: number, ok: (x: number) => boolean, steps = 60): number {
   if (!ok(lo)) return lo;
@@ -111,7 +143,7 @@ const meanContext = (wl: ServingWorkload) => wl.isl + wl.osl / 2;
 
 /** Prompts per prefill forward and a prefill worker's requests per second at that batch. */
 export function prefillCapacity(w: WorkerSpeed, isl: number): { prompts: number; requestsPerSecond: number } {
-  const prompts = Math.max(1, Math.floor(PREFILL_BATCH_TOKENS / isl));
+  const prompts = Math.max(1, Math.floor(engineOf(w).maxBatchedTokens / isl));
   return { prompts, requestsPerSecond: (prompts * 1000) / prefillMs(w, isl, prompts) };
 }
 
@@ -164,7 +196,17 @@ export function disaggregated(p: RoleWorkers, d: RoleWorkers, wl: ServingWorkloa
       const b = balancedBatch(rate / d.replicas, wl.osl, maxBatch, step);
       if (!Number.isFinite(wait) || b === undefined) return { requestsPerSecond: rate };
       const itlMs = step(Math.max(1, b));
-      return { requestsPerSecond: rate, ttftMs: oneMs + wait + kvTransferMs + itlMs, itlMs };
+      const fixed = oneMs + kvTransferMs + itlMs;
+      const pct = (q: number) => fixed + mdcWaitPercentileMs(p.replicas, rate, serviceMs, q);
+      return {
+        requestsPerSecond: rate,
+        ttftMs: fixed + wait,
+        itlMs,
+        ttftP50Ms: pct(0.5),
+        ttftP90Ms: pct(0.9),
+        itlP50Ms: itlMs,
+        itlP90Ms: itlMs,
+      };
     },
   };
 }
@@ -174,6 +216,7 @@ export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
   const pc = prefillCapacity(a.speed, wl.isl);
   const perPromptMs = 1000 / pc.requestsPerSecond;
   const oneMs = prefillMs(a.speed, wl.isl);
+  const budget = engineOf(a.speed).maxBatchedTokens;
   const maxBatch = maxDecodeBatch(a.speed, wl.isl, wl.osl);
   const step = (b: number) => decodeStepMs(a.speed, b, meanContext(wl));
   const point = (rate: number): LoadPoint => {
@@ -182,11 +225,26 @@ export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
     if (u >= 1) return { requestsPerSecond: rate };
     const b = balancedBatch(perWorker, wl.osl, maxBatch, (x) => step(x) / (1 - u));
     if (b === undefined) return { requestsPerSecond: rate };
-    const itlMs = step(Math.max(1, b)) / (1 - u);
-    const chunks = Math.ceil(wl.isl / Math.max(1, PREFILL_BATCH_TOKENS - b));
-    const ownMs = oneMs + chunks * step(Math.max(1, b));
-    const wait = (u * ownMs) / (2 * (1 - u));
-    return { requestsPerSecond: rate, ttftMs: ownMs + wait, itlMs };
+    const plain = step(Math.max(1, b));
+    const chunk = Math.max(1, Math.min(wl.isl, budget - b));
+    const chunks = Math.ceil(wl.isl / chunk);
+    // The first token is sampled by the prompt's own last prefill step; each of its steps also advances the
+    // other sequences, which adds their batch-dependent cost (KV reads, GEMM rows), not a whole decode step.
+    const others = Math.max(0, b - 1);
+    const ownMs = oneMs + (others > 0 ? chunks * Math.max(0, step(Math.max(1, others)) - step(1)) : 0);
+    // The share of steps that carry a prefill chunk: each request brings `chunks` of them.
+    const stalled = plain + prefillMs(a.speed, chunk);
+    const share = Math.min(1, (perWorker * chunks * stalled) / 1000);
+    const pct = (q: number) => ownMs + mdcWaitPercentileMs(1, (u * 1000) / ownMs, ownMs, q);
+    return {
+      requestsPerSecond: rate,
+      ttftMs: ownMs + (u * ownMs) / (2 * (1 - u)),
+      itlMs: plain / (1 - u),
+      ttftP50Ms: pct(0.5),
+      ttftP90Ms: pct(0.9),
+      itlP50Ms: share > 0.5 ? stalled : plain,
+      itlP90Ms: share > 0.1 ? stalled : plain,
+    };
   };
   const stable = (rate: number) => point(rate).itlMs !== undefined;
   const capacity = bisect(0, a.replicas * pc.requestsPerSecond, stable);
@@ -240,40 +298,16 @@ export function disaggGain(disagg: Layout, agg: Layout, wl: ServingWorkload): nu
   return t.agg > 0 ? t.disagg / t.agg : undefined;
 }
 
-/**
- * The prefill and decode replica counts that balance the two roles on `gpus` GPUs: the split with the most
- * requests per second through its slower role (decode within the ITL objective when one is set); ties
- * go to fewer prefill workers.
- */
-export function balancedSplit(
-  p: WorkerSpeed,
-  d: WorkerSpeed,
-  gpus: number,
-  wl: ServingWorkload,
-): { prefill: number; decode: number; requestsPerSecond: number } | undefined {
-  const pr = prefillCapacity(p, wl.isl).requestsPerSecond;
-  const dr = decodeCapacity(d, wl).requestsPerSecond;
-  let best: { prefill: number; decode: number; requestsPerSecond: number } | undefined;
-  for (let np = 1; np * p.tp + d.tp <= gpus; np++) {
-    const nd = Math.floor((gpus - np * p.tp) / d.tp);
-    const rps = Math.min(np * pr, nd * dr);
-    if (!best || rps > best.requestsPerSecond * (1 + 1e-9)) best = { prefill: np, decode: nd, requestsPerSecond: rps };
-  }
-  return best;
-}
-
 /*
  * The serving estimate of a graph (`plan.json` `serving`): from the model, the two roles' workers and the
  * declared workload, what one worker of each role does, what the layout gives at the load and
  * what aggregated workers on the same GPUs would give (the sections above), the gain of disaggregation and the
- * balanced split. Pure; the plan and the policy read a graph into `ServingInput` (policy/rules/_serving.ts).
+ * balanced split that deploys on the pool, each number with the range the validation errors of its regime give
+ * (./serving-errors.ts). Pure; the plan and the policy read a graph into `ServingInput` (policy/rules/_serving.ts).
  */
 
-/** Batch sizes `serving.roles.decode.decodeStepMs` is keyed by. */
-export const REPORTED_BATCHES = [1, 8, 32, 64, 128] as const;
-
-/** Gain within which neither layout is said to win (the model's resolution is coarser than 2%). */
-export const EVEN_WITHIN = 0.02;
+/** Batch sizes `serving.roles.decode.decodeStepMs` is keyed by (the measured range). */
+export const REPORTED_BATCHES = [1, 8, 32, 64, 128, 256, 512, 1024] as const;
 
 /** One role's workers as the graph runs them. */
 export interface ServingRoleInput {
@@ -283,6 +317,10 @@ export interface ServingRoleInput {
   readonly gpuMemoryUtilization: number;
   /** EFA devices of one worker (0 = KV over TCP). */
   readonly efaDevices: number;
+  /** Attention data-parallel ranks (vLLM --data-parallel-size, TensorRT-LLM enable_attention_dp): not modelled. */
+  readonly attentionDataParallel?: number;
+  /** Expert-parallel size of an MoE (vLLM --enable-expert-parallel, TensorRT-LLM moe_expert_parallel_size): not modelled. */
+  readonly expertParallel?: number;
 }
 
 /** What the estimate is computed from. */
@@ -291,22 +329,47 @@ export interface ServingInput {
   readonly kvCacheDtype: KvCacheDtype;
   readonly backend: Backend;
   readonly pool: Pick<GpuPoolFacts, "instanceType">;
+  /** Where the roles land; `separate-nodes` (the default) gives each node to one role. */
+  readonly placement?: Placement;
   readonly prefill: ServingRoleInput;
   readonly decode: ServingRoleInput;
   readonly workload: ResolvedWorkload;
 }
 
-/** Latencies at a load; null when the layout cannot keep up with it (saturated). */
+/** Latencies at a load (means and P50/P90); null when the layout cannot keep up with it (saturated). */
 export interface ServingLatency {
   readonly requestsPerSecond: number;
   readonly ttftMs: number | null;
   readonly itlMs: number | null;
+  readonly ttftP50Ms: number | null;
+  readonly ttftP90Ms: number | null;
+  readonly itlP50Ms: number | null;
+  readonly itlP90Ms: number | null;
+}
+
+/** A range [low, high] around an estimate. */
+export type Range = readonly [number, number];
+
+/** The verdict on disaggregation: only a gain range that excludes 1 decides. */
+export type Verdict = "disaggregated" | "aggregated" | "too close to call";
+
+/** The prefill:decode split that balances the roles and deploys on the pool. */
+export interface RecommendedSplit {
+  readonly prefill: number;
+  readonly decode: number;
+  readonly requestsPerSecond: number;
+  /** Nodes each role takes under separate-nodes (whole nodes per role), and their sum. */
+  readonly nodes: { readonly prefill: number; readonly decode: number; readonly total: number };
+  /** Whether it fits the nodes the graph's own split takes (so it deploys wherever the graph does). */
+  readonly fitsPool: boolean;
 }
 
 /** `plan.json` `serving`. */
 export interface ServingEstimate extends ServingLatency {
   readonly workload: ResolvedWorkload;
   readonly calibration: { readonly gpu: string; readonly scaled: boolean; readonly basis: string };
+  /** The engine's scheduler settings the estimate runs at (./engine-settings.ts). */
+  readonly engine: Omit<EngineSettings, "allReduce">;
   readonly roles: {
     readonly prefill: {
       readonly replicas: number;
@@ -317,6 +380,8 @@ export interface ServingEstimate extends ServingLatency {
       readonly requestsPerSecond: number;
       /** KV cache of one prompt to its decode worker (the fit section's transfer time). */
       readonly kvTransferMs: number;
+      /** The span of published figures for that transfer (UCX/TCP only: EFA's is measured). */
+      readonly kvTransferMsRange?: Range;
     };
     readonly decode: {
       readonly replicas: number;
@@ -324,7 +389,7 @@ export interface ServingEstimate extends ServingLatency {
       /** Context of `decodeStepMs`: ISL + OSL. */
       readonly contextTokens: number;
       readonly decodeStepMs: Readonly<Record<string, number>>;
-      /** Sequences the KV cache holds at once (at most the engine's 256). */
+      /** Sequences decoded at once: the KV cache's limit, at most the engine's. */
       readonly maxBatch: number;
       readonly tokensPerSecond: number;
       readonly requestsPerSecond: number;
@@ -332,18 +397,25 @@ export interface ServingEstimate extends ServingLatency {
   };
   /** Requests per second the layout sustains at most. */
   readonly capacityRequestsPerSecond: number;
+  /** The role that limits the layout's capacity. */
+  readonly bottleneck: "prefill" | "decode";
+  /** Output tokens per second per GPU at the declared objectives (at the load when none). */
+  readonly tokensPerSecondPerGpu: number;
   readonly aggregated: ServingLatency & {
     readonly replicas: number;
     readonly gpusPerWorker: number;
     readonly capacityRequestsPerSecond: number;
+    readonly tokensPerSecondPerGpu: number;
   };
   /** Disaggregated / aggregated requests per second within the objectives (at the load when none); null when aggregated serves none. */
   readonly disaggGain: number | null;
-  readonly winner: "disaggregated" | "aggregated" | "even";
+  readonly winner: Verdict;
+  /** The uncertainty of this estimate: each number's range, the regime the ranges come from, what is extrapolated. */
+  readonly uncertainty: Uncertainty;
   /** Whether the estimate at the load meets each declared objective. */
   readonly objectives: { readonly ttft?: boolean; readonly itl?: boolean };
-  /** Prefill and decode workers that balance the two roles on the same GPUs. */
-  readonly recommended: { readonly prefill: number; readonly decode: number; readonly requestsPerSecond: number };
+  /** Prefill and decode workers that balance the two roles on the same GPUs and nodes, in whole nodes per role. */
+  readonly recommended: RecommendedSplit;
   /** TTFT and ITL of both layouts over a range of arrival rates (the plan's chart). */
   readonly curve: readonly {
     readonly requestsPerSecond: number;
@@ -353,16 +425,21 @@ export interface ServingEstimate extends ServingLatency {
 }
 
 const r3 = (n: number) => (n >= 100 ? Math.round(n * 10) / 10 : Math.round(n * 1000) / 1000);
+const orNull = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? null : r3(v));
 
 function latency(p: LoadPoint, served: number): ServingLatency {
   return {
     requestsPerSecond: r3(served),
-    ttftMs: p.ttftMs === undefined ? null : r3(p.ttftMs),
-    itlMs: p.itlMs === undefined ? null : r3(p.itlMs),
+    ttftMs: orNull(p.ttftMs),
+    itlMs: orNull(p.itlMs),
+    ttftP50Ms: orNull(p.ttftP50Ms),
+    ttftP90Ms: orNull(p.ttftP90Ms),
+    itlP50Ms: orNull(p.itlP50Ms),
+    itlP90Ms: orNull(p.itlP90Ms),
   };
 }
 
-/** One worker of a role: its speed on the pool's GPUs and its KV capacity from the fit. */
+/** One worker of a role: its speed on the pool's GPUs, its KV capacity from the fit, the engine's settings. */
 function speedOf(i: ServingInput, r: ServingRoleInput, rates: GpuRates): WorkerSpeed {
   const instance = INSTANCES.get(i.pool.instanceType)!;
   const fit = workerFit({
@@ -374,8 +451,14 @@ function speedOf(i: ServingInput, r: ServingRoleInput, rates: GpuRates): WorkerS
     gpuMemoryUtilization: r.gpuMemoryUtilization,
     kvCacheDtype: i.kvCacheDtype,
   });
-  const shape = servingShape(i.model);
-  return { shape, tp: r.tensorParallel, rates, kvCacheDtype: i.kvCacheDtype, kvCapacityTokens: fit.kvCapacityTokens };
+  return {
+    shape: servingShape(i.model),
+    tp: r.tensorParallel,
+    rates,
+    kvCacheDtype: i.kvCacheDtype,
+    kvCapacityTokens: fit.kvCapacityTokens,
+    engine: engineSettings(i.backend, instance.gpuModel, instance.gpuMemoryGiB),
+  };
 }
 
 function curveOf(d: Layout, a: Layout): ServingEstimate["curve"] {
@@ -390,15 +473,7 @@ function curveOf(d: Layout, a: Layout): ServingEstimate["curve"] {
   });
 }
 
-/** Which layout serves more; "even" within `EVEN_WITHIN`, or when neither serves any. */
-function winnerOf(t: { disagg: number; agg: number }): ServingEstimate["winner"] {
-  if (t.agg <= 0) return t.disagg > 0 ? "disaggregated" : "even";
-  const gain = t.disagg / t.agg;
-  if (gain < 1 - EVEN_WITHIN) return "aggregated";
-  return gain > 1 + EVEN_WITHIN ? "disaggregated" : "even";
-}
-
-function roles(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, kvMs: number): ServingEstimate["roles"] {
+function roles(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, kv: KvEstimate): ServingEstimate["roles"] {
   const wl = i.workload;
   const pc = prefillCapacity(p, wl.isl);
   const dc = decodeCapacity(d, { ...wl, itlMs: undefined });
@@ -410,7 +485,8 @@ function roles(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, kvMs: number): S
       prefillMs: r3(prefillMs(p, wl.isl)),
       promptsPerForward: pc.prompts,
       requestsPerSecond: r3(pc.requestsPerSecond),
-      kvTransferMs: r3(kvMs),
+      kvTransferMs: r3(kv.ms),
+      ...(kv.range ? { kvTransferMsRange: [r3(kv.range[0]), r3(kv.range[1])] as const } : {}),
     },
     decode: {
       replicas: i.decode.replicas,
@@ -424,27 +500,36 @@ function roles(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, kvMs: number): S
   };
 }
 
-/** The estimate, or why there is none (a GPU without datasheet rates, a worker whose weights do not fit). */
-export function servingEstimate(i: ServingInput): ServingEstimate | { why: string } {
-  const instance = INSTANCES.get(i.pool.instanceType);
-  if (!instance) return { why: `instance type ${i.pool.instanceType} is not in the instance catalog` };
-  const rates = ratesFor(instance.gpuModel);
-  if (!rates)
-    return {
-      why: `no datasheet rates for the ${instance.gpuModel} (components/catalog/gpu-datasheet.ts) to scale the H200 calibration to`,
-    };
+/** Why the estimate cannot represent this input, or undefined when it can. */
+function unrepresentable(i: ServingInput): string | undefined {
+  for (const [role, r] of [
+    ["prefill", i.prefill],
+    ["decode", i.decode],
+  ] as const) {
+    if ((r.attentionDataParallel ?? 1) > 1)
+      return `the ${role} worker runs attention data-parallel (${r.attentionDataParallel} ranks), which the estimate does not model (tensor parallel only): its batch per GPU and KV layout differ`;
+    if ((r.expertParallel ?? 1) > 1)
+      return `the ${role} worker runs expert parallel (${r.expertParallel}), which the estimate does not model (tensor parallel only): expert reads and all-to-all traffic differ`;
+  }
+  return undefined;
+}
+
+/** The KV transfer of one request: the expected time and, over UCX/TCP, the span of published figures. */
+interface KvEstimate {
+  readonly ms: number;
+  readonly range?: Range;
+}
+
+function kvEstimate(i: ServingInput): KvEstimate {
+  const link = kvLink(i.pool as GpuPoolFacts, i.prefill.efaDevices);
+  const t = kvTransfer(i.model, i.prefill.tensorParallel, i.kvCacheDtype, i.workload.isl, link);
+  if (link.transport !== "UCX") return { ms: t.expectedMs };
+  return { ms: t.expectedMs, range: ucxKvRangeMs(t.bytesPerRank) };
+}
+
+/** The two layouts on the input's GPUs, and the served rates that compare them. */
+function layoutsOf(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, kvMs: number) {
   const wl = i.workload;
-  const p = speedOf(i, i.prefill, rates);
-  const d = speedOf(i, i.decode, rates);
-  if (maxDecodeBatch(d, wl.isl, wl.osl) < 1)
-    return { why: `the decode worker's KV cache does not hold one request of ${wl.isl + wl.osl} tokens` };
-  const kvMs = requestKvTransferMs(
-    i.model,
-    i.kvCacheDtype,
-    wl.isl,
-    i.prefill.tensorParallel,
-    kvLink(i.pool as GpuPoolFacts, i.prefill.efaDevices),
-  );
   const dis = disaggregated(
     { speed: p, replicas: i.prefill.replicas },
     { speed: d, replicas: i.decode.replicas },
@@ -454,34 +539,123 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
   const gpus = i.prefill.replicas * i.prefill.tensorParallel + i.decode.replicas * i.decode.tensorParallel;
   const aggReplicas = Math.max(1, Math.floor(gpus / i.decode.tensorParallel));
   const agg = aggregated({ speed: d, replicas: aggReplicas }, wl);
+  return { dis, agg, gpus, aggReplicas, served: layoutThroughputs(dis, agg, wl) };
+}
+
+/** The estimate, or why there is none (a GPU without datasheet rates, a worker whose weights do not fit, a layout not modelled). */
+export function servingEstimate(i: ServingInput): ServingEstimate | { why: string } {
+  const instance = INSTANCES.get(i.pool.instanceType);
+  if (!instance) return { why: `instance type ${i.pool.instanceType} is not in the instance catalog` };
+  const rates = ratesFor(instance.gpuModel);
+  if (!rates)
+    return {
+      why: `no datasheet rates for the ${instance.gpuModel} (components/catalog/gpu-datasheet.ts) to scale the H200 calibration to`,
+    };
+  const layout = unrepresentable(i);
+  if (layout) return { why: layout };
+  const wl = i.workload;
+  const p = speedOf(i, i.prefill, rates);
+  const d = speedOf(i, i.decode, rates);
+  if (maxDecodeBatch(d, wl.isl, wl.osl) < 1)
+    return { why: `the decode worker's KV cache does not hold one request of ${wl.isl + wl.osl} tokens` };
+  const kv = kvEstimate(i);
+  const { dis, agg, gpus, aggReplicas, served } = layoutsOf(i, p, d, kv.ms);
   const atD = atLoad(dis, wl);
   const atA = atLoad(agg, wl);
-  const served = layoutThroughputs(dis, agg, wl);
   const gain = served.agg > 0 ? served.disagg / served.agg : undefined;
-  const split = balancedSplit(p, d, gpus, wl);
-  return {
+  const perGpu = (rps: number, n: number) => r3((rps * wl.osl) / n);
+  const e: Omit<ServingEstimate, "uncertainty" | "winner"> = {
     workload: wl,
     calibration: { gpu: rates.gpuModel, scaled: rates.scaled, basis: rates.basis },
-    roles: roles(i, p, d, kvMs),
+    engine: engineSummary(d),
+    roles: roles(i, p, d, kv),
     ...latency(atD, servedAtLoad(dis, wl)),
     capacityRequestsPerSecond: r3(dis.capacityRequestsPerSecond),
+    bottleneck: bottleneckOf(i, p, d),
+    tokensPerSecondPerGpu: perGpu(served.disagg, gpus),
     aggregated: {
       replicas: aggReplicas,
       gpusPerWorker: i.decode.tensorParallel,
       ...latency(atA, servedAtLoad(agg, wl)),
       capacityRequestsPerSecond: r3(agg.capacityRequestsPerSecond),
+      tokensPerSecondPerGpu: perGpu(served.agg, aggReplicas * i.decode.tensorParallel),
     },
     disaggGain: gain === undefined ? null : r3(gain),
-    winner: winnerOf(served),
     objectives: {
       ...(wl.ttftMs !== undefined ? { ttft: meetsObjectives(atD, { ...wl, itlMs: undefined }) } : {}),
       ...(wl.itlMs !== undefined ? { itl: meetsObjectives(atD, { ...wl, ttftMs: undefined }) } : {}),
     },
-    recommended: split
-      ? { prefill: split.prefill, decode: split.decode, requestsPerSecond: r3(split.requestsPerSecond) }
-      : { prefill: i.prefill.replicas, decode: i.decode.replicas, requestsPerSecond: 0 },
+    recommended: recommendedSplit(splitInputOf(i, p, d, gpus, instance.gpuCount)),
     curve: curveOf(dis, agg),
   };
+  const uncertainty = uncertaintyOf(uncertaintyInputOf(i, d, rates, kv, e));
+  return { ...e, uncertainty, winner: uncertainty.verdict };
+}
+
+/** What the uncertainty of an estimate is computed from: this configuration's regime and extrapolations, its numbers. */
+function uncertaintyInputOf(
+  i: ServingInput,
+  d: WorkerSpeed,
+  rates: GpuRates,
+  kv: KvEstimate,
+  e: Omit<ServingEstimate, "uncertainty" | "winner">,
+): UncertaintyInput {
+  return {
+    moe: i.model.paramsActive !== undefined && i.model.paramsActive < i.model.paramsTotal,
+    tp: Math.max(i.prefill.tensorParallel, i.decode.tensorParallel),
+    fp8Weights: runsFp8(d),
+    fp8Kv: i.kvCacheDtype === KvCacheDtype.Fp8,
+    scaledGpu: rates.scaled,
+    statedShape: d.shape.basis === "stated shape",
+    maxBatch: e.roles.decode.maxBatch,
+    closedLoop: i.workload.requestsPerSecond === undefined,
+    kv,
+    values: {
+      ttftMs: e.ttftMs,
+      itlMs: e.itlMs,
+      ttftP90Ms: e.ttftP90Ms,
+      itlP90Ms: e.itlP90Ms,
+      tokensPerSecondPerGpu: e.tokensPerSecondPerGpu,
+      aggregatedTokensPerSecondPerGpu: e.aggregated.tokensPerSecondPerGpu,
+      disaggGain: e.disaggGain,
+      aggregated: {
+        ttftMs: e.aggregated.ttftMs,
+        itlMs: e.aggregated.itlMs,
+        ttftP90Ms: e.aggregated.ttftP90Ms,
+        itlP90Ms: e.aggregated.itlP90Ms,
+      },
+    },
+  };
+}
+
+/** The split's input: each role's per-worker capacity (decode within the ITL objective), the GPUs and the pool. */
+function splitInputOf(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, gpus: number, gpusPerNode: number): SplitInput {
+  return {
+    prefillTp: p.tp,
+    decodeTp: d.tp,
+    prefillRps: prefillCapacity(p, i.workload.isl).requestsPerSecond,
+    decodeRps: decodeCapacity(d, i.workload).requestsPerSecond,
+    gpus,
+    gpusPerNode,
+    // The nodes this graph's own split takes: a pool that runs the graph runs the recommendation too, and the
+    // plan (which knows the pool) and the policy (which reads only the graph) recommend the same split.
+    nodes: nodesOfSplit({ prefillTp: p.tp, decodeTp: d.tp, gpusPerNode }, i.prefill.replicas, i.decode.replicas).total,
+    placement: i.placement ?? Placement.SeparateNodes,
+    current: { prefill: i.prefill.replicas, decode: i.decode.replicas },
+  };
+}
+
+function engineSummary(w: WorkerSpeed): ServingEstimate["engine"] {
+  const { allReduce: _allReduce, ...rest } = engineOf(w);
+  return rest;
+}
+
+/** The role whose total capacity is lower (prefill ties go to prefill: its queue fills first). */
+function bottleneckOf(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed): "prefill" | "decode" {
+  const wl = i.workload;
+  const prefill = i.prefill.replicas * prefillCapacity(p, wl.isl).requestsPerSecond;
+  const decode = i.decode.replicas * decodeCapacity(d, { ...wl, itlMs: undefined }).requestsPerSecond;
+  return prefill <= decode ? "prefill" : "decode";
 }
 
 /** The serving input of resolved settings (what `verify` compares with); undefined for a model of unknown shape. */

@@ -151,6 +151,9 @@ function validatePool(r: ResolvedInference, at: (k: string) => string): Problem[
   return out;
 }
 
+/** `placement "any"` as a fix only where the pack allows it: over EFA it refuses it (prefill-decode-apart-over-efa). */
+const anyHint = (r: ResolvedInference) => (usesEfa(r) ? "" : `, or set placement "any"`);
+
 /**
  * Separate-node placement gives every node to one role, so each role needs whole nodes of its own:
  * 12 one-GPU prefill workers on 8-GPU nodes take 2 nodes even though 4 GPUs of the second stay free.
@@ -167,7 +170,7 @@ function validateRoleNodes(r: ResolvedInference, at: (k: string) => string): Pro
   return [
     {
       propertyPath: at("gpuPool"),
-      reason: `placement "separate-nodes" gives each node to one role: ${role(ServingRole.Prefill)}, ${role(ServingRole.Decode)} of ${r.pool.gpusPerNode} GPUs = ${need} nodes; pool ${show(r.pool.name)} has ${r.pool.nodes}. Add nodes (${need}), lower replicas, or set placement "any"`,
+      reason: `placement "separate-nodes" gives each node to one role: ${role(ServingRole.Prefill)}, ${role(ServingRole.Decode)} of ${r.pool.gpusPerNode} GPUs = ${need} nodes; pool ${show(r.pool.name)} has ${r.pool.nodes}. Add nodes (${need}) or lower replicas (plan.md's balanced split fits the nodes the graph takes)${anyHint(r)}`,
     },
   ];
 }
@@ -206,6 +209,7 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
         reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got ${show(v)}`,
       });
   }
+  out.push(...namespaceProblems(r, at));
   out.push(...cacheModeProblems(r, at), ...networkProblems(r, at));
   // Only budgets of a valid range are compared with the estimate.
   if (!out.some((p) => /BudgetSeconds$/.test(p.propertyPath))) out.push(...budgetProblems(r, at));
@@ -379,4 +383,33 @@ export function modelIdProblem(id: string): string | undefined {
 export function revisionProblem(rev: string): string | undefined {
   if (REVISION_RULE.test(rev)) return undefined;
   return `must be a 40-hex commit (pins the weights) or a branch or tag without "/" (e.g. "main"); got ${JSON.stringify(rev)}`;
+}
+
+/** Namespaces Kubernetes itself creates and runs its system pods in. */
+export const SYSTEM_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"] as const;
+
+/**
+ * The graph's namespace must be its own: the component creates it (and deletes it with the graph) unless
+ * `createNamespace: false`, and in every case fences every pod in it with a default-deny NetworkPolicy, so a shared
+ * namespace (Kubernetes' own, the platform's, the scrapers') would lose its objects on destroy or its traffic at once.
+ * Refused rather than used unmanaged, because of that fence.
+ */
+function namespaceProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  const ns = r.namespace;
+  const taken: [boolean, string][] = [
+    [(SYSTEM_NAMESPACES as readonly string[]).includes(ns), "a namespace Kubernetes itself runs"],
+    [ns === r.platformNamespace, "the Dynamo platform's namespace (platformNamespace)"],
+    [
+      r.networkPolicy.metricsNamespaces.includes(ns),
+      "a metrics namespace (networkPolicy.metricsNamespaces: Prometheus runs there)",
+    ],
+  ];
+  const hit = taken.find(([yes]) => yes);
+  if (!hit) return [];
+  return [
+    {
+      propertyPath: at("namespace"),
+      reason: `${show(ns)} is ${hit[1]}; the graph needs a namespace of its own (it creates and deletes it unless createNamespace is false, and fences every pod in it with a default-deny NetworkPolicy). Choose another, e.g. "dynamo"`,
+    },
+  ];
 }

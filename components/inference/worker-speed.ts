@@ -10,12 +10,15 @@
  *   attention = layers x 2 s^2 x heads x headDim x n / t       FLOPs at the measured rate for s (causal:
  *               half of QK^T and PV's 4 s^2 h d)
  *   lm_head   = 2 x vocab x hidden x n / t (only the last token of each prompt is sampled)
- *   TP        = 2 all-reduces per layer of n s x hidden bf16 values over NVLink (ring: 2 (t-1)/t of the
- *               bytes at the bus rate, plus a fixed latency per call), 0 at t = 1
+ *   TP        = 2 all-reduces per layer of n s x hidden bf16 values at the engine's published all-reduce
+ *               latency for that message size and TP (./engine-settings.ts), 0 at t = 1
  *   + the measured fixed cost of one forward (the batch-1 step overhead).
+ * GEMM rates are the measured curve of the weights' dtype (bf16, or FP8 as measured, not a fixed factor).
  * Decode step of batch `b` at context `c`:
- *   max(weight bytes read / HBM rate, GEMM FLOPs at the rate for b tokens) + b c KV bytes / HBM rate
- *   + TP all-reduces + the measured per-step overhead at b (what a CUDA-graph step costs beyond its bytes).
+ *   max(weight bytes read / HBM rate, GEMM FLOPs at the curve's peak) + b c KV bytes / measured KV read rate
+ *   + TP all-reduces + the measured per-step overhead at b (to batch 1024, per weight dtype)
+ *   + the measured eager-launch cost when b exceeds the engine's CUDA-graph batch.
+ * The batch is at most the engine's own limit (vLLM max_num_seqs, TensorRT-LLM max_batch_size).
  * Weight bytes read per step leave out the input-embedding table (a gather of b rows) and, for an MoE,
  * the routed experts no token of the batch chose (expected distinct experts of b tokens choosing k of E).
  */
@@ -29,219 +32,105 @@ import {
   WeightDtype,
 } from "../catalog/models";
 import { GPU_DATASHEETS, GpuDatasheet } from "../catalog/gpu-datasheet";
+import { DEFAULT_ENGINE, EngineSettings } from "./engine-settings";
+import calibrationFacts from "../../tests/contracts/facts/h200-serving-calibration.json";
+import extendedFacts from "../../tests/contracts/facts/h200-serving-extended.json";
 
 /*
- * The H200 measurements the serving model is calibrated on, as numbers: a copy of the subset of
- * tests/contracts/facts/h200-serving-calibration.json that this file reads (the GEMM, attention,
- * HBM-read, CUDA-graph decode-step and transformers prefill timings; torch 2.11.0+cu130, CUDA 13.0, on
- * one NVIDIA H200). tests/unit/serving-calibration.spec.ts holds this copy equal to the fact file, so a
- * re-measurement that is not copied here fails the suite. Pure data.
+ * The H200 measurements the serving model is calibrated on, loaded from the fact files themselves (shipped with
+ * the package; no copy): tests/contracts/facts/h200-serving-calibration.json (bf16 GEMM, prefill attention, HBM
+ * read, CUDA-graph decode steps to batch 128, transformers' prefill) and h200-serving-extended.json (bf16 and FP8
+ * GEMM at the 8B/70B TP1-8 layer shapes, bf16 and FP8-weight decode steps to batch 1024, decode attention, eager
+ * against CUDA-graph launch). Both: torch 2.11.0+cu130, CUDA 13.0, one NVIDIA H200; their extractors are in
+ * tests/contracts/extract/.
  */
-/** The measured timings (milliseconds), in the fact file's units. */
+/** The measured timings the rates are fitted from (milliseconds). */
 export interface ServingMeasurements {
   readonly gpu: string;
   readonly torch: string;
   /** GB/s of a read-only reduction over 4 GiB. */
   readonly hbmReadGBs: number;
-  /** bf16 matmul of an `m` x `k` activation by a `k` x `n` weight: [model, tp, op, m, k, n, ms]. */
-  readonly gemm: readonly (readonly [string, number, string, number, number, number, number])[];
+  /** Matmul of an `m` x `k` activation by a `k` x `n` weight: [model, tp, op, m, k, n, bf16 ms, fp8 ms]. */
+  readonly gemm: readonly (readonly [string, number, string, number, number, number, number, number])[];
   /** Causal flash SDPA of one prompt: [heads, kvHeads, headDim, seq, ms]. */
   readonly attention: readonly (readonly [number, number, number, number, number])[];
-  /** A Llama-3.1-8B-shaped decode step in a CUDA graph: [batch, context, ms, weightBytes, kvBytes]. */
-  readonly decodeStep: readonly (readonly [number, number, number, number, number])[];
+  /** A Llama-3.1-8B-shaped decode step in a CUDA graph: [weights, batch, context, ms, weightBytes, kvBytes]. */
+  readonly decodeStep: readonly (readonly [WeightsMeasured, number, number, number, number, number])[];
+  /** The same step at batch 1 launched eagerly and replayed as a CUDA graph: ms each. */
+  readonly launch: { readonly eagerMs: number; readonly graphMs: number; readonly layers: number };
   /** transformers' LlamaForCausalLM (8B config, eager, sdpa) at batch 1: [isl, ms]. */
   readonly prefillForward: readonly (readonly [number, number])[];
 }
 
+/** Weight dtypes of the measured decode steps. */
+export type WeightsMeasured = "bf16" | "fp8";
+
 /** Where the measurements are recorded. */
-export const H200_MEASUREMENTS_FACT = "tests/contracts/facts/h200-serving-calibration.json";
+export const H200_MEASUREMENTS_FACTS = [
+  "tests/contracts/facts/h200-serving-calibration.json",
+  "tests/contracts/facts/h200-serving-extended.json",
+] as const;
+
+interface CalibrationFile {
+  facts: {
+    gpu: string;
+    torch: string;
+    hbm: { readGBs: number };
+    attention: { heads: number; kvHeads: number; headDim: number; seq: number; ms: number }[];
+    decodeStep: { batch: number; context: number; ms?: number; weightBytes?: number; kvBytes?: number }[];
+    prefillForward: { runs: { isl: number; ms: number }[] };
+  };
+}
+interface ExtendedFile {
+  facts: {
+    gemm: { model: string; tp: number; op: string; m: number; k: number; n: number; bf16Ms: number; fp8Ms: number }[];
+    decodeStep: {
+      weights: WeightsMeasured;
+      batch: number;
+      context: number;
+      ms?: number;
+      weightBytes?: number;
+      kvBytes?: number;
+    }[];
+    hostOverhead: { weights: WeightsMeasured; eagerMs: number; graphMs: number }[];
+  };
+}
+
+/** The two fact files in the shape the fit reads. */
+export function measurementsOf(c: CalibrationFile, e: ExtendedFile): ServingMeasurements {
+  const cf = c.facts;
+  const ef = e.facts;
+  const measured = <T extends { ms?: number }>(r: T): r is T & { ms: number; weightBytes: number; kvBytes: number } =>
+    r.ms !== undefined;
+  const launch = ef.hostOverhead.find((h) => h.weights === "bf16")!;
+  return {
+    gpu: cf.gpu,
+    torch: cf.torch,
+    hbmReadGBs: cf.hbm.readGBs,
+    gemm: ef.gemm.map((r) => [r.model, r.tp, r.op, r.m, r.k, r.n, r.bf16Ms, r.fp8Ms] as const),
+    attention: cf.attention.map((r) => [r.heads, r.kvHeads, r.headDim, r.seq, r.ms] as const),
+    decodeStep: [
+      ...cf.decodeStep
+        .filter(measured)
+        .map((r) => ["bf16", r.batch, r.context, r.ms, r.weightBytes, r.kvBytes] as const),
+      ...ef.decodeStep
+        .filter(measured)
+        .map((r) => [r.weights, r.batch, r.context, r.ms, r.weightBytes, r.kvBytes] as const),
+    ],
+    launch: { eagerMs: launch.eagerMs, graphMs: launch.graphMs, layers: MEASURED_LAYERS },
+    prefillForward: cf.prefillForward.runs.map((r) => [r.isl, r.ms] as const),
+  };
+}
+
+/** Layers, and linear + lm_head parameters, of the Llama-3.1-8B shape the decode steps were measured on. */
+const MEASURED_LAYERS = 32;
+const MEASURED_STEP_PARAMS = 32 * (4096 * 6144 + 4096 * 4096 + 4096 * 28672 + 14336 * 4096) + 128256 * 4096;
 
 /** The H200 measurements. */
-export const H200_MEASUREMENTS: ServingMeasurements = {
-  gpu: "NVIDIA H200",
-  torch: "2.11.0+cu130",
-  hbmReadGBs: 4157.7,
-  gemm: [
-    ["Llama-3.1-8B", 1, "qkv", 1, 4096, 6144, 0.0315],
-    ["Llama-3.1-8B", 1, "qkv", 8, 4096, 6144, 0.0288],
-    ["Llama-3.1-8B", 1, "qkv", 32, 4096, 6144, 0.03619],
-    ["Llama-3.1-8B", 1, "qkv", 64, 4096, 6144, 0.03355],
-    ["Llama-3.1-8B", 1, "qkv", 128, 4096, 6144, 0.0281],
-    ["Llama-3.1-8B", 1, "qkv", 256, 4096, 6144, 0.03546],
-    ["Llama-3.1-8B", 1, "qkv", 512, 4096, 6144, 0.04757],
-    ["Llama-3.1-8B", 1, "qkv", 1024, 4096, 6144, 0.08029],
-    ["Llama-3.1-8B", 1, "qkv", 2048, 4096, 6144, 0.14771],
-    ["Llama-3.1-8B", 1, "qkv", 4096, 4096, 6144, 0.28533],
-    ["Llama-3.1-8B", 1, "qkv", 8192, 4096, 6144, 0.5335],
-    ["Llama-3.1-8B", 1, "o", 1, 4096, 4096, 0.02454],
-    ["Llama-3.1-8B", 1, "o", 8, 4096, 4096, 0.02491],
-    ["Llama-3.1-8B", 1, "o", 32, 4096, 4096, 0.02758],
-    ["Llama-3.1-8B", 1, "o", 64, 4096, 4096, 0.0217],
-    ["Llama-3.1-8B", 1, "o", 128, 4096, 4096, 0.03024],
-    ["Llama-3.1-8B", 1, "o", 256, 4096, 4096, 0.03173],
-    ["Llama-3.1-8B", 1, "o", 512, 4096, 4096, 0.04038],
-    ["Llama-3.1-8B", 1, "o", 1024, 4096, 4096, 0.06214],
-    ["Llama-3.1-8B", 1, "o", 2048, 4096, 4096, 0.10758],
-    ["Llama-3.1-8B", 1, "o", 4096, 4096, 4096, 0.19776],
-    ["Llama-3.1-8B", 1, "o", 8192, 4096, 4096, 0.37032],
-    ["Llama-3.1-8B", 1, "gate_up", 1, 4096, 28672, 0.06795],
-    ["Llama-3.1-8B", 1, "gate_up", 8, 4096, 28672, 0.06718],
-    ["Llama-3.1-8B", 1, "gate_up", 32, 4096, 28672, 0.0716],
-    ["Llama-3.1-8B", 1, "gate_up", 64, 4096, 28672, 0.07288],
-    ["Llama-3.1-8B", 1, "gate_up", 128, 4096, 28672, 0.11699],
-    ["Llama-3.1-8B", 1, "gate_up", 256, 4096, 28672, 0.10202],
-    ["Llama-3.1-8B", 1, "gate_up", 512, 4096, 28672, 0.17875],
-    ["Llama-3.1-8B", 1, "gate_up", 1024, 4096, 28672, 0.31448],
-    ["Llama-3.1-8B", 1, "gate_up", 2048, 4096, 28672, 0.61586],
-    ["Llama-3.1-8B", 1, "gate_up", 4096, 4096, 28672, 1.22318],
-    ["Llama-3.1-8B", 1, "gate_up", 8192, 4096, 28672, 2.6785],
-    ["Llama-3.1-8B", 1, "down", 1, 14336, 4096, 0.04262],
-    ["Llama-3.1-8B", 1, "down", 8, 14336, 4096, 0.04306],
-    ["Llama-3.1-8B", 1, "down", 32, 14336, 4096, 0.0445],
-    ["Llama-3.1-8B", 1, "down", 64, 14336, 4096, 0.04686],
-    ["Llama-3.1-8B", 1, "down", 128, 14336, 4096, 0.04773],
-    ["Llama-3.1-8B", 1, "down", 256, 14336, 4096, 0.06544],
-    ["Llama-3.1-8B", 1, "down", 512, 14336, 4096, 0.10165],
-    ["Llama-3.1-8B", 1, "down", 1024, 14336, 4096, 0.18442],
-    ["Llama-3.1-8B", 1, "down", 2048, 14336, 4096, 0.35106],
-    ["Llama-3.1-8B", 1, "down", 4096, 14336, 4096, 0.6839],
-    ["Llama-3.1-8B", 1, "down", 8192, 14336, 4096, 1.31798],
-    ["Llama-3.1-70B", 1, "qkv", 1, 8192, 10240, 0.05608],
-    ["Llama-3.1-70B", 1, "qkv", 8, 8192, 10240, 0.05717],
-    ["Llama-3.1-70B", 1, "qkv", 32, 8192, 10240, 0.06139],
-    ["Llama-3.1-70B", 1, "qkv", 64, 8192, 10240, 0.05667],
-    ["Llama-3.1-70B", 1, "qkv", 128, 8192, 10240, 0.05763],
-    ["Llama-3.1-70B", 1, "qkv", 256, 8192, 10240, 0.08162],
-    ["Llama-3.1-70B", 1, "qkv", 512, 8192, 10240, 0.12989],
-    ["Llama-3.1-70B", 1, "qkv", 1024, 8192, 10240, 0.24018],
-    ["Llama-3.1-70B", 1, "qkv", 2048, 8192, 10240, 0.45787],
-    ["Llama-3.1-70B", 1, "qkv", 4096, 8192, 10240, 0.88573],
-    ["Llama-3.1-70B", 1, "qkv", 8192, 8192, 10240, 1.9089],
-    ["Llama-3.1-70B", 1, "o", 1, 8192, 8192, 0.05086],
-    ["Llama-3.1-70B", 1, "o", 8, 8192, 8192, 0.04912],
-    ["Llama-3.1-70B", 1, "o", 32, 8192, 8192, 0.05022],
-    ["Llama-3.1-70B", 1, "o", 64, 8192, 8192, 0.05125],
-    ["Llama-3.1-70B", 1, "o", 128, 8192, 8192, 0.05224],
-    ["Llama-3.1-70B", 1, "o", 256, 8192, 8192, 0.06922],
-    ["Llama-3.1-70B", 1, "o", 512, 8192, 8192, 0.11814],
-    ["Llama-3.1-70B", 1, "o", 1024, 8192, 8192, 0.20438],
-    ["Llama-3.1-70B", 1, "o", 2048, 8192, 8192, 0.37782],
-    ["Llama-3.1-70B", 1, "o", 4096, 8192, 8192, 0.71272],
-    ["Llama-3.1-70B", 1, "o", 8192, 8192, 8192, 1.52032],
-    ["Llama-3.1-70B", 1, "gate_up", 1, 8192, 57344, 0.21776],
-    ["Llama-3.1-70B", 1, "gate_up", 8, 8192, 57344, 0.21957],
-    ["Llama-3.1-70B", 1, "gate_up", 32, 8192, 57344, 0.22346],
-    ["Llama-3.1-70B", 1, "gate_up", 64, 8192, 57344, 0.32491],
-    ["Llama-3.1-70B", 1, "gate_up", 128, 8192, 57344, 0.43966],
-    ["Llama-3.1-70B", 1, "gate_up", 256, 8192, 57344, 0.40026],
-    ["Llama-3.1-70B", 1, "gate_up", 512, 8192, 57344, 0.62197],
-    ["Llama-3.1-70B", 1, "gate_up", 1024, 8192, 57344, 1.3144],
-    ["Llama-3.1-70B", 1, "gate_up", 2048, 8192, 57344, 2.70109],
-    ["Llama-3.1-70B", 1, "gate_up", 4096, 8192, 57344, 5.54245],
-    ["Llama-3.1-70B", 1, "gate_up", 8192, 8192, 57344, 11.47566],
-    ["Llama-3.1-70B", 1, "down", 1, 28672, 8192, 0.12858],
-    ["Llama-3.1-70B", 1, "down", 8, 28672, 8192, 0.12387],
-    ["Llama-3.1-70B", 1, "down", 32, 28672, 8192, 0.12438],
-    ["Llama-3.1-70B", 1, "down", 64, 28672, 8192, 0.13038],
-    ["Llama-3.1-70B", 1, "down", 128, 28672, 8192, 0.15736],
-    ["Llama-3.1-70B", 1, "down", 256, 28672, 8192, 0.19898],
-    ["Llama-3.1-70B", 1, "down", 512, 28672, 8192, 0.35058],
-    ["Llama-3.1-70B", 1, "down", 1024, 28672, 8192, 0.67478],
-    ["Llama-3.1-70B", 1, "down", 2048, 28672, 8192, 1.31986],
-    ["Llama-3.1-70B", 1, "down", 4096, 28672, 8192, 2.66374],
-    ["Llama-3.1-70B", 1, "down", 8192, 28672, 8192, 5.85235],
-    ["Llama-3.1-70B", 8, "qkv", 1, 8192, 1280, 0.03838],
-    ["Llama-3.1-70B", 8, "qkv", 8, 8192, 1280, 0.03808],
-    ["Llama-3.1-70B", 8, "qkv", 32, 8192, 1280, 0.03483],
-    ["Llama-3.1-70B", 8, "qkv", 64, 8192, 1280, 0.03464],
-    ["Llama-3.1-70B", 8, "qkv", 128, 8192, 1280, 0.02859],
-    ["Llama-3.1-70B", 8, "qkv", 256, 8192, 1280, 0.0307],
-    ["Llama-3.1-70B", 8, "qkv", 512, 8192, 1280, 0.0415],
-    ["Llama-3.1-70B", 8, "qkv", 1024, 8192, 1280, 0.05867],
-    ["Llama-3.1-70B", 8, "qkv", 2048, 8192, 1280, 0.09534],
-    ["Llama-3.1-70B", 8, "qkv", 4096, 8192, 1280, 0.16797],
-    ["Llama-3.1-70B", 8, "qkv", 8192, 8192, 1280, 0.31491],
-    ["Llama-3.1-70B", 8, "o", 1, 1024, 8192, 0.03528],
-    ["Llama-3.1-70B", 8, "o", 8, 1024, 8192, 0.0356],
-    ["Llama-3.1-70B", 8, "o", 32, 1024, 8192, 0.03477],
-    ["Llama-3.1-70B", 8, "o", 64, 1024, 8192, 0.03403],
-    ["Llama-3.1-70B", 8, "o", 128, 1024, 8192, 0.03509],
-    ["Llama-3.1-70B", 8, "o", 256, 1024, 8192, 0.03213],
-    ["Llama-3.1-70B", 8, "o", 512, 1024, 8192, 0.03432],
-    ["Llama-3.1-70B", 8, "o", 1024, 1024, 8192, 0.04982],
-    ["Llama-3.1-70B", 8, "o", 2048, 1024, 8192, 0.07677],
-    ["Llama-3.1-70B", 8, "o", 4096, 1024, 8192, 0.13229],
-    ["Llama-3.1-70B", 8, "o", 8192, 1024, 8192, 0.24259],
-    ["Llama-3.1-70B", 8, "gate_up", 1, 8192, 7168, 0.0532],
-    ["Llama-3.1-70B", 8, "gate_up", 8, 8192, 7168, 0.0529],
-    ["Llama-3.1-70B", 8, "gate_up", 32, 8192, 7168, 0.05326],
-    ["Llama-3.1-70B", 8, "gate_up", 64, 8192, 7168, 0.05032],
-    ["Llama-3.1-70B", 8, "gate_up", 128, 8192, 7168, 0.0485],
-    ["Llama-3.1-70B", 8, "gate_up", 256, 8192, 7168, 0.06251],
-    ["Llama-3.1-70B", 8, "gate_up", 512, 8192, 7168, 0.11347],
-    ["Llama-3.1-70B", 8, "gate_up", 1024, 8192, 7168, 0.2091],
-    ["Llama-3.1-70B", 8, "gate_up", 2048, 8192, 7168, 0.37478],
-    ["Llama-3.1-70B", 8, "gate_up", 4096, 8192, 7168, 0.66936],
-    ["Llama-3.1-70B", 8, "gate_up", 8192, 8192, 7168, 1.3036],
-    ["Llama-3.1-70B", 8, "down", 1, 3584, 8192, 0.03856],
-    ["Llama-3.1-70B", 8, "down", 8, 3584, 8192, 0.0384],
-    ["Llama-3.1-70B", 8, "down", 32, 3584, 8192, 0.03835],
-    ["Llama-3.1-70B", 8, "down", 64, 3584, 8192, 0.03786],
-    ["Llama-3.1-70B", 8, "down", 128, 3584, 8192, 0.03968],
-    ["Llama-3.1-70B", 8, "down", 256, 3584, 8192, 0.04614],
-    ["Llama-3.1-70B", 8, "down", 512, 3584, 8192, 0.06638],
-    ["Llama-3.1-70B", 8, "down", 1024, 3584, 8192, 0.11232],
-    ["Llama-3.1-70B", 8, "down", 2048, 3584, 8192, 0.2075],
-    ["Llama-3.1-70B", 8, "down", 4096, 3584, 8192, 0.37718],
-    ["Llama-3.1-70B", 8, "down", 8192, 3584, 8192, 0.72686],
-  ],
-  attention: [
-    [32, 8, 128, 1024, 0.0872],
-    [32, 8, 128, 2048, 0.2092],
-    [32, 8, 128, 4096, 0.5945],
-    [32, 8, 128, 8192, 1.8416],
-    [32, 8, 128, 16384, 6.5799],
-    [64, 8, 128, 1024, 0.1214],
-    [64, 8, 128, 2048, 0.3009],
-    [64, 8, 128, 4096, 0.9731],
-    [64, 8, 128, 8192, 3.355],
-    [64, 8, 128, 16384, 12.8906],
-  ],
-  decodeStep: [
-    [1, 1024, 5.2056, 15009316864, 134217728],
-    [8, 1024, 5.4289, 15009316864, 1073741824],
-    [32, 1024, 6.0897, 15009316864, 4294967296],
-    [64, 1024, 7.1665, 15009316864, 8589934592],
-    [128, 1024, 10.6806, 15009316864, 17179869184],
-    [1, 2048, 5.5842, 15009316864, 268435456],
-    [8, 2048, 5.7742, 15009316864, 2147483648],
-    [32, 2048, 7.0411, 15009316864, 8589934592],
-    [64, 2048, 9.0461, 15009316864, 17179869184],
-    [128, 2048, 14.6067, 15009316864, 34359738368],
-    [1, 4096, 6.3182, 15009316864, 536870912],
-    [8, 4096, 6.5042, 15009316864, 4294967296],
-    [32, 4096, 8.8862, 15009316864, 17179869184],
-    [64, 4096, 12.7728, 15009316864, 34359738368],
-    [128, 4096, 22.3309, 15009316864, 68719476736],
-    [1, 8192, 7.8267, 15009316864, 1073741824],
-    [8, 8192, 7.9855, 15009316864, 8589934592],
-    [32, 8192, 12.648, 15009316864, 34359738368],
-    [64, 8192, 20.3755, 15009316864, 68719476736],
-  ],
-  prefillForward: [
-    [1024, 30.945],
-    [2048, 59.906],
-    [4096, 121.918],
-    [8192, 253.628],
-  ],
-};
-
-/**
- * Sequences a decode worker runs at once at most, whatever its KV cache holds: vLLM's `--max-num-seqs`
- * default (256) and the batch sizes the plan reports stay below it. The model's assumption, the same for
- * TensorRT-LLM (whose `max_batch_size` the graph does not set).
- */
-export const MAX_DECODE_BATCH = 256;
+export const H200_MEASUREMENTS: ServingMeasurements = measurementsOf(
+  calibrationFacts as unknown as CalibrationFile,
+  extendedFacts as unknown as ExtendedFile,
+);
 
 /** Bytes of one bf16 activation. */
 const ACT_BYTES = 2;
@@ -310,14 +199,19 @@ export function interpolate(points: readonly RatePoint[], x: number): number {
   return y0 + f * (y1 - y0);
 }
 
-/** One worker: the model on `tp` GPUs with `rates`, its KV cache holding `kvCapacityTokens`. */
+/** One worker: the model on `tp` GPUs with `rates`, its KV cache holding `kvCapacityTokens`, run by `engine`. */
 export interface WorkerSpeed {
   readonly shape: ServingShape;
   readonly tp: number;
   readonly rates: GpuRates;
   readonly kvCacheDtype: KvCacheDtype;
   readonly kvCapacityTokens: number;
+  /** The engine's scheduler settings; vLLM's on an H200 when absent (`DEFAULT_ENGINE`). */
+  readonly engine?: EngineSettings;
 }
+
+/** The worker's engine settings. */
+export const engineOf = (w: WorkerSpeed): EngineSettings => w.engine ?? DEFAULT_ENGINE;
 
 /** The measured curve nearest to `x` on a log scale. */
 function nearest<T>(curves: readonly T[], key: (c: T) => number, x: number): T {
@@ -329,18 +223,22 @@ function layerParamsPerGpu(w: WorkerSpeed): number {
   return w.shape.gemmParamsPerToken / w.shape.facts.layers / w.tp;
 }
 
-const fp8Factor = (w: WorkerSpeed) => (w.shape.facts.weightDtype === WeightDtype.Fp8 && w.rates.fp8 ? 2 : 1);
+/** Whether the worker's linear layers run at the measured FP8 rate (FP8 weights on a GPU with FP8 tensor cores). */
+export const runsFp8 = (w: WorkerSpeed) => w.shape.facts.weightDtype === WeightDtype.Fp8 && w.rates.fp8;
 
-/** GEMM TFLOP/s of the worker's GPUs for `tokens` rows (FP8 weights at the GPU's FP8 rate). */
+/** The measured GEMM curve of the worker's layer size, in its weight dtype. */
+function gemmCurve(w: WorkerSpeed): GemmCurve {
+  return nearest(runsFp8(w) ? w.rates.gemmFp8 : w.rates.gemm, (c) => c.layerParamsPerGpu, layerParamsPerGpu(w));
+}
+
+/** GEMM TFLOP/s of the worker's GPUs for `tokens` rows (FP8 weights at the measured FP8 rate). */
 export function gemmTflops(w: WorkerSpeed, tokens: number): number {
-  const curve = nearest(w.rates.gemm, (c) => c.layerParamsPerGpu, layerParamsPerGpu(w));
-  return interpolate(curve.tflops, tokens) * fp8Factor(w);
+  return interpolate(gemmCurve(w).tflops, tokens);
 }
 
 /** The highest GEMM TFLOP/s of the worker's curve: the compute roof of a decode step. */
 function peakGemmTflops(w: WorkerSpeed): number {
-  const curve = nearest(w.rates.gemm, (c) => c.layerParamsPerGpu, layerParamsPerGpu(w));
-  return Math.max(...curve.tflops.map(([, y]) => y)) * fp8Factor(w);
+  return Math.max(...gemmCurve(w).tflops.map(([, y]) => y));
 }
 
 /** Causal attention TFLOP/s for a prompt of `seq` tokens at the worker's heads per GPU. */
@@ -351,13 +249,22 @@ export function attentionTflops(w: WorkerSpeed, seq: number): number {
 
 const msOf = (flops: number, tflops: number) => flops / (tflops * 1e9);
 
-/** Milliseconds of the 2 all-reduces per layer of `tokens` activations (0 at TP 1). */
+/** Published bytes of the largest all-reduce message per TP; beyond it a call adds the ring time of the rest. */
+function allReduceCallUs(w: WorkerSpeed, bytes: number): number {
+  const points = engineOf(w).allReduce;
+  const tps = [...new Set(points.map(([t]) => t))].sort((a, b) => a - b);
+  const tp = tps.find((t) => t >= w.tp) ?? tps[tps.length - 1]!;
+  const curve = points.filter(([t]) => t === tp).map(([, b, us]): RatePoint => [b, us]);
+  const largest = curve[curve.length - 1]![0];
+  const beyond = Math.max(0, bytes - largest);
+  const ringUs = (((2 * (w.tp - 1)) / w.tp) * beyond) / (w.rates.allReduceBusGBs * 1e3);
+  return interpolate(curve, Math.min(bytes, largest)) + ringUs;
+}
+
+/** Milliseconds of the 2 all-reduces per layer of `tokens` activations (0 at TP 1): the engine's published latency. */
 export function allReduceMs(w: WorkerSpeed, tokens: number): number {
   if (w.tp <= 1) return 0;
-  const bytes = tokens * w.shape.hiddenSize * ACT_BYTES;
-  const perCall =
-    ((2 * (w.tp - 1)) / w.tp) * (bytes / (w.rates.allReduceBusGBs * 1e6)) + w.rates.allReduceLatencyUs / 1000;
-  return 2 * w.shape.facts.layers * perCall;
+  return (2 * w.shape.facts.layers * allReduceCallUs(w, tokens * w.shape.hiddenSize * ACT_BYTES)) / 1000;
 }
 
 /** Milliseconds of one forward over `prompts` prompts of `promptTokens` tokens each (prefill). */
@@ -368,7 +275,7 @@ export function prefillMs(w: WorkerSpeed, promptTokens: number, prompts = 1): nu
   const attnFlops = (f.layers * 2 * promptTokens ** 2 * f.attentionHeads * f.headDim * prompts) / w.tp;
   const attn = msOf(attnFlops, attentionTflops(w, promptTokens));
   const lmHead = msOf((2 * w.shape.lmHeadParams * prompts) / w.tp, gemmTflops(w, prompts));
-  return gemm + attn + lmHead + allReduceMs(w, tokens) + interpolate(w.rates.stepOverheadMs, 1);
+  return gemm + attn + lmHead + allReduceMs(w, tokens) + interpolate(w.rates.stepOverheadMs.bf16, 1);
 }
 
 /** Weight bytes one decode step of `batch` reads on one GPU of the worker. */
@@ -382,37 +289,57 @@ export function decodeWeightBytesPerGpu(w: WorkerSpeed, batch: number): number {
   return bytes / w.tp;
 }
 
+/**
+ * The measured per-step overhead at `batch` carried to this worker: the batch-1 part (launches, norms, sampling
+ * of a CUDA-graph step) as measured, the growth above it (what large-batch steps lose to GEMM and attention
+ * inefficiency beyond the roofs) in proportion to the worker's GEMM FLOPs per token against the measured 8B step.
+ */
+function stepOverheadMs(w: WorkerSpeed, batch: number): number {
+  const curve = runsFp8(w) ? w.rates.stepOverheadMs.fp8 : w.rates.stepOverheadMs.bf16;
+  const base = interpolate(curve, 1);
+  const flopsRatio = (w.shape.gemmParamsPerToken + w.shape.lmHeadParams) / w.tp / MEASURED_STEP_PARAMS;
+  return base + Math.max(0, interpolate(curve, batch) - base) * flopsRatio;
+}
+
+/** Milliseconds a step above the engine's CUDA-graph batch pays for launching its kernels one by one. */
+function eagerLaunchMs(w: WorkerSpeed, batch: number): number {
+  if (batch <= engineOf(w).cudaGraphMaxBatch) return 0;
+  return w.rates.eagerLaunchMsPerLayer * w.shape.facts.layers;
+}
+
 /** Milliseconds of one decode step of `batch` sequences at `context` tokens each. */
 export function decodeStepMs(w: WorkerSpeed, batch: number, context: number): number {
   const memMs = decodeWeightBytesPerGpu(w, batch) / (w.rates.hbmGBs * 1e6);
   const gemmFlops = (2 * (w.shape.gemmParamsPerToken + w.shape.lmHeadParams) * batch) / w.tp;
   const kvBytes = batch * context * kvBytesPerTokenPerGpu(w.shape.facts, w.tp, w.kvCacheDtype);
   const kvMs = kvBytes / (interpolate(w.rates.kvReadGBs, batch) * 1e6);
-  const overhead = interpolate(w.rates.stepOverheadMs, batch);
-  return Math.max(memMs, msOf(gemmFlops, peakGemmTflops(w))) + kvMs + allReduceMs(w, batch) + overhead;
+  const compute = Math.max(memMs, msOf(gemmFlops, peakGemmTflops(w)));
+  return compute + kvMs + allReduceMs(w, batch) + stepOverheadMs(w, batch) + eagerLaunchMs(w, batch);
 }
 
-/** Sequences of `isl + osl` tokens the worker decodes at once: its KV capacity, at most `MAX_DECODE_BATCH`. */
+/** Sequences of `isl + osl` tokens the worker decodes at once: its KV capacity, at most the engine's limit. */
 export function maxDecodeBatch(w: WorkerSpeed, isl: number, osl: number): number {
-  return Math.min(MAX_DECODE_BATCH, Math.floor(w.kvCapacityTokens / (isl + osl)));
+  return Math.min(engineOf(w).maxNumSeqs, Math.floor(w.kvCapacityTokens / (isl + osl)));
 }
 
 /*
- * The rates a GPU runs the serving model's operations at: measured on an H200
- * (the measurements section of this file, a copy of tests/contracts/facts/h200-serving-calibration.json), and for
- * every other GPU the H200's rates scaled by the ratio of the two datasheets
- * (`../catalog/gpu-datasheet.ts`), marked as scaled. Pure.
+ * The rates a GPU runs the serving model's operations at: measured on an H200 (the fact files above), and for
+ * every other GPU the H200's rates scaled by the ratio of the two datasheets (`../catalog/gpu-datasheet.ts`),
+ * marked as scaled. Pure.
  *
  * From the measurements:
- * - GEMM: one TFLOP/s curve over token count per measured model shape (the 4 projections of a layer, FLOPs
- *   summed over milliseconds summed); a model uses the curve whose per-GPU layer size is nearest (log scale).
+ * - GEMM: one TFLOP/s curve over token count per measured layer shape and weight dtype (bf16 matmul, FP8
+ *   _scaled_mm; the 4 projections of a layer, FLOPs summed over milliseconds summed); a model uses the curve of its
+ *   dtype whose per-GPU layer size is nearest (log scale). FP8 is its measured curve, not twice bf16: about 1.5-1.8x
+ *   at prefill sizes, slower than bf16 below ~512 rows (quantization and padding).
  * - attention: one causal-prefill TFLOP/s curve over sequence length per measured head count.
- * - decode: for each measured batch, a straight line through its steps over the KV bytes they read
- *   (ms = a + KV bytes / rate): the slope is the KV read rate at that batch, and the intercept less the
- *   weight bytes at the measured HBM read rate is the step's fixed overhead (launches, norms, the
- *   lm_head's and small GEMMs' bandwidth shortfall) — both carried to every model as measured.
- * Not measured, from the datasheet: NVLink all-reduce at half the bidirectional NVLink rate (one direction
- * of a ring), 25 GB/s without NVLink (PCIe Gen4 x16), plus an assumed 10 us per all-reduce call.
+ * - decode: for each measured batch (1..1024), a straight line through its steps over the KV bytes they read
+ *   (ms = a + KV bytes / rate): the slope is the KV read rate at that batch, and the intercept less the step's
+ *   roof (weight bytes at the HBM rate, or its GEMM FLOPs at the curve's peak) is the step's overhead, one curve
+ *   per weight dtype.
+ * - launch: what an eager step costs beyond its CUDA-graph replay, per layer (batches above the engine's graph size).
+ * All-reduce latency is the engine's (./engine-settings.ts, published for H100 over NVLink); its bus rate beyond the
+ * published sizes half the bidirectional NVLink rate, 25 GB/s without NVLink (PCIe Gen4 x16).
  */
 
 /** A point of a measured curve: [x, y]. */
@@ -442,34 +369,36 @@ export interface GpuRates {
   /** Where the rates come from, for the plan. */
   readonly basis: string;
   readonly gemm: readonly GemmCurve[];
+  /** FP8 GEMM curves (the same shapes). */
+  readonly gemmFp8: readonly GemmCurve[];
   readonly attention: readonly AttentionCurve[];
   /** Memory read rate, GB/s. */
   readonly hbmGBs: number;
-  /** Fixed milliseconds of a decode step beyond its weight bytes, by batch. */
-  readonly stepOverheadMs: readonly RatePoint[];
+  /** Milliseconds of a decode step beyond its roof and KV read, by batch, per weight dtype (8B shape). */
+  readonly stepOverheadMs: Readonly<Record<WeightsMeasured, readonly RatePoint[]>>;
   /** KV-cache read rate of decode attention, GB/s, by batch. */
   readonly kvReadGBs: readonly RatePoint[];
-  /** All-reduce bus rate between the worker's GPUs, GB/s. */
+  /** Milliseconds per layer an eager step costs beyond its CUDA-graph replay. */
+  readonly eagerLaunchMsPerLayer: number;
+  /** All-reduce bus rate between the worker's GPUs beyond the published message sizes, GB/s. */
   readonly allReduceBusGBs: number;
-  /** Fixed microseconds of one all-reduce call. */
-  readonly allReduceLatencyUs: number;
-  /** FP8 tensor cores (FP8 weights at twice the BF16 rate). */
+  /** FP8 tensor cores (FP8 weights at the measured FP8 rate). */
   readonly fp8: boolean;
 }
 
 /** The GPU the measurements were taken on, as the instance catalog names it. */
 export const MEASURED_GPU = "H200 141GB";
-/** Assumed fixed cost of one all-reduce call (NVLink one-shot all-reduce of a small message), microseconds. */
-export const ALL_REDUCE_LATENCY_US = 10;
 /** Assumed all-reduce bus rate without NVLink (PCIe Gen4 x16), GB/s. */
 export const PCIE_BUS_GBS = 25;
 
 const byX = (a: RatePoint, b: RatePoint) => a[0] - b[0];
 
-/** FLOP-weighted TFLOP/s per token count of each measured model shape. */
-function gemmCurves(m: ServingMeasurements): GemmCurve[] {
+/** FLOP-weighted TFLOP/s per token count of each measured model shape, in one dtype (index 6 bf16, 7 fp8). */
+function gemmCurves(m: ServingMeasurements, col: 6 | 7): GemmCurve[] {
   const shapes = new Map<string, { params: Set<string>; layer: number; byM: Map<number, [number, number]> }>();
-  for (const [model, tp, op, rows, k, n, ms] of m.gemm) {
+  for (const row of m.gemm) {
+    const [model, tp, op, rows, k, n] = row;
+    const ms = row[col];
     const key = `${model} tp${tp}`;
     const s = shapes.get(key) ?? { params: new Set(), layer: 0, byM: new Map() };
     if (!s.params.has(op)) {
@@ -509,16 +438,23 @@ function line(points: readonly RatePoint[]): { a: number; b: number } {
   return { a: my - b * mx, b };
 }
 
-/** The decode fit per batch: fixed overhead (ms) and KV read rate (GB/s). */
-function decodeFit(m: ServingMeasurements): { overhead: RatePoint[]; kv: RatePoint[] } {
-  const batches = [...new Set(m.decodeStep.map(([b]) => b))].sort((a, b) => a - b);
+/** The 8B step's GEMM peak (TFLOP/s) in a dtype: the roof the decode fit subtracts. */
+function stepPeak(curves: readonly GemmCurve[]): number {
+  const c = nearest(curves, (x) => x.layerParamsPerGpu, MEASURED_STEP_PARAMS / MEASURED_LAYERS);
+  return Math.max(...c.tflops.map(([, y]) => y));
+}
+
+/** The decode fit per batch of one weight dtype: overhead beyond the roof (ms) and KV read rate (GB/s). */
+function decodeFit(m: ServingMeasurements, weights: WeightsMeasured, peak: number) {
+  const steps = m.decodeStep.filter(([w]) => w === weights);
+  const batches = [...new Set(steps.map(([, b]) => b))].sort((a, b) => a - b);
   const overhead: RatePoint[] = [];
   const kv: RatePoint[] = [];
   for (const b of batches) {
-    const steps = m.decodeStep.filter(([x]) => x === b);
-    const fit = line(steps.map(([, , ms, , kvBytes]): RatePoint => [kvBytes, ms]));
-    const weightMs = steps[0]![3] / (m.hbmReadGBs * 1e6);
-    overhead.push([b, Math.max(0, fit.a - weightMs)]);
+    const at = steps.filter(([, x]) => x === b);
+    const fit = line(at.map(([, , , ms, , kvBytes]): RatePoint => [kvBytes, ms]));
+    const roof = Math.max(at[0]![4] / (m.hbmReadGBs * 1e6), msOf(2 * MEASURED_STEP_PARAMS * b, peak));
+    overhead.push([b, Math.max(0, fit.a - roof)]);
     kv.push([b, fit.b > 0 ? 1e-6 / fit.b : m.hbmReadGBs]);
   }
   return { overhead, kv };
@@ -528,18 +464,22 @@ const busGBs = (d: GpuDatasheet) => (d.nvlinkGBs > 0 ? d.nvlinkGBs / 2 : PCIE_BU
 
 /** The rates measured on the calibration GPU. */
 export function measuredRates(m: ServingMeasurements, sheet: GpuDatasheet): GpuRates {
-  const fit = decodeFit(m);
+  const gemm = gemmCurves(m, 6);
+  const gemmFp8 = gemmCurves(m, 7);
+  const bf16 = decodeFit(m, "bf16", stepPeak(gemm));
+  const fp8 = decodeFit(m, "fp8", stepPeak(gemmFp8));
   return {
     gpuModel: MEASURED_GPU,
     scaled: false,
-    basis: `measured on an ${m.gpu} (torch ${m.torch}): ${H200_MEASUREMENTS_FACT}; all-reduce from the datasheet`,
-    gemm: gemmCurves(m),
+    basis: `measured on an ${m.gpu} (torch ${m.torch}): ${H200_MEASUREMENTS_FACTS.join(", ")}`,
+    gemm,
+    gemmFp8,
     attention: attentionCurves(m),
     hbmGBs: m.hbmReadGBs,
-    stepOverheadMs: fit.overhead,
-    kvReadGBs: fit.kv,
+    stepOverheadMs: { bf16: bf16.overhead, fp8: fp8.overhead },
+    kvReadGBs: bf16.kv,
+    eagerLaunchMsPerLayer: (m.launch.eagerMs - m.launch.graphMs) / m.launch.layers,
     allReduceBusGBs: busGBs(sheet),
-    allReduceLatencyUs: ALL_REDUCE_LATENCY_US,
     fp8: sheet.fp8,
   };
 }
@@ -550,12 +490,14 @@ const scalePoints = (p: readonly RatePoint[], f: number) => p.map(([x, y]): Rate
 export function scaledRates(base: GpuRates, baseSheet: GpuDatasheet, gpuModel: string, sheet: GpuDatasheet): GpuRates {
   const compute = sheet.bf16DenseTflops / baseSheet.bf16DenseTflops;
   const memory = sheet.memoryGBs / baseSheet.memoryGBs;
+  const curves = (cs: readonly GemmCurve[]) => cs.map((c) => ({ ...c, tflops: scalePoints(c.tflops, compute) }));
   return {
     ...base,
     gpuModel,
     scaled: true,
     basis: `scaled from the ${base.gpuModel} measurement by datasheet ratios (compute x${compute.toFixed(2)}, memory x${memory.toFixed(2)}; per-step overheads as measured): ${sheet.source}`,
-    gemm: base.gemm.map((c) => ({ ...c, tflops: scalePoints(c.tflops, compute) })),
+    gemm: curves(base.gemm),
+    gemmFp8: curves(base.gemmFp8),
     attention: base.attention.map((c) => ({ ...c, tflops: scalePoints(c.tflops, compute) })),
     hbmGBs: base.hbmGBs * memory,
     kvReadGBs: scalePoints(base.kvReadGBs, memory),

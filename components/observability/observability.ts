@@ -16,8 +16,10 @@ export const DYNAMO_OBSERVABILITY_TYPE = "dynamo-efa:observability:DynamoObserva
 /**
  * Metrics for one Dynamo graph: kube-prometheus-stack (or an existing Prometheus Operator, found by
  * `monitorLabels`), the DCGM exporter on the GPU nodes, PodMonitors selecting the graph's pods by the operator's
- * labels, and a generated Grafana dashboard. The Kubernetes provider (and anything the monitors must wait for)
- * comes through the resource options; every child inherits them through `parent`.
+ * labels, and a generated Grafana dashboard. The Kubernetes provider comes through the resource options (every
+ * child inherits it through `parent`), and so does what the releases must wait for (`dependsOn:
+ * cluster.workloadPrerequisites`: Prometheus's and Grafana's pods need a node, the admission webhook's hook Jobs
+ * too). Pulumi does not hand a component's `dependsOn` to its children, so each child gets it explicitly.
  *
  * @example
  * new DynamoObservability("llm", { graphName: "llm" }, { providers: { kubernetes: cluster.k8sProvider } });
@@ -37,18 +39,16 @@ export class DynamoObservability extends pulumi.ComponentResource {
     const r = resolveArgs(args);
     assertValid("DynamoObservability", validate(r));
 
-    const child = { parent: this };
+    const child = { parent: this, dependsOn: opts?.dependsOn };
     const rel = renderReleases(r);
     this.stackRelease = rel.stack
       ? new k8s.helm.v3.Release(`${name}-kube-prometheus-stack`, rel.stack, child)
       : undefined;
-    // DCGM's ServiceMonitor needs the Prometheus Operator's CRDs.
-    const afterStack = this.stackRelease ? [this.stackRelease] : [];
-    this.dcgmRelease = rel.dcgm
-      ? new k8s.helm.v3.Release(`${name}-dcgm-exporter`, rel.dcgm, { ...child, dependsOn: afterStack })
-      : undefined;
+    // DCGM's ServiceMonitor needs the Prometheus Operator's CRDs; the stack release waits for the nodes itself.
+    const afterStack = { parent: this, dependsOn: this.stackRelease ? [this.stackRelease] : opts?.dependsOn };
+    this.dcgmRelease = rel.dcgm ? new k8s.helm.v3.Release(`${name}-dcgm-exporter`, rel.dcgm, afterStack) : undefined;
     for (const { role, monitor } of renderPodMonitors(r)) {
-      new k8s.apiextensions.CustomResource(`${name}-${role}-podmonitor`, monitor, { ...child, dependsOn: afterStack });
+      new k8s.apiextensions.CustomResource(`${name}-${role}-podmonitor`, monitor, afterStack);
     }
     const cm = renderDashboardConfigMap(r);
     if (cm) new k8s.core.v1.ConfigMap(`${name}-dashboard`, cm, child);

@@ -46,6 +46,12 @@ export function validate(r: ResolvedObservability): Problem[] {
         reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", at most 63 characters); got ${show(v)}`,
       });
   }
+  // The graph fences every pod of its namespace (default-deny NetworkPolicy): Prometheus must not live there.
+  if (r.namespace === r.graphNamespace && K8S_NAME.test(r.namespace))
+    out.push({
+      propertyPath: "namespace",
+      reason: `${show(r.namespace)} is the graph's namespace, whose pods the graph fences with a default-deny NetworkPolicy; run Prometheus in a namespace of its own, e.g. "monitoring"`,
+    });
   const modes = Object.values(PrometheusMode) as string[];
   if (!modes.includes(r.prometheus))
     out.push({ propertyPath: "prometheus", reason: `must be ${oneOf(modes)}; got ${show(r.prometheus)}` });

@@ -14,7 +14,7 @@ import { Annotation } from "../../components/_shared/annotations";
 export const servingEstimateMeetsWorkload = dgdPolicy({
   name: "serving-estimate-meets-workload",
   description:
-    "Warns when the serving estimate for the declared inference.workload misses its TTFT or ITL objective, or predicts that aggregated workers on the same GPUs would serve more than the disaggregated layout.",
+    "Warns when the serving estimate for the declared inference.workload is saturated (naming the role that limits it), misses its TTFT or ITL objective, or predicts, beyond its validation error, that aggregated workers on the same GPUs would serve more than the disaggregated layout.",
   enforcementLevel: "advisory",
   defaults: {},
   check: (props, args, report) => {
@@ -25,23 +25,32 @@ export const servingEstimateMeetsWorkload = dgdPolicy({
     if ("why" in e)
       return report(`DynamoGraphDeployment ${name} declares a workload but has no serving estimate: ${e.why}`);
     const w = e.workload;
-    if (e.objectives.ttft === false)
+    const r = e.recommended;
+    const split = `the balanced split is ${r.prefill} prefill + ${r.decode} decode, ${r.nodes.total} node(s) under separate-nodes`;
+    if (e.ttftMs === null || e.itlMs === null)
+      // Saturated: one advice, for the role that limits the layout (adding the other role changes nothing).
       report(
-        `DynamoGraphDeployment ${name}: estimated TTFT ${e.ttftMs ?? "unbounded (saturated)"} ms at the declared load misses the objective of ${w.ttftMs} ms; add prefill workers (the balanced split is ${e.recommended.prefill} prefill + ${e.recommended.decode} decode) or lower the load`,
+        `DynamoGraphDeployment ${name}: saturated at the declared load: the ${e.bottleneck} role limits this layout to ${e.capacityRequestsPerSecond} requests/s (prefill ${e.roles.prefill.replicas} x ${e.roles.prefill.requestsPerSecond}, decode ${e.roles.decode.replicas} x ${e.roles.decode.requestsPerSecond}); add ${e.bottleneck} workers (${split}) or lower the load`,
       );
-    if (e.objectives.itl === false)
-      report(
-        `DynamoGraphDeployment ${name}: estimated ITL ${e.itlMs ?? "unbounded (saturated)"} ms at the declared load misses the objective of ${w.itlMs} ms; add decode workers or GPUs per decode worker, or lower the load`,
-      );
+    else {
+      if (e.objectives.ttft === false)
+        report(
+          `DynamoGraphDeployment ${name}: estimated TTFT ${e.ttftMs} ms at the declared load misses the objective of ${w.ttftMs} ms; add prefill workers (${split}) or lower the load`,
+        );
+      if (e.objectives.itl === false)
+        report(
+          `DynamoGraphDeployment ${name}: estimated ITL ${e.itlMs} ms at the declared load misses the objective of ${w.itlMs} ms; add decode workers or GPUs per decode worker, or lower the load`,
+        );
+    }
     if (e.winner === "aggregated") {
       // The balanced split is advice only when it differs from the graph's own layout.
-      const r = e.recommended;
-      const split =
+      const other =
         r.prefill !== e.roles.prefill.replicas || r.decode !== e.roles.decode.replicas
-          ? ` or ${r.prefill} prefill + ${r.decode} decode workers`
+          ? ` or ${r.prefill} prefill + ${r.decode} decode workers (${r.nodes.total} node(s) under separate-nodes)`
           : "";
+      const range = e.uncertainty.ranges.disaggGain;
       report(
-        `DynamoGraphDeployment ${name}: for ISL ${w.isl} / OSL ${w.osl} aggregated workers on the same GPUs are estimated to serve more (disaggregated / aggregated = ${e.disaggGain ?? 0}); disaggregation does not pay for this workload: consider aggregated serving${split} (plan.md, Serving estimate)`,
+        `DynamoGraphDeployment ${name}: for ISL ${w.isl} / OSL ${w.osl} aggregated workers on the same GPUs are estimated to serve more (disaggregated / aggregated = ${e.disaggGain ?? 0}${range ? `, ${range[0]}-${range[1]} over the validation errors` : ""}); disaggregation does not pay for this workload: consider aggregated serving${other} (plan.md, Serving estimate)`,
       );
     }
   },

@@ -282,6 +282,11 @@ describe("cluster: EfaCluster under mocks", function () {
     );
     assert.equal(one(cap.resources, "aws:efs/fileSystem:FileSystem", "t-efs").inputs.encrypted, true);
     assert.equal(one(cap.resources, "aws:efs/fileSystem:FileSystem", "t-efs").retainOnDelete, true);
+    // The cluster's own (per-stack) name, so a clean-up by Name tag finds only this stack's retained cache.
+    assert.equal(
+      one(cap.resources, "aws:efs/fileSystem:FileSystem", "t-efs").inputs.tags.Name,
+      `${await promiseOf(c.clusterName)}-model-cache`,
+    );
     assert.deepEqual(
       ofType(cap.resources, "aws:efs/mountTarget:MountTarget").map((m) => m.inputs.subnetId),
       subnets,

@@ -200,4 +200,42 @@ describe("DynamoImage (mocks)", function () {
     );
     assert.match(String(err), /must be digest-pinned/);
   });
+
+  const VLLM = { repository: "nvcr.io/nvidia/ai-dynamo/vllm-runtime", tag: "1.6.2-efa", source: "test" };
+  const TRT = { repository: "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime", tag: "1.6.2-efa", source: "test" };
+  const LOOKUP = "docker:index/getRegistryImage:getRegistryImage";
+
+  it("prebuilt vendor image: the tag is resolved to its digest (no Docker engine) and repository@digest deploys", async () => {
+    const c = await build("ven", { vendorImages: { vllm: VLLM, trtllm: TRT }, backend: "trtllm" });
+    const asked = c.invokes.filter((i) => i.token === LOOKUP);
+    assert.deepStrictEqual(
+      asked.map((i) => i.inputs.name),
+      [`${TRT.repository}:${TRT.tag}`],
+    );
+    assert.strictEqual(await promiseOf(c.result.ref), `${TRT.repository}@${String(asked[0].result.sha256Digest)}`);
+    const provider = one(c.resources, "pulumi:providers:docker", "ven-trtllm-registry");
+    assert.strictEqual(String(provider.inputs.disableDockerDaemonCheck), "true", "provider inputs arrive as strings");
+    assert.deepStrictEqual(
+      c.resources.filter((r) => r.custom && r.type !== "pulumi:providers:docker").map((r) => r.type),
+      [],
+      "nothing is built or created",
+    );
+  });
+
+  it("combined from vendor images: both resolved by digest, passed to the small Dockerfile, pushed to an IMMUTABLE repo", async () => {
+    const c = await build("comb", { source: "combined", vendorImages: { vllm: VLLM, trtllm: TRT } });
+    const b = one(c.resources, "docker-build:index:Image", "comb-image").inputs;
+    const args = b.buildArgs as Record<string, string>;
+    assert.match(args.VLLM_RUNTIME_IMAGE, /^nvcr\.io\/nvidia\/ai-dynamo\/vllm-runtime@sha256:[0-9a-f]{64}$/);
+    assert.match(args.TRTLLM_RUNTIME_IMAGE, /^nvcr\.io\/nvidia\/ai-dynamo\/tensorrtllm-runtime@sha256:[0-9a-f]{64}$/);
+    assert.match(
+      String((b.dockerfile as { location: string }).location),
+      /dockerfiles\/Dockerfile\.dynamo-vendor-combined$/,
+    );
+    assert.strictEqual(
+      one(c.resources, "aws:ecr/repository:Repository", "comb-repo").inputs.imageTagMutability,
+      "IMMUTABLE",
+    );
+    assert.match(await promiseOf(c.result.ref), /\/comb@sha256:[0-9a-f]{64}$/);
+  });
 });

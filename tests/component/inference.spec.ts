@@ -11,13 +11,15 @@ import * as sdkDependsOn from "@pulumi/pulumi/runtime/dependsOn";
 import { DisaggInference, resolveArgs } from "../../components/inference";
 import { checkedGraph } from "../../components/inference/inference";
 import { renderGraph } from "../../components/inference/graph";
+import { PLACEHOLDER_COMMIT, withCommit } from "../../components/inference/revision";
 import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd";
 import { DYNAMO_PLATFORM_TYPE, DynamoPlatform } from "../../components/platform";
 import { charts } from "../../components/versions";
 import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
 import type { Capture, CapturedResource } from "../../tools/render/capture/capture";
 import { platformMovedFromGraph } from "../../program/moved";
-import { captureComponents } from "../helpers/capture";
+import { captureComponents, TEST_REGION } from "../helpers/capture";
+import { mockOutputs } from "../../tools/render/capture/mocks";
 import { promiseOf, thrown as thrownBy } from "../helpers/outputs";
 import { IMAGE, MODEL, pool } from "../helpers/inference-fixtures";
 
@@ -157,6 +159,7 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
         "llama-graph",
         "llama-hf-token",
         "llama-model-cache",
+        "llama-model-commit",
         "llama-netpol-default-deny",
         "llama-netpol-frontend",
         "llama-netpol-workers",
@@ -164,11 +167,22 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
       ],
     );
     assert.deepEqual(
-      childrenOf("qwen").map((k) => k.name),
-      ["qwen-hf-token", "qwen-netpol-default-deny", "qwen-netpol-frontend", "qwen-netpol-workers", "qwen-graph"],
+      childrenOf("qwen")
+        .map((k) => k.name)
+        .sort(),
+      [
+        "qwen-graph",
+        "qwen-hf-token",
+        "qwen-model-commit",
+        "qwen-netpol-default-deny",
+        "qwen-netpol-frontend",
+        "qwen-netpol-workers",
+      ],
     );
+    // ModelCommit is a dynamic resource: it talks to the hub, not the cluster, and has no Kubernetes provider.
+    const kube = (k: CapturedResource) => !k.type.startsWith("pulumi-nodejs:dynamic");
     for (const k of [...childrenOf("llama"), ...childrenOf("qwen"), ...childrenOf("lean"), ...childrenOf("dynamo")])
-      assert.ok(k.provider?.startsWith(`${provider}::`), `${k.name}: provider ${k.provider}`);
+      if (kube(k)) assert.ok(k.provider?.startsWith(`${provider}::`), `${k.name}: provider ${k.provider}`);
   });
 
   it("the HF secret is secret-wrapped, with both keys, and marks its outputs secret", () => {
@@ -176,6 +190,16 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
     assert.deepEqual(s.secretPaths, ["stringData"]);
     assert.deepEqual(s.inputs.stringData, { HF_TOKEN: "hf_test_token", HUGGING_FACE_HUB_TOKEN: "hf_test_token" });
     for (const k of ["stringData", "data"]) assert.ok(s.additionalSecretOutputs.includes(k), k);
+  });
+
+  it("a moving revision is resolved once by ModelCommit, with the token as a secret input", () => {
+    const m = named("llama-model-commit");
+    assert.equal(m.type, "pulumi-nodejs:dynamic/inference:ModelCommit");
+    assert.deepEqual(
+      [m.inputs.endpoint, m.inputs.model, m.inputs.revision, m.inputs.token],
+      ["https://huggingface.co", MODEL, "main", "hf_test_token"],
+    );
+    assert.ok(m.secretPaths.includes("token"), "the token is a secret input");
   });
 
   it("the model-cache PVC is retained on delete", () => {
@@ -187,18 +211,36 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
   it("registers the rendered DGD with waitFor and the load-budget annotation", () => {
     const g = named("llama-graph");
     assert.equal(g.type, DGD);
-    const r = resolveArgs("llama", LLAMA, IMAGE);
+    // Rendered with the commit "main" named at `pulumi up` (the mocks' placeholder): one commit for every worker.
+    const r = withCommit(resolveArgs("llama", LLAMA, IMAGE), PLACEHOLDER_COMMIT);
     assert.deepEqual(g.inputs.spec, JSON.parse(JSON.stringify(renderGraph(r, IMAGE).spec)));
     const annotations = (g.inputs.metadata as { annotations: Record<string, string> }).annotations;
     assert.equal(annotations["pulumi.com/waitFor"], "condition=Ready");
     assert.equal(annotations["dynamo-efa/model-load-budget-seconds"], "1800");
   });
 
-  it("an internal load balancer fronts the Frontend when asked", () => {
+  it("an internal load balancer fronts the Frontend when asked, keeping the caller's address", () => {
     const md = named("llama-frontend-lb").inputs.metadata as { annotations: Record<string, string> };
     assert.equal(md.annotations["service.beta.kubernetes.io/aws-load-balancer-scheme"], "internal");
-    const spec = named("llama-frontend-lb").inputs.spec as { loadBalancerSourceRanges: string[] };
+    assert.equal(md.annotations["service.beta.kubernetes.io/aws-load-balancer-type"], "nlb");
+    const spec = named("llama-frontend-lb").inputs.spec as {
+      loadBalancerSourceRanges: string[];
+      externalTrafficPolicy: string;
+    };
     assert.deepEqual(spec.loadBalancerSourceRanges, ["10.0.0.0/16"]);
+    assert.equal(spec.externalTrafficPolicy, "Local");
+  });
+
+  it("the load balancer's address is an output (from the Service's status)", async () => {
+    const lb = named("llama-frontend-lb");
+    const out = mockOutputs(lb.type, lb.name, lb.inputs, TEST_REGION) as {
+      status: { loadBalancer: { ingress: { hostname: string }[] } };
+    };
+    assert.ok(c.result.inf.frontendLoadBalancerUrl, "defined for an InternalLoadBalancer");
+    assert.equal(
+      await promiseOf(c.result.inf.frontendLoadBalancerUrl!),
+      `http://${out.status.loadBalancer.ingress[0].hostname}:8000`,
+    );
   });
 
   it("the NetworkPolicies exist in the graph's namespace before the graph (it depends on them)", () => {

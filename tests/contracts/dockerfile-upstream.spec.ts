@@ -1,14 +1,13 @@
 /**
  * The combined Dockerfile against what upstream needs, parsed with dockerfile-ast: NIXL's meta wheel is
- * installed, TRT-LLM comes from its direct wheel URL with `unsafe-best-match`, the final stage ends in a real smoke
+ * installed, TRT-LLM comes from a wheel file (the release image's) with `unsafe-best-match`, the final stage ends in a real smoke
  * check, no runtime ENV overrides FlashInfer's arch detection or sets a no-op, the EFA installer is verified.
  * Each check is a function of the Dockerfile text, run on the real file and on a mutation that must fail.
  */
 import * as assert from "assert";
 import { readFileSync } from "fs";
 import { join } from "path";
-import { DockerfileParser } from "dockerfile-ast";
-import { envProperties, itHoldsAndCatches, RuleCase } from "../helpers/dockerfile";
+import { envProperties, itHoldsAndCatches, RuleCase, shellLines, stageTexts } from "../helpers/dockerfile";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");
 const TEXT = readFileSync(join(DIR, "Dockerfile.dynamo-combined-efa"), "utf8");
@@ -20,21 +19,11 @@ const ENVS = {
 
 /** Text of stage `name` (FROM line to the next FROM), from dockerfile-ast's FROM ranges. */
 function stage(text: string, name: string): string {
-  const lines = text.split("\n");
-  const froms = DockerfileParser.parse(text).getFROMs();
-  const i = froms.findIndex((f) => f.getBuildStage() === name);
-  if (i < 0) return "";
-  const end = i + 1 < froms.length ? froms[i + 1].getRange().start.line : lines.length;
-  return lines.slice(froms[i].getRange().start.line, end).join("\n");
+  return stageTexts(text).find((s) => s.name === name)?.text ?? "";
 }
 
 /** Shell commands of a stage with backslash continuations joined, comments dropped. */
-function commands(text: string): string[] {
-  return text
-    .replace(/\\\n\s*/g, " ")
-    .split("\n")
-    .filter((l) => !l.trimStart().startsWith("#"));
-}
+const commands = shellLines;
 
 /** ENV keys set in stage `name`. */
 function envKeys(text: string, name: string): Map<string, string> {
@@ -93,10 +82,12 @@ export function trtllmProblems(text: string): string[] {
     ...(/--index-strategy[ =]unsafe-best-match/.test(l)
       ? []
       : [`TRT-LLM install without --index-strategy unsafe-best-match: ${l.trim()}`]),
-    ...(/https?:\/\/\S*tensorrt_llm-\S*\.whl/.test(l.replace(/\$\{[^}]+\}/g, "https://x")) ||
+    // A wheel file: the release image's (B3, `"${wheel}"` found under its /app/tensorrt_llm) or a direct URL.
+    ...(/"\$\{wheel\}"/.test(l) ||
+    /https?:\/\/\S*tensorrt_llm-\S*\.whl/.test(l.replace(/\$\{[^}]+\}/g, "https://x")) ||
     /\/tensorrt-llm\/tensorrt_llm-\$\{TENSORRTLLM_VERSION\}-\S+\.whl/.test(l)
       ? []
-      : [`TRT-LLM not from a direct wheel URL: ${l.trim()}`]),
+      : [`TRT-LLM not from a wheel file: ${l.trim()}`]),
     ...(/"tensorrt-llm==/.test(l)
       ? [`TRT-LLM resolved from an index (etcd3 URL dependency; dynamo#4588): ${l.trim()}`]
       : []),
@@ -249,13 +240,9 @@ describe("contract: the combined Dockerfile against upstream", () => {
       (t) => t.replace("/opt/trtllm-venv:cu13", "/opt/trtllm-venv:cu12"),
     ],
     [
-      "TRT-LLM from the direct wheel URL with unsafe-best-match (dynamo#4588)",
+      "TRT-LLM from a wheel file with unsafe-best-match, never by name from an index (dynamo#4588)",
       trtllmProblems,
-      (t) =>
-        t.replace(
-          /"\$\{TENSORRTLLM_INDEX_URL%\/\}\/tensorrt-llm\/tensorrt_llm-\$\{TENSORRTLLM_VERSION\}-cp312-cp312-linux_x86_64\.whl"/,
-          '"tensorrt-llm==${TENSORRTLLM_VERSION}"',
-        ),
+      (t) => t.replace('"${wheel}" triton==3.5.1', '"tensorrt-llm==${TENSORRTLLM_VERSION}" triton==3.5.1'),
     ],
     [
       "final runs the smoke check through the launcher after its last install",

@@ -31,6 +31,6 @@ describe("contract: image pulls on the EKS AL2023 AMI (amazon-eks-ami)", () => {
     assert.deepEqual(facts.sociPullModes, ["parallel_pull_unpack"], "no lazy-loading mode configured");
     assert.equal(facts.fastImagePullDefault, "DefaultFalse");
     assert.equal(facts.sociOnlyWithFastImagePull, true);
-    assert.doesNotMatch(gpuUserData({ localNvme: true, efa: true }) ?? "", /FastImagePull/);
+    assert.doesNotMatch(gpuUserData({ localNvme: true, efa: true }, 0) ?? "", /FastImagePull/);
   });
 });

@@ -4,7 +4,10 @@
  * override, and the offline switch the workers get. Checked on the script text the cluster runs.
  */
 import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
 import { PREFETCH_SCRIPT, nodeCacheEnv } from "../../components/inference/cache";
+import { HF_ENDPOINT } from "../../components/inference/hf-commit";
 import { resolved, pool } from "../helpers/inference-fixtures";
 import { loadFacts } from "./facts";
 
@@ -16,6 +19,7 @@ interface HfFacts {
   blobsParam: boolean;
   listingKeys: {
     sha: boolean;
+    shaIsRevisionCommit: boolean;
     siblingFile: string;
     siblingSize: string;
     siblingBlobId: string;
@@ -68,6 +72,37 @@ export function hfProblems(script: string, f: HfFacts = facts): string[] {
     out.push(`the endpoint is not ${f.endpointEnv} with default ${f.defaultEndpoint}`);
   return out;
 }
+
+/** The program's one request (components/inference/hf-commit.ts) against the facts: the revision URL, its `sha`. */
+export function commitProblems(source: string, f: HfFacts = facts): string[] {
+  const out: string[] = [];
+  const m =
+    /new URL\(`\$\{q\.endpoint\}(\/api\/models\/)\$\{q\.model\}(\/revision\/)\$\{encodeURIComponent\(q\.revision\)\}`\)/.exec(
+      source,
+    );
+  const url = m ? `{endpoint}${m[1]}{repo_id}${m[2]}{revision}` : undefined;
+  if (url !== f.modelRevisionUrl) out.push(`the commit is asked at ${url}, not ${f.modelRevisionUrl}`);
+  if (!f.listingKeys.sha || !f.listingKeys.shaIsRevisionCommit)
+    out.push("the listing's sha is not documented as the revision's commit: a moving revision cannot be pinned by it");
+  if (!/\.json\(\)\) as \{ sha\?: unknown \}\)\.sha/.test(source)) out.push("the answer's sha is not what is read");
+  return out;
+}
+
+const HF_COMMIT = fs.readFileSync(path.join(__dirname, "..", "..", "components", "inference", "hf-commit.ts"), "utf8");
+
+describe("contract: the program resolves a moving revision with the hub's own revision endpoint", () => {
+  it("the same URL as huggingface_hub's model_info, its sha (the revision's commit), the default endpoint", () => {
+    assert.deepEqual(commitProblems(HF_COMMIT), []);
+    assert.equal(HF_ENDPOINT, facts.defaultEndpoint);
+  });
+
+  it("mutations are caught: another path, another key, a sha not documented as the revision's commit", () => {
+    assert.match(commitProblems(HF_COMMIT.replace("/revision/", "/tree/")).join(), /is asked at undefined/);
+    assert.match(commitProblems(HF_COMMIT.replace(").sha;", ").oid;")).join(), /sha is not what is read/);
+    const undocumented = { ...facts, listingKeys: { ...facts.listingKeys, shaIsRevisionCommit: false } };
+    assert.match(commitProblems(HF_COMMIT, undocumented).join(), /cannot be pinned/);
+  });
+});
 
 describe("contract: the prefetch speaks the Hugging Face Hub API (huggingface_hub)", () => {
   it("the script's URLs, listing keys and endpoint match the client's", () =>

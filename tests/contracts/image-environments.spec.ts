@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { DockerfileParser } from "dockerfile-ast";
-import { argProperties, itHoldsAndCatches, RuleCase } from "../helpers/dockerfile";
+import { argProperties, itHoldsAndCatches, RuleCase, shellLines, stageTexts } from "../helpers/dockerfile";
 import { loadFacts } from "./facts";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");
@@ -28,24 +28,11 @@ const ENGINE_STAGES: Readonly<Record<string, string>> = {
 
 /** Stage name -> its text (FROM line to the next FROM), from dockerfile-ast's FROM ranges. */
 function stages(text: string): Map<string, string> {
-  const lines = text.split("\n");
-  const froms = DockerfileParser.parse(text).getFROMs();
-  return new Map(
-    froms.map((f, i) => [
-      f.getBuildStage() ?? `#${i}`,
-      lines
-        .slice(f.getRange().start.line, i + 1 < froms.length ? froms[i + 1].getRange().start.line : lines.length)
-        .join("\n"),
-    ]),
-  );
+  return new Map(stageTexts(text).map((s) => [s.name, s.text]));
 }
 
 /** Shell lines with continuations joined and comments dropped. */
-const commands = (text: string) =>
-  text
-    .replace(/\\\n\s*/g, " ")
-    .split("\n")
-    .filter((l) => !l.trimStart().startsWith("#"));
+const commands = shellLines;
 
 /** Every ARG default by name (all declarations). */
 function argDefaults(text: string): Map<string, string[]> {

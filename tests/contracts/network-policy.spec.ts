@@ -30,7 +30,6 @@ interface NetworkFacts {
   readonly etcdInstalled: boolean;
   readonly discoveryBackend: string;
   readonly operatorCallsWorkerSystemPort: boolean;
-  readonly frontendDownloadsModelConfig: boolean;
 }
 const F = loadFacts<NetworkFacts>("dynamo-network").facts;
 const SIDE = loadFacts<{ portVariable: string }>("vllm-nixl-side-channel").facts;
@@ -131,8 +130,6 @@ describe("contracts: the graph's NetworkPolicies allow exactly Dynamo's flows", 
     assert.equal(F.responseStreamServerDefaultPort, 0, "response streams arrive on an OS-assigned port");
     assert.equal(F.workerNixlTelemetryEnable, "n", "the operator turns NIXL telemetry off: 19090 stays closed");
     assert.ok(F.operatorCallsWorkerSystemPort);
-    // Why the Frontend keeps the HF token (components/inference/graph.ts renderFrontend).
-    assert.ok(F.frontendDownloadsModelConfig);
   });
 
   for (const variant of ["p5en-1gpu", "p5en-8x1gpu"] as Variant[])
@@ -177,10 +174,11 @@ describe("contracts: the graph's NetworkPolicies allow exactly Dynamo's flows", 
     });
     const policies: NetworkPolicyObject[] = renderNetworkPolicies(r);
     const e = endpoints(r);
-    it("the load balancer filters callers; the policy admits its in-VPC hop (masqueraded NodePort or LB addresses)", () => {
+    it("the load balancer keeps the caller's address, so the policy admits the callers and not the VPC", () => {
       assert.deepEqual(renderFrontendLoadBalancer(r)?.spec.loadBalancerSourceRanges, ["172.31.0.0/16"]);
-      assert.ok(allows(policies, tcp(e.vpcHost, e.frontend, F.frontendHttpPort)), "the LB -> Frontend hop");
-      assert.ok(allows(policies, tcp(e.peeredVpc, e.frontend, F.frontendHttpPort)), "a caller routed to the pod");
+      assert.equal(renderFrontendLoadBalancer(r)?.spec.externalTrafficPolicy, "Local");
+      assert.ok(!allows(policies, tcp(e.vpcHost, e.frontend, F.frontendHttpPort)), "a VPC address is not a caller");
+      assert.ok(allows(policies, tcp(e.peeredVpc, e.frontend, F.frontendHttpPort)), "a caller in sourceRanges");
       assert.ok(!allows(policies, tcp(e.vpcHost, e.prefill, F.workerSystemPort)));
     });
   });

@@ -153,19 +153,19 @@ describe("contract: GPU node user data vs nodeadm (amazon-eks-ami)", () => {
     );
     assert.ok(facts.userSpecMergedOverDefault && facts.everyRuntimeReadsBaseSpec);
     assert.equal(facts.baseRuntimeSpecFile, "/etc/containerd/base-runtime-spec.json");
-    const noEfa = gpuUserData({ localNvme: true, efa: false })!;
+    const noEfa = gpuUserData({ localNvme: true, efa: false }, 0)!;
     assert.deepEqual(memlockProblems(parseMultipart(noEfa), 1), [
       "no NodeConfig sets containerd.baseRuntimeSpec.process.rlimits",
     ]);
-    assert.equal(gpuUserData({ localNvme: false, efa: false }), undefined);
+    assert.equal(gpuUserData({ localNvme: false, efa: false }, 0), undefined);
     assert.deepEqual(
-      memlockProblems(parseMultipart(gpuUserData({ localNvme: false, efa: true })!), p5enMemoryBytes),
+      memlockProblems(parseMultipart(gpuUserData({ localNvme: false, efa: true }, 0)!), p5enMemoryBytes),
       [],
     );
   });
 
   it("memlock mutations are caught: the default NOFILE dropped, 'unlimited', soft below hard, a misspelt field", () => {
-    const ours = gpuUserData({ localNvme: true, efa: true })!;
+    const ours = gpuUserData({ localNvme: true, efa: true }, 0)!;
     const nofile = /\n {10}- type: RLIMIT_NOFILE\n {12}soft: 65536\n {12}hard: 1048576/;
     assert.match(ours, nofile);
     for (const [from, to, expect] of [
@@ -185,6 +185,7 @@ describe("contract: GPU node user data vs nodeadm (amazon-eks-ami)", () => {
   it("mutations are caught: another strategy, an unknown field, a wrong kind, a different apiVersion", () => {
     const ours = gpuUserData(
       resolvePool("gpu", { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2b" }),
+      0,
     )!;
     for (const [from, to, expect] of [
       ["strategy: RAID0", "strategy: RAID5", /strategy "RAID5" is not one of/],

@@ -74,3 +74,30 @@ export function itHoldsAndCatches(text: string, cases: readonly RuleCase[]): voi
     });
   }
 }
+
+/** One build stage: its name, its base image as written, and its text (FROM line to the next FROM). */
+export interface StageText {
+  readonly name: string;
+  readonly from: string;
+  readonly text: string;
+}
+
+/** Every stage of a Dockerfile in file order, from dockerfile-ast's FROM ranges. */
+export function stageTexts(text: string): StageText[] {
+  const lines = text.split("\n");
+  const froms = DockerfileParser.parse(text).getFROMs();
+  return froms.map((f, i) => ({
+    name: f.getBuildStage() ?? `#${i}`,
+    from: f.getImage() ?? "",
+    text: lines
+      .slice(f.getRange().start.line, i + 1 < froms.length ? froms[i + 1].getRange().start.line : lines.length)
+      .join("\n"),
+  }));
+}
+
+/** Shell lines of Dockerfile text with backslash continuations joined and comment lines dropped. */
+export const shellLines = (text: string): string[] =>
+  text
+    .replace(/\\\n\s*/g, " ")
+    .split("\n")
+    .filter((l) => !l.trimStart().startsWith("#"));

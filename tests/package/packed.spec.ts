@@ -1,9 +1,9 @@
 /**
  * The package as a user gets it: built with the build config, packed with `npm pack` (the `files` list
- * decides what ships), unpacked into a consumer's node_modules, then imported the way the README shows.
- * Every `import { ... } from "dynamo-efa..."` line of README.md is required at run time (package.json
+ * decides what ships), unpacked into a consumer's node_modules, then imported the way docs/COMPONENTS.md shows.
+ * Every `import { ... } from "dynamo-efa..."` line of docs/COMPONENTS.md is required at run time (package.json
  * `exports`) and type-checked against the published declarations (`exports` types under node16
- * resolution, `typesVersions` under node10), every README TypeScript block that is a whole program (it starts
+ * resolution, `typesVersions` under node10), every TypeScript block there that is a whole program (it starts
  * with an `import`) type-checks against them, and the published API is measured.
  *
  * Offline install: the tarball is extracted into <tmp>/consumer/node_modules/dynamo-efa and every other
@@ -19,12 +19,14 @@ import * as path from "path";
 import * as ts from "typescript";
 
 const ROOT = path.join(__dirname, "..", "..");
+/** Where the package's usage is documented: the components page the README links to. */
+const USAGE_DOC = "docs/COMPONENTS.md";
 const README_IMPORT = /^import \{([^}]+)\} from "(dynamo-efa[^"]*)";$/gm;
 
 /** The README's imports: module specifier -> the names imported from it. */
 function readmeImports(): Map<string, string[]> {
   const byModule = new Map<string, string[]>();
-  for (const m of fs.readFileSync(path.join(ROOT, "README.md"), "utf8").matchAll(README_IMPORT)) {
+  for (const m of fs.readFileSync(path.join(ROOT, USAGE_DOC), "utf8").matchAll(README_IMPORT)) {
     const names = m[1]
       .split(",")
       .map((n) => n.trim())
@@ -94,7 +96,7 @@ function packAndInstall(tmp: string): string {
 
 /** The README's ```ts blocks that are whole programs: those whose first line is an import. */
 function readmePrograms(): string[] {
-  const text = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const text = fs.readFileSync(path.join(ROOT, USAGE_DOC), "utf8");
   return [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]).filter((b) => b.startsWith("import "));
 }
 
@@ -136,7 +138,7 @@ describe("packed package: what the README imports works from the tarball", funct
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it("README.md imports from the package root and from the cluster, image, inference and platform subpaths", () => {
+  it("docs/COMPONENTS.md imports from the package root and from the cluster, image, inference and platform subpaths", () => {
     assert.deepEqual([...imports.keys()].sort(), [
       "dynamo-efa",
       "dynamo-efa/components/cluster",

@@ -4,6 +4,7 @@
  * node groups waiting for the build, and the graph waiting for its GPU nodes), and the policy table (never "not applicable" for a
  * policy that checked something).
  */
+import { BUILD_MINUTES } from "../../components/image/sources";
 import { strict as assert } from "assert";
 import { gpuNodesWaitForImage, imageVsGpuNodes, schedulingEdges } from "../../tools/render/plan/build-order";
 import { criticalPath } from "../../tools/render/plan/graph";
@@ -43,7 +44,10 @@ describe("plan.md sections", () => {
       node("repo", "aws:ecr/repository:Repository"),
       node("img", "docker-build:index:Image", ["repo"]),
     ];
-    assert.deepEqual(imageVsGpuNodes(nodes, ["p5en.48xlarge"]), { imageMinutes: 95.1, gpuNodesMinutes: 23 });
+    assert.deepEqual(imageVsGpuNodes(nodes, ["p5en.48xlarge"]), {
+      imageMinutes: BUILD_MINUTES.source + 0.1,
+      gpuNodesMinutes: 23,
+    });
     assert.equal(gpuNodesWaitForImage(nodes, ["p5en.48xlarge"]), false);
     assert.equal(imageVsGpuNodes(nodes, ["p4d.24xlarge"]), undefined, "no GPU node group of the pool's type");
     assert.equal(
@@ -69,7 +73,10 @@ describe("plan.md sections", () => {
       n.urn === "image" ? { ...n, custom: false } : ["repo", "img"].includes(n.urn) ? { ...n, parent: "image" } : n,
     );
     assert.equal(gpuNodesWaitForImage(nodes, ["p5en.48xlarge"]), true, "through the image component's children");
-    assert.deepEqual(imageVsGpuNodes(nodes, ["p5en.48xlarge"]), { imageMinutes: 95.1, gpuNodesMinutes: 103.1 });
+    assert.deepEqual(imageVsGpuNodes(nodes, ["p5en.48xlarge"]), {
+      imageMinutes: BUILD_MINUTES.source + 0.1,
+      gpuNodesMinutes: BUILD_MINUTES.source + 8.1,
+    });
     const waits = schedulingEdges(nodes, ["p5en.48xlarge"]);
     assert.deepEqual(waits.get("dgd"), ["ng"]);
     assert.deepEqual(

@@ -1,8 +1,9 @@
 /**
- * The README takes a person from render to first token and back: the sections "First
- * request", "Building the image" and "Teardown" exist, and every command in their shell blocks is
- * either marked as needing AWS / the Pulumi CLI or is an offline `npm run render` that this test runs.
- * The "What survives pulumi destroy" table exists once (Teardown links to it, never repeats it).
+ * The README (with docs/OPERATIONS.md for the image build) takes a person from render to first token and
+ * back: the sections "First request", "Building the image" and "Teardown" exist, and every command in their
+ * shell blocks is either marked as needing AWS / the Pulumi CLI or is an offline `npm run render` that this
+ * test runs. The "What survives pulumi destroy" table exists once, in docs/OPERATIONS.md (Teardown links to it,
+ * never repeats it).
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -14,15 +15,21 @@ import { DEFAULT_GRAPH_NAME } from "../../components/_shared/names";
 import { checkStackConfigMap } from "../../tools/_shared/stack-check";
 import { loadProject, stackConfig } from "../../tools/_shared/stackfile";
 
-const README = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
+const ROOT = path.join(__dirname, "..", "..");
+const read = (f: string): string => fs.readFileSync(path.join(ROOT, f), "utf8");
+const README = read("README.md");
+const OPERATIONS = read("docs/OPERATIONS.md");
+const RENDER_DOC = read("docs/RENDER.md");
+const VERIFY_DOC = read("docs/VERIFY.md");
 const SECTIONS = ["First request", "Building the image", "Teardown"];
 const MARKED = /#\s*needs (AWS|the Pulumi CLI)\b/;
 
-/** The body of the `### title` section, up to the next heading. */
+/** The body of the `### title` section of the README or docs/OPERATIONS.md, up to the next heading. */
 function section(title: string): string {
-  const start = README.indexOf(`\n### ${title}\n`);
-  assert.ok(start >= 0, `README lacks "### ${title}"`);
-  const rest = README.slice(start + title.length + 6);
+  const doc = [README, OPERATIONS].find((d) => d.includes(`\n### ${title}\n`));
+  assert.ok(doc !== undefined, `neither README nor docs/OPERATIONS.md has "### ${title}"`);
+  const start = doc.indexOf(`\n### ${title}\n`);
+  const rest = doc.slice(start + title.length + 6);
   const end = rest.search(/\n#{2,3} /);
   return end < 0 ? rest : rest.slice(0, end);
 }
@@ -74,8 +81,8 @@ describe("README: first request, image build, teardown", function () {
   }
 
   it("the retained-resources table is written once and Teardown points to it", () => {
-    assert.equal(README.split("### What survives `pulumi destroy`").length, 2);
-    assert.match(section("Teardown"), /table\s+below|What survives/);
+    assert.equal((README + OPERATIONS).split("### What survives `pulumi destroy`").length, 2);
+    assert.match(section("Teardown"), /what-survives-pulumi-destroy/);
     assert.match(section("First request"), /\/v1\/chat\/completions/);
     assert.match(section("First request"), /npm run verify/);
   });
@@ -88,7 +95,7 @@ describe("README: first request, image build, teardown", function () {
     });
     assert.equal(code, 0);
     const outputs = Object.keys(JSON.parse(fs.readFileSync(path.join(tmp, "p5en-1gpu", "outputs.json"), "utf8")));
-    const row = README.split("\n").find((l) => l.startsWith("| `outputs.json` |")) ?? "";
+    const row = RENDER_DOC.split("\n").find((l) => l.startsWith("| `outputs.json` |")) ?? "";
     assert.deepEqual(
       [...row.matchAll(/`(\w+)`/g)]
         .map((m) => m[1])
@@ -98,12 +105,12 @@ describe("README: first request, image build, teardown", function () {
     );
     const graphLine = USAGE.split("\n").find((l) => l.trim().startsWith("--graph")) ?? "";
     assert.ok(graphLine.includes(`"${DEFAULT_GRAPH_NAME}"`), graphLine);
-    assert.ok(README.includes(`\`dynamo-efa:graphName\` (default \`${DEFAULT_GRAPH_NAME}\`)`));
+    assert.ok(VERIFY_DOC.includes(`\`dynamo-efa:graphName\` (default \`${DEFAULT_GRAPH_NAME}\`)`));
   });
 
   it("the deploy steps admit the deploying machine to the API endpoint before the first preview/up", () => {
-    const start = README.indexOf("\n## Deploy for real\n");
-    assert.ok(start >= 0, 'README lacks "## Deploy for real"');
+    const start = README.indexOf("\n## Deploy\n");
+    assert.ok(start >= 0, 'README lacks "## Deploy"');
     const cmds = commands(README.slice(start, README.indexOf("\n## ", start + 1)));
     const firstDeploy = cmds.findIndex((c) => /^pulumi (preview|up)\b/.test(c));
     const set = cmds.findIndex((c) => c.includes("dynamo-efa:cluster.publicAccessCidrs["));
@@ -114,8 +121,8 @@ describe("README: first request, image build, teardown", function () {
       );
     assert.ok(m, cmds[set]);
     // The stack as `pulumi up` sees it after the step (the address the command would print), checked not offline.
-    const project = loadProject(path.join(__dirname, "..", ".."));
-    const cfg = stackConfig(project, path.join(__dirname, "..", "..", "stacks", "Pulumi.p5en-8gpu.yaml"));
+    const project = loadProject(ROOT);
+    const cfg = stackConfig(project, path.join(ROOT, "stacks", "Pulumi.p5en-8gpu.yaml"));
     const before = checkStackConfigMap(project.name, cfg, true, false).problems.map((p) => p.propertyPath);
     assert.deepEqual(
       before,

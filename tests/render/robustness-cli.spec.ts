@@ -48,10 +48,10 @@ describe("render robustness: arguments first, checked against the pack", functio
         assert.match(r.err, re);
       });
     }
-    it("the README's exit-code tables list every code render and verify return", () => {
-      const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-      const table = (heading: string) => {
-        const section = readme.slice(readme.indexOf(heading));
+    it("docs/RENDER.md's and docs/VERIFY.md's exit-code tables list every code render and verify return", () => {
+      const doc = (f: string) => fs.readFileSync(path.join(ROOT, "docs", f), "utf8");
+      const table = (readme: string) => {
+        const section = readme;
         const rows = section.slice(section.indexOf("| exit | meaning |")).split("\n").slice(2);
         const body = rows.slice(
           0,
@@ -67,8 +67,8 @@ describe("render robustness: arguments first, checked against the pack", functio
           .sort((a, b) => a - b);
       };
       const sorted = (codes: readonly number[]) => [...codes].sort((a, b) => a - b);
-      assert.deepEqual(table("## See the whole plan offline: `render`"), sorted(EXIT_CODES_OF.render));
-      assert.deepEqual(table("## verify"), sorted(EXIT_CODES_OF.verify));
+      assert.deepEqual(table(doc("RENDER.md")), sorted(EXIT_CODES_OF.render));
+      assert.deepEqual(table(doc("VERIFY.md")), sorted(EXIT_CODES_OF.verify));
       assert.deepEqual(
         sorted([...new Set(Object.values(EXIT_CODES_OF).flat())]),
         sorted([...new Set(Object.values(ExitCode))]),
@@ -76,9 +76,9 @@ describe("render robustness: arguments first, checked against the pack", functio
       );
     });
 
-    it("the README's example file is not named policy.json (the render's own output)", () => {
-      const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-      assert.doesNotMatch(readme, /--policy-config policy\.json/);
+    it("no doc's example file is named policy.json (the render's own output)", () => {
+      for (const f of ["README.md", "docs/RENDER.md", "docs/SECURITY.md"])
+        assert.doesNotMatch(fs.readFileSync(path.join(ROOT, f), "utf8"), /--policy-config policy\.json/, f);
     });
   });
 

@@ -177,6 +177,30 @@ describe("render: both stacks, real program", function () {
     });
   }
 
+  it("both stacks: the platform and kube-prometheus-stack releases wait for the system nodes and the default class", () => {
+    for (const stack of Object.keys(out)) {
+      const rs = readJson(out[stack].dir, "resources.json") as {
+        type: string;
+        name: string;
+        urn: string;
+        dependsOn: string[];
+      }[];
+      const urn = (type: string, name: string) => rs.find((r) => r.type === type && r.name === name)!.urn;
+      const needed = [
+        urn("aws:eks/nodeGroup:NodeGroup", "dynamo-efa-system-ng"),
+        urn("aws:eks/addon:Addon", "dynamo-efa-ebs-csi"),
+        urn("kubernetes:storage.k8s.io/v1:StorageClass", "dynamo-efa-gp3"),
+      ];
+      for (const r of rs.filter((x) => x.type === "kubernetes:helm.sh/v3:Release"))
+        if (/-release$|-kube-prometheus-stack$/.test(r.name))
+          assert.deepEqual(
+            needed.filter((u) => !r.dependsOn.includes(u)),
+            [],
+            `${stack}: ${r.name} waits for ${r.dependsOn.join(", ")}`,
+          );
+    }
+  });
+
   it("p5en-8gpu: the GPU node group waits for the image build; plan.json states the GPU idle minutes with their basis", () => {
     const dir = out["p5en-8gpu"].dir;
     const rs = readJson(dir, "resources.json");

@@ -4,6 +4,7 @@
  */
 import { strict as assert } from "assert";
 import { criticalPath, deployEdges, GraphNode, graphCreateMinutes, mermaid } from "../../tools/render/plan/graph";
+import { BUILD_MINUTES } from "../../components/image/sources";
 import { imageJson, kubernetesObject, manifestFiles } from "../../tools/render/output/manifests";
 import { buildPlan } from "../../tools/render/plan/plan";
 import { PlanSourceResource, workersOf } from "../../tools/render/plan/workers";
@@ -54,21 +55,21 @@ describe("render units", () => {
       assert.equal(e.has("comp"), false);
     });
 
-    it("finds the chain with the most create minutes (image build 95 + graph load budget 10)", () => {
+    it("finds the chain with the most create minutes (the source image build + graph load budget 10)", () => {
       const p = criticalPath(nodes, new Map(), graphMinutes);
       assert.deepEqual(
         p.steps.map((s) => s.name),
         ["img", "dgd"],
       );
-      assert.equal(p.minutes, 105);
+      assert.equal(p.minutes, BUILD_MINUTES.source + 10);
     });
 
     it("times the graph by its plan facts' budgets: load, plus a node cache's download before it", () => {
       assert.equal(graphCreateMinutes({ modelLoadBudgetSeconds: 1800, modelDownloadBudgetSeconds: 600 }), 40);
       assert.equal(graphCreateMinutes(undefined), undefined);
       const p = criticalPath(nodes, new Map(), graphCreateMinutes({ modelLoadBudgetSeconds: 3600 }));
-      assert.deepEqual([p.minutes, p.steps.at(-1)?.minutes], [155, 60]);
-      assert.equal(criticalPath(nodes).minutes, 105, "a graph without facts counts 10 minutes");
+      assert.deepEqual([p.minutes, p.steps.at(-1)?.minutes], [BUILD_MINUTES.source + 60, 60]);
+      assert.equal(criticalPath(nodes).minutes, BUILD_MINUTES.source + 10, "a graph without facts counts 10 minutes");
     });
 
     it("follows the longer cluster chain when the image is prebuilt", () => {

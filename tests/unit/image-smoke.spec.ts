@@ -8,6 +8,7 @@ import { spawnSync } from "child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
+import { loadFacts } from "../contracts/facts";
 
 const DIR = join(__dirname, "..", "..", "dockerfiles");
 const SMOKE = join(DIR, "image-smoke.py");
@@ -93,6 +94,86 @@ describe("image-smoke.py: the build-time check, through the launcher", function 
       `${root}/lib-trtllm`,
       false,
       `${root}/lib-trtllm:${join(root, "stubs", "trtllm")}`,
+    ]);
+  });
+
+  /** Runs `code` with image-smoke.py loaded as `m`, in the fake image's environment; the JSON it prints. */
+  function smokeFn(env: Record<string, string>, code: string): unknown {
+    const head = `import importlib.util, json, pathlib\ns = importlib.util.spec_from_file_location('s', ${JSON.stringify(SMOKE)}); m = importlib.util.module_from_spec(s); s.loader.exec_module(m)\n`;
+    const r = spawnSync(PYTHON, ["-c", head + code], { encoding: "utf8", env });
+    assert.strictEqual(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  }
+
+  it("W2: resolves each pod command's entry (`dynamo.<engine>.main:main`), not only the package __init__", () => {
+    const env = fakeImage();
+    // A Dynamo whose package imports but whose entry module does not (a missing import in main.py), as measured in
+    // the audit: `import dynamo.vllm` passes, `python3 -m dynamo.vllm` fails.
+    mkdirSync(join(root, "py", "dynamo", "vllm"), { recursive: true });
+    mkdirSync(join(root, "py", "dynamo", "frontend"), { recursive: true });
+    writeFileSync(join(root, "py", "dynamo", "__init__.py"), "");
+    writeFileSync(join(root, "py", "dynamo", "vllm", "__init__.py"), '__version__ = "1.0.0"\n');
+    writeFileSync(
+      join(root, "py", "dynamo", "vllm", "main.py"),
+      "import dynamo_missing_module\ndef main():\n    pass\n",
+    );
+    writeFileSync(join(root, "py", "dynamo", "frontend", "__init__.py"), "");
+    writeFileSync(join(root, "py", "dynamo", "frontend", "main.py"), "main = 'not callable'\n");
+    const r = run(env);
+    assert.match(
+      r.stderr,
+      /vllm: entry dynamo\.vllm\.main:main: ModuleNotFoundError: No module named 'dynamo_missing_module'/,
+    );
+    assert.match(r.stderr, /vllm: entry dynamo\.frontend\.main:main: dynamo\.frontend\.main has no callable main/);
+    assert.match(r.stderr, /trtllm: entry dynamo\.trtllm\.main:main: ModuleNotFoundError/);
+    assert.doesNotMatch(r.stderr, /import dynamo\.vllm:/, "the package itself imports");
+    writeFileSync(join(root, "py", "dynamo", "vllm", "main.py"), "def main():\n    pass\n");
+    assert.deepStrictEqual(smokeFn(env, "print(json.dumps(m.resolve_entries([('dynamo.vllm.main', 'main')])))"), {
+      ok: ["dynamo.vllm.main:main"],
+      skipped: {},
+      failed: {},
+    });
+  });
+
+  it("W2: the entries are the modules Dynamo's `__main__` runs (tests/contracts/facts/dynamo-image-build.json)", () => {
+    const entries = smokeFn(
+      fakeImage(),
+      "print(json.dumps({k: v['entries'] for k, v in m.ENVIRONMENTS.items()}))",
+    ) as Record<string, [string, string][]>;
+    const facts = loadFacts<{ entryModules: Record<string, string> }>("dynamo-image-build").facts.entryModules;
+    assert.deepStrictEqual(entries, {
+      vllm: [facts.vllm.split(":"), facts.frontend.split(":")],
+      trtllm: [facts.trtllm.split(":")],
+    });
+  });
+
+  it("B4: TensorRT-LLM's on-demand objects (Mooncake wrapper, bundled UCX and NIXL trees) are listed, never loaded", () => {
+    const site = join(root, "site");
+    const files = [
+      "tensorrt_llm/libs/ucx/ucx/libuct_xpmem.so.0",
+      "tensorrt_llm/libs/nixl/plugins/libplugin_UCX.so",
+      "tensorrt_llm/libs/libtensorrt_llm_mooncake_wrapper.so",
+      "tensorrt_llm/libs/libth_common.so",
+      "tensorrt_llm/bindings.cpython-312-x86_64-linux-gnu.so",
+    ];
+    for (const f of files) {
+      mkdirSync(join(site, f, ".."), { recursive: true });
+      writeFileSync(join(site, f), "not an ELF object");
+    }
+    const out = smokeFn(
+      fakeImage(),
+      [
+        `site = pathlib.Path(${JSON.stringify(site)})`,
+        "spec = m.ENVIRONMENTS['trtllm']",
+        "load, optional = m.split_optional(site, m.shared_objects(site, spec['packages']), spec['optional'])",
+        "failed = m.load_objects(site, load)['failed']",
+        "print(json.dumps([sorted(p.relative_to(site).as_posix() for p in optional), sorted(pathlib.Path(k).relative_to(site).as_posix() for k in failed)]))",
+      ].join("\n"),
+    );
+    assert.deepStrictEqual(out, [
+      files.slice(0, 3).sort(),
+      // What the engine loads at start-up is still loaded with RTLD_NOW, and a bad one still fails.
+      ["tensorrt_llm/bindings.cpython-312-x86_64-linux-gnu.so", "tensorrt_llm/libs/libth_common.so"],
     ]);
   });
 

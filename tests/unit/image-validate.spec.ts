@@ -2,6 +2,7 @@
  * `imagePlan` validation: every problem with the args, the arch lists and the Dockerfile in one list, through the
  * non-throwing `checkImagePlan` (split from image-plan.spec.ts, which keeps the build args and the plan's fields).
  */
+import { sourceEstimate } from "../../components/image/sources";
 import * as assert from "assert";
 import { mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
@@ -155,7 +156,7 @@ describe("imagePlan: validation (every problem at once)", () => {
     );
     assert.match(
       t[0].reason,
-      /did you mean "final"\?.*stages: dynamo_base, wheel_builder_base, wheel_builder, pytorch_base, nixl_cu13, trtllm_framework, vllm_framework, final/,
+      /did you mean "final"\?.*stages: dynamo_base, wheel_builder_base, runtime_wheel_builder, wheel_builder, pytorch_base, nixl_cu13, trtllm_release, trtllm_framework, vllm_framework, final/,
     );
   });
 
@@ -187,12 +188,82 @@ describe("imagePlan: validation (every problem at once)", () => {
   });
 });
 
+describe("imagePlan: image.source (prebuilt, combined, source)", () => {
+  const VLLM = { repository: "nvcr.io/nvidia/ai-dynamo/vllm-runtime", tag: "1.6.2-efa", source: "test" };
+  const TRT = { repository: "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime", tag: "1.6.2-efa", source: "test" };
+  const plan = (a: DynamoImageArgs) => {
+    const c = checkImagePlan(a);
+    assert.ok(c.ok, JSON.stringify(c));
+    return c.value;
+  };
+
+  it("defaults to the vendor's prebuilt image when the release has one for the backend; else to the source build", () => {
+    const p = plan({ vendorImages: { vllm: VLLM, trtllm: TRT }, backend: "trtllm" });
+    assert.ok(p.kind === "prebuilt");
+    assert.deepStrictEqual(
+      [p.source, p.ref, p.resolve, p.backend, p.cudaArchs],
+      ["prebuilt", undefined, TRT, "trtllm", []],
+    );
+    assert.match(p.estimate.buildTime, /^0 min/);
+    assert.match(p.estimate.gencode, /nothing is compiled/);
+    const s = plan({});
+    assert.ok(s.kind === "build" && s.source === "source");
+    assert.match(s.estimate.buildTime, /2-2\.5 h/);
+    assert.match(s.estimate.imageSize, /40-46 GB/);
+  });
+
+  it("a vendor digest, where known, deploys as repository@digest with no lookup", () => {
+    const digest = `sha256:${"a".repeat(64)}`;
+    const p = plan({ source: "prebuilt", vendorImages: { vllm: { ...VLLM, digest } } });
+    assert.ok(p.kind === "prebuilt" && p.ref === `${VLLM.repository}@${digest}` && p.resolve === undefined);
+  });
+
+  it("combined: the vendor images assembled by the small Dockerfile; without vendor images (the seed) the source build", () => {
+    const c = plan({ source: "combined", vendorImages: { vllm: VLLM, trtllm: TRT } });
+    assert.ok(c.kind === "combined");
+    assert.strictEqual(c.dockerfile, "dockerfiles/Dockerfile.dynamo-vendor-combined");
+    assert.deepStrictEqual(c.images, { vllm: VLLM, trtllm: TRT });
+    assert.match(c.estimate.gencode, /nothing is compiled/);
+    const seed = plan({ source: "combined", cudaArchs: ["sm_90"] });
+    assert.ok(
+      seed.kind === "build" && seed.source === "combined" && seed.dockerfile.endsWith("Dockerfile.dynamo-combined-efa"),
+    );
+    assert.match(seed.estimate.gencode, /for sm_90/);
+  });
+
+  it("refuses, all at once: an unknown source, prebuilt without a vendor image, combined with one image, build args", () => {
+    const bad = (a: DynamoImageArgs) => {
+      const c = checkImagePlan(a);
+      assert.ok(!c.ok);
+      return c.problems.map((p) => `${p.propertyPath}: ${p.reason}`).join("\n");
+    };
+    assert.match(
+      bad({ source: "prebuit" as never }),
+      /source: "prebuit" is not an image source.*did you mean "prebuilt"/,
+    );
+    assert.match(bad({ source: "prebuilt" }), /source: "prebuilt" needs a vendor runtime image for the "vllm" backend/);
+    assert.match(bad({ source: "combined", vendorImages: { vllm: VLLM } }), /vendorImages: .*missing trtllm/);
+    const both = bad({ source: "prebuilt", vendorImages: { vllm: { ...VLLM, tag: "latest" } }, maxJobs: 8 });
+    assert.match(both, /vendorImages\.vllm\.tag: "latest" moves/);
+    assert.match(both, /maxJobs: has no effect with source "prebuilt"/);
+  });
+});
+
 describe("imagePlan: skip path (ref)", () => {
   const REF = `123456789012.dkr.ecr.us-east-2.amazonaws.com/dynamo@${D}`;
   it("a digest-pinned ref with explicit archs builds nothing", () => {
     assert.deepStrictEqual(checkImagePlan({ ref: REF, cudaArchs: ["sm_90"] }), {
       ok: true,
-      value: { kind: "prebuilt", ref: REF, cudaToolkit: "12.9", cudaArchs: ["sm_90"] },
+      value: {
+        kind: "prebuilt",
+        source: "prebuilt",
+        estimate: sourceEstimate("prebuilt", false, []),
+        ref: REF,
+        resolve: undefined,
+        backend: undefined,
+        cudaToolkit: "12.9",
+        cudaArchs: ["sm_90"],
+      },
     });
   });
   it("a tag-only ref, missing or auto archs, and build-only args are errors", () => {

@@ -8,7 +8,9 @@ import { InferenceSettings } from "../../components/inference/args";
 import { validate } from "../../components/inference/validate";
 import { renderFrontendLoadBalancer } from "../../components/inference/render";
 import { renderGraph } from "../../components/inference/graph";
-import { GraphService } from "../../components/_shared/names";
+import { GraphService, OperatorLabel } from "../../components/_shared/names";
+import { renderNetworkPolicies } from "../../components/inference/network";
+import { allows, Endpoint, Flow } from "../helpers/network-policy-eval";
 import { IMAGE, pool, resolved } from "../helpers/inference-fixtures";
 
 const lb = (over: Partial<InferenceSettings>) =>
@@ -80,24 +82,35 @@ describe("inference: the internal load balancer's source ranges", () => {
 
 describe("inference: the HF token reaches only what downloads", () => {
   const NVME = { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } };
-  const modes: [string, Partial<InferenceSettings>, boolean][] = [
-    ["none (the engine downloads)", { modelCacheMode: "none" }, true],
+  // [mode, overrides, the engine gets the token, the Frontend's main container gets it]
+  const modes: [string, Partial<InferenceSettings>, boolean, boolean][] = [
+    ["none (the engine downloads)", { modelCacheMode: "none" }, true, true],
     [
       "efs (the first worker downloads into the volume)",
       { modelCache: { storageClassName: "efs", sizeGiB: 100 } },
       true,
+      false,
     ],
     [
       "local-nvme (only the prefetch init container downloads)",
       { modelCacheMode: "local-nvme", gpuPool: pool("p5en.48xlarge", 2, true, NVME) },
       false,
+      false,
     ],
   ];
-  for (const [mode, over, engineGetsToken] of modes)
+  for (const [mode, over, engineGetsToken, frontendGetsToken] of modes)
     it(mode, () => {
       const g = renderGraph(resolved("p5en-8x1gpu", "vllm", over), IMAGE);
-      // The Frontend downloads the model's config and tokenizer itself in every mode.
-      assert.equal(g.spec.services[GraphService.Frontend].envFromSecret, "llama-hf-token");
+      // The Frontend downloads the model's config and tokenizer itself only in `none` mode (frontend-model.ts).
+      const frontend = g.spec.services[GraphService.Frontend];
+      assert.equal(frontend.envFromSecret, frontendGetsToken ? "llama-hf-token" : undefined);
+      const frontendInit = (frontend.extraPodSpec?.initContainers ?? []).filter((c) =>
+        (c.env ?? []).some((e) => e.name === "HF_TOKEN"),
+      );
+      assert.deepEqual(
+        frontendInit.map((c) => c.name),
+        engineGetsToken ? [] : ["model-config"],
+      );
       for (const key of [GraphService.Prefill, GraphService.Decode]) {
         const w = g.spec.services[key];
         assert.equal(w.envFromSecret, engineGetsToken ? "llama-hf-token" : undefined, key);
@@ -106,4 +119,69 @@ describe("inference: the HF token reaches only what downloads", () => {
         assert.deepEqual(holders, engineGetsToken ? [] : ["model-prefetch"], key);
       }
     });
+});
+
+describe("inference: an internal load balancer admits exactly frontend.sourceRanges (NetworkPolicy evaluator)", () => {
+  const r = resolved("p5en-1gpu", "vllm", {
+    frontend: { serviceType: "InternalLoadBalancer", sourceRanges: ["10.20.0.0/16"] },
+    vpcCidr: "10.0.0.0/16",
+  });
+  const policies = renderNetworkPolicies(r);
+  const frontend: Endpoint = {
+    pod: {
+      namespace: r.namespace,
+      labels: { [OperatorLabel.GraphName]: r.graphName, [OperatorLabel.Component]: GraphService.Frontend },
+    },
+    ip: "10.0.1.10",
+  };
+  const to8000 = (from: Endpoint): Flow => ({ from, to: frontend, protocol: "TCP", port: 8000 });
+  const cases: [string, Endpoint, boolean][] = [
+    ["a caller in sourceRanges (its address kept by the NLB)", { ip: "10.20.3.4" }, true],
+    ["an address elsewhere in the VPC", { ip: "10.0.200.7" }, false],
+    [
+      "a pod of another namespace (a VPC address under the VPC CNI)",
+      { pod: { namespace: "other", labels: {} }, ip: "10.0.9.9" },
+      false,
+    ],
+  ];
+  for (const [who, from, allowed] of cases)
+    it(`${allowed ? "admits" : "refuses"} ${who}`, () => assert.equal(allows(policies, to8000(from)), allowed));
+
+  it("the Service keeps the caller's address: NLB instance targets, externalTrafficPolicy Local", () => {
+    const svc = renderFrontendLoadBalancer(r)!;
+    assert.equal(svc.spec.externalTrafficPolicy, "Local");
+    assert.equal(svc.metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-type"], "nlb");
+    assert.equal(
+      svc.metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-target-group-attributes"],
+      "preserve_client_ip.enabled=true",
+    );
+  });
+});
+
+describe("inference: the graph's namespace is its own", () => {
+  const problems = (over: Partial<InferenceSettings>) =>
+    validate(resolved("p5en-1gpu", "vllm", over), true)
+      .filter((p) => p.propertyPath === "namespace")
+      .map((p) => p.reason);
+  const taken: [string, Partial<InferenceSettings>, RegExp][] = [
+    ["default", { namespace: "default" }, /^"default" is a namespace Kubernetes itself runs/],
+    ["kube-system", { namespace: "kube-system" }, /^"kube-system" is a namespace Kubernetes itself runs/],
+    ["kube-public", { namespace: "kube-public" }, /itself runs/],
+    ["kube-node-lease", { namespace: "kube-node-lease" }, /itself runs/],
+    ["the platform's", { namespace: "dynamo-system" }, /^"dynamo-system" is the Dynamo platform's namespace/],
+    ["a custom platform namespace", { namespace: "ops", platformNamespace: "ops" }, /platform's namespace/],
+    [
+      "the scrapers'",
+      { namespace: "monitoring", networkPolicy: { metricsNamespaces: ["monitoring"] } },
+      /^"monitoring" is a metrics namespace/,
+    ],
+    ["default, even unmanaged", { namespace: "default", createNamespace: false }, /Choose another, e.g. "dynamo"$/],
+  ];
+  for (const [why, over, want] of taken)
+    it(`refuses ${why}`, () => {
+      const got = problems(over);
+      assert.equal(got.length, 1, got.join("\n"));
+      assert.match(got[0], want);
+    });
+  it("accepts a namespace of its own", () => assert.deepEqual(problems({ namespace: "llm-serving" }), []));
 });

@@ -96,7 +96,22 @@ const cases: Case[] = [
     [
       [
         "gpuPool",
-        'placement "separate-nodes" gives each node to one role: prefill 12 x 1 GPU needs 2 node(s), decode 12 x 1 GPU needs 2 node(s) of 8 GPUs = 4 nodes; pool "gpu" has 3. Add nodes (4), lower replicas, or set placement "any"',
+        'placement "separate-nodes" gives each node to one role: prefill 12 x 1 GPU needs 2 node(s), decode 12 x 1 GPU needs 2 node(s) of 8 GPUs = 4 nodes; pool "gpu" has 3. Add nodes (4) or lower replicas (plan.md\'s balanced split fits the nodes the graph takes)',
+      ],
+    ],
+  ],
+  [
+    "separate-node placement without EFA (UCX): placement any is offered as a fix, the pack allowing it there",
+    over({
+      gpuPool: pool("p5en.48xlarge", 3),
+      kvTransport: "ucx",
+      prefill: { replicas: 12, gpusPerWorker: 1 },
+      decode: { replicas: 12, gpusPerWorker: 1 },
+    }),
+    [
+      [
+        "gpuPool",
+        'placement "separate-nodes" gives each node to one role: prefill 12 x 1 GPU needs 2 node(s), decode 12 x 1 GPU needs 2 node(s) of 8 GPUs = 4 nodes; pool "gpu" has 3. Add nodes (4) or lower replicas (plan.md\'s balanced split fits the nodes the graph takes), or set placement "any"',
       ],
     ],
   ],

@@ -15,7 +15,7 @@ import { type DgdContainer, type EnvVar } from "../../components/inference/dgd";
 import { renderInference } from "../../components/inference/render";
 import { ServingRole } from "../../components/inference/args";
 import { modelFacts } from "../../components/catalog/models";
-import { COMPLETION_MARKER, modelCacheDir, PREFETCH_SCRIPT } from "../../components/inference/cache";
+import { COMPLETION_MARKERS_DIR, modelCacheDir, PREFETCH_SCRIPT } from "../../components/inference/cache";
 import { expectGolden } from "../helpers/golden";
 import type { InferenceSettings } from "../../components/inference";
 import { argValue, IMAGE, mainOf, MODEL, pool, resolved } from "../helpers/inference-fixtures";
@@ -111,7 +111,10 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
     const out = renderInference(localNvme());
     const cm = out.engineConfigMaps.find((c) => c.metadata.name === "llama-model-prefetch");
     assert.equal(cm?.data["prefetch.py"], PREFETCH_SCRIPT);
-    assert.ok(PREFETCH_SCRIPT.includes(COMPLETION_MARKER), "the script writes the marker the TS side names");
+    assert.ok(
+      PREFETCH_SCRIPT.includes(`MARKERS = "${COMPLETION_MARKERS_DIR}"`),
+      "the script writes its markers where the TS side names",
+    );
     assert.equal(out.graph.metadata.annotations["dynamo-efa/model"], MODEL);
   });
 

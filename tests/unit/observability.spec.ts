@@ -93,6 +93,17 @@ describe("observability: args, validation, config", () => {
       ],
     ],
     [
+      "Prometheus in the graph's namespace (fenced by its default-deny policy)",
+      { graphName: "llm", graphNamespace: "dynamo", namespace: "dynamo" },
+      [
+        {
+          propertyPath: "namespace",
+          reason:
+            '"dynamo" is the graph\'s namespace, whose pods the graph fences with a default-deny NetworkPolicy; run Prometheus in a namespace of its own, e.g. "monitoring"',
+        },
+      ],
+    ],
+    [
       "ranges and a chart version",
       { graphName: "LLM", scrapeIntervalSeconds: 0, dcgmExporterVersion: "latest" },
       [
@@ -143,10 +154,10 @@ describe("observability: args, validation, config", () => {
     );
   });
 
-  it("the README's config reference lists every observability key", () => {
-    const readme = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
+  it("the config reference (docs/CONFIG.md) lists every observability key", () => {
+    const doc = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "CONFIG.md"), "utf8");
     for (const r of referenceRows("observability", OBSERVABILITY_FIELDS))
-      assert.ok(readme.includes(`| \`${r.key}\` | ${r.type} |`), `README lacks ${r.key}`);
+      assert.ok(doc.includes(`| \`${r.key}\` | ${r.type} |`), `docs/CONFIG.md lacks ${r.key}`);
   });
 });
 

@@ -4,58 +4,14 @@
  * retried, a token without access failing with the model named. Needs python3; skips with the reason otherwise.
  */
 import { strict as assert } from "assert";
-import { ChildProcess, spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as http from "http";
 import { AddressInfo } from "net";
 import * as os from "os";
 import * as path from "path";
 import { INFERENCE_LIMITS } from "../../components/inference/args";
-import { COMPLETION_MARKER, modelCacheDir } from "../../components/inference/cache";
-import { Fake, fakeHf, FILES, MODEL, SHA } from "../helpers/fake-hf";
-
-const SCRIPT = path.join(__dirname, "..", "..", "components", "inference", "prefetch", "prefetch.py");
-
-function run(
-  root: string,
-  hf: Fake,
-  extra: Record<string, string> = {},
-): { child: ChildProcess; done: Promise<{ code: number | null; stderr: string }> } {
-  const child = spawn("python3", [SCRIPT], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      MODEL_ID: MODEL,
-      CACHE_ROOT: root,
-      HF_ENDPOINT: hf.url,
-      HF_TOKEN: hf.token,
-      RETRY_BASE_SECONDS: "0.01",
-      DOWNLOAD_BUDGET_SECONDS: "600",
-      ...extra,
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d) => {
-    stderr += String(d);
-  });
-  return { child, done: new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr }))) };
-}
-
-const finalDir = (root: string) => modelCacheDir(root, MODEL);
-
-function assertComplete(root: string): void {
-  const dir = finalDir(root);
-  const marker = JSON.parse(fs.readFileSync(path.join(dir, COMPLETION_MARKER), "utf8"));
-  assert.deepEqual([marker.model, marker.sha, marker.files], [MODEL, SHA, 3]);
-  for (const name of ["config.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]) {
-    assert.ok(fs.readFileSync(path.join(dir, name)).equals(FILES[name]), `${name} is byte-identical`);
-  }
-  assert.equal(
-    fs.existsSync(path.join(dir, "original")),
-    false,
-    "Meta's consolidated checkpoint is skipped when safetensors exist",
-  );
-}
+import { Fake, fakeHf, FILES, SHA } from "../helpers/fake-hf";
+import { assertComplete, finalDir, marker, needPython, run } from "../helpers/prefetch-run";
 
 describe("prefetch: one download per node, atomic completion, retries (fake HF on 127.0.0.1)", function () {
   this.timeout(120000);
@@ -63,13 +19,7 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
   let root: string;
 
   before(function () {
-    const probe = spawnSync("python3", ["--version"], { encoding: "utf8" });
-    if (probe.error || probe.status !== 0) {
-      console.log(
-        `      skipped: python3 is not available here (${probe.error?.message ?? probe.stderr}); the prefetch script needs it`,
-      );
-      this.skip();
-    }
+    needPython(this);
   });
   beforeEach(async () => {
     hf = await fakeHf();
@@ -110,7 +60,11 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
       false,
       "the workers' directory does not exist after an interrupted download",
     );
-    assert.equal(fs.readdirSync(path.join(root, ".staging")).length, 1, "the partial download sits in staging");
+    assert.deepEqual(
+      fs.readdirSync(path.join(root, ".staging")).map((n) => n.split("@")[0]),
+      ["acme--tiny-llm--main"],
+      "the partial download sits in staging, named by its exact key",
+    );
     const second = await run(root, hf).done;
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stderr, /removing an interrupted download/);
@@ -130,7 +84,7 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
     hf.listingFailures = Array(10).fill(503);
     const r = await run(root, hf, { RETRY_MAX_ATTEMPTS: "3" }).done;
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /FAILED: RuntimeError: listing acme\/tiny-llm: HTTP 503 after 3 attempts/);
+    assert.match(r.stderr, /FAILED: listing acme\/tiny-llm: HTTP 503 after 3 attempts/);
     assert.equal(fs.existsSync(finalDir(root)), false);
   });
 
@@ -193,7 +147,7 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
       assert.equal(r.code, 1, r.stderr);
       assert.match(
         r.stderr,
-        /downloading model-00002-of-00002\.safetensors: got 524288 of 1048576 bytes after 2 attempts/,
+        /downloading model-00002-of-00002\.safetensors of acme\/tiny-llm: got 524288 of 1048576 bytes after 2 attempts/,
       );
       assert.equal(hf.gets["model-00002-of-00002.safetensors"], 2);
       assert.equal(fs.existsSync(finalDir(root)), false);
@@ -210,7 +164,7 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
         assert.match(
           r.stderr,
           new RegExp(
-            `downloading ${file.replace(/\./g, "\\.")}: ${algo} [0-9a-f]{40,64} is not the listing's [0-9a-f]{40,64} after 1 attempts`,
+            `downloading ${file.replace(/\./g, "\\.")} of acme/tiny-llm: ${algo} [0-9a-f]{40,64} is not the listing's [0-9a-f]{40,64} after 1 attempts`,
           ),
         );
         assert.equal(fs.existsSync(finalDir(root)), false, `${file}: nothing complete`);
@@ -223,7 +177,10 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
       fs.truncateSync(path.join(dir, "model-00002-of-00002.safetensors"), 10);
       const again = await run(root, hf).done;
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stderr, /does not have the 1048576 bytes its completion marker records; downloading again/);
+      assert.match(
+        again.stderr,
+        /model-00002-of-00002\.safetensors is not the 1048576-byte file its completion marker records; downloading again/,
+      );
       assert.equal(hf.gets["model-00002-of-00002.safetensors"], 2);
       assertComplete(root);
       fs.rmSync(dir, { recursive: true }); // README "Model cache recovery": the documented command's effect
@@ -237,8 +194,8 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
   it("a pinned revision (40-hex) downloads into its own directory and must be the listing's commit", async () => {
     const r = await run(root, hf, { MODEL_REVISION: SHA }).done;
     assert.equal(r.code, 0, r.stderr);
-    const marker = JSON.parse(fs.readFileSync(path.join(modelCacheDir(root, MODEL, SHA), COMPLETION_MARKER), "utf8"));
-    assert.deepEqual([marker.revision, marker.sha], [SHA, SHA]);
+    const m = marker(root, SHA);
+    assert.deepEqual([m.revision, m.sha], [SHA, SHA]);
     const other = "f".repeat(40);
     hf.listingSha = other;
     const wrong = await run(root, hf, { MODEL_REVISION: SHA, CACHE_ROOT: path.join(root, "b") }).done;
@@ -271,7 +228,7 @@ describe("prefetch: one download per node, atomic completion, retries (fake HF o
       [
         "HF_ENDPOINT",
         "huggingface.co",
-        /HF_ENDPOINT must be an http\(s\) URL such as "https:\/\/huggingface\.co"; got 'huggingface\.co'/,
+        /HF_ENDPOINT must be an http\(s\) URL such as "https:\/\/huggingface\.co" \(no user, query or fragment\); got 'huggingface\.co'/,
       ],
     ] as const) {
       it(`${key}=${value}`, async () => {

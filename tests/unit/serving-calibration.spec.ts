@@ -1,79 +1,94 @@
 /**
- * The calibration copy in components/inference/worker-speed.ts (`H200_MEASUREMENTS`) equals the H200 fact file
- * (tests/contracts/facts/h200-serving-calibration.json), and the rates fitted from it reproduce its
- * decode steps; the prefill model sits below transformers' eager forward measured in the same file.
+ * The serving model's H200 calibration: the worker speed reads the two fact files directly
+ * (tests/contracts/facts/h200-serving-calibration.json and h200-serving-extended.json, no copy in code), the rates
+ * fitted from them reproduce the measured decode steps (bf16 and FP8 weights, batch 1..1024), FP8 runs at its
+ * measured rate rather than twice bf16, and the prefill model sits below transformers' eager forward.
  */
 import { strict as assert } from "assert";
 import { loadFacts } from "../contracts/facts";
 import {
   H200_MEASUREMENTS,
-  ServingMeasurements,
   H200_RATES,
+  measurementsOf,
+  measuredRates,
   ratesFor,
   decodeStepMs,
+  gemmTflops,
   prefillMs,
   servingShape,
   WorkerSpeed,
 } from "../../components/inference/worker-speed";
-import { modelFacts } from "../../components/catalog/models";
-import { KvCacheDtype } from "../../components/catalog/models";
+import { engineSettings } from "../../components/inference/engine-settings";
+import { Backend } from "../../components/inference/args";
+import { factsOfRow, modelFacts, modelRow, KvCacheDtype, WeightDtype } from "../../components/catalog/models";
+import { GPU_DATASHEETS } from "../../components/catalog/gpu-datasheet";
 
-interface CalibrationFacts {
-  gpu: string;
-  torch: string;
-  hbm: { readGBs: number };
-  gemm: { model: string; tp: number; op: string; m: number; k: number; n: number; ms: number }[];
-  attention: { heads: number; kvHeads: number; headDim: number; seq: number; ms: number }[];
-  decodeStep: { batch: number; context: number; ms?: number; weightBytes?: number; kvBytes?: number }[];
-  prefillForward: { runs: { isl: number; ms: number }[] };
-}
-
-/** The fact file in the copy's shape (skipped decode points left out, as the copy leaves them). */
-function fromFacts(f: CalibrationFacts): ServingMeasurements {
-  return {
-    gpu: f.gpu,
-    torch: f.torch,
-    hbmReadGBs: f.hbm.readGBs,
-    gemm: f.gemm.map((r) => [r.model, r.tp, r.op, r.m, r.k, r.n, r.ms] as const),
-    attention: f.attention.map((r) => [r.heads, r.kvHeads, r.headDim, r.seq, r.ms] as const),
-    decodeStep: f.decodeStep
-      .filter((r) => r.ms !== undefined)
-      .map((r) => [r.batch, r.context, r.ms!, r.weightBytes!, r.kvBytes!] as const),
-    prefillForward: f.prefillForward.runs.map((r) => [r.isl, r.ms] as const),
-  };
-}
-
-const facts = loadFacts<CalibrationFacts>("h200-serving-calibration");
+type AnyFacts = Parameters<typeof measurementsOf>[0];
+const calibration = loadFacts<AnyFacts["facts"]>("h200-serving-calibration");
+const extended = loadFacts<Parameters<typeof measurementsOf>[1]["facts"]>("h200-serving-extended");
 const m8 = modelFacts("meta-llama/Llama-3.1-8B-Instruct")!;
-const w8: WorkerSpeed = {
-  shape: servingShape(m8),
+const m8fp8 = factsOfRow({
+  ...modelRow("meta-llama/Llama-3.1-8B-Instruct")!,
+  weights: { dtype: WeightDtype.Fp8, scope: "linear" },
+});
+/** TensorRT-LLM's settings: CUDA graphs to its batch limit, as the measured steps were replayed. */
+const graphed = engineSettings(Backend.Trtllm, "H200 141GB", 141);
+const worker = (m: typeof m8): WorkerSpeed => ({
+  shape: servingShape(m),
   tp: 1,
   rates: H200_RATES,
   kvCacheDtype: KvCacheDtype.Auto,
-  kvCapacityTokens: 1e6,
-};
+  kvCapacityTokens: 1e7,
+  engine: graphed,
+});
 
-describe("serving calibration (tests/contracts/facts/h200-serving-calibration.json)", () => {
-  it("the code's copy equals the fact file", () => {
-    assert.deepEqual(H200_MEASUREMENTS, fromFacts(facts.facts));
+describe("serving calibration (tests/contracts/facts/h200-serving-*.json)", () => {
+  it("the measurements are the fact files' rows, every measured decode step of both", () => {
+    const fresh = measurementsOf(calibration, extended);
+    assert.deepEqual(H200_MEASUREMENTS, fresh);
+    const measured = [...calibration.facts.decodeStep, ...extended.facts.decodeStep].filter((r) => r.ms !== undefined);
+    assert.equal(H200_MEASUREMENTS.decodeStep.length, measured.length);
+    assert.equal(H200_MEASUREMENTS.gemm.length, extended.facts.gemm.length);
   });
 
-  it("a re-measured number not copied into the code fails the comparison (mutation)", () => {
-    const changed = structuredClone(facts.facts);
-    changed.decodeStep[0]!.ms = changed.decodeStep[0]!.ms! + 0.1;
-    assert.notDeepEqual(H200_MEASUREMENTS, fromFacts(changed));
+  it("a re-measured number changes the fitted rates (mutation)", () => {
+    const changed = structuredClone(extended);
+    changed.facts.decodeStep.find((r) => r.batch === 1024 && r.weights === "bf16")!.ms! *= 1.5;
+    const sheet = GPU_DATASHEETS.get("H200 141GB")!;
+    assert.notDeepEqual(
+      measuredRates(measurementsOf(calibration, changed), sheet).stepOverheadMs,
+      H200_RATES.stepOverheadMs,
+    );
   });
 
-  it("the fitted decode model reproduces every measured Llama-3.1-8B step within 1%", () => {
-    for (const [b, ctx, ms] of H200_MEASUREMENTS.decodeStep) {
-      const got = decodeStepMs(w8, b, ctx);
-      assert.ok(Math.abs(got / ms - 1) < 0.01, `batch ${b} context ${ctx}: model ${got} ms, measured ${ms} ms`);
+  it("the fitted decode model reproduces every measured Llama-3.1-8B step, bf16 and FP8, batch 1..1024, within 6%", () => {
+    for (const [weights, b, ctx, ms] of H200_MEASUREMENTS.decodeStep) {
+      const got = decodeStepMs(worker(weights === "fp8" ? m8fp8 : m8), b, ctx);
+      assert.ok(
+        Math.abs(got / ms - 1) < 0.06,
+        `${weights} batch ${b} context ${ctx}: model ${got} ms, measured ${ms} ms`,
+      );
     }
+  });
+
+  it("FP8 GEMM runs at its measured rate: 1.4-1.9x bf16 at prefill sizes, not the 2x the old model assumed", () => {
+    for (const tokens of [4096, 8192]) {
+      const r = gemmTflops(worker(m8fp8), tokens) / gemmTflops(worker(m8), tokens);
+      assert.ok(r > 1.4 && r < 1.9, `${tokens} tokens: FP8/bf16 = ${r}`);
+    }
+  });
+
+  it("a decode step above vLLM's CUDA-graph batch (512) pays the measured eager launch cost", () => {
+    const vllm = { ...worker(m8), engine: engineSettings(Backend.Vllm, "H200 141GB", 141) };
+    const extra = decodeStepMs(vllm, 1024, 512) - decodeStepMs(worker(m8), 1024, 512);
+    const launch = extended.facts.hostOverhead.find((h) => h.weights === "bf16")!;
+    assert.ok(Math.abs(extra - (launch.eagerMs - launch.graphMs)) < 1e-9, `${extra}`);
+    assert.equal(decodeStepMs(vllm, 512, 512), decodeStepMs(worker(m8), 512, 512));
   });
 
   it("prefill is 70-95% of transformers' eager forward (which adds unfused elementwise ops and a full lm_head)", () => {
     for (const [isl, ms] of H200_MEASUREMENTS.prefillForward) {
-      const r = prefillMs(w8, isl) / ms;
+      const r = prefillMs(worker(m8), isl) / ms;
       assert.ok(r > 0.7 && r < 0.95, `ISL ${isl}: model/eager = ${r}`);
     }
   });

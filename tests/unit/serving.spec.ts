@@ -16,6 +16,8 @@ import {
   H200_RATES,
 } from "../../components/inference/worker-speed";
 import * as L from "../../components/inference/serving";
+import { recommendedSplit } from "../../components/inference/serving-split";
+import { Placement } from "../../components/inference/args";
 import { Annotation } from "../../components/_shared/annotations";
 
 const speed = (id: string, tp: number, kvCapacityTokens = 800_000): WorkerSpeed => ({
@@ -40,9 +42,9 @@ describe("serving model: queueing", () => {
 });
 
 describe("serving model: one worker", () => {
-  it("prefill grows with the prompt, faster than linearly (attention), and TP 8 prefills a 70B prompt faster than TP 2", () => {
+  it("prefill grows with the prompt (about doubling; the GEMM rate still rising to 2k tokens), more than 8x over 8x (attention), and TP 8 prefills a 70B prompt faster than TP 2", () => {
     const p = [1024, 2048, 4096, 8192].map((isl) => prefillMs(w8, isl));
-    for (let i = 1; i < p.length; i++) assert.ok(p[i]! > 2 * p[i - 1]! * 0.95, `${p}`);
+    for (let i = 1; i < p.length; i++) assert.ok(p[i]! > 1.8 * p[i - 1]!, `${p}`);
     assert.ok(p[3]! / p[0]! > 8, "attention makes an 8x longer prompt more than 8x slower");
     const seventy = "meta-llama/Llama-3.1-70B-Instruct";
     assert.ok(prefillMs(speed(seventy, 8), 4096) < prefillMs(speed(seventy, 2), 4096));
@@ -54,12 +56,12 @@ describe("serving model: one worker", () => {
     const fp8 = decodeStepMs(speed("nvidia/Llama-3.1-70B-Instruct-FP8", 4), 1, 1024);
     assert.ok(fp8 < bf16, `${fp8} vs ${bf16}`);
   });
-  it("the decode batch is the KV capacity over ISL + OSL, at most 256", () => {
+  it("the decode batch is the KV capacity over ISL + OSL, at most the engine's limit (vLLM on an H200: 1024, not 256)", () => {
     assert.equal(
       L.decodeCapacity(speed("meta-llama/Llama-3.1-8B-Instruct", 1, 10_000), { isl: 900, osl: 100 }).batch,
       10,
     );
-    assert.equal(L.decodeCapacity(w8, { isl: 100, osl: 100 }).batch, 256);
+    assert.equal(L.decodeCapacity(w8, { isl: 100, osl: 100 }).batch, 1024);
     assert.equal(L.decodeCapacity(speed("meta-llama/Llama-3.1-8B-Instruct", 1, 500), { isl: 900, osl: 100 }).batch, 0);
   });
 });
@@ -91,9 +93,32 @@ describe("serving model: layouts", () => {
     assert.ok(L.disaggGain(dis, agg, { ...wl, itlMs: 10 })! > L.disaggGain(dis, agg, { ...wl, itlMs: 30 })!);
     assert.ok(meetsAll(agg, { ...wl, itlMs: 20 }));
   });
+  const split = (w: L.ServingWorkload, nodes?: number) =>
+    recommendedSplit({
+      prefillTp: 1,
+      decodeTp: 1,
+      prefillRps: L.prefillCapacity(w8, w.isl).requestsPerSecond,
+      decodeRps: L.decodeCapacity(w8, w).requestsPerSecond,
+      gpus: 16,
+      gpusPerNode: 8,
+      ...(nodes !== undefined ? { nodes } : {}),
+      placement: Placement.SeparateNodes,
+      current: { prefill: 8, decode: 8 },
+    });
   it("the balanced split of a prefill-heavy workload has more prefill than decode workers; of a decode-heavy one, fewer", () => {
-    assert.ok(L.balancedSplit(w8, w8, 16, wl)!.prefill > 8);
-    assert.ok(L.balancedSplit(w8, w8, 16, { isl: 1000, osl: 1000, concurrency: 64 })!.prefill < 8);
+    assert.ok(split(wl).prefill > 8);
+    assert.ok(split({ isl: 1000, osl: 1000, concurrency: 64 }).prefill < 8);
+  });
+  it("under separate-nodes on 2 nodes of 8 the split takes whole nodes per role (8 + 8); it says how many nodes otherwise", () => {
+    const free = split(wl);
+    assert.equal(free.nodes.total, 3, "unconstrained, the prefill-heavy split needs a third node");
+    const fitted = split(wl, 2);
+    assert.deepEqual([fitted.prefill, fitted.decode, fitted.nodes.total, fitted.fitsPool], [8, 8, 2, true]);
+  });
+  it("P50 <= mean-ish <= P90 of the M/D/c wait; P90 of one server at rho 0.5 is ln(0.5/0.1) S / (2 (1 - 0.5))", () => {
+    assert.ok(Math.abs(L.mdcWaitPercentileMs(1, 5, 100, 0.9) - Math.log(5) * 100) < 1e-9);
+    assert.equal(L.mdcWaitPercentileMs(1, 5, 100, 0.5), 0);
+    assert.ok(L.mdcWaitPercentileMs(4, 30, 100, 0.9) > L.mdcWaitMs(4, 30, 100));
   });
 });
 

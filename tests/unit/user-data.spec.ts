@@ -26,7 +26,7 @@ const P5EN = { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-ea
 
 describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () => {
   it("p5en: one application/node.eks.aws part whose NodeConfig asks for RAID0 and the EFA memlock limit, nothing else", () => {
-    const doc = parseMultipart(gpuUserData(resolvePool("gpu", P5EN))!);
+    const doc = parseMultipart(gpuUserData(resolvePool("gpu", P5EN), 0)!);
     assert.equal(doc.headers["mime-version"], "1.0");
     assert.equal(doc.closed, true, "the document ends with the closing boundary");
     assert.deepEqual(
@@ -51,7 +51,10 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
   });
 
   it("no cluster section: EKS appends the cluster coordinates for a managed node group on an EKS AMI type", () => {
-    const [cfg] = yamlParts(parseMultipart(gpuUserData(resolvePool("gpu", P5EN))!), NODEADM.mediaType) as NodeConfig[];
+    const [cfg] = yamlParts(
+      parseMultipart(gpuUserData(resolvePool("gpu", P5EN), 0)!),
+      NODEADM.mediaType,
+    ) as NodeConfig[];
     assert.equal(cfg.spec.cluster, undefined);
   });
 
@@ -64,9 +67,9 @@ describe("cluster: GPU node user data (nodeadm NodeConfig, MIME multipart)", () 
         name,
       );
     }
-    assert.equal(gpuUserData(resolvePool("gpu", { ...P5EN, localNvme: false, efa: false })), undefined);
+    assert.equal(gpuUserData(resolvePool("gpu", { ...P5EN, localNvme: false, efa: false }), 0), undefined);
     const efaOnly = yamlParts(
-      parseMultipart(gpuUserData(resolvePool("gpu", { ...P5EN, localNvme: false }))!),
+      parseMultipart(gpuUserData(resolvePool("gpu", { ...P5EN, localNvme: false }), 0)!),
       NODEADM.mediaType,
     );
     assert.deepEqual(efaOnly, [

@@ -39,7 +39,14 @@ describe("verify CLI against fake cluster and Frontend", function () {
       "noModels",
       "libfabric",
       "A:PASS B:FAIL C:SKIPPED D:PASS E:SKIPPED",
-      'served model "meta-llama/Llama-3.1-8B-Instruct" not listed',
+      'served model "meta-llama/Llama-3.1-8B-Instruct" not listed; listed: none (the Frontend discovered no worker, or could not load',
+    ],
+    [
+      "the completions come from another model",
+      "otherModel",
+      "libfabric",
+      "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED",
+      'answered by "other/model", not the served model "meta-llama/Llama-3.1-8B-Instruct"',
     ],
     [
       "completion text is empty",
@@ -138,11 +145,14 @@ describe("verify CLI against fake cluster and Frontend", function () {
       );
       assert.equal(noStream.status, 500);
       const ok = { status: 200, text: "", json: { choices: [{ message: { content: "x" } }] }, ms: 1 };
-      const r = gateCompletions({
-        completion: noStream,
-        stream: { status: 200, events: ['{"choices":[{"text":"a"}]}', "[DONE]"], ttftMs: 1, ms: 1 },
-        chat: ok,
-      });
+      const r = gateCompletions(
+        {
+          completion: noStream,
+          stream: { status: 200, events: ['{"choices":[{"text":"a"}]}', "[DONE]"], ttftMs: 1, ms: 1 },
+          chat: ok,
+        },
+        MODEL,
+      );
       assert.equal(r.status, "FAIL");
       assert.match(r.evidence[0], /^POST \/v1\/completions stream=false: HTTP 500/);
     } finally {

@@ -23,7 +23,9 @@ export type FrontendMode =
   | "manyEvents"
   | "errorMidStream"
   | "dataAfterDone"
-  | "modelIdList";
+  | "modelIdList"
+  // completions from another deployment's model (the served model listed, another one answering)
+  | "otherModel";
 
 /** Bytes the `hugeBody` mode sends (over the client's cap); events the `manyEvents` mode sends. */
 export const HUGE_BODY_BYTES = 64 * 1024 * 1024;
@@ -38,7 +40,11 @@ const COMPLETION = {
   usage: { prompt_tokens: 5, completion_tokens: 16, total_tokens: 21 },
 };
 
+/** The model the answers name: another one in `otherModel` mode. */
+const answering = (mode: FrontendMode) => (mode === "otherModel" ? "other/model" : MODEL);
+
 function completion(mode: FrontendMode): unknown {
+  if (mode === "otherModel") return { ...COMPLETION, model: answering(mode) };
   if (mode === "emptyText") return { ...COMPLETION, choices: [{ index: 0, text: "", finish_reason: "length" }] };
   if (mode === "doubleWrapped") return { data: { data: COMPLETION } };
   return COMPLETION;
@@ -49,14 +55,23 @@ async function stream(res: http.ServerResponse, mode: FrontendMode, firstTokenDe
   const words = [" Paris", ".", " The", " capital"];
   if (mode === "slowFirstToken") await new Promise((r) => setTimeout(r, firstTokenDelayMs));
   if (mode === "hangStream")
-    return void res.write(`data: ${JSON.stringify({ choices: [{ index: 0, text: " Paris" }] })}\n\n`);
+    return void res.write(`data: ${JSON.stringify({ model: MODEL, choices: [{ index: 0, text: " Paris" }] })}\n\n`);
   if (mode === "manyEvents")
-    return void writeMany(res, `data: ${JSON.stringify({ choices: [{ index: 0, text: " x" }] })}\n\n`, MANY_EVENTS);
+    return void writeMany(
+      res,
+      `data: ${JSON.stringify({ model: MODEL, choices: [{ index: 0, text: " x" }] })}\n\n`,
+      MANY_EVENTS,
+    );
   if (mode === "errorMidStream") words.splice(2, 0, "\u0000error");
   const chunk = (w: string) =>
     w === "\u0000error"
       ? { error: { message: "engine died", code: 500 } }
-      : { id: "c", object: "text_completion", choices: [{ index: 0, text: w, finish_reason: null }] };
+      : {
+          id: "c",
+          object: "text_completion",
+          model: answering(mode),
+          choices: [{ index: 0, text: w, finish_reason: null }],
+        };
   for (const w of words) res.write(`data: ${JSON.stringify(chunk(w))}\n\n`);
   if (mode !== "brokenSse") res.write("data: [DONE]\n\n");
   if (mode === "dataAfterDone") res.write(`data: ${JSON.stringify(chunk(" more"))}\n\n`);
@@ -73,6 +88,8 @@ export async function startFrontend(mode: FrontendMode, firstTokenDelayMs = 600)
     const raw = await readBody(req);
     const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
     requests.push({ path: req.url ?? "", body });
+    // Like Dynamo's Frontend, /health is 200 whatever it has loaded (facts/dynamo-model-card.json healthAlways200).
+    if (req.method === "GET" && req.url === "/health") return json(res, 200, { status: "healthy", endpoints: [] });
     if (req.method === "GET" && req.url === "/v1/models") {
       if (mode === "hugeBody") {
         res.writeHead(200, { "content-type": "application/json" });
@@ -94,6 +111,7 @@ export async function startFrontend(mode: FrontendMode, firstTokenDelayMs = 600)
       return json(res, 200, {
         id: "chat-1",
         object: "chat.completion",
+        model: answering(mode),
         choices: [{ index: 0, message: { role: "assistant", content: "Paris." }, finish_reason: "stop" }],
       });
     }

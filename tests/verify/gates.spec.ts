@@ -14,7 +14,14 @@ import {
   PodFact,
   result,
 } from "../../tools/verify/gates";
-import { gateCompletions, gateModels, gateTtft, HttpReply, SseReply } from "../../tools/verify/gates-http";
+import {
+  gateCompletions,
+  gateModels,
+  gateTtft,
+  HttpReply,
+  NO_MODEL_HINT,
+  SseReply,
+} from "../../tools/verify/gates-http";
 import { SseParser } from "../../tools/verify/http";
 import { renderTable } from "../../tools/verify/report";
 
@@ -91,7 +98,7 @@ describe("verify gate B (/v1/models)", () => {
     [
       "no worker was discovered (rev5)",
       reply(200, { data: [] }),
-      'served model "m" not listed; listed: none (Frontend discovered no worker)',
+      `served model "m" not listed; listed: none (${NO_MODEL_HINT})`,
     ],
     ["another model is listed", reply(200, { data: [{ id: "other" }] }), 'served model "m" not listed; listed: other'],
     ["the body has no data array", reply(200, { models: [] }), 'GET /v1/models: no "data" array in {"models":[]}'],
@@ -102,17 +109,25 @@ describe("verify gate B (/v1/models)", () => {
   }
 });
 
-const GOOD_TEXT = { id: "c", object: "text_completion", choices: [{ text: " Paris.", finish_reason: "length" }] };
-const GOOD_CHAT = { id: "h", choices: [{ message: { role: "assistant", content: "Paris." } }] };
+const GOOD_TEXT = {
+  id: "c",
+  object: "text_completion",
+  model: "m",
+  choices: [{ text: " Paris.", finish_reason: "length" }],
+};
+const GOOD_CHAT = { id: "h", model: "m", choices: [{ message: { role: "assistant", content: "Paris." } }] };
 function sse(events: string[], extra: Partial<SseReply> = {}): SseReply {
   return { status: 200, events, ttftMs: 3, ms: 4, ...extra };
 }
-const chunk = (t: string) => JSON.stringify({ choices: [{ text: t }] });
+const chunk = (t: string, model = "m") => JSON.stringify({ model, choices: [{ text: t }] });
 const GOOD_SSE = sse([chunk(" Paris"), chunk("."), "[DONE]"]);
 
 describe("verify gate C (completions)", () => {
   it("passes with text, an SSE stream ending in [DONE] and a chat message", () => {
-    const r = gateCompletions({ completion: reply(200, GOOD_TEXT), stream: GOOD_SSE, chat: reply(200, GOOD_CHAT) });
+    const r = gateCompletions(
+      { completion: reply(200, GOOD_TEXT), stream: GOOD_SSE, chat: reply(200, GOOD_CHAT) },
+      "m",
+    );
     assert.equal(r.status, "PASS");
     assert.equal(r.latencyMs, 14);
   });
@@ -158,6 +173,26 @@ describe("verify gate C (completions)", () => {
       "completions stream=true: timed out after 50 ms",
     ],
     [
+      "another model answers the completion",
+      { completion: reply(200, { ...GOOD_TEXT, model: "other/model" }) },
+      'completions stream=false: answered by "other/model", not the served model "m"',
+    ],
+    [
+      "the completion names no model",
+      { completion: reply(200, { ...GOOD_TEXT, model: undefined }) },
+      'completions stream=false: answered by no model, not the served model "m"',
+    ],
+    [
+      "another model streams",
+      { stream: sse([chunk(" Paris", "other/model"), "[DONE]"]) },
+      'completions stream=true: a chunk answered by "other/model", not the served model "m"',
+    ],
+    [
+      "another model chats",
+      { chat: reply(200, { ...GOOD_CHAT, model: "other/model" }) },
+      'chat: answered by "other/model", not the served model "m"',
+    ],
+    [
       "chat has no message",
       { chat: reply(200, { choices: [{ text: "x" }] }) },
       "chat: choices[0].message.content missing",
@@ -165,12 +200,15 @@ describe("verify gate C (completions)", () => {
   ];
   for (const [why, over, line] of cases) {
     it(`fails when ${why}`, () => {
-      const r = gateCompletions({
-        completion: reply(200, GOOD_TEXT),
-        stream: GOOD_SSE,
-        chat: reply(200, GOOD_CHAT),
-        ...over,
-      });
+      const r = gateCompletions(
+        {
+          completion: reply(200, GOOD_TEXT),
+          stream: GOOD_SSE,
+          chat: reply(200, GOOD_CHAT),
+          ...over,
+        },
+        "m",
+      );
       assert.equal(r.status, "FAIL");
       assert.deepEqual(r.evidence, typeof line === "string" ? [line] : line);
     });

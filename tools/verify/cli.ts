@@ -1,7 +1,7 @@
 /**
  * `npm run verify -- <stack> [--kubeconfig F] [--namespace N] [--graph G] [--model M] [--backend B]
  *  [--url http://frontend:8000] [--json out.json] [--timeout S] [--ttft-threshold-ms MS] [--prometheus-url U]
- *  [--probe-workers]`
+ *  [--probe-workers] [--check-locality]`
  *
  * Exit codes: `ExitCode` of the CLI family (the README's verify section lists them). Arguments are parsed before
  * anything heavy loads; the stack file is read with render's loader and the program's schema.
@@ -45,6 +45,7 @@ export const USAGE = `usage: npm run verify -- <stack> [options]
   --ttft-threshold-ms MS  gate E threshold, ${TTFT_MS.min}..${TTFT_MS.max} (default ${DEFAULT_TTFT_THRESHOLD_MS})
   --prometheus-url U      gate F: read TTFT/ITL back from this Prometheus (default: the stack's own, through a port-forward)
   --probe-workers         gate G: exec into each worker (needs pods/exec): memlock, CapEff, LIBFABRIC mapped, KV bytes
+  --check-locality        gate L: exec into each worker (needs pods/exec): its EFA devices on its GPUs' PCIe switch
 exit: 0 all gates pass, 1 a gate did not pass, 2 usage / stack config / kubeconfig, 3 cluster or
 frontend unreachable (gates that ran are still reported), 70 internal error, 73 --json not writable
 `;
@@ -61,6 +62,7 @@ const OPTIONS = {
   "ttft-threshold-ms": { type: "string" },
   "prometheus-url": { type: "string" },
   "probe-workers": { type: "boolean" },
+  "check-locality": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -174,6 +176,7 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
       ttftThresholdMs: a.ttftThresholdMs,
       ...(prometheus ? { prometheus } : {}),
       ...(a.values["probe-workers"] ? { probeWorkers: true } : {}),
+      ...(a.values["check-locality"] ? { checkLocality: true } : {}),
     });
     const exitCode = unreachable ? ExitCode.Unreachable : exitCodeOf(results);
     io.stdout(renderTable(target, results));

@@ -42,6 +42,14 @@ function httpProblem(what: string, r: { status: number; error?: string; text?: s
   return undefined;
 }
 
+/**
+ * Why an empty model list matters even though the Frontend is Ready: its `/health` answers 200 whatever it has
+ * loaded (tests/contracts/facts/dynamo-model-card.json `healthAlways200`), so an empty list is the only sign that
+ * no worker registered, or that the Frontend could not load the model card a worker published.
+ */
+export const NO_MODEL_HINT =
+  "the Frontend discovered no worker, or could not load a worker's model card: its /health is 200 either way; read its log";
+
 /** Gate B. `/v1/models` answers `{object:"list", data:[{id}]}` and one id is the served model. */
 export function gateModels(reply: HttpReply, servedModel: string): GateResult {
   const p = httpProblem("GET /v1/models", reply);
@@ -57,7 +65,7 @@ export function gateModels(reply: HttpReply, servedModel: string): GateResult {
       : `? (id ${clip(JSON.stringify(isObject(m) ? m.id : m) ?? "none", 40)})`,
   );
   if (!ids.includes(servedModel)) {
-    const seen = ids.length ? ids.join(", ") : "none (Frontend discovered no worker)";
+    const seen = ids.length ? ids.join(", ") : `none (${NO_MODEL_HINT})`;
     return result("B", GateStatus.Fail, [`served model "${servedModel}" not listed; listed: ${seen}`], reply.ms);
   }
   return result(
@@ -68,8 +76,15 @@ export function gateModels(reply: HttpReply, servedModel: string): GateResult {
   );
 }
 
-/** Problems with a non-stream completion body: OpenAI shape, not double-wrapped, non-empty text. */
-export function completionProblems(body: unknown, kind: "text" | "chat"): string[] {
+/** A problem when a body or chunk does not name the served model (another deployment's workers answered). */
+function modelProblem(body: Record<string, unknown>, servedModel: string, where: string): string[] {
+  if (body.model === servedModel) return [];
+  const got = typeof body.model === "string" ? JSON.stringify(body.model) : "no model";
+  return [`${where}answered by ${got}, not the served model "${servedModel}"`];
+}
+
+/** Problems with a non-stream completion body: OpenAI shape, not double-wrapped, the served model, non-empty text. */
+export function completionProblems(body: unknown, kind: "text" | "chat", servedModel: string): string[] {
   if (!isObject(body)) return ["body is not a JSON object"];
   const keys = Object.keys(body);
   if (!("choices" in body) && "data" in body)
@@ -88,7 +103,7 @@ export function completionProblems(body: unknown, kind: "text" | "chat"): string
   const field = kind === "text" ? "choices[0].text" : "choices[0].message.content";
   if (typeof text !== "string") return [`${field} missing`];
   if (text.trim() === "") return [`${field} is empty`];
-  return [];
+  return modelProblem(body, servedModel, "");
 }
 
 /** Text carried by one streamed chunk (completion `text` or chat `delta.content`). */
@@ -101,8 +116,8 @@ export function chunkText(chunk: unknown): string {
   return "";
 }
 
-/** Problems with an SSE completion: every event a chunk, text produced, last event `[DONE]`. */
-export function sseProblems(reply: SseReply): string[] {
+/** Problems with an SSE completion: every event a chunk of the served model, text produced, last event `[DONE]`. */
+export function sseProblems(reply: SseReply, servedModel: string): string[] {
   const p = httpProblem("stream", reply);
   if (p) return [p];
   const out: string[] = [];
@@ -124,6 +139,8 @@ export function sseProblems(reply: SseReply): string[] {
       out.push(`stream: error event mid-stream: ${clip(JSON.stringify(chunk.error) ?? "", 120)}`);
       break;
     }
+    const wrong = isObject(chunk) ? modelProblem(chunk, servedModel, "stream: a chunk ") : [];
+    if (wrong.length > 0) return [...out, ...wrong];
     text += chunkText(chunk);
   }
   if (text.trim() === "") out.push("stream: chunks carried no text");
@@ -137,16 +154,19 @@ export interface CompletionReplies {
   readonly chat: HttpReply;
 }
 
-/** Gate C over the three replies; evidence names each request's latency. */
-export function gateCompletions(r: CompletionReplies): GateResult {
+/** Gate C over the three replies, each of which must come from `servedModel`; evidence names each request's latency. */
+export function gateCompletions(r: CompletionReplies, servedModel: string): GateResult {
   const bad: string[] = [];
   const pc = httpProblem("POST /v1/completions stream=false", r.completion);
   if (pc) bad.push(pc);
-  else bad.push(...completionProblems(r.completion.json, "text").map((m) => `completions stream=false: ${m}`));
-  bad.push(...sseProblems(r.stream).map((m) => `completions stream=true: ${m.replace(/^stream: /, "")}`));
+  else
+    bad.push(
+      ...completionProblems(r.completion.json, "text", servedModel).map((m) => `completions stream=false: ${m}`),
+    );
+  bad.push(...sseProblems(r.stream, servedModel).map((m) => `completions stream=true: ${m.replace(/^stream: /, "")}`));
   const ph = httpProblem("POST /v1/chat/completions stream=false", r.chat);
   if (ph) bad.push(ph);
-  else bad.push(...completionProblems(r.chat.json, "chat").map((m) => `chat: ${m}`));
+  else bad.push(...completionProblems(r.chat.json, "chat", servedModel).map((m) => `chat: ${m}`));
   const ms = r.completion.ms + r.stream.ms + r.chat.ms;
   if (bad.length > 0) return result("C", GateStatus.Fail, bad, ms);
   const sample =

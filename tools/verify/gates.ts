@@ -14,6 +14,7 @@
  *  F. TTFT/ITL read back from Prometheus (`gate-f.ts`).
  *  G. (`--probe-workers`) each worker's engine process: RLIMIT_MEMLOCK/CapEff, the LIBFABRIC plugin mapped
  *     executable, the KV bytes NIXL reports moving (`efa-process.ts`).
+ *  L. (`--check-locality`) each worker's EFA devices on its GPUs' PCIe switch (`locality.ts`).
  */
 
 /** Outcome of one gate. `INCONCLUSIVE` = no reliable evidence either way; it counts as not passing, as do SKIPPED and NOT RUN. */
@@ -28,7 +29,7 @@ export const GateStatus = {
 export type GateStatus = (typeof GateStatus)[keyof typeof GateStatus];
 
 /** Gate identifiers, in run order. */
-export const GateId = { A: "A", B: "B", C: "C", D: "D", E: "E", F: "F", G: "G" } as const;
+export const GateId = { A: "A", B: "B", C: "C", D: "D", E: "E", F: "F", G: "G", L: "L" } as const;
 export type GateId = (typeof GateId)[keyof typeof GateId];
 
 /** One-line title of each gate, as printed in the table. */
@@ -40,6 +41,7 @@ export const GATE_TITLES: Readonly<Record<GateId, string>> = {
   E: "time to first token",
   F: "TTFT/ITL read back from Prometheus",
   G: "EFA worker process: memlock, LIBFABRIC mapped, KV bytes",
+  L: "EFA devices on each worker's GPU PCIe switch",
 };
 
 /** Gates a gate needs: when one of them did not pass, the gate is SKIPPED. */
@@ -51,6 +53,7 @@ export const GATE_NEEDS: Readonly<Record<GateId, readonly GateId[]>> = {
   E: ["C"],
   F: ["C"],
   G: ["C"],
+  L: ["A"],
 };
 
 /** The verdict of one gate: status, the lines that justify it, and how long its checks took. */

@@ -14,6 +14,7 @@ import { ClusterReader, execInPod, Forward, forwardToPod, loadKubeConfig, PodRef
 import { gateKvLogs } from "./kvlog";
 import { gateF } from "./gate-f";
 import { gateEfaProcess, WORKER_PROBE_SCRIPT } from "./efa-process";
+import { gateLocality, LOCALITY_PROBE_SCRIPT } from "./locality";
 import type { PrometheusTarget } from "./prometheus";
 import { Target } from "./target";
 import { KvTransport } from "../../components/inference/args";
@@ -33,6 +34,8 @@ export interface RunOptions {
   readonly prometheus?: PrometheusTarget;
   /** Run gate G: exec a probe in every worker (needs `pods/exec`). @default false */
   readonly probeWorkers?: boolean;
+  /** Run gate L: exec the PCIe locality probe in every worker (needs `pods/exec`). @default false */
+  readonly checkLocality?: boolean;
 }
 
 /** What a run produced. */
@@ -44,7 +47,7 @@ export interface RunOutcome {
   readonly unreachable?: string;
 }
 
-const ORDER: readonly GateId[] = ["A", "B", "C", "D", "E", "F", "G"];
+const ORDER: readonly GateId[] = ["A", "B", "C", "D", "E", "F", "G", "L"];
 const COMPONENTS: readonly string[] = [GraphService.Frontend, GraphService.Prefill, GraphService.Decode];
 const WORKERS: readonly string[] = [GraphService.Prefill, GraphService.Decode];
 /** Prompt of the smoke requests (the field report's: docs/FIELD-FAILURES.md#the-field-report). `stream` is always explicit (F4). */
@@ -111,7 +114,7 @@ async function httpGates(
       },
       budget.left(),
     );
-    return gateCompletions({ completion: nonStream, stream, chat });
+    return gateCompletions({ completion: nonStream, stream, chat }, t.servedModel);
   });
   await run("E", async (base) => {
     const s = await requestSse(
@@ -176,6 +179,30 @@ async function runAll(
     );
   }
   if (o.probeWorkers) done.set("G", await gateG(kc, t, workers, budget, done));
+  if (o.checkLocality) done.set("L", await gateL(kc, t, workers, budget, done));
+}
+
+/** Gate L: one sysfs probe per worker; the KV path only exists on EFA, so UCX graphs are told so. */
+async function gateL(
+  kc: KubeConfig,
+  t: RunOptions["target"],
+  workers: readonly PodRef[],
+  budget: Budget,
+  done: ReadonlyMap<GateId, GateResult>,
+): Promise<GateResult> {
+  const b = blockersOf("L", done);
+  if (b.length) return skipped("L", b);
+  if ((t.kvTransport ?? KvTransport.Libfabric) !== KvTransport.Libfabric)
+    return result("L", GateStatus.Skipped, [
+      `the stack moves KV over ${t.kvTransport}: its workers hold no EFA device`,
+    ]);
+  const late = budget.outOfTime("L");
+  if (late) return late;
+  const t0 = Date.now();
+  const probes = await Promise.all(
+    workers.map((p) => execInPod(kc, t.namespace, p, LOCALITY_PROBE_SCRIPT, budget.left())),
+  );
+  return gateLocality(probes, elapsed(t0));
 }
 
 /** Gate G after C's requests (so NIXL has moved KV): one exec probe per worker. */
@@ -212,8 +239,8 @@ export async function runGates(o: RunOptions): Promise<RunOutcome> {
     await (frontend as Forward | undefined)?.close();
   }
   const notRun = (id: GateId) => result(id, GateStatus.NotRun, [`not run: ${unreachable ?? "stopped early"}`]);
-  const results = ORDER.filter((id) => (id !== "F" || o.prometheus) && (id !== "G" || o.probeWorkers)).map(
-    (id) => done.get(id) ?? notRun(id),
-  );
+  const asked = (id: GateId) =>
+    (id !== "F" || o.prometheus) && (id !== "G" || o.probeWorkers) && (id !== "L" || o.checkLocality);
+  const results = ORDER.filter(asked).map((id) => done.get(id) ?? notRun(id));
   return { results, frontend: (frontend as Forward | undefined)?.url, ...(unreachable ? { unreachable } : {}) };
 }

@@ -13,7 +13,8 @@ import { INFERENCE_FIELDS } from "../../program/config-inference-fields";
 import { check, stringDefect } from "../../program/schema";
 import { checkStackConfigMap } from "../_shared/stack-check";
 import { loadProject, stackConfig, stackFilePath, UsageError } from "../_shared/stackfile";
-import { type KvTransport, resolveArgs } from "../../components/inference/args";
+import { type KvTransport, type ResolvedInference, resolveArgs } from "../../components/inference/args";
+import type { StackConfig } from "../../program/config-schema";
 import { servingEstimate, servingInputOf } from "../../components/inference/serving";
 import { LatencyEstimate, prometheusFor, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
@@ -69,18 +70,28 @@ function flagProblems(flags: TargetFlags): Problem[] {
   return out;
 }
 
-/** The stack file's inference target, checked as the program checks it. */
-function fromStackFile(root: string, file: string): Omit<Target, "source"> {
+/**
+ * A stack file's config, checked as the program checks it, and its inference settings resolved as the program
+ * resolves them (`kvTransport` is the backend the workers were told to use). Also `measure`'s reader.
+ */
+export function stackInference(root: string, file: string): { config: StackConfig; resolved: ResolvedInference } {
   const project = loadProject(root);
-  // verify never needs the token, and a deployed stack had one: do not require it here.
+  // verify and measure never need the token, and a deployed stack had one: do not require it here.
   const { config, problems } = checkStackConfigMap(project.name, stackConfig(project, file), true);
   if (!config)
     throw new UsageError(
       `${formatProblems(`${path.relative(root, file)} is not a valid stack config`, problems)}\n(fix the stack file, or pass --namespace, --graph, --model and --backend without a stack file)`,
     );
+  return {
+    config,
+    resolved: resolveArgs(config.graphName, { ...config.inference, gpuPool: config.gpuPool }, undefined),
+  };
+}
+
+/** The stack file's inference target, checked as the program checks it. */
+function fromStackFile(root: string, file: string): Omit<Target, "source"> {
+  const { config, resolved } = stackInference(root, file);
   const inf = config.inference;
-  // Resolved as the program resolves it: `kvTransport` is the backend the workers were told to use.
-  const resolved = resolveArgs(config.graphName, { ...inf, gpuPool: config.gpuPool }, undefined);
   const input = servingInputOf(resolved);
   const e = input ? servingEstimate(input) : undefined;
   return {

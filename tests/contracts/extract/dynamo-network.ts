@@ -3,7 +3,7 @@
  * the Frontend and the workers (and the NIXL telemetry switch it sets), the runtime's request/event plane
  * defaults and the request plane's fixed-port variable, the port a caller's response-stream server binds, the
  * NATS/etcd addresses the platform chart wires, the discovery backend, what the operator itself calls on the
- * workers, and that the Frontend downloads the model's config files from the hub.
+ * workers. How the Frontend loads the model card is tests/contracts/extract/dynamo-model-card.ts.
  * Usage: npx tsx tests/contracts/extract/dynamo-network.ts <ai-dynamo/dynamo checkout> --ref main [--commit <sha>]
  */
 import YAML from "yaml";
@@ -19,8 +19,6 @@ export const PATHS = {
   operatorConfig: "deploy/helm/charts/platform/components/operator/templates/operator-config.yaml",
   platformValues: "deploy/helm/charts/platform/values.yaml",
   modelController: "deploy/operator/internal/controller/dynamo_model_controller.go",
-  watcher: "lib/llm/src/discovery/watcher.rs",
-  modelCard: "lib/llm/src/model_card.rs",
 } as const;
 
 const must = matcher("dynamo-network");
@@ -79,15 +77,10 @@ function platformFacts(read: (p: string) => string) {
 /** The facts, read from a checkout. */
 export function extract(root: string): Record<string, unknown> {
   const read = (p: string) => readText(root, p);
-  const watcher = read(PATHS.watcher);
-  const card = read(PATHS.modelCard);
   return {
     ...operatorFacts(read),
     ...runtimeFacts(read),
     ...platformFacts(read),
-    frontendDownloadsModelConfig:
-      /card\.download_config\(\)\.await/.test(watcher) &&
-      /crate::hub::from_hf\(self\.source_path\(\), ignore_weights\)/.test(card),
   };
 }
 

@@ -3,7 +3,8 @@
  * uses): the default endpoint and its HF_ENDPOINT override, the file download URL template, the model-info URL of
  * a revision with its `blobs` parameter (file sizes), the JSON keys of the listing (`sha`, `siblings[].rfilename`,
  * `siblings[].size`, `siblings[].blobId` = the git blob id, `siblings[].lfs.sha256` and `.lfs.size` of Git LFS files:
- * what the prefetch verifies each file against), and the offline switch the engines read.
+ * what the prefetch verifies each file against; `sha` is the commit the revision names, which the program pins once
+ * per deployment), and the offline switch the engines read.
  * Usage: npx tsx tests/contracts/extract/hf-hub-api.ts <huggingface_hub checkout> --ref main [--commit <sha>] > tests/contracts/facts/hf-hub-api.json
  */
 import { checkoutArgs, matcher, printFacts, readText, today, withNotes } from "./_checkout";
@@ -16,6 +17,10 @@ export function extract(read: (p: string) => string) {
   const c = read(PATHS.constants);
   const api = read(PATHS.api);
   const modelInfo = api.slice(api.indexOf("def model_info("), api.indexOf("def dataset_info("));
+  const modelInfoClass = api.slice(
+    api.indexOf("class ModelInfo:"),
+    api.indexOf("\nclass ", api.indexOf("class ModelInfo:")),
+  );
   return {
     defaultEndpoint: must(/_HF_DEFAULT_ENDPOINT = "([^"]+)"/, c, "_HF_DEFAULT_ENDPOINT")[1],
     endpointEnv: must(/ENDPOINT = os\.getenv\("([A-Z_]+)", _HF_DEFAULT_ENDPOINT\)/, c, "ENDPOINT env")[1],
@@ -29,6 +34,8 @@ export function extract(read: (p: string) => string) {
     blobsParam: /params\["blobs"\] = True/.test(modelInfo),
     listingKeys: {
       sha: /self\.sha = kwargs\.pop\("sha", None\)/.test(api),
+      // ModelInfo's docstring: the listing's sha is the commit the asked revision names (what ModelCommit pins).
+      shaIsRevisionCommit: /sha \(`str`, \*optional\*\):\s+Repo SHA at this particular revision\./.test(modelInfoClass),
       siblingFile: must(/rfilename=sibling\["(rfilename)"\]/, api, "sibling rfilename")[1],
       siblingSize: must(/size=sibling\.get\("(size)"\)/, api, "sibling size")[1],
       siblingBlobId: must(/blob_id=sibling\.get\("(blobId)"\)/, api, "sibling blobId")[1],

@@ -13,6 +13,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
+import { PLACEHOLDER_COMMIT } from "../../../components/inference/revision";
 
 /** The account id every placeholder ARN uses (AWS's documentation account). */
 export const PLACEHOLDER_ACCOUNT = "123456789012";
@@ -211,7 +212,17 @@ const BY_TYPE: Record<string, OutputFn> = {
     dnsName: `${ec2Id("fs", "efs", name)}.efs.${region}.amazonaws.com`,
   }),
   "docker-build:index:Image": (name, inputs) => dockerImage(name, inputs),
+  // A moving model revision is resolved at `pulumi up` (components/inference/model-commit.ts); offline there is no
+  // hub to ask, so every render shows one commit that is recognisably not real (the plan says so).
+  "pulumi-nodejs:dynamic/inference:ModelCommit": () => ({ commit: PLACEHOLDER_COMMIT }),
 };
+
+/** A Service of type LoadBalancer gets the DNS name AWS gives an internal NLB (the provider waits for it). */
+function loadBalancerStatus(type: string, name: string, inputs: Inputs, region: string): Record<string, unknown> {
+  if (type !== "kubernetes:core/v1:Service" || record(inputs.spec).type !== "LoadBalancer") return {};
+  const host = `${String(record(inputs.metadata).name ?? name).slice(0, 32)}-${hexOf(name, 16)}.elb.${region}.amazonaws.com`;
+  return { status: { loadBalancer: { ingress: [{ hostname: host }] } } };
+}
 
 /** Outputs for one resource: its inputs echoed back (as a provider does), plus what the type adds. */
 export function mockOutputs(type: string, name: string, inputs: Inputs, region: string): Outputs {
@@ -225,7 +236,7 @@ export function mockOutputs(type: string, name: string, inputs: Inputs, region: 
     // The Kubernetes provider auto-names objects without metadata.name.
     const metadata: Record<string, unknown> = { ...record(inputs.metadata) };
     if (!metadata.name) metadata.name = autoName(type, name);
-    return { ...inputs, metadata };
+    return { ...inputs, metadata, ...loadBalancerStatus(type, name, inputs, region) };
   }
   if (type === "kubernetes:helm.sh/v3:Release") {
     return {
@@ -284,6 +295,13 @@ export const KNOWN_INVOKES: Readonly<Record<string, (inputs: Inputs, region: str
     authorizationToken: Buffer.from("AWS:placeholder-ecr-token").toString("base64"),
     proxyEndpoint: `https://${inputs.registryId ?? PLACEHOLDER_ACCOUNT}.dkr.ecr.${inputs.region ?? region}.amazonaws.com`,
     expiresAt: "2026-12-31T00:00:00Z",
+  }),
+  // A vendor image's tag resolved to its digest (DynamoImage, image.source prebuilt/combined): offline, a placeholder
+  // derived from the name, as the build digests above; `pulumi up` asks the registry.
+  "docker:index/getRegistryImage:getRegistryImage": (inputs) => ({
+    id: String(inputs.name),
+    name: inputs.name,
+    sha256Digest: `sha256:${hexOf({ registryImage: inputs.name })}`,
   }),
   "aws:index/getRegion:getRegion": (inputs, region) => {
     const r = typeof inputs.region === "string" ? inputs.region : region;

@@ -5,6 +5,8 @@
 import { isDgdType } from "../../../components/inference/dgd-v1beta1";
 import type { InferencePlan } from "../../../components/inference/render";
 import type { CapturedResource } from "../capture/capture";
+import { BUILD_MINUTES } from "../../../components/image/sources";
+import { VENDOR_COMBINED_DOCKERFILE } from "../../../components/image/plan";
 
 /** The fields of a captured resource this module reads (type-only import: this module stays pure). */
 export type GraphNode = Pick<
@@ -15,12 +17,12 @@ export type GraphNode = Pick<
 
 /**
  * Rough minutes each resource type takes to create, for weighting the critical path. Sources:
- * docs/ARCHITECTURE.md#the-combined-image (the combined image took ~95 min on CodeBuild XLARGE); EKS control plane ~10-15
+ * components/image/sources.ts BUILD_MINUTES (the from-source build ~2-2.5 h, the vendor-combined image ~15 min); EKS control plane ~10-15
  * min and a managed node group ~5-10 min (AWS EKS user guide, observed); the DGD waits for its model
  * to load (its load budget, `graphCreateMinutes`). Anything else: 0.1 min (one API call).
  */
 export const CREATE_MINUTES: Readonly<Record<string, number>> = {
-  "docker-build:index:Image": 95,
+  "docker-build:index:Image": BUILD_MINUTES.source,
   "eks:index:Cluster": 12,
   "aws:eks/cluster:Cluster": 12,
   "aws:eks/nodeGroup:NodeGroup": 8,
@@ -47,6 +49,9 @@ export function graphCreateMinutes(
 /** Minutes to create `n`; a graph takes `graphMinutes` (`graphCreateMinutes`), 10 when unknown. */
 export function createMinutes(n: GraphNode, graphMinutes?: number): number {
   if (isDgdType(n.type)) return graphMinutes ?? GRAPH_DEFAULT_MINUTES;
+  const dockerfile = (n.inputs?.dockerfile as { location?: unknown } | undefined)?.location;
+  if (typeof dockerfile === "string" && dockerfile.endsWith(VENDOR_COMBINED_DOCKERFILE))
+    return BUILD_MINUTES.vendorCombined;
   return CREATE_MINUTES[n.type] ?? DEFAULT_MINUTES;
 }
 

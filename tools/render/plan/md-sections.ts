@@ -1,5 +1,5 @@
 /**
- * The `plan.md` sections that put the plan in front of a person: the topology picture
+ * The `plan.md` sections that put the plan in front of a person: the summary (`./md-summary.ts`), the topology picture
  * and the resource graph, per-worker CPU / memory / hugepages, the policy results, the GPU idle time of a
  * first deploy with the per-node timeline (`./idle.ts`), what the resource count leaves out, and
  * which files to read next. Pure: from the plan, the captured resources and the policy run.
@@ -9,6 +9,7 @@ import type { Plan } from "./plan";
 import { table } from "../output/md-table";
 import { gpuIdleMarkdown } from "./idle";
 import type { PlanMdSlots } from "./md";
+import { summaryMarkdown } from "./md-summary";
 
 /** What the sections read besides the plan. */
 export interface PlanMdExtras {
@@ -163,7 +164,7 @@ export function readNextMarkdown(): string[] {
 /** Every slot of `plan.md` this file fills. */
 export function planMdSlots(plan: Plan, x: PlanMdExtras, hidden: readonly string[][]): PlanMdSlots {
   return {
-    afterTitle: pictureMarkdown(x.mermaid),
+    afterTitle: [...summaryMarkdown(plan, x.policy), ...pictureMarkdown(x.mermaid)],
     afterWorkers: podResourcesMarkdown(plan),
     afterImage: gpuIdleMarkdown(plan.gpuIdle, plan.image.build, table),
     resources: [...resourcesMarkdown(plan, hidden), ...policyMarkdown(x.policy)],

@@ -11,6 +11,7 @@ import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import { INSTANCES } from "../../../components/catalog/instances";
 import { KvCacheDtype, kvBytesPerTokenPerGpu, ModelFacts } from "../../../components/catalog/models";
 import type { InferencePlan, RolePlan } from "../../../components/inference/render";
+import type { RevisionPlan } from "../../../components/inference/revision";
 import {
   GIB,
   KvLink,
@@ -85,6 +86,8 @@ export interface PlanWorkerFit extends Pick<
 /** What `buildPlan` adds for the model. */
 export interface ModelPlanSection {
   readonly model?: PlanModel;
+  /** The revision and the one commit every worker serves (components/inference/revision.ts). */
+  readonly revision?: RevisionPlan;
   readonly fit?: readonly PlanWorkerFit[];
   readonly fitAssumptions?: readonly string[];
   /** Where the weights live, downloads per deploy, estimated download and load vs budgets. */
@@ -179,19 +182,27 @@ export function modelPlan(p: InferencePlan | undefined, pools: readonly GpuPoolF
   const m = modelFacts(p.model, p.modelShape);
   const model = planModel(p.model, m, p.kvCacheDtype);
   const pool = planPool(p, pools);
-  if (!m || !pool) return { model };
+  const revision = p.revision;
+  if (!m || !pool) return { model, revision };
   const fit = p.roles.map((w) => workerRow(m, p, w, pool)).filter((w): w is PlanWorkerFit => w !== undefined);
   const replicas = p.roles.reduce((n, w) => n + w.replicas, 0);
-  return { model, fit, fitAssumptions: fitAssumptions(), modelLoad: loadPlan(m, p, pool, replicas) };
+  return { model, revision, fit, fitAssumptions: fitAssumptions(), modelLoad: loadPlan(m, p, pool, replicas) };
 }
 
 const n = (v: number) => v.toLocaleString("en-US");
+
+/** The plan's line on the revision: which commit every worker serves, or that `pulumi up` resolves it. */
+function revisionLine(r: RevisionPlan): string {
+  const what = r.commit ? `commit \`${r.commit}\`` : r.resolution;
+  return `- Revision \`${r.requested}\`: ${what}. ${r.note}.`;
+}
 
 /** The `plan.md` lines of the model section. */
 export function modelMarkdown(p: ModelPlanSection): string[] {
   const m = p.model;
   if (!m) return [];
-  if (!m.known) return [`## Model: \`${m.id}\``, "", `Fit unknown: ${m.note}.`, ""];
+  const rev = p.revision ? [revisionLine(p.revision)] : [];
+  if (!m.known) return [`## Model: \`${m.id}\``, "", ...rev, `Fit unknown: ${m.note}.`, ""];
   const active = m.paramsActiveB !== undefined ? ` (${m.paramsActiveB}B active per token)` : "";
   const out = [
     `## Model: \`${m.id}\``,
@@ -199,6 +210,7 @@ export function modelMarkdown(p: ModelPlanSection): string[] {
     `- ${m.paramsB}B parameters${active}, ${m.weightDtype} weights: ${m.weightGiB} GiB; max context ${n(m.maxContext)} tokens`,
     `- KV cache (${m.kvCacheDtype}): ${n(m.kvBytesPerToken)} bytes per token at tensor parallel 1`,
     `- Source: ${m.source}`,
+    ...rev,
     "",
   ];
   if (p.fit && p.fit.length > 0) {

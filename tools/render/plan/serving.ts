@@ -10,13 +10,12 @@ import { ServingRole } from "../../../components/inference/args";
 import { modelFacts } from "../../../components/catalog/models";
 import type { InferencePlan, RolePlan } from "../../../components/inference/render";
 import {
+  Range,
   ServingEstimate,
   servingEstimate,
   ServingLatency,
   ServingRoleInput,
-  PREFILL_BATCH_TOKENS,
 } from "../../../components/inference/serving";
-import { MAX_DECODE_BATCH } from "../../../components/inference/worker-speed";
 import { table } from "../output/md-table";
 import { planPool } from "./model";
 
@@ -65,19 +64,25 @@ export function servingPlan(p: InferencePlan | undefined, pools: readonly GpuPoo
 }
 
 const ms = (v: number | null) => (v === null ? "saturated" : `${v}`);
+const span = (r: Range | null | undefined) => (r ? ` (${r[0]}-${r[1]})` : "");
 const load = (e: ServingEstimate) =>
   e.workload.requestsPerSecond !== undefined
     ? `${e.workload.requestsPerSecond} requests/s (open loop)`
     : `${e.workload.concurrency} requests in flight (closed loop)`;
 
 function verdict(e: ServingEstimate): string {
-  const gain = e.disaggGain === null ? "aggregated serves none of it" : `disaggregated / aggregated = ${e.disaggGain}`;
+  const range = e.uncertainty.ranges.disaggGain;
+  const gain =
+    e.disaggGain === null
+      ? "aggregated serves none of it"
+      : `disaggregated / aggregated = ${e.disaggGain}${span(range)}`;
   const basis =
     e.workload.ttftMs !== undefined || e.workload.itlMs !== undefined ? "within the objectives" : "at the load";
-  if (e.winner === "disaggregated") return `**Disaggregation pays for this workload**: ${gain} requests/s ${basis}.`;
-  if (e.winner === "even")
-    return `**Disaggregation does not pay for this workload**: the two layouts are even (${gain} requests/s ${basis}); aggregated workers are simpler and need no KV transfer.`;
-  return `**Disaggregation does not pay for this workload**: aggregated workers on the same ${e.aggregated.replicas * e.aggregated.gpusPerWorker} GPUs serve more (${gain} requests/s ${basis}). Consider aggregated serving, or the split below.`;
+  if (e.winner === "disaggregated")
+    return `**Disaggregation pays for this workload**: ${gain} requests/s ${basis}; the range excludes 1.`;
+  if (e.winner === "aggregated")
+    return `**Disaggregation does not pay for this workload**: aggregated workers on the same ${e.aggregated.replicas * e.aggregated.gpusPerWorker} GPUs serve more (${gain} requests/s ${basis}; the range excludes 1). Consider aggregated serving, or the split below.`;
+  return `**Too close to call**: ${gain} requests/s ${basis}. ${e.uncertainty.settle ?? ""}`.trim();
 }
 
 function objectivesLine(e: ServingEstimate): string[] {
@@ -89,7 +94,67 @@ function objectivesLine(e: ServingEstimate): string[] {
   return parts.length ? [`- Objectives: ${parts.join("; ")}`] : [];
 }
 
-const cells = (l: ServingLatency) => [ms(l.ttftMs), ms(l.itlMs)];
+const cells = (l: ServingLatency) => [ms(l.ttftMs), ms(l.ttftP90Ms), ms(l.itlMs), ms(l.itlP90Ms)];
+
+function splitLine(e: ServingEstimate): string {
+  const r = e.recommended;
+  const nodes = `${r.nodes.prefill} + ${r.nodes.decode} = ${r.nodes.total} node(s) under separate-nodes`;
+  const fit = r.fitsPool ? "fits the pool" : "needs more nodes than the pool has";
+  return `- Balanced split on the same GPUs: ${r.prefill} prefill + ${r.decode} decode workers (${r.requestsPerSecond} requests/s through the slower role; ${nodes}, ${fit}). The ${e.bottleneck} role limits this graph's capacity.`;
+}
+
+function layoutTable(e: ServingEstimate): string {
+  const { prefill, decode } = e.roles;
+  const u = e.uncertainty.ranges;
+  return table(
+    [
+      "layout",
+      "workers",
+      "requests/s served",
+      "tokens/s per GPU",
+      "TTFT ms mean",
+      "TTFT P90",
+      "ITL ms mean",
+      "ITL P90",
+    ],
+    [
+      [
+        "disaggregated (this graph)",
+        `${prefill.replicas} prefill x ${prefill.gpusPerWorker} GPU + ${decode.replicas} decode x ${decode.gpusPerWorker} GPU`,
+        e.requestsPerSecond,
+        `${e.tokensPerSecondPerGpu}${span(u.tokensPerSecondPerGpu)}`,
+        `${ms(e.ttftMs)}${span(u.ttftMs)}`,
+        `${ms(e.ttftP90Ms)}${span(u.ttftP90Ms)}`,
+        `${ms(e.itlMs)}${span(u.itlMs)}`,
+        `${ms(e.itlP90Ms)}${span(u.itlP90Ms)}`,
+      ],
+      [
+        "aggregated, same GPUs",
+        `${e.aggregated.replicas} x ${e.aggregated.gpusPerWorker} GPU`,
+        e.aggregated.requestsPerSecond,
+        `${e.aggregated.tokensPerSecondPerGpu}${span(u.aggregatedTokensPerSecondPerGpu)}`,
+        `${ms(e.aggregated.ttftMs)}${span(u.aggregated.ttftMs)}`,
+        `${ms(e.aggregated.ttftP90Ms)}${span(u.aggregated.ttftP90Ms)}`,
+        `${ms(e.aggregated.itlMs)}${span(u.aggregated.itlMs)}`,
+        `${ms(e.aggregated.itlP90Ms)}${span(u.aggregated.itlP90Ms)}`,
+      ],
+    ],
+  );
+}
+
+function uncertaintyLines(e: ServingEstimate): string[] {
+  const u = e.uncertainty;
+  const bands = Object.values(u.bands)
+    .map((b) => `${b.quantity} x${b.low}-${b.high} (${b.regime}, ${b.points} published points)`)
+    .join("; ");
+  return [
+    `Ranges (in parentheses; the same bands apply to the chart below) are the published/estimated ratios of the validation set in this regime (${u.regime}; docs/SERVING.md#validation): ${bands}.`,
+    "",
+    ...(u.assumptions.length
+      ? ["Assumptions this configuration extrapolates:", "", ...u.assumptions.map((a) => `- ${a}`), ""]
+      : []),
+  ];
+}
 
 /** The `plan.md` lines of the serving section. */
 export function servingMarkdown(p: ServingPlanSection): string[] {
@@ -99,46 +164,32 @@ export function servingMarkdown(p: ServingPlanSection): string[] {
   const w = e.workload;
   const { prefill, decode } = e.roles;
   const steps = Object.entries(decode.decodeStepMs).map(([b, v]) => `${b}: ${v}`);
+  const kv = prefill.kvTransferMsRange
+    ? `KV transfer ${prefill.kvTransferMs} ms expected, ${prefill.kvTransferMsRange[0]}-${prefill.kvTransferMsRange[1]} ms across the published UCX/TCP figures`
+    : `KV transfer ${prefill.kvTransferMs} ms per request (the fit section's expected time for an ISL prompt)`;
   return [
     "## Serving estimate",
     "",
-    `Workload${w.declared ? "" : " (the defaults: set inference.workload)"}: ISL ${w.isl}, OSL ${w.osl}, ${load(e)}. GPU rates: ${e.calibration.scaled ? "SCALED, not measured: " : ""}${e.calibration.basis}.`,
+    `Workload${w.declared ? "" : " (the defaults: set inference.workload)"}: ISL ${w.isl}, OSL ${w.osl}, ${load(e)}. GPU rates: ${e.calibration.scaled ? "SCALED, not measured: " : ""}${e.calibration.basis}. Engine: ${e.engine.basis}.`,
     "",
     verdict(e),
     "",
-    table(
-      ["layout", "workers", "requests/s served", "capacity requests/s", "TTFT ms", "ITL ms"],
-      [
-        [
-          "disaggregated (this graph)",
-          `${prefill.replicas} prefill x ${prefill.gpusPerWorker} GPU + ${decode.replicas} decode x ${decode.gpusPerWorker} GPU`,
-          e.requestsPerSecond,
-          e.capacityRequestsPerSecond,
-          ...cells(e),
-        ],
-        [
-          "aggregated, same GPUs",
-          `${e.aggregated.replicas} x ${e.aggregated.gpusPerWorker} GPU`,
-          e.aggregated.requestsPerSecond,
-          e.aggregated.capacityRequestsPerSecond,
-          ...cells(e.aggregated),
-        ],
-      ],
-    ),
+    layoutTable(e),
     "",
     ...objectivesLine(e),
-    `- Prefill worker: ${prefill.prefillMs} ms per ISL prompt; ${prefill.promptsPerForward} prompts per forward, ${prefill.requestsPerSecond} requests/s; KV transfer ${prefill.kvTransferMs} ms per request (the fit section's expected time for an ISL prompt).`,
-    `- Decode worker at context ${decode.contextTokens}: step ms by batch ${steps.join(", ")}; KV cache holds ${decode.maxBatch} requests; ${decode.tokensPerSecond} tokens/s, ${decode.requestsPerSecond} requests/s.`,
-    `- Balanced split on the same GPUs: ${e.recommended.prefill} prefill + ${e.recommended.decode} decode workers (${e.recommended.requestsPerSecond} requests/s through the slower role).`,
+    `- Prefill worker: ${prefill.prefillMs} ms per ISL prompt; ${prefill.promptsPerForward} prompts per forward, ${prefill.requestsPerSecond} requests/s; ${kv}.`,
+    `- Decode worker at context ${decode.contextTokens}: step ms by batch ${steps.join(", ")}; ${decode.maxBatch} requests at once (KV cache, at most the engine's ${e.engine.maxNumSeqs}); ${decode.tokensPerSecond} tokens/s, ${decode.requestsPerSecond} requests/s.`,
+    splitLine(e),
     "",
-    "TTFT and ITL (ms) against the arrival rate:",
+    ...uncertaintyLines(e),
+    "TTFT and ITL (ms, mean and P90; a P90 below the mean is a wait most requests never have) against the arrival rate:",
     "",
     table(
-      ["requests/s", "disagg TTFT", "disagg ITL", "agg TTFT", "agg ITL"],
+      ["requests/s", "disagg TTFT", "P90", "disagg ITL", "P90", "agg TTFT", "P90", "agg ITL", "P90"],
       e.curve.map((c) => [c.requestsPerSecond, ...cells(c.disaggregated), ...cells(c.aggregated)]),
     ),
     "",
-    `Estimated, not measured: prefill and decode from GEMM, attention and decode-step rates measured on an H200 (docs/SERVING.md), prompts batched to ${PREFILL_BATCH_TOKENS} tokens per forward, at most ${MAX_DECODE_BATCH} sequences per decode worker, prefill queues M/D/c, aggregated prefill stalling decode steps. \`npm run verify\` compares the measured TTFT and ITL with these numbers.`,
+    `Estimated, not measured: prefill and decode from GEMM, attention and decode-step rates measured on an H200 (docs/SERVING.md), the engine's own batch limits, prefill queues M/D/c with P50/P90 from its tail, aggregated prefill stalling decode steps. \`npm run verify\` compares the measured TTFT and ITL with these numbers.`,
     "",
   ];
 }

@@ -1,0 +1,33 @@
+// `npm run test:slow`: the suites that spawn real processes or toolchains (npm pack, python3, nvcc, gpg, bash and
+// curl, the CLIs as children, Pulumi's own TypeScript loader, mocha itself). They took most of `npm test`'s time
+// while the component tests take seconds, so `npm test` (the README's command) runs every other spec
+// (.mocharc.fast.cjs) and `.ci/run` runs both. Each entry says what it spawns. tests/unit/test-sets.spec.ts
+// fails when a spec file belongs to neither set or to both.
+const base = require("./.mocharc.json");
+
+/** Spec file -> what it spawns. */
+const SLOW = {
+  "tests/package/packed.spec.ts": "npm pack and tsc over the packed tarball",
+  "tests/unit/prefetch.spec.ts": "python3 prefetch.py against a fake Hugging Face server",
+  "tests/unit/prefetch-integrity.spec.ts": "python3 prefetch.py against a fake Hugging Face server (and openssl)",
+  "tests/unit/model-commit-serialized.spec.ts": "node over the serialized ModelCommit provider",
+  "tests/unit/nvcc.spec.ts": "nvcc over every arch list",
+  "tests/contracts/efa-installer-signing.spec.ts": "gpg and bash",
+  "tests/unit/fetch-verified.spec.ts": "bash, curl and gpg",
+  "tests/unit/image-smoke.spec.ts": "python3 and bash running the image's entry modules",
+  "tests/contracts/image-environments.spec.ts": "gcc and python3",
+  "tests/render/robustness-cli.spec.ts": "the render CLI and the bench scripts as children",
+  "tests/render/robustness-output.spec.ts": "the render CLI as a child, killed mid-write",
+  "tests/render/fuzz.spec.ts": "the render CLI as a child over random configs",
+  "tests/render/pulumi-loader.spec.ts": "index.ts under Pulumi's own ts-node, in a child",
+  "tests/policy/pack.spec.ts": "the policy pack under Pulumi's policy runner, in a child",
+  "tests/verify/cli-errors.spec.ts": "the verify CLI as a child",
+  "tests/verify/totals-reporter.spec.ts": "mocha as a child over fixture suites",
+  "tests/unit/image-args-cli.spec.ts": "tools/image-args.ts under tsx, as a child",
+};
+
+module.exports = {
+  ...base,
+  spec: Object.keys(SLOW),
+  reporter: "./tests/helpers/totals-reporter.cjs",
+};

@@ -1,0 +1,55 @@
+/**
+ * plan.md opens with a summary a person can decide on (what, cost per hour and per day, time to first token, the
+ * serving estimate, what to check), and each number there is the plan's own (plan.json), not a second estimate.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { ExitCode } from "../../tools/_shared/exit-codes";
+import { renderStack } from "./render-harness";
+import { summaryMarkdown } from "../../tools/render/plan/md-summary";
+import type { Plan } from "../../tools/render/plan/plan";
+import type { PolicyRun } from "../../policy/run";
+
+describe("plan.md summary", function () {
+  this.timeout(60000);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "plan-summary-"));
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  let plan: Plan;
+  let md: string;
+  before(async () => {
+    const r = await renderStack("p5en-1gpu", path.join(tmp, "p5en-1gpu"), []);
+    assert.equal(r.code, ExitCode.Ok, [...r.stdout, ...r.stderr].join("\n"));
+    plan = JSON.parse(fs.readFileSync(path.join(r.dir, "plan.json"), "utf8")) as Plan;
+    md = fs.readFileSync(path.join(r.dir, "plan.md"), "utf8");
+  });
+
+  it("is the first section, before the topology, and restates the plan's cost, time and layout", () => {
+    const headings = md.split("\n").filter((l) => l.startsWith("## "));
+    assert.equal(headings[0], "## Summary");
+    const summary = md.slice(md.indexOf("## Summary"), md.indexOf("\n## ", md.indexOf("## Summary") + 1));
+    assert.ok(summary.includes(`~$${plan.costPerHourUsd.toFixed(2)}/hour`), summary);
+    const perDay = Math.round(plan.costPerHourUsd * 24).toLocaleString("en-US");
+    assert.ok(summary.includes(`~$${perDay}/day`), summary);
+    assert.ok(summary.includes(`~${plan.criticalPathDetail.minutes} min from an empty account`), summary);
+    assert.ok(summary.includes("1 prefill x 1 GPU + 1 decode x 1 GPU"), summary);
+    // p5en-1gpu uses 2 of its 16 GPUs: the summary says the rest is billed and idle.
+    assert.ok(summary.includes(`${plan.gpus.requested} of ${plan.gpus.provisioned} GPUs used`), summary);
+    assert.ok(summary.includes("npm run verify -- p5en-1gpu"), summary);
+  });
+
+  it("names the policies that failed, with their counts", () => {
+    const run = {
+      results: [
+        { name: "a-policy", passed: false, violations: [{}], checked: 1, notApplicable: [] },
+        { name: "b-policy", passed: true, violations: [], checked: 1, notApplicable: [] },
+      ],
+      mandatoryViolations: 1,
+      advisoryViolations: 0,
+    } as unknown as PolicyRun;
+    const lines = summaryMarkdown(plan, run).join("\n");
+    assert.match(lines, /1 mandatory and 0 advisory violations \(`a-policy`\)/);
+    assert.doesNotMatch(lines, /b-policy/);
+  });
+});

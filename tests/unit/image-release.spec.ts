@@ -1,0 +1,50 @@
+/**
+ * The image a release implies (components/image/release-image.ts) planned end to end: dynamo-1.6 deploys its vendor
+ * runtime image by default and combines the two vendor images without compiling; the seed's default and its
+ * "combined" are its from-source build; dynamo-1.6 refuses "source" (that Dockerfile builds the seed's versions).
+ */
+import * as assert from "assert";
+import { checkImagePlan } from "../../components/image/plan";
+import { releaseImageArgs } from "../../components/image/release-image";
+import { release, ReleaseId } from "../../components/releases";
+
+const plan = (id: ReleaseId, source?: "prebuilt" | "combined" | "source", backend: "vllm" | "trtllm" = "vllm") => {
+  const r = releaseImageArgs(release(id), { source, backend });
+  assert.deepStrictEqual(r.problems, []);
+  const c = checkImagePlan({ ...r.args, backend, cudaArchs: id === ReleaseId.Seed ? ["sm_90"] : undefined });
+  assert.ok(c.ok, JSON.stringify(c));
+  return c.value;
+};
+
+describe("the image a release implies", () => {
+  it("dynamo-1.6: the backend's vendor runtime image by default, resolved to a digest at pulumi up", () => {
+    const p = plan(ReleaseId.Dynamo16, undefined, "trtllm");
+    assert.ok(p.kind === "prebuilt" && p.source === "prebuilt");
+    assert.deepStrictEqual(p.resolve, release(ReleaseId.Dynamo16).engines.trtllm.vendorImage);
+    assert.strictEqual(p.ref, undefined, "no readable digest: the tag is resolved at up, never deployed as a tag");
+  });
+
+  it("dynamo-1.6 combined: the two vendor images, nothing compiled", () => {
+    const p = plan(ReleaseId.Dynamo16, "combined");
+    assert.ok(p.kind === "combined");
+    assert.deepStrictEqual(Object.keys(p.images).sort(), ["trtllm", "vllm"]);
+    assert.match(p.estimate.gencode, /nothing is compiled/);
+  });
+
+  it("seed: the default is its combined image, which is the from-source build, compiled for the stated archs", () => {
+    for (const s of [undefined, "combined"] as const) {
+      const p = plan(ReleaseId.Seed, s);
+      assert.ok(p.kind === "build" && p.source === "combined", JSON.stringify(p.kind));
+      assert.match(p.estimate.gencode, /for sm_90/);
+      assert.match(p.estimate.buildTime, /2-2\.5 h/);
+    }
+  });
+
+  it("dynamo-1.6 refuses source (the Dockerfile builds the seed's versions), with the fix", () => {
+    const r = releaseImageArgs(release(ReleaseId.Dynamo16), { source: "source" });
+    assert.match(
+      r.problems.map((p) => `${p.propertyPath}: ${p.reason}`).join("\n"),
+      /image\.source: "source" builds the seed's versions.*set release "seed"/,
+    );
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * The graph's namespace carries the strictest Pod Security Standard its pods meet, computed from the rendered pods
+ * (components/inference/pod-security.ts), and the engines run under the runtime's default seccomp filter.
+ */
+import { strict as assert } from "assert";
+import { GraphService } from "../../components/_shared/names";
+import { InferenceSettings } from "../../components/inference/args";
+import { renderGraph } from "../../components/inference/graph";
+import { namespaceLevel, podViolations, PSA_ENFORCE_LABEL } from "../../components/inference/pod-security";
+import { namespacePods, renderNamespace } from "../../components/inference/render";
+import { IMAGE, pool, resolved } from "../helpers/inference-fixtures";
+
+const NVME = { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } };
+const label = (over: Partial<InferenceSettings>) =>
+  renderNamespace(resolved("p5en-1gpu", "vllm", over))?.metadata.labels[PSA_ENFORCE_LABEL];
+
+describe("inference: Pod Security level of the graph's namespace", () => {
+  const cases: [string, Partial<InferenceSettings>, string][] = [
+    [
+      "local-nvme (hostPath node cache, IPC_LOCK)",
+      { modelCacheMode: "local-nvme", gpuPool: pool("p5en.48xlarge", 2, true, NVME) },
+      "privileged",
+    ],
+    ["EFA workers (IPC_LOCK is outside baseline)", { modelCacheMode: "none" }, "privileged"],
+    [
+      "no EFA, no node cache: every pod restricted",
+      { modelCacheMode: "none", gpuPool: pool("p5en.48xlarge", 2, false) },
+      "restricted",
+    ],
+  ];
+  for (const [what, over, want] of cases) it(`${what}: ${want}`, () => assert.equal(label(over), want));
+
+  it("the reasons name the pod, container and rule", () => {
+    const r = resolved("p5en-1gpu", "vllm", { modelCacheMode: "none" });
+    const { because } = namespaceLevel(namespacePods(r));
+    assert.ok(because.includes(`${GraphService.Prefill}/main: adds IPC_LOCK`), because.join("\n"));
+  });
+
+  it("a container without a seccomp profile or still root is at most baseline", () => {
+    const v = podViolations({
+      name: "p",
+      volumes: [{ name: "x", emptyDir: {} }],
+      containers: [
+        {
+          name: "c",
+          securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
+        },
+      ],
+    });
+    assert.deepEqual(v, { baseline: [], restricted: ["p/c: no seccomp profile"] });
+  });
+
+  it("the engines and the Frontend run with seccompProfile RuntimeDefault", () => {
+    const g = renderGraph(resolved("p5en-1gpu", "trtllm"), IMAGE);
+    for (const s of Object.values(g.spec.services))
+      assert.deepEqual(s.extraPodSpec?.mainContainer?.securityContext?.seccompProfile, { type: "RuntimeDefault" });
+  });
+
+  it("no label when the component does not create the namespace", () =>
+    assert.equal(label({ createNamespace: false }), undefined));
+});

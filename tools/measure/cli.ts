@@ -1,0 +1,189 @@
+/**
+ * `npm run measure -- <stack> --aiperf-image <repo@sha256:...> [--kubeconfig F] [--sweep 0.5,1,2] [--requests N]
+ *  [--twin [--pause-disagg]] [--out DIR] [--timeout S]`
+ *
+ * After `pulumi up`: benchmarks the stack's declared `inference.workload` with AIPerf inside the cluster and
+ * writes `measure.json` and `measure.svg` (measured beside the render's estimate) to --out. Arguments are checked
+ * before anything heavy loads. Exit: 0 report written, 2 usage / stack config / kubeconfig, 3 cluster unreachable
+ * or a benchmark produced no export, 70 internal error, 73 --out not writable, 130 interrupted (cleaned up).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+import { UsageError } from "../_shared/input";
+import { ExitCode } from "../_shared/exit-codes";
+import { DIGEST_PINNED } from "../../components/inference/validate";
+
+/** Where output goes and where stacks are read from (injectable for tests). */
+export interface Io {
+  readonly stdout: (s: string) => void;
+  readonly stderr: (s: string) => void;
+  /** Project root holding `stacks/`. */
+  readonly root: string;
+  /** Directory --kubeconfig and --out resolve against. */
+  readonly cwd: string;
+  /** `AIPERF_IMAGE`, the image when --aiperf-image is not given. */
+  readonly aiperfImageEnv?: string;
+}
+
+/** Default limit of each benchmark Job, seconds. */
+export const DEFAULT_DEADLINE_S = 1800;
+/** Bounds of --timeout (s) and --requests. */
+export const DEADLINE_S = { min: 60, max: 86400 } as const;
+export const REQUESTS = { min: 10, max: 1_000_000 } as const;
+/** Bounds of each --sweep factor. */
+export const SWEEP_FACTOR = { minExclusive: 0, max: 100 } as const;
+
+export const USAGE = `usage: npm run measure -- <stack> --aiperf-image <repo@sha256:...> [options]
+  --aiperf-image REF   AIPerf image by digest (default: AIPERF_IMAGE); docs/MEASURE.md says how to build it
+  --kubeconfig F       kubeconfig file (default: KUBECONFIG, ~/.kube/config)
+  --sweep F,F,...      multiples of the declared load to run, e.g. 0.25,0.5,1,2 (default: 1, the declared load)
+  --requests N         requests measured per point, ${REQUESTS.min}..${REQUESTS.max} (default: 8 per in-flight request, 120 s of arrivals, at least 200)
+  --twin               also deploy the aggregated twin on the same GPUs, measure it at the same points, tear it down
+  --pause-disagg       with --twin on a pool without free GPUs: scale the graph's workers to 0 meanwhile (restored after)
+  --out DIR            where measure.json and measure.svg go (default: measure-<stack>)
+  --timeout S          limit of each benchmark Job, seconds, ${DEADLINE_S.min}..${DEADLINE_S.max} (default ${DEFAULT_DEADLINE_S})
+exit: 0 report written, 2 usage / stack config / kubeconfig, 3 cluster unreachable or a benchmark
+produced no AIPerf export, 70 internal error, 73 --out not writable, 130 interrupted (what it created is deleted)
+`;
+
+const OPTIONS = {
+  "aiperf-image": { type: "string" },
+  kubeconfig: { type: "string" },
+  sweep: { type: "string" },
+  requests: { type: "string" },
+  twin: { type: "boolean" },
+  "pause-disagg": { type: "boolean" },
+  out: { type: "string" },
+  timeout: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+function integer(flag: string, v: string | undefined, b: { min: number; max: number }): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!/^\d+$/.test(v.trim()) || n < b.min || n > b.max)
+    throw new UsageError(
+      `${flag} must be a whole number from ${b.min} to ${b.max}; got ${JSON.stringify(v.slice(0, 40))}`,
+    );
+  return n;
+}
+
+function sweep(v: string | undefined): number[] {
+  if (v === undefined) return [1];
+  const parts = v.split(",").map((s) => s.trim());
+  const bad = parts.filter(
+    (p) => !/^\d+(\.\d+)?$/.test(p) || Number(p) <= SWEEP_FACTOR.minExclusive || Number(p) > SWEEP_FACTOR.max,
+  );
+  if (parts.length === 0 || bad.length > 0)
+    throw new UsageError(
+      `--sweep must be a comma-separated list of load multiples in (0, ${SWEEP_FACTOR.max}], e.g. 0.5,1,2; bad: ${JSON.stringify(bad.join(",").slice(0, 60))}`,
+    );
+  return [...new Set(parts.map(Number))].sort((a, b) => a - b);
+}
+
+/** The arguments, checked; every problem of the command line is a usage error naming the flag. */
+export function parse(argv: readonly string[], env: string | undefined) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true as const };
+  if (positionals.length !== 1)
+    throw new UsageError(
+      `expected exactly one <stack>; got ${positionals.length ? positionals.join(" ").slice(0, 80) : "none"}`,
+    );
+  const image = values["aiperf-image"] ?? env;
+  if (!image)
+    throw new UsageError(
+      "--aiperf-image is required (or AIPERF_IMAGE): AIPerf publishes no image, build it as docs/MEASURE.md shows and pass it by digest",
+    );
+  if (!DIGEST_PINNED.test(image))
+    throw new UsageError(
+      `--aiperf-image must be pinned by digest (repo@sha256:<64 hex>), never a moving tag; got ${JSON.stringify(image.slice(0, 100))}`,
+    );
+  if (values["pause-disagg"] && !values.twin) throw new UsageError("--pause-disagg only applies with --twin");
+  return {
+    help: false as const,
+    stack: positionals[0]!,
+    image,
+    factors: sweep(values.sweep),
+    requests: integer("--requests", values.requests, REQUESTS),
+    deadlineSeconds: integer("--timeout", values.timeout, DEADLINE_S) ?? DEFAULT_DEADLINE_S,
+    twin: values.twin === true,
+    pauseDisagg: values["pause-disagg"] === true,
+    kubeconfig: values.kubeconfig,
+    out: values.out ?? `measure-${positionals[0]}`,
+  };
+}
+
+/** Writes the report files into `dir` (created); false when it cannot. */
+function writeOut(dir: string, files: Readonly<Record<string, string>>, io: Io): boolean {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+    return true;
+  } catch (e) {
+    io.stderr(`measure: cannot write ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+    return false;
+  }
+}
+
+/** The command, in-process: returns the exit code. Never throws. */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  try {
+    const a = parse(argv, io.aiperfImageEnv);
+    if (a.help) {
+      io.stdout(USAGE);
+      return ExitCode.Ok;
+    }
+    // Loaded lazily: the schema and @kubernetes/client-node take seconds to import; usage errors should not wait.
+    const { runMeasure } = await import("./main-run");
+    const report = await runMeasure(a, io);
+    if (report === "interrupted") return 130;
+    const { renderChart } = await import("./chart");
+    const dir = path.resolve(io.cwd, a.out);
+    const wrote = writeOut(
+      dir,
+      { "measure.json": JSON.stringify(report, null, 2) + "\n", "measure.svg": renderChart(report) },
+      io,
+    );
+    io.stdout(
+      `measure ${a.stack}: ${dir}/measure.json, measure.svg\n${report.findings.map((f) => `  - ${f}`).join("\n")}\n`,
+    );
+    return wrote ? ExitCode.Ok : ExitCode.CantCreate;
+  } catch (e) {
+    return failure(e, io);
+  }
+}
+
+async function failure(e: unknown, io: Io): Promise<number> {
+  if (e instanceof UsageError) {
+    io.stderr(`measure: ${e.message}\n${USAGE}`);
+    return ExitCode.InvalidConfig;
+  }
+  const { UnreachableError } = await import("../verify/http");
+  if (e instanceof UnreachableError) {
+    io.stderr(`measure: ${e.message}\n`);
+    return ExitCode.Unreachable;
+  }
+  io.stderr(
+    `measure: internal error (a bug in dynamo-efa, please report it): ${String((e as Error)?.message ?? e)
+      .split("\n")[0]!
+      .slice(0, 200)}\n`,
+  );
+  return ExitCode.Internal;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    root: path.resolve(__dirname, "..", ".."),
+    cwd: process.env.INIT_CWD || process.cwd(),
+    ...(process.env.AIPERF_IMAGE ? { aiperfImageEnv: process.env.AIPERF_IMAGE } : {}),
+  }).then((code) => process.exit(code));
+}

@@ -1,0 +1,94 @@
+/**
+ * The summary that opens `plan.md`: what gets deployed, what it costs per hour and per day, how long until the
+ * first token, what the serving estimate says, and what to check before and after `pulumi up`. Every line
+ * restates a number of a later section (which says how it was computed), so a reader who stops here decides on
+ * the same numbers as one who reads on. Pure.
+ */
+import type { PolicyRun } from "../../../policy/run";
+import type { Plan } from "./plan";
+import { table } from "../output/md-table";
+import { idleNodesLine } from "./placement";
+
+const HOURS_PER_DAY = 24;
+
+const money = (usd: number, digits: number): string =>
+  `$${usd.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+
+/** "2 x p5en.48xlarge (16 GPUs, 32 EFA rails) in us-east-2b". */
+function hardwareLine(plan: Plan): string {
+  const pools = plan.gpuPools.map(
+    (p) =>
+      `${p.nodes} x ${p.instanceType} (${p.nodes * p.gpusPerNode} GPUs, ${p.nodes * p.efaPerNode} EFA rails)${p.availabilityZone ? ` in ${p.availabilityZone}` : ""}`,
+  );
+  return pools.join("; ") || "no GPU pool";
+}
+
+/** "8 prefill x 1 GPU + 8 decode x 1 GPU, KV over LIBFABRIC (RDMA)". */
+function servingLayoutLine(plan: Plan): string {
+  const roles = plan.workers
+    .filter((w) => w.gpusPerWorker > 0)
+    .map((w) => `${w.replicas} ${w.role} x ${w.gpusPerWorker} GPU`);
+  const kv = plan.kvTransport
+    ? `, KV over ${plan.kvTransport.transport} (${plan.kvTransport.rdma ? "RDMA" : "TCP"})`
+    : "";
+  const model = plan.model ? `\`${plan.model.id}\`: ` : "";
+  return `${model}${roles.join(" + ") || "no GPU worker"}${kv}`;
+}
+
+function timeLine(plan: Plan): string {
+  const path = plan.criticalPathDetail;
+  const steps = path.steps.filter((s) => s.minutes >= 1).map((s) => `${s.name} ~${s.minutes} min`);
+  const idle =
+    plan.gpuIdleMinutes !== undefined
+      ? `; each GPU node is billed ~${plan.gpuIdleMinutes} min before its first worker loads`
+      : "";
+  return `~${path.minutes} min from an empty account to Ready (${steps.join(", ")})${idle}`;
+}
+
+function servingLine(plan: Plan): string {
+  const s = plan.serving;
+  if (!s) return plan.servingUnknown ?? "no estimate";
+  const load = s.workload.declared ? "the declared workload" : "the default workload (set `inference.workload`)";
+  const at =
+    s.ttftMs === null || s.itlMs === null
+      ? "the layout cannot keep up with the load"
+      : `TTFT ~${s.ttftMs} ms, ITL ~${s.itlMs} ms, ${s.requestsPerSecond} requests/s`;
+  return `${at} at ${load}; see "Serving estimate"`;
+}
+
+/** What to look at before paying, and the command that checks the deployment after. */
+function checkLines(plan: Plan, policy: PolicyRun, stack: string): string[] {
+  const idle = idleNodesLine(plan.placement);
+  const failed = policy.results.filter((r) => !r.passed).map((r) => `\`${r.name}\``);
+  return [
+    failed.length > 0
+      ? `- Policies: ${policy.mandatoryViolations} mandatory and ${policy.advisoryViolations} advisory violations (${failed.join(", ")}): see "Policies".`
+      : `- Policies: all ${policy.results.length} passed.`,
+    ...(plan.gpus.requested < plan.gpus.provisioned
+      ? [`- Capacity: ${plan.gpus.requested} of ${plan.gpus.provisioned} GPUs used: the rest is billed and idle.`]
+      : []),
+    ...(idle ? [`- ${idle}.`] : []),
+    `- After \`pulumi up\`: \`npm run verify -- ${stack}\` checks the pods, the served model, the KV path and the latency.`,
+  ];
+}
+
+/** The `## Summary` section. */
+export function summaryMarkdown(plan: Plan, policy: PolicyRun): string[] {
+  const perHour = plan.costPerHourUsd;
+  return [
+    "## Summary",
+    "",
+    table(
+      ["", ""],
+      [
+        ["what", `${hardwareLine(plan)}; ${servingLayoutLine(plan)}`],
+        ["cost", `~${money(perHour, 2)}/hour on demand, ~${money(perHour * HOURS_PER_DAY, 0)}/day (see "Cost")`],
+        ["time to first token", timeLine(plan)],
+        ["serving estimate", servingLine(plan)],
+      ],
+    ),
+    "",
+    ...checkLines(plan, policy, plan.stack),
+    "",
+  ];
+}

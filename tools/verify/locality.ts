@@ -1,0 +1,138 @@
+/**
+ * Gate L (`--check-locality`): the KV path as the plan draws it, each worker's EFA devices on its GPUs' PCIe
+ * switch. NIXL's LIBFABRIC backend sends a GPU's KV over the EFA rails next to that GPU; a worker given EFA
+ * devices behind another switch crosses the CPU's root complex (the throughput the plan expects is lost) and,
+ * per Dynamo 1.3.1's known issues, KV transfer can fail outright ("Lost connection with prefill instance", empty
+ * 200s) when a worker holds fewer than all of a node's EFA devices, the shape of every multi-worker EFA stack here
+ * (docs/MEASURE.md#the-efa-locality-gate). The Kubernetes EFA device plugin chooses which devices a pod gets;
+ * this gate reads what it chose.
+ *
+ * The probe runs in the worker's main container: the GPUs the NVIDIA runtime exposes (`nvidia-smi` bus ids) and
+ * the EFA devices the EFA device plugin mounted (`/dev/infiniband/uverbs*`), each resolved to its sysfs device
+ * path (`readlink -f`), which spells the PCIe ancestry: `/sys/devices/pci<domain>:<bus>/<root port>/<switch
+ * ports>.../<device>`. Two devices share a PCIe switch when their paths share a bridge below the root bus (what
+ * `nvidia-smi topo -m` calls PIX/PXB, as opposed to PHB/NODE/SYS). Pure but the probe text: `run.ts` execs it.
+ */
+import { GateResult, GateStatus, result } from "./gates";
+
+/**
+ * The probe. `nvidia-smi` prints 8-hex-digit domains (`00000000:4F:00.0`); sysfs names use 4 (`0000:4f:00.0`).
+ * Without `nvidia-smi`, the GPUs the runtime exposes are the directories of `/proc/driver/nvidia/gpus`.
+ */
+export const LOCALITY_PROBE_SCRIPT = [
+  "gpus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader 2>/dev/null | tr 'A-F' 'a-f' | sed -E 's/^0*([0-9a-f]{4}:)/\\1/')",
+  '[ -n "$gpus" ] || gpus=$(ls /proc/driver/nvidia/gpus 2>/dev/null)',
+  'for b in $gpus; do echo "gpu $b $(readlink -f /sys/bus/pci/devices/$b)"; done',
+  "for d in /dev/infiniband/uverbs*; do",
+  '  [ -e "$d" ] || continue; n=${d##*/}',
+  '  echo "efa $(cat /sys/class/infiniband_verbs/$n/ibdev 2>/dev/null || echo $n) $(readlink -f /sys/class/infiniband_verbs/$n/device)"',
+  "done",
+].join("\n");
+
+/** One device as the probe printed it. */
+export interface PciDevice {
+  /** GPU bus id or EFA device name (`rdmap79s0`). */
+  readonly id: string;
+  /** Its sysfs device path. */
+  readonly path: string;
+}
+
+/** What the probe of one worker found. */
+export interface WorkerDevices {
+  readonly gpus: readonly PciDevice[];
+  readonly efas: readonly PciDevice[];
+}
+
+/** The probe's output, read. Lines it does not know are ignored. */
+export function parseLocality(text: string): WorkerDevices {
+  const gpus: PciDevice[] = [];
+  const efas: PciDevice[] = [];
+  for (const line of text.split("\n")) {
+    const m = /^(gpu|efa) (\S+) (\/sys\/devices\/\S+)$/.exec(line.trim());
+    if (m) (m[1] === "gpu" ? gpus : efas).push({ id: m[2]!, path: m[3]! });
+  }
+  return { gpus, efas };
+}
+
+const PCI_ADDR = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
+
+/** The bridges above a device, root port first: the PCI addresses of its path but the root bus and itself. */
+export function bridgesOf(path: string): string[] {
+  const parts = path.split("/").filter((p) => PCI_ADDR.test(p));
+  return parts.slice(0, -1);
+}
+
+/** The PCI address of the device itself (the last PCI component of its path). */
+export const busOf = (path: string): string =>
+  path
+    .split("/")
+    .filter((p) => PCI_ADDR.test(p))
+    .at(-1) ?? path;
+
+/** The deepest bridge two devices share; undefined when they meet only at the root complex (another switch). */
+export function sharedBridge(a: string, b: string): string | undefined {
+  const x = bridgesOf(a);
+  const y = bridgesOf(b);
+  let shared: string | undefined;
+  for (let i = 0; i < Math.min(x.length, y.length) && x[i] === y[i]; i++) shared = x[i];
+  return shared;
+}
+
+/** The fix, once, with the worker's numbers. */
+export const LOCALITY_FIX =
+  "fix: give each worker the EFA devices of its own GPUs: allocate EFA and GPUs together by PCIe root (EFA DRA with a pcieRoot match: EKS device management, Karpenter >= 1.15 or Auto Mode on Kubernetes >= 1.36), or give each worker all the EFA devices of a node; deleting the pod gives a new allocation but no guarantee";
+
+/** Each problem of one worker, naming its devices. */
+export function localityProblems(pod: string, d: WorkerDevices): string[] {
+  if (d.gpus.length === 0)
+    return [`${pod}: no GPU visible to the probe (nvidia-smi and /proc/driver/nvidia/gpus empty)`];
+  if (d.efas.length === 0) return [`${pod}: no EFA device mounted (/dev/infiniband/uverbs*); KV cannot use EFA`];
+  const out: string[] = [];
+  const gpuList = d.gpus.map((g) => `${g.id} (switch ${bridgesOf(g.path).join(">") || "none"})`).join(", ");
+  for (const e of d.efas)
+    if (!d.gpus.some((g) => sharedBridge(g.path, e.path)))
+      out.push(
+        `${pod}: EFA ${e.id} (${busOf(e.path)}, behind ${bridgesOf(e.path).join(">") || "the root bus"}) is on no PCIe switch of its GPUs ${gpuList}`,
+      );
+  if (d.efas.length >= d.gpus.length)
+    for (const g of d.gpus)
+      if (!d.efas.some((e) => sharedBridge(g.path, e.path)))
+        out.push(
+          `${pod}: GPU ${g.id} has none of the worker's EFA devices on its PCIe switch; its KV crosses the root complex`,
+        );
+  return out;
+}
+
+/** One worker's probe output; `error` when the exec failed. */
+export interface LocalityProbe {
+  readonly pod: string;
+  readonly text: string;
+  readonly error?: string;
+}
+
+/** Gate L over every worker of a graph whose KV moves over EFA. */
+export function gateLocality(probes: readonly LocalityProbe[], latencyMs?: number): GateResult {
+  if (probes.length === 0) return result("L", GateStatus.Fail, ["no worker pods to probe"], latencyMs);
+  const bad: string[] = [];
+  const ok: string[] = [];
+  for (const p of probes) {
+    if (p.error) {
+      bad.push(`${p.pod}: probe failed: ${p.error} (verify needs pods/exec on the graph's namespace)`);
+      continue;
+    }
+    const d = parseLocality(p.text);
+    const problems = localityProblems(p.pod, d);
+    bad.push(...problems);
+    if (problems.length === 0)
+      ok.push(
+        `${p.pod}: GPU ${d.gpus.map((g) => g.id).join(",")} with EFA ${d.efas.map((e) => e.id).join(",")} on one PCIe switch`,
+      );
+  }
+  if (bad.length > 0) return result("L", GateStatus.Fail, [...bad, LOCALITY_FIX], latencyMs);
+  return result(
+    "L",
+    GateStatus.Pass,
+    [`${probes.length} workers: every EFA device on its GPUs' PCIe switch`, ...ok],
+    latencyMs,
+  );
+}
