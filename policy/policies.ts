@@ -16,6 +16,7 @@ import { observabilityPolicies } from "./rules/observability";
 import { modelFitPolicies } from "./rules/model-fit";
 import { placementPolicies } from "./rules/placement";
 import { servingPolicies } from "./rules/serving";
+import { knownIssuePolicies } from "./rules/known-issues";
 
 const byName = new Map(
   [
@@ -31,6 +32,7 @@ const byName = new Map(
     ...modelFitPolicies,
     ...placementPolicies,
     ...servingPolicies,
+    ...knownIssuePolicies,
   ].map((p) => [p.name, p] as const),
 );
 
@@ -63,6 +65,8 @@ export const POLICY_NAMES = [
   "monitoring-off-gpu-nodes",
   "model-fits-workers",
   "serving-estimate-meets-workload",
+  "release-known-issues",
+  "prefill-tp-within-decode-tp",
 ] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
@@ -95,6 +99,8 @@ export const FIELD_FAILURES: Readonly<Record<PolicyName, readonly string[]>> = {
   "monitoring-off-gpu-nodes": [],
   "model-fits-workers": [],
   "serving-estimate-meets-workload": [],
+  "release-known-issues": [],
+  "prefill-tp-within-decode-tp": [],
 };
 
 /** Every policy of the pack, in pack order. */

@@ -149,6 +149,8 @@ export const STACK_KEYS: Readonly<Record<string, string>> = {
   inference: "the disaggregated inference graph (object)",
   observability: "monitoring: false, or an object (absent = on)",
   graphName: "name of the DynamoGraphDeployment (string)",
+  release: 'the supported release to deploy: "dynamo-1.6" (default) or "seed" (docs/RELEASES.md)',
+  previousRelease: "the release the stack runs now, when moving it to another (docs/RELEASES.md#upgrading)",
   hfToken: "Hugging Face token (secret: pulumi config set --secret)",
 };
 

@@ -19,7 +19,7 @@ import { ModelCacheMode } from "../components/inference/model-load";
 import { REVISION_RULE, DIGEST_PINNED } from "../components/inference/validate";
 import { CHART_VERSION } from "../components/platform/validate";
 import { K8S_NAME } from "../components/_shared/names";
-import { charts, prefetchImage } from "../components/versions";
+import { prefetchImage } from "../components/versions";
 import { choices, Field, int, str } from "./schema";
 
 /** A worker role's table (`prefill`, `decode`): how many workers and GPUs each. */
@@ -163,8 +163,8 @@ export const INFERENCE_FIELDS: Readonly<Record<string, Field>> = {
         },
         version: {
           spec: str({ pattern: CHART_VERSION, patternDoc: 'a chart version such as "1.0.1"' }),
-          default: charts.dynamoPlatform.version,
-          doc: "dynamo-platform chart version (its NGC tarball URL)",
+          defaultDoc: "- the release's chart version (1.6.2 for dynamo-1.6, 1.0.1 for seed)",
+          doc: "dynamo-platform chart version (its NGC tarball URL); set it only to step the operator one minor at a time (docs/RELEASES.md#upgrading)",
         },
       },
     },

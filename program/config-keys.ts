@@ -70,6 +70,8 @@ export function rawStackConfig(
   return {
     region: get("aws:region"),
     graphName: get(`${CONFIG_NAMESPACE}:graphName`),
+    release: get(`${CONFIG_NAMESPACE}:release`),
+    previousRelease: get(`${CONFIG_NAMESPACE}:previousRelease`),
     cluster: objectOrRaw("cluster"),
     image: objectOrRaw("image"),
     inference: objectOrRaw("inference"),
@@ -84,6 +86,10 @@ export function rawStackConfig(
 export interface RawStackConfig {
   readonly region?: unknown;
   readonly graphName?: unknown;
+  /** `dynamo-efa:release`: the supported release (components/releases). */
+  readonly release?: unknown;
+  /** `dynamo-efa:previousRelease`: the release the stack runs now, when moving it to `release`. */
+  readonly previousRelease?: unknown;
   readonly cluster?: unknown;
   readonly image?: unknown;
   readonly inference?: unknown;

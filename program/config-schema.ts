@@ -29,6 +29,7 @@ import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
 import { Problem, ValidationError } from "../components/_shared/problems";
 import { validate as validateInference } from "../components/inference/validate";
 import { DynamoPlatformArgs, resolveArgs as resolvePlatform } from "../components/platform/args";
+import { DEFAULT_RELEASE, release as releaseOf, ReleaseId, upgradeProblems } from "../components/releases";
 import { validate as validatePlatform } from "../components/platform/validate";
 import { check, str } from "./schema";
 import { checkObservability, ObservabilityConfig } from "./config-observability";
@@ -69,6 +70,8 @@ export interface ImageConfig {
 export interface StackConfig {
   readonly region: string;
   readonly graphName: string;
+  /** The supported release (`dynamo-efa:release`), given to both `DynamoPlatform` and `DisaggInference`. */
+  readonly release: ReleaseId;
   readonly cluster: ClusterConfig;
   /** `EfaCluster` arguments the cluster config maps to (one pool, named `gpu`). */
   readonly clusterArgs: EfaClusterArgs;
@@ -130,9 +133,12 @@ type RawInference = Omit<InferenceSettings, "gpuPool" | "modelCache"> & {
 };
 
 /** `DynamoPlatform` arguments for `inference.platform`; undefined when `install` is false. */
-export function platformArgsOf(p: PlatformConfig | undefined): DynamoPlatformArgs | undefined {
+export function platformArgsOf(
+  p: PlatformConfig | undefined,
+  release: ReleaseId = DEFAULT_RELEASE,
+): DynamoPlatformArgs | undefined {
   if (p?.install === false) return undefined;
-  return p?.version !== undefined ? { version: p.version } : {};
+  return p?.version !== undefined ? { release, version: p.version } : { release };
 }
 
 /**
@@ -271,16 +277,18 @@ function typeCheck(raw: RawStackConfig) {
     raw.graphName ?? DEFAULT_GRAPH_NAME,
     str({ pattern: K8S_NAME, patternDoc: "a lower-case RFC 1123 name" }),
   );
+  const rel = check("release", raw.release ?? DEFAULT_RELEASE, str({ enum: Object.values(ReleaseId) }));
   const cluster = check("cluster", raw.cluster ?? {}, { kind: "object", fields: CLUSTER_FIELDS });
   const image = check("image", raw.image ?? {}, { kind: "object", fields: IMAGE_FIELDS });
   const inference = check("inference", raw.inference ?? {}, { kind: "object", fields: INFERENCE_FIELDS });
   return {
     problems: [
       ...configKeyProblems(raw.keys ?? []),
-      ...[region, graphName, cluster, image, inference].flatMap((c) => c.problems),
+      ...[region, graphName, rel, cluster, image, inference].flatMap((c) => c.problems),
     ],
     region: region.problems.length === 0 ? (region.value as string | undefined) : undefined,
     graphName: graphName.value as string | undefined,
+    release: (rel.problems.length === 0 ? rel.value : DEFAULT_RELEASE) as ReleaseId,
     cluster: (cluster.value ?? {}) as Partial<ClusterConfig>,
     image: (image.value ?? {}) as Partial<ImageConfig>,
     /** The inference settings; undefined when the key is not an object. */
@@ -311,7 +319,7 @@ function inferenceProblems(
 export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; problems: Problem[] } {
   const typed = typeCheck(raw);
   const { cluster: c, image: im, region } = typed;
-  const written = inferenceSettingsOf(typed.inference ?? ({} as RawInference));
+  const written = { ...inferenceSettingsOf(typed.inference ?? ({} as RawInference)), release: typed.release };
   const efs = written.modelCache !== undefined;
   const semantic: Problem[] = [...clusterProblems(c, region, efs)];
   if (!raw.offline) semantic.push(...documentationCidrProblems(c.publicAccessCidrs ?? [], "cluster."));
@@ -329,9 +337,15 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
       ? poolFacts(resolvePool(GPU_POOL_NAME, clusterArgs.gpuPools[GPU_POOL_NAME]))
       : undefined;
   if (pool && typed.inference) semantic.push(...inferenceProblems(inf, pool, typed.graphName, im.ref, raw.hfTokenSet));
-  const platform = platformArgsOf(typed.inference?.platform);
+  const platform = platformArgsOf(typed.inference?.platform, typed.release);
   if (platform) semantic.push(...validatePlatform(resolvePlatform(platform), "inference.platform"));
   semantic.push(...newClusterProblems(typed.inference?.platform, raw.observability));
+  semantic.push(
+    ...upgradeProblems(
+      raw.previousRelease,
+      typed.inference?.platform?.version ?? releaseOf(typed.release).platform.chart.version,
+    ),
+  );
   const problems = dedupe(typed.problems, [...semantic, ...obs.problems]);
   if (problems.length > 0 || !pool) return { problems };
   return {
@@ -339,6 +353,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
     config: {
       region: region as string,
       graphName: typed.graphName as string,
+      release: typed.release,
       cluster: c as ClusterConfig,
       clusterArgs,
       image: { ...(im as Omit<ImageConfig, "resolvedCudaArchs">), resolvedCudaArchs: resolved.archs },

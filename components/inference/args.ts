@@ -14,6 +14,7 @@ import { DEFAULT_GRAPH_NAMESPACE, DEFAULT_PLATFORM_NAMESPACE } from "../_shared/
 import { INSTANCES } from "../catalog/instances";
 import type { IntRange, NumberRange } from "../_shared/limits";
 import { CLUSTER_LIMITS } from "../cluster/limits";
+import { DEFAULT_RELEASE, ReleaseId } from "../releases";
 
 /** Inference engine the workers run; the combined image selects it by Python module name. */
 export const Backend = { Vllm: "vllm", Trtllm: "trtllm" } as const;
@@ -127,6 +128,13 @@ export interface ResolvedWorkload {
 
 /** Plain (non-Pulumi) settings: everything that decides what is rendered. */
 export interface InferenceSettings {
+  /**
+   * The supported release the graph is written for (`components/releases`): its graph API (`dynamo-1.6`: the
+   * `nvidia.com/v1beta1` graph with `runtimeVersionOverride` where the image has no version tag; `seed`:
+   * `nvidia.com/v1alpha1`), engines and known issues. The same value as the platform's `release`.
+   * @default "dynamo-1.6"
+   */
+  readonly release?: ReleaseId;
   /** Engine. @default "vllm" */
   readonly backend?: Backend;
   /** Hugging Face model id or path, e.g. `meta-llama/Llama-3.1-8B-Instruct`. */
@@ -262,6 +270,7 @@ export interface ResolvedRole {
 
 /** Everything the renderers need, every default filled in. Plain data. */
 export interface ResolvedInference {
+  readonly release: ReleaseId;
   readonly graphName: string;
   readonly namespace: string;
   readonly platformNamespace: string;
@@ -376,6 +385,7 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
   const nodes = s.gpuPool?.nodes ?? 0;
   const kvTransportChoice = s.kvTransport ?? KvTransportChoice.Auto;
   return {
+    release: s.release ?? DEFAULT_RELEASE,
     graphName: s.graphName ?? name,
     namespace: s.namespace ?? INFERENCE_DEFAULTS.namespace,
     platformNamespace: s.platformNamespace ?? DEFAULT_PLATFORM_NAMESPACE,

@@ -18,7 +18,9 @@ import {
 } from "./render";
 import { InferencePlan, inferencePlan, workerCommands, workerPlan, WorkerPlanRow } from "./plan";
 import { DgdObject, renderGraph } from "./graph";
-import { DGD_API_VERSION, DGD_KIND } from "./dgd";
+import { DGD_KIND } from "./dgd";
+import { DGD_V1BETA1, toV1beta1, V1beta1Graph } from "./dgd-v1beta1";
+import { release } from "../releases";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
 import { renderNetworkPolicies } from "./network";
@@ -36,6 +38,13 @@ export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
 export function checkedGraph(r: ResolvedInference, image: string): DgdObject {
   assertValid("DisaggInference", validateImage(image));
   return renderGraph(r, image);
+}
+
+/** The graph as `r.release` deploys it: the model as is (v1alpha1), or its v1beta1 form. */
+export function releaseGraph(r: ResolvedInference, image: string): DgdObject | V1beta1Graph {
+  const g = checkedGraph(r, image);
+  const rel = release(r.release).graph;
+  return rel.apiVersion === DGD_V1BETA1 ? toV1beta1(g, rel.runtimeVersionOverride?.version) : g;
 }
 
 /**
@@ -112,11 +121,11 @@ export class DisaggInference extends pulumi.ComponentResource {
       );
     if (args.platform) deps.push(args.platform);
 
-    const graph = pulumi.all([args.image, pinned]).apply(([image, p]) => checkedGraph(p, image));
+    const graph = pulumi.all([args.image, pinned]).apply(([image, p]) => releaseGraph(p, image));
     this.graph = new k8s.apiextensions.CustomResource(
       `${name}-graph`,
       {
-        apiVersion: DGD_API_VERSION,
+        apiVersion: release(r.release).graph.apiVersion,
         kind: DGD_KIND,
         metadata: graph.apply((g) => g.metadata),
         spec: graph.apply((g) => g.spec),

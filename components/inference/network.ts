@@ -19,8 +19,9 @@
  * - the operator (the platform namespace) -> workers TCP 9090: its model-endpoint client calls the system port;
  * - the `local-nvme` prefetch DaemonSet's pods -> DNS and TCP 443 only (the HF hub), nothing in: they download the
  *   weights to the node and serve nothing;
- * - every pod -> DNS (kube-system, UDP and TCP 53); -> NATS in the platform namespace, TCP 4222 (the event plane's
- *   default; the chart installs no etcd and discovers through the Kubernetes API); -> TCP 443 anywhere: the
+ * - every pod -> DNS (kube-system, UDP and TCP 53); -> NATS in the platform namespace, TCP 4222, only where the
+ *   release's platform runs NATS (`seed`: the event plane's default then; the chart installs no etcd and discovers
+ *   through the Kubernetes API); -> TCP 443 anywhere: the
  *   Kubernetes API (discovery) and the Hugging Face hub (weights, and the Frontend's config/tokenizer download),
  *   which publishes no fixed address range.
  */
@@ -29,6 +30,7 @@ import { FrontendServiceType, ResolvedInference } from "./args";
 import { prefetchDaemonSetName, renderPrefetchDaemonSet } from "./cache";
 import { coveredSpaces, parseCidr, WHOLE_INTERNET } from "../_shared/cidr";
 import { Problem, show } from "../_shared/problems";
+import { release } from "../releases";
 
 /** The workers' request-plane port (`DYN_TCP_RPC_PORT`), pinned so the Frontend -> worker rule names one port. */
 export const REQUEST_PLANE_PORT = 9999;
@@ -95,11 +97,14 @@ function selectors(r: ResolvedInference) {
   return { workers, frontend };
 }
 
-/** Egress every pod of the graph needs: DNS, the platform's NATS, HTTPS (the Kubernetes API, the HF hub). */
+/**
+ * Egress every pod of the graph needs: DNS, HTTPS (the Kubernetes API, the HF hub) and, where the release's platform
+ * runs NATS (`seed`; from Dynamo 1.4.0 the chart installs none and the planes are TCP and ZMQ), the platform's NATS.
+ */
 function commonEgress(r: ResolvedInference): EgressRule[] {
   return [
     { to: [inNamespace("kube-system")], ports: [{ protocol: "UDP", port: DNS_PORT }, tcp(DNS_PORT)] },
-    { to: [inNamespace(r.platformNamespace)], ports: [tcp(NATS_PORT)] },
+    ...(release(r.release).platform.nats ? [{ to: [inNamespace(r.platformNamespace)], ports: [tcp(NATS_PORT)] }] : []),
     { to: [{ ipBlock: { cidr: "0.0.0.0/0" } }], ports: [tcp(HTTPS_PORT)] },
   ];
 }

@@ -4,6 +4,7 @@
  * prefetch script shares is the last section.
  */
 import { CpuArch } from "../catalog/instances";
+import { releaseProblems } from "../releases";
 import { joinPath, Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 import { K8S_NAME } from "../_shared/names";
@@ -177,6 +178,7 @@ function validateRoleNodes(r: ResolvedInference, at: (k: string) => string): Pro
 function validateScalars(r: ResolvedInference, at: (k: string) => string): Problem[] {
   const out: Problem[] = [
     ...closedChoice(at("backend"), r.backend, choices(Backend)),
+    ...releaseProblems(r.release, at("release")),
     ...closedChoice(at("placement"), r.placement, choices(Placement)),
     ...closedChoice(at("frontend.serviceType"), r.frontend.serviceType, choices(FrontendServiceType)),
     ...closedChoice(at("kvTransport"), r.kvTransportChoice, choices(KvTransportChoice)),

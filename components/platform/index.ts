@@ -6,5 +6,5 @@ export { DYNAMO_PLATFORM_TYPE, DynamoPlatform } from "./platform";
 export { PLATFORM_DEFAULTS, resolveArgs } from "./args";
 export type { DynamoPlatformArgs, ResolvedPlatform } from "./args";
 export { CHART_VERSION, validate } from "./validate";
-export { PLATFORM_RELEASE_NAME, PLATFORM_VALUES, renderPlatformRelease } from "./render";
+export { PLATFORM_RELEASE_NAME, renderPlatformRelease } from "./render";
 export type { HelmReleaseSpec } from "./render";

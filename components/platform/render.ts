@@ -2,6 +2,7 @@
  * The `dynamo-platform` Helm release as plain data (what `helm.v3.Release` receives). Pure.
  */
 import { charts } from "../versions";
+import { release } from "../releases";
 import { ResolvedPlatform } from "./args";
 
 /**
@@ -9,15 +10,6 @@ import { ResolvedPlatform } from "./args";
  * every graph), and this is the name NVIDIA's install guide uses (`helm install dynamo-platform <url>`).
  */
 export const PLATFORM_RELEASE_NAME = "dynamo-platform";
-
-/**
- * `dynamo-platform` values. The operator runs cluster-wide (`namespaceRestriction.enabled: false`,
- * the chart's default, pinned here because the graphs live in other namespaces than the operator
- * and a namespace-restricted operator would never reconcile them). Everything else keeps the chart's
- * defaults (discovery through the Kubernetes API). Source: ai-dynamo/dynamo
- * `deploy/helm/charts/platform/values.yaml`.
- */
-export const PLATFORM_VALUES = { "dynamo-operator": { namespaceRestriction: { enabled: false } } } as const;
 
 /** A Helm release as plain data (what `helm.v3.Release` receives). */
 export interface HelmReleaseSpec {
@@ -49,6 +41,6 @@ export function renderPlatformRelease(r: ResolvedPlatform): HelmReleaseSpec {
     createNamespace: true,
     atomic: true,
     timeout: 600,
-    values: PLATFORM_VALUES,
+    values: release(r.release).platform.values,
   };
 }

@@ -4,7 +4,7 @@
  * 1.6.2 file was out of reach the closest readable upstream state is named instead, with what may differ.
  */
 import { NIXL_FI_MORE_DEADLOCK, PARTIAL_EFA_PCIE } from "./known-issues";
-import { GraphApiVersion, Release, ReleaseId } from "./types";
+import { CLUSTER_WIDE_OPERATOR, GraphApiVersion, Release, ReleaseId } from "./types";
 
 /** Dynamo's machine-readable release table (docs/fern/components/releases.data.ts), as the field audit read it. */
 const RELEASES_TABLE =
@@ -25,7 +25,8 @@ export const dynamo16: Release = {
       source: "NGC chart tarball dynamo-platform-<release>.tgz, one per release (release-artifacts pages 1.0.1-1.4.2)",
     },
     natsInstalledByDefault: false,
-    values: { "dynamo-operator": { namespaceRestriction: { enabled: false } } },
+    nats: false,
+    values: CLUSTER_WIDE_OPERATOR,
     valuesFact: "chart-dynamo-platform-1.6",
   },
   graph: {

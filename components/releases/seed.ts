@@ -6,7 +6,8 @@
  * (docs/RELEASES.md). The build pins themselves stay in versions.ts `image` (the Dockerfile's ARG defaults).
  */
 import { charts, DYNAMO_COMMIT, image } from "../versions";
-import { GraphApiVersion, Release, ReleaseId } from "./types";
+import { NIXL_0_10_1_EFA, PARTIAL_EFA_PCIE } from "./known-issues";
+import { CLUSTER_WIDE_OPERATOR, GraphApiVersion, Release, ReleaseId } from "./types";
 
 const PYPROJECT = `ai-dynamo/dynamo@${DYNAMO_COMMIT}:pyproject.toml (tests/contracts/facts/dynamo-pyproject.json)`;
 const CONTEXT = `ai-dynamo/dynamo@${DYNAMO_COMMIT}:container/context.yaml (docs/ARCHITECTURE.md#the-combined-image)`;
@@ -25,7 +26,8 @@ export const seed: Release = {
         "tests/contracts/facts/chart-dynamo-platform.json (read at db88c9530, the 1.0.0 bump the 1.0 line was cut from)",
     },
     natsInstalledByDefault: true,
-    values: { "dynamo-operator": { namespaceRestriction: { enabled: false } } },
+    nats: true,
+    values: CLUSTER_WIDE_OPERATOR,
     valuesFact: "chart-dynamo-platform",
   },
   graph: {
@@ -61,5 +63,5 @@ export const seed: Release = {
   ucx: { version: image.ucx, source: "components/versions.ts image.ucx (context.yaml names the branch v1.20.x)" },
   libfabric: { version: image.libfabric, source: `${CONTEXT} nixl_libfabric_ref v2.3.0` },
   efaInstaller: { version: image.efaInstaller, source: `${CONTEXT} efa_version 1.45.1` },
-  knownIssues: [],
+  knownIssues: [NIXL_0_10_1_EFA, PARTIAL_EFA_PCIE],
 };

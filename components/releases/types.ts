@@ -63,11 +63,25 @@ export interface PlatformFacts {
   readonly chart: Pin;
   /** Whether the chart installs NATS unless told otherwise (true up to 1.3.x; false from 1.4.0, #11951). */
   readonly natsInstalledByDefault: boolean;
+  /**
+   * Whether the platform this package installs runs NATS, and so whether graphs may reach it (NetworkPolicy egress
+   * to TCP 4222). Only where the release's planes need it: NATS is the chart's default event plane up to 1.3.x; from
+   * 1.4.0 the request and event planes default to TCP and ZMQ and NATS is optional.
+   */
+  readonly nats: boolean;
   /** The chart's values this package sets for the release. */
   readonly values: Readonly<Record<string, unknown>>;
   /** Contract fact holding the chart's value keys (tests/contracts/facts/<name>.json). */
   readonly valuesFact: string;
 }
+
+/**
+ * `dynamo-platform` values every release sets: the operator runs cluster-wide (`namespaceRestriction.enabled: false`,
+ * the chart's default, pinned because the graphs live in other namespaces than the operator and a
+ * namespace-restricted operator would never reconcile them). Everything else keeps the chart's defaults (discovery
+ * through the Kubernetes API). Source: ai-dynamo/dynamo `deploy/helm/charts/platform/values.yaml`.
+ */
+export const CLUSTER_WIDE_OPERATOR = { "dynamo-operator": { namespaceRestriction: { enabled: false } } } as const;
 
 /** A defect a release is known to carry, and what to do about it; a policy rule reads it. */
 export interface KnownIssue {

@@ -7,6 +7,7 @@
  * views stay small so the policy server's type-checked load does not parse the whole AWS SDK).
  */
 import { DGD_TYPE_TOKEN } from "../../components/inference/dgd";
+import { DGD_V1BETA1_TYPE_TOKEN, graphModel } from "../../components/inference/dgd-v1beta1";
 import type { PlanDgd } from "./_dgd";
 
 /** Resource type tokens the policies match on (CustomResources by their type string: docs/ARCHITECTURE.md#pulumi-without-the-cli). */
@@ -174,5 +175,8 @@ export function typed<K extends KnownType>(
   r: { readonly type: string; readonly props: unknown },
   types: readonly K[],
 ): TypedResource<K> | undefined {
+  // A v1beta1 graph (releases from Dynamo 1.5) is read in the model's shape, under the one graph type the rules name.
+  if (r.type === DGD_V1BETA1_TYPE_TOKEN && (types as readonly string[]).includes(ResourceType.Dgd))
+    return { ...r, type: ResourceType.Dgd, props: graphModel(r.props) } as unknown as TypedResource<K>;
   return (types as readonly string[]).includes(r.type) ? (r as TypedResource<K>) : undefined;
 }

@@ -2,6 +2,8 @@
  * Walking the stack graph that `StackValidationArgs` gives (and the offline runner links the same
  * way): resources by type and their transitive dependencies.
  */
+import { DGD_TYPE_TOKEN } from "../../components/inference/dgd";
+import { isDgdType } from "../../components/inference/dgd-v1beta1";
 
 /** The minimal resource shape stack helpers need (a `PolicyResource` satisfies it). */
 export interface GraphNode {
@@ -16,7 +18,8 @@ export interface GraphNode {
 
 /** Resources of one type. */
 export function ofType<R extends GraphNode>(resources: readonly R[], type: string): R[] {
-  return resources.filter((r) => r.type === type);
+  // Both graph API versions are "the graph" (rawPropsOf reads a v1beta1 one in the model's shape).
+  return resources.filter((r) => r.type === type || (type === DGD_TYPE_TOKEN && isDgdType(r.type)));
 }
 
 /** Direct dependencies of `r` (explicit and per-property), de-duplicated. */

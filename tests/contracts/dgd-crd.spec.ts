@@ -11,9 +11,12 @@ import { CHART_CRD, countFields, extractCrd, FieldNode, OPERATOR_CRD } from "./e
 import { loadFacts } from "./facts";
 import { recordAt } from "./json";
 import { renderedDgds, Sourced } from "./rendered";
+import { admissionProblems, V1beta1Graph } from "../../components/inference/dgd-v1beta1";
 
 type CrdFacts = { group: string; kind: string; version: string; schema: FieldNode };
 const crd = loadFacts<CrdFacts>("dgd-crd");
+/** The newest readable CRD (v1beta1, release dynamo-1.6): the default stacks render against it. */
+const beta1 = loadFacts<CrdFacts>("dgd-crd-v1beta1");
 
 describe("contract: rendered DynamoGraphDeployments against the operator's CRD", function () {
   this.timeout(120000);
@@ -35,14 +38,21 @@ describe("contract: rendered DynamoGraphDeployments against the operator's CRD",
     assert.ok(countFields(crd.facts.schema) > 1000, `${countFields(crd.facts.schema)} field paths`);
   });
 
-  it("every rendered and golden graph validates structurally", () => {
+  it("every rendered and golden graph validates structurally against the CRD of its API version", () => {
     assert.ok(graphs.length >= 2 + 4, `${graphs.length} graphs: ${graphs.map((g) => g.source).join(", ")}`);
-    for (const g of graphs) assert.deepEqual(crdProblems(crd.facts, g.obj), [], g.source);
+    const alpha = graphs.filter((g) => recordAt(g.obj).apiVersion === "nvidia.com/v1alpha1");
+    const beta = graphs.filter((g) => recordAt(g.obj).apiVersion === "nvidia.com/v1beta1");
+    assert.equal(alpha.length + beta.length, graphs.length, "every graph is v1alpha1 or v1beta1");
+    for (const g of alpha) assert.deepEqual(crdProblems(crd.facts, g.obj), [], g.source);
+    for (const g of beta) {
+      assert.deepEqual(crdProblems(beta1.facts, g.obj), [], g.source);
+      assert.deepEqual(admissionProblems(g.obj as V1beta1Graph), [], g.source);
+    }
   });
 
   describe("mutations the API server would not store unchanged", () => {
     const mutate = (edit: (g: unknown) => void) => {
-      const g = structuredClone(graphs[0].obj);
+      const g = structuredClone(graphs.find((x) => recordAt(x.obj).apiVersion === "nvidia.com/v1alpha1")!.obj);
       edit(g);
       return crdProblems(crd.facts, g);
     };

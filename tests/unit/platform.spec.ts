@@ -9,17 +9,26 @@ import { charts } from "../../components/versions";
 const url = (v: string) => `https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-${v}.tgz`;
 
 describe("platform: DynamoPlatform args, validation and release", () => {
-  it("defaults to the pinned chart in dynamo-system: one dynamo-platform release, operator cluster-wide", () => {
+  it("defaults to release dynamo-1.6's chart (1.6.2) in dynamo-system: one dynamo-platform release, operator cluster-wide", () => {
     assert.deepEqual(renderPlatformRelease(resolveArgs()), {
       name: "dynamo-platform",
-      chart: url(charts.dynamoPlatform.version),
-      version: charts.dynamoPlatform.version,
+      chart: url("1.6.2"),
+      version: "1.6.2",
       namespace: "dynamo-system",
       createNamespace: true,
       atomic: true,
       timeout: 600,
       values: { "dynamo-operator": { namespaceRestriction: { enabled: false } } },
     });
+  });
+
+  it("release seed installs the seed's chart (today's versions.ts pin); a bad release is refused", () => {
+    const rel = renderPlatformRelease(resolveArgs({ release: "seed" }));
+    assert.deepEqual([rel.chart, rel.version], [url(charts.dynamoPlatform.version), "1.0.1"]);
+    assert.deepEqual(
+      validate(resolveArgs({ release: "dynamo-1.5" as never })).map((p) => p.propertyPath),
+      ["release"],
+    );
   });
 
   it("a version names its tarball; a namespace moves the release", () => {

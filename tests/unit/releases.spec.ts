@@ -12,6 +12,8 @@ import {
   release,
   releaseProblems,
   RELEASES,
+  upgradePath,
+  upgradeProblems,
 } from "../../components/releases";
 
 /** Every Pin and ImagePin inside a value, with its path. */
@@ -71,5 +73,26 @@ describe("releases", () => {
     assert.equal(p.propertyPath, "release");
     assert.match(p.reason, /must be one of "dynamo-1\.6", "seed"; got "dynamo-1\.5"; did you mean "dynamo-1\.6"\?/);
     assert.throws(() => release("nope" as never), /unknown release "nope"/);
+  });
+});
+
+describe("releases: moving a stack between releases", () => {
+  it("seed -> dynamo-1.6 in one step is refused with the minor-by-minor path", () => {
+    const [p] = upgradeProblems("seed", "1.6.2");
+    assert.equal(p.propertyPath, "previousRelease");
+    assert.match(p.reason, /one minor at a time; 1\.0\.1 -> 1\.6\.2 skips 5 minor/);
+    assert.match(p.reason, /"1\.1\.1", "1\.2\.1", "1\.3\.1", "1\.4\.2", "1\.5\.1"/);
+    assert.deepEqual(upgradePath("1.0.1", "1.6.2"), ["1.1.1", "1.2.1", "1.3.1", "1.4.2", "1.5.1", "1.6.2"]);
+  });
+  it("one minor at a time passes; a downgrade and a bad value are refused; no previousRelease checks nothing", () => {
+    assert.deepEqual(upgradeProblems("1.5.1", "1.6.2"), []);
+    assert.deepEqual(upgradeProblems("seed", "1.1.1"), []);
+    assert.deepEqual(upgradeProblems("dynamo-1.6", "1.6.2"), []);
+    assert.deepEqual(upgradeProblems(undefined, "1.6.2"), []);
+    assert.match(upgradeProblems("dynamo-1.6", "1.0.1")[0].reason, /cannot move down from 1\.6\.2 to 1\.0\.1/);
+    assert.match(
+      upgradeProblems("latest", "1.6.2")[0].reason,
+      /must be a release \(dynamo-1\.6, seed\) or the dynamo-platform chart version/,
+    );
   });
 });

@@ -8,7 +8,8 @@
  *
  * Reads the copy the dynamo-platform chart installs (deploy/helm/charts/platform/components/operator/crds/) and
  * checks it is identical to the operator's own (deploy/operator/config/crd/bases/), which the operator image
- * applies on upgrade.
+ * applies on upgrade. Where the chart carries no copy (later charts: the operator's `crd-apply` init container
+ * applies the CRDs from its image), the operator's copy is the one installed and is read instead.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -53,6 +54,7 @@ interface CrdDocument {
     readonly names: { readonly kind: string };
     readonly versions: readonly {
       readonly name: string;
+      readonly storage?: boolean;
       readonly schema: { readonly openAPIV3Schema: OpenApiSchema };
     }[];
   };
@@ -88,19 +90,62 @@ export function countFields(n: FieldNode): number {
   );
 }
 
+/** The CRD file the chart installs: its own copy, else (no copy in the chart) the operator's. */
+export function installedCrdPath(root: string): string {
+  return existsSync(join(root, CHART_CRD)) ? CHART_CRD : OPERATOR_CRD;
+}
+
 export function extractCrd(
   root: string,
   version: string,
-): { group: string; kind: string; version: string; schema: FieldNode } {
-  const text = readText(root, CHART_CRD);
-  if (existsSync(join(root, OPERATOR_CRD)) && readText(root, OPERATOR_CRD) !== text) {
+): { group: string; kind: string; version: string; schema: FieldNode; storage: string } {
+  const path = installedCrdPath(root);
+  const text = readText(root, path);
+  if (path === CHART_CRD && existsSync(join(root, OPERATOR_CRD)) && readText(root, OPERATOR_CRD) !== text) {
     throw new Error(`${CHART_CRD} differs from ${OPERATOR_CRD}: decide which one the pinned operator installs`);
   }
   const crd: CrdDocument = YAML.parse(text);
   const v = crd.spec.versions.find((x) => x.name === version);
-  if (!v)
-    throw new Error(`${CHART_CRD} has no version ${version} (has ${crd.spec.versions.map((x) => x.name).join(", ")})`);
-  return { group: crd.spec.group, kind: crd.spec.names.kind, version, schema: compact(v.schema.openAPIV3Schema) };
+  if (!v) throw new Error(`${path} has no version ${version} (has ${crd.spec.versions.map((x) => x.name).join(", ")})`);
+  const storage = crd.spec.versions.find((x) => x.storage)?.name ?? version;
+  return {
+    group: crd.spec.group,
+    kind: crd.spec.names.kind,
+    version,
+    schema: compact(v.schema.openAPIV3Schema),
+    storage,
+  };
+}
+
+export const RUNTIME_VERSION_GO = "deploy/operator/internal/runtimeversion/runtimeversion.go";
+export const SHARED_SPEC_GO = "deploy/operator/api/v1beta1/dynamocomponentdeployment_types.go";
+export const ADMISSION_GO = "deploy/operator/internal/webhook/validation/shared_helpers.go";
+
+/** The v1beta1 admission rule for `runtimeVersionOverride`, read from the operator's Go source (absent before 1.4). */
+export interface RuntimeVersionRule {
+  /** The image tag (before any `@digest`) must match this, or the component needs an override. */
+  readonly imageTagPattern: string;
+  /** The override itself: a bare MAJOR.MINOR.PATCH (the field's kubebuilder Pattern). */
+  readonly overridePattern: string;
+  /** The webhook's message when the override is missing. */
+  readonly requiredMessage: string;
+}
+
+export function extractRuntimeVersionRule(root: string): RuntimeVersionRule | undefined {
+  if (!existsSync(join(root, RUNTIME_VERSION_GO))) return undefined;
+  const one = (file: string, re: RegExp) => {
+    const m = re.exec(readText(root, file));
+    if (!m) throw new Error(`${file}: ${re} not found`);
+    return m[1];
+  };
+  return {
+    imageTagPattern: one(RUNTIME_VERSION_GO, /imageTagPattern = regexp\.MustCompile\(`([^`]+)`\)/),
+    overridePattern: one(
+      SHARED_SPEC_GO,
+      /\+kubebuilder:validation:Pattern=`([^`]+)`\s*\n\s*\/\/ \+optional\s*\n\s*RuntimeVersionOverride/,
+    ),
+    requiredMessage: one(ADMISSION_GO, /runtimeVersionOverrideRequiredMessage = "([^"]+)"/),
+  };
 }
 
 function main(): void {
@@ -108,13 +153,17 @@ function main(): void {
   const args = checkoutArgs(argv, "dgd-crd.ts");
   const vi = argv.indexOf("--version");
   const version = vi >= 0 ? argv[vi + 1] : "v1alpha1";
-  const facts = extractCrd(args.root, version);
+  const rule = extractRuntimeVersionRule(args.root);
+  const facts = { ...extractCrd(args.root, version), ...(rule ? { runtimeVersionOverride: rule } : {}) };
   printFacts(
     {
       repository: "ai-dynamo/dynamo",
       ref: args.ref,
       commit: args.commit,
-      paths: [CHART_CRD, OPERATOR_CRD],
+      paths: [
+        ...(installedCrdPath(args.root) === CHART_CRD ? [CHART_CRD, OPERATOR_CRD] : [OPERATOR_CRD]),
+        ...(rule ? [RUNTIME_VERSION_GO, SHARED_SPEC_GO, ADMISSION_GO] : []),
+      ],
       extracted: today(),
       extractor: "tests/contracts/extract/dgd-crd.ts",
       notes: withNotes(`${facts.kind}.${facts.group}/${version}: ${countFields(facts.schema)} field paths.`, args),

@@ -4,7 +4,7 @@
  * for its GPU nodes (its pods are scheduled only once the nodes joined). Pure.
  */
 import { createMinutes, deployEdges, GraphNode } from "./graph";
-import { DGD_TYPE_TOKEN } from "../../../components/inference/dgd";
+import { isDgdType } from "../../../components/inference/dgd-v1beta1";
 
 /** Resource type of the image build. */
 export const IMAGE_TYPE = "docker-build:index:Image";
@@ -75,7 +75,7 @@ export function gpuNodesWaitForImage(nodes: readonly GraphNode[], gpuTypes: read
 /** The graph waits for the GPU node groups: its worker pods are scheduled only once those nodes joined. */
 export function schedulingEdges(nodes: readonly GraphNode[], gpuTypes: readonly string[]): WaitEdges {
   const groups = gpuNodeGroups(nodes, gpuTypes).map((g) => g.urn);
-  return new Map(nodes.filter((n) => n.type === DGD_TYPE_TOKEN).map((d) => [d.urn, groups]));
+  return new Map(nodes.filter((n) => isDgdType(n.type)).map((d) => [d.urn, groups]));
 }
 
 /** The image's and the GPU node groups' ready times; undefined when the stack builds no image. */

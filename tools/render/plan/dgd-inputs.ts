@@ -5,6 +5,7 @@
  * the graph: what the program computed comes with its run (`RenderFacts.inference`). Pure.
  */
 import type { DgdService, DgdSpec } from "../../../components/inference/dgd";
+import { graphModel } from "../../../components/inference/dgd-v1beta1";
 
 /** A captured resource's inputs (Pulumi's property bag). */
 export interface CapturedInputs {
@@ -13,7 +14,7 @@ export interface CapturedInputs {
 
 /** The graph's spec (empty when it has none). */
 export function specOf(dgd: CapturedInputs): Partial<DgdSpec> {
-  return (dgd.inputs?.spec as Partial<DgdSpec> | undefined) ?? {};
+  return (graphModel(dgd.inputs ?? {}).spec as Partial<DgdSpec> | undefined) ?? {};
 }
 
 /** The graph's services by key (none when its spec has none). */

@@ -2,7 +2,7 @@
  * The captured resource graph: deployment order edges, the critical path (the dependency chain that
  * takes longest to deploy) and a Mermaid diagram. Pure functions over captured resources.
  */
-import { DGD_TYPE_TOKEN } from "../../../components/inference/dgd";
+import { isDgdType } from "../../../components/inference/dgd-v1beta1";
 import type { InferencePlan } from "../../../components/inference/plan";
 import type { CapturedResource } from "../capture/capture";
 import { BUILD_MINUTES } from "../../../components/image/sources";
@@ -48,7 +48,7 @@ export function graphCreateMinutes(
 
 /** Minutes to create `n`; a graph takes `graphMinutes` (`graphCreateMinutes`), 10 when unknown. */
 export function createMinutes(n: GraphNode, graphMinutes?: number): number {
-  if (n.type === DGD_TYPE_TOKEN) return graphMinutes ?? GRAPH_DEFAULT_MINUTES;
+  if (isDgdType(n.type)) return graphMinutes ?? GRAPH_DEFAULT_MINUTES;
   const dockerfile = (n.inputs?.dockerfile as { location?: unknown } | undefined)?.location;
   if (typeof dockerfile === "string" && dockerfile.endsWith(VENDOR_COMBINED_DOCKERFILE))
     return BUILD_MINUTES.vendorCombined;
@@ -121,8 +121,7 @@ export function criticalPath(
   graphBudgetMinutes?: number,
 ): CriticalPath {
   const budgetOf = (n: GraphNode) => createMinutes(n, graphBudgetMinutes);
-  const minutesOf = (n: GraphNode) =>
-    graphMinutes !== undefined && n.type === DGD_TYPE_TOKEN ? graphMinutes : budgetOf(n);
+  const minutesOf = (n: GraphNode) => (graphMinutes !== undefined && isDgdType(n.type) ? graphMinutes : budgetOf(n));
   const byUrn = new Map(nodes.map((n) => [n.urn, n]));
   const edges = new Map([...deployEdges(nodes)].map(([u, d]) => [u, [...d, ...(waits.get(u) ?? [])]]));
   const best = new Map<string, { total: number; prev?: string }>();

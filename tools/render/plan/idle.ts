@@ -10,7 +10,8 @@
 import { SERVING_IMAGE_GB } from "../../../components/cluster/root-volume";
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import { ModelCacheMode } from "../../../components/inference/model-load";
-import { DGD_TYPE_TOKEN, DgdContainer } from "../../../components/inference/dgd";
+import { isDgdType } from "../../../components/inference/dgd-v1beta1";
+import { DgdContainer } from "../../../components/inference/dgd";
 import { CREATE_MINUTES } from "./graph";
 import { servicesOf, CapturedInputs } from "./dgd-inputs";
 import type { ModelLoadPlan } from "./load";
@@ -63,7 +64,7 @@ const subset = (a: Record<string, string> = {}, b: Record<string, string> = {}) 
  * prefetch in a pod none of whose images is a worker's (so the kubelet, pulling in parallel, starts it at once).
  */
 export function downloadOverlap(resources: readonly (CapturedInputs & { readonly type: string })[]): DownloadOverlap {
-  const dgd = resources.find((r) => r.type === DGD_TYPE_TOKEN);
+  const dgd = resources.find((r) => isDgdType(r.type));
   const workers = dgd ? servicesOf(dgd).filter(([, s]) => s.componentType === "worker") : [];
   if (workers.length === 0) return { overlaps: false, why: "no worker in the graph" };
   const workerImages = new Set(workers.flatMap(([, s]) => images([s.extraPodSpec?.mainContainer ?? {}])));
