@@ -6,14 +6,12 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { EfaCluster } from "../components/cluster/cluster";
-import { resolveArgs as resolveClusterArgs } from "../components/cluster/args";
 import { DynamoImage } from "../components/image/image";
 import { DisaggInference } from "../components/inference/inference";
 import { DynamoObservability } from "../components/observability/observability";
 import { DynamoPlatform } from "../components/platform/platform";
 import type { ProgramRun, RenderFacts } from "./run";
 import { INFERENCE_DEFAULTS } from "../components/inference/args";
-import { GPU_POOL_NAME } from "./config-fields";
 import { ProgramConfig, readStackConfig } from "./config";
 import { planSummary } from "./summary";
 import { platformMovedFromGraph } from "./moved";
@@ -53,7 +51,6 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   const image = new DynamoImage(BASE_NAME, {
     ...c.imageArgs,
     repositoryName: stackRepositoryName(pulumi.getProject(), pulumi.getStack()),
-    instanceTypes: resolveClusterArgs(c.clusterArgs).pools.map((p) => p.instanceType),
   });
   // A build takes ~95 min; GPU nodes that joined before it was pushed would be billed idle all that time. A
   // prebuilt `image.ref` has no build to wait for, so the nodes come up with the cluster.
@@ -63,16 +60,17 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   });
   const pools = Object.values(cluster.gpuPools);
   const inCluster = { providers: { kubernetes: cluster.k8sProvider } };
-  const platform =
-    c.platform &&
-    new DynamoPlatform(BASE_NAME, c.platform, { ...inCluster, transformations: [platformMovedFromGraph(c.graphName)] });
+  const platform = new DynamoPlatform(BASE_NAME, c.platform, {
+    ...inCluster,
+    transformations: [platformMovedFromGraph(c.graphName)],
+  });
   const inference = new DisaggInference(
     c.graphName,
     {
       ...c.inference,
-      gpuPool: cluster.gpuPools[GPU_POOL_NAME],
+      gpuPool: cluster.gpuPools[c.gpuPool.name],
       image: image.ref,
-      ...(platform ? { platform } : {}),
+      platform,
       imageCudaArchs: [...image.plan.cudaArchs],
       imageCudaToolkit: image.plan.cudaToolkit,
       ...(pc.hfToken ? { hfToken: pc.hfToken } : {}),

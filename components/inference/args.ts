@@ -5,6 +5,7 @@
  * never looks at Pulumi values, so the offline render tool and the tests share it with the component. Everything
  * here imports only the catalog and `_shared`, so every other module of the folder may import it.
  */
+import type { KeyShape } from "../_shared/keys";
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape, modelFacts } from "../catalog/models";
@@ -181,7 +182,7 @@ export interface InferenceSettings {
   /**
    * Where the weights come from: `none`, `efs` (needs `modelCache`) or `local-nvme` (needs a pool with a local
    * NVMe array, `GpuPoolFacts.localNvme`).
-   * @default - "efs" when `modelCache` is set, else "none"
+   * @default - "efs" when `modelCache` is set, else "local-nvme" when the pool has a local NVMe array, else "none"
    */
   readonly modelCacheMode?: ModelCacheMode;
   /**
@@ -238,6 +239,63 @@ export interface InferenceSettings {
   /** The traffic the plan's serving estimate is for. @default - { isl: 1024, osl: 256, concurrency: 64 }, no objectives */
   readonly workload?: WorkloadArgs;
 }
+
+/** The stack keys of a worker role (components/_shared/keys.ts). */
+const ROLE_KEYS = {
+  replicas: "value",
+  gpusPerWorker: "value",
+  extraArgs: "list",
+} as const satisfies KeyShape<RoleArgs>;
+
+/** The stack keys of `dynamo-efa:inference` (components/_shared/keys.ts): one row per setting. */
+export const INFERENCE_KEYS = {
+  backend: "value",
+  model: "value",
+  servedModelName: "value",
+  prefill: ROLE_KEYS,
+  decode: ROLE_KEYS,
+  maxModelLen: "value",
+  gpuMemoryUtilization: "value",
+  modelShape: {
+    paramsB: "value",
+    weightDtype: "value",
+    layers: "value",
+    attentionHeads: "value",
+    kvHeads: "value",
+    headDim: "value",
+    maxContext: "value",
+    mla: { kvLoraRank: "value", qkRopeHeadDim: "value" },
+  },
+  kvCacheDtype: "value",
+  modelLoadBudgetSeconds: "value",
+  gpuPool: { wired: "the pool of cluster.gpuPools" },
+  namespace: "value",
+  platformNamespace: { wired: "platform.namespace" },
+  createNamespace: "value",
+  graphName: { wired: "dynamo-efa:graphName" },
+  hfTokenSecretName: "value",
+  modelCache: { storageClassName: "value", sizeGiB: "value" },
+  modelCacheMode: "value",
+  modelDownloadBudgetSeconds: "value",
+  modelRevision: "value",
+  prefetchImage: "value",
+  frontend: { replicas: "value", serviceType: "value", sourceRanges: "list" },
+  vpcCidr: "value",
+  networkPolicy: { enabled: "value", clientNamespaces: "list", metricsNamespaces: "list" },
+  kvTransport: "value",
+  placement: "value",
+  imageCudaArchs: { wired: "the image's plan (image.cudaArchs)" },
+  imageCudaToolkit: { wired: "the image's plan (image.cudaToolkit)" },
+  runAsUser: "value",
+  workload: {
+    isl: "value",
+    osl: "value",
+    requestsPerSecond: "value",
+    concurrency: "value",
+    ttftMs: "value",
+    itlMs: "value",
+  },
+} as const satisfies KeyShape<InferenceSettings>;
 
 /** Arguments of `DisaggInference`. */
 export interface DisaggInferenceArgs extends InferenceSettings {
@@ -371,7 +429,9 @@ function role(r: RoleArgs | undefined): ResolvedRole {
  * component name (default graph name); `image` is the image ref when known as a plain string.
  */
 export function resolveArgs(name: string, s: InferenceSettings, image: string | undefined): ResolvedInference {
-  const modelCacheMode = s.modelCacheMode ?? (s.modelCache ? ModelCacheMode.Efs : ModelCacheMode.None);
+  const modelCacheMode =
+    s.modelCacheMode ??
+    (s.modelCache ? ModelCacheMode.Efs : s.gpuPool?.localNvme ? ModelCacheMode.LocalNvme : ModelCacheMode.None);
   const budgets = defaultBudgets(s, modelCacheMode);
   const nodes = s.gpuPool?.nodes ?? 0;
   const kvTransportChoice = s.kvTransport ?? KvTransportChoice.Auto;

@@ -1,6 +1,7 @@
 /**
  * Arguments of `DynamoPlatform` and their one resolution step (docs/CONTRIBUTING.md rules 3-5). Pure.
  */
+import type { KeyShape } from "../_shared/keys";
 import { DEFAULT_PLATFORM_NAMESPACE } from "../_shared/names";
 import { charts } from "../versions";
 
@@ -11,6 +12,9 @@ export interface DynamoPlatformArgs {
   /** `dynamo-platform` chart version (installed from its NGC tarball URL). @default "1.0.1" (`versions.charts.dynamoPlatform.version`) */
   readonly version?: string;
 }
+
+/** The stack keys of `dynamo-efa:platform` (components/_shared/keys.ts): one row per argument. */
+export const PLATFORM_KEYS = { namespace: "value", version: "value" } as const satisfies KeyShape<DynamoPlatformArgs>;
 
 /** Every argument with its default filled in. */
 export interface ResolvedPlatform {
