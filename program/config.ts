@@ -7,7 +7,13 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../components/catalog/pool";
-import { CLUSTER_KEYS, EfaClusterArgs, resolveArgs as resolveCluster, resolvePool } from "../components/cluster/args";
+import {
+  CLUSTER_KEYS,
+  EfaClusterArgs,
+  GpuPoolArgs,
+  resolveArgs as resolveCluster,
+  resolvePool,
+} from "../components/cluster/args";
 import { poolFacts } from "../components/cluster/derive";
 import { REGION_ARG_NOTE, REGION_NAME } from "../components/cluster/partition";
 import { documentationCidrProblems } from "../components/cluster/reach";
@@ -123,7 +129,10 @@ export function rawStackConfig(
 }
 
 const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, "");
-const lookAlike = (a: string, b: string) => a !== b && (squash(a) === squash(b) || closest(a, [b]).length > 0);
+const letters = (s: string) => [...s.toLowerCase()].sort().join("");
+/** `a` is a near miss of `b`: case, separators, one edit per 4 characters, or swapped letters. */
+const lookAlike = (a: string, b: string) =>
+  a !== b && (squash(a) === squash(b) || closest(a, [b]).length > 0 || (a.length > 3 && letters(a) === letters(b)));
 
 /** Problems with the full config keys (`ns:key`): typos, dotted keys, look-alike namespaces. */
 export function configKeyProblems(keys: readonly string[]): Problem[] {
@@ -317,16 +326,18 @@ function componentProblems(w: Wired & { pool?: unknown }, raw: RawStackConfig): 
     );
     out.push(...newClusterProblems(w.observability));
   }
-  const poolOk =
-    w.pool &&
-    !out.some((p) => p.propertyPath.startsWith("cluster.gpuPools") || p.propertyPath.startsWith("cluster.region"));
-  if (poolOk) {
-    w.gpuPool = poolFacts(resolvePool(pool, w.pool as never));
-    const settings: InferenceSettings = { ...w.inference, gpuPool: w.gpuPool };
+  // With the pool's count or AZ wrong, the graph is still checked on the pool's type (one node stands in), so every
+  // problem is reported at once; what depends on the pool's size waits for a valid pool (its problems say so).
+  const poolBad = out.some((p) => /^cluster\.(gpuPools|region)/.test(p.propertyPath));
+  const typeBad = out.some((p) => /^cluster\.gpuPools(\.[^.]+\.instanceType)?$/.test(p.propertyPath));
+  if (w.pool && !typeBad) {
+    const args = w.pool as GpuPoolArgs;
+    const facts = poolFacts(resolvePool(pool, poolBad ? { ...args, nodes: 1 } : args));
+    if (!poolBad) w.gpuPool = facts;
+    const settings: InferenceSettings = { ...w.inference, gpuPool: facts };
     const ref = w.imageArgs.ref ?? `placeholder.invalid/dynamo@sha256:${"0".repeat(64)}`;
-    out.push(
-      ...validateInference(resolveArgs("llm", settings, ref), raw.hfTokenSet, "inference").map(at("DisaggInference")),
-    );
+    const problems = validateInference(resolveArgs("llm", settings, ref), raw.hfTokenSet, "inference");
+    out.push(...problems.filter((p) => !poolBad || !/\bnodes?\b|pool/.test(p.reason)).map(at("DisaggInference")));
   }
   return out;
 }

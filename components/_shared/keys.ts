@@ -33,3 +33,8 @@ export type KeyShape<T> = { readonly [K in keyof T]-?: KeyEntry<NonNullable<T[K]
 export interface AnyKeyShape {
   readonly [key: string]: "value" | "list" | Wired | AnyKeyShape | { readonly each: AnyKeyShape };
 }
+
+/** `{ a: "value", b: "value" }` for the keys given: the table rows of plain values, written once. */
+export function values<K extends string>(...keys: K[]): { readonly [P in K]: "value" } {
+  return Object.fromEntries(keys.map((k) => [k, "value"])) as { readonly [P in K]: "value" };
+}

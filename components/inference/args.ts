@@ -5,7 +5,7 @@
  * never looks at Pulumi values, so the offline render tool and the tests share it with the component. Everything
  * here imports only the catalog and `_shared`, so every other module of the folder may import it.
  */
-import type { KeyShape } from "../_shared/keys";
+import { KeyShape, values } from "../_shared/keys";
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape, modelFacts } from "../catalog/models";
@@ -240,61 +240,28 @@ export interface InferenceSettings {
   readonly workload?: WorkloadArgs;
 }
 
-/** The stack keys of a worker role (components/_shared/keys.ts). */
-const ROLE_KEYS = {
-  replicas: "value",
-  gpusPerWorker: "value",
-  extraArgs: "list",
-} as const satisfies KeyShape<RoleArgs>;
+const ROLE_KEYS = { ...values("replicas", "gpusPerWorker"), extraArgs: "list" } as const satisfies KeyShape<RoleArgs>;
 
 /** The stack keys of `dynamo-efa:inference` (components/_shared/keys.ts): one row per setting. */
 export const INFERENCE_KEYS = {
-  backend: "value",
-  model: "value",
-  servedModelName: "value",
+  ...values("backend", "model", "servedModelName", "maxModelLen", "gpuMemoryUtilization", "kvCacheDtype", "runAsUser"),
+  ...values("modelLoadBudgetSeconds", "namespace", "createNamespace", "hfTokenSecretName", "modelCacheMode"),
+  ...values("modelDownloadBudgetSeconds", "modelRevision", "prefetchImage", "vpcCidr", "kvTransport", "placement"),
   prefill: ROLE_KEYS,
   decode: ROLE_KEYS,
-  maxModelLen: "value",
-  gpuMemoryUtilization: "value",
   modelShape: {
-    paramsB: "value",
-    weightDtype: "value",
-    layers: "value",
-    attentionHeads: "value",
-    kvHeads: "value",
-    headDim: "value",
-    maxContext: "value",
-    mla: { kvLoraRank: "value", qkRopeHeadDim: "value" },
+    ...values("paramsB", "weightDtype", "layers", "attentionHeads", "kvHeads", "headDim", "maxContext"),
+    mla: values("kvLoraRank", "qkRopeHeadDim"),
   },
-  kvCacheDtype: "value",
-  modelLoadBudgetSeconds: "value",
   gpuPool: { wired: "the pool of cluster.gpuPools" },
-  namespace: "value",
   platformNamespace: { wired: "platform.namespace" },
-  createNamespace: "value",
   graphName: { wired: "dynamo-efa:graphName" },
-  hfTokenSecretName: "value",
-  modelCache: { storageClassName: "value", sizeGiB: "value" },
-  modelCacheMode: "value",
-  modelDownloadBudgetSeconds: "value",
-  modelRevision: "value",
-  prefetchImage: "value",
-  frontend: { replicas: "value", serviceType: "value", sourceRanges: "list" },
-  vpcCidr: "value",
+  modelCache: values("storageClassName", "sizeGiB"),
+  frontend: { ...values("replicas", "serviceType"), sourceRanges: "list" },
   networkPolicy: { enabled: "value", clientNamespaces: "list", metricsNamespaces: "list" },
-  kvTransport: "value",
-  placement: "value",
   imageCudaArchs: { wired: "the image's plan (image.cudaArchs)" },
   imageCudaToolkit: { wired: "the image's plan (image.cudaToolkit)" },
-  runAsUser: "value",
-  workload: {
-    isl: "value",
-    osl: "value",
-    requestsPerSecond: "value",
-    concurrency: "value",
-    ttftMs: "value",
-    itlMs: "value",
-  },
+  workload: values("isl", "osl", "requestsPerSecond", "concurrency", "ttftMs", "itlMs"),
 } as const satisfies KeyShape<InferenceSettings>;
 
 /** Arguments of `DisaggInference`. */
