@@ -38,6 +38,19 @@ function renamed(path: string, value: unknown, renames: Renames): Problem[] {
   return [...inner, { propertyPath: path, reason: `was renamed: write ${renames[path]} (docs/CONFIG.md)` }];
 }
 
+/**
+ * Strings with surrounding whitespace anywhere in a value: a YAML block scalar (`model: |`) adds a trailing newline
+ * and a padded quote keeps its spaces, and no id, name or version accepts them.
+ */
+function padded(path: string, v: unknown): Problem[] {
+  if (typeof v === "string")
+    return v === v.trim()
+      ? []
+      : [{ propertyPath: path, reason: `must not start or end with whitespace; got ${brief(v)}` }];
+  if (Array.isArray(v)) return v.flatMap((x, i) => padded(joinPath(path, i), x));
+  return isObject(v) ? Object.keys(v).flatMap((k) => padded(joinPath(path, k), v[k])) : [];
+}
+
 /** Walks `value` at `path` against `table`: every key problem, and the value without nulls. */
 export function walkKeys(
   path: string,
@@ -82,7 +95,10 @@ export function walkKeys(
           : walkKeys(at, v, entry as AnyKeyShape, renames);
       problems.push(...sub.problems);
       out[key] = sub.value;
-    } else out[key] = v;
+    } else {
+      problems.push(...padded(at, v));
+      out[key] = v;
+    }
   }
   return { value: out, problems };
 }

@@ -92,7 +92,7 @@ const NUMBER: fc.Arbitrary<number> = fc.oneof(
   fc.constantFrom(Infinity, -Infinity, NaN, PAST_DOUBLE, 0, 1, 2, 4, 8, 16, 64, 65),
   fc.integer({ min: 1, max: 4096 }),
 );
-const NEW_KEYS: readonly string[] = ["modelCacheGiB", "gpuMemoryUtilization", "maxModelLen", "modelLoadBudgetSeconds"];
+const NEW_KEYS: readonly string[] = ["modelRevision", "gpuMemoryUtilization", "maxModelLen", "modelLoadBudgetSeconds"];
 
 /** One change to the config: set a value (numbers on numeric keys most often), delete a key, or add / misspell a key. */
 const MUTATION = fc.oneof(
