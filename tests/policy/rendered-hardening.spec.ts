@@ -93,7 +93,7 @@ describe("policy pack over the rendered p5en-8gpu plan: hardening and --set", fu
       ["inference.prefill.gpusPerWorker=3", ExitCode.InvalidConfig, "inference.prefill.gpusPerWorker"],
       ["inference.decode.replicas=9", ExitCode.InvalidConfig, "decode 9 x 1 GPU = 17 GPUs exceed the pool's 16 GPUs"],
       ["cluster.gpuPools.gpu.instanceType=p4d.24xlarge", ExitCode.InvalidConfig, "0.5 EFA devices per worker"],
-      ["cluster.gpuPools.gpu.nodes=1", ExitCode.InvalidConfig, "inference.placement"],
+      ["cluster.gpuPools.gpu.nodes=1", ExitCode.InvalidConfig, "exceed the pool's 8 GPUs"],
       ["image.cudaArchs=[sm_100]", ExitCode.PolicyViolation, "image-archs-cover-fleet"],
       [
         "image.cudaArchs=[sm_80]",

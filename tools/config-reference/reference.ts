@@ -38,7 +38,7 @@ function rows(checker: ts.TypeChecker, prefix: string, type: ts.Type, table: Any
     const def = tag ? cell(ts.displayPartsToString(tag.text)) : "required";
     const at = `${prefix}.${key}`;
     if (typeof entry === "object" && "wired" in entry)
-      return [`| \`${at}\` | set by the program from ${cell(entry.wired)} | ${doc} |`];
+      return [`| \`${at}\` | set by the program from ${cell((entry as { wired: string }).wired)} | ${doc} |`];
     const row = `| \`${at}\` | ${def} | ${doc} |`;
     if (typeof entry !== "object") return [row];
     const inner = checker.getNonNullableType(checker.getTypeOfSymbol(symbol));

@@ -9,7 +9,6 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_GRAPH_NAME, DEFAULT_GRAPH_NAMESPACE, K8S_NAME } from "../../components/_shared/names";
 import { formatProblems, Problem } from "../../components/_shared/problems";
-import { checkChoice } from "../../components/_shared/suggest";
 import { checkStackConfigMap } from "../_shared/stack-check";
 import { loadProject, stackConfig, stackFilePath, UsageError } from "../_shared/stackfile";
 import { type KvTransport, resolveArgs } from "../../components/inference/args";
@@ -51,7 +50,13 @@ export const DEFAULT_NAMESPACE = DEFAULT_GRAPH_NAMESPACE;
 /** The flags, checked with the schema's own specs (the backend enum is the program's). */
 function flagProblems(flags: TargetFlags): Problem[] {
   const out: Problem[] = [];
-  if (flags.backend !== undefined) out.push(...checkChoice("--backend", flags.backend, Object.values(Backend)));
+  if (flags.backend !== undefined && !(Object.values(Backend) as string[]).includes(flags.backend))
+    out.push({
+      propertyPath: "--backend",
+      reason: `must be one of ${Object.values(Backend)
+        .map((b) => JSON.stringify(b))
+        .join(", ")}; got ${JSON.stringify(flags.backend.slice(0, 80))}`,
+    });
   for (const [flag, v] of [
     ["--namespace", flags.namespace],
     ["--graph", flags.graph],
