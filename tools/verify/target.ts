@@ -15,6 +15,7 @@ import { type KvTransport, resolveArgs } from "../../components/inference/args";
 import { servingEstimate, servingInputOf } from "../../components/inference/serving";
 import { LatencyEstimate, prometheusFor, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
+import { Backend as ProgramBackend } from "../../components/inference/args";
 
 export { UsageError };
 
@@ -50,10 +51,10 @@ export const DEFAULT_NAMESPACE = DEFAULT_GRAPH_NAMESPACE;
 /** The flags, checked with the schema's own specs (the backend enum is the program's). */
 function flagProblems(flags: TargetFlags): Problem[] {
   const out: Problem[] = [];
-  if (flags.backend !== undefined && !(Object.values(Backend) as string[]).includes(flags.backend))
+  if (flags.backend !== undefined && !(Object.values(ProgramBackend) as string[]).includes(flags.backend))
     out.push({
       propertyPath: "--backend",
-      reason: `must be one of ${Object.values(Backend)
+      reason: `must be one of ${Object.values(ProgramBackend)
         .map((b) => JSON.stringify(b))
         .join(", ")}; got ${JSON.stringify(flags.backend.slice(0, 80))}`,
     });
