@@ -6,14 +6,12 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { EfaCluster } from "../components/cluster/cluster";
-import { resolveArgs as resolveClusterArgs } from "../components/cluster/args";
 import { DynamoImage } from "../components/image/image";
 import { DisaggInference } from "../components/inference/inference";
 import { DynamoObservability } from "../components/observability/observability";
 import { DynamoPlatform } from "../components/platform/platform";
 import type { ProgramRun, RenderFacts } from "./run";
 import { INFERENCE_DEFAULTS } from "../components/inference/args";
-import { GPU_POOL_NAME } from "./config-fields";
 import { ProgramConfig, readStackConfig } from "./config";
 import { planSummary } from "./summary";
 import { platformMovedFromGraph } from "./moved";
@@ -55,7 +53,6 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   const image = new DynamoImage(BASE_NAME, {
     ...c.imageArgs,
     repositoryName: stackRepositoryName(pulumi.getProject(), pulumi.getStack()),
-    instanceTypes: resolveClusterArgs(c.clusterArgs).pools.map((p) => p.instanceType),
   });
   // A build takes ~95 min; GPU nodes that joined before it was pushed would be billed idle all that time. A
   // prebuilt `image.ref` has no build to wait for, so the nodes come up with the cluster.
@@ -67,20 +64,19 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   const inCluster = { providers: { kubernetes: cluster.k8sProvider } };
   // The releases' hooks and volumes need the system nodes, the EBS CSI driver and the default StorageClass.
   const afterNodes = { ...inCluster, dependsOn: [...cluster.workloadPrerequisites] };
-  const platform =
-    c.platform &&
-    new DynamoPlatform(BASE_NAME, c.platform, {
-      ...afterNodes,
-      transformations: [platformMovedFromGraph(c.graphName)],
-    });
+  const platform = new DynamoPlatform(BASE_NAME, c.platform, {
+    ...afterNodes,
+    transformations: [platformMovedFromGraph(c.graphName)],
+  });
   const inference = new DisaggInference(
     c.graphName,
     {
       ...c.inference,
-      gpuPool: cluster.gpuPools[GPU_POOL_NAME],
+      gpuPool: cluster.gpuPools[c.gpuPool.name],
       image: image.ref,
-      ...(platform ? { platform } : {}),
-      imageCudaArchs: [...image.plan.cudaArchs],
+      platform,
+      // A vendor image compiled nothing here: it states no list unless the stack states one (image.cudaArchs).
+      ...(image.plan.cudaArchs.length > 0 ? { imageCudaArchs: [...image.plan.cudaArchs] } : {}),
       imageCudaToolkit: image.plan.cudaToolkit,
       ...(pc.hfToken ? { hfToken: pc.hfToken } : {}),
     },

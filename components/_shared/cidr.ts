@@ -112,17 +112,87 @@ export function formatAddress(family: 4 | 6, address: bigint): string {
 
 /** True when the blocks of `within`'s family, merged, include every address of `within`. */
 export function covers(blocks: readonly Cidr[], within: Cidr): boolean {
+  return coversSpan(blocks, within.family, within.network, within.last);
+}
+
+/** True when the blocks of `family`, merged, include every address from `from` to `to`. */
+function coversSpan(blocks: readonly Cidr[], family: 4 | 6, from: bigint, to: bigint): boolean {
   const spans = blocks
-    .filter((b) => b.family === within.family)
+    .filter((b) => b.family === family)
     .map((b) => [b.network, b.last] as const)
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  let next = within.network;
+  let next = from;
   for (const [first, last] of spans) {
     if (first > next) break;
     if (last >= next) next = last + 1n;
-    if (next > within.last) return true;
+    if (next > to) return true;
   }
   return false;
+}
+
+/**
+ * The IPv4 blocks no internet host has (IANA's IPv4 Special-Purpose Address Registry, RFC 6890, with multicast and
+ * the reserved 240.0.0.0/4): "this network", private, shared (CGNAT), loopback, link-local, IETF protocol
+ * assignments, the three documentation ranges, benchmarking, multicast, reserved and broadcast. EKS refuses a
+ * public-access block that includes any of them ("The block cannot include reserved addresses",
+ * tests/contracts/facts/aws-network-limits.json).
+ */
+export const NON_INTERNET_V4 = [
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.0.2.0/24",
+  "192.168.0.0/16",
+  "198.18.0.0/15",
+  "198.51.100.0/24",
+  "203.0.113.0/24",
+  "224.0.0.0/4",
+  "240.0.0.0/4",
+] as const;
+
+/** The IPv6 global unicast space (RFC 4291 2.4): every address an internet host has today lies in it. */
+export const INTERNET_V6 = "2000::/3";
+
+/** The gaps between sorted, merged blocks of one family inside `[from, to]`: what they leave uncovered. */
+function gaps(blocks: readonly Cidr[], from: bigint, to: bigint): [bigint, bigint][] {
+  const out: [bigint, bigint][] = [];
+  let next = from;
+  for (const b of [...blocks].sort((a, c) => (a.network < c.network ? -1 : a.network > c.network ? 1 : 0))) {
+    if (b.network > next) out.push([next, b.network - 1n]);
+    if (b.last + 1n > next) next = b.last + 1n;
+  }
+  if (next <= to) out.push([next, to]);
+  return out;
+}
+
+/**
+ * The internets (`"IPv4"`, `"IPv6"`) that `texts` together open to: every publicly routable address of the family is
+ * in some block. Computed as coverage of the space left once the non-internet blocks are taken out, so
+ * `0.0.0.0/1, 128.0.0.0/2, 192.0.0.0/3, 224.0.0.0/4` (everything but 240.0.0.0/4) or any split of the public space
+ * counts, not only `0.0.0.0/0`.
+ */
+export function internetsCovered(texts: readonly unknown[]): ("IPv4" | "IPv6")[] {
+  const blocks = parsedBlocks(texts);
+  const out: ("IPv4" | "IPv6")[] = [];
+  const v4Public = gaps(parsedBlocks(NON_INTERNET_V4), 0n, (1n << 32n) - 1n);
+  if (v4Public.every(([from, to]) => coversSpan(blocks, 4, from, to))) out.push("IPv4");
+  const v6 = parsedBlocks([INTERNET_V6])[0];
+  if (coversSpan(blocks, 6, v6.network, v6.last)) out.push("IPv6");
+  return out;
+}
+
+/** The non-internet IPv4 blocks (`NON_INTERNET_V4`) that `text` shares an address with. */
+export function nonInternetOverlap(text: unknown): string[] {
+  const p = parseCidr(text);
+  if (!("cidr" in p) || p.cidr.family !== 4) return [];
+  const { network, last } = p.cidr;
+  return parsedBlocks(NON_INTERNET_V4)
+    .filter((r) => r.network <= last && network <= r.last)
+    .map((r) => `${formatAddress(4, r.network)}/${r.prefix}`);
 }
 
 /** The whole address space of each family. */

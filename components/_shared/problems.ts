@@ -89,6 +89,12 @@ export function show(value: unknown): string {
   }
 }
 
+/** `show(v)` cut to about 80 characters: messages never echo a 10k-character value or a 3,000-entry list. */
+export function brief(v: unknown): string {
+  const s = show(v);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
 /** Problems for a value that must be an integer in [min, max]; empty when it is. */
 export function checkInteger(path: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): Problem[] {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {

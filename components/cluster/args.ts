@@ -3,6 +3,7 @@
  * every default in one pure place (docs/CONTRIBUTING.md rule 5), with what it records of the args as written
  * (`source`) and the AZs and region it derives. No Pulumi runtime import: `Input` is a type only.
  */
+import type { KeyShape } from "../_shared/keys";
 import type { Input, Resource } from "@pulumi/pulumi";
 import { INSTANCES, supportsNixlOverEfa } from "../catalog/instances";
 import { charts, kubernetes } from "../versions";
@@ -185,6 +186,52 @@ export interface EfaClusterArgs {
    */
   readonly gpuNodesDependOn?: readonly Resource[];
 }
+
+/** The stack keys of one GPU pool (components/_shared/keys.ts): one row per argument. */
+export const GPU_POOL_KEYS = {
+  instanceType: "value",
+  nodes: "value",
+  availabilityZone: "value",
+  efa: "value",
+  allowEfaWithoutGpuDirectRdma: "value",
+  efaLayout: "value",
+  capacity: "value",
+  capacityReservationId: "value",
+  placementGroup: "value",
+  rootVolumeSizeGiB: "value",
+  amiReleaseVersion: "value",
+  hugepages2MiPerNode: "value",
+  localNvme: "value",
+  labels: "value",
+} as const satisfies KeyShape<GpuPoolArgs>;
+
+/** The stack keys of `dynamo-efa:cluster` (components/_shared/keys.ts): one row per argument. */
+export const CLUSTER_KEYS = {
+  gpuPools: { each: GPU_POOL_KEYS },
+  region: { wired: "aws:region" },
+  kubernetesVersion: "value",
+  availabilityZones: "list",
+  vpcCidr: "value",
+  natGateways: "value",
+  existingVpc: { vpcId: "value", privateSubnetIds: "value", publicSubnetIds: "list" },
+  publicAccessCidrs: "list",
+  deployFromInsideVpc: "value",
+  adminPrincipalArns: "value",
+  clusterLogTypes: "list",
+  secretsKmsKeyArn: "value",
+  systemInstanceType: "value",
+  systemNodeCount: "value",
+  podImdsAccess: "value",
+  vpcCniAddonVersion: "value",
+  ebsCsiAddonVersion: "value",
+  efaDevicePluginChartVersion: "value",
+  nvidiaDevicePluginChartVersion: "value",
+  efs: { wired: "inference.modelCache (a shared model cache turns EFS on)" },
+  loadBalancerController: "value",
+  loadBalancerControllerChartVersion: "value",
+  tags: "value",
+  gpuNodesDependOn: { wired: "the image build (GPU nodes join once the image is pushed)" },
+} as const satisfies KeyShape<EfaClusterArgs>;
 
 /** A pool with every default filled in. */
 export interface ResolvedPool {

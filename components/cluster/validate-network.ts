@@ -2,8 +2,9 @@
  * Problems of the cluster's network arguments: the VPC (existing or created), AZs and the region they belong to,
  * CIDRs, and the API endpoint's exposure. Split from `./validate.ts`, which collects these with the rest. Pure.
  */
-import { coveredSpaces, formatAddress, leadingZeroHint, parseCidr, WHOLE_INTERNET } from "../_shared/cidr";
-import { Problem, show } from "../_shared/problems";
+import { formatAddress, internetsCovered, leadingZeroHint, nonInternetOverlap, parseCidr } from "../_shared/cidr";
+import { brief, Problem, show } from "../_shared/problems";
+import { documentationRangeOf } from "./reach";
 import { checkChoice } from "../_shared/suggest";
 import { CLUSTER_LOG_TYPES, NatGateways, poolsAsWritten, regionZone, ResolvedClusterArgs } from "./args";
 import { AZ_NAME, regionProblems, zoneProblems } from "./partition";
@@ -87,23 +88,49 @@ export function networkProblems(a: ResolvedClusterArgs): Problem[] {
   return out;
 }
 
+/**
+ * Public-access CIDRs per cluster EKS accepts: "Public endpoint access CIDR ranges per cluster", 40, not adjustable
+ * (tests/contracts/facts/aws-network-limits.json).
+ */
+export const EKS_MAX_PUBLIC_ACCESS_CIDRS = 40;
+
+/** One public-access CIDR: its shape, never the whole internet, no reserved addresses (which EKS refuses). */
+function publicAccessCidrProblems(path: string, c: unknown, fix: string): Problem[] {
+  const bad = cidrProblems(path, c);
+  if (bad.length > 0) return bad;
+  if (internetsCovered([c]).length > 0)
+    return [{ propertyPath: path, reason: `${show(c)} opens the API endpoint to the whole internet; ${fix}` }];
+  // A block inside a documentation range is the example stacks' placeholder: the program refuses it for a real
+  // deploy and the offline render notes it (reach.ts), so it is not refused here.
+  if (documentationRangeOf(c as string) !== undefined) return [];
+  const reserved = nonInternetOverlap(c);
+  return reserved.length === 0
+    ? []
+    : [
+        {
+          propertyPath: path,
+          reason: `${show(c)} includes reserved addresses (${reserved.join(", ")}), which EKS refuses in publicAccessCidrs and no internet client has; list the public addresses pulumi up runs from, or leave publicAccessCidrs empty with deployFromInsideVpc: true for a private endpoint`,
+        },
+      ];
+}
+
 /** The API endpoint's public CIDRs (never the whole internet, however spelled or split) and the control-plane log types. */
 export function endpointProblems(a: ResolvedClusterArgs): Problem[] {
   const out: Problem[] = [];
   const fix = "list your office/VPN/CI CIDRs, or leave publicAccessCidrs empty for a private endpoint";
-  const world = WHOLE_INTERNET.v4;
-  a.publicAccessCidrs.forEach((c, i) => {
-    const path = `publicAccessCidrs[${i}]`;
-    const bad = cidrProblems(path, c);
-    if (bad.length === 0 && coveredSpaces([c], [world]).length > 0)
-      out.push({ propertyPath: path, reason: `${show(c)} opens the API endpoint to the whole internet; ${fix}` });
-    else out.push(...bad);
-  });
-  const each = a.publicAccessCidrs.some((c) => coveredSpaces([c], [world]).length > 0);
-  if (!each && coveredSpaces(a.publicAccessCidrs, [world]).length > 0)
+  const cidrs = a.publicAccessCidrs;
+  const each = cidrs.some((c) => internetsCovered([c]).length > 0);
+  if (!each && internetsCovered(cidrs).length > 0)
+    // The set is the cause: its blocks' reserved addresses (which any such split holds) are not listed on top.
     out.push({
       propertyPath: "publicAccessCidrs",
-      reason: `${show(a.publicAccessCidrs)} together cover every IPv4 address (${world}), which opens the API endpoint to the whole internet; ${fix}`,
+      reason: `${brief(cidrs)} together cover every public IPv4 address, which opens the API endpoint to the whole internet; ${fix}`,
+    });
+  else cidrs.forEach((c, i) => out.push(...publicAccessCidrProblems(`publicAccessCidrs[${i}]`, c, fix)));
+  if (cidrs.length > EKS_MAX_PUBLIC_ACCESS_CIDRS)
+    out.push({
+      propertyPath: "publicAccessCidrs",
+      reason: `lists ${cidrs.length} CIDRs; EKS accepts at most ${EKS_MAX_PUBLIC_ACCESS_CIDRS} per cluster (a quota AWS does not raise). Merge them into wider blocks, or use a private endpoint (publicAccessCidrs: [] with deployFromInsideVpc: true)`,
     });
   a.clusterLogTypes.forEach((t, i) => out.push(...checkChoice(`clusterLogTypes[${i}]`, t, CLUSTER_LOG_TYPES)));
   return out;

@@ -1,6 +1,7 @@
 /**
  * Arguments of `DynamoImage` and their single, pure resolution (docs/CONTRIBUTING.md rule 5). Type-only Pulumi import.
  */
+import type { KeyShape } from "../_shared/keys";
 import type * as pulumi from "@pulumi/pulumi";
 import type { CudaArchsSpec } from "../catalog";
 import { DEFAULT_CUDA_TOOLKIT } from "../catalog";
@@ -97,6 +98,36 @@ export interface DynamoImageArgs {
   /** AWS tags on the repositories this component creates. @default - none */
   readonly tags?: Readonly<Record<string, string>>;
 }
+
+/** The stack keys of `dynamo-efa:image` (components/_shared/keys.ts): one row per argument. */
+export const IMAGE_KEYS = {
+  cudaArchs: "value",
+  instanceTypes: { wired: "the instance types of cluster.gpuPools" },
+  cudaToolkit: "value",
+  target: "value",
+  versions: "value",
+  imageDigests: "value",
+  acceptVersionSkew: "list",
+  platforms: "list",
+  dockerfile: "value",
+  context: "value",
+  maxJobs: "value",
+  buildNcclFromSource: "value",
+  flashinferAot: "value",
+  buildEpKernels: "value",
+  repositoryUrl: "value",
+  repositoryName: { wired: "<project>-<stack>: one ECR repository per stack" },
+  cache: "value",
+  cacheRepositoryUrl: "value",
+  kmsKeyArn: "value",
+  protect: "value",
+  builder: "value",
+  ref: "value",
+  tags: "value",
+  source: "value",
+  backend: { wired: "inference.backend" },
+  vendorImages: { wired: "the release's vendor runtime images (dynamo-efa:release)" },
+} as const satisfies KeyShape<DynamoImageArgs>;
 
 /** Every version the Dockerfile takes except the toolkit, resolved (defaults from `versions.image`). */
 export type ImageVersions = { readonly [K in Exclude<ImageVersionKey, "cudaToolkit">]: string };

@@ -191,10 +191,15 @@ export function checkImagePlan(args: DynamoImageArgs): Checked<ImagePlan> {
   return ok(buildPlan(r, args, { toolkit, archs, archLists }, built, context.value));
 }
 
-/** The archs stated for a vendor image: an explicit list only ("auto" and "fat" describe a build, and none happens). */
+/**
+ * The archs stated for a vendor image: an explicit list ("auto" and "fat" describe a build, and none happens), else
+ * what the vendor states for the image it serves (for two combined images, what both state).
+ */
 function statedArchs(r: ResolvedImageArgs, facts: ReturnType<typeof archFacts>): string[] {
-  if (!Array.isArray(r.cudaArchs) || facts.archs === undefined || !facts.archs.ok) return [];
-  return archStrings(facts.archs.value);
+  if (Array.isArray(r.cudaArchs)) return facts.archs?.ok ? archStrings(facts.archs.value) : [];
+  const used = r.source === ImageSource.Prebuilt ? [r.vendorImages[r.backend]] : Object.values(r.vendorImages);
+  const lists = used.map((v) => v?.cudaArchs?.archs ?? []);
+  return lists.length === 0 ? [] : [...lists.reduce((a, b) => a.filter((x) => b.includes(x)))];
 }
 
 /** The plan of a vendor source: the prebuilt image of the backend, or both combined by the small Dockerfile. */

@@ -17,6 +17,17 @@ export interface ImageRefParts {
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+/**
+ * The grammar of distribution/reference (`regexp.go`; tests/contracts/facts/image-reference.json): a registry is a
+ * host of DNS-style components (or a bracketed IPv6 address) with an optional port; a repository is lower-case
+ * path components joined by `/`, each alphanumeric runs split by one `.`, one or two `_`, or any number of `-`;
+ * and the whole name (registry included) is at most 255 characters.
+ */
+const DOMAIN_COMPONENT = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
+const REGISTRY = new RegExp(`^(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[[a-fA-F0-9:]+\\])(?::[0-9]+)?$`);
+const PATH_COMPONENT = "[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*";
+const REPOSITORY = new RegExp(`^${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`);
+const NAME_TOTAL_LENGTH_MAX = 255;
 
 /** Splits a reference into registry, repository, tag and digest; undefined when it is not one. */
 export function parseImageRef(ref: string): ImageRefParts | undefined {
@@ -34,7 +45,9 @@ export function parseImageRef(ref: string): ImageRefParts | undefined {
   const tag = colon >= 0 ? rest.slice(colon + 1) : undefined;
   const repository = colon >= 0 ? rest.slice(0, colon) : rest;
   if (tag !== undefined && !TAG.test(tag)) return undefined;
-  if (!/^[a-z0-9]+(?:[._-]+[a-z0-9]+|__)*(?:\/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*$/.test(repository)) return undefined;
+  if (registry !== undefined && !REGISTRY.test(registry)) return undefined;
+  if (!REPOSITORY.test(repository) || name.length - (tag === undefined ? 0 : tag.length + 1) > NAME_TOTAL_LENGTH_MAX)
+    return undefined;
   return {
     ...(registry ? { registry } : {}),
     repository,

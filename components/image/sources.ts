@@ -33,6 +33,11 @@ export interface VendorImage {
   /** `sha256:<64 hex>`. @default - resolved from the registry at `pulumi up` */
   readonly digest?: string;
   readonly source: string;
+  /**
+   * The SM archs the vendor states its image runs on (its prebuilt kernels), with where that is written; what the
+   * plan and the arch policies read for an image nothing compiled here. @default - none stated
+   */
+  readonly cudaArchs?: { readonly archs: readonly string[]; readonly source: string };
 }
 
 /** What getting an image this way costs, as the plan states it. */

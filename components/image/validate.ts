@@ -105,6 +105,9 @@ export function validate(
   facts: ArchFacts,
 ): Problem[] {
   const problems = [...archProblems(r, facts), ...checkPlatforms(r.platforms), ...checkSource(r, given)];
+  // A stack file may put anything here (the stack config is these args).
+  if (r.builder !== undefined && (typeof r.builder !== "string" || r.builder === ""))
+    problems.push({ propertyPath: "builder", reason: `must be the name of a buildx builder; got ${show(r.builder)}` });
   if (r.ref !== undefined) return [...problems, ...checkPrebuilt(r.ref, given as Record<string, unknown>)];
   if (usesVendorImages(r))
     return [...problems, ...buildOnlyArgs(given as Record<string, unknown>, `source ${show(r.source)}`)];

@@ -5,6 +5,7 @@
  * never looks at Pulumi values, so the offline render tool and the tests share it with the component. Everything
  * here imports only the catalog and `_shared`, so every other module of the folder may import it.
  */
+import { KeyShape, values } from "../_shared/keys";
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape, modelFacts } from "../catalog/models";
@@ -189,7 +190,7 @@ export interface InferenceSettings {
   /**
    * Where the weights come from: `none`, `efs` (needs `modelCache`) or `local-nvme` (needs a pool with a local
    * NVMe array, `GpuPoolFacts.localNvme`).
-   * @default - "efs" when `modelCache` is set, else "none"
+   * @default - "efs" when `modelCache` is set, else "local-nvme" when the pool has a local NVMe array, else "none"
    */
   readonly modelCacheMode?: ModelCacheMode;
   /**
@@ -246,6 +247,31 @@ export interface InferenceSettings {
   /** The traffic the plan's serving estimate is for. @default - { isl: 1024, osl: 256, concurrency: 64 }, no objectives */
   readonly workload?: WorkloadArgs;
 }
+
+const ROLE_KEYS = { ...values("replicas", "gpusPerWorker"), extraArgs: "list" } as const satisfies KeyShape<RoleArgs>;
+
+/** The stack keys of `dynamo-efa:inference` (components/_shared/keys.ts): one row per setting. */
+export const INFERENCE_KEYS = {
+  release: { wired: "dynamo-efa:release" },
+  ...values("backend", "model", "servedModelName", "maxModelLen", "gpuMemoryUtilization", "kvCacheDtype", "runAsUser"),
+  ...values("modelLoadBudgetSeconds", "namespace", "createNamespace", "hfTokenSecretName", "modelCacheMode"),
+  ...values("modelDownloadBudgetSeconds", "modelRevision", "prefetchImage", "vpcCidr", "kvTransport", "placement"),
+  prefill: ROLE_KEYS,
+  decode: ROLE_KEYS,
+  modelShape: {
+    ...values("paramsB", "weightDtype", "layers", "attentionHeads", "kvHeads", "headDim", "maxContext"),
+    mla: values("kvLoraRank", "qkRopeHeadDim"),
+  },
+  gpuPool: { wired: "the pool of cluster.gpuPools" },
+  platformNamespace: { wired: "platform.namespace" },
+  graphName: { wired: "dynamo-efa:graphName" },
+  modelCache: values("storageClassName", "sizeGiB"),
+  frontend: { ...values("replicas", "serviceType"), sourceRanges: "list" },
+  networkPolicy: { enabled: "value", clientNamespaces: "list", metricsNamespaces: "list" },
+  imageCudaArchs: { wired: "the image's plan (image.cudaArchs)" },
+  imageCudaToolkit: { wired: "the image's plan (image.cudaToolkit)" },
+  workload: values("isl", "osl", "requestsPerSecond", "concurrency", "ttftMs", "itlMs"),
+} as const satisfies KeyShape<InferenceSettings>;
 
 /** Arguments of `DisaggInference`. */
 export interface DisaggInferenceArgs extends InferenceSettings {
@@ -380,7 +406,9 @@ function role(r: RoleArgs | undefined): ResolvedRole {
  * component name (default graph name); `image` is the image ref when known as a plain string.
  */
 export function resolveArgs(name: string, s: InferenceSettings, image: string | undefined): ResolvedInference {
-  const modelCacheMode = s.modelCacheMode ?? (s.modelCache ? ModelCacheMode.Efs : ModelCacheMode.None);
+  const modelCacheMode =
+    s.modelCacheMode ??
+    (s.modelCache ? ModelCacheMode.Efs : s.gpuPool?.localNvme ? ModelCacheMode.LocalNvme : ModelCacheMode.None);
   const budgets = defaultBudgets(s, modelCacheMode);
   const nodes = s.gpuPool?.nodes ?? 0;
   const kvTransportChoice = s.kvTransport ?? KvTransportChoice.Auto;

@@ -28,8 +28,8 @@
 import { DynamoPort, GraphService, OperatorLabel, K8S_NAME } from "../_shared/names";
 import { FrontendServiceType, ResolvedInference } from "./args";
 import { prefetchDaemonSetName, renderPrefetchDaemonSet } from "./cache";
-import { coveredSpaces, parseCidr, WHOLE_INTERNET } from "../_shared/cidr";
-import { Problem, show } from "../_shared/problems";
+import { internetsCovered, parseCidr, parsedBlocks } from "../_shared/cidr";
+import { brief, Problem, show } from "../_shared/problems";
 import { release } from "../releases";
 
 /** The workers' request-plane port (`DYN_TCP_RPC_PORT`), pinned so the Frontend -> worker rule names one port. */
@@ -203,6 +203,14 @@ export function renderNetworkPolicies(r: ResolvedInference): NetworkPolicyObject
  * the rest. Pure.
  */
 
+/**
+ * Source ranges of one family the internal load balancer takes: the AWS Load Balancer Controller writes one inbound
+ * security-group rule per range and listener port (the Frontend has one), and a VPC security group holds 60 inbound
+ * rules per family by default (tests/contracts/facts/aws-network-limits.json). More fails at `pulumi up`, after the
+ * GPU nodes already bill.
+ */
+export const LB_SOURCE_RANGES_PER_FAMILY = 60;
+
 function cidrProblem(path: string, value: unknown): Problem[] {
   const p = parseCidr(value);
   return "error" in p ? [{ propertyPath: path, reason: `${p.reason}; got ${show(value)}${p.hint}` }] : [];
@@ -219,12 +227,20 @@ function sourceRangeProblems(r: ResolvedInference, at: (k: string) => string): P
       propertyPath: path,
       reason: `must list the CIDRs that may reach the internal load balancer; none given and no vpcCidr to default to. Set vpcCidr (the cluster VPC's CIDR, e.g. "10.0.0.0/16") or list your callers' CIDRs`,
     });
-  const world = coveredSpaces(ranges, [WHOLE_INTERNET.v4, WHOLE_INTERNET.v6]);
+  const world = internetsCovered(ranges);
   if (out.length === 0 && world.length > 0)
     out.push({
       propertyPath: path,
-      reason: `${show(ranges)} cover ${world.join(" and ")}: anything routed into the VPC (peered VPCs, VPN, Transit Gateway) would reach the unauthenticated API. List only your callers' CIDRs, or the VPC's`,
+      reason: `${brief(ranges)} cover every public ${world.join(" and ")} address: anything routed into the VPC (peered VPCs, VPN, Transit Gateway) would reach the unauthenticated API. List only your callers' CIDRs, or the VPC's`,
     });
+  for (const family of [4, 6] as const) {
+    const n = parsedBlocks(ranges).filter((b) => b.family === family).length;
+    if (n > LB_SOURCE_RANGES_PER_FAMILY)
+      out.push({
+        propertyPath: path,
+        reason: `lists ${n} IPv${family} ranges; the load balancer's security group takes one inbound rule per range and port, and AWS allows ${LB_SOURCE_RANGES_PER_FAMILY} inbound IPv${family} rules per security group by default. Merge them into wider blocks`,
+      });
+  }
   return out;
 }
 

@@ -26,6 +26,7 @@ import { ModelCacheMode, derivedBudgets, LOAD_ASSUMPTIONS } from "./model-load";
 import { modelFacts } from "../catalog/models";
 import { efaPerWorker, nodesPerRole, poolHasEfa, totalGpus, usesEfa, workerShape, validateModelFit } from "./fit";
 import { networkProblems } from "./network";
+import { isDigestPinned } from "../image/ref";
 import { validateWorkload } from "./serving";
 
 /** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
@@ -38,7 +39,9 @@ const choices = <T extends Record<string, string>>(o: T): string[] => Object.val
 
 /** Problems with the image ref (also used at deploy time when the ref is an Output). */
 export function validateImage(image: string, path = "image"): Problem[] {
-  if (DIGEST_PINNED.test(image)) return [];
+  // The one reference parser `DynamoImage.ref` goes through: `../../x@sha256:...`, upper case or `$(id)@...` match
+  // a "non-space@digest" pattern but no registry pulls them (the pods would sit in InvalidImageName).
+  if (isDigestPinned(image)) return [];
   return [
     {
       propertyPath: path,

@@ -2,6 +2,7 @@
  * Arguments of `DynamoObservability` and their one resolution step (docs/CONTRIBUTING.md rules 3-5). Pure: the
  * Kubernetes provider and any dependencies come through the resource options.
  */
+import type { KeyShape } from "../_shared/keys";
 import { DEFAULT_GRAPH_NAMESPACE } from "../_shared/names";
 import { BLOCK_STORAGE_CLASS } from "../cluster/render";
 import { charts } from "../versions";
@@ -51,6 +52,23 @@ export interface DynamoObservabilityArgs {
   /** dcgm-exporter chart version. @default "4.8.2" (`versions.charts.dcgmExporter`) */
   readonly dcgmExporterVersion?: string;
 }
+
+/** The stack keys of `dynamo-efa:observability` (components/_shared/keys.ts): one row per argument. */
+export const OBSERVABILITY_KEYS = {
+  graphName: { wired: "dynamo-efa:graphName" },
+  graphNamespace: { wired: "inference.namespace" },
+  namespace: "value",
+  prometheus: "value",
+  monitorLabels: "value",
+  dcgmExporter: "value",
+  systemNodeSelector: "value",
+  scrapeIntervalSeconds: "value",
+  retentionDays: "value",
+  storageGiB: "value",
+  storageClassName: "value",
+  kubePrometheusStackVersion: "value",
+  dcgmExporterVersion: "value",
+} as const satisfies KeyShape<DynamoObservabilityArgs>;
 
 /** Every argument with its default filled in. */
 export interface ResolvedObservability {

@@ -1,6 +1,7 @@
 /**
  * Arguments of `DynamoPlatform` and their one resolution step (docs/CONTRIBUTING.md rules 3-5). Pure.
  */
+import type { KeyShape } from "../_shared/keys";
 import { DEFAULT_PLATFORM_NAMESPACE } from "../_shared/names";
 import { DEFAULT_RELEASE, release, ReleaseId } from "../releases";
 
@@ -17,6 +18,13 @@ export interface DynamoPlatformArgs {
   /** `dynamo-platform` chart version (installed from its NGC tarball URL). @default - the release's chart version */
   readonly version?: string;
 }
+
+/** The stack keys of `dynamo-efa:platform` (components/_shared/keys.ts): one row per argument. */
+export const PLATFORM_KEYS = {
+  namespace: "value",
+  version: "value",
+  release: { wired: "dynamo-efa:release" },
+} as const satisfies KeyShape<DynamoPlatformArgs>;
 
 /** Every argument with its default filled in. */
 export interface ResolvedPlatform {

@@ -15,6 +15,16 @@ const NGC = "nvcr.io/nvidia/ai-dynamo";
 const EFA_TAGS =
   "ai-dynamo/dynamo@0059bada:docs/fern/components/releases.data.ts v1.3.0 delta: 'EFA variants retagged from -efa-amd64 to -efa'";
 
+/**
+ * What a vendor runtime image runs on: Dynamo's vLLM runtime compiles its own kernels for 9.0 and 10.0
+ * (container/deps/vllm/install_vllm.sh's TORCH_CUDA_ARCH_LIST at 001eacbe; vLLM's own wheels carry a wider
+ * list); TensorRT-LLM lists its supported hardware by architecture.
+ */
+export const VLLM_RUNTIME_ARCHS =
+  'ai-dynamo/dynamo@001eacbe:container/deps/vllm/install_vllm.sh: TORCH_CUDA_ARCH_LIST="9.0;10.0" for the kernels the vLLM runtime image compiles';
+export const TRTLLM_SUPPORTED_HARDWARE =
+  "nvidia.github.io/TensorRT-LLM/supported-hardware.html: Blackwell (B200, GB200), Hopper (H100, H200, GH200), Ada Lovelace (L20, L40/L40S), Ampere (A100)";
+
 export const dynamo16: Release = {
   id: ReleaseId.Dynamo16,
   title: "Dynamo 1.6.2: operator 1.6.2, v1beta1 graph, vendor per-backend EFA runtime images",
@@ -45,13 +55,23 @@ export const dynamo16: Release = {
       engine: { version: "0.31.0", source: RELEASES_TABLE },
       nixl: { version: "1.4.1", source: `${RELEASES_TABLE} (nixlVllm)` },
       cuda: { version: "13.0", source: `${RELEASES_TABLE}: CUDA 13 only from 1.3.0 (vLLM 13.0) [verify for 1.6.2]` },
-      vendorImage: { repository: `${NGC}/vllm-runtime`, tag: "1.6.2-efa", source: EFA_TAGS },
+      vendorImage: {
+        repository: `${NGC}/vllm-runtime`,
+        tag: "1.6.2-efa",
+        source: EFA_TAGS,
+        cudaArchs: { archs: ["sm_90", "sm_100"], source: VLLM_RUNTIME_ARCHS },
+      },
     },
     trtllm: {
       engine: { version: "1.3.0rc29", source: RELEASES_TABLE },
       nixl: { version: "1.3.1", source: `${RELEASES_TABLE} (nixlTrtllm)` },
       cuda: { version: "13.1", source: `${RELEASES_TABLE}: TensorRT-LLM images CUDA 13.1 [verify for 1.6.2]` },
-      vendorImage: { repository: `${NGC}/tensorrtllm-runtime`, tag: "1.6.2-efa", source: EFA_TAGS },
+      vendorImage: {
+        repository: `${NGC}/tensorrtllm-runtime`,
+        tag: "1.6.2-efa",
+        source: EFA_TAGS,
+        cudaArchs: { archs: ["sm_80", "sm_89", "sm_90", "sm_100"], source: TRTLLM_SUPPORTED_HARDWARE },
+      },
     },
   },
   frontendImage: {

@@ -5,6 +5,7 @@
  * deployed before releases existed renders unchanged (`release: seed`), and as the first hop of the upgrade path
  * (docs/RELEASES.md). The build pins themselves stay in versions.ts `image` (the Dockerfile's ARG defaults).
  */
+import { TRTLLM_SUPPORTED_HARDWARE, VLLM_RUNTIME_ARCHS } from "./dynamo-1-6";
 import { charts, DYNAMO_COMMIT, image } from "../versions";
 import { NIXL_0_10_1_EFA, PARTIAL_EFA_PCIE } from "./known-issues";
 import { CLUSTER_WIDE_OPERATOR, GraphApiVersion, Release, ReleaseId } from "./types";
@@ -44,6 +45,7 @@ export const seed: Release = {
         repository: "nvcr.io/nvidia/ai-dynamo/vllm-runtime",
         tag: "1.0.1-efa-amd64",
         source: `${ARTIFACTS_101}: vllm-runtime:1.0.1-efa-amd64, vLLM v0.16.0, CUDA 12.9 (not the seed's vLLM 0.17.1)`,
+        cudaArchs: { archs: ["sm_90", "sm_100"], source: VLLM_RUNTIME_ARCHS },
       },
     },
     trtllm: {
@@ -57,6 +59,7 @@ export const seed: Release = {
         repository: "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime",
         tag: "1.0.1-efa-amd64",
         source: `${ARTIFACTS_101}: tensorrtllm-runtime:1.0.1-efa-amd64, TRT-LLM v1.3.0rc5.post1, CUDA 13.1 (not the seed's rc7)`,
+        cudaArchs: { archs: ["sm_80", "sm_89", "sm_90", "sm_100"], source: TRTLLM_SUPPORTED_HARDWARE },
       },
     },
   },

@@ -26,6 +26,11 @@ export interface ImagePin {
    */
   readonly digest?: string;
   readonly source: string;
+  /**
+   * The SM archs the vendor states its image runs on (its prebuilt kernels), with where that is written; what the
+   * plan and the arch policies read for an image nothing compiled here. @default - none stated
+   */
+  readonly cudaArchs?: { readonly archs: readonly string[]; readonly source: string };
 }
 
 /** The engine a backend runs and the NIXL it carries, as one release pins them (they differ per backend). */

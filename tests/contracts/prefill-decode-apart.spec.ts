@@ -54,8 +54,9 @@ describe("contract: prefill and decode on different nodes over EFA (field 1-GPU 
   it("the p5en-1gpu stack is the field's layout: its instance type, its node count, one GPU per role", () => {
     const project = loadProject(ROOT);
     const { values } = stackConfig(project, stackFile(ROOT, project, "p5en-1gpu"));
-    const nodes = (values[`${project.name}:cluster`] as { gpuNodes: { instanceType: string; count: number } }).gpuNodes;
-    assert.deepEqual([nodes.instanceType, nodes.count], [facts.field.instanceType, facts.field.nodes]);
+    const cluster = values[`${project.name}:cluster`] as { gpuPools: { gpu: { instanceType: string; nodes: number } } };
+    const nodes = cluster.gpuPools.gpu;
+    assert.deepEqual([nodes.instanceType, nodes.nodes], [facts.field.instanceType, facts.field.nodes]);
     const g = YAML.parse(fs.readFileSync(DGD, "utf8"));
     for (const [key, role] of [
       ["PrefillWorker", "prefill"],

@@ -92,8 +92,8 @@ describe("policy pack over the rendered p5en-8gpu plan: hardening and --set", fu
     const cases: readonly (readonly [string, number, string])[] = [
       ["inference.prefill.gpusPerWorker=3", ExitCode.InvalidConfig, "inference.prefill.gpusPerWorker"],
       ["inference.decode.replicas=9", ExitCode.InvalidConfig, "decode 9 x 1 GPU = 17 GPUs exceed the pool's 16 GPUs"],
-      ["cluster.gpuNodes.instanceType=p4d.24xlarge", ExitCode.InvalidConfig, "0.5 EFA devices per worker"],
-      ["cluster.gpuNodes.count=1", ExitCode.InvalidConfig, "inference.placement"],
+      ["cluster.gpuPools.gpu.instanceType=p4d.24xlarge", ExitCode.InvalidConfig, "0.5 EFA devices per worker"],
+      ["cluster.gpuPools.gpu.nodes=1", ExitCode.InvalidConfig, "exceed the pool's 8 GPUs"],
       ["image.cudaArchs=[sm_100]", ExitCode.PolicyViolation, "image-archs-cover-fleet"],
       [
         "image.cudaArchs=[sm_80]",
@@ -105,8 +105,8 @@ describe("policy pack over the rendered p5en-8gpu plan: hardening and --set", fu
         ExitCode.InvalidConfig,
         "sm_101 is Jetson Thor (CUDA 12.x name), an Arm SoC: a linux/amd64 image never runs on it",
       ],
-      ["cluster.gpuNodes.instanceType=p5.48xlarge", ExitCode.Ok, "EFA rails 64/64"],
-      ["cluster.gpuNodes.instanceType=g6e.48xlarge", ExitCode.Ok, "EFA rails 0/0"],
+      ["cluster.gpuPools.gpu.instanceType=p5.48xlarge", ExitCode.Ok, "EFA rails 64/64"],
+      ["cluster.gpuPools.gpu.instanceType=g6e.48xlarge", ExitCode.Ok, "EFA rails 0/0"],
     ];
     for (const [set, code, why] of cases) {
       it(`--set ${set} -> exit ${code}`, async () => {

@@ -88,8 +88,8 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
     }
   });
 
-  it("efs (with modelCacheGiB) and none still render, with their own download counts", async () => {
-    const efs = await render("efs", ["inference.modelCacheMode=efs", "inference.modelCacheGiB=200"]);
+  it("efs (with modelCache.sizeGiB) and none still render, with their own download counts", async () => {
+    const efs = await render("efs", ["inference.modelCacheMode=efs", "inference.modelCache.sizeGiB=200"]);
     assert.equal(efs.code, ExitCode.Ok, efs.text);
     assert.deepEqual([efs.plan.modelLoad.mode, efs.plan.modelLoad.downloads], ["efs", 1]);
     const none = await render("none", ["inference.modelCacheMode=none"]);
@@ -98,8 +98,8 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
     for (const r of [efs, none]) assert.equal(r.dgd.spec.services.DecodeWorker.extraPodSpec.initContainers, undefined);
   });
 
-  it("local-nvme with modelCacheGiB is refused at the config key, with the fix", async () => {
-    const r = await render("both", ["inference.modelCacheMode=local-nvme", "inference.modelCacheGiB=200"]);
+  it("local-nvme with modelCache.sizeGiB is refused at the config key, with the fix", async () => {
+    const r = await render("both", ["inference.modelCacheMode=local-nvme", "inference.modelCache.sizeGiB=200"]);
     assert.equal(r.code, ExitCode.InvalidConfig);
     assert.match(
       r.text,

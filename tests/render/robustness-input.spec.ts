@@ -48,11 +48,11 @@ describe("render robustness: the user's input blamed, never the tool", function 
         assert.match(r.err, /- inference\.prefill\.replicas: must be a finite number/);
       });
     }
-    it("modelCacheGiB: .inf in a stack file is exit 2, not a dropped cache", async () => {
-      const file = stackFileWith(tmp, "Pulumi.cache.yaml", (t) => `${t}    modelCacheGiB: .inf\n`);
+    it("modelCache.sizeGiB: .inf in a stack file is exit 2, not a dropped cache", async () => {
+      const file = stackFileWith(tmp, "Pulumi.cache.yaml", (t) => `${t}    modelCache: { sizeGiB: .inf }\n`);
       const r = await run(["--file", file, "--out", tmp]);
       assert.equal(r.code, ExitCode.InvalidConfig);
-      assert.match(r.err, /- inference\.modelCacheGiB: must be a finite number; got Infinity/);
+      assert.match(r.err, /- inference\.modelCache\.sizeGiB: must be a finite number; got Infinity/);
     });
   });
 

@@ -1,13 +1,15 @@
 /**
  * Stack files hold only what differs from the defaults: removing any `dynamo-efa:` key of
- * `stacks/Pulumi.<stack>.yaml` must change the checked config the program builds, so no line of a
- * stack file restates a default. (`aws:region` is the provider's key and a documented placeholder.)
+ * `stacks/Pulumi.<stack>.yaml` must change what the components resolve (their args with every default filled), so
+ * no line of a stack file restates a default. (`aws:region` is the provider's key and a documented placeholder.)
  */
 import { strict as assert } from "assert";
 import * as path from "path";
-import { checkStackConfig } from "../../program/config-schema";
-import { CONFIG_NAMESPACE } from "../../program/config-fields";
-import { rawStackConfig } from "../../program/config-keys";
+import { checkStackConfig, CONFIG_NAMESPACE, rawStackConfig } from "../../program/config";
+import { resolveArgs as resolveCluster } from "../../components/cluster/args";
+import { resolveArgs as resolveImage } from "../../components/image/args";
+import { resolveArgs as resolveInference } from "../../components/inference/args";
+import { resolveArgs as resolvePlatform } from "../../components/platform/args";
 import { loadProject, stackConfig } from "../../tools/_shared/stackfile";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -41,7 +43,17 @@ function checked(values: Obj) {
         ? (values[k] as string)
         : JSON.stringify(values[k]);
   const r = checkStackConfig(rawStackConfig(get, Object.keys(values), true, true));
-  return r.problems.length === 0 ? r.config : r.problems;
+  if (!r.config) return r.problems;
+  // What the components make of it, every default filled: a key whose removal leaves this unchanged restates one.
+  const c = r.config;
+  const { source: _source, ...cluster } = resolveCluster(c.clusterArgs);
+  return {
+    cluster,
+    image: resolveImage(c.imageArgs),
+    platform: resolvePlatform(c.platform),
+    inference: resolveInference(c.graphName, { ...c.inference, gpuPool: c.gpuPool }, undefined),
+    observability: c.observability,
+  };
 }
 
 /** Keys of `values` (full config keys) that restate a default; `fromProject` keys come from Pulumi.yaml, not the file. */

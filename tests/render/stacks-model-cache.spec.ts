@@ -1,5 +1,5 @@
 /**
- * `inference.modelCacheGiB` on the real program: a retained ReadWriteMany cache on the cluster's
+ * `inference.modelCache.sizeGiB` on the real program: a retained ReadWriteMany cache on the cluster's
  * retained EFS, mounted by every worker of the graph (the shared model-cache mode "efs").
  */
 import { strict as assert } from "assert";
@@ -14,12 +14,12 @@ describe("render: the EFS model cache, real program", function () {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-cache-"));
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it("inference.modelCacheGiB: a retained ReadWriteMany cache on the cluster's retained EFS, mounted by every worker", async () => {
+  it("inference.modelCache.sizeGiB: a retained ReadWriteMany cache on the cluster's retained EFS, mounted by every worker", async () => {
     const r = await renderStack("p5en-8gpu", path.join(tmp, "cache"), [
       "--set",
       "inference.modelCacheMode=efs",
       "--set",
-      "inference.modelCacheGiB=200",
+      "inference.modelCache.sizeGiB=200",
     ]);
     assert.equal(r.code, 0, r.stderr.join("\n"));
     const manifests = path.join(r.dir, "manifests");

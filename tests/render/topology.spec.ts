@@ -116,7 +116,7 @@ describe("render: topology.svg", function () {
         "--out",
         tmp,
         "--set",
-        "cluster.gpuNodes.count=4",
+        "cluster.gpuPools.gpu.nodes=4",
         "--set",
         "inference.prefill.replicas=16",
         "--set",
@@ -152,7 +152,7 @@ describe("render: topology.svg", function () {
 
   it("4 nodes with the stack's 8 + 8 workers: exit 0, and the summary says 2 nodes are idle and what they cost", async () => {
     const out: string[] = [];
-    const code = await runCli(["p5en-8gpu", "--out", tmp, "--set", "cluster.gpuNodes.count=4"], {
+    const code = await runCli(["p5en-8gpu", "--out", tmp, "--set", "cluster.gpuPools.gpu.nodes=4"], {
       ...defaultDeps(),
       stdout: (l) => out.push(l),
       stderr: () => undefined,
@@ -234,7 +234,7 @@ describe("render: topology.svg", function () {
       assert.deepEqual([placed.nodesUsed, placed.idleNodes, placed.idleUsdPerHour], [2, ["gpu-2", "gpu-3"], 126.6]);
       assert.equal(
         idleNodesLine(placed),
-        "IDLE: 2 of 4 GPU nodes hold no worker (gpu-2, gpu-3; ~$126.60/hour on demand, billed while running); lower the GPU pool's node count (cluster.gpuNodes.count) to 2 or add replicas",
+        "IDLE: 2 of 4 GPU nodes hold no worker (gpu-2, gpu-3; ~$126.60/hour on demand, billed while running); lower the GPU pool's node count (cluster.gpuPools.<pool>.nodes) to 2 or add replicas",
       );
       const shared = placementOf({
         gpuPools: pool(2),

@@ -25,7 +25,7 @@ import { POOL_LABEL } from "../../components/catalog/pool";
 import { CapacityType } from "../../components/cluster/args";
 import { capacitySettings } from "../../components/cluster/derive";
 import { fromSerialized } from "../../tools/render/capture/redact";
-import { checkStackConfig } from "../../program/config-schema";
+import { checkStackConfig } from "../../program/config";
 import { INSTANCES } from "../../components/catalog/instances";
 
 const node = (name: string, type: string, dependsOn: string[] = [], extra: Partial<GraphNode> = {}): GraphNode => ({
@@ -267,9 +267,9 @@ function poolFacts() {
     region: "us-east-2",
     hfTokenSet: true,
     cluster: {
-      availabilityZone: "us-east-2b",
+      availabilityZones: ["us-east-2a", "us-east-2b"],
       deployFromInsideVpc: true,
-      gpuNodes: { instanceType: "p5en.48xlarge", count: 1 },
+      gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2b" } },
     },
     inference: { model: "org/m" },
   });

@@ -9,12 +9,43 @@ import {
   covers,
   coveredSpaces,
   formatAddress,
+  internetsCovered,
   leadingZeroFix,
+  NON_INTERNET_V4,
   parseCidr,
   parsedBlocks,
 } from "../../components/_shared/cidr";
 import { EfaClusterArgs } from "../../components/cluster/args";
 import { validateClusterArgs } from "../../components/cluster/validate";
+import { EKS_MAX_PUBLIC_ACCESS_CIDRS } from "../../components/cluster/validate-network";
+
+/** The smallest CIDR list of `[from, to]` (the textbook split: the largest aligned block at each step). */
+function rangeToCidrs(from: bigint, to: bigint): string[] {
+  const out: string[] = [];
+  while (from <= to) {
+    let size = 32;
+    while (size > 0) {
+      const block = 1n << BigInt(33 - size);
+      if (from % block !== 0n || from + block - 1n > to) break;
+      size--;
+    }
+    out.push(`${formatAddress(4, from)}/${size}`);
+    from += 1n << BigInt(32 - size);
+  }
+  return out;
+}
+
+/** Every IPv4 address outside NON_INTERNET_V4, as CIDRs: the public internet, split around each reserved block. */
+function publicIpv4Blocks(): string[] {
+  const reserved = NON_INTERNET_V4.map(cidr).sort((a, b) => (a.network < b.network ? -1 : 1));
+  const out: string[] = [];
+  let next = 0n;
+  for (const r of reserved) {
+    if (r.network > next) out.push(...rangeToCidrs(next, r.network - 1n));
+    if (r.last + 1n > next) next = r.last + 1n;
+  }
+  return out;
+}
 
 const cidr = (t: string) => {
   const p = parseCidr(t);
@@ -147,14 +178,45 @@ describe("cluster: the API endpoint is never the whole internet, however written
     ]));
   it("0.0.0.0/1 + 128.0.0.0/1 is refused as a set", () =>
     assert.deepEqual(problems(["0.0.0.0/1", "128.0.0.0/1"]), [
-      `publicAccessCidrs: ["0.0.0.0/1","128.0.0.0/1"] together cover every IPv4 address (0.0.0.0/0), which opens the API endpoint to the whole internet; ${fix}`,
+      `publicAccessCidrs: ["0.0.0.0/1","128.0.0.0/1"] together cover every public IPv4 address, which opens the API endpoint to the whole internet; ${fix}`,
     ]));
-  it("halves with a gap, and office ranges, pass", () => {
-    assert.deepEqual(problems(["0.0.0.0/1", "128.0.0.0/2"]), []);
-    assert.deepEqual(problems(["203.0.113.0/24", "198.51.100.0/24"]), []);
+  it("four blocks that leave out only the reserved 240.0.0.0/4 are the whole internet too (coverage, not a pattern)", () => {
+    const four = ["0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/3", "224.0.0.0/4"];
+    assert.deepEqual(problems(four), [
+      `publicAccessCidrs: ${JSON.stringify(four)} together cover every public IPv4 address, which opens the API endpoint to the whole internet; ${fix}`,
+    ]);
+    assert.deepEqual(internetsCovered(four), ["IPv4"]);
+  });
+  it("the public space split around every reserved block is the whole internet; one /24 short of it is not", () => {
+    const publicSpace = publicIpv4Blocks();
+    assert.deepEqual(internetsCovered(publicSpace), ["IPv4"]);
+    assert.deepEqual(internetsCovered(publicSpace.filter((b) => b !== "8.0.0.0/7")), []);
+    assert.deepEqual(internetsCovered([...publicSpace.filter((b) => b !== "8.0.0.0/7"), "8.0.0.0/8", "9.0.0.0/9"]), []);
+    assert.deepEqual(internetsCovered(["2000::/4", "3000::/4"]), ["IPv6"]);
+    assert.deepEqual(internetsCovered(["2000::/4"]), []);
+  });
+  it("office ranges pass", () => {
+    assert.deepEqual(problems(["203.0.113.0/24", "198.51.100.0/24", "8.8.8.0/24"]), []);
+  });
+  it("a block with reserved addresses is refused (EKS refuses it), naming them", () => {
+    assert.deepEqual(problems(["10.0.0.0/8", "8.8.8.0/24", "100.64.0.0/16"]), [
+      'publicAccessCidrs[0]: "10.0.0.0/8" includes reserved addresses (10.0.0.0/8), which EKS refuses in publicAccessCidrs and no internet client has; list the public addresses pulumi up runs from, or leave publicAccessCidrs empty with deployFromInsideVpc: true for a private endpoint',
+      'publicAccessCidrs[2]: "100.64.0.0/16" includes reserved addresses (100.64.0.0/10), which EKS refuses in publicAccessCidrs and no internet client has; list the public addresses pulumi up runs from, or leave publicAccessCidrs empty with deployFromInsideVpc: true for a private endpoint',
+    ]);
+    assert.match(
+      problems(["0.0.0.0/1", "128.0.0.0/2"]).join("\n"),
+      /"0.0.0.0\/1" includes reserved addresses \(0.0.0.0\/8, 10.0.0.0\/8, 100.64.0.0\/10, 127.0.0.0\/8\)/,
+    );
+  });
+  it(`more than ${EKS_MAX_PUBLIC_ACCESS_CIDRS} CIDRs is refused (EKS's quota, not adjustable)`, () => {
+    const many = Array.from({ length: 41 }, (_, i) => `8.8.${i}.0/24`);
+    assert.deepEqual(problems(many.slice(0, 40)), []);
+    assert.deepEqual(problems(many), [
+      "publicAccessCidrs: lists 41 CIDRs; EKS accepts at most 40 per cluster (a quota AWS does not raise). Merge them into wider blocks, or use a private endpoint (publicAccessCidrs: [] with deployFromInsideVpc: true)",
+    ]);
   });
   it("a malformed CIDR is an error, never silently skipped", () =>
-    assert.deepEqual(problems(["0.0.0.0/1", "128.0.0.0/x"]), [
+    assert.deepEqual(problems(["8.0.0.0/7", "128.0.0.0/x"]), [
       'publicAccessCidrs[1]: must be an IPv4 CIDR such as "203.0.113.0/24"; got "128.0.0.0/x"',
     ]));
 });

@@ -13,7 +13,7 @@ import {
   reachProblems,
 } from "../../components/cluster/reach";
 import { validateClusterArgs } from "../../components/cluster/validate";
-import { checkStackConfig } from "../../program/config-schema";
+import { checkStackConfig } from "../../program/config";
 import { loadStack } from "../../tools/render/cli/command";
 import { capture } from "../../tools/render/capture/capture";
 import { renderMocks } from "../../tools/render/capture/mocks";
@@ -26,8 +26,8 @@ const base = {
   inference: { model: "meta-llama/Llama-3.1-8B-Instruct" },
 };
 const cluster = (extra: object) => ({
-  availabilityZone: "us-east-2b",
-  gpuNodes: { instanceType: "p5en.48xlarge", count: 1 },
+  availabilityZones: ["us-east-2a", "us-east-2b"],
+  gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2b" } },
   ...extra,
 });
 const at = (extra: object, offline = false) =>

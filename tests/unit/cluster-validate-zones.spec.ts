@@ -2,7 +2,7 @@
 import { strict as assert } from "assert";
 import { validateClusterArgs } from "../../components/cluster/validate";
 import { REGION_ZONE_LETTERS, zonesOf } from "../../components/cluster/region-zones";
-import { checkStackConfig } from "../../program/config-schema";
+import { checkStackConfig } from "../../program/config";
 
 describe("cluster: availability zones", () => {
   const pool = { instanceType: "g6e.12xlarge", nodes: 1 };
@@ -56,17 +56,20 @@ describe("cluster: availability zones", () => {
     );
   });
 
-  it("from stack config: cluster.availabilityZone us-east-2d is a config error at that key", () => {
+  it("from stack config: a pool AZ us-east-2d is a config error at the key written", () => {
     const { problems } = checkStackConfig({
       region: "us-east-2",
       hfTokenSet: true,
-      cluster: { availabilityZone: "us-east-2d", gpuNodes: { instanceType: "p5en.48xlarge", count: 2 } },
+      cluster: {
+        availabilityZones: ["us-east-2a", "us-east-2b"],
+        gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2d" } },
+      },
       inference: { model: "meta-llama/Llama-3.1-8B-Instruct" },
     });
     assert.ok(
       problems.some(
         (p) =>
-          p.propertyPath.startsWith("cluster.availabilityZone") &&
+          p.propertyPath === "cluster.gpuPools.gpu.availabilityZone" &&
           p.reason.includes("is not an availability zone of us-east-2"),
       ),
       JSON.stringify(problems),

@@ -37,6 +37,19 @@ describe("image ref helpers", () => {
     ["", undefined],
     ["repo:bad!tag", undefined],
     ["host:5000/repo", { registry: "host:5000", repository: "repo" }],
+    // distribution/reference's grammar (tests/contracts/facts/image-reference.json): the registry is a host[:port],
+    // path components take one ".", one or two "_" or any run of "-" between alphanumerics, names <= 255 chars.
+    [`../x@${D}`, undefined],
+    [`-host.io/x@${D}`, undefined],
+    [`$(id).io/x@${D}`, undefined],
+    ["a..b/x", undefined],
+    ["x/a._b", undefined],
+    ["x/a___b", undefined],
+    ["x/a__b--c.d", { repository: "x/a__b--c.d" }],
+    ["[::1]:5000/x", { registry: "[::1]:5000", repository: "x" }],
+    [`r.io/${"a".repeat(251)}`, undefined],
+    [`r.io/${"a".repeat(250)}`, { registry: "r.io", repository: "a".repeat(250) }],
+    [`r.io/${"a".repeat(250)}:t`, { registry: "r.io", repository: "a".repeat(250), tag: "t" }],
   ];
   for (const [ref, want] of parses)
     it(`parses ${JSON.stringify(ref)}`, () => assert.deepStrictEqual(parseImageRef(ref), want));

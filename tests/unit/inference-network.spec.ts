@@ -45,7 +45,23 @@ describe("inference: the internal load balancer's source ranges", () => {
       "everything, in two halves",
       { frontend: { sourceRanges: ["0.0.0.0/1", "128.0.0.0/1"] } },
       [
-        'frontend.sourceRanges: ["0.0.0.0/1","128.0.0.0/1"] cover 0.0.0.0/0: anything routed into the VPC (peered VPCs, VPN, Transit Gateway) would reach the unauthenticated API. List only your callers\' CIDRs, or the VPC\'s',
+        'frontend.sourceRanges: ["0.0.0.0/1","128.0.0.0/1"] cover every public IPv4 address: anything routed into the VPC (peered VPCs, VPN, Transit Gateway) would reach the unauthenticated API. List only your callers\' CIDRs, or the VPC\'s',
+      ],
+    ],
+    [
+      "the public IPv4 space without the reserved 240.0.0.0/4, and IPv6's global unicast in two halves",
+      {
+        frontend: { sourceRanges: ["0.0.0.0/1", "128.0.0.0/2", "192.0.0.0/3", "224.0.0.0/4", "2000::/4", "3000::/4"] },
+      },
+      [
+        'frontend.sourceRanges: ["0.0.0.0/1","128.0.0.0/2","192.0.0.0/3","224.0.0.0/4","2000::/4","3000::/4"] cover every public IPv4 and IPv6 address: anything routed into the VPC (peered VPCs, VPN, Transit Gateway) would reach the unauthenticated API. List only your callers\' CIDRs, or the VPC\'s',
+      ],
+    ],
+    [
+      "61 IPv4 ranges (one security-group rule each; 60 by default)",
+      { frontend: { sourceRanges: [...Array.from({ length: 61 }, (_, i) => `10.1.${i}.0/24`), "fd00::/64"] } },
+      [
+        "frontend.sourceRanges: lists 61 IPv4 ranges; the load balancer's security group takes one inbound rule per range and port, and AWS allows 60 inbound IPv4 rules per security group by default. Merge them into wider blocks",
       ],
     ],
     [

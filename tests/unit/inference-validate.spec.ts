@@ -278,6 +278,29 @@ describe("inference: validation messages (exact)", () => {
     assert.equal(validateImage("repo@sha256:abc").length, 1);
   });
 
+  it("the prefetch image goes through DynamoImage.ref's parser: what no registry pulls is refused", () => {
+    const digest = `@sha256:${"a".repeat(64)}`;
+    const refused = [
+      "../../x",
+      "../x",
+      "UPPER/Case",
+      "$(id)",
+      "python;id",
+      "-python",
+      "ｐｙｔｈｏｎ",
+      "py\u202Ethon",
+      "a".repeat(300),
+    ];
+    for (const repo of refused)
+      assert.deepEqual(
+        validateImage(`${repo}${digest}`, "prefetchImage").map((p) => p.propertyPath),
+        ["prefetchImage"],
+        `${repo}${digest} must be refused`,
+      );
+    for (const ok of ["python", "public.ecr.aws/docker/library/python", "registry.local:5000/team/py", "[::1]:5000/py"])
+      assert.deepEqual(validateImage(`${ok}${digest}`), [], ok);
+  });
+
   it("0 hugepages on an EFA pool: no hugepage request and FI_EFA_USE_HUGE_PAGE=0", () => {
     const r = resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 1, true, { hugepages2MiPerNode: 0 }) });
     assert.deepEqual(validate(r, true), []);

@@ -46,6 +46,11 @@ const CROSS_COMPONENT: readonly { from: string; to: string; why: string }[] = [
     to: "components/cluster/limits",
     why: "the replica bound is the GPUs of the largest pool EfaCluster makes (CLUSTER_LIMITS.nodes.max GPU nodes)",
   },
+  {
+    from: "components/inference/validate.ts",
+    to: "components/image/ref",
+    why: "the prefetch image and the serving image are references a registry must pull: one parser (distribution/reference's grammar) for DynamoImage.ref and DisaggInference's images",
+  },
 ];
 
 /** Folders of the repository that hold no source: dependencies, build and render outputs. */

@@ -14,17 +14,15 @@ import {
 import { dashboardExprs, renderDashboard } from "../../components/observability/dashboard";
 import { renderDashboardConfigMap, renderPodMonitors, renderReleases } from "../../components/observability/render";
 import { validate } from "../../components/observability/validate";
-import { checkObservability, OBSERVABILITY_FIELDS } from "../../program/config-observability";
-import { checkStackConfig } from "../../program/config-schema";
-import { referenceRows } from "../../program/schema";
+import { checkStackConfig } from "../../program/config";
 
 const good = {
   region: "us-east-2",
   hfTokenSet: true,
   cluster: {
-    availabilityZone: "us-east-2b",
+    availabilityZones: ["us-east-2a", "us-east-2b"],
     deployFromInsideVpc: true,
-    gpuNodes: { instanceType: "p5en.48xlarge", count: 1 },
+    gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2b" } },
   },
   inference: { model: "meta-llama/Llama-3.1-8B-Instruct" },
 };
@@ -119,45 +117,26 @@ describe("observability: args, validation, config", () => {
   for (const [what, args, expected] of cases)
     it(`rejects ${what}, every problem at once`, () => assert.deepEqual(validate(resolveArgs(args)), expected));
 
-  it("stack config: absent = on with defaults; false and enabled: false = off", () => {
-    assert.deepEqual(checkStackConfig(good).config?.observability, {
-      prometheus: "install",
-      dcgmExporter: true,
-      retentionDays: OBSERVABILITY_DEFAULTS.retentionDays,
-      storageGiB: OBSERVABILITY_DEFAULTS.storageGiB,
-    });
+  it("stack config: absent = on with defaults; false = off; the keys are the component's", () => {
+    assert.deepEqual(checkStackConfig(good).config?.observability, {});
     assert.equal(checkStackConfig({ ...good, observability: false }).config?.observability, undefined);
-    assert.equal(checkStackConfig({ ...good, observability: { enabled: false } }).config?.observability, undefined);
-    assert.ok(checkStackConfig({ ...good, observability: false }).config, "the rest of the config still checks");
-  });
-
-  it("stack config: names the key, the bad value and the fix", () => {
+    assert.deepEqual(checkStackConfig({ ...good, observability: { retentionDays: 30 } }).config?.observability, {
+      retentionDays: 30,
+    });
+    const typo = checkStackConfig({ ...good, observability: { prometheous: "install" } }).problems;
     assert.deepEqual(
-      checkObservability({ prometheous: "install" }, "llm", "dynamo").problems.map((p) => p.propertyPath),
+      typo.map((p) => p.propertyPath),
       ["observability.prometheous"],
     );
-    assert.match(
-      checkObservability({ prometheous: "install" }, "llm", "dynamo").problems[0]!.reason,
-      /did you mean "prometheus"/,
-    );
+    assert.match(typo[0].reason, /did you mean "prometheus"/);
     assert.deepEqual(
-      checkObservability("yes", "llm", "dynamo").problems.map((p) => p.propertyPath),
+      checkStackConfig({ ...good, observability: "yes" }).problems.map((p) => p.propertyPath),
       ["observability"],
     );
     assert.deepEqual(
       checkStackConfig({ ...good, observability: { prometheus: "existing" } }).problems.map((p) => p.propertyPath),
-      ["observability.prometheus", "observability.monitorLabels"],
+      ["observability.monitorLabels", "observability.prometheus"],
     );
-    assert.deepEqual(
-      checkObservability({ prometheus: "existing", monitorLabels: { release: "kps" } }, "llm", "dynamo").problems,
-      [],
-    );
-  });
-
-  it("the config reference (docs/CONFIG.md) lists every observability key", () => {
-    const doc = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "CONFIG.md"), "utf8");
-    for (const r of referenceRows("observability", OBSERVABILITY_FIELDS))
-      assert.ok(doc.includes(`| \`${r.key}\` | ${r.type} |`), `docs/CONFIG.md lacks ${r.key}`);
   });
 });
 

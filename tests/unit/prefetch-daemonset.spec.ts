@@ -11,7 +11,7 @@ import {
 } from "../../components/inference/cache";
 import { validate } from "../../components/inference/validate";
 import { prefetchImage } from "../../components/versions";
-import { checkStackConfig } from "../../program/config-schema";
+import { checkStackConfig } from "../../program/config";
 import { IMAGE, pool, resolved } from "../helpers/inference-fixtures";
 
 const NVME = { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } };
@@ -61,7 +61,10 @@ describe("inference: the prefetch DaemonSet", () => {
     const { problems } = checkStackConfig({
       region: "us-east-2",
       hfTokenSet: true,
-      cluster: { availabilityZone: "us-east-2b", gpuNodes: { instanceType: "p5en.48xlarge", count: 1 } },
+      cluster: {
+        availabilityZones: ["us-east-2a", "us-east-2b"],
+        gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2b" } },
+      },
       inference: { model: "m/x", prefetchImage: "python:3.12-slim" },
     });
     assert.ok(

@@ -88,7 +88,7 @@ describe("verify stack resolution", () => {
     );
     assert.throws(
       () => resolveTarget("empty", {}, root),
-      /stacks\/Pulumi\.empty\.yaml is not a valid stack config: \d+ problems\n {2}- cluster\.availabilityZone: is required/,
+      /stacks\/Pulumi\.empty\.yaml is not a valid stack config: \d+ problems\n {2}- cluster\.gpuPools: must be a map of pool name to pool/,
     );
     assert.throws(
       () => resolveTarget("nope", { model: "m", backend: "tgi" }, root),

@@ -5,8 +5,7 @@
  * No Pulumi import: cheap enough for verify and for the fuzz test.
  */
 import type { Problem } from "../../components/_shared/problems";
-import { checkStackConfig, StackConfig } from "../../program/config-schema";
-import { rawStackConfig } from "../../program/config-keys";
+import { checkStackConfig, rawStackConfig, StackConfig } from "../../program/config";
 import { nonFiniteProblems, StackConfigMap } from "./stackfile";
 
 /**

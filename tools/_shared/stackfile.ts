@@ -105,6 +105,14 @@ export function stackFile(root: string, project: Project, stack: string): string
   );
 }
 
+/**
+ * `o[k] = v` as an own data property: assigning `__proto__` would call the prototype setter and drop the key, so a
+ * stack's `__proto__:` would vanish before the key check instead of being reported as an unknown key.
+ */
+function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
 /** Replaces `{ secure: ... }` values with `"[secret]"`; says whether any was found. */
 function unsecure(v: unknown): { value: unknown; secret: boolean } {
   if (v && typeof v === "object" && !Array.isArray(v)) {
@@ -114,7 +122,7 @@ function unsecure(v: unknown): { value: unknown; secret: boolean } {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(o)) {
       const r = unsecure(x);
-      out[k] = r.value;
+      setOwn(out, k, r.value);
       secret ||= r.secret;
     }
     return { value: out, secret };
@@ -184,7 +192,11 @@ function setIn(target: unknown, segs: readonly Seg[], value: unknown, shown: str
         : undefined;
   if (!obj)
     throw new UsageError(`--set ${shown}: the value above "${head}" is ${JSON.stringify(target)}, not an object`);
-  (obj as Record<string, unknown>)[head] = setIn((obj as Record<string, unknown>)[head], rest, value, shown);
+  setOwn(
+    obj as Record<string, unknown>,
+    head,
+    setIn(Object.hasOwn(obj, head) ? (obj as Record<string, unknown>)[head] : undefined, rest, value, shown),
+  );
   return obj;
 }
 

@@ -7,7 +7,7 @@
 import { OBSERVABILITY_DEFAULTS, PrometheusMode } from "../../components/observability/args";
 import { FrontendMetric, ScrapeLabel } from "../../components/observability/metrics";
 import { PROMETHEUS_POD_LABEL, PROMETHEUS_POD_PORT } from "../../components/observability/render";
-import type { ObservabilityConfig } from "../../program/config-observability";
+import type { StackConfig } from "../../program/config";
 import { GateResult, GateStatus, result } from "./gates";
 import type { HttpReply } from "./gates-http";
 import { requestJson } from "./http";
@@ -163,8 +163,9 @@ export type PrometheusTarget =
  * stack file): the in-cluster Prometheus the program installs; undefined when monitoring is off or
  * uses an existing Prometheus (then only `--prometheus-url` runs gate F).
  */
-export function prometheusFor(observability: ObservabilityConfig | undefined): PrometheusTarget | undefined {
-  if (!observability || observability.prometheus !== PrometheusMode.Install) return undefined;
+export function prometheusFor(observability: StackConfig["observability"]): PrometheusTarget | undefined {
+  if (!observability || (observability.prometheus ?? OBSERVABILITY_DEFAULTS.prometheus) !== PrometheusMode.Install)
+    return undefined;
   const selector = Object.entries(PROMETHEUS_POD_LABEL)
     .map(([k, v]) => `${k}=${v}`)
     .join(",");

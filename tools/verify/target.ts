@@ -9,16 +9,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_GRAPH_NAME, DEFAULT_GRAPH_NAMESPACE, K8S_NAME } from "../../components/_shared/names";
 import { formatProblems, Problem } from "../../components/_shared/problems";
-import { INFERENCE_FIELDS } from "../../program/config-inference-fields";
-import { check, stringDefect } from "../../program/schema";
 import { checkStackConfigMap } from "../_shared/stack-check";
 import { loadProject, stackConfig, stackFilePath, UsageError } from "../_shared/stackfile";
 import { type KvTransport, type ResolvedInference, resolveArgs } from "../../components/inference/args";
-import type { StackConfig } from "../../program/config-schema";
+import type { StackConfig } from "../../program/config";
 import { servingEstimate } from "../../components/inference/serving";
 import { inferencePlan, servingInputOf } from "../../components/inference/plan";
 import { LatencyEstimate, prometheusFor, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
+import { Backend as ProgramBackend } from "../../components/inference/args";
 
 export { UsageError };
 
@@ -54,8 +53,13 @@ export const DEFAULT_NAMESPACE = DEFAULT_GRAPH_NAMESPACE;
 /** The flags, checked with the schema's own specs (the backend enum is the program's). */
 function flagProblems(flags: TargetFlags): Problem[] {
   const out: Problem[] = [];
-  if (flags.backend !== undefined)
-    out.push(...check("--backend", flags.backend, INFERENCE_FIELDS.backend.spec).problems);
+  if (flags.backend !== undefined && !(Object.values(ProgramBackend) as string[]).includes(flags.backend))
+    out.push({
+      propertyPath: "--backend",
+      reason: `must be one of ${Object.values(ProgramBackend)
+        .map((b) => JSON.stringify(b))
+        .join(", ")}; got ${JSON.stringify(flags.backend.slice(0, 80))}`,
+    });
   for (const [flag, v] of [
     ["--namespace", flags.namespace],
     ["--graph", flags.graph],
@@ -66,8 +70,8 @@ function flagProblems(flags: TargetFlags): Problem[] {
         reason: `must be a lower-case RFC 1123 name; got ${JSON.stringify(v.slice(0, 80))}`,
       });
   }
-  const bad = flags.model !== undefined ? stringDefect(flags.model) : undefined;
-  if (bad) out.push({ propertyPath: "--model", reason: bad });
+  if (flags.model !== undefined && flags.model !== flags.model.trim())
+    out.push({ propertyPath: "--model", reason: "must not start or end with whitespace" });
   return out;
 }
 

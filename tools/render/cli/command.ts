@@ -7,7 +7,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { formatProblems, Problem } from "../../../components/_shared/problems";
-import { componentProblemsAtConfig } from "../../../program/config-paths";
+import { componentProblemsAtConfig } from "../../../program/config";
 import { checkStackConfigMap } from "../../_shared/stack-check";
 import { documentationNote } from "../../../components/cluster/reach";
 import type { PolicyPackConfigJson } from "../../../policy/policies";
@@ -164,7 +164,10 @@ export function loadStack(args: Args, deps: Pick<CliDeps, "root" | "cwd">): Load
   const { cfg, note: tokenNote } = withTokenPlaceholder(stackConfig(project, file, args.overrides), project.name);
   const { config, problems } = checkStackConfigMap(project.name, cfg);
   if (problems.length > 0) throw new ConfigProblems(problems);
-  const cidrNote = documentationNote(config!.cluster.publicAccessCidrs, `${project.name}:cluster.publicAccessCidrs`);
+  const cidrNote = documentationNote(
+    config!.clusterArgs.publicAccessCidrs ?? [],
+    `${project.name}:cluster.publicAccessCidrs`,
+  );
   const note = [tokenNote, cidrNote].filter((n) => n !== undefined).join("\n");
   return { project, stack, file, out, dir, cfg, ...(note ? { note } : {}) };
 }

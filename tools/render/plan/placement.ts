@@ -53,5 +53,5 @@ export function placementOf(plan: LayoutInput): PlanPlacement {
 export function idleNodesLine(p: PlanPlacement): string | undefined {
   if (p.idleNodes.length === 0) return undefined;
   const usd = p.idleUsdPerHour === null ? "price unknown" : `~$${p.idleUsdPerHour.toFixed(2)}/hour`;
-  return `IDLE: ${p.idleNodes.length} of ${p.nodesProvisioned} GPU nodes hold no worker (${p.idleNodes.join(", ")}; ${usd} on demand, billed while running); lower the GPU pool's node count (cluster.gpuNodes.count) to ${p.nodesUsed} or add replicas`;
+  return `IDLE: ${p.idleNodes.length} of ${p.nodesProvisioned} GPU nodes hold no worker (${p.idleNodes.join(", ")}; ${usd} on demand, billed while running); lower the GPU pool's node count (cluster.gpuPools.<pool>.nodes) to ${p.nodesUsed} or add replicas`;
 }

@@ -1,0 +1,186 @@
+/**
+ * The stack config is the component arguments (program/config.ts, program/keys.ts): the key tables the compiler
+ * checks against the argument types, one walker for unknown, renamed and program-set keys, each component's own
+ * validator at the key the user wrote, one default per setting.
+ */
+import { strict as assert } from "assert";
+import type { KeyShape } from "../../components/_shared/keys";
+import type { ModelCacheArgs } from "../../components/inference/args";
+import { resolveArgs as resolveInference } from "../../components/inference/args";
+import { atStackKey, checkStackConfig, rawStackConfig } from "../../program/config";
+import { MODEL, pool } from "../helpers/inference-fixtures";
+
+const good = {
+  region: "us-east-2",
+  hfTokenSet: true,
+  cluster: {
+    availabilityZones: ["us-east-2a", "us-east-2b"],
+    publicAccessCidrs: ["203.0.113.0/24"],
+    gpuPools: { gpu: { instanceType: "p5en.48xlarge", nodes: 2, availabilityZone: "us-east-2b" } },
+  },
+  inference: { model: MODEL },
+};
+const lines = (over: object) =>
+  checkStackConfig({ ...good, ...over, offline: true }).problems.map((p) => `${p.propertyPath}: ${p.reason}`);
+
+describe("stack config: the component arguments, walked against the key tables", () => {
+  it("a plain argument no earlier schema reached is settable and arrives unchanged", () => {
+    const gpu = { ...good.cluster.gpuPools.gpu, hugepages2MiPerNode: 5120, efaLayout: "legacy" };
+    const { config, problems } = checkStackConfig({
+      ...good,
+      offline: true,
+      cluster: { ...good.cluster, gpuPools: { gpu } },
+    });
+    assert.deepEqual(problems, []);
+    assert.deepEqual(config!.clusterArgs.gpuPools.gpu, gpu);
+    assert.equal(config!.clusterArgs.region, "us-east-2", "the region is wired from aws:region");
+  });
+
+  it("each renamed key fails naming the key it became", () => {
+    const old = lines({
+      cluster: {
+        availabilityZone: "us-east-2b",
+        gpuNodes: {
+          instanceType: "p5en.48xlarge",
+          count: 2,
+          capacity: { type: "odcr", reservationId: "cr-0123456789abcdef0" },
+        },
+      },
+      inference: { model: MODEL, modelCacheGiB: 500, platform: { install: true, version: "1.0.1" } },
+      observability: { enabled: false },
+    });
+    for (const [from, to] of [
+      ["cluster.availabilityZone", "cluster.gpuPools.gpu.availabilityZone"],
+      ["cluster.gpuNodes.instanceType", "cluster.gpuPools.gpu.instanceType"],
+      ["cluster.gpuNodes.count", "cluster.gpuPools.gpu.nodes"],
+      ["cluster.gpuNodes.capacity.type", "cluster.gpuPools.gpu.capacity"],
+      ["cluster.gpuNodes.capacity.reservationId", "cluster.gpuPools.gpu.capacityReservationId"],
+      ["inference.modelCacheGiB", "inference.modelCache.sizeGiB"],
+      ["inference.platform.version", "platform.version"],
+      ["inference.platform.install", "nothing: the program always installs the platform"],
+      ["observability.enabled", "observability: false"],
+    ])
+      assert.ok(
+        old.some((l) => l.startsWith(`${from}: was renamed: write ${to}`)),
+        `${from} -> ${to}:\n${old.join("\n")}`,
+      );
+  });
+
+  it("unknown keys: did you mean, the keys there are, a dotted key, YAML's missing space after a colon", () => {
+    assert.deepEqual(lines({ inference: { model: MODEL, modelRevison: "main" } }), [
+      'inference.modelRevison: unknown key; did you mean "modelRevision"?',
+    ]);
+    assert.match(
+      lines({ inference: { model: MODEL, zzz: 1 } })[0],
+      /^inference\.zzz: unknown key; the keys here are backend, model, /,
+    );
+    assert.deepEqual(lines({ inference: { model: MODEL, "prefill.replicas": 2 } }), [
+      "inference.prefill.replicas: unknown key; a dotted key is one literal key, not a path: nest it as prefill: { replicas: ... }",
+    ]);
+    assert.deepEqual(lines({ inference: { model: MODEL, workload: { "isl:4000": null } } }), [
+      "inference.workload.isl:4000: unknown key; did you mean `isl: 4000` (YAML needs a space after the colon)?",
+    ]);
+  });
+
+  it("__proto__, constructor and prototype are unknown keys, never dropped (JSON as Pulumi hands it over)", () => {
+    const raw = rawStackConfig(
+      (k) =>
+        ({
+          "aws:region": "us-east-2",
+          "dynamo-efa:cluster": JSON.stringify(good.cluster),
+          "dynamo-efa:inference": `{"model":"${MODEL}","__proto__":{"kvTransport":"ucx"},"constructor":1,"frontend":{"prototype":2}}`,
+        })[k],
+      ["aws:region", "dynamo-efa:cluster", "dynamo-efa:inference"],
+      true,
+      true,
+    );
+    assert.deepEqual(
+      checkStackConfig(raw).problems.map((p) => p.propertyPath),
+      ["inference.__proto__", "inference.constructor", "inference.frontend.prototype"],
+    );
+  });
+
+  it("full keys: a dotted key, a look-alike namespace, a near miss of aws:region, an old top-level key", () => {
+    const { problems } = checkStackConfig({
+      ...good,
+      offline: true,
+      keys: ["dynamo-efa:inference.model", "dynamo_efa:graphName", "aws:regoin", "dynamo-efa:cluster"],
+    });
+    assert.deepEqual(
+      problems.map((p) => p.propertyPath),
+      ["dynamo-efa:inference.model", "dynamo_efa:graphName", "aws:regoin"],
+    );
+  });
+
+  it("an argument the program sets is refused at its key, naming where it comes from", () => {
+    assert.deepEqual(lines({ inference: { model: MODEL, gpuPool: {} }, image: { instanceTypes: ["p5.48xlarge"] } }), [
+      "image.instanceTypes: is set by the program from the instance types of cluster.gpuPools; remove it",
+      "inference.gpuPool: is set by the program from the pool of cluster.gpuPools; remove it",
+    ]);
+  });
+
+  it("objects and lists where the table has them; values are the component's to check, at the key written", () => {
+    assert.deepEqual(lines({ inference: { model: MODEL, frontend: { sourceRanges: "10.0.0.0/16" } } }), [
+      'inference.frontend.sourceRanges: must be a list; got "10.0.0.0/16" (a string); did you mean ["10.0.0.0/16"]?',
+    ]);
+    assert.match(lines({ cluster: "x" })[0], /^cluster: must be an object of gpuPools, region, /);
+    assert.deepEqual(
+      lines({ inference: { model: MODEL, prefill: { replicas: "four" } } }).map((l) => l.split(":")[0]),
+      ["inference.prefill.replicas"],
+    );
+  });
+
+  it("every problem at once: a bad pool count does not hide the graph's own problems", () => {
+    const gpu = { ...good.cluster.gpuPools.gpu, nodes: -1 };
+    const paths = checkStackConfig({
+      ...good,
+      cluster: { ...good.cluster, gpuPools: { gpu } },
+      inference: { model: MODEL, backend: "tensorrt", decode: { replicas: 2.5, gpusPerWorker: 1 } },
+    }).problems.map((p) => p.propertyPath);
+    for (const p of ["cluster.gpuPools.gpu.nodes", "inference.backend", "inference.decode.replicas"])
+      assert.ok(paths.includes(p), `${p} in ${paths}`);
+  });
+
+  it("a wired argument's problem is shown at the key it comes from", () => {
+    const p = (component: string, propertyPath: string) =>
+      atStackKey(component, { propertyPath, reason: "r" }, "big").propertyPath;
+    assert.deepEqual(
+      [
+        p("EfaCluster", "region"),
+        p("EfaCluster", "gpuPools.big.nodes"),
+        p("DynamoImage", "instanceTypes[0]"),
+        p("DisaggInference", "inference.gpuPool.cpuArch"),
+        p("DisaggInference", "image"),
+        p("DisaggInference", "inference.prefill.replicas"),
+      ],
+      [
+        "aws:region",
+        "cluster.gpuPools.big.nodes",
+        "cluster.gpuPools.big.instanceType",
+        "cluster.gpuPools.big.instanceType",
+        "image.ref",
+        "inference.prefill.replicas",
+      ],
+    );
+  });
+
+  it("modelCacheMode has one default, the component's: local-nvme on a pool with an NVMe array, else none", () => {
+    const withNvme = pool("p5en.48xlarge", 2, true, { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } });
+    assert.ok(withNvme.localNvme, "the fixture pool has an NVMe array");
+    assert.equal(resolveInference("llm", { model: MODEL, gpuPool: withNvme }, undefined).modelCacheMode, "local-nvme");
+    assert.equal(
+      resolveInference("llm", { model: MODEL, gpuPool: pool("p5en.48xlarge", 2, true) }, undefined).modelCacheMode,
+      "none",
+    );
+    const { config } = checkStackConfig({ ...good, offline: true });
+    assert.equal(config!.inference.modelCacheMode, undefined, "the program states no default of its own");
+  });
+
+  it("a key table must name every argument and nothing else (checked by tsc)", () => {
+    // @ts-expect-error: sizeGiB is missing
+    const missing: KeyShape<ModelCacheArgs> = { storageClassName: "value" };
+    // @ts-expect-error: sizeGB is not an argument
+    const extra: KeyShape<ModelCacheArgs> = { storageClassName: "value", sizeGiB: "value", sizeGB: "value" };
+    assert.ok(missing && extra);
+  });
+});
