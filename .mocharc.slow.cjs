@@ -24,6 +24,7 @@ const SLOW = {
   "tests/verify/cli-errors.spec.ts": "the verify CLI as a child",
   "tests/verify/totals-reporter.spec.ts": "mocha as a child over fixture suites",
   "tests/unit/image-args-cli.spec.ts": "tools/image-args.ts under tsx, as a child",
+  "tests/render/release-image-matrix.spec.ts": "no child: 21 renders of the real program, slow by count",
 };
 
 module.exports = {

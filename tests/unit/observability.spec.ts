@@ -3,14 +3,7 @@
  * (`observability`: absent = on, false = off), the PodMonitors and the dashboard generator.
  */
 import { strict as assert } from "assert";
-import * as fs from "fs";
-import * as path from "path";
-import {
-  OBSERVABILITY_DEFAULTS,
-  PrometheusMode,
-  resolveArgs,
-  SYSTEM_NODE_SELECTOR,
-} from "../../components/observability/args";
+import { PrometheusMode, resolveArgs, SYSTEM_NODE_SELECTOR } from "../../components/observability/args";
 import { dashboardExprs, renderDashboard } from "../../components/observability/dashboard";
 import { renderDashboardConfigMap, renderPodMonitors, renderReleases } from "../../components/observability/render";
 import { validate } from "../../components/observability/validate";
