@@ -12,6 +12,7 @@ import { renderGraph } from "../../components/inference/graph";
 import { NetworkPolicyObject, renderNetworkPolicies, REQUEST_PLANE_PORT } from "../../components/inference/network";
 import { renderFrontendLoadBalancer } from "../../components/inference/render";
 import { renderPrefetchDaemonSet } from "../../components/inference/cache";
+import { release, ReleaseId } from "../../components/releases";
 import { allows, Endpoint, Flow } from "../helpers/network-policy-eval";
 import { IMAGE, pool, resolved, Variant } from "../helpers/inference-fixtures";
 
@@ -94,14 +95,22 @@ function neededFlows(r: ResolvedInference, e: ReturnType<typeof endpoints>): [st
   ] as const) {
     out.push([`${name} -> DNS (UDP)`, { from: src, to: e.dns, protocol: "UDP", port: 53 }]);
     out.push([`${name} -> DNS (TCP)`, tcp(src, e.dns, 53)]);
-    out.push([`${name} -> NATS`, tcp(src, e.nats, F.natsPort)]);
+    // NATS only where the release's platform runs it (seed); dynamo-1.6's chart installs none (deniedFlows).
+    if (release(r.release).platform.nats) out.push([`${name} -> NATS`, tcp(src, e.nats, F.natsPort)]);
     out.push([`${name} -> HF hub / Kubernetes API (HTTPS)`, tcp(src, e.hfHub, 443)]);
   }
   return out;
 }
 
-function deniedFlows(e: ReturnType<typeof endpoints>): [string, Flow][] {
+function deniedFlows(r: ResolvedInference, e: ReturnType<typeof endpoints>): [string, Flow][] {
+  const noNats: [string, Flow][] = release(r.release).platform.nats
+    ? []
+    : [
+        ["Frontend -> NATS (the release's platform runs none)", tcp(e.frontend, e.nats, F.natsPort)],
+        ["worker -> NATS (the release's platform runs none)", tcp(e.decode, e.nats, F.natsPort)],
+      ];
   return [
+    ...noNats,
     ["another namespace -> Frontend HTTP", tcp(e.stranger, e.frontend, F.frontendHttpPort)],
     ["another namespace -> worker system port", tcp(e.stranger, e.prefill, F.workerSystemPort)],
     ["another namespace -> worker request plane", tcp(e.stranger, e.decode, REQUEST_PLANE_PORT)],
@@ -132,23 +141,31 @@ describe("contracts: the graph's NetworkPolicies allow exactly Dynamo's flows", 
     assert.ok(F.operatorCallsWorkerSystemPort);
   });
 
-  for (const variant of ["p5en-1gpu", "p5en-8x1gpu"] as Variant[])
-    for (const backend of ["vllm", "trtllm"] as Backend[])
-      for (const kvTransport of ["libfabric", "ucx"] as const) {
-        const r = resolved(variant, backend, settings(backend, { kvTransport }));
-        const policies = renderNetworkPolicies(r);
-        const e = endpoints(r);
-        describe(`${variant} ${backend} ${kvTransport}`, () => {
-          it("the workers pin the request plane to the port the policy names", () => {
-            for (const role of [ServingRole.Prefill, ServingRole.Decode])
-              assert.equal(workerEnv(r, role, F.tcpRpcPortVariable), String(REQUEST_PLANE_PORT));
+  it("NATS egress is exactly where the release's platform runs NATS: seed yes, dynamo-1.6 no", () => {
+    assert.deepEqual(
+      (["seed", "dynamo-1.6"] as ReleaseId[]).map((id) => release(id).platform.nats),
+      [true, false],
+    );
+  });
+
+  for (const rel of ["seed", "dynamo-1.6"] as ReleaseId[])
+    for (const variant of ["p5en-1gpu", "p5en-8x1gpu"] as Variant[])
+      for (const backend of ["vllm", "trtllm"] as Backend[])
+        for (const kvTransport of ["libfabric", "ucx"] as const) {
+          const r = resolved(variant, backend, settings(backend, { kvTransport, release: rel }));
+          const policies = renderNetworkPolicies(r);
+          const e = endpoints(r);
+          describe(`${rel} ${variant} ${backend} ${kvTransport}`, () => {
+            it("the workers pin the request plane to the port the policy names", () => {
+              for (const role of [ServingRole.Prefill, ServingRole.Decode])
+                assert.equal(workerEnv(r, role, F.tcpRpcPortVariable), String(REQUEST_PLANE_PORT));
+            });
+            for (const [name, flow] of neededFlows(r, e))
+              it(`allows ${name}`, () => assert.ok(allows(policies, flow), JSON.stringify(flow)));
+            for (const [name, flow] of deniedFlows(r, e))
+              it(`denies ${name}`, () => assert.ok(!allows(policies, flow), JSON.stringify(flow)));
           });
-          for (const [name, flow] of neededFlows(r, e))
-            it(`allows ${name}`, () => assert.ok(allows(policies, flow), JSON.stringify(flow)));
-          for (const [name, flow] of deniedFlows(e))
-            it(`denies ${name}`, () => assert.ok(!allows(policies, flow), JSON.stringify(flow)));
-        });
-      }
+        }
 
   describe("internal load balancer", () => {
     const r = resolved("p5en-8x1gpu", "vllm", {
