@@ -10,7 +10,7 @@ import { envProperties } from "../helpers/dockerfile";
 import { fakeCheckout } from "../helpers/fake-checkout";
 import { envFactFiles, envVerdict } from "./env-contract";
 import { extractEnv } from "./extract/env-vars";
-import { recordAt } from "./json";
+import { at, recordAt } from "./json";
 import { envNames, renderedDgds } from "./rendered";
 
 const DOCKERFILE = path.join(__dirname, "..", "..", "dockerfiles", "Dockerfile.dynamo-combined-efa");
@@ -116,10 +116,15 @@ describe("contract: env vars we set are read by the pinned upstream", function (
   it("mutation: a dead variable added to a rendered graph or an ENV line fails", async () => {
     const [first] = await renderedDgds();
     const g = structuredClone(first.obj);
-    const services = recordAt(g, "spec", "services");
-    const svc = recordAt(services, Object.keys(services)[0]);
-    svc.envs = [
-      ...(Array.isArray(svc.envs) ? svc.envs : []),
+    // The default release (dynamo-1.6) renders v1beta1: spec.components[].podTemplate.spec.containers[].env.
+    assert.equal(at(g, "apiVersion"), "nvidia.com/v1beta1", first.source);
+    const components = at(g, "spec", "components");
+    assert.ok(Array.isArray(components) && components.length > 0, `${first.source}: no spec.components`);
+    const containers = at(components[0], "podTemplate", "spec", "containers");
+    assert.ok(Array.isArray(containers) && containers.length > 0, `${first.source}: no containers`);
+    const main = recordAt(containers[0]);
+    main.env = [
+      ...(Array.isArray(main.env) ? main.env : []),
       { name: "NIXL_LIBFABRIC_MAX_RAILS", value: "1" },
       { name: "FI_EFA_ENABLE_SHM_TRANSFR", value: "0" },
     ];
