@@ -8,6 +8,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import YAML from "yaml";
+import { graphModel } from "../../components/inference/dgd-v1beta1";
 import { loadFacts } from "./facts";
 import { at, recordAt } from "./json";
 
@@ -54,8 +55,9 @@ function renderedGraphs(): { file: string; graph: unknown }[] {
   return files.map((file) => ({ file, graph: YAML.parse(fs.readFileSync(path.join(GOLDEN, file), "utf8")) }));
 }
 
+/** The EFA worker services of a graph, v1alpha1 or v1beta1 (read back in the model's shape, as the policies do). */
 const efaWorkers = (graph: unknown) =>
-  Object.entries(recordAt(graph, "spec", "services")).filter(
+  Object.entries(recordAt(graphModel(graph), "spec", "services")).filter(
     ([, s]) => at(s, "componentType") === "worker" && at(s, "resources", "limits", "custom", "vpc.amazonaws.com/efa"),
   );
 
