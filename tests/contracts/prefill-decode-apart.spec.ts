@@ -9,6 +9,7 @@ import * as fs from "fs";
 import * as path from "path";
 import YAML from "yaml";
 import { OperatorLabel } from "../../components/_shared/names";
+import { graphModel } from "../../components/inference/dgd-v1beta1";
 import { HOSTNAME_TOPOLOGY_KEY } from "../../components/inference/graph";
 import { prefillDecodeApartOverEfa } from "../../policy/rules/placement";
 import { loadProject, stackConfig, stackFile } from "../../tools/_shared/stackfile";
@@ -46,6 +47,9 @@ const DGD = path.join(
   fs.readdirSync(MANIFESTS).find((f) => /^\d+-dynamographdeployment-dynamo-llm\.yaml$/.test(f)) ?? "no-graph-manifest",
 );
 
+/** The golden graph in the model's (v1alpha1 services) shape, whatever API version it renders (v1beta1 for dynamo-1.6). */
+const readGraph = () => graphModel(YAML.parse(fs.readFileSync(DGD, "utf8")));
+
 describe("contract: prefill and decode on different nodes over EFA (field 1-GPU graph, Dynamo disagg guide)", () => {
   it("the second source carries its own complete provenance", () => {
     assert.deepEqual(provenanceProblems(facts.dynamoGuide.provenance), []);
@@ -57,7 +61,7 @@ describe("contract: prefill and decode on different nodes over EFA (field 1-GPU 
     const cluster = values[`${project.name}:cluster`] as { gpuPools: { gpu: { instanceType: string; nodes: number } } };
     const nodes = cluster.gpuPools.gpu;
     assert.deepEqual([nodes.instanceType, nodes.nodes], [facts.field.instanceType, facts.field.nodes]);
-    const g = YAML.parse(fs.readFileSync(DGD, "utf8"));
+    const g = readGraph();
     for (const [key, role] of [
       ["PrefillWorker", "prefill"],
       ["DecodeWorker", "decode"],
@@ -71,7 +75,7 @@ describe("contract: prefill and decode on different nodes over EFA (field 1-GPU 
   });
 
   it("the rendered graph has the required hostname anti-affinity on the label the guide names, between the roles", () => {
-    const g = YAML.parse(fs.readFileSync(DGD, "utf8"));
+    const g = readGraph();
     const want = facts.dynamoGuide.antiAffinity;
     assert.deepEqual([OperatorLabel.Component, HOSTNAME_TOPOLOGY_KEY], [want.labelKey, want.topologyKey]);
     assert.equal(facts.field.antiAffinity.topologyKey, want.topologyKey);
