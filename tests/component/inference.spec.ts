@@ -9,12 +9,11 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as sdkDependsOn from "@pulumi/pulumi/runtime/dependsOn";
 import { DisaggInference, resolveArgs } from "../../components/inference";
-import { checkedGraph } from "../../components/inference/inference";
-import { renderGraph } from "../../components/inference/graph";
+import { checkedGraph, releaseGraph } from "../../components/inference/inference";
 import { PLACEHOLDER_COMMIT, withCommit } from "../../components/inference/revision";
-import { DGD_TYPE_TOKEN as DGD } from "../../components/inference/dgd";
+import { DGD_V1BETA1_TYPE_TOKEN as DGD, graphModel } from "../../components/inference/dgd-v1beta1";
 import { DYNAMO_PLATFORM_TYPE, DynamoPlatform } from "../../components/platform";
-import { charts } from "../../components/versions";
+import { DEFAULT_RELEASE, release } from "../../components/releases";
 import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
 import type { Capture, CapturedResource } from "../../tools/render/capture/capture";
 import { platformMovedFromGraph } from "../../program/moved";
@@ -105,7 +104,10 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
   });
 
   it("ONE dynamo-platform release in the cluster, a child of DynamoPlatform, from the pinned NGC tarball URL", () => {
-    const url = `https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-${charts.dynamoPlatform.version}.tgz`;
+    // The default release's operator chart (dynamo-1.6: 1.6.2).
+    const version = release(DEFAULT_RELEASE).platform.chart.version;
+    assert.equal(version, "1.6.2");
+    const url = `https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-${version}.tgz`;
     const releases = c.resources.filter((r) => r.type === RELEASE);
     assert.deepEqual(
       releases.map((r) => [r.name, r.inputs.name, r.inputs.chart, r.inputs.namespace, r.inputs.repositoryOpts]),
@@ -213,7 +215,9 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
     assert.equal(g.type, DGD);
     // Rendered with the commit "main" named at `pulumi up` (the mocks' placeholder): one commit for every worker.
     const r = withCommit(resolveArgs("llama", LLAMA, IMAGE), PLACEHOLDER_COMMIT);
-    assert.deepEqual(g.inputs.spec, JSON.parse(JSON.stringify(renderGraph(r, IMAGE).spec)));
+    // The default release (dynamo-1.6) deploys the v1beta1 form of the rendered model.
+    assert.equal(g.inputs.apiVersion, "nvidia.com/v1beta1");
+    assert.deepEqual(g.inputs.spec, JSON.parse(JSON.stringify(releaseGraph(r, IMAGE).spec)));
     const annotations = (g.inputs.metadata as { annotations: Record<string, string> }).annotations;
     assert.equal(annotations["pulumi.com/waitFor"], "condition=Ready");
     assert.equal(annotations["dynamo-efa/model-load-budget-seconds"], "1800");
@@ -281,7 +285,10 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
       ["lean-engine-decode", "lean-engine-prefill"].map((n) => (named(n).inputs.metadata as { name: string }).name),
       ["lean-trtllm-decode", "lean-trtllm-prefill"],
     );
-    const spec = named("lean-graph").inputs.spec as { services: Record<string, { envFromSecret: string }> };
+    // v1beta1 (spec.components) read back in the model's shape: the secret is the main container's envFrom.
+    const { spec } = graphModel(named("lean-graph").inputs) as {
+      spec: { services: Record<string, { envFromSecret: string }> };
+    };
     assert.equal(spec.services.PrefillWorker.envFromSecret, "existing-hf");
   });
 
