@@ -70,9 +70,10 @@ describe("stack config: the component arguments, walked against the key tables",
     assert.deepEqual(lines({ inference: { model: MODEL, modelRevison: "main" } }), [
       'inference.modelRevison: unknown key; did you mean "modelRevision"?',
     ]);
+    // The table's keys in order (release, the graph's API, comes first since dynamo-1.6 merged).
     assert.match(
       lines({ inference: { model: MODEL, zzz: 1 } })[0],
-      /^inference\.zzz: unknown key; the keys here are backend, model, /,
+      /^inference\.zzz: unknown key; the keys here are release, backend, model, servedModelName, /,
     );
     assert.deepEqual(lines({ inference: { model: MODEL, "prefill.replicas": 2 } }), [
       "inference.prefill.replicas: unknown key; a dotted key is one literal key, not a path: nest it as prefill: { replicas: ... }",
