@@ -68,7 +68,7 @@ export const releaseKnownIssues = dgdPolicy({
 export const prefillTpWithinDecodeTp = dgdPolicy({
   name: "prefill-tp-within-decode-tp",
   description:
-    "vLLM prefill workers use no more tensor parallelism than decode workers (NixlConnector asserts decode TP >= prefill TP), except for MLA models.",
+    "Prefill workers of vLLM use no more tensor parallelism than decode workers (NixlConnector asserts decode TP >= prefill TP), except for MLA models.",
   defaults: {},
   check: (props, args, report) => {
     const ws = workers(props, args.name);

@@ -27,6 +27,22 @@ const ofVersion = (f: FactFile<ChartFacts>, version: string) =>
  */
 const VERSION_GAPS: Readonly<Record<string, string>> = { "aws-load-balancer-controller": "3.5.0" };
 
+/**
+ * Rendered chart versions no readable snapshot holds, checked against the closest facts instead: release dynamo-1.6
+ * renders dynamo-platform 1.6.2 (tag 28f9765 is in no copy readable here; the newest stored chart is 1.3.0), so its
+ * values are held against the 1.0 line's keys. It sets one key (`dynamo-operator.namespaceRestriction.enabled`), and
+ * the test below fails if it sets any other. Extracting chart-dynamo-platform at 1.6.2 makes the entry fail: delete it.
+ */
+const RENDERED_GAPS: Readonly<Record<string, { readonly rendered: string; readonly keys: readonly string[] }>> = {
+  "dynamo-platform": { rendered: "1.6.2", keys: ["dynamo-operator.namespaceRestriction.enabled"] },
+};
+
+/** Dot-joined key paths of every leaf of a values object. */
+const leafKeys = (v: unknown, at = ""): string[] =>
+  v !== null && typeof v === "object" && !Array.isArray(v)
+    ? Object.entries(v).flatMap(([k, x]) => leafKeys(x, at ? `${at}.${k}` : k))
+    : [at];
+
 const hasValues = (r: RenderedRelease) => Object.keys(r.values).length > 0;
 
 describe("contract: rendered Helm values against the pinned charts' keys", function () {
@@ -62,7 +78,16 @@ describe("contract: rendered Helm values against the pinned charts' keys", funct
         return [
           `${stack}/${r.file}: no facts/chart-${r.chart}.json; extract the chart's keys (tests/contracts/extract/helm-values.ts)`,
         ];
-      if (!ofVersion(f, r.version))
+      const gap = RENDERED_GAPS[r.chart];
+      if (gap && ofVersion(f, gap.rendered))
+        return [`${stack}/${r.file}: ${r.chart} ${gap.rendered} facts exist now: delete its RENDERED_GAPS entry`];
+      if (gap?.rendered === r.version) {
+        const extra = leafKeys(r.values).filter((k) => !gap.keys.includes(k));
+        if (extra.length > 0)
+          return [
+            `${stack}/${r.file}: ${r.chart} ${r.version} sets ${extra.join(", ")}, which no readable ${r.version} chart confirms`,
+          ];
+      } else if (!ofVersion(f, r.version))
         return [`${stack}/${r.file}: renders ${r.chart} ${r.version}, the facts are of ${f.facts.version}; re-extract`];
       const { facts, problems } = withSubcharts(f.facts);
       return [...problems, ...unknownValueKeys(facts, r.values)].map((p) => `${stack}/${r.file}: ${p}`);

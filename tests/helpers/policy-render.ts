@@ -21,7 +21,13 @@ export interface Rendered {
   readonly run: PolicyRun;
 }
 
-/** Each stack's unedited plan, rendered once per process (`stackPlan`). */
+/**
+ * The field failures F1-F14 happened on the seed's system (the v1alpha1 graph, the image built in the stack), and the
+ * one-edit fixtures edit those objects: `stackPlan` and `policiesOver` render the stack at release seed.
+ */
+export const FIELD_RELEASE: readonly string[] = ["release=seed"];
+
+/** Each stack's unedited plan, rendered once per process (`stackPlan`), keyed by stack and `--set`s. */
 const plans = new Map<string, Promise<PlanResource[]>>();
 
 /** A fresh output folder for one spec file's renders (remove it in `after`). */
@@ -35,10 +41,11 @@ export async function render(
   out: string,
   mutate?: PlanEdit,
   config?: PolicyPackConfigJson,
+  sets: readonly string[] = [],
 ): Promise<Rendered> {
   let plan: PlanResource[] = [];
   let run: PolicyRun | undefined;
-  const code = await runCli([stack, "--out", out], {
+  const code = await runCli([stack, "--out", out, ...sets.flatMap((s) => ["--set", s])], {
     ...defaultDeps(),
     stdout: () => undefined,
     stderr: () => undefined,
@@ -50,7 +57,8 @@ export async function render(
     },
   });
   if (!run) throw new Error(`render ${stack} exited ${code} before running the policies`);
-  if (!mutate && !config && !plans.has(stack)) plans.set(stack, Promise.resolve(structuredClone(plan)));
+  const key = [stack, ...sets].join(" ");
+  if (!mutate && !config && !plans.has(key)) plans.set(key, Promise.resolve(structuredClone(plan)));
   return { code, plan, run };
 }
 
@@ -61,18 +69,19 @@ export type PlanEdit = (plan: PlanResource[]) => PlanResource[] | void;
  * The captured plan of `stack`, rendered once per process through the CLI (every policy passing is checked by the
  * caller); each call gets its own deep copy to edit.
  */
-export async function stackPlan(stack: string): Promise<PlanResource[]> {
-  if (!plans.has(stack)) {
+export async function stackPlan(stack: string, sets: readonly string[] = FIELD_RELEASE): Promise<PlanResource[]> {
+  const key = [stack, ...sets].join(" ");
+  if (!plans.has(key)) {
     const out = renderOutDir();
     plans.set(
-      stack,
-      render(stack, out).then((r) => {
+      key,
+      render(stack, out, undefined, undefined, sets).then((r) => {
         fs.rmSync(out, { recursive: true, force: true });
         return r.plan;
       }),
     );
   }
-  return structuredClone(await plans.get(stack)!);
+  return structuredClone(await plans.get(key)!);
 }
 
 /** The policies over `stack`'s plan after `edit`, in memory: what `render` would report for that plan. */

@@ -52,7 +52,7 @@ describe("policies: serving estimate", () => {
   it("a gain whose range includes 1 is too close to call, and says what would settle it", () => {
     const e = estimate(graph({ isl: 8000, osl: 64, concurrency: 16 }));
     assert.equal(e.winner, "too close to call");
-    assert.match(e.uncertainty.settle!, /measure both layouts .* tools\/measure/);
+    assert.match(e.uncertainty.settle!, /measure both layouts .*npm run measure -- <stack> --twin/);
   });
 
   resourcePolicyTable(
