@@ -10,6 +10,7 @@ import * as os from "os";
 import * as path from "path";
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { runPolicies } from "../../policy/run";
+import { isDgdType } from "../../components/inference/dgd-v1beta1";
 import { CliDeps, defaultDeps, parseArgs, runCli, USAGE } from "../../tools/render/cli/cli";
 import { ExitCode } from "../../tools/_shared/exit-codes";
 import { UsageError } from "../../tools/_shared/stackfile";
@@ -116,7 +117,7 @@ describe("render CLI", function () {
         description: "fixture: flags every DynamoGraphDeployment",
         enforcementLevel: "mandatory",
         validateResource: (args, report) => {
-          if (args.type === "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment") report("fixture violation");
+          if (isDgdType(args.type)) report("fixture violation");
         },
       };
       const r = await run(["p5en-1gpu", "--out", tmp], {

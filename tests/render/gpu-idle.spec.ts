@@ -9,6 +9,7 @@ import * as fs from "fs";
 import * as path from "path";
 import YAML from "yaml";
 import { DGD_TYPE_TOKEN } from "../../components/inference/dgd";
+import { graphModel } from "../../components/inference/dgd-v1beta1";
 import { ModelCacheMode } from "../../components/inference/model-load";
 import type { GpuPoolFacts } from "../../components/catalog/pool";
 import { downloadOverlap, fleetPull, gpuIdlePlan, GpuIdleInput, PULL_ASSUMPTIONS } from "../../tools/render/plan/idle";
@@ -66,7 +67,7 @@ describe("GPU idle: image pull and weights download overlap in the rendered mani
       why: "a prefetch DaemonSet of a small image on the workers' nodes; the kubelet pulls both pods' images at once",
     });
     const pod = daemonPod(rs);
-    const dgd = rs.find((r) => r.type === DGD_TYPE_TOKEN)!.inputs.spec as {
+    const dgd = graphModel(rs.find((r) => r.type === DGD_TYPE_TOKEN)!.inputs).spec as {
       services: Record<string, { extraPodSpec: { initContainers: { name: string; command: string[] }[] } }>;
     };
     const workerPrefetch = dgd.services.DecodeWorker.extraPodSpec.initContainers.find(
@@ -79,7 +80,7 @@ describe("GPU idle: image pull and weights download overlap in the rendered mani
   it("the overlap is gone when the prefetch pod runs the serving image, selects other nodes, or is absent", () => {
     const rs = rendered();
     const workerImage = (
-      rs.find((r) => r.type === DGD_TYPE_TOKEN)!.inputs.spec as {
+      graphModel(rs.find((r) => r.type === DGD_TYPE_TOKEN)!.inputs).spec as {
         services: Record<string, { extraPodSpec: { mainContainer: { image: string } } }>;
       }
     ).services.PrefillWorker.extraPodSpec.mainContainer.image;

@@ -1,7 +1,9 @@
 /**
  * `image.builder` is a stack config key: `--set image.builder=…` is accepted and reaches
  * the image component's buildx builder; without it the default builder is used; a non-string is a
- * config error naming the key. image.json names each build arg once.
+ * config error naming the key. image.json names each build arg once. The default release
+ * (dynamo-1.6) deploys the vendor's prebuilt image and builds nothing, so the build cases render
+ * `release=seed`, which builds from source.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -38,13 +40,13 @@ describe("render: image.builder from stack config", function () {
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   it("--set image.builder=NAME reaches the image build's builder", async () => {
-    const r = await render(path.join(tmp, "a"), ["--set", "image.builder=dynamo-amd64"]);
+    const r = await render(path.join(tmp, "a"), ["--set", "release=seed", "--set", "image.builder=dynamo-amd64"]);
     assert.equal(r.code, 0, r.err);
     assert.deepEqual(r.image?.builder, { name: "dynamo-amd64" });
   });
 
   it("without it the build uses the default builder", async () => {
-    const r = await render(path.join(tmp, "b"), []);
+    const r = await render(path.join(tmp, "b"), ["--set", "release=seed"]);
     assert.equal(r.code, 0, r.err);
     assert.ok(r.image, "image built");
     assert.equal(r.image.builder, undefined);

@@ -23,15 +23,13 @@ describe("index.ts (the Pulumi program entry)", function () {
       "servedModelName",
     ]);
     assert.equal(c.outputs.frontendUrl, "http://llm-frontend.dynamo.svc.cluster.local:8000");
-    assert.match(
-      String(c.outputs.imageRef),
-      /\.dkr\.ecr\.us-east-2\.amazonaws\.com\/dynamo-efa-p5en-8gpu@sha256:[0-9a-f]{64}$/,
-    );
+    // The default release (dynamo-1.6) deploys the vendor's runtime image, its tag resolved to a digest.
+    assert.match(String(c.outputs.imageRef), /^nvcr\.io\/nvidia\/ai-dynamo\/vllm-runtime@sha256:[0-9a-f]{64}$/);
     assert.equal(c.outputs.kubeconfig, "[secret]");
     const plan = c.outputs.plan as { gpus: object; efaRails: object; image: { cudaArchs: string[] } };
     assert.deepEqual(plan.gpus, { requested: 16, provisioned: 16 });
     assert.deepEqual(plan.efaRails, { used: 32, provisioned: 32 });
-    assert.deepEqual(plan.image.cudaArchs, ["sm_90"]);
+    assert.deepEqual(plan.image.cudaArchs, ["sm_90", "sm_100"]);
     assert.ok(!JSON.stringify(c.resources.map((r) => r.redactedInputs)).includes("hf_x"));
   });
 });

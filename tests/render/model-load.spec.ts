@@ -6,6 +6,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
+import { graphModel } from "../../components/inference/dgd-v1beta1";
 import YAML from "yaml";
 import { modelFacts } from "../../components/catalog/models";
 import { ModelCacheMode } from "../../components/inference/model-load";
@@ -31,7 +32,10 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
     const dgdFile = plan
       ? fs.readdirSync(path.join(dir, "manifests")).find((f) => f.includes("dynamographdeployment"))
       : undefined;
-    const dgd = dgdFile ? YAML.parse(fs.readFileSync(path.join(dir, "manifests", dgdFile), "utf8")) : undefined;
+    // Read as the model (the default release writes v1beta1 components; graphModel gives every reader v1alpha1 services).
+    const dgd = dgdFile
+      ? graphModel(YAML.parse(fs.readFileSync(path.join(dir, "manifests", dgdFile), "utf8")))
+      : undefined;
     const raw = plan ? JSON.parse(fs.readFileSync(path.join(dir, "resources.json"), "utf8")) : [];
     const resources: { type: string; name: string; urn: string; dependsOn: string[] }[] = Array.isArray(raw)
       ? raw

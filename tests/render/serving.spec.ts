@@ -14,6 +14,7 @@ import { renderStack } from "./render-harness";
 import { resolveWorkload } from "../../components/inference/args";
 import { REPORTED_BATCHES, servingEstimate, ServingEstimate } from "../../components/inference/serving";
 import { graphServingInput } from "../../policy/rules/_serving";
+import { DGD_V1BETA1_TYPE_TOKEN, graphModel } from "../../components/inference/dgd-v1beta1";
 import type { PlanDgd } from "../../policy/rules/_dgd";
 import { servingMarkdown } from "../../tools/render/plan/serving";
 
@@ -109,8 +110,10 @@ describe("render: serving estimate in plan.json / plan.md", function () {
     assert.match(r.md, /## Serving estimate/);
     vllmMaxBatch = r.plan.serving.roles.decode.maxBatch;
     vllmServing = r.plan.serving;
-    vllmDgd = r.resources.find((x) => x.type === "kubernetes:nvidia.com/v1alpha1:DynamoGraphDeployment");
-    assert.ok(vllmDgd);
+    // The default release writes the v1beta1 graph; the serving reader takes it in the model's shape.
+    const dgd = r.resources.find((x) => x.type === DGD_V1BETA1_TYPE_TOKEN);
+    assert.ok(dgd);
+    vllmDgd = { ...dgd, inputs: graphModel(dgd.inputs) };
   });
 
   it("TensorRT-LLM: the same section, its KV capacity from TensorRT-LLM's memory fraction", async () => {
@@ -136,7 +139,7 @@ describe("render: serving estimate in plan.json / plan.md", function () {
     const said = {
       disaggregated: /\*\*Disaggregation pays for this workload\*\*.*the range excludes 1/,
       aggregated: /\*\*Disaggregation does not pay for this workload\*\*.*the range excludes 1/,
-      "too close to call": /\*\*Too close to call\*\*.*tools\/measure/,
+      "too close to call": /\*\*Too close to call\*\*.*npm run measure -- <stack> --twin/,
     } as const;
     for (const x of [short, long]) assert.match(x.md, said[x.e.winner]);
   });

@@ -39,13 +39,33 @@ describe("render: the EFS model cache, real program", function () {
       [["ReadWriteMany"], "efs-shared", "200Gi"],
     );
     assert.equal(read("storageclass-efs-shared").provisioner, "efs.csi.aws.com");
+    // The default release writes v1beta1: no operator-managed `spec.pvcs` (nothing for the operator to create); each
+    // worker's pod template mounts the retained claim by name.
     const dgd = read("dynamographdeployment");
-    assert.deepEqual(dgd.spec.pvcs, [{ create: false, name: pvc.metadata.name }]);
+    assert.equal(dgd.apiVersion, "nvidia.com/v1beta1");
+    assert.equal(dgd.spec.pvcs, undefined);
+    type Component = {
+      name: string;
+      podTemplate: {
+        spec: {
+          volumes?: { name: string; persistentVolumeClaim?: { claimName: string } }[];
+          containers: { name: string; volumeMounts?: { name: string }[] }[];
+        };
+      };
+    };
     for (const svc of ["PrefillWorker", "DecodeWorker"]) {
+      const c = (dgd.spec.components as Component[]).find((x) => x.name === svc)!;
       assert.deepEqual(
-        dgd.spec.services[svc].volumeMounts.map((m: { name: string }) => m.name),
-        [pvc.metadata.name],
+        (c.podTemplate.spec.volumes ?? [])
+          .filter((v) => v.persistentVolumeClaim)
+          .map((v) => [v.name, v.persistentVolumeClaim!.claimName]),
+        [[pvc.metadata.name, pvc.metadata.name]],
         svc,
+      );
+      const main = c.podTemplate.spec.containers.find((x) => x.name === "main")!;
+      assert.ok(
+        main.volumeMounts?.some((m) => m.name === pvc.metadata.name),
+        `${svc}: main mounts the claim`,
       );
     }
     const resources = readJson(r.dir, "resources.json") as { type: string; retainOnDelete?: boolean }[];

@@ -3,6 +3,9 @@
  * against the Kubernetes schemas (core kinds via kubernetes-models) and the DGD against a typed
  * model of its CRD fields; manifests and Helm values match the golden files; the plan has the
  * numbers the stacks promise; nothing secret reaches the disk; two renders are byte-identical.
+ * The default release (dynamo-1.6) deploys the vendor's prebuilt image and builds nothing; what the source
+ * build promises (ECR repositories, the Dockerfile, GPU nodes after the image, sm_90-only gencode) is checked on
+ * the same stacks with `--set release=seed`, which builds from source.
  * The EFS model cache variant is stacks-model-cache.spec.ts.
  */
 import { DGD_V1BETA1_TYPE_TOKEN, graphModel } from "../../components/inference/dgd-v1beta1";
@@ -40,9 +43,15 @@ describe("render: both stacks, real program", function () {
   this.timeout(60000);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-stacks-"));
   const out: Record<string, Rendered> = {};
+  /** The same stacks on release seed: the image built from source. */
+  const seed: Record<string, Rendered> = {};
 
   before(async () => {
     for (const s of STACKS) out[s] = await renderStack(s, tmp);
+    for (const s of STACKS) {
+      seed[s] = await renderStack(s, path.join(tmp, "seed"), ["--set", "release=seed"]);
+      assert.equal(seed[s].code, 0, [...seed[s].stdout, ...seed[s].stderr].join("\n"));
+    }
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -125,9 +134,11 @@ describe("render: both stacks, real program", function () {
 
       it("writes no path of this checkout (files are the same on every machine)", () => {
         const root = path.resolve(__dirname, "..", "..");
-        for (const f of files(out[stack].dir))
-          assert.ok(!fs.readFileSync(path.join(out[stack].dir, f), "utf8").includes(root), `${f} contains ${root}`);
-        const image = readJson(out[stack].dir, "image.json");
+        for (const dir of [out[stack].dir, seed[stack].dir])
+          for (const f of files(dir))
+            assert.ok(!fs.readFileSync(path.join(dir, f), "utf8").includes(root), `${f} contains ${root}`);
+        // The source build (release seed) names its Dockerfile relative to the package.
+        const image = readJson(seed[stack].dir, "image.json");
         assert.equal(image.dockerfile.location, "dockerfiles/Dockerfile.dynamo-combined-efa");
       });
 
@@ -150,8 +161,10 @@ describe("render: both stacks, real program", function () {
         assert.equal(release.name, "dynamo-efa-release");
         assert.equal(platform.parent, null);
         assert.ok(graph.dependsOn.includes(platform.urn), "the graph waits for the Dynamo platform");
-        const imageRepo = rs.find((r) => r.type === "aws:ecr/repository:Repository" && r.name.endsWith("-repo"))!;
-        assert.equal(imageRepo.retainOnDelete, true);
+        // The image repository exists where the image is built (release seed) and survives destroy.
+        const seedRs = readJson(seed[stack].dir, "resources.json") as typeof rs;
+        const imageRepo = seedRs.find((r) => r.type === "aws:ecr/repository:Repository" && r.name.endsWith("-repo"));
+        assert.equal(imageRepo?.retainOnDelete, true);
         const sorted = [...rs].sort(
           (a, b) => a.type.localeCompare(b.type) || a.name.localeCompare(b.name) || a.urn.localeCompare(b.urn),
         );
@@ -201,24 +214,28 @@ describe("render: both stacks, real program", function () {
     }
   });
 
-  it("p5en-8gpu: the GPU node group waits for the image build; plan.json states the GPU idle minutes with their basis", () => {
+  it("p5en-8gpu: the GPU node group waits for the image build only where one is built; plan.json states the GPU idle minutes with their basis", () => {
     const dir = out["p5en-8gpu"].dir;
     const rs = readJson(dir, "resources.json");
-    assert.equal(gpuNodesWaitForImage(rs, ["p5en.48xlarge"]), true, "resources.json: GPU node group after the image");
-    const system = rs.find((r: { name: string }) => r.name === "dynamo-efa-system-ng");
+    assert.equal(gpuNodesWaitForImage(rs, ["p5en.48xlarge"]), false, "prebuilt: the GPU nodes wait for no build");
+    const seedDir = seed["p5en-8gpu"].dir;
+    const seedRs = readJson(seedDir, "resources.json");
+    assert.equal(gpuNodesWaitForImage(seedRs, ["p5en.48xlarge"]), true, "seed: GPU node group after the image");
+    const system = seedRs.find((r: { name: string }) => r.name === "dynamo-efa-system-ng");
     assert.ok(!system.dependsOn.some((u: string) => u.includes("DynamoImage")), "system nodes do not wait");
+    const seedIdle = readJson(seedDir, "plan.json").gpuIdle;
+    assert.ok(seedIdle.gpuNodesMinutes > seedIdle.imageMinutes, JSON.stringify(seedIdle));
     const plan = readJson(dir, "plan.json");
     assert.equal(plan.gpuIdleMinutes, plan.gpuIdle.gpuIdleMinutes);
     assert.ok(plan.gpuIdleMinutes > 0 && plan.gpuIdleMinutes < 20, String(plan.gpuIdleMinutes));
     assert.match(plan.gpuIdle.basis, /node join -> first worker loading/);
     assert.equal(plan.gpuIdle.downloadOverlapsPull, true);
-    assert.ok(plan.gpuIdle.gpuNodesMinutes > plan.gpuIdle.imageMinutes);
     const md = fs.readFileSync(path.join(dir, "plan.md"), "utf8");
     assert.match(md, new RegExp(`## GPU idle time on a first deploy: ~${plan.gpuIdleMinutes} min per node`));
     assert.doesNotMatch(md, /--target/, "no targeted-update dance");
   });
 
-  it("p5en-8gpu: 16/16 GPUs, 32/32 EFA rails, 8+8 workers of 1 GPU + 2 EFA, image sm_90 only", () => {
+  it("p5en-8gpu: 16/16 GPUs, 32/32 EFA rails, 8+8 workers of 1 GPU + 2 EFA; the vendor image (sm_90, sm_100), or built for sm_90 only", () => {
     const dir = out["p5en-8gpu"].dir;
     const plan = readJson(dir, "plan.json");
     assert.deepEqual(plan.gpus, { requested: 16, provisioned: 16 });
@@ -250,11 +267,17 @@ describe("render: both stacks, real program", function () {
         "separate-nodes: each role avoids the other",
       );
     }
-    assert.deepEqual(plan.image.cudaArchs, ["sm_90"]);
+    // Default (dynamo-1.6): the vendor's runtime image, digest-pinned, with the archs its kernels are built for.
+    assert.deepEqual(plan.image.cudaArchs, ["sm_90", "sm_100"]);
     const image = readJson(dir, "image.json");
-    assert.deepEqual(image.cudaArchs, ["sm_90"]);
-    assert.equal(image.plan.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
-    assert.match(image.ref, /@sha256:[0-9a-f]{64}$/);
+    assert.equal(image.build, false);
+    assert.deepEqual(image.cudaArchs, ["sm_90", "sm_100"]);
+    assert.match(image.ref, /^nvcr\.io\/nvidia\/ai-dynamo\/vllm-runtime@sha256:[0-9a-f]{64}$/);
+    // Built from source (release seed): only the fleet's arch.
+    const built = readJson(seed["p5en-8gpu"].dir, "image.json");
+    assert.deepEqual(built.cudaArchs, ["sm_90"]);
+    assert.equal(built.plan.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
+    assert.match(built.ref, /@sha256:[0-9a-f]{64}$/);
     assert.ok(plan.costPerHourUsd > 100 && plan.costPerHourUsd < 300, String(plan.costPerHourUsd));
     assert.ok(plan.criticalPath.length >= 2);
     // One deploy time: the critical path's graph step is the GPU idle timeline's node join -> Ready, after the
@@ -264,9 +287,21 @@ describe("render: both stacks, real program", function () {
     assert.equal(graphStep.type, DGD_V1BETA1_TYPE_TOKEN);
     assert.equal(graphStep.minutes, Math.round((readySeconds / 60) * 10) / 10);
     assert.ok(graphStep.budgetMinutes > graphStep.minutes, JSON.stringify(graphStep));
+    // The path is its steps, and the graph starts no earlier than the GPU nodes join. With nothing built (the
+    // default) the GPU nodes join before the platform release is done, so the path runs through the release
+    // (~39 min); with a source build (seed) it runs through the image and the GPU nodes, exactly.
+    const sum = (d: { steps: { minutes: number }[] }) => d.steps.reduce((t, x) => t + x.minutes, 0);
+    assert.ok(Math.abs(plan.criticalPathDetail.minutes - sum(plan.criticalPathDetail)) < 0.2);
     assert.ok(
-      Math.abs(plan.criticalPathDetail.minutes - (plan.gpuIdle.gpuNodesMinutes + readySeconds / 60)) < 0.2,
+      plan.criticalPathDetail.minutes > plan.gpuIdle.gpuNodesMinutes + readySeconds / 60 - 0.2,
       `${plan.criticalPathDetail.minutes} vs ${plan.gpuIdle.gpuNodesMinutes} + ${readySeconds / 60}`,
+    );
+    assert.ok(plan.criticalPathDetail.minutes < 60, `prebuilt: ${plan.criticalPathDetail.minutes} min`);
+    const seedPlan = readJson(seed["p5en-8gpu"].dir, "plan.json");
+    const seedReady = seedPlan.gpuIdle.timeline.at(-1).atSeconds;
+    assert.ok(
+      Math.abs(seedPlan.criticalPathDetail.minutes - (seedPlan.gpuIdle.gpuNodesMinutes + seedReady / 60)) < 0.2,
+      `seed: ${seedPlan.criticalPathDetail.minutes} vs ${seedPlan.gpuIdle.gpuNodesMinutes} + ${seedReady / 60}`,
     );
   });
 
@@ -294,8 +329,17 @@ describe("render: both stacks, real program", function () {
   });
 
   it("two stacks in one account never share an ECR repository name (repositories survive destroy)", () => {
+    // Repositories exist where the image is built (release seed); the prebuilt default creates none.
+    for (const stack of STACKS)
+      assert.deepEqual(
+        readJson(out[stack].dir, "resources.json").filter(
+          (r: { type: string }) => r.type === "aws:ecr/repository:Repository",
+        ),
+        [],
+        `${stack}: the prebuilt image needs no repository`,
+      );
     const repos = (stack: string) =>
-      readJson(out[stack].dir, "resources.json")
+      readJson(seed[stack].dir, "resources.json")
         .filter((r: { type: string }) => r.type === "aws:ecr/repository:Repository")
         .map((r: { inputs: { name: string } }) => r.inputs.name)
         .sort();
