@@ -1,5 +1,6 @@
 // `npm run test:slow`: the suites that spawn real processes or toolchains (npm pack, python3, nvcc, gpg, bash and
-// curl, the CLIs as children, Pulumi's own TypeScript loader, mocha itself). They took most of `npm test`'s time
+// curl, the CLIs as children, Pulumi's own TypeScript loader, mocha itself), and those that render the whole program
+// under the render's mocks (a few seconds a render, dozens of renders). They took most of `npm test`'s time
 // while the component tests take seconds, so `npm test` (the README's command) runs every other spec
 // (.mocharc.fast.cjs) and `.ci/run` runs both. Each entry says what it spawns. tests/unit/test-sets.spec.ts
 // fails when a spec file belongs to neither set or to both.
@@ -25,6 +26,26 @@ const SLOW = {
   "tests/verify/totals-reporter.spec.ts": "mocha as a child over fixture suites",
   "tests/unit/image-args-cli.spec.ts": "tools/image-args.ts under tsx, as a child",
   "tests/render/release-image-matrix.spec.ts": "no child: 21 renders of the real program, slow by count",
+  "tests/contracts/eks-hugepages.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/contracts/helm-values.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/contracts/nodeadm-user-data.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/contracts/release-matrix.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/policy/known-issues.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/policy/rendered-hardening.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/policy/rendered.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/bad-configs.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/cli.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/image-builder.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/index-program.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/model-fit.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/model-load.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/observability.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/plan-summary.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/readme-journey.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/serving.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/stacks-model-cache.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/stacks.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/topology.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
 };
 
 module.exports = {
