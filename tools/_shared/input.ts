@@ -4,6 +4,7 @@
  * directory path, and YAML that does not parse (the parser's message, with its line), repeats a key, or expands
  * more aliases than a config needs.
  */
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import * as fs from "fs";
 import YAML from "yaml";
 
@@ -64,3 +65,34 @@ export function parseYamlText(text: string, label: string): unknown {
   }
   return value;
 }
+
+/**
+ * A command line of one `<stack>` and its flags (verify, measure), parsed strictly: an unknown flag, a missing value
+ * or anything but one positional is a `UsageError` naming it; `--help` returns before the positional is checked.
+ */
+export function parseStackCommand<T extends StackOptions>(
+  argv: readonly string[],
+  options: T,
+): { readonly help: true } | { readonly help: false; readonly stack: string; readonly values: ParsedValues<T> } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if ((values as Record<string, unknown>).help) return { help: true };
+  if (positionals.length !== 1)
+    throw new UsageError(
+      `expected exactly one <stack>; got ${positionals.length ? clip(positionals.join(" ")) : "none"}`,
+    );
+  return { help: false, stack: positionals[0], values: values as ParsedValues<T> };
+}
+
+/** The options object `parseArgs` takes. */
+type StackOptions = NonNullable<ParseArgsConfig["options"]>;
+
+/** The flag values `parseArgs` returns for `options` (strict, positionals allowed). */
+type ParsedValues<T extends StackOptions> = ReturnType<
+  typeof parseArgs<{ options: T; allowPositionals: true; strict: true }>
+>["values"];

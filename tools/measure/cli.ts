@@ -9,8 +9,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
-import { UsageError } from "../_shared/input";
+import { parseStackCommand, UsageError } from "../_shared/input";
 import { ExitCode } from "../_shared/exit-codes";
 import { DIGEST_PINNED } from "../../components/inference/validate";
 
@@ -84,18 +83,9 @@ function sweep(v: string | undefined): number[] {
 
 /** The arguments, checked; every problem of the command line is a usage error naming the flag. */
 export function parse(argv: readonly string[], env: string | undefined) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return { help: true as const };
-  if (positionals.length !== 1)
-    throw new UsageError(
-      `expected exactly one <stack>; got ${positionals.length ? positionals.join(" ").slice(0, 80) : "none"}`,
-    );
+  const parsed = parseStackCommand(argv, OPTIONS);
+  if (parsed.help) return { help: true as const };
+  const { values } = parsed;
   const image = values["aiperf-image"] ?? env;
   if (!image)
     throw new UsageError(
@@ -108,7 +98,7 @@ export function parse(argv: readonly string[], env: string | undefined) {
   if (values["pause-disagg"] && !values.twin) throw new UsageError("--pause-disagg only applies with --twin");
   return {
     help: false as const,
-    stack: positionals[0]!,
+    stack: parsed.stack,
     image,
     factors: sweep(values.sweep),
     requests: integer("--requests", values.requests, REQUESTS),
@@ -116,7 +106,7 @@ export function parse(argv: readonly string[], env: string | undefined) {
     twin: values.twin === true,
     pauseDisagg: values["pause-disagg"] === true,
     kubeconfig: values.kubeconfig,
-    out: values.out ?? `measure-${positionals[0]}`,
+    out: values.out ?? `measure-${parsed.stack}`,
   };
 }
 

@@ -8,8 +8,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
-import { UsageError } from "../_shared/input";
+import { parseStackCommand, UsageError } from "../_shared/input";
 import { DEFAULT_GRAPH_NAME } from "../../components/_shared/names";
 import { ExitCode } from "../_shared/exit-codes";
 
@@ -93,21 +92,12 @@ function httpUrl(flag: string, v: string | undefined): string | undefined {
 }
 
 function parse(argv: readonly string[]) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return { help: true as const };
-  if (positionals.length !== 1)
-    throw new UsageError(
-      `expected exactly one <stack>; got ${positionals.length ? positionals.join(" ").slice(0, 80) : "none"}`,
-    );
+  const parsed = parseStackCommand(argv, OPTIONS);
+  if (parsed.help) return { help: true as const };
+  const { values } = parsed;
   return {
     help: false as const,
-    stack: positionals[0],
+    stack: parsed.stack,
     values: {
       ...values,
       url: httpUrl("--url", values.url),
