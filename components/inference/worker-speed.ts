@@ -226,10 +226,23 @@ function layerParamsPerGpu(w: WorkerSpeed): number {
 /** Whether the worker's linear layers run at the measured FP8 rate (FP8 weights on a GPU with FP8 tensor cores). */
 export const runsFp8 = (w: WorkerSpeed) => w.shape.facts.weightDtype === WeightDtype.Fp8 && w.rates.fp8;
 
-/** The measured GEMM curve of the worker's layer size, in its weight dtype. */
-function gemmCurve(w: WorkerSpeed): GemmCurve {
-  return nearest(runsFp8(w) ? w.rates.gemmFp8 : w.rates.gemm, (c) => c.layerParamsPerGpu, layerParamsPerGpu(w));
+/**
+ * `f` computed once per worker object. The estimate's searches (bisections nested in a goodput search) ask a
+ * decode step of the same worker thousands of times; the curve it picks depends on the worker alone. Workers are
+ * readonly plain data, so the object is the key.
+ */
+function perWorker<T>(f: (w: WorkerSpeed) => T): (w: WorkerSpeed) => T {
+  const cache = new WeakMap<WorkerSpeed, T>();
+  return (w) => {
+    if (!cache.has(w)) cache.set(w, f(w));
+    return cache.get(w)!;
+  };
 }
+
+/** The measured GEMM curve of the worker's layer size, in its weight dtype. */
+const gemmCurve = perWorker((w): GemmCurve => {
+  return nearest(runsFp8(w) ? w.rates.gemmFp8 : w.rates.gemm, (c) => c.layerParamsPerGpu, layerParamsPerGpu(w));
+});
 
 /** GEMM TFLOP/s of the worker's GPUs for `tokens` rows (FP8 weights at the measured FP8 rate). */
 export function gemmTflops(w: WorkerSpeed, tokens: number): number {
@@ -237,9 +250,7 @@ export function gemmTflops(w: WorkerSpeed, tokens: number): number {
 }
 
 /** The highest GEMM TFLOP/s of the worker's curve: the compute roof of a decode step. */
-function peakGemmTflops(w: WorkerSpeed): number {
-  return Math.max(...gemmCurve(w).tflops.map(([, y]) => y));
-}
+const peakGemmTflops = perWorker((w): number => Math.max(...gemmCurve(w).tflops.map(([, y]) => y)));
 
 /** Causal attention TFLOP/s for a prompt of `seq` tokens at the worker's heads per GPU. */
 export function attentionTflops(w: WorkerSpeed, seq: number): number {
@@ -249,12 +260,17 @@ export function attentionTflops(w: WorkerSpeed, seq: number): number {
 
 const msOf = (flops: number, tflops: number) => flops / (tflops * 1e9);
 
-/** Published bytes of the largest all-reduce message per TP; beyond it a call adds the ring time of the rest. */
-function allReduceCallUs(w: WorkerSpeed, bytes: number): number {
+/** The engine's published all-reduce latency over message bytes at the worker's TP (the next published TP up). */
+const allReduceCurve = perWorker((w): RatePoint[] => {
   const points = engineOf(w).allReduce;
   const tps = [...new Set(points.map(([t]) => t))].sort((a, b) => a - b);
   const tp = tps.find((t) => t >= w.tp) ?? tps[tps.length - 1]!;
-  const curve = points.filter(([t]) => t === tp).map(([, b, us]): RatePoint => [b, us]);
+  return points.filter(([t]) => t === tp).map(([, b, us]): RatePoint => [b, us]);
+});
+
+/** Published bytes of the largest all-reduce message per TP; beyond it a call adds the ring time of the rest. */
+function allReduceCallUs(w: WorkerSpeed, bytes: number): number {
+  const curve = allReduceCurve(w);
   const largest = curve[curve.length - 1]![0];
   const beyond = Math.max(0, bytes - largest);
   const ringUs = (((2 * (w.tp - 1)) / w.tp) * beyond) / (w.rates.allReduceBusGBs * 1e3);
