@@ -116,24 +116,6 @@ describe("verify CLI against fake cluster and Frontend", function () {
     }
   });
 
-  it("stays within --timeout when a stream hangs: gate C fails, E is skipped", async function () {
-    this.timeout(90000);
-    const fe = await startFrontend("hangStream");
-    const kube = await startKube("libfabric");
-    try {
-      // The budget must leave the earlier gates (A, B, D and the non-stream request) room on a loaded
-      // machine; only the hanging stream may use it up. The wall check only proves the run returns.
-      const t0 = Date.now();
-      const r = await verify([...flags(kube, fe.url), "--timeout", "4"]);
-      assert.ok(Date.now() - t0 < 60000, `took ${Date.now() - t0} ms`); // a hang would never return
-      assert.equal(statuses(r), "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED", r.out);
-      assert.match(r.out, /completions stream=true: timed out after \d+ ms/);
-    } finally {
-      await fe.close();
-      await kube.close();
-    }
-  });
-
   it("the fake Frontend really answers 500 when `stream` is omitted, and gate C fails on it", async () => {
     const fe = await startFrontend("pass");
     try {

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// Runs the named checks at the same time and fails when any of them fails: `npm test` is
+// `node tools/side-by-side.mjs specs types`, `npm run lint` is `... eslint prettier`.
+//
+// Why at once: on a two-core machine the type check is one core's work for ~25 s (it parses ~40 MB of SDK
+// declarations) and the specs are one core's work for ~35 s, some of it waiting on fake servers. Run one after the
+// other they take their sum; side by side, about the longer one. The specs run in one mocha process, not mocha's
+// two workers, when the machine has fewer than four cores: each worker loads tsx, the Pulumi SDK and the
+// components again (~15 CPU-s more), which a core already busy with the type check cannot give.
+//
+// Output: the first check named streams as it runs; the others are held and printed whole when they end, under
+// their name, so lines never interleave. The last line names each check, its status and its time.
+// Plain JavaScript so that it starts without tsx. Plain data in, exit status out; nothing written to disk.
+import { Buffer } from "node:buffer";
+import { spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+
+const bin = (name) => join(import.meta.dirname, "..", "node_modules", ".bin", name);
+const cores = availableParallelism();
+
+/** Each check: the command and its arguments. */
+const CHECKS = {
+  specs: [
+    bin("mocha"),
+    "--config",
+    ".mocharc.fast.cjs",
+    ...(cores < 4 ? ["--no-parallel"] : ["--jobs", String(cores - 2)]),
+  ],
+  types: [bin("tsc"), "--noEmit", "-p", "."],
+  eslint: [bin("eslint"), "."],
+  prettier: [bin("prettier"), "--check", "."],
+};
+
+const names = process.argv.slice(2);
+const unknown = names.filter((n) => !(n in CHECKS));
+if (names.length === 0 || unknown.length > 0) {
+  const bad = unknown.length > 0 ? `unknown check ${unknown.map((n) => JSON.stringify(n)).join(", ")}; ` : "";
+  process.stderr.write(`side-by-side: ${bad}name one or more of: ${Object.keys(CHECKS).join(", ")}\n`);
+  process.exit(2);
+}
+
+const started = Date.now();
+const seconds = (since) => ((Date.now() - since) / 1000).toFixed(1);
+const children = new Set();
+
+/** Runs one check; resolves to its summary once it has ended (its held output printed). */
+function run(name, live) {
+  const [cmd, ...args] = CHECKS[name];
+  const t0 = Date.now();
+  const held = [];
+  const child = spawn(cmd, args, { stdio: ["ignore", live ? "inherit" : "pipe", live ? "inherit" : "pipe"] });
+  children.add(child);
+  if (!live) {
+    child.stdout.on("data", (d) => held.push(d));
+    child.stderr.on("data", (d) => held.push(d));
+  }
+  return new Promise((resolve) => {
+    const end = (code, why) => {
+      children.delete(child);
+      const status = code === 0 ? "ok" : `FAILED (${why})`;
+      if (!live && (held.length > 0 || code !== 0)) {
+        process.stdout.write(`\n--- ${name}: ${status}\n`);
+        process.stdout.write(Buffer.concat(held));
+      }
+      resolve({ name, ok: code === 0, text: `${name} ${status} in ${seconds(t0)} s` });
+    };
+    child.on("error", (e) => end(1, e.message));
+    child.on("close", (code, signal) => end(code ?? 1, signal ? `killed by ${signal}` : `exit ${code}`));
+  });
+}
+
+for (const signal of ["SIGINT", "SIGTERM"])
+  process.on(signal, () => {
+    for (const c of children) c.kill(signal);
+    process.exit(130);
+  });
+
+const results = await Promise.all(names.map((n, i) => run(n, i === 0)));
+process.stdout.write(`\n${results.map((r) => r.text).join("; ")}; ${seconds(started)} s wall on ${cores} cores\n`);
+process.exit(results.every((r) => r.ok) ? 0 : 1);
