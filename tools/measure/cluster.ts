@@ -4,7 +4,8 @@
  * DynamoGraphDeployment, create and delete the aggregated twin. Failures become `UnreachableError` with what was
  * being done (exit 3); every object created is registered with `Cleanup` before the call that creates it returns.
  */
-import * as k8s from "@kubernetes/client-node";
+import type * as k8s from "@kubernetes/client-node";
+import { kubeModule } from "../_shared/kube-client";
 import { DGD_API_VERSION } from "../../components/inference/dgd";
 import type { DynamoGraphDeployment } from "../../components/inference/dgd";
 import type { NetworkPolicyObject } from "../../components/inference/network";
@@ -49,10 +50,11 @@ export class MeasureCluster {
     private readonly kc: k8s.KubeConfig,
     private readonly namespace: string,
   ) {
-    this.batch = kc.makeApiClient(k8s.BatchV1Api);
-    this.core = kc.makeApiClient(k8s.CoreV1Api);
-    this.net = kc.makeApiClient(k8s.NetworkingV1Api);
-    this.custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    const k = kubeModule();
+    this.batch = kc.makeApiClient(k.BatchV1Api);
+    this.core = kc.makeApiClient(k.CoreV1Api);
+    this.net = kc.makeApiClient(k.NetworkingV1Api);
+    this.custom = kc.makeApiClient(k.CustomObjectsApi);
   }
 
   private async call<T>(what: string, p: () => Promise<T>): Promise<T> {
@@ -100,7 +102,7 @@ export class MeasureCluster {
     await this.call(`scale ${graph}`, () =>
       this.custom.patchNamespacedCustomObject(
         { group: GROUP, version: VERSION, namespace: this.namespace, plural: PLURAL, name: graph, body },
-        k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.JsonPatch),
+        kubeModule().setHeaderOptions("Content-Type", kubeModule().PatchStrategy.JsonPatch),
       ),
     );
   }

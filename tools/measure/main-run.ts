@@ -23,7 +23,7 @@ export async function runMeasure(a: Args, io: Io): Promise<MeasureReport | "inte
       `no stack file ${path.relative(io.root, file)}: measure reads the stack's workload and estimate from it`,
     );
   const { resolved } = stackInference(io.root, file);
-  const kc = loadKubeConfig(a.kubeconfig === undefined ? undefined : path.resolve(io.cwd, a.kubeconfig));
+  const kc = await loadKubeConfig(a.kubeconfig === undefined ? undefined : path.resolve(io.cwd, a.kubeconfig));
   const cleanup = new Cleanup();
   let interrupted: (() => void) | undefined;
   const stopped = new Promise<"interrupted">((resolve) => (interrupted = () => resolve("interrupted")));

@@ -8,7 +8,8 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { PassThrough } from "node:stream";
-import * as k8s from "@kubernetes/client-node";
+import type * as k8s from "@kubernetes/client-node";
+import { kubeModule, loadKubeModule } from "../_shared/kube-client";
 import { OperatorLabel } from "../../components/_shared/names";
 import { EndpointFact, PodFact } from "./gates";
 import { errorCode, UnreachableError, UNREACHABLE_CODES } from "./http";
@@ -56,8 +57,8 @@ function kubeconfigText(file: string): string {
  * unreadable, empty, malformed or context-less kubeconfigs are usage errors (exit 2) with a plain
  * message, never a client stack trace.
  */
-export function loadKubeConfig(file?: string): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
+export async function loadKubeConfig(file?: string): Promise<k8s.KubeConfig> {
+  const kc = new (await loadKubeModule()).KubeConfig();
   if (file && !fs.existsSync(file)) throw new UsageError(`--kubeconfig ${file}: no such file`);
   const files = file ? [file] : defaultKubeconfigFiles();
   if (files.length === 0) {
@@ -159,8 +160,9 @@ export class ClusterReader {
     private readonly kc: k8s.KubeConfig,
     private readonly namespace: string,
   ) {
-    this.core = kc.makeApiClient(k8s.CoreV1Api);
-    this.discovery = kc.makeApiClient(k8s.DiscoveryV1Api);
+    const { CoreV1Api, DiscoveryV1Api } = kubeModule();
+    this.core = kc.makeApiClient(CoreV1Api);
+    this.discovery = kc.makeApiClient(DiscoveryV1Api);
   }
 
   private async call<T>(p: () => Promise<T>, ms: number, what: string): Promise<T> {
@@ -236,7 +238,7 @@ export async function execInPod(
   try {
     await withTimeout(
       new Promise<void>((resolve, reject) => {
-        new k8s.Exec(kc)
+        new (kubeModule().Exec)(kc)
           .exec(namespace, pod.name, pod.container ?? "main", ["sh", "-c", script], out, err, null, false, (s) =>
             s.status === "Success" ? resolve() : reject(new Error(s.message ?? s.status ?? "exec failed")),
           )
@@ -267,7 +269,7 @@ export interface Forward {
  * Service is forwarded through one of its ready pods). A ClusterIP is not reachable from a laptop.
  */
 export async function forwardToPod(kc: k8s.KubeConfig, namespace: string, pod: string, port: number): Promise<Forward> {
-  const pf = new k8s.PortForward(kc, true);
+  const pf = new (kubeModule().PortForward)(kc, true);
   const sockets = new Set<net.Socket>();
   let lastError: string | undefined;
   const server = net.createServer((socket) => {

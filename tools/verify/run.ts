@@ -146,9 +146,9 @@ async function runAll(
   budget: Budget,
   done: Map<GateId, GateResult>,
   opened: (f: Forward) => void,
+  kc: KubeConfig,
 ): Promise<void> {
   const t = o.target;
-  const kc = loadKubeConfig(o.kubeconfig);
   const reader = new ClusterReader(kc, t.namespace);
   const t0 = Date.now();
   const selector = podSelector(t.graph);
@@ -226,12 +226,14 @@ async function gateG(
 
 /** Runs gates A-E, and F when there is a Prometheus to read. Unreachable cluster or Frontend: the outcome keeps what ran and says why. */
 export async function runGates(o: RunOptions): Promise<RunOutcome> {
+  // Loading the kubeconfig loads the Kubernetes client (~2 s): before the budget, which is the cluster's time.
+  const kc = await loadKubeConfig(o.kubeconfig);
   const budget = new Budget(o.timeoutMs);
   const done = new Map<GateId, GateResult>();
   let frontend: Forward | undefined;
   let unreachable: string | undefined;
   try {
-    await runAll(o, budget, done, (f) => (frontend = f));
+    await runAll(o, budget, done, (f) => (frontend = f), kc);
   } catch (e) {
     if (!(e instanceof UnreachableError)) throw e;
     unreachable = e.message;
