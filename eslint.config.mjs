@@ -1,4 +1,4 @@
-// Lint rules for the whole repository. Run by `npm test` (script `lint`).
+// Lint rules for the whole repository. Run by `npm run lint` (CI runs it beside `npm test`).
 // Type-aware rules are left out on purpose: `tsc --strict` already runs in `npm test`,
 // and a type-checked lint would double the suite's time on a 2-core CI machine.
 import js from "@eslint/js";

@@ -15,13 +15,14 @@ import { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import process from "node:process";
 
 const bin = (name) => join(import.meta.dirname, "..", "node_modules", ".bin", name);
 const cores = availableParallelism();
 
-/** Each check: the command and its arguments. */
-const CHECKS = {
+/** Each check: the command and its arguments (exported for tests/unit/ci-checks.spec.ts). */
+export const CHECKS = {
   specs: [
     bin("mocha"),
     "--config",
@@ -33,15 +34,6 @@ const CHECKS = {
   prettier: [bin("prettier"), "--check", "."],
 };
 
-const names = process.argv.slice(2);
-const unknown = names.filter((n) => !(n in CHECKS));
-if (names.length === 0 || unknown.length > 0) {
-  const bad = unknown.length > 0 ? `unknown check ${unknown.map((n) => JSON.stringify(n)).join(", ")}; ` : "";
-  process.stderr.write(`side-by-side: ${bad}name one or more of: ${Object.keys(CHECKS).join(", ")}\n`);
-  process.exit(2);
-}
-
-const started = Date.now();
 const seconds = (since) => ((Date.now() - since) / 1000).toFixed(1);
 const children = new Set();
 
@@ -71,12 +63,23 @@ function run(name, live) {
   });
 }
 
-for (const signal of ["SIGINT", "SIGTERM"])
-  process.on(signal, () => {
-    for (const c of children) c.kill(signal);
-    process.exit(130);
-  });
+/** Runs the checks named on the command line at once; exits 0 when every one passed, 1 when one failed. */
+async function main(names) {
+  const unknown = names.filter((n) => !(n in CHECKS));
+  if (names.length === 0 || unknown.length > 0) {
+    const bad = unknown.length > 0 ? `unknown check ${unknown.map((n) => JSON.stringify(n)).join(", ")}; ` : "";
+    process.stderr.write(`side-by-side: ${bad}name one or more of: ${Object.keys(CHECKS).join(", ")}\n`);
+    process.exit(2);
+  }
+  for (const signal of ["SIGINT", "SIGTERM"])
+    process.on(signal, () => {
+      for (const c of children) c.kill(signal);
+      process.exit(130);
+    });
+  const started = Date.now();
+  const results = await Promise.all(names.map((n, i) => run(n, i === 0)));
+  process.stdout.write(`\n${results.map((r) => r.text).join("; ")}; ${seconds(started)} s wall on ${cores} cores\n`);
+  process.exit(results.every((r) => r.ok) ? 0 : 1);
+}
 
-const results = await Promise.all(names.map((n, i) => run(n, i === 0)));
-process.stdout.write(`\n${results.map((r) => r.text).join("; ")}; ${seconds(started)} s wall on ${cores} cores\n`);
-process.exit(results.every((r) => r.ok) ? 0 : 1);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main(process.argv.slice(2));
