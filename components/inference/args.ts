@@ -511,19 +511,6 @@ export const MODEL_SHAPE_LIMITS = {
   qkRopeHeadDim: { min: 1, max: 4096 },
 } as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
 
-/**
- * `workload` (the serving estimate's traffic): the project's sanity caps. Token counts share maxModelLen's bound
- * (a request longer than that is refused by the engine, which `validateWorkload` in serving.ts checks).
- */
-export const WORKLOAD_LIMITS = {
-  isl: { min: 1, max: 2 ** 21 },
-  osl: { min: 1, max: 2 ** 21 },
-  concurrency: { min: 1, max: 1_000_000 },
-  requestsPerSecond: { minExclusive: 0, max: 1_000_000 },
-  ttftMs: { minExclusive: 0, max: 3_600_000 },
-  itlMs: { minExclusive: 0, max: 60_000 },
-} as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
-
 /** The two worker roles of a disaggregated graph. */
 export const ServingRole = { Prefill: "prefill", Decode: "decode" } as const;
 export type ServingRole = (typeof ServingRole)[keyof typeof ServingRole];

@@ -20,7 +20,7 @@ import {
 import { ModelCacheMode } from "./model-load";
 import { usesEfa, workerShape, WorkerShape, modelAnnotations } from "./fit";
 import { REQUEST_PLANE_PORT } from "./network";
-import { workloadAnnotations } from "./serving";
+import { workloadAnnotations } from "./workload";
 import {
   nodeCacheAnnotations,
   nodeCacheEnv,

@@ -7,9 +7,11 @@
  * - dgd.ts        the DynamoGraphDeployment CR as types (and its apiVersion, kind, resource names)
  * - model-load.ts how long the weights take to reach the GPUs per cache mode, and the budgets derived from it
  * - args.ts       the args, closed choices, defaults and bounds, `resolveArgs`
+ * - workload.ts   the declared workload: its bounds, its validation, its annotation on the graph
  * - fit.ts        a worker and the model in it: fit, KV transfer, model-aware config errors, the worker's shape
  * - worker-speed.ts one worker's prefill and decode-step times: the H200 measurements, other GPUs scaled from datasheets
- * - serving.ts    the serving estimate: workers under load on both layouts, the balanced split, the workload
+ * - layouts.ts    workers under load: each role's capacity, both layouts at a rate, goodput, the gain
+ * - serving.ts    the serving estimate of a graph (plan.json `serving`): both layouts, the balanced split, ranges
  * - cache.ts      the `local-nvme` node cache: init containers, mounts, the prefetch DaemonSet (prefetch/prefetch.py)
  * - network.ts    the namespace's NetworkPolicies and the problems of their inputs
  * - validate.ts   every problem of a resolved spec at once, and the model-id rule the prefetch shares

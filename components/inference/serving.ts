@@ -1,29 +1,29 @@
 /**
  * The serving estimate: what the prefill and decode workers serve under a declared workload (TTFT, ITL, requests
- * per second), against aggregated workers on the same GPUs, the prefill:decode split that balances the two roles,
- * and the workload itself (its annotation and its validation). Pure; one worker's speed comes from
- * `./worker-speed.ts` (the H200 measurements and the rates of other GPUs scaled from datasheets).
+ * per second), against aggregated workers on the same GPUs, and the prefill:decode split that balances the two
+ * roles. Pure; one worker's speed comes from `./worker-speed.ts` (the H200 measurements and the rates of other GPUs
+ * scaled from datasheets), the layouts under load from `./layouts.ts`, the workload's checks from `./workload.ts`.
  */
 import { KvCacheDtype, ModelFacts } from "../catalog/models";
-import { KvLink, kvTransfer, kvLink, workerFit } from "./fit";
+import { kvTransfer, kvLink, workerFit } from "./fit";
 import { nodesOfSplit, recommendedSplit, SplitInput } from "./serving-split";
 import { ucxKvRangeMs, uncertaintyOf, Uncertainty, UncertaintyInput } from "./serving-errors";
 import type { EngineSettings } from "./engine-settings";
+import { Backend, Placement, ResolvedWorkload } from "./args";
 import {
-  Backend,
-  Placement,
-  ResolvedInference,
-  ResolvedWorkload,
-  INFERENCE_DEFAULTS,
-  resolveWorkload,
-  WorkloadArgs,
-  WORKLOAD_LIMITS as L,
-} from "./args";
+  aggregated,
+  atLoad,
+  decodeCapacity,
+  disaggregated,
+  Layout,
+  layoutThroughputs,
+  LoadPoint,
+  meetsObjectives,
+  prefillCapacity,
+  servedAtLoad,
+} from "./layouts";
 import { INSTANCES } from "../catalog/instances";
 import type { GpuPoolFacts } from "../catalog/pool";
-import { Annotation } from "../_shared/annotations";
-import { checkNumberRange, checkRange } from "../_shared/limits";
-import type { Problem } from "../_shared/problems";
 import {
   decodeStepMs,
   engineOf,
@@ -36,265 +36,6 @@ import {
   WorkerSpeed,
 } from "./worker-speed";
 import { engineSettings } from "./engine-settings";
-
-/*
- * Workers under load: the time to first token (TTFT) and inter-token latency (ITL) a declared workload
- * sees on the disaggregated layout (prefill and decode workers) and on aggregated workers on the same GPUs,
- * the requests per second each sustains, and the prefill:decode split that balances the two roles. Pure;
- * per-worker speeds come from the sections above.
- *
- * Queueing (the approximations, chosen to be closed-form and monotone in the load):
- * - prefill workers are an M/D/c queue: Poisson arrivals, a deterministic service time per prompt; its wait is
- *   taken as half the M/M/c (Erlang C) wait, the usual M/D/c approximation, and its percentiles from the M/M/c
- *   tail P(W > t) = C e^(-(c - a) t / s) at twice the drain rate (the tail whose mean is that half wait). A prefill
- *   worker batches prompts up to the engine's token budget per step (`engineOf(w).maxBatchedTokens`: vLLM's
- *   max_num_batched_tokens, TensorRT-LLM's max_num_tokens), which sets its capacity;
- * - decode workers hold `b` sequences where Little's law balances: b = arrivals per worker x OSL x ITL(b);
- *   ITL(b) is the decode step at that batch, at the mean context ISL + OSL/2. No batch solves it above the KV
- *   cache's batch limit: the layout is saturated;
- * - aggregated workers (vLLM's chunked prefill, the same in TensorRT-LLM's in-flight batching) run prefill
- *   and decode in the same steps. Prefill takes the share u = arrivals per worker x prefill time per prompt of
- *   the GPU, and the decode batch advances only in the rest: ITL = step(b) / (1 - u) — prefill stalls
- *   decode. A prompt's own prefill is spread over ceil(ISL / (chunk budget - b)) steps, each also carrying
- *   the other sequences' share of those steps, so TTFT = prefill + that share + an M/D/1 wait at utilisation u. ITL's P50/P90 are the plain
- *   step or the step that carries a prefill chunk, by the share of steps that carry one.
- * - disaggregated TTFT = prefill + M/D/c wait + the KV transfer + the first decode step.
- * A closed-loop load (`concurrency` requests in flight) is turned into an arrival rate by Little's law:
- * concurrency = rate x (TTFT + OSL x ITL).
- */
-
-/** A declared workload, every default filled. */
-export type ServingWorkload = Omit<ResolvedWorkload, "declared">;
-
-/** One role's workers: how fast each is and how many. */
-export interface RoleWorkers {
-  readonly speed: WorkerSpeed;
-  readonly replicas: number;
-}
-
-/** What a layout gives at one arrival rate: means, and P50/P90. Latencies are undefined when saturated. */
-export interface LoadPoint {
-  readonly requestsPerSecond: number;
-  readonly ttftMs?: number;
-  readonly itlMs?: number;
-  readonly ttftP50Ms?: number;
-  readonly ttftP90Ms?: number;
-  readonly itlP50Ms?: number;
-  readonly itlP90Ms?: number;
-}
-
-/** A layout: latency at an arrival rate, and the rate it saturates at. */
-export interface Layout {
-  readonly capacityRequestsPerSecond: number;
-  at(requestsPerSecond: number): LoadPoint;
-}
-
-/** Erlang C: the probability an arrival waits, `c` servers at offered load `a` (< c) erlangs. */
-export function erlangC(c: number, a: number): number {
-  let term = 1;
-  let sum = 1;
-  for (let k = 1; k < c; k++) {
-    term *= a / k;
-    sum += term;
-  }
-  const last = (term * a) / c / (1 - a / c);
-  return last / (sum + last);
-}
-
-/** M/D/c mean wait, ms: half the M/M/c wait. `serviceMs` per request, `rate` per second. */
-export function mdcWaitMs(c: number, rate: number, serviceMs: number): number {
-  const a = (rate * serviceMs) / 1000;
-  if (a <= 0) return 0;
-  if (a >= c) return Infinity;
-  return (0.5 * erlangC(c, a) * serviceMs) / (c - a);
-}
-
-/**
- * Percentile `p` (0..1) of the M/D/c wait, ms: the M/M/c tail C e^(-(c - a) t / s) at twice the drain rate, so that
- * its mean is `mdcWaitMs`; 0 when an arrival waits with probability below 1 - p.
- */
-export function mdcWaitPercentileMs(c: number, rate: number, serviceMs: number, p: number): number {
-  const a = (rate * serviceMs) / 1000;
-  if (a <= 0) return 0;
-  if (a >= c) return Infinity;
-  const waits = erlangC(c, a);
-  if (waits <= 1 - p) return 0;
-  return (Math.log(waits / (1 - p)) * serviceMs) / (2 * (c - a));
-}
-
-/** Largest x in [lo, hi] with ok(x), for ok true below some threshold and false above it. */
-function bisect(lo: number, hi: number, ok: (x: number) => boolean, steps = 60): number {
-  if (!ok(lo)) return lo;
-  if (ok(hi)) return hi;
-  let a = lo;
-  let b = hi;
-  for (let i = 0; i < steps; i++) {
-    const m = (a + b) / 2;
-    if (ok(m)) a = m;
-    else b = m;
-  }
-  return a;
-}
-
-/** Mean context of a decoding sequence: its prompt and half its output. */
-const meanContext = (wl: ServingWorkload) => wl.isl + wl.osl / 2;
-
-/** Prompts per prefill forward and a prefill worker's requests per second at that batch. */
-export function prefillCapacity(w: WorkerSpeed, isl: number): { prompts: number; requestsPerSecond: number } {
-  const prompts = Math.max(1, Math.floor(engineOf(w).maxBatchedTokens / isl));
-  return { prompts, requestsPerSecond: (prompts * 1000) / prefillMs(w, isl, prompts) };
-}
-
-/**
- * The decode batch Little's law gives one worker at `rate` arrivals per second, where a sequence's ITL at
- * batch b is `itl(b)`; undefined when none fits under `maxBatch`.
- */
-function balancedBatch(rate: number, osl: number, maxBatch: number, itl: (b: number) => number): number | undefined {
-  const excess = (b: number) => (rate * osl * itl(Math.max(1, b))) / 1000 - b;
-  if (maxBatch < 1 || excess(maxBatch) > 0) return undefined;
-  return bisect(0, maxBatch, (b) => excess(b) > 0);
-}
-
-/** A decode worker's requests per second at its largest batch (within the ITL objective when one is set). */
-export function decodeCapacity(w: WorkerSpeed, wl: ServingWorkload): { batch: number; requestsPerSecond: number } {
-  const ctx = meanContext(wl);
-  const max = maxDecodeBatch(w, wl.isl, wl.osl);
-  const itlOk = (b: number) => wl.itlMs === undefined || decodeStepMs(w, b, ctx) <= wl.itlMs;
-  const batch = max < 1 ? 0 : Math.floor(bisect(1, max, itlOk));
-  if (batch < 1 || !itlOk(batch)) return { batch: 0, requestsPerSecond: 0 };
-  return { batch, requestsPerSecond: (batch * 1000) / (wl.osl * decodeStepMs(w, batch, ctx)) };
-}
-
-/**
- * Milliseconds to move one request's KV cache (ISL tokens) from a prefill worker of tensor parallel `tp`: the fit
- * section's expected time (each rank at the measured NIXL rate, at most its line rate), not the line-rate bound.
- */
-export function requestKvTransferMs(
-  m: ModelFacts,
-  kvDtype: KvCacheDtype,
-  isl: number,
-  tp: number,
-  link: KvLink,
-): number {
-  return kvTransfer(m, tp, kvDtype, isl, link).expectedMs;
-}
-
-/** The disaggregated layout: prefill and decode workers, the KV cache crossing `kvTransferMs` per request. */
-export function disaggregated(p: RoleWorkers, d: RoleWorkers, wl: ServingWorkload, kvTransferMs: number): Layout {
-  const pc = prefillCapacity(p.speed, wl.isl);
-  const serviceMs = 1000 / pc.requestsPerSecond;
-  const oneMs = prefillMs(p.speed, wl.isl);
-  const maxBatch = maxDecodeBatch(d.speed, wl.isl, wl.osl);
-  const step = (b: number) => decodeStepMs(d.speed, b, meanContext(wl));
-  const dc = decodeCapacity(d.speed, { ...wl, itlMs: undefined });
-  return {
-    capacityRequestsPerSecond: Math.min(p.replicas * pc.requestsPerSecond, d.replicas * dc.requestsPerSecond),
-    at(rate) {
-      const wait = mdcWaitMs(p.replicas, rate, serviceMs);
-      const b = balancedBatch(rate / d.replicas, wl.osl, maxBatch, step);
-      if (!Number.isFinite(wait) || b === undefined) return { requestsPerSecond: rate };
-      const itlMs = step(Math.max(1, b));
-      const fixed = oneMs + kvTransferMs + itlMs;
-      const pct = (q: number) => fixed + mdcWaitPercentileMs(p.replicas, rate, serviceMs, q);
-      return {
-        requestsPerSecond: rate,
-        ttftMs: fixed + wait,
-        itlMs,
-        ttftP50Ms: pct(0.5),
-        ttftP90Ms: pct(0.9),
-        itlP50Ms: itlMs,
-        itlP90Ms: itlMs,
-      };
-    },
-  };
-}
-
-/** Aggregated workers: each runs prefill and decode of its own requests in the same steps. */
-export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
-  const pc = prefillCapacity(a.speed, wl.isl);
-  const perPromptMs = 1000 / pc.requestsPerSecond;
-  const oneMs = prefillMs(a.speed, wl.isl);
-  const budget = engineOf(a.speed).maxBatchedTokens;
-  const maxBatch = maxDecodeBatch(a.speed, wl.isl, wl.osl);
-  const step = (b: number) => decodeStepMs(a.speed, b, meanContext(wl));
-  const point = (rate: number): LoadPoint => {
-    const perWorker = rate / a.replicas;
-    const u = (perWorker * perPromptMs) / 1000;
-    if (u >= 1) return { requestsPerSecond: rate };
-    const b = balancedBatch(perWorker, wl.osl, maxBatch, (x) => step(x) / (1 - u));
-    if (b === undefined) return { requestsPerSecond: rate };
-    const plain = step(Math.max(1, b));
-    const chunk = Math.max(1, Math.min(wl.isl, budget - b));
-    const chunks = Math.ceil(wl.isl / chunk);
-    // The first token is sampled by the prompt's own last prefill step; each of its steps also advances the
-    // other sequences, which adds their batch-dependent cost (KV reads, GEMM rows), not a whole decode step.
-    const others = Math.max(0, b - 1);
-    const ownMs = oneMs + (others > 0 ? chunks * Math.max(0, step(Math.max(1, others)) - step(1)) : 0);
-    // The share of steps that carry a prefill chunk: each request brings `chunks` of them.
-    const stalled = plain + prefillMs(a.speed, chunk);
-    const share = Math.min(1, (perWorker * chunks * stalled) / 1000);
-    const pct = (q: number) => ownMs + mdcWaitPercentileMs(1, (u * 1000) / ownMs, ownMs, q);
-    return {
-      requestsPerSecond: rate,
-      ttftMs: ownMs + (u * ownMs) / (2 * (1 - u)),
-      itlMs: plain / (1 - u),
-      ttftP50Ms: pct(0.5),
-      ttftP90Ms: pct(0.9),
-      itlP50Ms: share > 0.5 ? stalled : plain,
-      itlP90Ms: share > 0.1 ? stalled : plain,
-    };
-  };
-  const stable = (rate: number) => point(rate).itlMs !== undefined;
-  const capacity = bisect(0, a.replicas * pc.requestsPerSecond, stable);
-  return { capacityRequestsPerSecond: capacity, at: point };
-}
-
-/** Whether a load point meets the workload's objectives (and is not saturated). */
-export function meetsObjectives(p: LoadPoint, wl: ServingWorkload): boolean {
-  if (p.ttftMs === undefined || p.itlMs === undefined) return false;
-  return (wl.ttftMs === undefined || p.ttftMs <= wl.ttftMs) && (wl.itlMs === undefined || p.itlMs <= wl.itlMs);
-}
-
-/** The most requests per second a layout serves within the workload's objectives (its capacity without any). */
-export function goodput(l: Layout, wl: ServingWorkload): number {
-  const cap = l.capacityRequestsPerSecond;
-  if (cap <= 0) return 0;
-  return bisect(0, cap * (1 - 1e-9), (r) => r === 0 || meetsObjectives(l.at(r), wl));
-}
-
-/** The load point of a layout at the workload's declared load (closed loop: Little's law). */
-export function atLoad(l: Layout, wl: ServingWorkload): LoadPoint {
-  if (wl.requestsPerSecond !== undefined) return l.at(wl.requestsPerSecond);
-  const n = wl.concurrency ?? 1;
-  const inFlight = (r: number) => {
-    const p = l.at(r);
-    return p.ttftMs === undefined || p.itlMs === undefined ? Infinity : (r * (p.ttftMs + wl.osl * p.itlMs)) / 1000;
-  };
-  const cap = l.capacityRequestsPerSecond * (1 - 1e-9);
-  return l.at(bisect(0, cap, (r) => inFlight(r) <= n));
-}
-
-/** Requests per second a layout serves at the declared load: the load when it keeps up, else its capacity. */
-export function servedAtLoad(l: Layout, wl: ServingWorkload): number {
-  const p = atLoad(l, wl);
-  return p.itlMs === undefined ? l.capacityRequestsPerSecond : p.requestsPerSecond;
-}
-
-/**
- * What each layout serves: requests per second within the objectives when any is declared, else requests per
- * second served at the declared load.
- */
-export function layoutThroughputs(disagg: Layout, agg: Layout, wl: ServingWorkload): { disagg: number; agg: number } {
-  const slo = wl.ttftMs !== undefined || wl.itlMs !== undefined;
-  const of = (l: Layout) => (slo ? goodput(l, wl) : servedAtLoad(l, wl));
-  return { disagg: of(disagg), agg: of(agg) };
-}
-
-/** Disaggregated over aggregated (`layoutThroughputs`); undefined when the aggregated layout serves none. */
-export function disaggGain(disagg: Layout, agg: Layout, wl: ServingWorkload): number | undefined {
-  const t = layoutThroughputs(disagg, agg, wl);
-  return t.agg > 0 ? t.disagg / t.agg : undefined;
-}
 
 /*
  * The serving estimate of a graph (`plan.json` `serving`): from the model, the two roles' workers and the
@@ -655,73 +396,4 @@ function bottleneckOf(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed): "prefill
   const prefill = i.prefill.replicas * prefillCapacity(p, wl.isl).requestsPerSecond;
   const decode = i.decode.replicas * decodeCapacity(d, { ...wl, itlMs: undefined }).requestsPerSecond;
   return prefill <= decode ? "prefill" : "decode";
-}
-
-/*
- * The declared workload on the DynamoGraphDeployment: `dynamo-efa/workload`, the resolved workload as JSON,
- * written only when the config declares one, so the plan, the policy `serving-estimate-meets-workload` and a
- * person reading the graph see the traffic the estimate is for. A graph without it is estimated at the
- * defaults (`INFERENCE_DEFAULTS.workload`). Pure.
- */
-/** The annotation of a declared workload (nothing for the defaults, so undeclared graphs render as before). */
-export function workloadAnnotations(r: Pick<ResolvedInference, "workload">): Record<string, string> {
-  if (!r.workload.declared) return {};
-  const { declared: _declared, ...w } = r.workload;
-  return { [Annotation.Workload]: JSON.stringify(w) };
-}
-
-const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
-
-/**
- * The workload of a graph's annotations: the annotation's, else the defaults; a reason when the annotation is
- * not a workload (a hand edit).
- */
-export function workloadOf(annotations: Readonly<Record<string, string>>): ResolvedWorkload | { why: string } {
-  const raw = annotations[Annotation.Workload];
-  if (raw === undefined) return resolveWorkload(undefined);
-  let v: Record<string, unknown>;
-  try {
-    v = JSON.parse(raw) as Record<string, unknown>;
-  } catch (e) {
-    return { why: `annotation ${Annotation.Workload} is not JSON (${(e as Error).message})` };
-  }
-  const w: WorkloadArgs = {
-    isl: num(v?.isl) ?? INFERENCE_DEFAULTS.workload.isl,
-    osl: num(v?.osl) ?? INFERENCE_DEFAULTS.workload.osl,
-    ...(num(v?.requestsPerSecond) ? { requestsPerSecond: num(v.requestsPerSecond) } : {}),
-    ...(num(v?.concurrency) ? { concurrency: num(v.concurrency) } : {}),
-    ...(num(v?.ttftMs) ? { ttftMs: num(v.ttftMs) } : {}),
-    ...(num(v?.itlMs) ? { itlMs: num(v.itlMs) } : {}),
-  };
-  return resolveWorkload(w);
-}
-
-/*
- * The declared workload (`workload`) against its bounds and the graph: one load, not two, and requests that
- * fit `maxModelLen` (the engine refuses a longer one, so the estimate would be for traffic that cannot run).
- * Pure.
- */
-
-/** Every problem with `r.workload`; none when it was not declared (the defaults are valid by construction). */
-export function validateWorkload(r: ResolvedInference, at: (k: string) => string): Problem[] {
-  const w = r.workload;
-  if (!w.declared) return [];
-  const p = (k: string) => at(`workload.${k}`);
-  const out: Problem[] = [...checkRange(p("isl"), w.isl, L.isl), ...checkRange(p("osl"), w.osl, L.osl)];
-  if (w.concurrency !== undefined) out.push(...checkRange(p("concurrency"), w.concurrency, L.concurrency));
-  if (w.requestsPerSecond !== undefined)
-    out.push(...checkNumberRange(p("requestsPerSecond"), w.requestsPerSecond, L.requestsPerSecond, "a rate", 20));
-  if (w.ttftMs !== undefined) out.push(...checkNumberRange(p("ttftMs"), w.ttftMs, L.ttftMs, "milliseconds", 1000));
-  if (w.itlMs !== undefined) out.push(...checkNumberRange(p("itlMs"), w.itlMs, L.itlMs, "milliseconds", 25));
-  if (w.requestsPerSecond !== undefined && w.concurrency !== undefined)
-    out.push({
-      propertyPath: p("concurrency"),
-      reason: `(${w.concurrency}) and workload.requestsPerSecond (${w.requestsPerSecond}) are both set; the load is one of them: an open-loop arrival rate or a closed-loop concurrency. Remove one`,
-    });
-  if (out.length === 0 && w.isl + w.osl > r.maxModelLen)
-    out.push({
-      propertyPath: p("isl"),
-      reason: `(${w.isl}) + workload.osl (${w.osl}) = ${w.isl + w.osl} tokens exceeds ${at("maxModelLen")} (${r.maxModelLen}): the engine refuses such a request. Raise ${at("maxModelLen")} to at least ${w.isl + w.osl} or shorten the workload`,
-    });
-  return out;
 }

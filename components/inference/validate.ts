@@ -27,7 +27,7 @@ import { modelFacts } from "../catalog/models";
 import { efaPerWorker, nodesPerRole, poolHasEfa, totalGpus, usesEfa, workerShape, validateModelFit } from "./fit";
 import { networkProblems } from "./network";
 import { isDigestPinned } from "../image/ref";
-import { validateWorkload } from "./serving";
+import { validateWorkload } from "./workload";
 
 /** `repo@sha256:<64 hex>`: the only image form accepted (deployments roll only on real change). */
 export const DIGEST_PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;

@@ -3,7 +3,7 @@
  * and context, and the batch the KV cache allows. Pure arithmetic on the model's shape and a GPU's
  * measured rates (the rates section below; the H200 measurements they come from are the first section), or
  * other GPUs' rates scaled from their datasheets; no Pulumi import. The load on several workers (queueing, the
- * two layouts, the balanced split) and the workload it is estimated for are `./serving.ts`.
+ * two layouts) is `./layouts.ts`, the estimate of a graph `./serving.ts`, the workload `./workload.ts`.
  *
  * Prefill of `n` prompts of `s` tokens on a worker of tensor parallel `t` (per GPU of the worker):
  *   GEMM      = 2 x linear parameters one token uses x n s / t  FLOPs at the measured rate for n s tokens

@@ -7,13 +7,8 @@
  * gives the plan's own estimate.
  */
 import { Backend } from "../../components/inference/args";
-import {
-  ServingEstimate,
-  servingEstimate,
-  ServingInput,
-  ServingRoleInput,
-  workloadOf,
-} from "../../components/inference/serving";
+import { ServingEstimate, servingEstimate, ServingInput, ServingRoleInput } from "../../components/inference/serving";
+import { workloadOf } from "../../components/inference/workload";
 import { commandWords, fitFlags, FIT_FLAGS_TEXT } from "./_command";
 import { efaOf, GraphService, instanceTypeOf, workers } from "./_predicates";
 import { PlanDgd } from "./_dgd";

@@ -31,7 +31,7 @@ import {
   servingShape,
   WorkerSpeed,
 } from "../../components/inference/worker-speed";
-import * as L from "../../components/inference/serving";
+import * as L from "../../components/inference/layouts";
 import { loadFacts } from "../contracts/facts";
 
 /** One row of the table. */

@@ -7,7 +7,7 @@ import { strict as assert } from "assert";
 import { KvCacheDtype } from "../../components/catalog/models";
 import { modelFacts } from "../../components/catalog/models";
 import { resolveWorkload, type ResolvedInference } from "../../components/inference/args";
-import { validateWorkload, workloadAnnotations, workloadOf } from "../../components/inference/serving";
+import { validateWorkload, workloadAnnotations, workloadOf } from "../../components/inference/workload";
 import {
   decodeStepMs,
   prefillMs,
@@ -15,7 +15,7 @@ import {
   WorkerSpeed,
   H200_RATES,
 } from "../../components/inference/worker-speed";
-import * as L from "../../components/inference/serving";
+import * as L from "../../components/inference/layouts";
 import { recommendedSplit } from "../../components/inference/serving-split";
 import { Placement } from "../../components/inference/args";
 import { Annotation } from "../../components/_shared/annotations";
