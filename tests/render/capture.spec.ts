@@ -104,10 +104,10 @@ describe("render capture engine (tiny fixture program)", () => {
 });
 
 describe("render capture engine: errors inside apply", () => {
+  // A hang never settles: mocha's timeout fails the case (no wall-clock bound of its own, which a loaded machine breaks).
   it("rejects with the error (problems intact) instead of hanging", async () => {
     const { ValidationError } = await import("../../components/_shared/problems");
     const aws = await import("@pulumi/aws");
-    const started = Date.now();
     await assert.rejects(
       capture(
         () => {
@@ -125,7 +125,6 @@ describe("render capture engine: errors inside apply", () => {
       ),
       (e: unknown) => e instanceof ValidationError && e.problems[0].propertyPath === "inference.model",
     );
-    assert.ok(Date.now() - started < 10000);
   });
 
   it("still captures normally afterwards", async () => {
