@@ -22,7 +22,7 @@ const out = run();
 
 /** In-cluster URL of the OpenAI-compatible Frontend. */
 export const frontendUrl = out.frontendUrl;
-/** URL of the Frontend's internal load balancer (only with `frontend.serviceType: InternalLoadBalancer`). */
+/** URL of the Frontend's internal load balancer (only with `frontend.serviceType: InternalLoadBalancer`; else null). */
 export const frontendLoadBalancerUrl = out.frontendLoadBalancerUrl;
 /** Digest-pinned image the workers run. */
 export const imageRef = out.imageRef;

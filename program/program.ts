@@ -23,8 +23,11 @@ export const BASE_NAME = "dynamo-efa";
 export type ProgramExports = {
   /** In-cluster URL of the OpenAI-compatible Frontend. */
   readonly frontendUrl: pulumi.Output<string>;
-  /** URL of the Frontend's internal load balancer; undefined unless `frontend.serviceType` is "InternalLoadBalancer". */
-  readonly frontendLoadBalancerUrl: pulumi.Output<string> | undefined;
+  /**
+   * URL of the Frontend's internal load balancer; null unless `frontend.serviceType` is "InternalLoadBalancer" (null,
+   * not undefined: Pulumi warns on every run about a stack output that is undefined).
+   */
+  readonly frontendLoadBalancerUrl: pulumi.Output<string> | null;
   /** Digest-pinned image the workers run. */
   readonly imageRef: pulumi.Output<string>;
   /** EKS cluster name. */
@@ -90,7 +93,7 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   // the module object that `BASE_NAME` and friends are read through (TDZ error at `pulumi up`).
   const outputs: ProgramExports = {
     frontendUrl: inference.frontendUrl,
-    frontendLoadBalancerUrl: inference.frontendLoadBalancerUrl,
+    frontendLoadBalancerUrl: inference.frontendLoadBalancerUrl ?? null,
     imageRef: image.ref,
     clusterName: cluster.clusterName,
     kubeconfig: pulumi.secret(cluster.kubeconfig),

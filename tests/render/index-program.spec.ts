@@ -16,6 +16,7 @@ describe("index.ts (the Pulumi program entry)", function () {
     const c = await captureIndex(ROOT);
     assert.deepEqual(Object.keys(c.outputs).sort(), [
       "clusterName",
+      "frontendLoadBalancerUrl",
       "frontendUrl",
       "imageRef",
       "kubeconfig",
@@ -23,6 +24,8 @@ describe("index.ts (the Pulumi program entry)", function () {
       "servedModelName",
     ]);
     assert.equal(c.outputs.frontendUrl, "http://llm-frontend.dynamo.svc.cluster.local:8000");
+    // A ClusterIP Frontend has no load balancer: null, stated (an undefined output makes Pulumi warn on every run).
+    assert.equal(c.outputs.frontendLoadBalancerUrl, null);
     // The default release (dynamo-1.6) deploys the vendor's runtime image, its tag resolved to a digest.
     assert.match(String(c.outputs.imageRef), /^nvcr\.io\/nvidia\/ai-dynamo\/vllm-runtime@sha256:[0-9a-f]{64}$/);
     assert.equal(c.outputs.kubeconfig, "[secret]");
