@@ -222,10 +222,14 @@ export const image = {
 
 /**
  * Digest pins of the pulled images at their default tags (`image.baseImageTag`, `image.pytorchImageTag`,
- * `image.runtimeImageTag`), used whenever the tag is the default and no `imageDigests` entry is given. Only digests
- * read in stored public sources (the fact file tests/contracts/facts/base-image-digests.json names them):
- * - base: three BuildKit logs of ai-dynamo builds resolve cuda-dl-base:25.06-cuda12.9-devel-ubuntu24.04 to it;
- * - pytorch: a stored Dockerfile pins pytorch:25.12-py3 to it (two further documents quote its first hex digits);
+ * `image.runtimeImageTag`), used whenever the tag is the default and no `imageDigests` entry is given (the seed
+ * release's from-source build: dynamo-1.6 deploys the vendor's runtime images). Only digests read in public sources,
+ * found by exact search of stored public files (re-checked 2026-12-01); no repository and commit could be recorded
+ * for them, so there is no contract fact file, and a build that pulls them fails if the registry disagrees:
+ * - base: three BuildKit logs of ai-dynamo container builds (`[dynamo_base 1/7] FROM
+ *   nvcr.io/nvidia/cuda-dl-base:25.06-cuda12.9-devel-ubuntu24.04@sha256:ab128a0b...`);
+ * - pytorch: a public Dockerfile `FROM nvcr.io/nvidia/pytorch:25.12-py3@sha256:1dc787f5...`, and a timed `docker
+ *   pull` log whose `Digest:` line gives the same index digest;
  * - runtime: none. Stored sources give two different digests for nvidia/cuda:12.9.1-runtime-ubuntu24.04 (both on
  *   Docker Hub, none for nvcr.io), so this package cannot tell which one nvcr.io serves: pinned by tag only.
  * Every stage built from a pinned image checks `uname -m` is x86_64, so a digest of another platform fails early.
