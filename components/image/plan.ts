@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "fs";
 import { isAbsolute, join, relative, resolve, sep } from "path";
 import { ArchTarget, ConsumerArchLists, CudaToolkit } from "../catalog";
+import { parseCudaToolkit } from "../catalog/cuda";
 import { Checked, failed, ok, Problem, valueOf } from "../_shared/problems";
 import { DynamoImageArgs, ResolvedImageArgs, resolveArgs } from "./args";
 import { CacheSettings, ContextFile, archStrings, cacheSettings, contentTag, deriveBuildArgs, sha256 } from "./derive";
@@ -171,7 +172,7 @@ export function checkImagePlan(args: DynamoImageArgs): Checked<ImagePlan> {
   const problems = validate(r, args, files, facts);
   if (problems.length > 0) return failed(problems);
   const toolkit = valueOf(SUBJECT, facts.toolkit);
-  if (vendor) return vendorPlan(r, args, toolkit, statedArchs(r, facts));
+  if (vendor) return vendorPlan(r, args, vendorToolkit(r, toolkit), statedArchs(r, facts));
   const archs = validated(facts.archs, "cudaArchs");
   if (r.ref !== undefined)
     return ok({
@@ -189,6 +190,19 @@ export function checkImagePlan(args: DynamoImageArgs): Checked<ImagePlan> {
   const context = contextFiles(built.context);
   if (!context.ok) return failed(context.problems);
   return ok(buildPlan(r, args, { toolkit, archs, archLists }, built, context.value));
+}
+
+/**
+ * The toolkit of a vendor image: what the vendor states for the image it serves (for two combined images the vLLM
+ * runtime's: the combined image is built on it), else `fallback`. A stack's `cudaToolkit` is refused with a vendor
+ * image (validate.ts: nothing is compiled), so the vendor's word is the only one.
+ */
+function vendorToolkit(r: ResolvedImageArgs, fallback: CudaToolkit): CudaToolkit {
+  const image = r.vendorImages[r.source === ImageSource.Prebuilt ? r.backend : "vllm"];
+  if (image?.cudaToolkit === undefined) return fallback;
+  const stated = parseCudaToolkit(image.cudaToolkit.version, "vendorImages.cudaToolkit");
+  if (!stated.ok) throw new Error(`release data: ${stated.problems.map((p) => p.reason).join("; ")}`);
+  return stated.value;
 }
 
 /**

@@ -38,6 +38,11 @@ export interface VendorImage {
    * plan and the arch policies read for an image nothing compiled here. @default - none stated
    */
   readonly cudaArchs?: { readonly archs: readonly string[]; readonly source: string };
+  /**
+   * The CUDA toolkit the vendor built the image with, and where that is written: the toolkit the plan states and the
+   * arch lists are read against for an image nothing compiled here. @default - `cudaToolkit`
+   */
+  readonly cudaToolkit?: { readonly version: string; readonly source: string };
 }
 
 /** What getting an image this way costs, as the plan states it. */

@@ -26,6 +26,7 @@ describe("index.ts under Pulumi's own TypeScript loader", function () {
     assert.equal(loader.typescript, version, "Pulumi must compile with the project's TypeScript");
     assert.deepEqual(Object.keys(outputs).sort(), [
       "clusterName",
+      "frontendLoadBalancerUrl",
       "frontendUrl",
       "imageRef",
       "kubeconfig",

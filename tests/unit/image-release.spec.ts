@@ -20,8 +20,21 @@ describe("the image a release implies", () => {
   it("dynamo-1.6: the backend's vendor runtime image by default, resolved to a digest at pulumi up", () => {
     const p = plan(ReleaseId.Dynamo16, undefined, "trtllm");
     assert.ok(p.kind === "prebuilt" && p.source === "prebuilt");
-    assert.deepStrictEqual(p.resolve, release(ReleaseId.Dynamo16).engines.trtllm.vendorImage);
+    const trtllm = release(ReleaseId.Dynamo16).engines.trtllm;
+    assert.deepStrictEqual(p.resolve, { ...trtllm.vendorImage, cudaToolkit: trtllm.cuda });
     assert.strictEqual(p.ref, undefined, "no readable digest: the tag is resolved at up, never deployed as a tag");
+  });
+
+  it("a vendor image states the CUDA toolkit its vendor built it with", () => {
+    assert.equal(plan(ReleaseId.Dynamo16, undefined, "vllm").cudaToolkit, "13.0");
+    assert.equal(plan(ReleaseId.Dynamo16, undefined, "trtllm").cudaToolkit, "13.1");
+    // Two combined images: the vLLM runtime's, the image the combined one is built on.
+    assert.equal(plan(ReleaseId.Dynamo16, "combined").cudaToolkit, "13.0");
+    // The seed's from-source build compiles with its own toolkit.
+    assert.equal(plan(ReleaseId.Seed, undefined).cudaToolkit, "12.9");
+    // A stack cannot restate it: `cudaToolkit` has no effect on an image nothing is built from, and is refused.
+    const stated = checkImagePlan({ ...releaseImageArgs(release(ReleaseId.Dynamo16), {}).args, cudaToolkit: "13.2" });
+    assert.ok(!stated.ok && stated.problems[0]!.propertyPath === "cudaToolkit", JSON.stringify(stated));
   });
 
   it("dynamo-1.6 combined: the two vendor images, nothing compiled", () => {
