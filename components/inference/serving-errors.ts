@@ -7,7 +7,12 @@
  */
 import errors from "./serving-errors.json";
 import ucxFacts from "./facts/dynamo-ucx-kv.json";
-import type { Range, Verdict } from "./serving";
+
+/** A range [low, high] around an estimate. */
+export type Range = readonly [number, number];
+
+/** The verdict on disaggregation: only a gain range that excludes 1 decides. */
+export type Verdict = "disaggregated" | "aggregated" | "too close to call";
 
 /** What a range is taken for. */
 export type Quantity = "throughput" | "ttft" | "itl" | "gain";

@@ -6,7 +6,17 @@
  * Pure.
  */
 import { Placement } from "./args";
-import type { RecommendedSplit } from "./serving";
+
+/** The prefill:decode split that balances the roles and deploys on the pool. */
+export interface RecommendedSplit {
+  readonly prefill: number;
+  readonly decode: number;
+  readonly requestsPerSecond: number;
+  /** Nodes each role takes under separate-nodes (whole nodes per role), and their sum. */
+  readonly nodes: { readonly prefill: number; readonly decode: number; readonly total: number };
+  /** Whether it fits the nodes the graph's own split takes (so it deploys wherever the graph does). */
+  readonly fitsPool: boolean;
+}
 
 /** What the split is chosen from: each role's worker size and per-worker capacity, the GPUs and the pool. */
 export interface SplitInput {

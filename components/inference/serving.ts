@@ -6,8 +6,8 @@
  */
 import { KvCacheDtype, ModelFacts } from "../catalog/models";
 import { kvTransfer, kvLink, workerFit } from "./fit";
-import { nodesOfSplit, recommendedSplit, SplitInput } from "./serving-split";
-import { ucxKvRangeMs, uncertaintyOf, Uncertainty, UncertaintyInput } from "./serving-errors";
+import { nodesOfSplit, RecommendedSplit, recommendedSplit, SplitInput } from "./serving-split";
+import { Range, ucxKvRangeMs, uncertaintyOf, Uncertainty, UncertaintyInput, Verdict } from "./serving-errors";
 import type { EngineSettings } from "./engine-settings";
 import { Backend, Placement, ResolvedWorkload } from "./args";
 import {
@@ -85,23 +85,6 @@ export interface ServingLatency {
   readonly ttftP90Ms: number | null;
   readonly itlP50Ms: number | null;
   readonly itlP90Ms: number | null;
-}
-
-/** A range [low, high] around an estimate. */
-export type Range = readonly [number, number];
-
-/** The verdict on disaggregation: only a gain range that excludes 1 decides. */
-export type Verdict = "disaggregated" | "aggregated" | "too close to call";
-
-/** The prefill:decode split that balances the roles and deploys on the pool. */
-export interface RecommendedSplit {
-  readonly prefill: number;
-  readonly decode: number;
-  readonly requestsPerSecond: number;
-  /** Nodes each role takes under separate-nodes (whole nodes per role), and their sum. */
-  readonly nodes: { readonly prefill: number; readonly decode: number; readonly total: number };
-  /** Whether it fits the nodes the graph's own split takes (so it deploys wherever the graph does). */
-  readonly fitsPool: boolean;
 }
 
 /** `plan.json` `serving`. */

@@ -5,7 +5,8 @@
  */
 import { strict as assert } from "assert";
 import { join } from "node:path";
-import { main, parse, USAGE } from "../../tools/measure/cli";
+import { parse, USAGE } from "../../tools/measure/args";
+import { main } from "../../tools/measure/cli";
 import { ExitCode } from "../../tools/_shared/exit-codes";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

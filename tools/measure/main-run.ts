@@ -8,7 +8,7 @@ import { UsageError } from "../_shared/input";
 import { loadProject, stackFilePath } from "../_shared/stackfile";
 import { stackInference } from "../verify/target";
 import { loadKubeConfig } from "../verify/k8s";
-import type { Io, parse } from "./cli";
+import type { Io, parse } from "./args";
 import { Cleanup } from "./cluster";
 import { measure } from "./run";
 import type { MeasureReport } from "./summary";

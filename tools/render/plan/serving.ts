@@ -8,7 +8,8 @@
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import { InferencePlan, servingInputOf } from "../../../components/inference/plan";
-import { Range, ServingEstimate, servingEstimate, ServingLatency } from "../../../components/inference/serving";
+import { ServingEstimate, servingEstimate, ServingLatency } from "../../../components/inference/serving";
+import type { Range } from "../../../components/inference/serving-errors";
 import { table } from "../output/md-table";
 import { planPool } from "./model";
 
