@@ -4,7 +4,8 @@
  * inside components/ (the catalog sits on `_shared` and `versions`; a component folder imports the catalog,
  * `_shared` and `versions`, never another component's files but for the exceptions listed below), and nothing
  * outside tests/ imports tests/. Every relative import, `import type`, re-export, `require()` and dynamic
- * `import()` counts: `ts.preProcessFile` reads them the way the compiler does.
+ * `import()` counts: `ts.preProcessFile` reads them the way the compiler does. No module imports itself back through
+ * others, type-only imports included (a cycle hides which of two files is the base).
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -234,5 +235,57 @@ describe("layering: import directions between folders", () => {
     );
     // A module is matched exactly: `versions` does not admit a sibling that only starts with its name.
     assert.equal(outside(rel, `import { x } from "../versions-extra";`, componentAllowed(rel, "image")).length, 1);
+  });
+});
+
+/** A module's key: its path without extension and without a trailing `/index` (how `importsOf` names targets). */
+const moduleKey = (rel: string) => rel.replace(/\.(ts|mts|cts|js|mjs|cjs)$/, "").replace(/\/index$/, "");
+
+/** The import cycles of a module graph (each as its modules, in order), by depth-first search. */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (m: string): void => {
+    state.set(m, "open");
+    stack.push(m);
+    for (const next of graph.get(m) ?? []) {
+      if (state.get(next) === "open") found.push(stack.slice(stack.indexOf(next)));
+      else if (!state.has(next) && graph.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(m, "done");
+  };
+  for (const m of [...graph.keys()].sort()) if (!state.has(m)) visit(m);
+  return found;
+}
+
+describe("layering: no import cycles", () => {
+  it("no source module imports itself back through others (type-only imports included)", () => {
+    const files = filesUnder(".").filter((f) => !f.startsWith("tests/"));
+    const graph = new Map(files.map((f) => [moduleKey(f), importsOf(f, read(f)).map((i) => i.target)]));
+    assert.deepEqual(
+      cycles(graph).map((c) => [...c, c[0]].join(" -> ")),
+      [],
+    );
+  });
+
+  it("finds a cycle, type-only or not (the check can fail)", () => {
+    const graph = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a", "d"]],
+      ["d", []],
+    ]);
+    assert.deepEqual(cycles(graph), [["a", "b", "c"]]);
+    assert.deepEqual(
+      cycles(
+        new Map([
+          ["a", ["b"]],
+          ["b", []],
+        ]),
+      ),
+      [],
+    );
   });
 });
