@@ -198,11 +198,21 @@ async function gateL(
     ]);
   const late = budget.outOfTime("L");
   if (late) return late;
+  const { probes, ms } = await probeEach(kc, t.namespace, workers, LOCALITY_PROBE_SCRIPT, budget);
+  return gateLocality(probes, ms);
+}
+
+/** `script` run in every worker at once, within what is left of the budget, and how long that took. */
+async function probeEach(
+  kc: KubeConfig,
+  namespace: string,
+  workers: readonly PodRef[],
+  script: string,
+  budget: Budget,
+) {
   const t0 = Date.now();
-  const probes = await Promise.all(
-    workers.map((p) => execInPod(kc, t.namespace, p, LOCALITY_PROBE_SCRIPT, budget.left())),
-  );
-  return gateLocality(probes, elapsed(t0));
+  const probes = await Promise.all(workers.map((p) => execInPod(kc, namespace, p, script, budget.left())));
+  return { probes, ms: elapsed(t0) };
 }
 
 /** Gate G after C's requests (so NIXL has moved KV): one exec probe per worker. */
@@ -217,11 +227,8 @@ async function gateG(
   if (b.length) return skipped("G", b);
   const late = budget.outOfTime("G");
   if (late) return late;
-  const t0 = Date.now();
-  const probes = await Promise.all(
-    workers.map((p) => execInPod(kc, t.namespace, p, WORKER_PROBE_SCRIPT, budget.left())),
-  );
-  return gateEfaProcess(t.backend, probes, t.kvTransport ?? KvTransport.Libfabric, elapsed(t0));
+  const { probes, ms } = await probeEach(kc, t.namespace, workers, WORKER_PROBE_SCRIPT, budget);
+  return gateEfaProcess(t.backend, probes, t.kvTransport ?? KvTransport.Libfabric, ms);
 }
 
 /** Runs gates A-E, and F when there is a Prometheus to read. Unreachable cluster or Frontend: the outcome keeps what ran and says why. */
