@@ -37,9 +37,20 @@ export const CHECKS = {
 const seconds = (since) => ((Date.now() - since) / 1000).toFixed(1);
 const children = new Set();
 
-/** Runs one check; resolves to its summary once it has ended (its held output printed). */
-function run(name, live) {
-  const [cmd, ...args] = CHECKS[name];
+/**
+ * What the command line adds to the specs check: mocha's own options (`npm test -- --grep fit`), and spec files,
+ * which replace the fast set (`npm test -- tests/unit/fit.spec.ts`: mocha would add a config's spec list to them, so
+ * files given run under .mocharc.json, which names none).
+ */
+export function specsWith(extra) {
+  const files = extra.some((a) => /\.spec\.ts$/.test(a));
+  const base = CHECKS.specs.map((a) => (files && a === ".mocharc.fast.cjs" ? ".mocharc.json" : a));
+  return [...base, ...extra];
+}
+
+/** Runs one check (`extra`: the specs' added arguments); resolves to its summary once it has ended. */
+function run(name, live, extra) {
+  const [cmd, ...args] = name === "specs" ? specsWith(extra) : CHECKS[name];
   const t0 = Date.now();
   const held = [];
   const child = spawn(cmd, args, { stdio: ["ignore", live ? "inherit" : "pipe", live ? "inherit" : "pipe"] });
@@ -63,9 +74,15 @@ function run(name, live) {
   });
 }
 
-/** Runs the checks named on the command line at once; exits 0 when every one passed, 1 when one failed. */
-async function main(names) {
-  const unknown = names.filter((n) => !(n in CHECKS));
+/**
+ * Runs the checks named first on the command line at once; what follows them goes to the specs check. Exits 0 when
+ * every one passed, 1 when one failed, 2 on a bad command line.
+ */
+async function main(argv) {
+  const first = argv.findIndex((a) => !(a in CHECKS));
+  const names = first < 0 ? argv : argv.slice(0, first);
+  const extra = first < 0 ? [] : argv.slice(first);
+  const unknown = extra.length > 0 && !names.includes("specs") ? [extra[0]] : [];
   if (names.length === 0 || unknown.length > 0) {
     const bad = unknown.length > 0 ? `unknown check ${unknown.map((n) => JSON.stringify(n)).join(", ")}; ` : "";
     process.stderr.write(`side-by-side: ${bad}name one or more of: ${Object.keys(CHECKS).join(", ")}\n`);
@@ -77,7 +94,7 @@ async function main(names) {
       process.exit(130);
     });
   const started = Date.now();
-  const results = await Promise.all(names.map((n, i) => run(n, i === 0)));
+  const results = await Promise.all(names.map((n, i) => run(n, i === 0, extra)));
   process.stdout.write(`\n${results.map((r) => r.text).join("; ")}; ${seconds(started)} s wall on ${cores} cores\n`);
   process.exit(results.every((r) => r.ok) ? 0 : 1);
 }

@@ -50,6 +50,17 @@ describe("CI runs every check: npm test, the linters and the slow specs", () => 
     assert.deepEqual(CHECKS.specs!.slice(1, 3), ["--config", ".mocharc.fast.cjs"]);
   });
 
+  it("`npm test -- <mocha options or spec files>` reaches the specs: files replace the fast set", async () => {
+    const url = pathToFileURL(path.join(ROOT, "tools", "side-by-side.mjs")).href;
+    const { specsWith } = (await import(url)) as { specsWith: (extra: string[]) => string[] };
+    const grep = specsWith(["--grep", "fit"]);
+    assert.deepEqual(grep.slice(1, 3), ["--config", ".mocharc.fast.cjs"]);
+    assert.deepEqual(grep.slice(-2), ["--grep", "fit"]);
+    const file = specsWith(["tests/unit/fit.spec.ts"]);
+    assert.deepEqual(file.slice(1, 3), ["--config", ".mocharc.json"]);
+    assert.equal(file.at(-1), "tests/unit/fit.spec.ts");
+  });
+
   it("the slow specs run in CI: `npm run test:slow` is mocha over .mocharc.slow.cjs", () => {
     assert.ok(ciScripts().includes("test:slow"));
     assert.equal(scripts["test:slow"], "mocha --config .mocharc.slow.cjs");
