@@ -18,7 +18,8 @@ export function expectGolden(relPath: string, actual: string): void {
     fs.writeFileSync(file, actual);
     return;
   }
-  const hint = `run \`UPDATE_GOLDEN=1 npm test\` to refresh tests/golden/${relPath} if the change is intended`;
+  // The goldens live in both spec sets (component graphs in the fast one, whole-stack renders in the slow one).
+  const hint = `run \`UPDATE_GOLDEN=1 npm run test:fast && UPDATE_GOLDEN=1 npm run test:slow\` to refresh tests/golden/${relPath} if the change is intended`;
   if (!fs.existsSync(file)) assert.fail(`golden file tests/golden/${relPath} does not exist; ${hint}`);
   const expected = fs.readFileSync(file, "utf8");
   if (expected === actual) return;
