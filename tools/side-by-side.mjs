@@ -9,7 +9,8 @@
 // components again (~15 CPU-s more), which a core already busy with the type check cannot give.
 //
 // Output: the first check named streams as it runs; the others are held and printed whole when they end, under
-// their name, so lines never interleave. The last line names each check, its status and its time.
+// their name, so lines never interleave. The last line starts with mocha's totals ("N passed, N failed, N skipped",
+// what CI readers look for) and names each check, its status and its time.
 // Plain JavaScript so that it starts without tsx. Plain data in, exit status out; nothing written to disk.
 import { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
@@ -48,17 +49,31 @@ export function specsWith(extra) {
   return [...base, ...extra];
 }
 
-/** Runs one check (`extra`: the specs' added arguments); resolves to its summary once it has ended. */
+/** mocha's closing line (tests/helpers/totals-reporter.cjs), which CI readers look for last. */
+const TOTALS = /^\d+ passed, \d+ failed, \d+ skipped/;
+
+/**
+ * Runs one check (`extra`: the specs' added arguments); resolves to its summary once it has ended. The live one's
+ * output is passed through as it comes (its colours kept when this terminal has them), remembering its last line.
+ */
 function run(name, live, extra) {
   const [cmd, ...args] = name === "specs" ? specsWith(extra) : CHECKS[name];
   const t0 = Date.now();
   const held = [];
-  const child = spawn(cmd, args, { stdio: ["ignore", live ? "inherit" : "pipe", live ? "inherit" : "pipe"] });
+  let last = "";
+  const env = live && process.stdout.isTTY ? { ...process.env, FORCE_COLOR: "1" } : process.env;
+  const child = spawn(cmd, args, { env, stdio: ["ignore", "pipe", live ? "inherit" : "pipe"] });
   children.add(child);
-  if (!live) {
-    child.stdout.on("data", (d) => held.push(d));
-    child.stderr.on("data", (d) => held.push(d));
-  }
+  child.stdout.on("data", (d) => {
+    if (!live) return held.push(d);
+    process.stdout.write(d);
+    last =
+      (last + d.toString())
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .pop() ?? last;
+  });
+  if (!live) child.stderr.on("data", (d) => held.push(d));
   return new Promise((resolve) => {
     const end = (code, why) => {
       children.delete(child);
@@ -67,7 +82,7 @@ function run(name, live, extra) {
         process.stdout.write(`\n--- ${name}: ${status}\n`);
         process.stdout.write(Buffer.concat(held));
       }
-      resolve({ name, ok: code === 0, text: `${name} ${status} in ${seconds(t0)} s` });
+      resolve({ name, ok: code === 0, text: `${name} ${status} in ${seconds(t0)} s`, last });
     };
     child.on("error", (e) => end(1, e.message));
     child.on("close", (code, signal) => end(code ?? 1, signal ? `killed by ${signal}` : `exit ${code}`));
@@ -95,7 +110,10 @@ async function main(argv) {
     });
   const started = Date.now();
   const results = await Promise.all(names.map((n, i) => run(n, i === 0, extra)));
-  process.stdout.write(`\n${results.map((r) => r.text).join("; ")}; ${seconds(started)} s wall on ${cores} cores\n`);
+  // The last line keeps mocha's totals first (what a CI reader matches), then each check's status and time.
+  const totals = TOTALS.test(results[0].last) ? `${results[0].last}; ` : "";
+  const checks = results.map((r) => r.text).join(", ");
+  process.stdout.write(`\n${totals}${checks}; ${seconds(started)} s wall on ${cores} cores\n`);
   process.exit(results.every((r) => r.ok) ? 0 : 1);
 }
 
