@@ -52,36 +52,36 @@ export function specsWith(extra) {
 /** mocha's closing line (tests/helpers/totals-reporter.cjs), which CI readers look for last. */
 const TOTALS = /^\d+ passed, \d+ failed, \d+ skipped/;
 
+/** A check's command line: the specs with what the command line added, the others as they are. */
+const commandOf = (name, extra) => (name === "specs" ? specsWith(extra) : CHECKS[name]);
+
 /**
- * Runs one check (`extra`: the specs' added arguments); resolves to its summary once it has ended. The live one's
- * output is passed through as it comes (its colours kept when this terminal has them), remembering its last line.
+ * Runs one command as check `name`; resolves to its summary once it has ended. The live one's output is passed
+ * through to `out` as it comes (its colours kept when this terminal has them), remembering its last line; the
+ * others' output is held and written whole, under their name, when they end.
  */
-function run(name, live, extra) {
-  const [cmd, ...args] = name === "specs" ? specsWith(extra) : CHECKS[name];
+function run(name, [cmd, ...args], live, out) {
   const t0 = Date.now();
   const held = [];
   let last = "";
+  let partial = ""; // the text after the last newline: a line still being written
   const env = live && process.stdout.isTTY ? { ...process.env, FORCE_COLOR: "1" } : process.env;
   const child = spawn(cmd, args, { env, stdio: ["ignore", "pipe", live ? "inherit" : "pipe"] });
   children.add(child);
   child.stdout.on("data", (d) => {
     if (!live) return held.push(d);
-    process.stdout.write(d);
-    last =
-      (last + d.toString())
-        .split("\n")
-        .filter((l) => l.trim() !== "")
-        .pop() ?? last;
+    out(d);
+    const lines = (partial + d.toString()).split("\n");
+    partial = lines.pop() ?? "";
+    last = lines.filter((l) => l.trim() !== "").pop() ?? last;
   });
   if (!live) child.stderr.on("data", (d) => held.push(d));
   return new Promise((resolve) => {
     const end = (code, why) => {
       children.delete(child);
+      if (partial.trim() !== "") last = partial;
       const status = code === 0 ? "ok" : `FAILED (${why})`;
-      if (!live && (held.length > 0 || code !== 0)) {
-        process.stdout.write(`\n--- ${name}: ${status}\n`);
-        process.stdout.write(Buffer.concat(held));
-      }
+      if (!live && (held.length > 0 || code !== 0)) out(`\n--- ${name}: ${status}\n${Buffer.concat(held)}`);
       resolve({ name, ok: code === 0, text: `${name} ${status} in ${seconds(t0)} s`, last });
     };
     child.on("error", (e) => end(1, e.message));
@@ -90,7 +90,20 @@ function run(name, live, extra) {
 }
 
 /**
- * Runs the checks named first on the command line at once; what follows them goes to the specs check. Exits 0 when
+ * Runs `checks` ([name, command line] pairs) at once, the first live, and waits for every one: a failure never
+ * stops the others, so one run reports every problem. Resolves to whether all passed and the closing line: mocha's
+ * totals first when the live check printed them last (what a CI reader matches), then each check's status and time.
+ */
+export async function runChecks(checks, out = (s) => process.stdout.write(s)) {
+  const started = Date.now();
+  const results = await Promise.all(checks.map(([name, command], i) => run(name, command, i === 0, out)));
+  const totals = TOTALS.test(results[0].last) ? `${results[0].last}; ` : "";
+  const line = `${totals}${results.map((r) => r.text).join(", ")}; ${seconds(started)} s wall on ${cores} cores`;
+  return { ok: results.every((r) => r.ok), line };
+}
+
+/**
+ * The checks named first on the command line, at once; what follows them goes to the specs check. Exits 0 when
  * every one passed, 1 when one failed, 2 on a bad command line.
  */
 async function main(argv) {
@@ -108,13 +121,9 @@ async function main(argv) {
       for (const c of children) c.kill(signal);
       process.exit(130);
     });
-  const started = Date.now();
-  const results = await Promise.all(names.map((n, i) => run(n, i === 0, extra)));
-  // The last line keeps mocha's totals first (what a CI reader matches), then each check's status and time.
-  const totals = TOTALS.test(results[0].last) ? `${results[0].last}; ` : "";
-  const checks = results.map((r) => r.text).join(", ");
-  process.stdout.write(`\n${totals}${checks}; ${seconds(started)} s wall on ${cores} cores\n`);
-  process.exit(results.every((r) => r.ok) ? 0 : 1);
+  const { ok, line } = await runChecks(names.map((n) => [n, commandOf(n, extra)]));
+  process.stdout.write(`\n${line}\n`);
+  process.exit(ok ? 0 : 1);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main(process.argv.slice(2));
