@@ -3,7 +3,7 @@
 // `node tools/side-by-side.mjs specs types`, `npm run lint` is `... eslint prettier`.
 //
 // Why at once: on a two-core machine the type check is one core's work for ~25 s (it parses ~40 MB of SDK
-// declarations) and the specs are one core's work for ~35 s, some of it waiting on fake servers. Run one after the
+// declarations) and the specs are one core's work for ~26 s, some of it waiting on fake servers. Run one after the
 // other they take their sum; side by side, about the longer one. The specs run in one mocha process, not mocha's
 // two workers, when the machine has fewer than four cores: each worker loads tsx, the Pulumi SDK and the
 // components again (~15 CPU-s more), which a core already busy with the type check cannot give.
@@ -19,7 +19,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import process from "node:process";
 
-const bin = (name) => join(import.meta.dirname, "..", "node_modules", ".bin", name);
+/** The repository root: the checks' paths (`.`, `.mocharc.fast.cjs`) are relative to it, wherever this is run from. */
+const ROOT = join(import.meta.dirname, "..");
+const bin = (name) => join(ROOT, "node_modules", ".bin", name);
 const cores = availableParallelism();
 
 /** Each check: the command and its arguments (exported for tests/unit/ci-checks.spec.ts). */
@@ -66,7 +68,7 @@ function run(name, [cmd, ...args], live, out) {
   let last = "";
   let partial = ""; // the text after the last newline: a line still being written
   const env = live && process.stdout.isTTY ? { ...process.env, FORCE_COLOR: "1" } : process.env;
-  const child = spawn(cmd, args, { env, stdio: ["ignore", "pipe", live ? "inherit" : "pipe"] });
+  const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", live ? "inherit" : "pipe"] });
   children.add(child);
   child.stdout.on("data", (d) => {
     if (!live) return held.push(d);
