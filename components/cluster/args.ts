@@ -87,7 +87,12 @@ export interface GpuPoolArgs {
    * image-GC threshold, and a smaller value is refused. @default - 100 with `localNvme`, else 195 (`gpuRootVolume`)
    */
   readonly rootVolumeSizeGiB?: number;
-  /** EKS AL2023 NVIDIA AMI release version, e.g. `1.35.0-20261120`. @default - latest release for the Kubernetes version */
+  /**
+   * EKS AL2023 NVIDIA AMI release version of the cluster's Kubernetes version, e.g. `1.35.6-20260714`. A release older
+   * than the first with the R580 NVIDIA driver may not run release dynamo-1.6's CUDA 13 runtime images (every 1.35 and
+   * 1.36 release has R580; for older versions see tests/contracts/facts/eks-ami-releases.json). @default - latest
+   * release for the Kubernetes version
+   */
   readonly amiReleaseVersion?: string;
   /** 2 MiB hugepages the EFA driver pre-allocates per node, when you measured a different value. @default - catalog value */
   readonly hugepages2MiPerNode?: number;
