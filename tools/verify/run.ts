@@ -178,57 +178,49 @@ async function runAll(
         : (budget.outOfTime("F") ?? (await gateF(kc, o.prometheus, t.graph, t.namespace, budget.left(), t.estimate))),
     );
   }
-  if (o.probeWorkers) done.set("G", await gateG(kc, t, workers, budget, done));
-  if (o.checkLocality) done.set("L", await gateL(kc, t, workers, budget, done));
+  const probe: WorkerProbe = { kc, t, workers, budget, done };
+  if (o.probeWorkers) done.set("G", await gateG(probe));
+  if (o.checkLocality) done.set("L", await gateL(probe));
+}
+
+/** What a gate that probes the workers from inside their pods needs: the cluster, the target, the budget. */
+interface WorkerProbe {
+  readonly kc: KubeConfig;
+  readonly t: RunOptions["target"];
+  readonly workers: readonly PodRef[];
+  readonly budget: Budget;
+  readonly done: ReadonlyMap<GateId, GateResult>;
 }
 
 /** Gate L: one sysfs probe per worker; the KV path only exists on EFA, so UCX graphs are told so. */
-async function gateL(
-  kc: KubeConfig,
-  t: RunOptions["target"],
-  workers: readonly PodRef[],
-  budget: Budget,
-  done: ReadonlyMap<GateId, GateResult>,
-): Promise<GateResult> {
-  const b = blockersOf("L", done);
+async function gateL(w: WorkerProbe): Promise<GateResult> {
+  const b = blockersOf("L", w.done);
   if (b.length) return skipped("L", b);
-  if ((t.kvTransport ?? KvTransport.Libfabric) !== KvTransport.Libfabric)
+  if ((w.t.kvTransport ?? KvTransport.Libfabric) !== KvTransport.Libfabric)
     return result("L", GateStatus.Skipped, [
-      `the stack moves KV over ${t.kvTransport}: its workers hold no EFA device`,
+      `the stack moves KV over ${w.t.kvTransport}: its workers hold no EFA device`,
     ]);
-  const late = budget.outOfTime("L");
+  const late = w.budget.outOfTime("L");
   if (late) return late;
-  const { probes, ms } = await probeEach(kc, t.namespace, workers, LOCALITY_PROBE_SCRIPT, budget);
+  const { probes, ms } = await probeEach(w, LOCALITY_PROBE_SCRIPT);
   return gateLocality(probes, ms);
 }
 
 /** `script` run in every worker at once, within what is left of the budget, and how long that took. */
-async function probeEach(
-  kc: KubeConfig,
-  namespace: string,
-  workers: readonly PodRef[],
-  script: string,
-  budget: Budget,
-) {
+async function probeEach(w: WorkerProbe, script: string) {
   const t0 = Date.now();
-  const probes = await Promise.all(workers.map((p) => execInPod(kc, namespace, p, script, budget.left())));
+  const probes = await Promise.all(w.workers.map((p) => execInPod(w.kc, w.t.namespace, p, script, w.budget.left())));
   return { probes, ms: elapsed(t0) };
 }
 
 /** Gate G after C's requests (so NIXL has moved KV): one exec probe per worker. */
-async function gateG(
-  kc: KubeConfig,
-  t: RunOptions["target"],
-  workers: readonly PodRef[],
-  budget: Budget,
-  done: ReadonlyMap<GateId, GateResult>,
-): Promise<GateResult> {
-  const b = blockersOf("G", done);
+async function gateG(w: WorkerProbe): Promise<GateResult> {
+  const b = blockersOf("G", w.done);
   if (b.length) return skipped("G", b);
-  const late = budget.outOfTime("G");
+  const late = w.budget.outOfTime("G");
   if (late) return late;
-  const { probes, ms } = await probeEach(kc, t.namespace, workers, WORKER_PROBE_SCRIPT, budget);
-  return gateEfaProcess(t.backend, probes, t.kvTransport ?? KvTransport.Libfabric, ms);
+  const { probes, ms } = await probeEach(w, WORKER_PROBE_SCRIPT);
+  return gateEfaProcess(w.t.backend, probes, w.t.kvTransport ?? KvTransport.Libfabric, ms);
 }
 
 /** Runs gates A-E, and F when there is a Prometheus to read. Unreachable cluster or Frontend: the outcome keeps what ran and says why. */
