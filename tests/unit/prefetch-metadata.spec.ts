@@ -4,43 +4,19 @@
  * verified and marked like a full download. Against the fake hub on 127.0.0.1; needs python3 (skips with the reason).
  */
 import { strict as assert } from "assert";
-import { spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { completionMarker, modelCacheDir } from "../../components/inference/cache";
 import { Fake, fakeHf, FILES, MODEL } from "../helpers/fake-hf";
-
-const SCRIPT = path.join(__dirname, "..", "..", "components", "inference", "prefetch", "prefetch.py");
-
-function run(root: string, hf: Fake, extra: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn("python3", [SCRIPT], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      MODEL_ID: MODEL,
-      CACHE_ROOT: root,
-      HF_ENDPOINT: hf.url,
-      HF_TOKEN: hf.token,
-      RETRY_BASE_SECONDS: "0.01",
-      ...extra,
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += String(d)));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr })));
-}
+import { needPython, run } from "../helpers/prefetch-run";
 
 describe("prefetch: METADATA_ONLY fetches the model card's files and no weights (fake HF on 127.0.0.1)", function () {
   this.timeout(60000);
   let hf: Fake;
   let root: string;
   before(function () {
-    const probe = spawnSync("python3", ["--version"], { encoding: "utf8" });
-    if (probe.error || probe.status !== 0) {
-      console.log(`      skipped: python3 is not available here (${probe.error?.message ?? probe.stderr})`);
-      this.skip();
-    }
+    needPython(this);
   });
   beforeEach(async () => {
     hf = await fakeHf();
@@ -52,7 +28,7 @@ describe("prefetch: METADATA_ONLY fetches the model card's files and no weights 
   });
 
   it("downloads config.json only, at the path the workers publish, and marks it complete", async () => {
-    const r = await run(root, hf, { METADATA_ONLY: "1" });
+    const r = await run(root, hf, { METADATA_ONLY: "1" }).done;
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(hf.gets, { "config.json": 1 });
     const dir = modelCacheDir(root, MODEL);
@@ -63,7 +39,7 @@ describe("prefetch: METADATA_ONLY fetches the model card's files and no weights 
   });
 
   it("without it, the weights come too (the switch is what leaves them out)", async () => {
-    const r = await run(root, hf, { METADATA_ONLY: "0" });
+    const r = await run(root, hf, { METADATA_ONLY: "0" }).done;
     assert.equal(r.code, 0, r.stderr);
     assert.ok(hf.gets["model-00001-of-00002.safetensors"] === 1);
   });
