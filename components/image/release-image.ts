@@ -23,8 +23,7 @@ export function releaseImageArgs(
   const vendor: Partial<Record<ImageBackend, VendorImage>> = {};
   for (const b of ["vllm", "trtllm"] as const) {
     const v = rel.engines[b].vendorImage;
-    // The engine's CUDA pin is the toolkit its vendor image was built with: one fact, handed on.
-    if (v !== undefined) vendor[b] = { ...v, cudaToolkit: rel.engines[b].cuda };
+    if (v !== undefined) vendor[b] = v;
   }
   if (rel.id === ReleaseId.Seed) {
     const source = given.source ?? ImageSource.Combined;

@@ -2,6 +2,7 @@
  * The three ways to get the serving image (`image.source`) and what each costs: build time, image size, and what its
  * CUDA arch list applies to. Pure data; docs/IMAGE.md says which to pick and why.
  */
+import type { ImagePin } from "../releases/types";
 
 /** Where the serving image comes from. */
 export const ImageSource = {
@@ -24,26 +25,11 @@ export const IMAGE_BACKENDS = ["vllm", "trtllm"] as const;
 export type ImageBackend = (typeof IMAGE_BACKENDS)[number];
 
 /**
- * A vendor image: repository and tag, its digest where a readable source gives one, and that source. Structurally the
- * release module's `ImagePin`. Without a digest the tag is resolved to one at `pulumi up` and that digest deploys.
+ * A vendor image, as a release pins it (`ImagePin`: repository, tag, digest where a readable source gives one, the
+ * archs and CUDA toolkit its vendor states). Without a digest the tag is resolved to one at `pulumi up` and that
+ * digest deploys.
  */
-export interface VendorImage {
-  readonly repository: string;
-  readonly tag: string;
-  /** `sha256:<64 hex>`. @default - resolved from the registry at `pulumi up` */
-  readonly digest?: string;
-  readonly source: string;
-  /**
-   * The SM archs the vendor states its image runs on (its prebuilt kernels), with where that is written; what the
-   * plan and the arch policies read for an image nothing compiled here. @default - none stated
-   */
-  readonly cudaArchs?: { readonly archs: readonly string[]; readonly source: string };
-  /**
-   * The CUDA toolkit the vendor built the image with, and where that is written: the toolkit the plan states and the
-   * arch lists are read against for an image nothing compiled here. @default - `cudaToolkit`
-   */
-  readonly cudaToolkit?: { readonly version: string; readonly source: string };
-}
+export type VendorImage = ImagePin;
 
 /** What getting an image this way costs, as the plan states it. */
 export interface SourceEstimate {

@@ -25,6 +25,13 @@ export const VLLM_RUNTIME_ARCHS =
 export const TRTLLM_SUPPORTED_HARDWARE =
   "nvidia.github.io/TensorRT-LLM/supported-hardware.html: Blackwell (B200, GB200), Hopper (H100, H200, GH200), Ada Lovelace (L20, L40/L40S), Ampere (A100)";
 
+/** The CUDA of each backend's runtime image, which is the engine's: nothing of 1.6.2 is built from source here. */
+const VLLM_CUDA = {
+  version: "13.0",
+  source: `${RELEASES_TABLE}: CUDA 13 only from 1.3.0 (vLLM 13.0) [verify for 1.6.2]`,
+};
+const TRTLLM_CUDA = { version: "13.1", source: `${RELEASES_TABLE}: TensorRT-LLM images CUDA 13.1 [verify for 1.6.2]` };
+
 export const dynamo16: Release = {
   id: ReleaseId.Dynamo16,
   title: "Dynamo 1.6.2: operator 1.6.2, v1beta1 graph, vendor per-backend EFA runtime images",
@@ -54,23 +61,25 @@ export const dynamo16: Release = {
     vllm: {
       engine: { version: "0.31.0", source: RELEASES_TABLE },
       nixl: { version: "1.4.1", source: `${RELEASES_TABLE} (nixlVllm)` },
-      cuda: { version: "13.0", source: `${RELEASES_TABLE}: CUDA 13 only from 1.3.0 (vLLM 13.0) [verify for 1.6.2]` },
+      cuda: VLLM_CUDA,
       vendorImage: {
         repository: `${NGC}/vllm-runtime`,
         tag: "1.6.2-efa",
         source: EFA_TAGS,
         cudaArchs: { archs: ["sm_90", "sm_100"], source: VLLM_RUNTIME_ARCHS },
+        cudaToolkit: VLLM_CUDA,
       },
     },
     trtllm: {
       engine: { version: "1.3.0rc29", source: RELEASES_TABLE },
       nixl: { version: "1.3.1", source: `${RELEASES_TABLE} (nixlTrtllm)` },
-      cuda: { version: "13.1", source: `${RELEASES_TABLE}: TensorRT-LLM images CUDA 13.1 [verify for 1.6.2]` },
+      cuda: TRTLLM_CUDA,
       vendorImage: {
         repository: `${NGC}/tensorrtllm-runtime`,
         tag: "1.6.2-efa",
         source: EFA_TAGS,
         cudaArchs: { archs: ["sm_80", "sm_89", "sm_90", "sm_100"], source: TRTLLM_SUPPORTED_HARDWARE },
+        cudaToolkit: TRTLLM_CUDA,
       },
     },
   },

@@ -46,6 +46,7 @@ export const seed: Release = {
         tag: "1.0.1-efa-amd64",
         source: `${ARTIFACTS_101}: vllm-runtime:1.0.1-efa-amd64, vLLM v0.16.0, CUDA 12.9 (not the seed's vLLM 0.17.1)`,
         cudaArchs: { archs: ["sm_90", "sm_100"], source: VLLM_RUNTIME_ARCHS },
+        cudaToolkit: { version: "12.9", source: `${ARTIFACTS_101}: vllm-runtime:1.0.1-efa-amd64, CUDA 12.9` },
       },
     },
     trtllm: {
@@ -60,6 +61,7 @@ export const seed: Release = {
         tag: "1.0.1-efa-amd64",
         source: `${ARTIFACTS_101}: tensorrtllm-runtime:1.0.1-efa-amd64, TRT-LLM v1.3.0rc5.post1, CUDA 13.1 (not the seed's rc7)`,
         cudaArchs: { archs: ["sm_80", "sm_89", "sm_90", "sm_100"], source: TRTLLM_SUPPORTED_HARDWARE },
+        cudaToolkit: { version: "13.1", source: `${ARTIFACTS_101}: tensorrtllm-runtime:1.0.1-efa-amd64, CUDA 13.1` },
       },
     },
   },

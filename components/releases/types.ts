@@ -31,6 +31,12 @@ export interface ImagePin {
    * plan and the arch policies read for an image nothing compiled here. @default - none stated
    */
   readonly cudaArchs?: { readonly archs: readonly string[]; readonly source: string };
+  /**
+   * The CUDA toolkit the vendor built the image with, and where that is written: what the plan states and the arch
+   * lists are read against for an image nothing compiled here (not the engine's `cuda`, which for a release that
+   * builds from source is the build's). @default - none stated: the image component's `cudaToolkit`
+   */
+  readonly cudaToolkit?: Pin;
 }
 
 /** The engine a backend runs and the NIXL it carries, as one release pins them (they differ per backend). */

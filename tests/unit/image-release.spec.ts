@@ -21,7 +21,9 @@ describe("the image a release implies", () => {
     const p = plan(ReleaseId.Dynamo16, undefined, "trtllm");
     assert.ok(p.kind === "prebuilt" && p.source === "prebuilt");
     const trtllm = release(ReleaseId.Dynamo16).engines.trtllm;
-    assert.deepStrictEqual(p.resolve, { ...trtllm.vendorImage, cudaToolkit: trtllm.cuda });
+    assert.deepStrictEqual(p.resolve, trtllm.vendorImage);
+    // Nothing of 1.6.2 is built here: the runtime image's CUDA is the engine's, one pin.
+    assert.strictEqual(trtllm.vendorImage?.cudaToolkit, trtllm.cuda);
     assert.strictEqual(p.ref, undefined, "no readable digest: the tag is resolved at up, never deployed as a tag");
   });
 
@@ -30,8 +32,11 @@ describe("the image a release implies", () => {
     assert.equal(plan(ReleaseId.Dynamo16, undefined, "trtllm").cudaToolkit, "13.1");
     // Two combined images: the vLLM runtime's, the image the combined one is built on.
     assert.equal(plan(ReleaseId.Dynamo16, "combined").cudaToolkit, "13.0");
-    // The seed's from-source build compiles with its own toolkit.
+    // The seed's from-source build compiles with its own toolkit; its 1.0.1 vendor images state theirs (the
+    // TensorRT-LLM one is CUDA 13.1 although the seed's build is 12.9: the image's own fact, not the build's).
     assert.equal(plan(ReleaseId.Seed, undefined).cudaToolkit, "12.9");
+    assert.equal(plan(ReleaseId.Seed, "prebuilt", "trtllm").cudaToolkit, "13.1");
+    assert.equal(plan(ReleaseId.Seed, "prebuilt", "vllm").cudaToolkit, "12.9");
     // A stack cannot restate it: `cudaToolkit` has no effect on an image nothing is built from, and is refused.
     const stated = checkImagePlan({ ...releaseImageArgs(release(ReleaseId.Dynamo16), {}).args, cudaToolkit: "13.2" });
     assert.ok(!stated.ok && stated.problems[0]!.propertyPath === "cudaToolkit", JSON.stringify(stated));
