@@ -8,13 +8,7 @@ import { KvCacheDtype } from "../../components/catalog/models";
 import { modelFacts } from "../../components/catalog/models";
 import { resolveWorkload, type ResolvedInference } from "../../components/inference/args";
 import { validateWorkload } from "../../components/inference/workload";
-import {
-  decodeStepMs,
-  prefillMs,
-  servingShape,
-  WorkerSpeed,
-  H200_RATES,
-} from "../../serving/worker-speed";
+import { decodeStepMs, prefillMs, servingShape, WorkerSpeed, H200_RATES } from "../../serving/worker-speed";
 import * as L from "../../serving/layouts";
 import { recommendedSplit } from "../../serving/split";
 import { Placement } from "../../components/inference/args";

@@ -7,14 +7,7 @@
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
-import {
-  allRows,
-  BANDS_JSON,
-  bandsJson,
-  servingMdWith,
-  SERVING_MD,
-  summary,
-} from "../../serving/validation";
+import { allRows, BANDS_JSON, bandsJson, servingMdWith, SERVING_MD, summary } from "../../serving/validation";
 
 const rows = allRows();
 

@@ -7,7 +7,13 @@
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import type { InferencePlan } from "../../../components/inference/plan";
-import { type Range, type ServingEstimate, servingEstimate, servingInputOf, type ServingLatency } from "../../../serving";
+import {
+  type Range,
+  type ServingEstimate,
+  servingEstimate,
+  servingInputOf,
+  type ServingLatency,
+} from "../../../serving";
 import { table } from "../output/md-table";
 import { planPool } from "./model";
 
