@@ -4,6 +4,7 @@
  */
 import { GPU_TAINT, POOL_LABEL } from "../catalog/pool";
 import { EFA_LABEL } from "./derive";
+import { EFA_DEVICE_CLASS } from "../_shared/dra";
 import { AwsPartition, managedPolicyArn } from "./partition";
 
 /** A parsed `[v]MAJOR.MINOR.PATCH[-suffix]` version. */
@@ -70,11 +71,6 @@ export function nvidiaDevicePluginValues(chartVersion: string): Record<string, u
     ...(knowsMofed ? { mofedEnabled: false } : {}),
   };
 }
-
-/** The EFA DRA driver's DeviceClass: the chart creates it under this name (aws-dranet `deviceClass.name`). */
-export const EFA_DEVICE_CLASS = "efa.networking.k8s.aws";
-/** NVIDIA's GPU DRA driver's DeviceClass (dra-driver-nvidia-gpu `templates/deviceclass-gpu.yaml`). */
-export const GPU_DEVICE_CLASS = "gpu.nvidia.com";
 
 /**
  * Values of `aws-dranet` (the EFA DRA driver, `deviceAllocation: dra`): like the EFA device plugin's, tolerate the GPU

@@ -23,6 +23,7 @@ import { DGD_V1BETA1, toV1beta1, V1beta1Graph } from "./dgd-v1beta1";
 import { release } from "../releases";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
+import { renderClaimTemplates } from "./device-claims";
 import { renderNetworkPolicies } from "./network";
 import { withCommit } from "./revision";
 import { graphCommit } from "./model-commit";
@@ -106,6 +107,15 @@ export class DisaggInference extends pulumi.ComponentResource {
       deps.push(new k8s.core.v1.PersistentVolumeClaim(`${name}-model-cache`, pvc, { ...inNs, retainOnDelete: true }));
     for (const { role, configMap } of renderEngineConfigMaps(r))
       deps.push(new k8s.core.v1.ConfigMap(`${name}-engine-${role}`, configMap, inNs));
+    // DRA: the templates the workers' pods claim their GPUs and EFA devices from (a pod naming a missing one waits).
+    for (const { role, template } of renderClaimTemplates(r))
+      deps.push(
+        new k8s.resource.v1.ResourceClaimTemplate(
+          `${name}-devices-${role}`,
+          template as unknown as k8s.resource.v1.ResourceClaimTemplateArgs,
+          inNs,
+        ),
+      );
     this.modelCommit = graphCommit(name, r, args.hfToken, child); // one commit for every pod (./revision.ts)
     const pinned = this.modelCommit.apply((c) => withCommit(r, c));
     deps.push(...this.prefetch(name, r, pinned, child, [...deps]));
