@@ -17,7 +17,8 @@ import { structuralProblems } from "../contracts/crd-validate";
 import type { FieldNode } from "../contracts/extract/dgd-crd";
 import { EFA_DEVICE_CLASS, GPU_DEVICE_CLASS, PCIE_ROOT_ATTRIBUTE } from "../../components/_shared/dra";
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered YAML read as plain data, checked field by field below
+type Obj = Record<string, any>;
 
 const manifests = (dir: string): Obj[] =>
   fs
