@@ -5,7 +5,7 @@
  * never looks at Pulumi values, so the offline render tool and the tests share it with the component. Everything
  * here imports only the catalog and `_shared`, so every other module of the folder may import it.
  */
-import { KeyShape, values } from "../_shared/keys";
+import { bool, int, KeyShape, listOf, num, rows, str } from "../_shared/keys";
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape, modelFacts } from "../catalog/models";
@@ -248,30 +248,7 @@ export interface InferenceSettings {
   readonly workload?: WorkloadArgs;
 }
 
-const ROLE_KEYS = { ...values("replicas", "gpusPerWorker"), extraArgs: "list" } as const satisfies KeyShape<RoleArgs>;
 
-/** The stack keys of `dynamo-efa:inference` (components/_shared/keys.ts): one row per setting. */
-export const INFERENCE_KEYS = {
-  release: { wired: "dynamo-efa:release" },
-  ...values("backend", "model", "servedModelName", "maxModelLen", "gpuMemoryUtilization", "kvCacheDtype", "runAsUser"),
-  ...values("modelLoadBudgetSeconds", "namespace", "createNamespace", "hfTokenSecretName", "modelCacheMode"),
-  ...values("modelDownloadBudgetSeconds", "modelRevision", "prefetchImage", "vpcCidr", "kvTransport", "placement"),
-  prefill: ROLE_KEYS,
-  decode: ROLE_KEYS,
-  modelShape: {
-    ...values("paramsB", "weightDtype", "layers", "attentionHeads", "kvHeads", "headDim", "maxContext"),
-    mla: values("kvLoraRank", "qkRopeHeadDim"),
-  },
-  gpuPool: { wired: "the pool of cluster.gpuPools" },
-  platformNamespace: { wired: "platform.namespace" },
-  graphName: { wired: "dynamo-efa:graphName" },
-  modelCache: values("storageClassName", "sizeGiB"),
-  frontend: { ...values("replicas", "serviceType"), sourceRanges: "list" },
-  networkPolicy: { enabled: "value", clientNamespaces: "list", metricsNamespaces: "list" },
-  imageCudaArchs: { wired: "the image's plan (image.cudaArchs)" },
-  imageCudaToolkit: { wired: "the image's plan (image.cudaToolkit)" },
-  workload: values("isl", "osl", "requestsPerSecond", "concurrency", "ttftMs", "itlMs"),
-} as const satisfies KeyShape<InferenceSettings>;
 
 /** Arguments of `DisaggInference`. */
 export interface DisaggInferenceArgs extends InferenceSettings {
@@ -497,6 +474,12 @@ export const INFERENCE_LIMITS = {
    * elastic, the size is nominal.
    */
   modelCacheSizeGiB: { min: 10, max: 65536 },
+  /**
+   * The UID every container runs as: at least 1, since every container also sets `runAsNonRoot: true` and the
+   * kubelet refuses to start a container whose UID is 0 then; at most 2^31 - 1, the largest UID the Kubernetes API
+   * accepts (`IsValidUserID`, tests/contracts/facts/kubernetes-user-id.json).
+   */
+  runAsUser: { min: 1, max: 2 ** 31 - 1 },
 } as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
 
 /** `modelShape` (a model's config.json): the project's sanity caps, far above every published model. */
@@ -510,6 +493,65 @@ export const MODEL_SHAPE_LIMITS = {
   kvLoraRank: { min: 1, max: 65536 },
   qkRopeHeadDim: { min: 1, max: 4096 },
 } as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
+
+/**
+ * `workload` (the serving estimate's traffic): the project's sanity caps. Token counts share maxModelLen's bound
+ * (a request longer than that is refused by the engine, which `validateWorkload` checks).
+ */
+export const WORKLOAD_LIMITS = {
+  isl: { min: 1, max: 2 ** 21 },
+  osl: { min: 1, max: 2 ** 21 },
+  concurrency: { min: 1, max: 1_000_000 },
+  requestsPerSecond: { minExclusive: 0, max: 1_000_000 },
+  ttftMs: { minExclusive: 0, max: 3_600_000 },
+  itlMs: { minExclusive: 0, max: 60_000 },
+} as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
+
+const ROLE_KEYS = {
+  replicas: int(ROLE_LIMITS.replicas),
+  gpusPerWorker: int(ROLE_LIMITS.gpusPerWorker),
+  extraArgs: listOf(str),
+} as const satisfies KeyShape<RoleArgs>;
+const M = MODEL_SHAPE_LIMITS;
+const W = WORKLOAD_LIMITS;
+
+/** The stack keys of `dynamo-efa:inference` and the kind of each value (components/_shared/keys.ts). */
+export const INFERENCE_KEYS = {
+  release: { wired: "dynamo-efa:release" },
+  ...rows(str, "backend", "model", "servedModelName", "kvCacheDtype", "namespace", "hfTokenSecretName"),
+  ...rows(str, "modelCacheMode", "modelRevision", "prefetchImage", "vpcCidr", "kvTransport", "placement"),
+  maxModelLen: int(INFERENCE_LIMITS.maxModelLen),
+  gpuMemoryUtilization: num(INFERENCE_LIMITS.gpuMemoryUtilization),
+  runAsUser: int(INFERENCE_LIMITS.runAsUser),
+  modelLoadBudgetSeconds: int(INFERENCE_LIMITS.modelLoadBudgetSeconds),
+  modelDownloadBudgetSeconds: int(INFERENCE_LIMITS.modelDownloadBudgetSeconds),
+  createNamespace: bool,
+  prefill: ROLE_KEYS,
+  decode: ROLE_KEYS,
+  modelShape: {
+    paramsB: num(M.paramsB),
+    weightDtype: str,
+    ...{ layers: int(M.layers), attentionHeads: int(M.attentionHeads), kvHeads: int(M.kvHeads) },
+    ...{ headDim: int(M.headDim), maxContext: int(M.maxContext) },
+    mla: { kvLoraRank: int(M.kvLoraRank), qkRopeHeadDim: int(M.qkRopeHeadDim) },
+  },
+  gpuPool: { wired: "the pool of cluster.gpuPools" },
+  platformNamespace: { wired: "platform.namespace" },
+  graphName: { wired: "dynamo-efa:graphName" },
+  modelCache: { storageClassName: str, sizeGiB: int(INFERENCE_LIMITS.modelCacheSizeGiB) },
+  frontend: {
+    replicas: int(INFERENCE_LIMITS.frontendReplicas),
+    serviceType: str,
+    sourceRanges: listOf(str),
+  },
+  networkPolicy: { enabled: bool, clientNamespaces: listOf(str), metricsNamespaces: listOf(str) },
+  imageCudaArchs: { wired: "the image's plan (image.cudaArchs)" },
+  imageCudaToolkit: { wired: "the image's plan (image.cudaToolkit)" },
+  workload: {
+    ...{ isl: int(W.isl), osl: int(W.osl), requestsPerSecond: num(W.requestsPerSecond) },
+    ...{ concurrency: int(W.concurrency), ttftMs: num(W.ttftMs), itlMs: num(W.itlMs) },
+  },
+} as const satisfies KeyShape<InferenceSettings>;
 
 /** The two worker roles of a disaggregated graph. */
 export const ServingRole = { Prefill: "prefill", Decode: "decode" } as const;

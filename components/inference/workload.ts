@@ -3,22 +3,20 @@
  * that carries it on the DynamoGraphDeployment for the plan, the policy and a person reading the graph. Pure.
  */
 import { Annotation } from "../_shared/annotations";
-import { checkNumberRange, checkRange, IntRange, NumberRange } from "../_shared/limits";
+import { checkNumberRange, checkRange } from "../_shared/limits";
 import type { Problem } from "../_shared/problems";
-import { INFERENCE_DEFAULTS, ResolvedInference, ResolvedWorkload, resolveWorkload, WorkloadArgs } from "./args";
+import {
+  INFERENCE_DEFAULTS,
+  ResolvedInference,
+  ResolvedWorkload,
+  resolveWorkload,
+  WorkloadArgs,
+  WORKLOAD_LIMITS,
+} from "./args";
 
-/**
- * `workload` (the serving estimate's traffic): the project's sanity caps. Token counts share maxModelLen's bound
- * (a request longer than that is refused by the engine, which `validateWorkload` checks).
- */
-export const WORKLOAD_LIMITS = {
-  isl: { min: 1, max: 2 ** 21 },
-  osl: { min: 1, max: 2 ** 21 },
-  concurrency: { min: 1, max: 1_000_000 },
-  requestsPerSecond: { minExclusive: 0, max: 1_000_000 },
-  ttftMs: { minExclusive: 0, max: 3_600_000 },
-  itlMs: { minExclusive: 0, max: 60_000 },
-} as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
+/** The workload's bounds live beside the other settings' bounds (args.ts), where the key table reads them. */
+export { WORKLOAD_LIMITS };
+
 const L = WORKLOAD_LIMITS;
 
 /*
