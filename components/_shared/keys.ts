@@ -4,7 +4,7 @@
  * argument type (`satisfies KeyShape<Args>` in each args.ts). An argument added without a table entry, an entry
  * without an argument, or an entry whose kind is not the argument's type (`bool` for a `string`) fails `tsc`.
  * program/keys.ts walks these tables and checks every value against its kind before any validator runs, so a quoted
- * `'false'` never reaches a truthiness test and a list never reaches a regex (STYLE.md rule 19). The bounds are the
+ * `'false'` never reaches a truthiness test and a list never reaches a regex (docs/CONTRIBUTING.md rule 18). The bounds are the
  * components' own limit tables (`CLUSTER_LIMITS`, `INFERENCE_LIMITS`, ...), referenced, not restated. What a value
  * means beyond its kind (a closed choice, a CIDR, a version EKS supports) stays the component validator's. Pure.
  */
