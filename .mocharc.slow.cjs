@@ -49,7 +49,7 @@ const SLOW = {
   "tests/render/observability.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/plan-summary.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/readme-journey.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
-  "tests/render/serving.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/serving/render.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/stacks-model-cache.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/stacks.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/topology.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
