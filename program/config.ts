@@ -170,8 +170,7 @@ export function configKeyProblems(keys: readonly string[]): Problem[] {
             reason: `a dotted key is one literal key to Pulumi, not a path; nest it: ${CONFIG_NAMESPACE}:${head}: { ${rest.join(".")}: ... } (or --set ${key}=...)`,
           },
         ];
-      if (PROTOTYPE_KEYS.includes(key))
-        return [{ propertyPath: at, reason: PROTOTYPE_KEY_REASON }];
+      if (PROTOTYPE_KEYS.includes(key)) return [{ propertyPath: at, reason: PROTOTYPE_KEY_REASON }];
       const to = ownEntry(RENAMES, key);
       if (to) return [{ propertyPath: at, reason: `was renamed: write ${to} (docs/CONFIG.md)` }];
       return [

@@ -59,7 +59,8 @@ function kindHint(v: unknown, k: AnyValueKind): string {
     return "; quote it: YAML reads unquoted digits as a number (and 1.30 as 1.3)";
   if (Array.isArray(v) && v.length === 1 && k.kind === "string" && typeof v[0] === "string")
     return `; did you mean ${brief(v[0])}?`;
-  if (k.kind === "list" && !Array.isArray(v) && v !== null && typeof v !== "object") return `; did you mean [${brief(v)}]?`;
+  if (k.kind === "list" && !Array.isArray(v) && v !== null && typeof v !== "object")
+    return `; did you mean [${brief(v)}]?`;
   return "";
 }
 

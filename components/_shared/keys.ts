@@ -58,13 +58,7 @@ export interface EitherKind<K = AnyValueKind> {
 
 /** Any value kind, as the walker reads it. */
 export type AnyValueKind =
-  | BoolKind
-  | StringKind
-  | IntKind
-  | NumKind
-  | ListKind<AnyValueKind>
-  | MapKind<AnyValueKind>
-  | EitherKind<AnyValueKind>;
+  BoolKind | StringKind | IntKind | NumKind | ListKind<AnyValueKind> | MapKind<AnyValueKind> | EitherKind<AnyValueKind>;
 
 /** `V` is written as a string: a string, a string-literal union, or an `Input<string>` (which a string is). */
 type StringLike<V> = [V] extends [string] ? true : [string] extends [V] ? true : false;
