@@ -3,7 +3,8 @@
  * every default in one pure place (docs/CONTRIBUTING.md rule 5), with what it records of the args as written
  * (`source`) and the AZs and region it derives. No Pulumi runtime import: `Input` is a type only.
  */
-import type { KeyShape } from "../_shared/keys";
+import { bool, int, KeyShape, listOf, mapOf, rows, str } from "../_shared/keys";
+import { CLUSTER_LIMITS } from "./limits";
 import type { Input, Resource } from "@pulumi/pulumi";
 import { INSTANCES, supportsNixlOverEfa } from "../catalog/instances";
 import { DeviceAllocation } from "../catalog/pool";
@@ -209,52 +210,34 @@ export interface EfaClusterArgs {
   readonly gpuNodesDependOn?: readonly Resource[];
 }
 
-/** The stack keys of one GPU pool (components/_shared/keys.ts): one row per argument. */
+/** The stack keys of one GPU pool and the kind of each value (components/_shared/keys.ts): one row per argument. */
 export const GPU_POOL_KEYS = {
-  instanceType: "value",
-  nodes: "value",
-  availabilityZone: "value",
-  efa: "value",
-  allowEfaWithoutGpuDirectRdma: "value",
-  efaLayout: "value",
-  capacity: "value",
-  capacityReservationId: "value",
-  placementGroup: "value",
-  rootVolumeSizeGiB: "value",
-  amiReleaseVersion: "value",
-  hugepages2MiPerNode: "value",
-  localNvme: "value",
-  labels: "value",
+  ...rows(str, "instanceType", "availabilityZone", "efaLayout", "capacity", "capacityReservationId"),
+  ...rows(str, "amiReleaseVersion"),
+  nodes: int(CLUSTER_LIMITS.nodes),
+  ...rows(bool, "efa", "allowEfaWithoutGpuDirectRdma", "placementGroup", "localNvme"),
+  rootVolumeSizeGiB: int(CLUSTER_LIMITS.rootVolumeSizeGiB),
+  hugepages2MiPerNode: int(CLUSTER_LIMITS.hugepages2MiPerNode),
+  labels: mapOf(str),
 } as const satisfies KeyShape<GpuPoolArgs>;
 
-/** The stack keys of `dynamo-efa:cluster` (components/_shared/keys.ts): one row per argument. */
+/** The stack keys of `dynamo-efa:cluster` and the kind of each value (components/_shared/keys.ts). */
 export const CLUSTER_KEYS = {
   gpuPools: { each: GPU_POOL_KEYS },
   region: { wired: "aws:region" },
-  kubernetesVersion: "value",
-  availabilityZones: "list",
-  vpcCidr: "value",
-  natGateways: "value",
-  existingVpc: { vpcId: "value", privateSubnetIds: "value", publicSubnetIds: "list" },
-  publicAccessCidrs: "list",
-  deployFromInsideVpc: "value",
-  adminPrincipalArns: "value",
-  clusterLogTypes: "list",
-  secretsKmsKeyArn: "value",
-  systemInstanceType: "value",
-  systemNodeCount: "value",
-  podImdsAccess: "value",
-  vpcCniAddonVersion: "value",
-  ebsCsiAddonVersion: "value",
-  efaDevicePluginChartVersion: "value",
-  nvidiaDevicePluginChartVersion: "value",
-  deviceAllocation: "value",
-  efaDraDriverChartVersion: "value",
-  gpuDraDriverChartVersion: "value",
+  ...rows(str, "kubernetesVersion", "vpcCidr", "natGateways", "secretsKmsKeyArn", "systemInstanceType"),
+  ...rows(str, "vpcCniAddonVersion", "ebsCsiAddonVersion", "efaDevicePluginChartVersion"),
+  ...rows(str, "nvidiaDevicePluginChartVersion", "loadBalancerControllerChartVersion"),
+  ...rows(str, "deviceAllocation", "efaDraDriverChartVersion", "gpuDraDriverChartVersion"),
+  availabilityZones: listOf(str),
+  existingVpc: { vpcId: str, privateSubnetIds: mapOf(str), publicSubnetIds: listOf(str) },
+  publicAccessCidrs: listOf(str),
+  ...rows(bool, "deployFromInsideVpc", "podImdsAccess", "loadBalancerController"),
+  adminPrincipalArns: mapOf(str),
+  clusterLogTypes: listOf(str),
+  systemNodeCount: int(CLUSTER_LIMITS.systemNodeCount),
   efs: { wired: "inference.modelCache (a shared model cache turns EFS on)" },
-  loadBalancerController: "value",
-  loadBalancerControllerChartVersion: "value",
-  tags: "value",
+  tags: mapOf(str),
   gpuNodesDependOn: { wired: "the image build (GPU nodes join once the image is pushed)" },
 } as const satisfies KeyShape<EfaClusterArgs>;
 
