@@ -185,6 +185,29 @@ describe("render CLI", function () {
       assert.match(fs.readFileSync(log, "utf8"), /boom in the program\n\s+at /);
       assert.doesNotMatch(r.err, STACK_TRACE);
     });
+
+    it("exit 70 leaves no rejection behind: as a child, Node's default handler would print its trace and exit 1", async () => {
+      // A component's error also rejects the stack's outputs a turn later (RELIABILITY-AUDIT-2 K1: exit 1 + TypeError).
+      const stray: unknown[] = [];
+      const catchStray = (e: unknown) => stray.push(e);
+      const mocha = process.listeners("unhandledRejection");
+      process.removeAllListeners("unhandledRejection");
+      process.on("unhandledRejection", catchStray);
+      let r;
+      try {
+        r = await run(["p5en-1gpu", "--out", tmp], {
+          program: () => {
+            throw new TypeError("s.replace is not a function");
+          },
+        });
+        for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      } finally {
+        process.removeListener("unhandledRejection", catchStray);
+        for (const l of mocha) process.on("unhandledRejection", l);
+      }
+      assert.equal(r.code, ExitCode.Internal);
+      assert.deepEqual(stray, []);
+    });
   });
 
   describe("config sources", () => {
