@@ -3,6 +3,7 @@
  * selector, EndpointSlices, pod logs) reduced to the facts the gates judge, and a local
  * port-forward to the Frontend. Connection failures become `UnreachableError` (exit code 3).
  */
+import { givenDevices, type GivenDevices, type PodDevicesSource } from "./efa-process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -26,6 +27,8 @@ export const LOG_LIMIT_BYTES = 16 * 1024 * 1024;
 export interface PodRef extends PodFact {
   /** Container whose log to read (`main` when present, the operator's main container name). */
   readonly container: string | undefined;
+  /** The GPUs and EFA devices the pod was given (workers; gate G holds the container to them). */
+  readonly given?: GivenDevices;
 }
 
 /** The kubeconfig files the client would read without --kubeconfig: KUBECONFIG's list, else ~/.kube/config. */
@@ -138,8 +141,11 @@ function podRef(p: k8s.V1Pod): PodRef {
     phase: p.status?.phase,
     ready: (p.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True"),
     container: containers.find((c) => c.name === "main")?.name ?? containers[0]?.name,
+    ...optionalGiven(givenDevices(p as PodDevicesSource)),
   };
 }
+
+const optionalGiven = (given: GivenDevices | undefined) => (given ? { given } : {});
 
 function endpointFacts(slices: readonly k8s.V1EndpointSlice[]): EndpointFact[] {
   return slices.flatMap((s) =>
