@@ -191,7 +191,9 @@ export function privilegeProblems(f: ProbeFacts, given?: GivenDevices): string[]
 /** The registration path and the devices seen, for the evidence of a worker that passed. */
 function registration(f: ProbeFacts): string {
   if (f.kernel === undefined) return "";
-  const path = kernelAtLeast(f.kernel, DMABUF_FROM_KERNEL) ? "DMA-BUF" : `peer memory (${(f.peermem ?? []).join(", ")})`;
+  const path = kernelAtLeast(f.kernel, DMABUF_FROM_KERNEL)
+    ? "DMA-BUF"
+    : `peer memory (${(f.peermem ?? []).join(", ")})`;
   const seen = f.visible ? `; sees ${f.visible.gpus} GPU(s), ${f.visible.efa} EFA` : "";
   return `, GPU registration ${path} (kernel ${f.kernel})${seen}`;
 }
