@@ -168,7 +168,7 @@ export function kernelAtLeast(release: string, min: string): boolean {
 /**
  * What the worker's privileges rest on, read on its node: a registration path for GPU memory (DMA-BUF or a
  * peer-memory module), an x86_64 node (on arm64 64K-page kernels the EFA provider of libfabric < 2.5 fails fi_mr_reg
- * on CUDA memory: Dynamo's guide, Known Issue 1), and only the devices it was given (a privileged container sees
+ * on CUDA memory, per Dynamo's EFA guide), and only the devices it was given (a privileged container sees
  * every GPU and EFA device of the node, and NIXL would open them all).
  */
 export function privilegeProblems(f: ProbeFacts, given?: GivenDevices): string[] {
