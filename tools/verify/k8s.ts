@@ -248,8 +248,7 @@ export async function execInPod(
   out.on("data", (c: Buffer) => {
     bytes += c.length;
     if (bytes <= maxBytes) chunks.push(c);
-    else
-      overflow(new Error(`the probe printed more than ${maxBytes} bytes; not read further (a probe prints a few kB)`));
+    else overflow(new Error(execOverflow(maxBytes)));
   });
   err.on("data", () => undefined);
   try {
