@@ -292,7 +292,7 @@ export const imageTagsByCudaToolkit: Readonly<
 /**
  * The small image the per-node model prefetch DaemonSet runs (`inference.prefetchImage`): Python 3.12 (the script is
  * standard library only) plus coreutils' `chown` and `sleep`, about 50 MB, so the download starts seconds after a GPU
- * node joins instead of after the ~35 GB serving image is pulled. Pinned by digest: the multi-arch index of
+ * node joins instead of after the serving image (tens of GB: components/catalog/images.ts) is pulled. Pinned by digest: the multi-arch index of
  * `python:3.12.14-slim-trixie` (= `3.12-slim` at the time), as BuildKit resolved it in public build logs and as
  * several public Dockerfiles pin it (found 2026-12-01 by code search; *not* re-resolved against Docker Hub from
  * here: no network). Override it with an ECR mirror for private or air-gapped clusters.

@@ -87,8 +87,9 @@ export interface GpuPoolArgs {
   readonly placementGroup?: boolean;
   /**
    * Root volume size in GiB (encrypted gp3). With `localNvme` the images and kubelet state live on the NVMe array;
-   * without it the root volume holds the ~35 GB image twice (compressed layers and unpacked) under the kubelet's
-   * image-GC threshold, and a smaller value is refused. @default - 100 with `localNvme`, else 195 (`gpuRootVolume`)
+   * without it the root volume holds the largest serving image twice (compressed layers and unpacked) under the
+   * kubelet's image-GC threshold, and a smaller value is refused. @default - 100 with `localNvme`, else what
+   * `gpuRootVolume` computes for the largest image (components/catalog/images.ts)
    */
   readonly rootVolumeSizeGiB?: number;
   /**

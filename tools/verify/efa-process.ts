@@ -16,7 +16,7 @@ import { GPU_RESOURCE } from "../../components/inference/dgd-v1beta1";
 import { Annotation } from "../../components/_shared/annotations";
 import { EFA_MEMLOCK_BYTES } from "../../components/cluster/user-data";
 import { Backend } from "./kvlog";
-import { GateResult, GateStatus, result } from "./gates";
+import { execFailureHint, GateResult, GateStatus, result } from "./gates";
 
 /** The NIXL plugin library whose mapping proves the LIBFABRIC backend runs (the guide's `/proc/<pid>/maps` grep). */
 export const LIBFABRIC_PLUGIN = "libplugin_LIBFABRIC";
@@ -239,7 +239,7 @@ export function gateEfaProcess(
   let failed = 0;
   for (const p of probes) {
     if (p.error) {
-      bad.push(`${p.pod}: probe failed: ${p.error} (verify needs pods/exec on the graph's namespace)`);
+      bad.push(`${p.pod}: probe failed: ${p.error}${execFailureHint(p.error)}`);
       continue;
     }
     const f = parseProbe(p.text);

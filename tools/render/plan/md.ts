@@ -92,8 +92,21 @@ function imageSection(plan: Plan): string[] {
     "",
     `- CUDA archs: ${image.cudaArchs.join(", ")} (toolkit ${image.cudaToolkit})`,
     `- ${image.build ? "built by this stack" : "prebuilt, not built by this stack"}${image.ref ? `: \`${image.ref}\`` : ""}`,
+    ...pullLine(plan),
     ...compileStagesMarkdown(image),
     "",
+  ];
+}
+
+/** What each GPU node pulls, from where, how big and how long (the GPU idle section's timeline). */
+function pullLine(plan: Plan): string[] {
+  const g = plan.gpuIdle;
+  const pull = g?.timeline.find((s) => s.step === "serving image on node");
+  if (!g || !pull) return [];
+  const i = g.fleet.image;
+  const mmss = `${Math.floor(pull.atSeconds / 60)}:${String(pull.atSeconds % 60).padStart(2, "0")}`;
+  return [
+    `- each GPU node pulls ${/[/:@]/.test(i.name) ? `\`${i.name}\`` : i.name} from ${i.registry}: ${i.size}; ~${mmss} (m:ss) at ${g.fleet.perNodeMBps} MB/s (see "GPU idle time")`,
   ];
 }
 
