@@ -382,7 +382,10 @@ function componentProblems(w: Wired & { pool?: unknown }, raw: RawStackConfig): 
   const typeBad = out.some((p) => /^cluster\.gpuPools(\.[^.]+\.instanceType)?$/.test(p.propertyPath));
   if (w.pool && !typeBad) {
     const args = w.pool as GpuPoolArgs;
-    const facts = poolFacts(resolvePool(pool, poolBad ? { ...args, nodes: 1 } : args));
+    const facts = poolFacts(
+      resolvePool(pool, poolBad ? { ...args, nodes: 1 } : args),
+      resolveCluster(w.clusterArgs).deviceAllocation,
+    );
     if (!poolBad) w.gpuPool = facts;
     const settings: InferenceSettings = { ...w.inference, gpuPool: facts };
     const ref = w.imageArgs.ref ?? `placeholder.invalid/dynamo@sha256:${"0".repeat(64)}`;

@@ -7,6 +7,7 @@ import { bool, int, KeyShape, listOf, mapOf, rows, str } from "../_shared/keys";
 import { CLUSTER_LIMITS } from "./limits";
 import type { Input, Resource } from "@pulumi/pulumi";
 import { INSTANCES, supportsNixlOverEfa } from "../catalog/instances";
+import { DeviceAllocation } from "../catalog/pool";
 import { charts, kubernetes } from "../versions";
 import { AwsPartition, AZ_NAME, DEFAULT_PARTITION, partitionOf, regionOfAz } from "./partition";
 import { gpuRootVolume } from "./root-volume";
@@ -24,6 +25,8 @@ export const EfaLayout = {
   Legacy: "legacy",
 } as const;
 export type EfaLayout = (typeof EfaLayout)[keyof typeof EfaLayout];
+
+export { DeviceAllocation };
 
 /** How a GPU pool's instances are bought. */
 export const CapacityType = {
@@ -84,8 +87,9 @@ export interface GpuPoolArgs {
   readonly placementGroup?: boolean;
   /**
    * Root volume size in GiB (encrypted gp3). With `localNvme` the images and kubelet state live on the NVMe array;
-   * without it the root volume holds the ~35 GB image twice (compressed layers and unpacked) under the kubelet's
-   * image-GC threshold, and a smaller value is refused. @default - 100 with `localNvme`, else 195 (`gpuRootVolume`)
+   * without it the root volume holds the largest serving image twice (compressed layers and unpacked) under the
+   * kubelet's image-GC threshold, and a smaller value is refused. @default - 100 with `localNvme`, else what
+   * `gpuRootVolume` computes for the largest image (components/catalog/images.ts)
    */
   readonly rootVolumeSizeGiB?: number;
   /**
@@ -176,6 +180,20 @@ export interface EfaClusterArgs {
   readonly efaDevicePluginChartVersion?: string;
   /** `nvidia-device-plugin` chart version. @default "0.20.0" (`versions.charts.nvidiaDevicePlugin`) */
   readonly nvidiaDevicePluginChartVersion?: string;
+  /**
+   * How pods get GPUs and EFA devices. `device-plugin`: the NVIDIA and EFA device plugins (extended-resource counts;
+   * AWS documents GPU-EFA alignment by the EFA device plugin on the EKS AL2023 accelerated AMIs only, by a mechanism
+   * it does not publish). `dra`: NVIDIA's GPU DRA driver and the EFA DRA driver (DRANET) instead, and every worker
+   * claims each of its GPUs together with that GPU's EFA devices on one PCIe root (`resource.kubernetes.io/pcieRoot`).
+   * `dra` needs Kubernetes 1.34 or later (resource.k8s.io/v1) and a whole number of EFA devices per GPU.
+   * @default "device-plugin"
+   * @see https://docs.aws.amazon.com/eks/latest/userguide/device-management-efa.html
+   */
+  readonly deviceAllocation?: DeviceAllocation;
+  /** `aws-dranet` (EFA DRA driver) chart version, with `deviceAllocation: dra`. @default "1.0.0" (`versions.charts.efaDraDriver`) */
+  readonly efaDraDriverChartVersion?: string;
+  /** `dra-driver-nvidia-gpu` chart version, with `deviceAllocation: dra`. @default "0.4.1" (`versions.charts.gpuDraDriver`) */
+  readonly gpuDraDriverChartVersion?: string;
   /** Create an encrypted EFS file system, the EFS CSI driver and a ReadWriteMany StorageClass (shared model cache). @default false */
   readonly efs?: boolean;
   /** Install the AWS Load Balancer Controller (internal NLB for the frontend). @default false */
@@ -218,6 +236,8 @@ export interface EfaGpuPoolArgs {
   readonly efaSecurityGroupId?: Input<string>;
   /** Let pods reach IMDS (hop limit 2 instead of 1), as the cluster's `podImdsAccess`. @default false */
   readonly podImdsAccess?: boolean;
+  /** How pods get the pool's GPUs and EFA devices: the cluster's `deviceAllocation`. @default "device-plugin" */
+  readonly deviceAllocation?: DeviceAllocation;
   /** Tags on every AWS resource of the pool. @default {} */
   readonly tags?: Readonly<Record<string, string>>;
   /** Resources the node group waits for (the node role's policy attachments, an image build). @default [] */
@@ -242,6 +262,7 @@ export const CLUSTER_KEYS = {
   ...rows(str, "kubernetesVersion", "vpcCidr", "natGateways", "secretsKmsKeyArn", "systemInstanceType"),
   ...rows(str, "vpcCniAddonVersion", "ebsCsiAddonVersion", "efaDevicePluginChartVersion"),
   ...rows(str, "nvidiaDevicePluginChartVersion", "loadBalancerControllerChartVersion"),
+  ...rows(str, "deviceAllocation", "efaDraDriverChartVersion", "gpuDraDriverChartVersion"),
   availabilityZones: listOf(str),
   existingVpc: { vpcId: str, privateSubnetIds: mapOf(str), publicSubnetIds: listOf(str) },
   publicAccessCidrs: listOf(str),
@@ -297,6 +318,9 @@ export interface ResolvedClusterArgs {
   readonly ebsCsiAddonVersion?: string;
   readonly efaDevicePluginChartVersion: string;
   readonly nvidiaDevicePluginChartVersion: string;
+  readonly deviceAllocation: DeviceAllocation;
+  readonly efaDraDriverChartVersion: string;
+  readonly gpuDraDriverChartVersion: string;
   readonly efs: boolean;
   readonly loadBalancerController: boolean;
   readonly loadBalancerControllerChartVersion: string;
@@ -375,6 +399,9 @@ export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
     ...(a.ebsCsiAddonVersion !== undefined ? { ebsCsiAddonVersion: a.ebsCsiAddonVersion } : {}),
     efaDevicePluginChartVersion: a.efaDevicePluginChartVersion ?? charts.efaDevicePlugin.version,
     nvidiaDevicePluginChartVersion: a.nvidiaDevicePluginChartVersion ?? charts.nvidiaDevicePlugin.version,
+    deviceAllocation: a.deviceAllocation ?? DeviceAllocation.DevicePlugin,
+    efaDraDriverChartVersion: a.efaDraDriverChartVersion ?? charts.efaDraDriver.version,
+    gpuDraDriverChartVersion: a.gpuDraDriverChartVersion ?? charts.gpuDraDriver.version,
     efs: a.efs ?? false,
     loadBalancerController: a.loadBalancerController ?? false,
     loadBalancerControllerChartVersion:

@@ -58,7 +58,7 @@ export class EfaGpuPool extends pulumi.ComponentResource {
     super(EFA_GPU_POOL_TYPE, name, {}, opts);
     const pool = resolvePool(args.poolName, args.pool ?? ({} as EfaGpuPoolArgs["pool"]));
     assertValid("EfaGpuPool", gpuPoolArgsProblems(pool, args));
-    this.facts = poolFacts(pool);
+    this.facts = poolFacts(pool, args.deviceAllocation);
     const tags = { ...(args.tags ?? {}), "dynamo-efa/pool": pool.name };
     this.placementGroup = pool.placementGroup
       ? new aws.ec2.PlacementGroup(`${name}-placement`, { strategy: "cluster", tags }, { parent: this })
