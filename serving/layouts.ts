@@ -99,7 +99,7 @@ export function mdcWaitPercentileMs(c: number, rate: number, serviceMs: number, 
 }
 
 /** Largest x in [lo, hi] with ok(x), for ok true below some threshold and false above it. */
-function bisect(lo: number, hi: number, ok: (x: number) => boolean, steps = 60): number {
+function bisect(lo: number, hi: number, ok: (x: number) => boolean, steps = 40): number {
   if (!ok(lo)) return lo;
   if (ok(hi)) return hi;
   let a = lo;
@@ -129,9 +129,10 @@ function balancedBatch(rate: number, osl: number, maxBatch: number, itl: (b: num
   const excess = (b: number) => (rate * osl * itl(Math.max(1, b))) / 1000 - b;
   if (maxBatch < 1) return undefined;
   // A batch whose prefill-carrying steps fill the worker has no ITL: search below the largest batch that has one.
-  const top = Number.isFinite(itl(maxBatch)) ? maxBatch : bisect(1, maxBatch, (b) => Number.isFinite(itl(b)));
+  // 30 halvings: a batch to within 1e-6 of the largest engine limit, finer than any step time changes.
+  const top = Number.isFinite(itl(maxBatch)) ? maxBatch : bisect(1, maxBatch, (b) => Number.isFinite(itl(b)), 30);
   if (excess(top) > 0) return undefined;
-  return bisect(0, top, (b) => excess(b) > 0);
+  return bisect(0, top, (b) => excess(b) > 0, 30);
 }
 
 /** A decode worker's requests per second at its largest batch (within the ITL objective when one is set). */
@@ -219,15 +220,16 @@ export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
         : mixedStepMs(a.speed, b, ctx, tokens, 0, tokens / wl.isl);
     let t = plain;
     let share = 0;
+    let unit = -1;
     let mixedMs = plain;
     for (let i = 0; i < 30; i++) {
       const demand = (perWorker * wl.isl * t) / 1000; // prompt tokens arriving per step
       if (demand > room * (1 + 1e-9)) return undefined;
-      const unit = wl.isl > room ? room : Math.min(Math.floor(room / wl.isl) * wl.isl, Math.max(wl.isl, demand));
+      const u = wl.isl > room ? room : Math.min(Math.floor(room / wl.isl) * wl.isl, Math.max(wl.isl, demand));
+      if (u !== unit) mixedMs = mixedOf((unit = u));
       share = demand / unit;
-      mixedMs = mixedOf(unit);
       const next = plain + share * (mixedMs - plain);
-      if (Math.abs(next - t) < 1e-9 * t) break;
+      if (Math.abs(next - t) < 1e-7 * t) break;
       t = next;
     }
     return { itl: t, mixedMs, share };
@@ -306,8 +308,19 @@ function withWaves(p: LoadPoint, l: Layout, n: number): LoadPoint {
   };
 }
 
+/** Load points already found, per layout and workload (the estimate asks the same one from several places). */
+const atLoadCache = new WeakMap<Layout, Map<string, LoadPoint>>();
+
 /** The load point of a layout at the workload's declared load (closed loop: Little's law, with its waves). */
 export function atLoad(l: Layout, wl: ServingWorkload): LoadPoint {
+  const key = JSON.stringify(wl);
+  const seen = atLoadCache.get(l) ?? new Map<string, LoadPoint>();
+  atLoadCache.set(l, seen);
+  if (!seen.has(key)) seen.set(key, searchLoad(l, wl));
+  return seen.get(key)!;
+}
+
+function searchLoad(l: Layout, wl: ServingWorkload): LoadPoint {
   if (wl.requestsPerSecond !== undefined) return l.at(wl.requestsPerSecond);
   const n = wl.concurrency ?? 1;
   const at = (r: number) => withWaves(l.at(r), l, n);

@@ -153,11 +153,17 @@ export function interpolate(points: readonly RatePoint[], x: number): number {
   const last = points[points.length - 1]!;
   if (x <= first[0]) return first[1];
   if (x >= last[0]) return last[1];
-  const i = points.findIndex(([px]) => px >= x);
-  const [x0, y0] = points[i - 1]!;
-  const [x1, y1] = points[i]!;
-  const f = (Math.log2(x) - Math.log2(x0)) / (Math.log2(x1) - Math.log2(x0));
-  return y0 + f * (y1 - y0);
+  // A plain loop: the estimate's searches call this millions of times.
+  let i = 1;
+  while (points[i]![0] < x) i++;
+  const p0 = points[i - 1]!;
+  const p1 = points[i]!;
+  return between(p0[0], p0[1], p1[0], p1[1], x);
+}
+
+/** Linear in log2(x) between (x0, y0) and (x1, y1). */
+function between(x0: number, y0: number, x1: number, y1: number, x: number): number {
+  return y0 + ((Math.log2(x) - Math.log2(x0)) / (Math.log2(x1) - Math.log2(x0))) * (y1 - y0);
 }
 
 /** The measured curve nearest to `x` on a log scale. */
@@ -232,20 +238,14 @@ export function attentionLayerMs(
   peakGBs: number,
 ): number {
   const rows = c.rows;
-  const at = (r: (typeof rows)[number]) => interpolate(r.gbs, context);
-  const i = rows.findIndex((r) => r.batch >= batch);
+  let i = 0;
+  while (i < rows.length && rows[i]!.batch < batch) i++;
   let gbs: number;
-  if (i <= 0) gbs = at(rows[i === 0 ? 0 : rows.length - 1]!);
+  if (i === 0 || i === rows.length) gbs = interpolate(rows[Math.min(i, rows.length - 1)]!.gbs, context);
   else {
     const lo = rows[i - 1]!;
     const hi = rows[i]!;
-    gbs = interpolate(
-      [
-        [lo.batch, at(lo)],
-        [hi.batch, at(hi)],
-      ],
-      batch,
-    );
+    gbs = between(lo.batch, interpolate(lo.gbs, context), hi.batch, interpolate(hi.gbs, context), batch);
   }
   return Math.max(c.floorMs, bytes / (Math.min(gbs, peakGBs) * 1e6));
 }
@@ -313,23 +313,43 @@ function attentionCurves(m: ServingMeasurements): AttentionCurve[] {
   }));
 }
 
+/**
+ * One head shape's decode-attention calls as a grid of milliseconds by batch and context, evened so that more bytes
+ * never take less time (at the launch floor two neighbouring calls differ by noise): each time at least the one at
+ * the next smaller batch and at the next shorter context.
+ */
+function monotoneMs(pts: readonly (readonly [number, number, number])[]): Map<number, Map<number, number>> {
+  const grid = new Map<number, Map<number, number>>();
+  const batches = [...new Set(pts.map(([b]) => b))].sort((a, b) => a - b);
+  const contexts = [...new Set(pts.map(([, c]) => c))].sort((a, b) => a - b);
+  for (const [i, b] of batches.entries()) {
+    const row = new Map<number, number>();
+    for (const c of contexts) {
+      const ms = pts.find(([x, y]) => x === b && y === c)?.[2];
+      if (ms === undefined) continue;
+      const below = i > 0 ? grid.get(batches[i - 1]!)?.get(c) ?? 0 : 0;
+      row.set(c, Math.max(ms, below, ...[...row.values()]));
+    }
+    grid.set(b, row);
+  }
+  return grid;
+}
+
 /** The decode-attention curves: one per head shape and KV dtype. */
 function decodeAttentionCurves(m: ServingMeasurements): DecodeAttentionCurve[] {
   const keys = [...new Set(m.decodeAttention.map(([h, kv, d]) => `${h}|${kv}|${d}`))];
   return keys.map((key) => {
     const [h, kv, d] = key.split("|");
     const pts = m.decodeAttention.filter(([hh, kk, dd]) => `${hh}|${kk}|${dd}` === key);
-    const batches = [...new Set(pts.map(([, , , b]) => b))].sort((a, b) => a - b);
+    const bytesPerToken = pts[0]![6] / (pts[0]![3] * pts[0]![4]);
+    const grid = monotoneMs(pts.map(([, , , b, c, ms]) => [b, c, ms] as const));
     return {
       heads: Number(h),
       kvHeads: Number(kv),
       kvDtype: d as KvMeasured,
-      rows: batches.map((b) => ({
-        batch: b,
-        gbs: pts
-          .filter(([, , , x]) => x === b)
-          .map(([, , , , ctx, ms, bytes]): RatePoint => [ctx, bytes / (ms * 1e6)])
-          .sort(byX),
+      rows: [...grid].map(([batch, row]) => ({
+        batch,
+        gbs: [...row].map(([ctx, ms]): RatePoint => [ctx, (batch * ctx * bytesPerToken) / (ms * 1e6)]),
       })),
       floorMs: Math.min(...pts.map(([, , , , , ms]) => ms)),
     };

@@ -260,18 +260,17 @@ export function decodeAttentionMs(w: WorkerSpeed, batch: number, context: number
   return f.layers * attentionLayerMs(attentionCurveOf(w), batch, context, layerBytes, w.rates.hbmPeakGBs);
 }
 
+/** Milliseconds of a step over `rows` token rows, all but its attention: GEMMs, all-reduces, overhead, launches. */
+function stepWithoutAttentionMs(w: WorkerSpeed, rows: number): number {
+  const memMs = decodeWeightBytesPerGpu(w, rows) / (w.rates.hbmGBs * 1e6);
+  const gemmFlops = (2 * (w.shape.gemmParamsPerToken + w.shape.lmHeadParams) * rows) / w.tp;
+  const compute = Math.max(memMs, msOf(gemmFlops, peakGemmTflops(w)));
+  return compute + allReduceMs(w, rows) + stepOverheadMs(w, rows) + eagerLaunchMs(w, rows);
+}
+
 /** Milliseconds of one decode step of `batch` sequences at `context` tokens each. */
 export function decodeStepMs(w: WorkerSpeed, batch: number, context: number): number {
-  const memMs = decodeWeightBytesPerGpu(w, batch) / (w.rates.hbmGBs * 1e6);
-  const gemmFlops = (2 * (w.shape.gemmParamsPerToken + w.shape.lmHeadParams) * batch) / w.tp;
-  const compute = Math.max(memMs, msOf(gemmFlops, peakGemmTflops(w)));
-  return (
-    compute +
-    decodeAttentionMs(w, batch, context) +
-    allReduceMs(w, batch) +
-    stepOverheadMs(w, batch) +
-    eagerLaunchMs(w, batch)
-  );
+  return stepWithoutAttentionMs(w, batch) + decodeAttentionMs(w, batch, context);
 }
 
 /**
@@ -293,8 +292,7 @@ export function mixedStepMs(
   const chunk = tokens / prompts;
   const attnFlops = (f.layers * 4 * chunk * (prefix + chunk / 2) * f.attentionHeads * f.headDim * prompts) / w.tp;
   return (
-    decodeStepMs(w, rows, context) -
-    decodeAttentionMs(w, rows, context) +
+    stepWithoutAttentionMs(w, rows) +
     (batch > 0 ? decodeAttentionMs(w, batch, context) : 0) +
     msOf(attnFlops, attentionTflops(w, prefix + chunk))
   );
