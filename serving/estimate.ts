@@ -350,7 +350,10 @@ function correctedBy(e: Omit<ServingEstimate, "uncertainty" | "winner">, b: Band
   return {
     ...correctedLatency(e, b),
     tokensPerSecondPerGpu: perGpu(e.tokensPerSecondPerGpu),
-    aggregated: { ...correctedLatency(e.aggregated, b), tokensPerSecondPerGpu: perGpu(e.aggregated.tokensPerSecondPerGpu) },
+    aggregated: {
+      ...correctedLatency(e.aggregated, b),
+      tokensPerSecondPerGpu: perGpu(e.aggregated.tokensPerSecondPerGpu),
+    },
     disaggGain: e.disaggGain === null ? null : r3(corrected(e.disaggGain, b.gain)),
     curve: e.curve.map((c) => ({
       ...c,

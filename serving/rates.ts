@@ -327,7 +327,7 @@ function monotoneMs(pts: readonly (readonly [number, number, number])[]): Map<nu
     for (const c of contexts) {
       const ms = pts.find(([x, y]) => x === b && y === c)?.[2];
       if (ms === undefined) continue;
-      const below = i > 0 ? grid.get(batches[i - 1]!)?.get(c) ?? 0 : 0;
+      const below = i > 0 ? (grid.get(batches[i - 1]!)?.get(c) ?? 0) : 0;
       row.set(c, Math.max(ms, below, ...[...row.values()]));
     }
     grid.set(b, row);

@@ -415,12 +415,54 @@ export function tritonDistributedRows(): ValidationRow[] {
   };
   const dense = (tp: number) => regime(m, tp);
   return [
-    { ...row, quantity: "throughput", label: "disagg tokens/s/GPU, 48 in flight", regime: dense(8), published: fd.outputTokensPerSecondPerGpu, predicted: perGpuD },
-    { ...row, quantity: "throughput", label: "agg tokens/s/GPU, 4 in flight", regime: dense(4), published: fa.outputTokensPerSecondPerGpu, predicted: perGpuA },
-    { ...row, quantity: "ttft", label: "disagg TTFT ms (mean)", regime: ttftRegime(dense(8), "closed loop"), published: fd.ttftMs, predicted: pd.ttftMs ?? null },
-    { ...row, quantity: "ttft", label: "agg TTFT ms (mean)", regime: ttftRegime(dense(4), "closed loop"), published: fa.ttftMs, predicted: pa.ttftMs ?? null },
-    { ...row, quantity: "itl", label: "disagg ITL ms (mean)", regime: dense(8), published: fd.itlMs, predicted: pd.itlMs ?? null },
-    { ...row, quantity: "itl", label: "agg ITL ms (mean)", regime: dense(4), published: fa.itlMs, predicted: pa.itlMs ?? null },
+    {
+      ...row,
+      quantity: "throughput",
+      label: "disagg tokens/s/GPU, 48 in flight",
+      regime: dense(8),
+      published: fd.outputTokensPerSecondPerGpu,
+      predicted: perGpuD,
+    },
+    {
+      ...row,
+      quantity: "throughput",
+      label: "agg tokens/s/GPU, 4 in flight",
+      regime: dense(4),
+      published: fa.outputTokensPerSecondPerGpu,
+      predicted: perGpuA,
+    },
+    {
+      ...row,
+      quantity: "ttft",
+      label: "disagg TTFT ms (mean)",
+      regime: ttftRegime(dense(8), "closed loop"),
+      published: fd.ttftMs,
+      predicted: pd.ttftMs ?? null,
+    },
+    {
+      ...row,
+      quantity: "ttft",
+      label: "agg TTFT ms (mean)",
+      regime: ttftRegime(dense(4), "closed loop"),
+      published: fa.ttftMs,
+      predicted: pa.ttftMs ?? null,
+    },
+    {
+      ...row,
+      quantity: "itl",
+      label: "disagg ITL ms (mean)",
+      regime: dense(8),
+      published: fd.itlMs,
+      predicted: pd.itlMs ?? null,
+    },
+    {
+      ...row,
+      quantity: "itl",
+      label: "agg ITL ms (mean)",
+      regime: dense(4),
+      published: fa.itlMs,
+      predicted: pa.itlMs ?? null,
+    },
     {
       ...row,
       quantity: "gain",
@@ -443,4 +485,3 @@ export function allRows(): ValidationRow[] {
     ...aiconfiguratorRows(),
   ];
 }
-

@@ -79,7 +79,9 @@ export function summary(rows: readonly ShownRow[]) {
     meanSymmetricError: mean(est.map((r) => sym(r.shown!, r.published))),
     meanSymmetricErrorModel: mean(est.map((r) => sym(r.predicted!, r.published))),
     withRange: est.filter((r) => r.range !== null).length,
-    publishedInRange: est.filter((r) => r.range !== null && r.published >= r.range[0] - 1e-9 && r.published <= r.range[1] + 1e-9).length,
+    publishedInRange: est.filter(
+      (r) => r.range !== null && r.published >= r.range[0] - 1e-9 && r.published <= r.range[1] + 1e-9,
+    ).length,
   };
 }
 
@@ -122,11 +124,14 @@ export function validationTable(): string {
     ...summaryTable(rows),
     "",
     "Error bands of the validation set (published / predicted): the plan shows the model's value x bias, within the",
-    "model's value x [low, high]; a regime and quantity with fewer than 3 points has no band (\"not validated\").",
+    'model\'s value x [low, high]; a regime and quantity with fewer than 3 points has no band ("not validated").',
     "",
     "| regime | quantity | points | bias | low - high | mean error (model) |",
     "|---|---|---|---|---|---|",
-    ...bands.map((b) => `| ${b.regime} | ${b.quantity} | ${b.points} | ${b.bias} | ${b.low} - ${b.high} | ${pct(b.meanAbsError)} |`),
+    ...bands.map(
+      (b) =>
+        `| ${b.regime} | ${b.quantity} | ${b.points} | ${b.bias} | ${b.low} - ${b.high} | ${pct(b.meanAbsError)} |`,
+    ),
     "",
     "| set | source | setup | quantity | regime | published | model | shown | range | error (shown) |",
     "|---|---|---|---|---|---|---|---|---|---|",
