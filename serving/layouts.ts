@@ -190,6 +190,51 @@ export function disaggregated(p: RoleWorkers, d: RoleWorkers, wl: ServingWorkloa
   };
 }
 
+/** What aggregated decode gets beside prefill: its ITL, the ms of a step that carries prefill, the share of such steps. */
+interface MixedDecode {
+  readonly itl: number;
+  readonly mixedMs: number;
+  readonly share: number;
+}
+
+/**
+ * Decode beside prefill on an aggregated worker `w` at `perWorker` arrivals per second and a batch of `b`: each step
+ * advances every sequence by one token and carries the prompt tokens that arrived during it, up to the token budget
+ * less the batch. A step that carries prefill carries whole prompts (as many as arrive while it runs) or, for a prompt
+ * longer than the room, one room-sized chunk at the prompt's middle (the chunks' mean attention, linear in the
+ * prefix). The step time T solves T = plain + the share of steps that carry prefill x what such a step adds;
+ * undefined (saturated) when prefill needs more tokens per step than the room holds.
+ */
+function decodeBesidePrefill(
+  w: WorkerSpeed,
+  wl: ServingWorkload,
+  b: number,
+  perWorker: number,
+): MixedDecode | undefined {
+  const ctx = meanContext(wl);
+  const plain = decodeStepMs(w, Math.max(1, b), ctx);
+  const room = Math.max(1, engineOf(w).maxBatchedTokens - b);
+  const mixedOf = (tokens: number) =>
+    wl.isl > room
+      ? mixedStepMs(w, b, ctx, room, (wl.isl - room) / 2)
+      : mixedStepMs(w, b, ctx, tokens, 0, tokens / wl.isl);
+  let t = plain;
+  let share = 0;
+  let unit = -1;
+  let mixedMs = plain;
+  for (let i = 0; i < 30; i++) {
+    const demand = (perWorker * wl.isl * t) / 1000; // prompt tokens arriving per step
+    if (demand > room * (1 + 1e-9)) return undefined;
+    const u = wl.isl > room ? room : Math.min(Math.floor(room / wl.isl) * wl.isl, Math.max(wl.isl, demand));
+    if (u !== unit) mixedMs = mixedOf((unit = u));
+    share = demand / unit;
+    const next = plain + share * (mixedMs - plain);
+    if (Math.abs(next - t) < 1e-7 * t) break;
+    t = next;
+  }
+  return { itl: t, mixedMs, share };
+}
+
 /**
  * Aggregated workers: each runs prefill and decode of its own requests in the same steps (chunked prefill). A step
  * that carries a prefill chunk also advances every decoding sequence by one token, so decode advances once per
@@ -202,38 +247,7 @@ export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
   const budget = engineOf(a.speed).maxBatchedTokens;
   const maxBatch = maxDecodeBatch(a.speed, wl.isl, wl.osl);
   const step = (b: number) => decodeStepMs(a.speed, b, meanContext(wl));
-  /**
-   * Decode beside prefill at `perWorker` arrivals per second and a batch of `b`: each step advances every sequence by
-   * one token and carries the prompt tokens that arrived during it, up to the token budget less the batch. A step
-   * that carries prefill carries whole prompts (as many as arrive while it runs) or, for a prompt longer than the
-   * room, one room-sized chunk at the prompt's middle (the chunks' mean attention, linear in the prefix). The step
-   * time T solves T = plain + the share of steps that carry prefill x what such a step adds; undefined (saturated)
-   * when prefill needs more tokens per step than the room holds.
-   */
-  const steps = (b: number, perWorker: number): { itl: number; mixedMs: number; share: number } | undefined => {
-    const plain = step(Math.max(1, b));
-    const room = Math.max(1, budget - b);
-    const ctx = meanContext(wl);
-    const mixedOf = (tokens: number) =>
-      wl.isl > room
-        ? mixedStepMs(a.speed, b, ctx, room, (wl.isl - room) / 2)
-        : mixedStepMs(a.speed, b, ctx, tokens, 0, tokens / wl.isl);
-    let t = plain;
-    let share = 0;
-    let unit = -1;
-    let mixedMs = plain;
-    for (let i = 0; i < 30; i++) {
-      const demand = (perWorker * wl.isl * t) / 1000; // prompt tokens arriving per step
-      if (demand > room * (1 + 1e-9)) return undefined;
-      const u = wl.isl > room ? room : Math.min(Math.floor(room / wl.isl) * wl.isl, Math.max(wl.isl, demand));
-      if (u !== unit) mixedMs = mixedOf((unit = u));
-      share = demand / unit;
-      const next = plain + share * (mixedMs - plain);
-      if (Math.abs(next - t) < 1e-7 * t) break;
-      t = next;
-    }
-    return { itl: t, mixedMs, share };
-  };
+  const steps = (b: number, perWorker: number) => decodeBesidePrefill(a.speed, wl, b, perWorker);
   const itl = (b: number, perWorker: number) => steps(b, perWorker)?.itl ?? Infinity;
   const point = (rate: number): LoadPoint => {
     const perWorker = rate / a.replicas;

@@ -390,9 +390,46 @@ interface TritonDistributed {
  */
 export function tritonDistributedRows(): ValidationRow[] {
   const f = factsOf<TritonDistributed>(tritonDistributed);
+  const { perGpuD, perGpuA, pd, pa } = tritonDistributedLayouts(f);
+  const fd = f.disaggregated;
+  const fa = f.aggregated;
+  const row = {
+    set: "held-out" as const,
+    source: "NVIDIA triton_distributed (H100)",
+    setup: "Llama-3.1-70B FP8, vLLM, 4P TP2 + 1D TP8 vs 1 agg TP4",
+  };
   const m = fp8Of("meta-llama/Llama-3.1-70B-Instruct");
-  const len = f.isl + f.osl;
-  const at = (tp: number) => worker(m, INSTANCE_OF.H100, tp, len, KvCacheDtype.Auto, Backend.Vllm);
+  const dense = (tp: number) => regime(m, tp);
+  const loaded = (tp: number) => ttftRegime(dense(tp), "closed loop");
+  const of = (quantity: Quantity, label: string, reg: string, published: number, predicted: number | undefined) => ({
+    ...row,
+    quantity,
+    label,
+    regime: reg,
+    published,
+    predicted: predicted ?? null,
+  });
+  return [
+    of("throughput", "disagg tokens/s/GPU, 48 in flight", dense(8), fd.outputTokensPerSecondPerGpu, perGpuD),
+    of("throughput", "agg tokens/s/GPU, 4 in flight", dense(4), fa.outputTokensPerSecondPerGpu, perGpuA),
+    of("ttft", "disagg TTFT ms (mean)", loaded(8), fd.ttftMs, pd.ttftMs),
+    of("ttft", "agg TTFT ms (mean)", loaded(4), fa.ttftMs, pa.ttftMs),
+    of("itl", "disagg ITL ms (mean)", dense(8), fd.itlMs, pd.itlMs),
+    of("itl", "agg ITL ms (mean)", dense(4), fa.itlMs, pa.itlMs),
+    of(
+      "gain",
+      "disagg / agg tokens/s per GPU",
+      dense(8),
+      fd.outputTokensPerSecondPerGpu / fa.outputTokensPerSecondPerGpu,
+      perGpuA > 0 ? perGpuD / perGpuA : undefined,
+    ),
+  ];
+}
+
+/** The two layouts of the triton_distributed pair at their published loads, and each one's tokens/s per GPU. */
+function tritonDistributedLayouts(f: TritonDistributed) {
+  const m = fp8Of("meta-llama/Llama-3.1-70B-Instruct");
+  const at = (tp: number) => worker(m, INSTANCE_OF.H100, tp, f.isl + f.osl, KvCacheDtype.Auto, Backend.Vllm);
   const fd = f.disaggregated;
   const fa = f.aggregated;
   const wl = (n: number): L.ServingWorkload => ({ isl: f.isl, osl: f.osl, concurrency: n });
@@ -406,72 +443,12 @@ export function tritonDistributedRows(): ValidationRow[] {
   const pd = L.atLoad(d, wl(fd.concurrency));
   const pa = L.atLoad(a, wl(fa.concurrency));
   const gpusD = fd.prefill.workers * fd.prefill.tensorParallel + fd.decode.workers * fd.decode.tensorParallel;
-  const perGpuD = (pd.requestsPerSecond * f.osl) / gpusD;
-  const perGpuA = (pa.requestsPerSecond * f.osl) / (fa.worker.workers * fa.worker.tensorParallel);
-  const row = {
-    set: "held-out" as const,
-    source: "NVIDIA triton_distributed (H100)",
-    setup: "Llama-3.1-70B FP8, vLLM, 4P TP2 + 1D TP8 vs 1 agg TP4",
+  return {
+    pd,
+    pa,
+    perGpuD: (pd.requestsPerSecond * f.osl) / gpusD,
+    perGpuA: (pa.requestsPerSecond * f.osl) / (fa.worker.workers * fa.worker.tensorParallel),
   };
-  const dense = (tp: number) => regime(m, tp);
-  return [
-    {
-      ...row,
-      quantity: "throughput",
-      label: "disagg tokens/s/GPU, 48 in flight",
-      regime: dense(8),
-      published: fd.outputTokensPerSecondPerGpu,
-      predicted: perGpuD,
-    },
-    {
-      ...row,
-      quantity: "throughput",
-      label: "agg tokens/s/GPU, 4 in flight",
-      regime: dense(4),
-      published: fa.outputTokensPerSecondPerGpu,
-      predicted: perGpuA,
-    },
-    {
-      ...row,
-      quantity: "ttft",
-      label: "disagg TTFT ms (mean)",
-      regime: ttftRegime(dense(8), "closed loop"),
-      published: fd.ttftMs,
-      predicted: pd.ttftMs ?? null,
-    },
-    {
-      ...row,
-      quantity: "ttft",
-      label: "agg TTFT ms (mean)",
-      regime: ttftRegime(dense(4), "closed loop"),
-      published: fa.ttftMs,
-      predicted: pa.ttftMs ?? null,
-    },
-    {
-      ...row,
-      quantity: "itl",
-      label: "disagg ITL ms (mean)",
-      regime: dense(8),
-      published: fd.itlMs,
-      predicted: pd.itlMs ?? null,
-    },
-    {
-      ...row,
-      quantity: "itl",
-      label: "agg ITL ms (mean)",
-      regime: dense(4),
-      published: fa.itlMs,
-      predicted: pa.itlMs ?? null,
-    },
-    {
-      ...row,
-      quantity: "gain",
-      label: "disagg / agg tokens/s per GPU",
-      regime: dense(8),
-      published: fd.outputTokensPerSecondPerGpu / fa.outputTokensPerSecondPerGpu,
-      predicted: perGpuA > 0 ? perGpuD / perGpuA : null,
-    },
-  ];
 }
 
 /** Every row: calibration, validation, held-out, reference. */

@@ -22,7 +22,11 @@ const parallel = (s: string) => {
 /** One results row: `| label | configuration | concurrency | per request | per GPU | TTFT | ITL |`. */
 function row(doc: string, label: string) {
   const n = "\\s*([\\d.]+)\\s*";
-  const m = must(new RegExp(`^\\| ${label}\\s*\\|\\s*(\\S+)\\s*\\|${n}\\|${n}\\|${n}\\|${n}\\|${n}\\|`, "m"), doc, label);
+  const m = must(
+    new RegExp(`^\\| ${label}\\s*\\|\\s*(\\S+)\\s*\\|${n}\\|${n}\\|${n}\\|${n}\\|${n}\\|`, "m"),
+    doc,
+    label,
+  );
   return {
     configuration: m[1]!,
     concurrency: Number(m[2]),
