@@ -86,10 +86,16 @@ export function summary(rows: readonly ShownRow[]) {
 }
 
 /** Every row's setup, published value, model value, shown value and range, by the current validation bands. */
-export function validationResults(): { rows: ShownRow[]; bands: ErrorBand[] } {
-  const raw = allRows();
+export function validationResults(raw: readonly ValidationRow[] = allRows()): Results {
   const bands = errorBands(raw);
-  return { rows: shownRows(raw, bands), bands };
+  return { raw, rows: shownRows(raw, bands), bands };
+}
+
+/** The rows as the model gives them, as the plan would show them, and the validation bands. */
+export interface Results {
+  readonly raw: readonly ValidationRow[];
+  readonly rows: ShownRow[];
+  readonly bands: ErrorBand[];
 }
 
 const fmt = (n: number) => n.toFixed(Math.abs(n) >= 100 ? 0 : Math.abs(n) >= 10 ? 1 : 2);
@@ -115,8 +121,8 @@ function summaryTable(rows: readonly ShownRow[]): string[] {
 }
 
 /** The validation section of docs/SERVING.md: the summaries, the bands, then every row by set. */
-export function validationTable(): string {
-  const { rows, bands } = validationResults();
+export function validationTable(results: Results = validationResults()): string {
+  const { rows, bands } = results;
   const span = (r: ShownRow) => (r.range ? `${fmt(r.range[0])} - ${fmt(r.range[1])}` : "not validated");
   const line = (r: ShownRow) =>
     `| ${r.set} | ${r.source} | ${r.setup} | ${r.label} | ${r.regime} | ${fmt(r.published)} | ${estimated(r) ? fmt(r.predicted!) : "-"} | ${r.shown !== null && r.shown > 0 ? fmt(r.shown) : "-"} | ${r.set === "calibration" ? "-" : span(r)} | ${errorOf(r)} |`;
@@ -153,17 +159,18 @@ export function bandsJson(rows: readonly ValidationRow[] = allRows()): string {
 }
 
 /** `doc` (docs/SERVING.md) with its validation section regenerated; throws when the markers are missing. */
-export function servingMdWith(doc: string): string {
+export function servingMdWith(doc: string, results: Results = validationResults()): string {
   const i = doc.indexOf(START);
   const j = doc.indexOf(END);
   if (i < 0 || j < i) throw new Error(`docs/SERVING.md lacks the markers ${START} ... ${END}`);
-  return `${doc.slice(0, i + START.length)}\n${validationTable()}\n${doc.slice(j)}`;
+  return `${doc.slice(0, i + START.length)}\n${validationTable(results)}\n${doc.slice(j)}`;
 }
 
 if (require.main === module) {
+  const results = validationResults();
   const fresh: [string, string][] = [
-    [BANDS_JSON, bandsJson()],
-    [SERVING_MD, servingMdWith(fs.readFileSync(SERVING_MD, "utf8"))],
+    [BANDS_JSON, bandsJson(results.raw)],
+    [SERVING_MD, servingMdWith(fs.readFileSync(SERVING_MD, "utf8"), results)],
   ];
   if (process.argv.includes("--check")) {
     const stale = fresh.filter(([f, text]) => !fs.existsSync(f) || fs.readFileSync(f, "utf8") !== text);

@@ -8,7 +8,6 @@
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import {
-  allRows,
   BANDS_JSON,
   bandsJson,
   errorBands,
@@ -19,7 +18,8 @@ import {
   validationResults,
 } from "../../serving/validation";
 
-const { rows } = validationResults();
+const results = validationResults();
+const { rows, raw } = results;
 const of = (set: string) => rows.filter((r) => r.set === set);
 
 describe("serving model validation (docs/SERVING.md#validation)", function () {
@@ -27,16 +27,15 @@ describe("serving model validation (docs/SERVING.md#validation)", function () {
 
   it("the docs table is the tool's output (refresh: npx tsx serving/validation.ts)", () => {
     const doc = fs.readFileSync(SERVING_MD, "utf8");
-    assert.equal(doc, servingMdWith(doc));
+    assert.equal(doc, servingMdWith(doc, results));
   });
 
   it("the plan's error bands (serving/bands.json) are the validation set's (refresh: npx tsx serving/validation.ts)", () =>
-    assert.equal(fs.readFileSync(BANDS_JSON, "utf8"), bandsJson(allRows())));
+    assert.equal(fs.readFileSync(BANDS_JSON, "utf8"), bandsJson(raw)));
 
   it("the sets are apart: no held-out or validation source is a calibration source, and no held-out row shapes a band", () => {
     const cal = new Set(of("calibration").map((r) => r.source));
     for (const r of rows.filter((x) => x.set !== "calibration")) assert.ok(!cal.has(r.source), r.source);
-    const raw = allRows();
     const withoutHeldOut = errorBands(raw.filter((r) => r.set !== "held-out"));
     assert.deepEqual(withoutHeldOut, errorBands(raw), "the bands depend on held-out rows");
     assert.ok(of("held-out").length >= 40, `${of("held-out").length} held-out points`);
@@ -65,7 +64,7 @@ describe("serving model validation (docs/SERVING.md#validation)", function () {
   });
 
   it("a regime without validation points has no range (never another regime's band), and the shown value is the model's", () => {
-    const bands = errorBands(allRows());
+    const bands = errorBands(raw);
     const orphan = shownRows(
       [
         {
