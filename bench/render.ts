@@ -79,15 +79,17 @@ function instructions(c: Case, out: string): number | undefined {
   return [...vg.stderr.matchAll(/I\s+refs:\s+([\d,]+)/g)].reduce((n, m) => n + Number(m[1]!.replace(/,/g, "")), 0);
 }
 
-/** Which group a profiled function's source belongs to. */
-function groupOf(url: string): string {
-  const rel = url.replace(/^file:\/\//, "").replace(`${ROOT}/`, "");
+/** Which group a profiled function belongs to, by its source (or V8's name for its own work). */
+function groupOf(frame: { readonly url: string; readonly functionName: string }): string {
+  if (frame.functionName === "(garbage collector)") return "garbage collection";
+  const rel = frame.url.replace(/^file:\/\//, "").replace(`${ROOT}/`, "");
+  if (rel === "" || rel.startsWith("node:")) return "node and V8";
   if (/^serving\/|tools\/render\/plan\/serving/.test(rel)) return "serving estimate";
   if (/^policy\/|@pulumi\/policy/.test(rel)) return "policies";
   if (/^tools\/render\/(plan|pictures|output)\/|tools\/render\/render/.test(rel)) return "plan, pictures, files";
   if (/^(program|components)\/|tools\/render\/capture\/|@pulumi\/|google-protobuf|@grpc/.test(rel))
     return "mocks and the program";
-  return "other (GC, node, libraries)";
+  return "other libraries";
 }
 
 /** One in-process render under V8's sampling profiler: CPU seconds by group. */
@@ -108,7 +110,7 @@ async function profiledRender(run: () => Promise<number>): Promise<{ total: numb
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const sampled = new Map<string, number>();
   (profile.samples ?? []).forEach((id, i) => {
-    const g = groupOf(byId.get(id)?.callFrame.url ?? "");
+    const g = groupOf(byId.get(id)?.callFrame ?? { url: "", functionName: "" });
     sampled.set(g, (sampled.get(g) ?? 0) + (profile.timeDeltas?.[i] ?? 0));
   });
   const all = [...sampled.values()].reduce((a, b) => a + b, 0) || 1;

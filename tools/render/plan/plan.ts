@@ -8,7 +8,7 @@
  * graph is rendered from), never parsed back from the rendered graph.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
-import type { InferencePlan } from "../../../components/inference/plan";
+import type { InferencePlan, RuntimePlan } from "../../../components/inference/plan";
 import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../../program/summary";
 import { CriticalPath } from "./graph";
 import { kvWire, KvWire } from "../../../components/inference/args";
@@ -33,6 +33,8 @@ export interface Plan extends ModelPlanSection, ServingPlanSection, CapacityTota
   readonly placement: PlanPlacement;
   /** NIXL backend for KV cache and whether it moves over RDMA or TCP. */
   readonly kvTransport?: KvWire;
+  /** The graph's backend, and the Dynamo release and engine versions it runs (`RuntimePlan`). */
+  readonly runtime?: RuntimePlan & { readonly backend: string };
   /** The image's CUDA targets (as in the stack's summary), its ref when known, and whether the stack builds it. */
   readonly image: SummaryImage & { readonly ref?: string; readonly build: boolean };
   readonly criticalPath: readonly string[];
@@ -83,6 +85,7 @@ export function buildPlan(input: PlanInput): Plan {
     ...servingPlan(input.inference, input.pools),
     ...capacityTotals(input.pools, workers),
     ...(input.inference ? { kvTransport: kvWire(input.inference.kvTransport) } : {}),
+    ...(input.inference ? { runtime: { backend: input.inference.backend, ...input.inference.runtime } } : {}),
     image: input.image,
     criticalPath: input.criticalPath.steps.map((s) => s.name),
     criticalPathDetail: input.criticalPath,
