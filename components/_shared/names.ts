@@ -30,6 +30,12 @@ export const OperatorLabel = {
 export const DynamoPort = { FrontendHttp: 8000, WorkerSystem: 9090 } as const;
 
 /**
+ * The workers' request-plane port (`DYN_TCP_RPC_PORT`): the runtime's TCP request plane binds an OS-assigned port
+ * unless this pins it, and the pin lets the Frontend -> worker flow name one port.
+ */
+export const REQUEST_PLANE_PORT = 9999;
+
+/**
  * Names the operator gives those container ports (operator `internal/consts`: `DynamoSystemPortName`;
  * its own probes use `intstr.FromString` of them). Our probes use the same names and handler type
  * (httpGet) so the merged container never has "more than 1 handler type" (F2).

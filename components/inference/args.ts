@@ -16,6 +16,7 @@ import { INSTANCES } from "../catalog/instances";
 import type { IntRange, NumberRange } from "../_shared/limits";
 import { CLUSTER_LIMITS } from "../cluster/limits";
 import { DEFAULT_RELEASE, ReleaseId } from "../releases";
+import { FrontendArgs, FrontendServiceType, RouterMode } from "./frontend-args";
 
 /** Inference engine the workers run; the combined image selects it by Python module name. */
 export const Backend = { Vllm: "vllm", Trtllm: "trtllm" } as const;
@@ -33,14 +34,8 @@ export const Placement = {
 } as const;
 export type Placement = (typeof Placement)[keyof typeof Placement];
 
-/** How the Frontend's Service is exposed. */
-export const FrontendServiceType = {
-  /** In-cluster only. */
-  ClusterIP: "ClusterIP",
-  /** An internal (VPC-only) AWS load balancer; never internet-facing. */
-  InternalLoadBalancer: "InternalLoadBalancer",
-} as const;
-export type FrontendServiceType = (typeof FrontendServiceType)[keyof typeof FrontendServiceType];
+export { FrontendServiceType, RouterMode } from "./frontend-args";
+export type { FrontendArgs } from "./frontend-args";
 
 /** Shape of one worker role (prefill or decode). */
 export interface RoleArgs {
@@ -60,25 +55,10 @@ export interface ModelCacheArgs {
   readonly sizeGiB: number;
 }
 
-/** The OpenAI-compatible Frontend. */
-export interface FrontendArgs {
-  /** Frontend pods. @default 1 */
-  readonly replicas?: number;
-  /** Service exposure. @default "ClusterIP" */
-  readonly serviceType?: FrontendServiceType;
-  /**
-   * CIDRs the internal load balancer accepts (`loadBalancerSourceRanges`; also the NetworkPolicy's allowed
-   * sources of the Frontend's port), so only these callers reach it, not everything routed into the VPC.
-   * @default - `[vpcCidr]` (required when `vpcCidr` is not given and `serviceType` is "InternalLoadBalancer")
-   * @see https://kubernetes.io/docs/reference/kubernetes-api/service-resources/service-v1/#ServiceSpec
-   */
-  readonly sourceRanges?: readonly string[];
-}
-
 /**
- * NetworkPolicies of the graph's namespace: everything denied but the flows Dynamo needs (components/inference/
- * network.ts lists them with their sources). Enforced on EKS by the VPC CNI's network policy agent, which
- * `EfaCluster` turns on.
+ * NetworkPolicies of the graph's namespace: everything denied but the flows the release needs (components/releases
+ * lists them with their sources; components/inference/network.ts generates the policies). Enforced on EKS by the VPC
+ * CNI's network policy agent, which `EfaCluster` turns on.
  */
 export interface NetworkPolicyArgs {
   /** Render the NetworkPolicies. @default true */
@@ -216,7 +196,7 @@ export interface InferenceSettings {
    * @default - `versions.prefetchImage` (python:3.12-slim)
    */
   readonly prefetchImage?: string;
-  /** Frontend. @default { replicas: 1, serviceType: "ClusterIP" } */
+  /** Frontend. @default { replicas: 1, serviceType: "ClusterIP", routerMode: "round-robin", adminApi: false, nvext: false } */
   readonly frontend?: FrontendArgs;
   /**
    * CIDR of the cluster's VPC (e.g. `EfaCluster`'s `vpcCidr`): the internal load balancer's default source range.
@@ -266,7 +246,7 @@ export const INFERENCE_KEYS = {
   platformNamespace: { wired: "platform.namespace" },
   graphName: { wired: "dynamo-efa:graphName" },
   modelCache: values("storageClassName", "sizeGiB"),
-  frontend: { ...values("replicas", "serviceType"), sourceRanges: "list" },
+  frontend: { ...values("replicas", "serviceType", "routerMode", "adminApi", "nvext"), sourceRanges: "list" },
   networkPolicy: { enabled: "value", clientNamespaces: "list", metricsNamespaces: "list" },
   imageCudaArchs: { wired: "the image's plan (image.cudaArchs)" },
   imageCudaToolkit: { wired: "the image's plan (image.cudaToolkit)" },
@@ -442,6 +422,9 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
       replicas: s.frontend?.replicas ?? INFERENCE_DEFAULTS.frontendReplicas,
       serviceType: s.frontend?.serviceType ?? FrontendServiceType.ClusterIP,
       sourceRanges: s.frontend?.sourceRanges ?? (s.vpcCidr !== undefined ? [s.vpcCidr] : []),
+      routerMode: s.frontend?.routerMode ?? RouterMode.RoundRobin,
+      adminApi: s.frontend?.adminApi ?? false,
+      nvext: s.frontend?.nvext ?? false,
     },
     vpcCidr: s.vpcCidr,
     networkPolicy: {

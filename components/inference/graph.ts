@@ -56,6 +56,7 @@ import {
 import { shellQuote } from "../_shared/shell";
 import { MODEL_CACHE_HF_HOME, MODEL_CACHE_MOUNT, frontendModelFiles } from "./frontend-model";
 import { RUNTIME_DEFAULT } from "./pod-security";
+import { release, RuntimeSetting } from "../releases";
 
 /** Where the model cache PVC is mounted (and `HF_HOME` points). */
 export { MODEL_CACHE_MOUNT };
@@ -203,9 +204,18 @@ function volumes(
   return { vols, mounts };
 }
 
+/** A release's stated settings as env vars (components/releases: each with why and where it was read). */
+function settingsEnv(settings: readonly RuntimeSetting[]): EnvVar[] {
+  return settings.map(({ name, value }) => ({ name, value }));
+}
+
 function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts): EnvVar[] {
-  // The request plane on a fixed port (upstream's default is an OS-assigned one), so the NetworkPolicy can name it.
-  const env: EnvVar[] = [{ name: "DYN_TCP_RPC_PORT", value: String(REQUEST_PLANE_PORT) }];
+  // The deciding Dynamo settings of the release, never its defaults; then the request plane on a fixed port
+  // (upstream's default is an OS-assigned one), so the flow Frontend -> workers names it.
+  const env: EnvVar[] = [
+    ...settingsEnv(release(r.release).runtime.workerEnv),
+    { name: "DYN_TCP_RPC_PORT", value: String(REQUEST_PLANE_PORT) },
+  ];
   if (usesEfa(r)) env.push(...efaEnv(shape));
   if (r.modelCache) env.push({ name: "HF_HOME", value: MODEL_CACHE_HF_HOME });
   return [...env, ...nodeCacheEnv(r), ...engine.env];
@@ -277,11 +287,12 @@ export const FRONTEND_RESOURCES: DgdResources = { requests: { cpu: "2", memory: 
 export function renderFrontend(r: ResolvedInference, image: string): DgdService {
   const names = graphNames(r.graphName, r.namespace);
   const files = frontendModelFiles(r, image);
+  const envs = [...frontendSettings(r), ...files.env];
   return {
     componentType: "frontend",
     replicas: r.frontend.replicas,
     ...(files.tokenInMain ? { envFromSecret: r.hfSecretName ?? names.hfSecret } : {}),
-    ...(files.env.length > 0 ? { envs: [...files.env] } : {}),
+    ...(envs.length > 0 ? { envs } : {}),
     resources: FRONTEND_RESOURCES,
     extraPodSpec: {
       ...(files.volumes.length > 0 ? { volumes: [...files.volumes] } : {}),
@@ -289,7 +300,7 @@ export function renderFrontend(r: ResolvedInference, image: string): DgdService 
       mainContainer: {
         image,
         command: ["python3", "-m", "dynamo.frontend"],
-        args: ["--http-port", String(DynamoPort.FrontendHttp)],
+        args: ["--http-port", String(DynamoPort.FrontendHttp), "--router-mode", r.frontend.routerMode],
         securityContext: {
           runAsNonRoot: true,
           runAsUser: r.runAsUser,
@@ -301,6 +312,19 @@ export function renderFrontend(r: ResolvedInference, image: string): DgdService 
       },
     },
   };
+}
+
+/**
+ * The Frontend's stated settings: the planes and discovery it shares with the workers, and each surface the release
+ * turns on by default (the admin API, nvext and its worker-pinning headers) off unless `frontend` asks for it.
+ */
+export function frontendSettings(r: ResolvedInference): EnvVar[] {
+  const rt = release(r.release).runtime;
+  const off = [
+    ...(r.frontend.adminApi ? [] : [rt.frontendSwitches.adminApiOff]),
+    ...(r.frontend.nvext ? [] : [rt.frontendSwitches.nvextOff]),
+  ].filter((x) => x !== undefined);
+  return settingsEnv([...rt.frontendEnv, ...off]);
 }
 
 /**

@@ -4,7 +4,7 @@
  * prefetch script shares is the last section.
  */
 import { CpuArch } from "../catalog/instances";
-import { releaseProblems } from "../releases";
+import { isReleaseId, release, releaseProblems } from "../releases";
 import { joinPath, Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 import { K8S_NAME } from "../_shared/names";
@@ -18,6 +18,7 @@ import {
   INFERENCE_LIMITS,
   ROLE_LIMITS,
   KvTransportChoice,
+  RouterMode,
   roleArgs,
   ServingRole,
   SERVING_ROLES,
@@ -212,7 +213,7 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
         reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got ${show(v)}`,
       });
   }
-  out.push(...namespaceProblems(r, at));
+  out.push(...namespaceProblems(r, at), ...frontendProblems(r, at));
   out.push(...cacheModeProblems(r, at), ...networkProblems(r, at));
   // Only budgets of a valid range are compared with the estimate.
   if (!out.some((p) => /BudgetSeconds$/.test(p.propertyPath))) out.push(...budgetProblems(r, at));
@@ -222,6 +223,44 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
       out.push({
         propertyPath: at("modelCache.storageClassName"),
         reason: `must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ${show(r.modelCache.storageClassName)}`,
+      });
+  }
+  return out;
+}
+
+/**
+ * The Frontend's router mode and switches against what the release offers: a mode it lists; the KV router with one
+ * Frontend (the flows between KV-router replicas were not read); a switch only where the release names its env var.
+ */
+function frontendProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  if (!isReleaseId(r.release)) return [];
+  const rt = release(r.release).runtime;
+  const f = r.frontend;
+  const modes = rt.routerModes.modes;
+  const out: Problem[] = modes.includes(f.routerMode)
+    ? []
+    : [
+        {
+          propertyPath: at("frontend.routerMode"),
+          reason: `must be a router mode release ${show(r.release)} offers (${modes.map((m) => show(m)).join(", ")}); got ${show(f.routerMode)}`,
+        },
+      ];
+  if (f.routerMode === RouterMode.Kv && f.replicas > 1)
+    out.push({
+      propertyPath: at("frontend.replicas"),
+      reason: `must be 1 with frontend.routerMode "kv"; got ${f.replicas}. KV routers of several Frontends sync their state with each other, and those flows were not read, so the NetworkPolicies would not admit them. Use one Frontend, or routerMode "round-robin"`,
+    });
+  for (const [key, off] of [
+    ["adminApi", rt.frontendSwitches.adminApiOff],
+    ["nvext", rt.frontendSwitches.nvextOff],
+  ] as const) {
+    const v = f[key];
+    if (typeof v !== "boolean")
+      out.push({ propertyPath: at(`frontend.${key}`), reason: `must be true or false; got ${show(v)}` });
+    else if (v && !off)
+      out.push({
+        propertyPath: at(`frontend.${key}`),
+        reason: `cannot be turned on with release ${show(r.release)}: its runtime has no switch this package read (the surface is off there). Remove it, or use release "dynamo-1.6"`,
       });
   }
   return out;
