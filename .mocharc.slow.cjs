@@ -31,7 +31,7 @@ const SLOW = {
   "tests/unit/prefetch-metadata.spec.ts": "python3 prefetch.py with METADATA_ONLY against a fake Hugging Face server",
   "tests/verify/gate-g.spec.ts": "sh running the worker probe script against a real process named like the engine",
   "tests/verify/gate-l.spec.ts": "sh running the locality probe script",
-  "tests/unit/side-by-side.spec.ts": "node children standing in for mocha and tsc under the checks runner",
+  "tests/unit/npm-test-output.spec.ts": "concurrently with npm test's options over node stand-ins for mocha and tsc",
   "tests/render/release-image-matrix.spec.ts": "no child: 21 renders of the real program, slow by count",
   "tests/contracts/eks-hugepages.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/contracts/helm-values.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
@@ -49,10 +49,11 @@ const SLOW = {
   "tests/render/observability.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/plan-summary.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/readme-journey.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
-  "tests/render/serving.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/serving/render.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/stacks-model-cache.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/stacks.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/topology.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/docs/doc-facts.spec.ts": "both shipped stacks rendered under the render's mocks for the docs' numbers",
 };
 
 module.exports = {

@@ -15,7 +15,6 @@ import { securityPolicies } from "./rules/security";
 import { observabilityPolicies } from "./rules/observability";
 import { modelFitPolicies } from "./rules/model-fit";
 import { placementPolicies } from "./rules/placement";
-import { servingPolicies } from "./rules/serving";
 import { knownIssuePolicies } from "./rules/known-issues";
 
 const byName = new Map(
@@ -31,7 +30,6 @@ const byName = new Map(
     ...observabilityPolicies,
     ...modelFitPolicies,
     ...placementPolicies,
-    ...servingPolicies,
     ...knownIssuePolicies,
   ].map((p) => [p.name, p] as const),
 );
@@ -64,7 +62,6 @@ export const POLICY_NAMES = [
   "trtllm-libfabric-caveat",
   "monitoring-off-gpu-nodes",
   "model-fits-workers",
-  "serving-estimate-meets-workload",
   "release-known-issues",
   "prefill-tp-within-decode-tp",
 ] as const;
@@ -98,7 +95,6 @@ export const FIELD_FAILURES: Readonly<Record<PolicyName, readonly string[]>> = {
   "trtllm-libfabric-caveat": ["F3"],
   "monitoring-off-gpu-nodes": [],
   "model-fits-workers": [],
-  "serving-estimate-meets-workload": [],
   "release-known-issues": [],
   "prefill-tp-within-decode-tp": [],
 };

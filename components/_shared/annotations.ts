@@ -20,8 +20,6 @@ export const Annotation = {
   KvCacheDtype: "dynamo-efa/kv-cache-dtype",
   /** Graph: the model id (the engine's `--model` may be a path). */
   Model: "dynamo-efa/model",
-  /** Graph: the declared `inference.workload`, as JSON (only when declared). */
-  Workload: "dynamo-efa/workload",
   /** Pod: sha256 of the prefetch script (a changed script rolls the workers). */
   PrefetchSha256: "dynamo-efa/prefetch-sha256",
   /** Pod: sha256 of the TRT-LLM engine config file (a changed config rolls the workers). */

@@ -20,7 +20,6 @@ import {
 import { ModelCacheMode } from "./model-load";
 import { usesEfa, workerShape, WorkerShape, modelAnnotations } from "./fit";
 import { REQUEST_PLANE_PORT } from "./network";
-import { workloadAnnotations } from "./workload";
 import {
   nodeCacheAnnotations,
   nodeCacheEnv,
@@ -102,7 +101,6 @@ function annotations(r: ResolvedInference): Record<string, string> {
   return {
     ...a,
     ...modelAnnotations(r),
-    ...workloadAnnotations(r),
   };
 }
 

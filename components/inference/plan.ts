@@ -1,13 +1,12 @@
 /**
  * The plan of one graph, computed once from the resolved settings: each serving role's workers in one shape
  * (`WorkerPlanRow`, the shape the graph's services are rendered from), and the plain facts the offline render's
- * `plan.json` and `verify` read (`InferencePlan`), with the one translation of those facts into the serving
- * estimate's input (`servingInputOf`). The stack output `plan`, `plan.json` and verify's estimate all read this;
+ * `plan.json` and `verify` read (`InferencePlan`; the serving estimate's input is made from it by `servingInputOf` in
+ * serving/input.ts). The stack output `plan`, `plan.json` and verify's estimate all read this;
  * none of them re-derives a worker or parses the graph back. Pure.
  */
 import { GraphService, OperatorLabel } from "../_shared/names";
-import { GpuPoolFacts } from "../catalog/pool";
-import { KvCacheDtype, modelFacts, ModelShape } from "../catalog/models";
+import { KvCacheDtype, ModelShape } from "../catalog/models";
 import {
   type Backend,
   KvTransport,
@@ -22,7 +21,6 @@ import { commandLine, engineFor, FRONTEND_RESOURCES, serviceKey, workerAffinity,
 import { type DgdResourceItem } from "./dgd";
 import { usesNodeCache } from "./cache";
 import { RevisionPlan, revisionPlan } from "./revision";
-import type { ServingInput, ServingRoleInput } from "./serving";
 
 /** One serving role's workers: what one worker gets (`WorkerShape`), where it sits in the graph and what it runs. */
 export interface WorkerPlanRow extends WorkerShape {
@@ -113,38 +111,4 @@ export function inferencePlan(r: ResolvedInference): InferencePlan {
     frontend: { replicas: r.frontend.replicas, requests: FRONTEND_RESOURCES.requests ?? {} },
     workers: workerPlan(r),
   };
-}
-
-/**
- * The serving estimate's input of a plan, on `pool`; a reason when there is none (a model of unknown shape, a role
- * without workers). The one translation of the plan into that input: the render's `plan.json` and verify's
- * expected latencies both come through here (the policy pack judges whatever graph it is given, so it reads that
- * graph: policy/rules/_serving.ts).
- */
-export function servingInputOf(
-  p: InferencePlan,
-  pool: Pick<GpuPoolFacts, "instanceType">,
-): ServingInput | { why: string } {
-  const model = modelFacts(p.model, p.modelShape);
-  if (!model)
-    return {
-      why: `model ${JSON.stringify(p.model)} is not in the model catalog (components/catalog/models.ts) and the graph states no inference.modelShape`,
-    };
-  const role = (r: ServingRole): ServingRoleInput | undefined => {
-    const w = p.workers.find((x) => x.role === r);
-    return w
-      ? {
-          replicas: w.replicas,
-          tensorParallel: w.gpusPerWorker,
-          efaDevices: w.efaPerWorker,
-          maxModelLen: p.maxModelLen,
-          gpuMemoryUtilization: p.gpuMemoryUtilization,
-        }
-      : undefined;
-  };
-  const prefill = role(ServingRole.Prefill);
-  const decode = role(ServingRole.Decode);
-  if (!prefill || !decode) return { why: "the graph has no prefill or no decode worker" };
-  const { kvCacheDtype, backend, workload } = p;
-  return { model, kvCacheDtype, backend, pool: { instanceType: pool.instanceType }, prefill, decode, workload };
 }

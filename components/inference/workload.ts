@@ -1,11 +1,10 @@
 /**
- * The declared workload (`inference.workload`): its bounds, its validation against the graph, and the annotation
- * that carries it on the DynamoGraphDeployment for the plan, the policy and a person reading the graph. Pure.
+ * The declared workload (`inference.workload`): its bounds and its validation against the graph. The plan carries it
+ * (`InferencePlan.workload`, plan.json's `serving.workload`); the graph does not. Pure.
  */
-import { Annotation } from "../_shared/annotations";
 import { checkNumberRange, checkRange, IntRange, NumberRange } from "../_shared/limits";
 import type { Problem } from "../_shared/problems";
-import { INFERENCE_DEFAULTS, ResolvedInference, ResolvedWorkload, resolveWorkload, WorkloadArgs } from "./args";
+import { ResolvedInference } from "./args";
 
 /**
  * `workload` (the serving estimate's traffic): the project's sanity caps. Token counts share maxModelLen's bound
@@ -20,45 +19,6 @@ export const WORKLOAD_LIMITS = {
   itlMs: { minExclusive: 0, max: 60_000 },
 } as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
 const L = WORKLOAD_LIMITS;
-
-/*
- * The declared workload on the DynamoGraphDeployment: `dynamo-efa/workload`, the resolved workload as JSON,
- * written only when the config declares one, so the plan, the policy `serving-estimate-meets-workload` and a
- * person reading the graph see the traffic the estimate is for. A graph without it is estimated at the
- * defaults (`INFERENCE_DEFAULTS.workload`). Pure.
- */
-/** The annotation of a declared workload (nothing for the defaults, so undeclared graphs render as before). */
-export function workloadAnnotations(r: Pick<ResolvedInference, "workload">): Record<string, string> {
-  if (!r.workload.declared) return {};
-  const { declared: _declared, ...w } = r.workload;
-  return { [Annotation.Workload]: JSON.stringify(w) };
-}
-
-const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
-
-/**
- * The workload of a graph's annotations: the annotation's, else the defaults; a reason when the annotation is
- * not a workload (a hand edit).
- */
-export function workloadOf(annotations: Readonly<Record<string, string>>): ResolvedWorkload | { why: string } {
-  const raw = annotations[Annotation.Workload];
-  if (raw === undefined) return resolveWorkload(undefined);
-  let v: Record<string, unknown>;
-  try {
-    v = JSON.parse(raw) as Record<string, unknown>;
-  } catch (e) {
-    return { why: `annotation ${Annotation.Workload} is not JSON (${(e as Error).message})` };
-  }
-  const w: WorkloadArgs = {
-    isl: num(v?.isl) ?? INFERENCE_DEFAULTS.workload.isl,
-    osl: num(v?.osl) ?? INFERENCE_DEFAULTS.workload.osl,
-    ...(num(v?.requestsPerSecond) ? { requestsPerSecond: num(v.requestsPerSecond) } : {}),
-    ...(num(v?.concurrency) ? { concurrency: num(v.concurrency) } : {}),
-    ...(num(v?.ttftMs) ? { ttftMs: num(v.ttftMs) } : {}),
-    ...(num(v?.itlMs) ? { itlMs: num(v.itlMs) } : {}),
-  };
-  return resolveWorkload(w);
-}
 
 /*
  * The declared workload (`workload`) against its bounds and the graph: one load, not two, and requests that

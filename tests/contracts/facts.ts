@@ -1,6 +1,6 @@
 /**
- * Loads an upstream contract fact file (tests/contracts/facts/<name>.json, or components/inference/facts/ for the
- * facts the package reads at run time) and checks its provenance block, so
+ * Loads an upstream contract fact file (tests/contracts/facts/<name>.json, serving/facts/ for the facts the serving
+ * estimate reads at run time, or serving/published/ for the published measurements it is validated against) and checks its provenance block, so
  * a fact without a source cannot be added. See tests/contracts/README.md.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -22,10 +22,12 @@ export interface FactFile<T> {
 }
 
 /**
- * Where fact files live: here, and beside the component that ships a fact with the package (the serving model's
- * engine settings and GPU measurements are read at run time, so they live in components/, never under tests/).
+ * Where fact files live: here, and in the serving wing, which reads its facts at run time (serving/facts/: engine
+ * settings, GPU measurements) and validates against published measurements (serving/published/), so they live
+ * beside it, never under tests/.
  */
-export const FACT_DIRS = [join(__dirname, "facts"), join(__dirname, "..", "..", "components", "inference", "facts")];
+const SERVING = join(__dirname, "..", "..", "serving");
+export const FACT_DIRS = [join(__dirname, "facts"), join(SERVING, "facts"), join(SERVING, "published")];
 
 /** Problems with a provenance block; empty when it is complete. */
 export function provenanceProblems(p: Partial<Provenance> | undefined): string[] {

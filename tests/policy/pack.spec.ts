@@ -142,7 +142,6 @@ describe("policy pack: CrossGuard entry point", function () {
         "no-idle-gpu-nodes",
         "eks-endpoint-not-world-open",
         "trtllm-libfabric-caveat",
-        "serving-estimate-meets-workload",
         "release-known-issues",
       ],
     );

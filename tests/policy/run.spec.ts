@@ -12,12 +12,12 @@ import { TestGraph } from "../helpers/policy-graph-fixtures";
 import { failedBeyondKnownIssues, planResource, UNKNOWN_STRING } from "../helpers/policy-harness";
 
 describe("policy pack: runner and pack shape", () => {
-  it("lists the 29 policies in pack order, each with a kebab-case name, one-sentence description and config schema", () => {
+  it("lists the 28 policies in pack order, each with a kebab-case name, one-sentence description and config schema", () => {
     assert.deepEqual(
       allPolicies.map((p) => p.name),
       [...POLICY_NAMES],
     );
-    assert.equal(allPolicies.length, 29);
+    assert.equal(allPolicies.length, 28);
     for (const p of allPolicies) {
       assert.match(p.name, /^[a-z0-9]+(-[a-z0-9]+)*$/, p.name);
       assert.match(p.description, /^[A-Z][^]*\.$/, p.name);
@@ -108,14 +108,13 @@ describe("policy pack: runner and pack shape", () => {
     );
   });
 
-  it("advisory by default: no-noop-nixl-env, no-idle-gpu-nodes, eks-endpoint-not-world-open, trtllm-libfabric-caveat, serving-estimate-meets-workload and release-known-issues; everything else mandatory", () => {
+  it("advisory by default: no-noop-nixl-env, no-idle-gpu-nodes, eks-endpoint-not-world-open, trtllm-libfabric-caveat and release-known-issues; everything else mandatory", () => {
     const advisory = allPolicies.filter((p) => enforcementOf(p) === "advisory").map((p) => p.name);
     assert.deepEqual([...advisory].sort(), [
       "eks-endpoint-not-world-open",
       "no-idle-gpu-nodes",
       "no-noop-nixl-env",
       "release-known-issues",
-      "serving-estimate-meets-workload",
       "trtllm-libfabric-caveat",
     ]);
   });

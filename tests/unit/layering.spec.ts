@@ -1,6 +1,7 @@
 /**
  * The import directions of docs/ARCHITECTURE.md's layers: between the top-level folders (the components import
- * only themselves, the program only components, the policy pack components, the tools anything but the tests),
+ * only themselves, the program only components, the policy pack components, the serving estimate components and
+ * itself, the tools anything but the tests),
  * inside components/ (the catalog sits on `_shared` and `versions`; a component folder imports the catalog,
  * `_shared` and `versions`, never another component's files but for the exceptions listed below), and nothing
  * outside tests/ imports tests/. Every relative import, `import type`, re-export, `require()` and dynamic
@@ -22,7 +23,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   components: ["components/"],
   program: ["components/", "program/"],
   policy: ["components/", "policy/"],
-  tools: ["components/", "program/", "policy/", "tools/"],
+  serving: ["components/", "serving/"],
+  tools: ["components/", "program/", "policy/", "serving/", "tools/"],
 };
 
 /** The base of components/: what the catalog and every component folder may import besides itself. */
@@ -198,6 +200,8 @@ describe("layering: import directions between folders", () => {
       1,
     );
     assert.deepEqual(violations("program/x.ts", `import { EfaCluster } from "../components/cluster";`), []);
+    assert.equal(violations("components/inference/x.ts", `import { servingEstimate } from "../../serving";`).length, 1);
+    assert.deepEqual(violations("serving/x.ts", `import { modelFacts } from "../components/catalog/models";`), []);
     assert.deepEqual(violations("policy/rules/x.ts", `import { loadFacts } from "../../tests/contracts/facts";`), [
       `policy/rules/x.ts imports "../../tests/contracts/facts" (tests/contracts/facts); it may import only components/, policy/`,
     ]);

@@ -1,12 +1,12 @@
 /**
  * The render's serving estimate, seen through the few numbers `measure` compares with: TTFT and ITL of either
  * layout at a given arrival rate, each role's per-worker rate, and the split the estimate recommends. The one
- * place that reads `components/inference/serving.ts`: when the estimate grows ranges, `estimatePoint` is the
+ * place of measure that reads the serving wing (serving/): when the estimate grows ranges, `estimatePoint` is the
  * function that carries them over. Pure.
  */
 import type { ResolvedInference } from "../../components/inference/args";
-import { ServingEstimate, servingEstimate, ServingInput } from "../../components/inference/serving";
-import { inferencePlan, servingInputOf } from "../../components/inference/plan";
+import { ServingEstimate, servingEstimate, ServingInput, servingInputOf } from "../../serving";
+import { inferencePlan } from "../../components/inference/plan";
 
 /** Which layout a number is for. */
 export const Layout = { Disaggregated: "disaggregated", Aggregated: "aggregated" } as const;

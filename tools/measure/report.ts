@@ -4,7 +4,7 @@
  * measured per-worker rates, the aggregated twin's numbers and the gain of disaggregation with its spread. Pure:
  * `run.ts` measures, this judges.
  */
-import { recommendedSplit } from "../../components/inference/serving-split";
+import { recommendedSplit } from "../../serving";
 import { Placement } from "../../components/inference/args";
 import type { AiperfSummary, Load, Percentiles } from "./aiperf";
 import { AGREE_WITHIN, EstimatePoint, EstimateView, Layout, Range } from "./estimate";

@@ -2,9 +2,9 @@
  * Extracts the published all-reduce latencies per tensor-parallel size and message size on H100 (NVLink) from the
  * description of sgl-project/sglang pull request #2904 ("optimize custom allreduce kernel", merged 2025-01-15):
  * vLLM's custom all-reduce and the TensorRT-LLM-derived custom all-reduce, each `| 2/4/8 | bytes | a/b/c |` in ms.
- * The serving estimate prices a TP all-reduce from them (components/inference/worker-speed.ts).
+ * The serving estimate prices a TP all-reduce from them (serving/worker-speed.ts).
  * Usage: npx tsx tests/contracts/extract/allreduce-latency.ts <the PR description as markdown>
- *        > components/inference/facts/allreduce-h100.json
+ *        > serving/facts/allreduce-h100.json
  */
 import { readFileSync } from "node:fs";
 import { printFacts, today } from "./_checkout";

@@ -1,7 +1,7 @@
 /**
- * Extracts the published KV-over-TCP/UCX figures of Dynamo's EFA guide (components/inference/facts/dynamo-ucx-kv.json):
+ * Extracts the published KV-over-TCP/UCX figures of Dynamo's EFA guide (serving/facts/dynamo-ucx-kv.json):
  * the "~98s TTFT vs ~1s with EFA on Llama-3.1-8B at ISL 8000" case and the "~1-3 GB/s" UCX rate across nodes.
- * Usage: npx tsx tests/contracts/extract/dynamo-ucx-kv.ts <the guide as markdown> > components/inference/facts/dynamo-ucx-kv.json
+ * Usage: npx tsx tests/contracts/extract/dynamo-ucx-kv.ts <the guide as markdown> > serving/facts/dynamo-ucx-kv.json
  */
 import { readFileSync } from "node:fs";
 import { matcher, printFacts, today } from "./_checkout";

@@ -1,5 +1,5 @@
 /**
- * Extracts the scheduler settings the serving estimate runs each engine at (components/inference/engine-settings.ts):
+ * Extracts the scheduler settings the serving estimate runs each engine at (serving/engine-settings.ts):
  * - vLLM (`vllm/engine/arg_utils.py` `get_batch_defaults`, `vllm/config/vllm.py` `_set_cudagraph_sizes`): the API
  *   server's `max_num_seqs` and `max_num_batched_tokens` on GPUs of >= 70 GiB that are not A100 and on the others,
  *   and the largest CUDA-graph batch (`min(max_num_seqs * 2, 512)` without speculative decoding);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Measures the rates the serving estimate is calibrated on (components/inference/facts/h200-serving-calibration.json):
+"""Measures the rates the serving estimate is calibrated on (serving/facts/h200-serving-calibration.json):
 
-    python3 tests/contracts/extract/h200-serving-calibration.py > components/inference/facts/h200-serving-calibration.json
+    python3 tests/contracts/extract/h200-serving-calibration.py > serving/facts/h200-serving-calibration.json
 
 On one GPU, with the torch that is there, it times (CUDA events, median of repeats after warm-up):
   - gemm: bf16 torch.matmul at the weight shapes of Llama-3.1-8B and -70B layers (q/k/v, o, gate+up, down;

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Measures what the first H200 calibration (h200-serving-calibration.json) lacks, for issue 34
-(components/inference/facts/h200-serving-extended.json):
+(serving/facts/h200-serving-extended.json):
 
-    python3 tests/contracts/extract/h200-serving-extended.py > components/inference/facts/h200-serving-extended.json
+    python3 tests/contracts/extract/h200-serving-extended.py > serving/facts/h200-serving-extended.json
 
 On one GPU, CUDA-event medians after warm-up, random-normal inputs:
   - gemm: bf16 torch.matmul and FP8 (e4m3, per-tensor scales) torch._scaled_mm at the weight shapes of

@@ -2,7 +2,7 @@
  * Extracts NVIDIA NIM's published latency/throughput table for one model (NIM 1.8.0 on H100, FP8; TTFT and ITL at
  * each closed-loop concurrency, https://docs.nvidia.com/nim/benchmarking/llm/latest/performance.html), as
  * transcribed to CSV by zivbeker42/llm-guesstimator (tested_benchmarks/README.md names the page). The serving
- * validation set reads it (tests/helpers/serving-validation.ts).
+ * validation set reads it (serving/validation.ts).
  * Usage: npx tsx tests/contracts/extract/nim-benchmarks.ts <checkout> <csv path> --ref main --commit <sha>
  *        > tests/contracts/facts/nim-<model>.json
  */

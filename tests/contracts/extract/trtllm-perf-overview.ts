@@ -1,7 +1,7 @@
 /**
  * Extracts TensorRT-LLM's published offline-throughput tables (docs/source/performance/perf-overview.md): for each
  * model section, every H100/H200 column (GPU, TP, weight dtype) and its Total Output Throughput (tokens/s) per
- * ISL/OSL row, as the serving validation set reads them (tests/helpers/serving-validation.ts). B200/GB200/RTX
+ * ISL/OSL row, as the serving validation set reads them (serving/validation.ts). B200/GB200/RTX
  * columns are left out (no Blackwell rates in the estimate).
  * Usage: npx tsx tests/contracts/extract/trtllm-perf-overview.ts <TensorRT-LLM checkout> --ref <ref> [--commit <sha>]
  *        > tests/contracts/facts/trtllm-perf-overview.json

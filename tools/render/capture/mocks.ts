@@ -46,30 +46,36 @@ export function autoName(type: string, name: string): string {
   return `${name}-${hexOf([type, name], 7)}`;
 }
 
-/** A kubeconfig for an EKS cluster that authenticates with `aws eks get-token`, as EKS prints it. */
+/**
+ * The kubeconfig `eks.Cluster` outputs (pulumi-eks `generateKubeconfig`): it authenticates with `aws eks get-token`,
+ * asks for the v1beta1 client API and says so in KUBERNETES_EXEC_INFO. tests/contracts/client-tools.spec.ts holds
+ * it to tests/contracts/facts/client-tools.json; the README's AWS CLI minimum follows from it.
+ */
 export function placeholderKubeconfig(clusterName: string, endpoint: string, region: string): Record<string, unknown> {
+  const apiVersion = "client.authentication.k8s.io/v1beta1";
   return {
     apiVersion: "v1",
     kind: "Config",
     clusters: [
       {
-        name: clusterName,
+        name: "kubernetes",
         cluster: {
           server: endpoint,
           "certificate-authority-data": Buffer.from(`placeholder-ca:${clusterName}`).toString("base64"),
         },
       },
     ],
-    contexts: [{ name: clusterName, context: { cluster: clusterName, user: clusterName } }],
-    "current-context": clusterName,
+    contexts: [{ name: "aws", context: { cluster: "kubernetes", user: "aws" } }],
+    "current-context": "aws",
     users: [
       {
-        name: clusterName,
+        name: "aws",
         user: {
           exec: {
-            apiVersion: "client.authentication.k8s.io/v1beta1",
+            apiVersion,
             command: "aws",
-            args: ["eks", "get-token", "--cluster-name", clusterName, "--region", region],
+            args: ["--region", region, "eks", "get-token", "--cluster-name", clusterName, "--output", "json"],
+            env: [{ name: "KUBERNETES_EXEC_INFO", value: JSON.stringify({ apiVersion }) }],
           },
         },
       },

@@ -9,9 +9,10 @@ import type { Plan } from "./plan";
 import { table } from "../output/md-table";
 import { idleNodesLine } from "./placement";
 
-const HOURS_PER_DAY = 24;
+export const HOURS_PER_DAY = 24;
 
-const money = (usd: number, digits: number): string =>
+/** "$3,060" with `digits` decimals (the plan's and the docs' one way to write money). */
+export const money = (usd: number, digits: number): string =>
   `$${usd.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
 
 /** "2 x p5en.48xlarge (16 GPUs, 32 EFA rails) in us-east-2b". */

@@ -1,15 +1,19 @@
 /**
  * The serving section of `plan.json` / `plan.md`: what the graph delivers for the declared workload (TTFT, ITL,
  * requests per second), what aggregated workers on the same GPUs would, whether disaggregation pays and the
- * prefill:decode split that balances the roles. Computed by components/inference/serving.ts from the
- * graph's plan (`DisaggInference.plan`, turned into the estimate's input by `servingInputOf`, which verify uses
- * too), not parsed back from the rendered graph; the policy `serving-estimate-meets-workload` reads whatever graph
- * it is given into the same input (policy/rules/_serving.ts). Pure.
+ * prefill:decode split that balances the roles. Computed by the serving wing (serving/) from the graph's plan
+ * (`DisaggInference.plan`, turned into the estimate's input by `servingInputOf`, which verify and measure use too),
+ * not parsed back from the rendered graph. Pure.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
-import { InferencePlan, servingInputOf } from "../../../components/inference/plan";
-import { ServingEstimate, servingEstimate, ServingLatency } from "../../../components/inference/serving";
-import type { Range } from "../../../components/inference/serving-errors";
+import type { InferencePlan } from "../../../components/inference/plan";
+import {
+  type Range,
+  type ServingEstimate,
+  servingEstimate,
+  servingInputOf,
+  type ServingLatency,
+} from "../../../serving";
 import { table } from "../output/md-table";
 import { planPool } from "./model";
 

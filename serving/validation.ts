@@ -7,32 +7,29 @@
  *   (dynamo-disagg-p5.json); and, as a reference only (a model's prediction, not a measurement), AIConfigurator's
  *   H200 case (aiconfigurator-h200-case.json).
  * Each row: what was published, what the model predicts for the same setup (null: no estimate, and why), its
- * regime and quantity. The error bands of components/inference/serving-errors.json are computed from the
- * validation rows (tests/unit/serving-validation.spec.ts regenerates both that file and the docs table).
+ * regime and quantity. The error bands of serving/bands.json are computed from the validation rows.
+ *
+ * A tool: `npx tsx serving/validation.ts` writes serving/bands.json and docs/SERVING.md's validation table;
+ * `--check` exits 1 when either is stale (tests/serving/validation.spec.ts holds them current).
  */
-import { INSTANCES } from "../../components/catalog/instances";
-import {
-  factsOfRow,
-  KvCacheDtype,
-  modelFacts,
-  ModelFacts,
-  modelRow,
-  WeightDtype,
-} from "../../components/catalog/models";
-import { Backend } from "../../components/inference/args";
-import { workerFit } from "../../components/inference/fit";
-import { engineSettings } from "../../components/inference/engine-settings";
-import { ErrorBand, Quantity, regimeOf } from "../../components/inference/serving-errors";
-import {
-  decodeStepMs,
-  H200_MEASUREMENTS,
-  prefillMs,
-  ratesFor,
-  servingShape,
-  WorkerSpeed,
-} from "../../components/inference/worker-speed";
-import * as L from "../../components/inference/layouts";
-import { loadFacts } from "../contracts/facts";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { INSTANCES } from "../components/catalog/instances";
+import { factsOfRow, KvCacheDtype, modelFacts, ModelFacts, modelRow, WeightDtype } from "../components/catalog/models";
+import { Backend } from "../components/inference/args";
+import { workerFit } from "../components/inference/fit";
+import { engineSettings } from "./engine-settings";
+import { ErrorBand, Quantity, regimeOf } from "./errors";
+import { decodeStepMs, H200_MEASUREMENTS, prefillMs, ratesFor, servingShape, WorkerSpeed } from "./worker-speed";
+import * as L from "./layouts";
+import trtllmPerf from "./published/trtllm-perf-overview.json";
+import nim8b from "./published/nim-llama-3.1-8b-h100.json";
+import nim70b from "./published/nim-llama-3.3-70b-h100-tp2.json";
+import dynamoP5 from "./published/dynamo-disagg-p5.json";
+import aicCase from "./published/aiconfigurator-h200-case.json";
+
+/** The facts of a published-measurement file (serving/published/, each with its provenance; tests/contracts/facts.spec.ts checks it). */
+const factsOf = <T>(file: unknown): T => (file as { facts: T }).facts;
 
 /** One row of the table. */
 export interface ValidationRow {
@@ -124,7 +121,7 @@ const TRT_MODELS: Readonly<Record<string, string>> = {
 
 /** TensorRT-LLM's offline throughput: one aggregated worker at its capacity (every request queued at once). */
 export function trtllmRows(): ValidationRow[] {
-  const points = loadFacts<{ points: PerfPoint[] }>("trtllm-perf-overview").facts.points;
+  const points = factsOf<{ points: PerfPoint[] }>(trtllmPerf).points;
   // Llama 4 (Scout, Maverick) is not in the model catalog: not a setup the estimate is asked about.
   return points
     .filter((p) => TRT_MODELS[p.model] !== undefined)
@@ -164,13 +161,13 @@ interface NimFacts {
 /** NIM's closed-loop latency at concurrency 1, 5 and 25 (one aggregated TensorRT-LLM worker on H100, FP8). */
 export function nimRows(): ValidationRow[] {
   const runs = [
-    ["nim-llama-3.1-8b-h100", "meta-llama/Llama-3.1-8B-Instruct", 1],
-    ["nim-llama-3.3-70b-h100-tp2", "meta-llama/Llama-3.3-70B-Instruct", 2],
+    [nim8b, "meta-llama/Llama-3.1-8B-Instruct", 1],
+    [nim70b, "meta-llama/Llama-3.3-70B-Instruct", 2],
   ] as const;
   return runs.flatMap(([file, id, tp]) => {
     const m = fp8Of(id);
-    return loadFacts<NimFacts>(file)
-      .facts.rows.filter((r) => [1, 5, 25].includes(r.concurrency))
+    return factsOf<NimFacts>(file)
+      .rows.filter((r) => [1, 5, 25].includes(r.concurrency))
       .flatMap((r): ValidationRow[] => {
         const wl = { isl: r.isl, osl: r.osl, concurrency: r.concurrency };
         const w = worker(m, "p5.48xlarge", tp, r.isl + r.osl, KvCacheDtype.Fp8, Backend.Trtllm);
@@ -210,7 +207,7 @@ interface DynamoP5 {
 
 /** Dynamo's p5 table: 1 aggregated worker against 1 prefill + 1 decode worker (vLLM), closed loop (the facts' notes). */
 export function dynamoRows(): ValidationRow[] {
-  const f = loadFacts<DynamoP5>("dynamo-disagg-p5").facts;
+  const f = factsOf<DynamoP5>(dynamoP5);
   const m = modelFacts(f.model)!;
   const row = {
     set: "validation" as const,
@@ -315,7 +312,7 @@ interface AicCase {
 
 /** AIConfigurator's H200 case (its prediction, TensorRT-LLM, Qwen3-32B FP8 + FP8 KV): tokens/s/GPU within TTFT <= 300 ms, TPOT <= 10 ms. */
 export function aiconfiguratorRows(): ValidationRow[] {
-  const f = loadFacts<AicCase>("aiconfigurator-h200-case").facts;
+  const f = factsOf<AicCase>(aicCase);
   const m = fp8Of("Qwen/Qwen3-32B");
   const wl: L.ServingWorkload = { isl: f.isl, osl: f.osl, ttftMs: f.ttftMs, itlMs: f.tpotMs, concurrency: 1 };
   const len = f.isl + f.osl;
@@ -446,4 +443,39 @@ export function validationTable(): string {
     ...head,
     ...rows.map(line),
   ].join("\n");
+}
+
+const ROOT = path.join(__dirname, "..");
+/** The files the tool writes. */
+export const SERVING_MD = path.join(ROOT, "docs", "SERVING.md");
+export const BANDS_JSON = path.join(ROOT, "serving", "bands.json");
+const START =
+  "<!-- serving-validation:start (generated by serving/validation.ts; npx tsx serving/validation.ts to refresh) -->";
+const END = "<!-- serving-validation:end -->";
+
+/** serving/bands.json as the validation rows make it. */
+export function bandsJson(rows: readonly ValidationRow[] = allRows()): string {
+  return `${JSON.stringify({ generatedBy: "serving/validation.ts", bands: errorBands(rows) }, null, 1)}\n`;
+}
+
+/** `doc` (docs/SERVING.md) with its validation section regenerated; throws when the markers are missing. */
+export function servingMdWith(doc: string): string {
+  const i = doc.indexOf(START);
+  const j = doc.indexOf(END);
+  if (i < 0 || j < i) throw new Error(`docs/SERVING.md lacks the markers ${START} ... ${END}`);
+  return `${doc.slice(0, i + START.length)}\n${validationTable()}\n${doc.slice(j)}`;
+}
+
+if (require.main === module) {
+  const fresh: [string, string][] = [
+    [BANDS_JSON, bandsJson()],
+    [SERVING_MD, servingMdWith(fs.readFileSync(SERVING_MD, "utf8"))],
+  ];
+  if (process.argv.includes("--check")) {
+    const stale = fresh.filter(([f, text]) => !fs.existsSync(f) || fs.readFileSync(f, "utf8") !== text);
+    for (const [f] of stale)
+      process.stderr.write(`${path.relative(ROOT, f)} is stale: run npx tsx serving/validation.ts\n`);
+    process.exit(stale.length ? 1 : 0);
+  }
+  for (const [f, text] of fresh) fs.writeFileSync(f, text);
 }

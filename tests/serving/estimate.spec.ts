@@ -7,18 +7,11 @@ import { strict as assert } from "assert";
 import { KvCacheDtype } from "../../components/catalog/models";
 import { modelFacts } from "../../components/catalog/models";
 import { resolveWorkload, type ResolvedInference } from "../../components/inference/args";
-import { validateWorkload, workloadAnnotations, workloadOf } from "../../components/inference/workload";
-import {
-  decodeStepMs,
-  prefillMs,
-  servingShape,
-  WorkerSpeed,
-  H200_RATES,
-} from "../../components/inference/worker-speed";
-import * as L from "../../components/inference/layouts";
-import { recommendedSplit } from "../../components/inference/serving-split";
+import { validateWorkload } from "../../components/inference/workload";
+import { decodeStepMs, prefillMs, servingShape, WorkerSpeed, H200_RATES } from "../../serving/worker-speed";
+import * as L from "../../serving/layouts";
+import { recommendedSplit } from "../../serving/split";
 import { Placement } from "../../components/inference/args";
-import { Annotation } from "../../components/_shared/annotations";
 
 const speed = (id: string, tp: number, kvCapacityTokens = 800_000): WorkerSpeed => ({
   shape: servingShape(modelFacts(id)!),
@@ -128,21 +121,9 @@ function meetsAll(l: L.Layout, wl: L.ServingWorkload): boolean {
 }
 
 describe("inference.workload", () => {
-  it("defaults: ISL 1024, OSL 256, 64 in flight, no objectives, not declared (no annotation)", () => {
+  it("defaults: ISL 1024, OSL 256, 64 in flight, no objectives, not declared", () => {
     const w = resolveWorkload(undefined);
     assert.deepEqual(w, { isl: 1024, osl: 256, concurrency: 64, declared: false });
-    assert.deepEqual(workloadAnnotations({ workload: w }), {});
-    assert.deepEqual(workloadOf({}), w);
-  });
-  it("a declared workload round-trips through the graph annotation; a hand-edited one is named", () => {
-    const w = resolveWorkload({ isl: 4000, osl: 96, ttftMs: 500 });
-    const a = workloadAnnotations({ workload: w });
-    assert.deepEqual(JSON.parse(a[Annotation.Workload]!), { isl: 4000, osl: 96, concurrency: 64, ttftMs: 500 });
-    assert.deepEqual(workloadOf(a), w);
-    assert.match(
-      (workloadOf({ [Annotation.Workload]: "{" }) as { why: string }).why,
-      /dynamo-efa\/workload is not JSON/,
-    );
   });
   const r = (workload: Parameters<typeof resolveWorkload>[0], maxModelLen = 4096) =>
     ({ workload: resolveWorkload(workload), maxModelLen }) as unknown as ResolvedInference; // only the two fields read

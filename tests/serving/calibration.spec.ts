@@ -1,6 +1,6 @@
 /**
  * The serving model's H200 calibration: the worker speed reads the two fact files directly
- * (components/inference/facts/h200-serving-calibration.json and h200-serving-extended.json, no copy in code), the rates
+ * (serving/facts/h200-serving-calibration.json and h200-serving-extended.json, no copy in code), the rates
  * fitted from them reproduce the measured decode steps (bf16 and FP8 weights, batch 1..1024), FP8 runs at its
  * measured rate rather than twice bf16, and the prefill model sits below transformers' eager forward.
  */
@@ -17,11 +17,11 @@ import {
   prefillMs,
   servingShape,
   WorkerSpeed,
-} from "../../components/inference/worker-speed";
-import { engineSettings } from "../../components/inference/engine-settings";
+} from "../../serving/worker-speed";
+import { engineSettings } from "../../serving/engine-settings";
 import { Backend } from "../../components/inference/args";
 import { factsOfRow, modelFacts, modelRow, KvCacheDtype, WeightDtype } from "../../components/catalog/models";
-import { GPU_DATASHEETS } from "../../components/catalog/gpu-datasheet";
+import { GPU_DATASHEETS } from "../../serving/gpu-datasheet";
 
 type AnyFacts = Parameters<typeof measurementsOf>[0];
 const calibration = loadFacts<AnyFacts["facts"]>("h200-serving-calibration");

@@ -30,15 +30,15 @@ import {
   modelRow,
   WEIGHT_DTYPE_BYTES,
   WeightDtype,
-} from "../catalog/models";
-import { GPU_DATASHEETS, GpuDatasheet } from "../catalog/gpu-datasheet";
+} from "../components/catalog/models";
+import { GPU_DATASHEETS, GpuDatasheet } from "./gpu-datasheet";
 import { DEFAULT_ENGINE, EngineSettings } from "./engine-settings";
 import calibrationFacts from "./facts/h200-serving-calibration.json";
 import extendedFacts from "./facts/h200-serving-extended.json";
 
 /*
  * The H200 measurements the serving model is calibrated on, loaded from the fact files themselves (shipped with
- * the package; no copy): components/inference/facts/h200-serving-calibration.json (bf16 GEMM, prefill attention, HBM
+ * the package; no copy): serving/facts/h200-serving-calibration.json (bf16 GEMM, prefill attention, HBM
  * read, CUDA-graph decode steps to batch 128, transformers' prefill) and h200-serving-extended.json (bf16 and FP8
  * GEMM at the 8B/70B TP1-8 layer shapes, bf16 and FP8-weight decode steps to batch 1024, decode attention, eager
  * against CUDA-graph launch). Both: torch 2.11.0+cu130, CUDA 13.0, one NVIDIA H200; their extractors are in
@@ -67,8 +67,8 @@ export type WeightsMeasured = "bf16" | "fp8";
 
 /** Where the measurements are recorded. */
 export const H200_MEASUREMENTS_FACTS = [
-  "components/inference/facts/h200-serving-calibration.json",
-  "components/inference/facts/h200-serving-extended.json",
+  "serving/facts/h200-serving-calibration.json",
+  "serving/facts/h200-serving-extended.json",
 ] as const;
 
 interface CalibrationFile {

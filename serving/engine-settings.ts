@@ -2,10 +2,10 @@
  * The scheduler settings each engine runs a worker at, as the engine's own defaults set them (the graph passes
  * none of them): how many sequences decode at once, how many tokens one step takes (the prefill chunk budget),
  * up to which batch a step replays a CUDA graph, and how its tensor-parallel all-reduce is priced. Read from the
- * engines' source (components/inference/facts/engine-vllm.json, engine-trtllm.json) and from published all-reduce
- * latencies (components/inference/facts/allreduce-h100.json), shipped with the package. Pure.
+ * engines' source (serving/facts/engine-vllm.json, engine-trtllm.json) and from published all-reduce
+ * latencies (serving/facts/allreduce-h100.json), shipped with the package. Pure.
  */
-import { Backend } from "./args";
+import { Backend } from "../components/inference/args";
 import vllmFacts from "./facts/engine-vllm.json";
 import trtllmFacts from "./facts/engine-trtllm.json";
 import allReduceFacts from "./facts/allreduce-h100.json";

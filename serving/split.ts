@@ -5,7 +5,7 @@
  * and deploys wherever the graph does (`validate.ts` refuses a split whose roles need more nodes than the pool has).
  * Pure.
  */
-import { Placement } from "./args";
+import { Placement } from "../components/inference/args";
 
 /** The prefill:decode split that balances the roles and deploys on the pool. */
 export interface RecommendedSplit {

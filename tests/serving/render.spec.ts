@@ -3,20 +3,19 @@
  * inference.workload='{isl: 4000, osl: 96}'` on p5en-8gpu writes `serving` for vLLM and TensorRT-LLM, and on
  * that graph Llama-3.1-8B's disaggregation gain at ISL 1k/OSL 1k is below the one at ISL 8k/OSL 128, with
  * plan.md naming the winning layout of each (the other workloads are estimated from the rendered graph with
- * the pure functions, so two renders cover it).
+ * the pure functions from the stack's plan, through the same `servingInputOf` as the render, so two renders cover it).
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { ExitCode } from "../../tools/_shared/exit-codes";
-import { renderStack } from "./render-harness";
+import { renderStack, ROOT } from "../render/render-harness";
 import { resolveWorkload } from "../../components/inference/args";
-import { REPORTED_BATCHES, servingEstimate, ServingEstimate } from "../../components/inference/serving";
-import { graphServingInput } from "../../policy/rules/_serving";
-import { DGD_V1BETA1_TYPE_TOKEN, graphModel } from "../../components/inference/dgd-v1beta1";
-import type { PlanDgd } from "../../policy/rules/_dgd";
+import { inferencePlan } from "../../components/inference/plan";
+import { REPORTED_BATCHES, servingEstimate, ServingEstimate, servingInputOf } from "../../serving";
 import { servingMarkdown } from "../../tools/render/plan/serving";
+import { stackInference } from "../../tools/verify/target";
 
 const WORKLOAD = "inference.workload={isl: 4000, osl: 96}";
 
@@ -33,12 +32,7 @@ describe("render: serving estimate in plan.json / plan.md", function () {
     );
     assert.equal(code, ExitCode.Ok, [...stdout, ...stderr].join("\n"));
     const plan = JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8"));
-    const resources = JSON.parse(fs.readFileSync(path.join(dir, "resources.json"), "utf8")) as {
-      type: string;
-      name: string;
-      inputs: PlanDgd;
-    }[];
-    return { plan, md: fs.readFileSync(path.join(dir, "plan.md"), "utf8"), resources };
+    return { plan, md: fs.readFileSync(path.join(dir, "plan.md"), "utf8") };
   }
 
   function assertServing(s: ServingEstimate) {
@@ -99,7 +93,6 @@ describe("render: serving estimate in plan.json / plan.md", function () {
     );
   }
 
-  let vllmDgd: { name: string; inputs: PlanDgd } | undefined;
   let vllmMaxBatch = 0;
   let vllmServing: ServingEstimate | undefined;
 
@@ -110,10 +103,6 @@ describe("render: serving estimate in plan.json / plan.md", function () {
     assert.match(r.md, /## Serving estimate/);
     vllmMaxBatch = r.plan.serving.roles.decode.maxBatch;
     vllmServing = r.plan.serving;
-    // The default release writes the v1beta1 graph; the serving reader takes it in the model's shape.
-    const dgd = r.resources.find((x) => x.type === DGD_V1BETA1_TYPE_TOKEN);
-    assert.ok(dgd);
-    vllmDgd = { ...dgd, inputs: graphModel(dgd.inputs) };
   });
 
   it("TensorRT-LLM: the same section, its KV capacity from TensorRT-LLM's memory fraction", async () => {
@@ -123,7 +112,8 @@ describe("render: serving estimate in plan.json / plan.md", function () {
   });
 
   it("Llama-3.1-8B on this graph: the gain at ISL 1k/OSL 1k is below the one at ISL 8k/OSL 128, and plan.md names each winner", () => {
-    const base = graphServingInput(vllmDgd!.inputs, vllmDgd!.name, "p5en.48xlarge");
+    const { resolved } = stackInference(ROOT, path.join(ROOT, "stacks", "Pulumi.p5en-8gpu.yaml"));
+    const base = servingInputOf(inferencePlan(resolved), resolved.pool);
     assert.ok(!("why" in base), JSON.stringify(base));
     const at = (isl: number, osl: number) => {
       const e = servingEstimate({ ...base, workload: resolveWorkload({ isl, osl }) }) as ServingEstimate;

@@ -4,12 +4,12 @@
  * roles. Pure; one worker's speed comes from `./worker-speed.ts` (the H200 measurements and the rates of other GPUs
  * scaled from datasheets), the layouts under load from `./layouts.ts`, the workload's checks from `./workload.ts`.
  */
-import { KvCacheDtype, ModelFacts } from "../catalog/models";
-import { kvTransfer, kvLink, workerFit } from "./fit";
-import { nodesOfSplit, RecommendedSplit, recommendedSplit, SplitInput } from "./serving-split";
-import { Range, ucxKvRangeMs, uncertaintyOf, Uncertainty, UncertaintyInput, Verdict } from "./serving-errors";
+import { KvCacheDtype, ModelFacts } from "../components/catalog/models";
+import { kvTransfer, kvLink, workerFit } from "../components/inference/fit";
+import { nodesOfSplit, RecommendedSplit, recommendedSplit, SplitInput } from "./split";
+import { Range, ucxKvRangeMs, uncertaintyOf, Uncertainty, UncertaintyInput, Verdict } from "./errors";
 import type { EngineSettings } from "./engine-settings";
-import { Backend, Placement, ResolvedWorkload } from "./args";
+import { Backend, Placement, ResolvedWorkload } from "../components/inference/args";
 import {
   aggregated,
   atLoad,
@@ -22,8 +22,8 @@ import {
   prefillCapacity,
   servedAtLoad,
 } from "./layouts";
-import { INSTANCES } from "../catalog/instances";
-import type { GpuPoolFacts } from "../catalog/pool";
+import { INSTANCES } from "../components/catalog/instances";
+import type { GpuPoolFacts } from "../components/catalog/pool";
 import {
   decodeStepMs,
   engineOf,
@@ -42,8 +42,7 @@ import { engineSettings } from "./engine-settings";
  * declared workload, what one worker of each role does, what the layout gives at the load and
  * what aggregated workers on the same GPUs would give (the sections above), the gain of disaggregation and the
  * balanced split that deploys on the pool, each number with the range the validation errors of its regime give
- * (./serving-errors.ts). Pure; a graph's plan becomes `ServingInput` in `servingInputOf` (./plan.ts), a graph the
- * policy is given in policy/rules/_serving.ts.
+ * (./errors.ts). Pure; a graph's plan becomes `ServingInput` in `servingInputOf` (./input.ts).
  */
 
 /** Batch sizes `serving.roles.decode.decodeStepMs` is keyed by (the measured range). */
@@ -272,7 +271,7 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
   const rates = ratesFor(instance.gpuModel);
   if (!rates)
     return {
-      why: `no datasheet rates for the ${instance.gpuModel} (components/catalog/gpu-datasheet.ts) to scale the H200 calibration to`,
+      why: `no datasheet rates for the ${instance.gpuModel} (serving/gpu-datasheet.ts) to scale the H200 calibration to`,
     };
   const layout = unrepresentable(i);
   if (layout) return { why: layout };
@@ -361,7 +360,7 @@ function splitInputOf(i: ServingInput, p: WorkerSpeed, d: WorkerSpeed, gpus: num
     gpus,
     gpusPerNode,
     // The nodes this graph's own split takes: a pool that runs the graph runs the recommendation too, and the
-    // plan (which knows the pool) and the policy (which reads only the graph) recommend the same split.
+    // recommendation does not depend on which nodes the pool has beyond those.
     nodes: nodesOfSplit({ prefillTp: p.tp, decodeTp: d.tp, gpusPerNode }, i.prefill.replicas, i.decode.replicas).total,
     placement: i.placement ?? Placement.SeparateNodes,
     current: { prefill: i.prefill.replicas, decode: i.decode.replicas },

@@ -4,9 +4,9 @@
  * other. Pure; one worker's speed comes from `./worker-speed.ts`, and the estimate that reports these for a graph
  * is `./serving.ts`.
  */
-import { KvCacheDtype, ModelFacts } from "../catalog/models";
-import type { ResolvedWorkload } from "./args";
-import { KvLink, kvTransfer } from "./fit";
+import { KvCacheDtype, ModelFacts } from "../components/catalog/models";
+import type { ResolvedWorkload } from "../components/inference/args";
+import { KvLink, kvTransfer } from "../components/inference/fit";
 import { decodeStepMs, engineOf, maxDecodeBatch, prefillMs, WorkerSpeed } from "./worker-speed";
 
 /*

@@ -1,0 +1,48 @@
+/**
+ * The docs' stated numbers are generated (tools/doc-facts/doc-facts.ts) and current: every `<!-- fact:NAME -->` span
+ * of the project's Markdown holds what the code computes now (tool versions, the shipped stacks' cost and time to
+ * Ready from their offline render, build times and image sizes). Slow set: it renders both shipped stacks.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+import { fill, markdownFiles, namesIn, renderedPlans, staleFiles } from "../../tools/doc-facts/doc-facts";
+import { VALUES } from "../../tools/doc-facts/values";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const read = (f: string) => fs.readFileSync(path.join(ROOT, f), "utf8");
+
+describe("docs: stated numbers generated from the code (tools/doc-facts)", function () {
+  this.timeout(180000);
+
+  it("every span is current (regenerate: npx tsx tools/doc-facts/doc-facts.ts)", async () => {
+    const stale = await staleFiles(ROOT, renderedPlans());
+    assert.deepEqual([...stale.keys()], []);
+  });
+
+  it("every span names a value, and a span with a stale number is rewritten", () => {
+    for (const f of markdownFiles(ROOT))
+      for (const n of namesIn(read(f))) assert.ok(VALUES[n], `${f}: <!-- fact:${n} --> names no value`);
+    const text = "costs ~<!-- fact:x -->$1.00<!-- /fact --> per hour";
+    assert.equal(fill(text, { x: "$2.00" }), "costs ~<!-- fact:x -->$2.00<!-- /fact --> per hour");
+    assert.throws(() => fill(text, {}, "README.md"), /README\.md: <!-- fact:x --> names no value/);
+  });
+
+  it("README's prerequisites name the AWS CLI and kubectl with generated minimum versions and how to check them", () => {
+    const readme = read("README.md");
+    const start = readme.indexOf("## Before you start");
+    const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+    assert.match(section, /\| the \[AWS CLI\]\([^)]+\) <!-- fact:aws-cli -->.*`aws --version` \|/);
+    assert.match(section, /\| \[kubectl\]\([^)]+\) <!-- fact:kubectl -->.*`kubectl version --client` \|/);
+  });
+
+  it("README says the 1-GPU stack rents two whole p5en nodes for its two GPUs, at its generated cost", () => {
+    const readme = read("README.md");
+    for (const name of ["nodes.p5en-1gpu", "gpus.p5en-1gpu", "cost-hour.p5en-1gpu"])
+      assert.ok(namesIn(readme).includes(name), `README states ${name}`);
+    assert.match(
+      readme,
+      /`p5en-1gpu`[^]*?rents\s+<!-- fact:nodes\.p5en-1gpu -->2 x p5en\.48xlarge<!-- \/fact --> whole/,
+    );
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * The numbers and versions the docs state, each computed once from the code that decides it: the client tools'
+ * versions (`CLIENT_TOOLS`, held to tests/contracts/facts/client-tools.json), each shipped stack's cost and time to
+ * Ready (its offline render's plan.json), and the image sources' build times and sizes
+ * (components/image/sources.ts). `tools/doc-facts/doc-facts.ts` writes them between the docs' markers.
+ */
+import { kubernetes } from "../../components/versions";
+import { money, HOURS_PER_DAY } from "../render/plan/md-summary";
+import type { Plan } from "../render/plan/plan";
+
+/**
+ * What the user's machine runs besides Node and the Pulumi CLI: the kubeconfig pulumi-eks writes calls `aws eks
+ * get-token` (the program's Kubernetes provider, verify, measure and kubectl all use it), and kubectl is the README's
+ * tool for logs and port-forwards. tests/contracts/client-tools.spec.ts holds these to the upstream sources.
+ */
+export const CLIENT_TOOLS = {
+  /** The first AWS CLI releases whose `eks get-token` answers in the API version the kubeconfig asks for. */
+  awsCli: { v2: "2.7.0", v1: "1.24.0", check: "aws --version" },
+  /** kubectl is supported within this many minors of the API server, either side. */
+  kubectl: { skewMinors: 1, check: "kubectl version --client" },
+} as const;
+
+/** `1.35` -> `1.36` with `by` 1. */
+function minorPlus(version: string, by: number): string {
+  const [major, minor] = version.split(".").map(Number) as [number, number];
+  return `${major}.${minor + by}`;
+}
+
+/** What a value is computed from. */
+export interface ValueSources {
+  /** The offline render's plan of a shipped stack. */
+  readonly plan: (stack: string) => Promise<Plan>;
+}
+
+type Value = (s: ValueSources) => string | Promise<string>;
+
+const STACKS = ["p5en-8gpu", "p5en-1gpu"] as const;
+
+const stackValues = (stack: string): Record<string, Value> => ({
+  [`cost-hour.${stack}`]: async (s) => money((await s.plan(stack)).costPerHourUsd, 2),
+  [`cost-day.${stack}`]: async (s) => money((await s.plan(stack)).costPerHourUsd * HOURS_PER_DAY, 0),
+  [`ready.${stack}`]: async (s) => `${(await s.plan(stack)).criticalPathDetail.minutes} min`,
+  [`gpus.${stack}`]: async (s) => {
+    const g = (await s.plan(stack)).gpus;
+    return `${g.requested} of ${g.provisioned}`;
+  },
+  [`nodes.${stack}`]: async (s) =>
+    (await s.plan(stack)).gpuPools.map((p) => `${p.nodes} x ${p.instanceType}`).join(" + "),
+});
+
+/** Every value a doc may state, by name. */
+export const VALUES: Readonly<Record<string, Value>> = {
+  kubernetes: () => kubernetes.defaultVersion,
+  kubectl: () =>
+    `${minorPlus(kubernetes.defaultVersion, -CLIENT_TOOLS.kubectl.skewMinors)} to ${minorPlus(kubernetes.defaultVersion, CLIENT_TOOLS.kubectl.skewMinors)}`,
+  "aws-cli": () => `${CLIENT_TOOLS.awsCli.v2} or later (version 1: ${CLIENT_TOOLS.awsCli.v1} or later)`,
+  ...Object.assign({}, ...STACKS.map(stackValues)),
+};
