@@ -80,6 +80,11 @@ export function graphNames(graph: string, namespace: string): GraphNames {
   };
 }
 
+/** In-cluster URL of a graph's OpenAI-compatible Frontend (the operator's `<graph>-frontend` Service). */
+export function frontendServiceUrl(graph: string, namespace: string): string {
+  return `http://${graphNames(graph, namespace).frontendService}.${namespace}.svc.cluster.local:${DynamoPort.FrontendHttp}`;
+}
+
 /**
  * The Service/Deployment name the operator gives a component of a graph. Verified for the Frontend;
  * operators with managed rolling updates suffix *worker* deployments with a spec hash

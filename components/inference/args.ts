@@ -107,6 +107,21 @@ export interface ResolvedWorkload {
   readonly declared: boolean;
 }
 
+/**
+ * The first-token check `pulumi up` waits for after the graph is Ready (`./first-token.ts`): a Job that lists the
+ * models and asks the Frontend for a completion and a streamed completion, and fails the deploy naming the step and
+ * the likely cause.
+ */
+export interface FirstTokenCheckArgs {
+  /** Run the check. @default true */
+  readonly enabled?: boolean;
+  /**
+   * Digest-pinned image with Python 3 that runs the check's script (standard library only).
+   * @default - `versions.prefetchImage` (python:3.12-slim)
+   */
+  readonly image?: string;
+}
+
 /** Plain (non-Pulumi) settings: everything that decides what is rendered. */
 export interface InferenceSettings {
   /**
@@ -226,6 +241,8 @@ export interface InferenceSettings {
   readonly runAsUser?: number;
   /** The traffic the plan's serving estimate is for. @default - { isl: 1024, osl: 256, concurrency: 64 }, no objectives */
   readonly workload?: WorkloadArgs;
+  /** The in-cluster first-token check `pulumi up` waits for. @default { enabled: true } */
+  readonly firstTokenCheck?: FirstTokenCheckArgs;
 }
 
 const ROLE_KEYS = { ...values("replicas", "gpusPerWorker"), extraArgs: "list" } as const satisfies KeyShape<RoleArgs>;
@@ -251,6 +268,7 @@ export const INFERENCE_KEYS = {
   imageCudaArchs: { wired: "the image's plan (image.cudaArchs)" },
   imageCudaToolkit: { wired: "the image's plan (image.cudaToolkit)" },
   workload: values("isl", "osl", "requestsPerSecond", "concurrency", "ttftMs", "itlMs"),
+  firstTokenCheck: values("enabled", "image"),
 } as const satisfies KeyShape<InferenceSettings>;
 
 /** Arguments of `DisaggInference`. */
@@ -316,6 +334,7 @@ export interface ResolvedInference {
   readonly imageCudaToolkit: string | undefined;
   readonly runAsUser: number;
   readonly workload: ResolvedWorkload;
+  readonly firstTokenCheck: Required<FirstTokenCheckArgs>;
 }
 
 /** The revision when none is set: the model's default branch, which moves (the plan says so). Also the script's default. */
@@ -439,6 +458,10 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     imageCudaToolkit: s.imageCudaToolkit,
     runAsUser: s.runAsUser ?? INFERENCE_DEFAULTS.runAsUser,
     workload: resolveWorkload(s.workload),
+    firstTokenCheck: {
+      enabled: s.firstTokenCheck?.enabled ?? true,
+      image: s.firstTokenCheck?.image ?? prefetchImage,
+    },
   };
 }
 

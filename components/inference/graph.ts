@@ -6,7 +6,14 @@
  * defaults, startupProbe replaced wholesale). Also here: the engine section (what differs between vLLM and
  * TensorRT-LLM workers: command, env, engine-args file). The CR's TypeScript types are `./dgd.ts`.
  */
-import { GraphService, DynamoPort, DynamoPortName, OperatorLabel, graphNames } from "../_shared/names";
+import {
+  GraphService,
+  DynamoPort,
+  DynamoPortName,
+  OperatorLabel,
+  graphNames,
+  REQUEST_PLANE_PORT,
+} from "../_shared/names";
 import { INSTANCES } from "../catalog/instances";
 import {
   Placement,
@@ -19,7 +26,6 @@ import {
 } from "./args";
 import { ModelCacheMode } from "./model-load";
 import { usesEfa, workerShape, WorkerShape, modelAnnotations } from "./fit";
-import { REQUEST_PLANE_PORT } from "./network";
 import {
   nodeCacheAnnotations,
   nodeCacheEnv,
@@ -55,7 +61,8 @@ import {
 import { shellQuote } from "../_shared/shell";
 import { MODEL_CACHE_HF_HOME, MODEL_CACHE_MOUNT, frontendModelFiles } from "./frontend-model";
 import { RUNTIME_DEFAULT } from "./pod-security";
-import { release, RuntimeSetting } from "../releases";
+import { GraphApiVersion, release, RuntimeSetting } from "../releases";
+import { toV1beta1, V1beta1Graph } from "./dgd-v1beta1";
 
 /** Where the model cache PVC is mounted (and `HF_HOME` points). */
 export { MODEL_CACHE_MOUNT };
@@ -354,6 +361,12 @@ export function renderGraph(r: ResolvedInference, image: string): DgdObject {
       },
     },
   };
+}
+
+/** A rendered graph in the form its release deploys: the model as is (v1alpha1), or its v1beta1 form. */
+export function deployedForm(r: ResolvedInference, g: DgdObject): DgdObject | V1beta1Graph {
+  const rel = release(r.release).graph;
+  return rel.apiVersion === GraphApiVersion.V1beta1 ? toV1beta1(g, rel.runtimeVersionOverride?.version) : g;
 }
 
 /*

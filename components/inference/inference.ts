@@ -17,15 +17,16 @@ import {
   renderNamespace,
 } from "./render";
 import { InferencePlan, inferencePlan, workerCommands, workerPlan, WorkerPlanRow } from "./plan";
-import { DgdObject, renderGraph } from "./graph";
+import { DgdObject, deployedForm, renderGraph } from "./graph";
 import { DGD_KIND } from "./dgd";
-import { DGD_V1BETA1, toV1beta1, V1beta1Graph } from "./dgd-v1beta1";
+import type { V1beta1Graph } from "./dgd-v1beta1";
 import { release } from "../releases";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
 import { renderNetworkPolicies } from "./network";
 import { withCommit } from "./revision";
 import { graphCommit } from "./model-commit";
+import { firstTokenWaitSeconds, renderFirstTokenConfigMap, renderFirstTokenJob } from "./first-token";
 
 /** Pulumi type token. */
 export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
@@ -42,9 +43,7 @@ export function checkedGraph(r: ResolvedInference, image: string): DgdObject {
 
 /** The graph as `r.release` deploys it: the model as is (v1alpha1), or its v1beta1 form. */
 export function releaseGraph(r: ResolvedInference, image: string): DgdObject | V1beta1Graph {
-  const g = checkedGraph(r, image);
-  const rel = release(r.release).graph;
-  return rel.apiVersion === DGD_V1BETA1 ? toV1beta1(g, rel.runtimeVersionOverride?.version) : g;
+  return deployedForm(r, checkedGraph(r, image));
 }
 
 /**
@@ -84,6 +83,8 @@ export class DisaggInference extends pulumi.ComponentResource {
   public readonly workers: pulumi.Output<WorkerPlanRow[]>;
   /** The graph custom resource. */
   public readonly graph: k8s.apiextensions.CustomResource;
+  /** The first-token check's Job, which `pulumi up` waits for after the graph; undefined when it is off. */
+  public readonly firstTokenCheck: k8s.batch.v1.Job | undefined;
   /** The commit every worker serves: `modelRevision` itself when it is a commit, else what it named at `pulumi up`. */
   public readonly modelCommit: pulumi.Output<string>;
   /** The graph's plan: its workers and the facts the offline render computes plan.json from (`./plan.ts`). */
@@ -132,6 +133,7 @@ export class DisaggInference extends pulumi.ComponentResource {
       },
       { ...child, dependsOn: deps },
     );
+    this.firstTokenCheck = this.checkFirstToken(name, r, graph, inNs, [...deps, this.graph]);
 
     this.graphName = pulumi.output(r.graphName);
     this.frontendUrl = pulumi.output(frontendUrl(r));
@@ -148,6 +150,29 @@ export class DisaggInference extends pulumi.ComponentResource {
       graph: this.graph,
       modelCommit: this.modelCommit,
     });
+  }
+
+  /**
+   * The first-token check (`./first-token.ts`): its script's ConfigMap, and the Job `pulumi up` waits for after the
+   * graph is Ready, for as long as the check's own deadline (plus a minute). Nothing waits for the Job.
+   */
+  private checkFirstToken(
+    name: string,
+    r: ResolvedInference,
+    graph: pulumi.Output<DgdObject | V1beta1Graph>,
+    o: pulumi.CustomResourceOptions,
+    after: pulumi.Resource[],
+  ): k8s.batch.v1.Job | undefined {
+    const cm = renderFirstTokenConfigMap(r);
+    if (!cm) return undefined;
+    const script = new k8s.core.v1.ConfigMap(`${name}-first-token-script`, cm, o);
+    const job = graph.apply((g) => renderFirstTokenJob(r, g)!);
+    const wait = `${firstTokenWaitSeconds()}s`;
+    return new k8s.batch.v1.Job(
+      `${name}-first-token`,
+      { metadata: job.apply((j) => j.metadata), spec: job.apply((j) => j.spec as k8s.types.input.batch.v1.JobSpec) },
+      { ...o, dependsOn: [...after, script], customTimeouts: { create: wait, update: wait } },
+    );
   }
 
   /**

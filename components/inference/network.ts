@@ -1,7 +1,7 @@
 /**
  * The NetworkPolicies of the graph's namespace, generated from the release's flows (components/releases/flows.ts
  * and each release's own): every pod there is denied all traffic, then each pod group (the Frontend, the workers,
- * the `local-nvme` prefetch) gets back exactly the flows that start or end at it. A flow's
+ * the `local-nvme` prefetch, the first-token check) gets back exactly the flows that start or end at it. A flow's
  * `port: "any"` (a port the kernel picks at run time) becomes a rule without a port. EFA's RDMA traffic (SRD) is not
  * IP traffic, so no NetworkPolicy governs it (docs/ARCHITECTURE.md#network-policies). Pure;
  * tests/contracts/network-policy.spec.ts walks every flow of both releases against what this renders.
@@ -12,6 +12,7 @@ import { prefetchDaemonSetName, renderPrefetchDaemonSet } from "./cache";
 import { internetsCovered, parseCidr, parsedBlocks } from "../_shared/cidr";
 import { brief, Problem, show } from "../_shared/problems";
 import { Flow, FlowPeer, release } from "../releases";
+import { firstTokenCheckEnabled, firstTokenCheckLabels } from "./first-token";
 
 export { REQUEST_PLANE_PORT } from "../_shared/names";
 export { DNS_PORT, HTTPS_PORT, NATS_PORT } from "../releases";
@@ -62,12 +63,13 @@ const inNamespace = (ns: string): PolicyPeer => ({
 });
 
 /** The pod groups of the graph that own a policy, with their selector and the policy's name suffix. */
-const POD_GROUPS = [FlowPeer.Frontend, FlowPeer.Workers, FlowPeer.Prefetch] as const;
+const POD_GROUPS = [FlowPeer.Frontend, FlowPeer.Workers, FlowPeer.Prefetch, FlowPeer.FirstTokenCheck] as const;
 type PodGroup = (typeof POD_GROUPS)[number];
 const SUFFIX: Record<PodGroup, string> = {
   [FlowPeer.Frontend]: "frontend",
   [FlowPeer.Workers]: "workers",
   [FlowPeer.Prefetch]: "model-prefetch",
+  [FlowPeer.FirstTokenCheck]: "first-token",
 };
 
 /** The selector of a pod group; undefined when the graph renders no such pod (no prefetch, the check off). */
@@ -87,6 +89,8 @@ function groupSelector(r: ResolvedInference, g: PodGroup): LabelSelector | undef
       return renderPrefetchDaemonSet(r)
         ? { matchLabels: { "app.kubernetes.io/instance": prefetchDaemonSetName(r) } }
         : undefined;
+    case FlowPeer.FirstTokenCheck:
+      return firstTokenCheckEnabled(r) ? { matchLabels: firstTokenCheckLabels(r) } : undefined;
   }
 }
 
@@ -118,8 +122,6 @@ export function flowPeers(r: ResolvedInference, p: FlowPeer): PolicyPeer[] {
       return [inNamespace("kube-system")];
     case FlowPeer.Https:
       return [{ ipBlock: { cidr: "0.0.0.0/0" } }];
-    case FlowPeer.FirstTokenCheck:
-      return [];
   }
 }
 

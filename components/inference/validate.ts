@@ -385,6 +385,12 @@ export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): 
   if (r.image !== undefined) out.push(...validateImage(r.image, at("image")));
   // The prefetch DaemonSet runs only in local-nvme mode; a moving tag there would change what downloads the weights.
   if (r.modelCacheMode === ModelCacheMode.LocalNvme) out.push(...validateImage(r.prefetchImage, at("prefetchImage")));
+  if (typeof r.firstTokenCheck.enabled !== "boolean")
+    out.push({
+      propertyPath: at("firstTokenCheck.enabled"),
+      reason: `must be true or false; got ${show(r.firstTokenCheck.enabled)}`,
+    });
+  else if (r.firstTokenCheck.enabled) out.push(...validateImage(r.firstTokenCheck.image, at("firstTokenCheck.image")));
   return out;
 }
 

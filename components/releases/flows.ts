@@ -122,6 +122,16 @@ export const COMMON_FLOWS: readonly Flow[] = [
   https(FlowPeer.Workers, "the Kubernetes API (discovery backend kubernetes) and the Hugging Face hub (weights)"),
   ...dns(FlowPeer.Prefetch),
   https(FlowPeer.Prefetch, "the Hugging Face hub: the local-nvme prefetch downloads the weights to the node"),
+  {
+    id: "first-token-check-frontend",
+    from: FlowPeer.FirstTokenCheck,
+    to: FlowPeer.Frontend,
+    protocol: "TCP",
+    port: DynamoPort.FrontendHttp,
+    why: "the first-token check lists the models and asks for a completion and a streamed completion",
+    source: `${NETWORK_FACT} frontendHttpPort; components/inference/first-token.ts`,
+  },
+  ...dns(FlowPeer.FirstTokenCheck),
 ];
 
 /** The NATS flows of a release whose platform runs NATS and whose event plane is NATS. */

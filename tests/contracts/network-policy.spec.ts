@@ -14,6 +14,7 @@ import { Backend, InferenceSettings, ResolvedInference } from "../../components/
 import { graphFlows, NetworkPolicyObject, renderNetworkPolicies } from "../../components/inference/network";
 import { renderFrontendLoadBalancer } from "../../components/inference/render";
 import { renderPrefetchDaemonSet } from "../../components/inference/cache";
+import { firstTokenCheckLabels, renderFirstTokenJob } from "../../components/inference/first-token";
 import { Flow, FlowPeer, ModelCards, release, ReleaseId, RELEASES } from "../../components/releases";
 import { allows, Endpoint, Flow as Attempt } from "../helpers/network-policy-eval";
 import { pool, resolved, Variant } from "../helpers/inference-fixtures";
@@ -53,6 +54,7 @@ function endpoints(r: ResolvedInference) {
     prefill: graphPod(r, GraphService.Prefill, "10.0.1.20"),
     decode: graphPod(r, GraphService.Decode, "10.0.2.30"),
     prefetch: ds ? pod(r.namespace, ds.spec.template.metadata.labels, "10.0.1.33") : undefined,
+    check: renderFirstTokenJob(r, {}) ? pod(r.namespace, firstTokenCheckLabels(r), "10.0.1.34") : undefined,
     prometheus: pod("monitoring", { app: "prometheus" }, "10.0.1.40"),
     client: pod("apps", { app: "chat" }, "10.0.1.50"),
     stranger: pod("default", { app: "anything" }, "10.0.1.60"),
@@ -77,7 +79,7 @@ function at(e: Ends, p: FlowPeer): Endpoint[] {
     [FlowPeer.Frontend]: [e.frontend],
     [FlowPeer.Workers]: [e.prefill, e.decode],
     [FlowPeer.Prefetch]: [e.prefetch],
-    [FlowPeer.FirstTokenCheck]: [],
+    [FlowPeer.FirstTokenCheck]: [e.check],
     [FlowPeer.Dns]: [e.dns],
     [FlowPeer.Https]: [e.hfHub],
   };
@@ -119,6 +121,14 @@ function strangers(r: ResolvedInference, e: Ends): [string, Attempt][] {
     out.push(
       ["Frontend -> NATS (the release's platform runs none)", tcp(e.frontend, e.nats, F.natsPort)],
       ["worker -> NATS (the release's platform runs none)", tcp(e.decode, e.nats, F.natsPort)],
+    );
+  if (e.check)
+    out.push(
+      ["the first-token check -> a worker's system port", tcp(e.check, e.prefill, F.workerSystemPort)],
+      ["the first-token check -> a worker's request plane", tcp(e.check, e.decode, REQUEST_PLANE_PORT)],
+      ["the first-token check -> the hub (it needs no token, no download)", tcp(e.check, e.hfHub, 443)],
+      ["the first-token check -> the Kubernetes API", tcp(e.check, e.vpcHost, 443)],
+      ["anything -> the first-token check", tcp(e.frontend, e.check, 8080)],
     );
   if (e.prefetch)
     out.push(
@@ -250,6 +260,14 @@ describe("contracts: the graph's NetworkPolicies admit exactly the release's flo
     assert.ok(!allows(policies, tcp(e.client, e.frontend, F.frontendHttpPort)));
     assert.ok(!allows(policies, tcp(e.prometheus, e.frontend, F.frontendHttpPort)));
     assert.ok(allows(policies, tcp(e.prefill, e.frontend, 45123)));
+  });
+
+  it("firstTokenCheck.enabled false: no check pod, no flow of it, the Frontend admits no check", () => {
+    const r = resolved("p5en-1gpu", "vllm", { firstTokenCheck: { enabled: false } });
+    assert.ok(!graphFlows(r).some((f) => f.from === FlowPeer.FirstTokenCheck));
+    assert.ok(!renderNetworkPolicies(r).some((p) => p.metadata.name.endsWith("-first-token")));
+    const check = pod(r.namespace, firstTokenCheckLabels(r), "10.0.1.34");
+    assert.ok(!allows(renderNetworkPolicies(r), tcp(check, endpoints(r).frontend, F.frontendHttpPort)));
   });
 
   it("the default deny covers every pod of the namespace, a pod the graph does not name included", () => {

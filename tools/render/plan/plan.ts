@@ -8,7 +8,7 @@
  * graph is rendered from), never parsed back from the rendered graph.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
-import type { InferencePlan } from "../../../components/inference/plan";
+import type { InferencePlan, UpWait } from "../../../components/inference/plan";
 import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../../program/summary";
 import { CriticalPath } from "./graph";
 import { kvWire, KvWire } from "../../../components/inference/args";
@@ -37,6 +37,8 @@ export interface Plan extends ModelPlanSection, ServingPlanSection, CapacityTota
   readonly image: SummaryImage & { readonly ref?: string; readonly build: boolean };
   readonly criticalPath: readonly string[];
   readonly criticalPathDetail: CriticalPath;
+  /** What `pulumi up` waits for on the graph, in order, with the most it waits (the graph's plan, `upWaits`). */
+  readonly pulumiUpWaits: readonly UpWait[];
   readonly resources: { readonly total: number; readonly byType: Readonly<Record<string, number>> };
   readonly costPerHourUsd: number;
   /** Minutes a GPU node is billed on a first deploy before its first worker loads (basis in `gpuIdle.basis`). */
@@ -86,6 +88,7 @@ export function buildPlan(input: PlanInput): Plan {
     image: input.image,
     criticalPath: input.criticalPath.steps.map((s) => s.name),
     criticalPathDetail: input.criticalPath,
+    pulumiUpWaits: input.inference?.upWaits ?? [],
     resources: {
       total: input.resources.length,
       byType: Object.fromEntries(Object.entries(byType).sort(([a], [b]) => a.localeCompare(b))),
