@@ -16,7 +16,7 @@ import { INSTANCES } from "../catalog/instances";
 import type { IntRange, NumberRange } from "../_shared/limits";
 import { CLUSTER_LIMITS } from "../cluster/limits";
 import { DEFAULT_RELEASE, ReleaseId } from "../releases";
-import { FrontendArgs, FrontendServiceType, RouterMode } from "./frontend-args";
+import { FirstTokenCheckArgs, FrontendArgs, FrontendServiceType, RouterMode } from "./frontend-args";
 
 /** Inference engine the workers run; the combined image selects it by Python module name. */
 export const Backend = { Vllm: "vllm", Trtllm: "trtllm" } as const;
@@ -35,7 +35,7 @@ export const Placement = {
 export type Placement = (typeof Placement)[keyof typeof Placement];
 
 export { FrontendServiceType, RouterMode } from "./frontend-args";
-export type { FrontendArgs } from "./frontend-args";
+export type { FirstTokenCheckArgs, FrontendArgs } from "./frontend-args";
 
 /** Shape of one worker role (prefill or decode). */
 export interface RoleArgs {
@@ -105,21 +105,6 @@ export interface ResolvedWorkload {
   readonly itlMs?: number;
   /** False when `workload` was not set (the defaults are estimated, and no annotation is written). */
   readonly declared: boolean;
-}
-
-/**
- * The first-token check `pulumi up` waits for after the graph is Ready (`./first-token.ts`): a Job that lists the
- * models and asks the Frontend for a completion and a streamed completion, and fails the deploy naming the step and
- * the likely cause.
- */
-export interface FirstTokenCheckArgs {
-  /** Run the check. @default true */
-  readonly enabled?: boolean;
-  /**
-   * Digest-pinned image with Python 3 that runs the check's script (standard library only).
-   * @default - `versions.prefetchImage` (python:3.12-slim)
-   */
-  readonly image?: string;
 }
 
 /** Plain (non-Pulumi) settings: everything that decides what is rendered. */

@@ -1,6 +1,7 @@
 /**
  * The Frontend's arguments (`inference.frontend`): its Service, the router mode, and the surfaces Dynamo turns on by
- * default and this package leaves off unless asked. Re-exported by `./args.ts`. Pure.
+ * default and this package leaves off unless asked; and the first-token check that asks it for a token
+ * (`inference.firstTokenCheck`). Re-exported by `./args.ts`. Pure.
  */
 
 /** How the Frontend's Service is exposed. */
@@ -48,3 +49,18 @@ export interface FrontendArgs {
 /** The Frontend's router modes this package offers (`frontend.routerMode`). */
 export const RouterMode = { RoundRobin: "round-robin", Kv: "kv" } as const;
 export type RouterMode = (typeof RouterMode)[keyof typeof RouterMode];
+
+/**
+ * The first-token check `pulumi up` waits for after the graph is Ready (`./first-token.ts`): a Job that lists the
+ * models and asks the Frontend for a completion and a streamed completion, and fails the deploy naming the step and
+ * the likely cause.
+ */
+export interface FirstTokenCheckArgs {
+  /** Run the check. @default true */
+  readonly enabled?: boolean;
+  /**
+   * Digest-pinned image with Python 3 that runs the check's script (standard library only).
+   * @default - `versions.prefetchImage` (python:3.12-slim)
+   */
+  readonly image?: string;
+}

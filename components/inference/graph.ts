@@ -1,8 +1,8 @@
 /**
  * The ONE DynamoGraphDeployment (F1) holding Frontend, PrefillWorker and DecodeWorker, as a plain
  * object. Pure. Field shapes follow the v1alpha1 CRD (docs/ARCHITECTURE.md#the-dynamographdeployment-schema): resources in
- * Dynamo's form (`limits.gpu`, `limits.custom`, F8), service-level `readinessProbe` (replaces the
- * operator's wholesale) and `extraPodSpec.mainContainer.startupProbe` (merged over the operator's
+ * Dynamo's form (`limits.gpu`, `limits.custom`, F8), service-level `readinessProbe` and `livenessProbe` (each
+ * replaces the operator's wholesale) and `extraPodSpec.mainContainer.startupProbe` (merged over the operator's
  * defaults, startupProbe replaced wholesale). Also here: the engine section (what differs between vLLM and
  * TensorRT-LLM workers: command, env, engine-args file). The CR's TypeScript types are `./dgd.ts`.
  */
@@ -252,6 +252,14 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
     ...(Object.keys(podAnnotations).length > 0 ? { extraPodMetadata: { annotations: podAnnotations } } : {}),
     readinessProbe: {
       httpGet: { path: "/health", port: DynamoPortName.WorkerSystem },
+      periodSeconds: 10,
+      timeoutSeconds: 4,
+      failureThreshold: 3,
+    },
+    // Stated, not the operator's: its default threshold was 1 before runtime 1.5.0 and 3 after (Dynamo v1.5.0
+    // #13512), and one slow answer under load must not restart a worker that took minutes to load.
+    livenessProbe: {
+      httpGet: { path: "/live", port: DynamoPortName.WorkerSystem },
       periodSeconds: 10,
       timeoutSeconds: 4,
       failureThreshold: 3,

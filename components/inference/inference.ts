@@ -112,14 +112,7 @@ export class DisaggInference extends pulumi.ComponentResource {
     deps.push(...this.prefetch(name, r, pinned, child, [...deps]));
     this.frontendLoadBalancerUrl = this.loadBalancer(name, r, inNs);
     // Before the graph: its pods must never start in a namespace without its fence.
-    for (const np of renderNetworkPolicies(r))
-      deps.push(
-        new k8s.networking.v1.NetworkPolicy(
-          `${name}-netpol-${np.metadata.name.slice(r.graphName.length + 1)}`,
-          np,
-          inNs,
-        ),
-      );
+    deps.push(...this.fence(name, r, inNs));
     if (args.platform) deps.push(args.platform);
 
     const graph = pulumi.all([args.image, pinned]).apply(([image, p]) => releaseGraph(p, image));
@@ -150,6 +143,14 @@ export class DisaggInference extends pulumi.ComponentResource {
       graph: this.graph,
       modelCommit: this.modelCommit,
     });
+  }
+
+  /** The namespace's NetworkPolicies, generated from the release's flows (`./network.ts`). */
+  private fence(name: string, r: ResolvedInference, o: pulumi.CustomResourceOptions): pulumi.Resource[] {
+    return renderNetworkPolicies(r).map(
+      (np) =>
+        new k8s.networking.v1.NetworkPolicy(`${name}-netpol-${np.metadata.name.slice(r.graphName.length + 1)}`, np, o),
+    );
   }
 
   /**
