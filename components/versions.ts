@@ -64,6 +64,27 @@ export const charts = {
     version: "0.20.0",
   },
   /**
+   * EFA DRA driver (`cluster.deviceAllocation: dra`): AWS's build of kubernetes-sigs/dranet (image
+   * `eks/dranet:v1.2.0-eksbuild.2` = dranet v1.2.0), driver `dra.net`, DeviceClass `efa.networking.k8s.aws`; each EFA
+   * device carries the standard `resource.kubernetes.io/pcieRoot` attribute. The chart AWS's EKS guide installs
+   * (`helm install aws-dranet eks/aws-dranet --namespace kube-system`).
+   * Source: aws/eks-charts `stable/aws-dranet/Chart.yaml` at 5239609 (chart 1.0.0, #1322, 2026-04-30); facts in
+   * tests/contracts/facts/chart-aws-dranet.json and dranet.json.
+   */
+  efaDraDriver: { repo: "https://aws.github.io/eks-charts", chart: "aws-dranet", version: "1.0.0" },
+  /**
+   * NVIDIA's GPU DRA driver (`cluster.deviceAllocation: dra`): DeviceClass `gpu.nvidia.com`, each GPU carrying the
+   * standard `resource.kubernetes.io/pcieRoot` attribute; published as an OCI chart. The version AWS's EKS guide
+   * installs. Source: kubernetes-sigs/dra-driver-nvidia-gpu tag v0.4.1 (764900e, 2026-06-30)
+   * `deployments/helm/dra-driver-nvidia-gpu/Chart.yaml`; facts in tests/contracts/facts/chart-dra-driver-nvidia-gpu.json
+   * and dra-driver-nvidia-gpu.json.
+   */
+  gpuDraDriver: {
+    repo: "oci://registry.k8s.io/dra-driver-nvidia/charts",
+    chart: "dra-driver-nvidia-gpu",
+    version: "0.4.1",
+  },
+  /**
    * AWS Load Balancer Controller (optional; internal NLB in front of the frontend).
    * Source: aws/eks-charts release v0.0.246 (2026-10-05): "aws-load-balancer-controller v3.6.0".
    */
@@ -271,7 +292,7 @@ export const imageTagsByCudaToolkit: Readonly<
 /**
  * The small image the per-node model prefetch DaemonSet runs (`inference.prefetchImage`): Python 3.12 (the script is
  * standard library only) plus coreutils' `chown` and `sleep`, about 50 MB, so the download starts seconds after a GPU
- * node joins instead of after the ~35 GB serving image is pulled. Pinned by digest: the multi-arch index of
+ * node joins instead of after the serving image (tens of GB: components/catalog/images.ts) is pulled. Pinned by digest: the multi-arch index of
  * `python:3.12.14-slim-trixie` (= `3.12-slim` at the time), as BuildKit resolved it in public build logs and as
  * several public Dockerfiles pin it (found 2026-12-01 by code search; *not* re-resolved against Docker Hub from
  * here: no network). Override it with an ECR mirror for private or air-gapped clusters.

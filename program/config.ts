@@ -30,7 +30,7 @@ import { validate as validatePlatform } from "../components/platform/validate";
 import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
 import { brief, Problem, throwIfAny } from "../components/_shared/problems";
 import { closest, didYouMean } from "../components/_shared/suggest";
-import { walkKeys } from "./keys";
+import { isAtOrUnder, ownEntry, PROTOTYPE_KEY_REASON, PROTOTYPE_KEYS, typeName, walkKeys } from "./keys";
 import { releaseImageArgs } from "../components/image/release-image";
 import {
   DEFAULT_RELEASE,
@@ -170,7 +170,9 @@ export function configKeyProblems(keys: readonly string[]): Problem[] {
             reason: `a dotted key is one literal key to Pulumi, not a path; nest it: ${CONFIG_NAMESPACE}:${head}: { ${rest.join(".")}: ... } (or --set ${key}=...)`,
           },
         ];
-      if (RENAMES[key]) return [{ propertyPath: at, reason: `was renamed: write ${RENAMES[key]} (docs/CONFIG.md)` }];
+      if (PROTOTYPE_KEYS.includes(key)) return [{ propertyPath: at, reason: PROTOTYPE_KEY_REASON }];
+      const to = ownEntry(RENAMES, key);
+      if (to) return [{ propertyPath: at, reason: `was renamed: write ${to} (docs/CONFIG.md)` }];
       return [
         {
           propertyPath: at,
@@ -255,15 +257,26 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   const graphName = raw.graphName ?? DEFAULT_GRAPH_NAME;
   if (typeof graphName !== "string" || !K8S_NAME.test(graphName))
     problems.push({ propertyPath: "graphName", reason: `must be a lower-case RFC 1123 name; got ${brief(graphName)}` });
+  // The walker refuses wrong-typed values and drops them, so the validators never see them; their own problems at
+  // (or under) a refused key would only restate it ("required", "must be a whole number"), so they are left out.
+  const refused: string[] = [];
   const walked = (k: keyof typeof SECTIONS, v: unknown) => {
     const w = walkKeys(k, v ?? {}, SECTIONS[k], RENAMES);
     problems.push(...w.problems);
+    refused.push(...w.problems.map((p) => p.propertyPath));
     return (w.value ?? {}) as Record<string, unknown>;
   };
+  const o = raw.observability;
   const monitoring =
-    raw.observability === false
+    o === false
       ? undefined
-      : walked("observability", raw.observability === true ? {} : raw.observability);
+      : typeof o === "string" || typeof o === "number" || Array.isArray(o)
+        ? void problems.push({
+            propertyPath: "observability",
+            reason: `must be false (no monitoring) or an object of its settings; got ${brief(o)} (${typeName(o)})${/^\s*false\s*$/i.test(String(o)) ? "; write false without quotes" : ""}`,
+          })
+        : walked("observability", o === true ? {} : o);
+  // The casts hold: the walker checked every value against its argument's kind and dropped what it refused.
   const s = {
     cluster: walked("cluster", raw.cluster) as unknown as EfaClusterArgs,
     image: walked("image", raw.image) as DynamoImageArgs,
@@ -274,7 +287,7 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   const rel = isReleaseId(raw.release) ? raw.release : DEFAULT_RELEASE;
   const wired = wire(s, monitoring, region ?? "", graphName as string, rel);
   problems.push(...wired.releaseProblems);
-  problems.push(...componentProblems(wired, raw));
+  problems.push(...componentProblems(wired, raw).filter((p) => !refused.some((r) => isAtOrUnder(p.propertyPath, r))));
   // The operator moves one minor at a time: a stack that states what it runs now may only step to the next.
   problems.push(...upgradeProblems(raw.previousRelease, resolvePlatform(wired.platform).version));
   if (problems.length > 0 || !wired.gpuPool || !region) return { problems };
@@ -369,7 +382,10 @@ function componentProblems(w: Wired & { pool?: unknown }, raw: RawStackConfig): 
   const typeBad = out.some((p) => /^cluster\.gpuPools(\.[^.]+\.instanceType)?$/.test(p.propertyPath));
   if (w.pool && !typeBad) {
     const args = w.pool as GpuPoolArgs;
-    const facts = poolFacts(resolvePool(pool, poolBad ? { ...args, nodes: 1 } : args));
+    const facts = poolFacts(
+      resolvePool(pool, poolBad ? { ...args, nodes: 1 } : args),
+      resolveCluster(w.clusterArgs).deviceAllocation,
+    );
     if (!poolBad) w.gpuPool = facts;
     const settings: InferenceSettings = { ...w.inference, gpuPool: facts };
     const ref = w.imageArgs.ref ?? `placeholder.invalid/dynamo@sha256:${"0".repeat(64)}`;

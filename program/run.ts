@@ -6,6 +6,7 @@
  */
 import type { GpuPoolFacts } from "../components/catalog/pool";
 import type { InferencePlan } from "../components/inference/plan";
+import type { ImagePlan } from "../components/image/plan";
 
 /** What a program function hands back: the stack outputs, plus anything else the caller wants. */
 export interface ProgramRun<R> {
@@ -23,7 +24,7 @@ export interface RenderFacts {
     readonly cudaToolkit: string;
     readonly build: boolean;
     /** The image component's plain build plan (written to image.json). */
-    readonly plan?: unknown;
+    readonly plan?: ImagePlan;
   };
   /** The graph's plain plan facts (`DisaggInference.plan`); absent from a program without a graph. */
   readonly inference?: InferencePlan;

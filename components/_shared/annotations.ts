@@ -22,6 +22,13 @@ export const Annotation = {
   Model: "dynamo-efa/model",
   /** Pod: sha256 of the prefetch script (a changed script rolls the workers). */
   PrefetchSha256: "dynamo-efa/prefetch-sha256",
+  /**
+   * Pod (DRA workers): the GPUs the worker's ResourceClaim requests, and its EFA devices per GPU, as the claim
+   * template says them; the policies and the plan read counts here because a DRA worker carries no
+   * extended-resource count (components/inference/device-claims.ts).
+   */
+  ClaimGpus: "dynamo-efa/claim-gpus",
+  ClaimEfaPerGpu: "dynamo-efa/claim-efa-per-gpu",
   /** Pod: sha256 of the TRT-LLM engine config file (a changed config rolls the workers). */
   EngineConfigSha256: "dynamo-efa/engine-config-sha256",
   /** Job and pod: sha256 of what the first-token check checks (the graph, the script, its budget): a change re-runs it. */

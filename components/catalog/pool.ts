@@ -20,6 +20,21 @@ export interface Taint {
 /** The GPU taint every GPU pool carries, so only pods that tolerate it land on GPU nodes. */
 export const GPU_TAINT: Taint = { key: "nvidia.com/gpu", value: "true", effect: "NoSchedule" };
 
+/**
+ * How a pool's GPUs and EFA devices reach a pod: the NVIDIA and EFA device plugins (extended-resource counts,
+ * `nvidia.com/gpu` and `vpc.amazonaws.com/efa`), or Dynamic Resource Allocation (NVIDIA's GPU DRA driver and the
+ * EFA DRA driver, DRANET: one ResourceClaim per pod whose GPU and EFA requests share a PCIe root). The two cannot
+ * serve one node (AWS's EKS guide: "silent oversubscription"), so the choice is the cluster's.
+ * @see https://docs.aws.amazon.com/eks/latest/userguide/device-management-efa.html
+ */
+export const DeviceAllocation = {
+  /** Device plugins: counts, paired by the EFA device plugin's own topology logic (AL2023 accelerated AMIs only). */
+  DevicePlugin: "device-plugin",
+  /** DRA: GPU and EFA devices claimed together, each GPU's EFA devices constrained to its PCIe root. */
+  Dra: "dra",
+} as const;
+export type DeviceAllocation = (typeof DeviceAllocation)[keyof typeof DeviceAllocation];
+
 /** Everything downstream needs to know about one GPU pool, as plain data. */
 export interface GpuPoolFacts {
   /** Pool name (the key in the cluster's `gpuPools` map). */
@@ -54,6 +69,8 @@ export interface GpuPoolFacts {
   readonly taints: readonly Taint[];
   /** The node's instance-store NVMe as one RAID0 array, when the pool sets it up (the `local-nvme` model cache needs it). @default - none */
   readonly localNvme?: { readonly mountPath: string; readonly sizeGB: number };
+  /** How pods get the pool's GPUs and EFA devices (the cluster's `deviceAllocation`). @default "device-plugin" */
+  readonly deviceAllocation?: DeviceAllocation;
 }
 
 /** Options that shape a pool's facts beyond the catalog row. */
@@ -66,6 +83,8 @@ export interface PoolFactsOptions {
   readonly hugepages2MiPerNode?: number;
   /** Where the node's RAID0 array of instance-store NVMe is mounted, when the pool sets one up. */
   readonly localNvmeMountPath?: string;
+  /** How pods get the pool's devices. @default "device-plugin" */
+  readonly deviceAllocation?: DeviceAllocation;
 }
 
 /** Derives a pool's facts from its catalog row. */
@@ -90,5 +109,6 @@ export function gpuPoolFacts(row: GpuInstance, o: PoolFactsOptions): GpuPoolFact
     ...(o.localNvmeMountPath !== undefined && row.localNvmeGB > 0
       ? { localNvme: { mountPath: o.localNvmeMountPath, sizeGB: row.localNvmeGB } }
       : {}),
+    ...(o.deviceAllocation === DeviceAllocation.Dra ? { deviceAllocation: DeviceAllocation.Dra } : {}),
   };
 }

@@ -14,7 +14,9 @@ import {
   ebsCsiPolicy,
   SHARED_STORAGE_CLASS,
   efaDevicePluginValues,
+  efaDraDriverValues,
   efsCsiPolicy,
+  gpuDraDriverValues,
   irsaTrustPolicy,
   loadBalancerControllerValues,
   nvidiaDevicePluginValues,
@@ -99,16 +101,18 @@ export function blockStorage(c: AddonContext): { name: string; ready: pulumi.Res
 function release(
   c: AddonContext,
   role: string,
-  chart: { repo: string; chart: string },
+  chart: { readonly repo: string; readonly chart: string },
   version: string,
   values: pulumi.Input<Record<string, unknown>>,
 ): k8s.helm.v3.Release {
   return new k8s.helm.v3.Release(
     `${c.name}-${role}`,
     {
-      chart: chart.chart,
+      // An OCI registry is named in the chart itself (helm.v3.Release: "oci://..."), a repository through repositoryOpts.
+      ...(chart.repo.startsWith("oci://")
+        ? { chart: `${chart.repo}/${chart.chart}` }
+        : { chart: chart.chart, repositoryOpts: { repo: chart.repo } }),
       version,
-      repositoryOpts: { repo: chart.repo },
       namespace: "kube-system",
       values,
       atomic: true,
@@ -116,6 +120,18 @@ function release(
     },
     { parent: c.parent, provider: c.provider, dependsOn: c.nodes },
   );
+}
+
+/**
+ * The DRA drivers that replace both device plugins under `deviceAllocation: dra`: NVIDIA's GPU DRA driver, and the
+ * EFA DRA driver only when some pool has EFA. AWS's EKS guide: neither DRA driver may share a node with the
+ * matching device plugin, so the cluster installs one pair or the other, never both.
+ */
+export function draDrivers(c: AddonContext, efaInstanceTypes: readonly string[]): k8s.helm.v3.Release[] {
+  const gpu = release(c, "gpu-dra-driver", charts.gpuDraDriver, c.args.gpuDraDriverChartVersion, gpuDraDriverValues());
+  if (efaInstanceTypes.length === 0) return [gpu];
+  const efaValues = efaDraDriverValues(efaInstanceTypes);
+  return [gpu, release(c, "efa-dra-driver", charts.efaDraDriver, c.args.efaDraDriverChartVersion, efaValues)];
 }
 
 /** The EFA device plugin (only when some pool has EFA) and the NVIDIA device plugin. */

@@ -3,9 +3,11 @@
  * every default in one pure place (docs/CONTRIBUTING.md rule 5), with what it records of the args as written
  * (`source`) and the AZs and region it derives. No Pulumi runtime import: `Input` is a type only.
  */
-import type { KeyShape } from "../_shared/keys";
+import { bool, int, KeyShape, listOf, mapOf, rows, str } from "../_shared/keys";
+import { CLUSTER_LIMITS } from "./limits";
 import type { Input, Resource } from "@pulumi/pulumi";
 import { INSTANCES, supportsNixlOverEfa } from "../catalog/instances";
+import { DeviceAllocation } from "../catalog/pool";
 import { charts, kubernetes } from "../versions";
 import { AwsPartition, AZ_NAME, DEFAULT_PARTITION, partitionOf, regionOfAz } from "./partition";
 import { gpuRootVolume } from "./root-volume";
@@ -23,6 +25,8 @@ export const EfaLayout = {
   Legacy: "legacy",
 } as const;
 export type EfaLayout = (typeof EfaLayout)[keyof typeof EfaLayout];
+
+export { DeviceAllocation };
 
 /** How a GPU pool's instances are bought. */
 export const CapacityType = {
@@ -83,8 +87,9 @@ export interface GpuPoolArgs {
   readonly placementGroup?: boolean;
   /**
    * Root volume size in GiB (encrypted gp3). With `localNvme` the images and kubelet state live on the NVMe array;
-   * without it the root volume holds the ~35 GB image twice (compressed layers and unpacked) under the kubelet's
-   * image-GC threshold, and a smaller value is refused. @default - 100 with `localNvme`, else 195 (`gpuRootVolume`)
+   * without it the root volume holds the largest serving image twice (compressed layers and unpacked) under the
+   * kubelet's image-GC threshold, and a smaller value is refused. @default - 100 with `localNvme`, else what
+   * `gpuRootVolume` computes for the largest image (components/catalog/images.ts)
    */
   readonly rootVolumeSizeGiB?: number;
   /**
@@ -175,6 +180,20 @@ export interface EfaClusterArgs {
   readonly efaDevicePluginChartVersion?: string;
   /** `nvidia-device-plugin` chart version. @default "0.20.0" (`versions.charts.nvidiaDevicePlugin`) */
   readonly nvidiaDevicePluginChartVersion?: string;
+  /**
+   * How pods get GPUs and EFA devices. `device-plugin`: the NVIDIA and EFA device plugins (extended-resource counts;
+   * AWS documents GPU-EFA alignment by the EFA device plugin on the EKS AL2023 accelerated AMIs only, by a mechanism
+   * it does not publish). `dra`: NVIDIA's GPU DRA driver and the EFA DRA driver (DRANET) instead, and every worker
+   * claims each of its GPUs together with that GPU's EFA devices on one PCIe root (`resource.kubernetes.io/pcieRoot`).
+   * `dra` needs Kubernetes 1.34 or later (resource.k8s.io/v1) and a whole number of EFA devices per GPU.
+   * @default "device-plugin"
+   * @see https://docs.aws.amazon.com/eks/latest/userguide/device-management-efa.html
+   */
+  readonly deviceAllocation?: DeviceAllocation;
+  /** `aws-dranet` (EFA DRA driver) chart version, with `deviceAllocation: dra`. @default "1.0.0" (`versions.charts.efaDraDriver`) */
+  readonly efaDraDriverChartVersion?: string;
+  /** `dra-driver-nvidia-gpu` chart version, with `deviceAllocation: dra`. @default "0.4.1" (`versions.charts.gpuDraDriver`) */
+  readonly gpuDraDriverChartVersion?: string;
   /** Create an encrypted EFS file system, the EFS CSI driver and a ReadWriteMany StorageClass (shared model cache). @default false */
   readonly efs?: boolean;
   /** Install the AWS Load Balancer Controller (internal NLB for the frontend). @default false */
@@ -192,49 +211,34 @@ export interface EfaClusterArgs {
   readonly gpuNodesDependOn?: readonly Resource[];
 }
 
-/** The stack keys of one GPU pool (components/_shared/keys.ts): one row per argument. */
+/** The stack keys of one GPU pool and the kind of each value (components/_shared/keys.ts): one row per argument. */
 export const GPU_POOL_KEYS = {
-  instanceType: "value",
-  nodes: "value",
-  availabilityZone: "value",
-  efa: "value",
-  allowEfaWithoutGpuDirectRdma: "value",
-  efaLayout: "value",
-  capacity: "value",
-  capacityReservationId: "value",
-  placementGroup: "value",
-  rootVolumeSizeGiB: "value",
-  amiReleaseVersion: "value",
-  hugepages2MiPerNode: "value",
-  localNvme: "value",
-  labels: "value",
+  ...rows(str, "instanceType", "availabilityZone", "efaLayout", "capacity", "capacityReservationId"),
+  ...rows(str, "amiReleaseVersion"),
+  nodes: int(CLUSTER_LIMITS.nodes),
+  ...rows(bool, "efa", "allowEfaWithoutGpuDirectRdma", "placementGroup", "localNvme"),
+  rootVolumeSizeGiB: int(CLUSTER_LIMITS.rootVolumeSizeGiB),
+  hugepages2MiPerNode: int(CLUSTER_LIMITS.hugepages2MiPerNode),
+  labels: mapOf(str),
 } as const satisfies KeyShape<GpuPoolArgs>;
 
-/** The stack keys of `dynamo-efa:cluster` (components/_shared/keys.ts): one row per argument. */
+/** The stack keys of `dynamo-efa:cluster` and the kind of each value (components/_shared/keys.ts). */
 export const CLUSTER_KEYS = {
   gpuPools: { each: GPU_POOL_KEYS },
   region: { wired: "aws:region" },
-  kubernetesVersion: "value",
-  availabilityZones: "list",
-  vpcCidr: "value",
-  natGateways: "value",
-  existingVpc: { vpcId: "value", privateSubnetIds: "value", publicSubnetIds: "list" },
-  publicAccessCidrs: "list",
-  deployFromInsideVpc: "value",
-  adminPrincipalArns: "value",
-  clusterLogTypes: "list",
-  secretsKmsKeyArn: "value",
-  systemInstanceType: "value",
-  systemNodeCount: "value",
-  podImdsAccess: "value",
-  vpcCniAddonVersion: "value",
-  ebsCsiAddonVersion: "value",
-  efaDevicePluginChartVersion: "value",
-  nvidiaDevicePluginChartVersion: "value",
+  ...rows(str, "kubernetesVersion", "vpcCidr", "natGateways", "secretsKmsKeyArn", "systemInstanceType"),
+  ...rows(str, "vpcCniAddonVersion", "ebsCsiAddonVersion", "efaDevicePluginChartVersion"),
+  ...rows(str, "nvidiaDevicePluginChartVersion", "loadBalancerControllerChartVersion"),
+  ...rows(str, "deviceAllocation", "efaDraDriverChartVersion", "gpuDraDriverChartVersion"),
+  availabilityZones: listOf(str),
+  existingVpc: { vpcId: str, privateSubnetIds: mapOf(str), publicSubnetIds: listOf(str) },
+  publicAccessCidrs: listOf(str),
+  ...rows(bool, "deployFromInsideVpc", "podImdsAccess", "loadBalancerController"),
+  adminPrincipalArns: mapOf(str),
+  clusterLogTypes: listOf(str),
+  systemNodeCount: int(CLUSTER_LIMITS.systemNodeCount),
   efs: { wired: "inference.modelCache (a shared model cache turns EFS on)" },
-  loadBalancerController: "value",
-  loadBalancerControllerChartVersion: "value",
-  tags: "value",
+  tags: mapOf(str),
   gpuNodesDependOn: { wired: "the image build (GPU nodes join once the image is pushed)" },
 } as const satisfies KeyShape<EfaClusterArgs>;
 
@@ -281,6 +285,9 @@ export interface ResolvedClusterArgs {
   readonly ebsCsiAddonVersion?: string;
   readonly efaDevicePluginChartVersion: string;
   readonly nvidiaDevicePluginChartVersion: string;
+  readonly deviceAllocation: DeviceAllocation;
+  readonly efaDraDriverChartVersion: string;
+  readonly gpuDraDriverChartVersion: string;
   readonly efs: boolean;
   readonly loadBalancerController: boolean;
   readonly loadBalancerControllerChartVersion: string;
@@ -359,6 +366,9 @@ export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
     ...(a.ebsCsiAddonVersion !== undefined ? { ebsCsiAddonVersion: a.ebsCsiAddonVersion } : {}),
     efaDevicePluginChartVersion: a.efaDevicePluginChartVersion ?? charts.efaDevicePlugin.version,
     nvidiaDevicePluginChartVersion: a.nvidiaDevicePluginChartVersion ?? charts.nvidiaDevicePlugin.version,
+    deviceAllocation: a.deviceAllocation ?? DeviceAllocation.DevicePlugin,
+    efaDraDriverChartVersion: a.efaDraDriverChartVersion ?? charts.efaDraDriver.version,
+    gpuDraDriverChartVersion: a.gpuDraDriverChartVersion ?? charts.gpuDraDriver.version,
     efs: a.efs ?? false,
     loadBalancerController: a.loadBalancerController ?? false,
     loadBalancerControllerChartVersion:

@@ -14,7 +14,8 @@ import { gpuPoolsFacts } from "./derive";
 import { validate } from "./validate";
 import { clusterNetwork, ClusterNetwork } from "./network";
 import { efaSecurityGroup, gpuPool, nodeRole, PoolContext, systemNodeGroup } from "./nodes";
-import { AddonContext, blockStorage, devicePlugins, loadBalancerController, sharedStorage } from "./addons";
+import { AddonContext, blockStorage, devicePlugins, draDrivers, loadBalancerController, sharedStorage } from "./addons";
+import { DeviceAllocation } from "./args";
 import { clusterAccessEntries } from "./render";
 import { providerRegionMismatch } from "./partition";
 
@@ -96,7 +97,7 @@ export class EfaCluster extends pulumi.ComponentResource {
     // any child, and the AWS provider's region, known once its invoke answers, must then be the same.
     const a = resolveArgs(args); // never throws; the one validation below reports what is wrong
     assertValid("EfaCluster", validate(a)); // fail fast, before any child
-    this.gpuPools = gpuPoolsFacts(a.pools);
+    this.gpuPools = gpuPoolsFacts(a.pools, a.deviceAllocation);
     this.region = this.providerRegion(name, a);
 
     const net = clusterNetwork(name, a, this);
@@ -209,10 +210,9 @@ export class EfaCluster extends pulumi.ComponentResource {
       parent: this,
     };
     const block = blockStorage(addonCtx);
-    devicePlugins(
-      addonCtx,
-      a.pools.filter((p) => p.efa).map((p) => p.instanceType),
-    );
+    const efaTypes = a.pools.filter((p) => p.efa).map((p) => p.instanceType);
+    if (a.deviceAllocation === DeviceAllocation.Dra) draDrivers(addonCtx, efaTypes);
+    else devicePlugins(addonCtx, efaTypes);
     const shared = a.efs ? sharedStorage(addonCtx, net.vpcId, net.privateSubnetIn) : undefined;
     if (a.loadBalancerController) loadBalancerController(addonCtx, net.vpcId, this.region);
     const storageClassNames: ClusterStorageClassNames = {

@@ -5,7 +5,7 @@
  */
 import { Checked, failed, joinPath, ok, ValidationError } from "../_shared/problems";
 import { GpuInstance, instance } from "../catalog/instances";
-import { GpuPoolFacts, gpuPoolFacts, GPU_TAINT, POOL_LABEL, Taint } from "../catalog/pool";
+import { DeviceAllocation, GpuPoolFacts, gpuPoolFacts, GPU_TAINT, POOL_LABEL, Taint } from "../catalog/pool";
 import { CapacityType, EfaLayout, ResolvedPool } from "./args";
 import { NODEADM } from "./user-data";
 
@@ -216,7 +216,10 @@ export function poolTaints(): ReturnType<typeof eksTaint>[] {
 }
 
 /** Plain facts of one pool (what `EfaCluster.gpuPools` holds). */
-export function poolFacts(pool: ResolvedPool): GpuPoolFacts {
+export function poolFacts(
+  pool: ResolvedPool,
+  deviceAllocation: DeviceAllocation = DeviceAllocation.DevicePlugin,
+): GpuPoolFacts {
   return gpuPoolFacts(instance(pool.instanceType, `gpuPools.${pool.name}.instanceType`), {
     name: pool.name,
     nodes: pool.nodes,
@@ -224,12 +227,16 @@ export function poolFacts(pool: ResolvedPool): GpuPoolFacts {
     ...(pool.availabilityZone !== undefined ? { availabilityZone: pool.availabilityZone } : {}),
     ...(pool.hugepages2MiPerNode !== undefined ? { hugepages2MiPerNode: pool.hugepages2MiPerNode } : {}),
     ...(pool.localNvme ? { localNvmeMountPath: NODEADM.raidMountPoint } : {}),
+    deviceAllocation,
   });
 }
 
 /** Facts of every pool, keyed by pool name. */
-export function gpuPoolsFacts(pools: readonly ResolvedPool[]): Record<string, GpuPoolFacts> {
-  return Object.fromEntries(pools.map((p) => [p.name, poolFacts(p)]));
+export function gpuPoolsFacts(
+  pools: readonly ResolvedPool[],
+  deviceAllocation: DeviceAllocation = DeviceAllocation.DevicePlugin,
+): Record<string, GpuPoolFacts> {
+  return Object.fromEntries(pools.map((p) => [p.name, poolFacts(p, deviceAllocation)]));
 }
 
 /**

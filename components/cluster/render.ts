@@ -4,6 +4,7 @@
  */
 import { GPU_TAINT, POOL_LABEL } from "../catalog/pool";
 import { EFA_LABEL } from "./derive";
+import { EFA_DEVICE_CLASS } from "../_shared/dra";
 import { AwsPartition, managedPolicyArn } from "./partition";
 
 /** A parsed `[v]MAJOR.MINOR.PATCH[-suffix]` version. */
@@ -68,6 +69,38 @@ export function nvidiaDevicePluginValues(chartVersion: string): Record<string, u
     tolerations: [gpuToleration()],
     affinity: gpuPoolAffinity(),
     ...(knowsMofed ? { mofedEnabled: false } : {}),
+  };
+}
+
+/**
+ * Values of `aws-dranet` (the EFA DRA driver, `deviceAllocation: dra`): like the EFA device plugin's, tolerate the GPU
+ * taint, run only on EFA nodes and list the pools' types; and create the DeviceClass the workers' claims name.
+ */
+export function efaDraDriverValues(efaInstanceTypes: readonly string[]): Record<string, unknown> {
+  return {
+    tolerations: [gpuToleration()],
+    nodeSelector: { [EFA_LABEL]: "true" },
+    supportedInstanceLabels: {
+      keys: ["node.kubernetes.io/instance-type"],
+      values: [...new Set(efaInstanceTypes)].sort(),
+    },
+    deviceClass: { create: true, name: EFA_DEVICE_CLASS },
+  };
+}
+
+/**
+ * Values of `dra-driver-nvidia-gpu` (`deviceAllocation: dra`). GPUs only: ComputeDomains serve multi-node NVLink
+ * (GB200/GB300), which no pool here has, and with them off the chart deploys no controller. The chart refuses to
+ * install GPU allocation unless told the NVIDIA device plugin is not on the same nodes (`gpuResourcesEnabledOverride`):
+ * under `dra` the cluster installs no device plugin at all. The kubelet plugin's default affinity wants NFD's labels
+ * or `nvidia.com/gpu.present`, which nodeadm sets only from Kubernetes 1.35 on (amazon-eks-ami@81fec2e
+ * nodeadm/internal/kubelet/config.go), so it runs on the GPU pools by our pool label instead, tolerating their taint.
+ */
+export function gpuDraDriverValues(): Record<string, unknown> {
+  return {
+    gpuResourcesEnabledOverride: true,
+    resources: { gpus: { enabled: true }, computeDomains: { enabled: false } },
+    kubeletPlugin: { tolerations: [gpuToleration()], affinity: gpuPoolAffinity() },
   };
 }
 

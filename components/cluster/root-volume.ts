@@ -2,8 +2,13 @@
  * How big a GPU node's root volume must be for the serving image, derived from the image's size and where the AMI
  * keeps images. Pure; no Pulumi import.
  */
-/** The serving image as pulled, in GB (10^9): "about 35 GB" (docs/ARCHITECTURE.md#the-combined-image). */
-export const SERVING_IMAGE_GB = 35;
+import { LARGEST_IMAGE_GB } from "../catalog/images";
+
+/**
+ * The serving image a GPU node's disk must hold, GB (10^9): the largest any image source gives
+ * (components/catalog/images.ts). The cluster does not know which image the stack will deploy.
+ */
+export const SERVING_IMAGE_GB = LARGEST_IMAGE_GB;
 /** The kubelet's default `imageGCHighThresholdPercent`: above this disk use it starts deleting images. */
 export const KUBELET_IMAGE_GC_HIGH_PERCENT = 85;
 /** Root volume besides images: the OS, container logs, kubelet state and emptyDirs, GiB (the project's choice). */

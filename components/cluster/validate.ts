@@ -8,7 +8,8 @@ import { Problem, show } from "../_shared/problems";
 import { checkRange } from "../_shared/limits";
 import { oneOf } from "../_shared/suggest";
 import { addons, kubernetes } from "../versions";
-import { EfaClusterArgs, ResolvedClusterArgs, resolveArgs } from "./args";
+import { efaPerGpu, INSTANCES } from "../catalog/instances";
+import { DeviceAllocation, EfaClusterArgs, ResolvedClusterArgs, resolveArgs } from "./args";
 import { CLUSTER_LIMITS } from "./limits";
 import { compareVersions, parseVersion } from "./render";
 import { poolProblems } from "./validate-pool";
@@ -82,11 +83,56 @@ function versionProblems(a: ResolvedClusterArgs): Problem[] {
   for (const key of [
     "efaDevicePluginChartVersion",
     "nvidiaDevicePluginChartVersion",
+    "efaDraDriverChartVersion",
+    "gpuDraDriverChartVersion",
     "loadBalancerControllerChartVersion",
   ] as const) {
     const v = a[key];
     if (!parseVersion(v))
       out.push({ propertyPath: key, reason: `must be a chart version such as "1.2.3" or "v1.2.3"; got ${show(v)}` });
+  }
+  return out;
+}
+
+/**
+ * The first Kubernetes minor that serves `resource.k8s.io/v1` (DRA GA), which both DRA drivers' DeviceClasses and
+ * the workers' ResourceClaimTemplates are written in (tests/contracts/facts/k8s-resource-v1-1.34.json; AWS's EKS
+ * guide: "Minimum Kubernetes version 1.34" for the EFA DRA driver and NVIDIA's GPU DRA driver).
+ */
+export const DRA_MIN_KUBERNETES = "1.34";
+
+const minor = (v: string): number => Number(/^\d+\.(\d+)$/.exec(v)?.[1] ?? NaN);
+
+/**
+ * `deviceAllocation`: one of the two, and `dra` only where it can serve: Kubernetes 1.34 or later, and every EFA
+ * pool with a whole number of EFA devices per GPU (the claim pairs each GPU with its own EFA devices on its PCIe
+ * root; a p4d.24xlarge's 4 EFA devices serve 8 GPUs, two GPUs to one device, which that rule cannot express).
+ */
+export function deviceAllocationProblems(a: ResolvedClusterArgs): Problem[] {
+  const allowed: readonly string[] = Object.values(DeviceAllocation);
+  if (!allowed.includes(a.deviceAllocation))
+    return [
+      {
+        propertyPath: "deviceAllocation",
+        reason: `must be ${oneOf(allowed)}; got ${show(a.deviceAllocation)}`,
+      },
+    ];
+  if (a.deviceAllocation !== DeviceAllocation.Dra) return [];
+  const out: Problem[] = [];
+  if (!(minor(a.kubernetesVersion) >= minor(DRA_MIN_KUBERNETES)))
+    out.push({
+      propertyPath: "deviceAllocation",
+      reason: `"dra" needs Kubernetes ${DRA_MIN_KUBERNETES} or later (resource.k8s.io/v1, which the DRA drivers and the workers' ResourceClaimTemplates use, is GA from ${DRA_MIN_KUBERNETES}), but kubernetesVersion is ${show(a.kubernetesVersion)}; set kubernetesVersion to ${DRA_MIN_KUBERNETES} or later, or deviceAllocation to "device-plugin"`,
+    });
+  for (const p of a.pools) {
+    const row = INSTANCES.get(p.instanceType);
+    if (!row || !p.efa) continue;
+    const perGpu = efaPerGpu(row);
+    if (!Number.isInteger(perGpu) || perGpu < 1)
+      out.push({
+        propertyPath: "deviceAllocation",
+        reason: `"dra" pairs each GPU with its own EFA devices on its PCIe root, but a ${row.name} node (pool ${show(p.name)}) has ${row.efaDevices} EFA devices for ${row.gpuCount} GPUs (${perGpu} per GPU); use "device-plugin" for this pool's type`,
+      });
   }
   return out;
 }
@@ -119,6 +165,7 @@ export function validate(a: ResolvedClusterArgs): Problem[] {
     ...endpointProblems(a),
     ...reachProblems(a),
     ...versionProblems(a),
+    ...deviceAllocationProblems(a),
     ...amiReleaseProblems(a),
   );
   if (!/^[a-z][a-z0-9-]*\.[a-z0-9-]+$/.test(a.systemInstanceType)) {

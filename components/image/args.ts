@@ -1,7 +1,8 @@
 /**
  * Arguments of `DynamoImage` and their single, pure resolution (docs/CONTRIBUTING.md rule 5). Type-only Pulumi import.
  */
-import type { KeyShape } from "../_shared/keys";
+import { bool, either, int, KeyShape, listOf, mapOf, rows, str } from "../_shared/keys";
+import { IMAGE_LIMITS } from "./limits";
 import type * as pulumi from "@pulumi/pulumi";
 import type { CudaArchsSpec } from "../catalog";
 import { DEFAULT_CUDA_TOOLKIT } from "../catalog";
@@ -99,32 +100,21 @@ export interface DynamoImageArgs {
   readonly tags?: Readonly<Record<string, string>>;
 }
 
-/** The stack keys of `dynamo-efa:image` (components/_shared/keys.ts): one row per argument. */
+/** The stack keys of `dynamo-efa:image` and the kind of each value (components/_shared/keys.ts). */
 export const IMAGE_KEYS = {
-  cudaArchs: "value",
+  cudaArchs: either(str, listOf(str)),
   instanceTypes: { wired: "the instance types of cluster.gpuPools" },
-  cudaToolkit: "value",
-  target: "value",
-  versions: "value",
-  imageDigests: "value",
-  acceptVersionSkew: "list",
-  platforms: "list",
-  dockerfile: "value",
-  context: "value",
-  maxJobs: "value",
-  buildNcclFromSource: "value",
-  flashinferAot: "value",
-  buildEpKernels: "value",
-  repositoryUrl: "value",
+  ...rows(str, "cudaToolkit", "target", "dockerfile", "context", "repositoryUrl", "cacheRepositoryUrl", "kmsKeyArn"),
+  ...rows(str, "builder", "ref", "source"),
+  // Maps, not tables: the validator names an unknown version key with its own hint (cudaToolkit is set apart).
+  versions: mapOf(str),
+  imageDigests: mapOf(str),
+  acceptVersionSkew: listOf(str),
+  platforms: listOf(str),
+  maxJobs: int(IMAGE_LIMITS.maxJobs),
+  ...rows(bool, "buildNcclFromSource", "flashinferAot", "buildEpKernels", "cache", "protect"),
   repositoryName: { wired: "<project>-<stack>: one ECR repository per stack" },
-  cache: "value",
-  cacheRepositoryUrl: "value",
-  kmsKeyArn: "value",
-  protect: "value",
-  builder: "value",
-  ref: "value",
-  tags: "value",
-  source: "value",
+  tags: mapOf(str),
   backend: { wired: "inference.backend" },
   vendorImages: { wired: "the release's vendor runtime images (dynamo-efa:release)" },
 } as const satisfies KeyShape<DynamoImageArgs>;

@@ -3,6 +3,7 @@
  * CUDA arch list applies to. Pure data; docs/IMAGE.md says which to pick and why.
  */
 import type { ImagePin } from "../releases/types";
+import { IMAGE_COSTS, minutesText, planned, sizeText, type ImageCost } from "../catalog/images";
 
 /** Where the serving image comes from. */
 export const ImageSource = {
@@ -31,7 +32,7 @@ export type ImageBackend = (typeof IMAGE_BACKENDS)[number];
  */
 export type VendorImage = ImagePin;
 
-/** What getting an image this way costs, as the plan states it. */
+/** What getting an image this way costs, as the plan states it (words generated from `cost`). */
 export interface SourceEstimate {
   /** Wall-clock time before the image exists, e.g. "0 min (nothing is built)". */
   readonly buildTime: string;
@@ -41,42 +42,50 @@ export interface SourceEstimate {
   readonly gencode: string;
   /** Where the numbers come from. */
   readonly basis: string;
+  /** The numbers (components/catalog/images.ts). */
+  readonly cost: ImageCost;
 }
 
-/**
- * Minutes a cold build takes, for the plan's critical path: the from-source build about 2-2.5 h on 16 cores (135, the
- * middle), the vendor-combined image about 10-20 min of pulls and copies (15). The seed's "~95 min on CodeBuild" was a
- * one-venv image; the two-venv build is longer (image audit section 7).
- */
-export const BUILD_MINUTES = { source: 135, vendorCombined: 15 } as const;
+/** Minutes a cold build takes, for the plan's critical path: the middle of each build's range. */
+export const BUILD_MINUTES = {
+  source: planned(IMAGE_COSTS.source.buildMinutes),
+  vendorCombined: planned(IMAGE_COSTS.vendorCombined.buildMinutes),
+} as const;
 
-/** Size of one vendor runtime image: the field's combined overlay of both is ~35-40 GB (IMAGE-AUDIT section 7). */
-const AUDIT = "docs/IMAGE.md (image audit section 7: sizes from the stored wheels and pull logs, times reasoned)";
+const AUDIT =
+  "components/catalog/images.ts (image audit, docs/IMAGE.md: sizes from the stored wheels and pull logs, times reasoned)";
 
 /** The cost of each source; `archs` is the list the from-source build compiles for ("sm_90"). */
 export function sourceEstimate(source: ImageSource, vendor: boolean, archs: readonly string[]): SourceEstimate {
   const compiled = `the from-source build compiles nccl-tests, LMCache and DeepEP (and FlashInfer with flashinferAot) for ${archs.join(", ") || "the arch list"}; vLLM's, FlashInfer's and TensorRT-LLM's kernels come prebuilt in their wheels for the vendors' own arch lists`;
-  if (source === ImageSource.Prebuilt)
+  if (source === ImageSource.Prebuilt) {
+    const c = IMAGE_COSTS.prebuilt;
     return {
-      buildTime: "0 min (nothing is built; the node pulls the vendor image)",
-      imageSize: "about 20-25 GB (one engine's vendor runtime image)",
+      buildTime: `${minutesText(c.buildMinutes)} (nothing is built; the node pulls the vendor image)`,
+      imageSize: `about ${sizeText(c.sizeGB)} (${c.what})`,
       gencode: "nothing is compiled in this stack: the vendor's prebuilt kernels carry the vendor's own arch lists",
       basis: AUDIT,
+      cost: c,
     };
-  if (source === ImageSource.Combined && vendor)
+  }
+  if (source === ImageSource.Combined && vendor) {
+    const c = IMAGE_COSTS.vendorCombined;
     return {
-      buildTime: "about 10-20 min (two image pulls and layer copies; no compile step)",
-      imageSize: "about 35-40 GB (both engines' environments, each whole)",
+      buildTime: `about ${minutesText(c.buildMinutes)} (two image pulls and layer copies; no compile step)`,
+      imageSize: `about ${sizeText(c.sizeGB)} (${c.what})`,
       gencode:
         "nothing is compiled in this stack: both environments are the vendor's, with the vendor's own arch lists",
       basis: AUDIT,
+      cost: c,
     };
+  }
+  const c = IMAGE_COSTS.source;
   return {
-    buildTime:
-      "about 2-2.5 h cold on a 16-core builder (the critical path: Dynamo's Rust runtime, two NIXL builds, the final copies and export)",
-    imageSize: "about 40-46 GB uncompressed (two environments, two CUDA user spaces), about 20 GB compressed",
+    buildTime: `about ${minutesText(c.buildMinutes)} cold on a 16-core builder (the critical path: Dynamo's Rust runtime, two NIXL builds, the final copies and export)`,
+    imageSize: `about ${sizeText(c.sizeGB)} uncompressed (${c.what}), about ${c.compressedGB} GB compressed`,
     gencode: compiled,
     basis: AUDIT,
+    cost: c,
   };
 }
 

@@ -5,16 +5,14 @@
  * never looks at Pulumi values, so the offline render tool and the tests share it with the component. Everything
  * here imports only the catalog and `_shared`, so every other module of the folder may import it.
  */
-import { KeyShape, values } from "../_shared/keys";
+import { bool, int, KeyShape, listOf, num, rows, str } from "../_shared/keys";
 import type * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../catalog/pool";
 import { KvCacheDtype, ModelShape, modelFacts } from "../catalog/models";
 import { derivedBudgets, LoadEstimate, loadEstimate, ModelCacheMode } from "./model-load";
 import { prefetchImage } from "../versions";
 import { DEFAULT_GRAPH_NAMESPACE, DEFAULT_PLATFORM_NAMESPACE } from "../_shared/names";
-import { INSTANCES } from "../catalog/instances";
-import type { IntRange, NumberRange } from "../_shared/limits";
-import { CLUSTER_LIMITS } from "../cluster/limits";
+import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS, WORKLOAD_LIMITS } from "./limits";
 import { DEFAULT_RELEASE, ReleaseId } from "../releases";
 import { FirstTokenCheckArgs, FrontendArgs, FrontendServiceType, RouterMode } from "./frontend-args";
 
@@ -230,32 +228,6 @@ export interface InferenceSettings {
   readonly firstTokenCheck?: FirstTokenCheckArgs;
 }
 
-const ROLE_KEYS = { ...values("replicas", "gpusPerWorker"), extraArgs: "list" } as const satisfies KeyShape<RoleArgs>;
-
-/** The stack keys of `dynamo-efa:inference` (components/_shared/keys.ts): one row per setting. */
-export const INFERENCE_KEYS = {
-  release: { wired: "dynamo-efa:release" },
-  ...values("backend", "model", "servedModelName", "maxModelLen", "gpuMemoryUtilization", "kvCacheDtype", "runAsUser"),
-  ...values("modelLoadBudgetSeconds", "namespace", "createNamespace", "hfTokenSecretName", "modelCacheMode"),
-  ...values("modelDownloadBudgetSeconds", "modelRevision", "prefetchImage", "vpcCidr", "kvTransport", "placement"),
-  prefill: ROLE_KEYS,
-  decode: ROLE_KEYS,
-  modelShape: {
-    ...values("paramsB", "weightDtype", "layers", "attentionHeads", "kvHeads", "headDim", "maxContext"),
-    mla: values("kvLoraRank", "qkRopeHeadDim"),
-  },
-  gpuPool: { wired: "the pool of cluster.gpuPools" },
-  platformNamespace: { wired: "platform.namespace" },
-  graphName: { wired: "dynamo-efa:graphName" },
-  modelCache: values("storageClassName", "sizeGiB"),
-  frontend: { ...values("replicas", "serviceType", "routerMode", "adminApi", "nvext"), sourceRanges: "list" },
-  networkPolicy: { enabled: "value", clientNamespaces: "list", metricsNamespaces: "list" },
-  imageCudaArchs: { wired: "the image's plan (image.cudaArchs)" },
-  imageCudaToolkit: { wired: "the image's plan (image.cudaToolkit)" },
-  workload: values("isl", "osl", "requestsPerSecond", "concurrency", "ttftMs", "itlMs"),
-  firstTokenCheck: values("enabled", "image"),
-} as const satisfies KeyShape<InferenceSettings>;
-
 /** Arguments of `DisaggInference`. */
 export interface DisaggInferenceArgs extends InferenceSettings {
   /** Digest-pinned image reference (`repo@sha256:<64 hex>`), e.g. `DynamoImage.ref`. */
@@ -450,57 +422,56 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
   };
 }
 
-/*
- * Numeric bounds of `DisaggInference`'s settings, read by its validator and by the stack config
- * schema (`inference.*`), so both accept exactly the same values. Where no upstream limit exists
- * the bound is the project's choice: a sanity cap that catches a typo (an extra zero) well above
- * anything real.
- */
+// The bounds live in ./limits.ts; re-exported here, where the validator and the tools have always read them.
+export { INFERENCE_LIMITS, MAX_GPUS_PER_NODE, MODEL_SHAPE_LIMITS, ROLE_LIMITS, WORKLOAD_LIMITS } from "./limits";
 
-/** GPUs of the largest node in the instance catalog: a worker (one tensor-parallel group) lives on one node. */
-export const MAX_GPUS_PER_NODE = Math.max(...[...INSTANCES.values()].map((i) => i.gpuCount));
+const ROLE_KEYS = {
+  replicas: int(ROLE_LIMITS.replicas),
+  gpusPerWorker: int(ROLE_LIMITS.gpusPerWorker),
+  extraArgs: listOf(str),
+} as const satisfies KeyShape<RoleArgs>;
+const M = MODEL_SHAPE_LIMITS;
+const W = WORKLOAD_LIMITS;
 
-/** Per role (`prefill`, `decode`). */
-export const ROLE_LIMITS = {
-  /** Workers: at most one per GPU of the largest pool `EfaCluster` makes (its node limit x the largest node). */
-  replicas: { min: 1, max: CLUSTER_LIMITS.nodes.max * MAX_GPUS_PER_NODE },
-  /** GPUs per worker (= tensor-parallel size): at most one node's GPUs. */
-  gpusPerWorker: { min: 1, max: MAX_GPUS_PER_NODE },
-} as const satisfies Readonly<Record<string, IntRange>>;
-
-export const INFERENCE_LIMITS = {
-  /** Tokens per sequence: 2^21 is the project's choice (above every catalog model's context). */
-  maxModelLen: { min: 1, max: 2 ** 21 },
-  /** A fraction of GPU memory, as vLLM's `--gpu-memory-utilization` and TRT-LLM's `free_gpu_memory_fraction` take it. */
-  gpuMemoryUtilization: { minExclusive: 0, max: 1 },
-  /**
-   * Seconds to load a model: at least a minute (below that the startup probe would restart workers
-   * still importing the engine) and at most a day; both the project's choice.
-   */
-  modelLoadBudgetSeconds: { min: 60, max: 86400 },
-  /** Seconds the "local-nvme" prefetch may take to download a model to a node: the same minute-to-a-day bounds. */
-  modelDownloadBudgetSeconds: { min: 60, max: 86400 },
-  /** Frontend pods: 16 is the project's choice. */
-  frontendReplicas: { min: 1, max: 16 },
-  /**
-   * The model cache claim, GiB; the project's choice: at least 10 (a smaller cache is a typo: it
-   * would not hold a model worth serving this way) and at most 65536 (64 TiB). On EFS, which is
-   * elastic, the size is nominal.
-   */
-  modelCacheSizeGiB: { min: 10, max: 65536 },
-} as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
-
-/** `modelShape` (a model's config.json): the project's sanity caps, far above every published model. */
-export const MODEL_SHAPE_LIMITS = {
-  paramsB: { minExclusive: 0, max: 100000 },
-  layers: { min: 1, max: 1024 },
-  attentionHeads: { min: 1, max: 1024 },
-  kvHeads: { min: 1, max: 1024 },
-  headDim: { min: 1, max: 4096 },
-  maxContext: { min: 1, max: 2 ** 24 },
-  kvLoraRank: { min: 1, max: 65536 },
-  qkRopeHeadDim: { min: 1, max: 4096 },
-} as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
+/** The stack keys of `dynamo-efa:inference` and the kind of each value (components/_shared/keys.ts). */
+export const INFERENCE_KEYS = {
+  release: { wired: "dynamo-efa:release" },
+  ...rows(str, "backend", "model", "servedModelName", "kvCacheDtype", "namespace", "hfTokenSecretName"),
+  ...rows(str, "modelCacheMode", "modelRevision", "prefetchImage", "vpcCidr", "kvTransport", "placement"),
+  maxModelLen: int(INFERENCE_LIMITS.maxModelLen),
+  gpuMemoryUtilization: num(INFERENCE_LIMITS.gpuMemoryUtilization),
+  runAsUser: int(INFERENCE_LIMITS.runAsUser),
+  modelLoadBudgetSeconds: int(INFERENCE_LIMITS.modelLoadBudgetSeconds),
+  modelDownloadBudgetSeconds: int(INFERENCE_LIMITS.modelDownloadBudgetSeconds),
+  createNamespace: bool,
+  prefill: ROLE_KEYS,
+  decode: ROLE_KEYS,
+  modelShape: {
+    paramsB: num(M.paramsB),
+    weightDtype: str,
+    ...{ layers: int(M.layers), attentionHeads: int(M.attentionHeads), kvHeads: int(M.kvHeads) },
+    ...{ headDim: int(M.headDim), maxContext: int(M.maxContext) },
+    mla: { kvLoraRank: int(M.kvLoraRank), qkRopeHeadDim: int(M.qkRopeHeadDim) },
+  },
+  gpuPool: { wired: "the pool of cluster.gpuPools" },
+  platformNamespace: { wired: "platform.namespace" },
+  graphName: { wired: "dynamo-efa:graphName" },
+  modelCache: { storageClassName: str, sizeGiB: int(INFERENCE_LIMITS.modelCacheSizeGiB) },
+  frontend: {
+    replicas: int(INFERENCE_LIMITS.frontendReplicas),
+    ...rows(str, "serviceType", "routerMode"),
+    ...{ adminApi: bool, nvext: bool },
+    sourceRanges: listOf(str),
+  },
+  networkPolicy: { enabled: bool, clientNamespaces: listOf(str), metricsNamespaces: listOf(str) },
+  imageCudaArchs: { wired: "the image's plan (image.cudaArchs)" },
+  imageCudaToolkit: { wired: "the image's plan (image.cudaToolkit)" },
+  workload: {
+    ...{ isl: int(W.isl), osl: int(W.osl), requestsPerSecond: num(W.requestsPerSecond) },
+    ...{ concurrency: int(W.concurrency), ttftMs: num(W.ttftMs), itlMs: num(W.itlMs) },
+  },
+  firstTokenCheck: { enabled: bool, image: str },
+} as const satisfies KeyShape<InferenceSettings>;
 
 /** The two worker roles of a disaggregated graph. */
 export const ServingRole = { Prefill: "prefill", Decode: "decode" } as const;

@@ -137,7 +137,7 @@ export function nodeCacheAnnotations(r: ResolvedInference): Record<string, strin
  * image (`inference.prefetchImage`, ~50 MB) runs the same two init containers as the workers (`cache-owner`, then
  * `model-prefetch` under the node-level lock) and then idles. Pure.
  *
- * Why, besides the workers' own init containers: a worker pod pulls the ~35 GB serving image before its first
+ * Why, besides the workers' own init containers: a worker pod pulls the serving image (tens of GB) before its first
  * container starts, so a download in its init container begins only after the pull. This pod's image is pulled in
  * seconds, so the download runs while the workers pull: the kubelet pulls the two pods' images at once (the EKS
  * AL2023 AMI's kubelet sets `serializeImagePulls: false`, tests/contracts/facts/eks-node-image-pull.json). The

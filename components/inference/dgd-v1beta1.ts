@@ -92,8 +92,12 @@ function mainContainer(s: DgdService, pvcMounts: readonly K8sVolumeMount[]): Dgd
   const env = [...(s.envs ?? []), ...(mc.env ?? [])];
   const requests = k8sItem(s.resources?.requests);
   const limits = k8sItem(s.resources?.limits);
+  // A DRA claim is the container's own (`mainContainer.resources.claims`); the counts come from the service.
+  const claims = mc.resources?.claims;
   const resources: K8sResources | undefined =
-    requests || limits ? { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) } : mc.resources;
+    requests || limits
+      ? { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}), ...(claims ? { claims } : {}) }
+      : mc.resources;
   const mounts = [...(mc.volumeMounts ?? []), ...pvcMounts];
   return {
     name: MAIN_CONTAINER,
@@ -171,7 +175,8 @@ function fromComponent(c: V1beta1Component): DgdService {
     name: _n,
     ...rest
   } = main as DgdContainer & Record<string, unknown>;
-  const { envFrom, ...mc } = rest as { envFrom?: { secretRef?: { name: string } }[] } & DgdContainer;
+  const { envFrom, ...base } = rest as { envFrom?: { secretRef?: { name: string } }[] } & DgdContainer;
+  const mc: DgdContainer = resources?.claims ? { ...base, resources: { claims: resources.claims } } : base;
   const secret = envFrom?.find((e) => e.secretRef)?.secretRef?.name;
   const requests = dynamoItem(resources?.requests);
   const limits = dynamoItem(resources?.limits);

@@ -76,6 +76,14 @@ export interface K8sVolume {
 export interface K8sResources {
   readonly requests?: StringMap;
   readonly limits?: StringMap;
+  /** The pod's ResourceClaims (by their name in the pod's `resourceClaims`) this container uses. */
+  readonly claims?: readonly { readonly name: string }[];
+}
+
+/** A pod's reference to a ResourceClaim made for it from a ResourceClaimTemplate. */
+export interface PodResourceClaim {
+  readonly name: string;
+  readonly resourceClaimTemplateName: string;
 }
 
 /** A container in Kubernetes form. In `mainContainer` the operator supplies the name and merges the rest. */
@@ -134,6 +142,8 @@ export interface DgdExtraPodSpec {
   readonly affinity?: DgdAffinity;
   readonly volumes?: readonly K8sVolume[];
   readonly initContainers?: readonly DgdInitContainer[];
+  /** DRA claims of the pod (`cluster.deviceAllocation: dra`): the worker's GPUs and EFA devices. */
+  readonly resourceClaims?: readonly PodResourceClaim[];
   readonly mainContainer?: DgdContainer;
 }
 

@@ -63,6 +63,7 @@ import { MODEL_CACHE_HF_HOME, MODEL_CACHE_MOUNT, frontendModelFiles } from "./fr
 import { RUNTIME_DEFAULT } from "./pod-security";
 import { GraphApiVersion, release, RuntimeSetting } from "../releases";
 import { toV1beta1, V1beta1Graph } from "./dgd-v1beta1";
+import { podClaims, usesDra, WORKER_CLAIM, workerClaim } from "./device-claims";
 
 /** Where the model cache PVC is mounted (and `HF_HOME` points). */
 export { MODEL_CACHE_MOUNT };
@@ -144,10 +145,14 @@ export function workerAffinity(r: ResolvedInference, role: ServingRole): DgdAffi
 /** The node-level topology key: one node per domain. */
 export const HOSTNAME_TOPOLOGY_KEY = "kubernetes.io/hostname";
 
-/** A worker's resources as rendered (`plan.ts` reads the requests for plan.json). */
-export function workerResources(shape: WorkerShape): DgdResources {
+/**
+ * A worker's resources as rendered (`plan.ts` reads the requests for plan.json). Under DRA (`claimed`) the GPUs and
+ * EFA devices come from the worker's ResourceClaim (`./device-claims.ts`), so no extended-resource count is written:
+ * a count would ask the device plugins, which a DRA cluster does not run.
+ */
+export function workerResources(shape: WorkerShape, claimed = false): DgdResources {
   const custom: Record<string, string> = {};
-  if (shape.efaPerWorker > 0) custom[EFA_RESOURCE] = String(shape.efaPerWorker);
+  if (shape.efaPerWorker > 0 && !claimed) custom[EFA_RESOURCE] = String(shape.efaPerWorker);
   const huge: StringMap = shape.hugepages2MiPages > 0 ? { [HUGEPAGES_2MI_RESOURCE]: `${shape.hugepages2MiMi}Mi` } : {};
   return {
     requests: {
@@ -155,8 +160,18 @@ export function workerResources(shape: WorkerShape): DgdResources {
       memory: `${shape.memoryGiB}Gi`,
       ...(shape.hugepages2MiPages > 0 ? { custom: huge } : {}),
     },
-    limits: { memory: `${shape.memoryGiB}Gi`, gpu: String(shape.gpusPerWorker), custom: { ...custom, ...huge } },
+    limits: {
+      memory: `${shape.memoryGiB}Gi`,
+      ...(claimed ? {} : { gpu: String(shape.gpusPerWorker) }),
+      ...(Object.keys({ ...custom, ...huge }).length > 0 || !claimed ? { custom: { ...custom, ...huge } } : {}),
+    },
   };
+}
+
+/** The claim counts a DRA worker's pod carries for readers that see only the graph (policies, the plan). */
+function claimAnnotations(shape: WorkerShape): Record<string, string> {
+  const c = workerClaim(shape);
+  return { [Annotation.ClaimGpus]: String(c.gpus), [Annotation.ClaimEfaPerGpu]: String(c.efaPerGpu) };
 }
 
 /** The one capability an EFA worker adds. */
@@ -168,8 +183,13 @@ export const EFA_WORKER_CAPABILITY = "IPC_LOCK";
  * device on the node (kubernetes/kubernetes#81256). What privileged used to give, and where it comes
  * from now:
  * - the EFA devices (`/dev/infiniband/uverbs*`): the EFA device plugin mounts exactly the ones
- *   allocated to the pod (`resources.limits.custom["vpc.amazonaws.com/efa"]`), next to its GPUs;
- * - the GPUs: the NVIDIA device plugin exposes only the allocated ones;
+ *   allocated to the pod (`resources.limits.custom["vpc.amazonaws.com/efa"]`), or under DRA the EFA DRA
+ *   driver those of the pod's claim. Which ones: under the device plugin, its own choice (AWS documents
+ *   alignment with the GPUs on the EKS AL2023 accelerated AMIs only, by a mechanism it does not publish;
+ *   Dynamo 1.3.1 lists partial allocations on another PCIe switch as a known issue); under DRA, each GPU's
+ *   EFA devices on its PCIe root by the claim's constraint (`./device-claims.ts`). `verify --check-locality`
+ *   reads what was chosen;
+ * - the GPUs: the NVIDIA device plugin (or its DRA driver) exposes only the allocated ones;
  * - pinning memory for RDMA registration: `IPC_LOCK` (mlock beyond RLIMIT_MEMLOCK), the shape of
  *   upstream's EKS example (ai-dynamo/dynamo@01c94133618e46f0be1476d8f48d5f3b8f0b738f
  *   `examples/deployments/EKS/manifests/vllm/disagg-p5.yaml`: several LIBFABRIC workers per p5,
@@ -178,7 +198,12 @@ export const EFA_WORKER_CAPABILITY = "IPC_LOCK";
  *   capabilities); registration then relies on the container's RLIMIT_MEMLOCK, which the EFA pools'
  *   NodeConfig raises in containerd's base runtime spec (`components/cluster/user-data.ts`, held against
  *   nodeadm's source by tests/contracts/nodeadm-user-data.spec.ts): the AL2023 AMI itself sets none;
- * - 2 MiB hugepages: requested as `hugepages-2Mi` and mounted at /dev/hugepages (F14).
+ * - 2 MiB hugepages: requested as `hugepages-2Mi` and mounted at /dev/hugepages (F14);
+ * - registering GPU memory with EFA: DMA-BUF on the AL2023 AMI's 6.x kernels (no module, no capability), and on
+ *   x86_64 the EFA provider's legacy path handles CUDA memory too; Dynamo's guide runs workers privileged ("IPC_LOCK
+ *   alone is insufficient") without naming a mechanism, and its one fi_mr_reg failure is arm64-only
+ *   (tests/contracts/efa-gpudirect.spec.ts). verify's gate G reads the registration path, the machine and the
+ *   devices a worker sees on its node.
  */
 function workerSecurity(r: ResolvedInference, efa: boolean): DgdSecurityContext {
   const base = {
@@ -234,9 +259,11 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
   const { vols, mounts } = volumes(r, shape, engine);
   const affinity = workerAffinity(r, role);
   const names = graphNames(r.graphName, r.namespace);
+  const dra = usesDra(r);
   const podAnnotations = {
     ...(engine.file ? { [Annotation.EngineConfigSha256]: engine.file.sha256 } : {}),
     ...nodeCacheAnnotations(r),
+    ...(dra ? claimAnnotations(shape) : {}),
   };
   const initContainers = nodeCacheInitContainers(r, image);
   return {
@@ -246,7 +273,7 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
     // In local-nvme mode the engine never downloads (HF_HUB_OFFLINE=1): only the prefetch init container gets the token.
     ...(usesNodeCache(r) ? {} : { envFromSecret: r.hfSecretName ?? names.hfSecret }),
     envs: workerEnv(r, shape, engine),
-    resources: workerResources(shape),
+    resources: workerResources(shape, dra),
     sharedMemory: { size: `${shape.shmGiB}Gi` },
     ...(r.modelCache ? { volumeMounts: [{ name: names.modelCachePvc, mountPoint: MODEL_CACHE_MOUNT }] } : {}),
     ...(Object.keys(podAnnotations).length > 0 ? { extraPodMetadata: { annotations: podAnnotations } } : {}),
@@ -271,10 +298,12 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
       ...(vols.length > 0 ? { volumes: vols } : {}),
       // local-nvme: the engine starts only after these exit 0, i.e. when the node's copy is complete (marker).
       ...(initContainers.length > 0 ? { initContainers } : {}),
+      ...(dra ? { resourceClaims: podClaims(r, role) } : {}),
       mainContainer: {
         image,
         command: [...engine.command],
         args: [...engine.args],
+        ...(dra ? { resources: { claims: [{ name: WORKER_CLAIM }] } } : {}),
         startupProbe: {
           httpGet: { path: "/live", port: DynamoPortName.WorkerSystem },
           periodSeconds: STARTUP_PERIOD_SECONDS,

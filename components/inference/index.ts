@@ -6,7 +6,8 @@
  * The folder, one concept a file; a file imports only files above it (type-only imports aside):
  * - dgd.ts        the DynamoGraphDeployment CR as types (and its apiVersion, kind, resource names)
  * - model-load.ts how long the weights take to reach the GPUs per cache mode, and the budgets derived from it
- * - args.ts       the args, closed choices, defaults and bounds, `resolveArgs`
+ * - limits.ts     the numeric bounds of the settings (the validator and the key table read them)
+ * - args.ts       the args, their key table (each value's kind), closed choices, defaults, `resolveArgs`
  * - workload.ts   the declared workload: its bounds, its validation, its annotation on the graph
  * - fit.ts        a worker and the model in it: fit, KV transfer, model-aware config errors, the worker's shape
  * - worker-speed.ts one worker's prefill and decode-step times: the H200 measurements, other GPUs scaled from datasheets

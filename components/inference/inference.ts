@@ -23,6 +23,7 @@ import type { V1beta1Graph } from "./dgd-v1beta1";
 import { release } from "../releases";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
+import { renderClaimTemplates } from "./device-claims";
 import { renderNetworkPolicies } from "./network";
 import { withCommit } from "./revision";
 import { graphCommit } from "./model-commit";
@@ -105,8 +106,7 @@ export class DisaggInference extends pulumi.ComponentResource {
     const pvc = renderModelCachePvc(r);
     if (pvc)
       deps.push(new k8s.core.v1.PersistentVolumeClaim(`${name}-model-cache`, pvc, { ...inNs, retainOnDelete: true }));
-    for (const { role, configMap } of renderEngineConfigMaps(r))
-      deps.push(new k8s.core.v1.ConfigMap(`${name}-engine-${role}`, configMap, inNs));
+    deps.push(...this.workerInputs(name, r, inNs));
     this.modelCommit = graphCommit(name, r, args.hfToken, child); // one commit for every pod (./revision.ts)
     const pinned = this.modelCommit.apply((c) => withCommit(r, c));
     deps.push(...this.prefetch(name, r, pinned, child, [...deps]));
@@ -174,6 +174,26 @@ export class DisaggInference extends pulumi.ComponentResource {
       { metadata: job.apply((j) => j.metadata), spec: job.apply((j) => j.spec as k8s.types.input.batch.v1.JobSpec) },
       { ...o, dependsOn: [...after, script], customTimeouts: { create: wait, update: wait } },
     );
+  }
+
+  /**
+   * What the worker pods name and so must exist first: the TRT-LLM engine ConfigMaps, and under DRA the templates the
+   * workers claim their GPUs and EFA devices from (a pod naming a missing template waits).
+   */
+  private workerInputs(name: string, r: ResolvedInference, inNs: pulumi.CustomResourceOptions): pulumi.Resource[] {
+    const configMaps = renderEngineConfigMaps(r).map(
+      ({ role, configMap }) => new k8s.core.v1.ConfigMap(`${name}-engine-${role}`, configMap, inNs),
+    );
+    const templates = renderClaimTemplates(r).map(
+      ({ role, template }) =>
+        new k8s.resource.v1.ResourceClaimTemplate(
+          `${name}-devices-${role}`,
+          // The cast only drops `readonly` from the plain object's arrays.
+          template as unknown as k8s.resource.v1.ResourceClaimTemplateArgs,
+          inNs,
+        ),
+    );
+    return [...configMaps, ...templates];
   }
 
   /**

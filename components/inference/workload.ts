@@ -2,22 +2,13 @@
  * The declared workload (`inference.workload`): its bounds and its validation against the graph. The plan carries it
  * (`InferencePlan.workload`, plan.json's `serving.workload`); the graph does not. Pure.
  */
-import { checkNumberRange, checkRange, IntRange, NumberRange } from "../_shared/limits";
+import { checkNumberRange, checkRange } from "../_shared/limits";
 import type { Problem } from "../_shared/problems";
-import { ResolvedInference } from "./args";
+import { ResolvedInference, WORKLOAD_LIMITS } from "./args";
 
-/**
- * `workload` (the serving estimate's traffic): the project's sanity caps. Token counts share maxModelLen's bound
- * (a request longer than that is refused by the engine, which `validateWorkload` checks).
- */
-export const WORKLOAD_LIMITS = {
-  isl: { min: 1, max: 2 ** 21 },
-  osl: { min: 1, max: 2 ** 21 },
-  concurrency: { min: 1, max: 1_000_000 },
-  requestsPerSecond: { minExclusive: 0, max: 1_000_000 },
-  ttftMs: { minExclusive: 0, max: 3_600_000 },
-  itlMs: { minExclusive: 0, max: 60_000 },
-} as const satisfies Readonly<Record<string, IntRange | NumberRange>>;
+/** The workload's bounds live beside the other settings' bounds (args.ts), where the key table reads them. */
+export { WORKLOAD_LIMITS };
+
 const L = WORKLOAD_LIMITS;
 
 /*

@@ -2,7 +2,8 @@
  * Arguments of `DynamoObservability` and their one resolution step (docs/CONTRIBUTING.md rules 3-5). Pure: the
  * Kubernetes provider and any dependencies come through the resource options.
  */
-import type { KeyShape } from "../_shared/keys";
+import { bool, int, KeyShape, mapOf, rows, str } from "../_shared/keys";
+import { OBSERVABILITY_LIMITS } from "./limits";
 import { DEFAULT_GRAPH_NAMESPACE } from "../_shared/names";
 import { BLOCK_STORAGE_CLASS } from "../cluster/render";
 import { charts } from "../versions";
@@ -53,21 +54,17 @@ export interface DynamoObservabilityArgs {
   readonly dcgmExporterVersion?: string;
 }
 
-/** The stack keys of `dynamo-efa:observability` (components/_shared/keys.ts): one row per argument. */
+/** The stack keys of `dynamo-efa:observability` and the kind of each value (components/_shared/keys.ts). */
 export const OBSERVABILITY_KEYS = {
   graphName: { wired: "dynamo-efa:graphName" },
   graphNamespace: { wired: "inference.namespace" },
-  namespace: "value",
-  prometheus: "value",
-  monitorLabels: "value",
-  dcgmExporter: "value",
-  systemNodeSelector: "value",
-  scrapeIntervalSeconds: "value",
-  retentionDays: "value",
-  storageGiB: "value",
-  storageClassName: "value",
-  kubePrometheusStackVersion: "value",
-  dcgmExporterVersion: "value",
+  ...rows(str, "namespace", "prometheus", "storageClassName", "kubePrometheusStackVersion", "dcgmExporterVersion"),
+  monitorLabels: mapOf(str),
+  dcgmExporter: bool,
+  systemNodeSelector: mapOf(str),
+  scrapeIntervalSeconds: int(OBSERVABILITY_LIMITS.scrapeIntervalSeconds),
+  retentionDays: int(OBSERVABILITY_LIMITS.retentionDays),
+  storageGiB: int(OBSERVABILITY_LIMITS.storageGiB),
 } as const satisfies KeyShape<DynamoObservabilityArgs>;
 
 /** Every argument with its default filled in. */

@@ -1,7 +1,7 @@
 /**
  * Arguments of `DynamoPlatform` and their one resolution step (docs/CONTRIBUTING.md rules 3-5). Pure.
  */
-import type { KeyShape } from "../_shared/keys";
+import { KeyShape, str } from "../_shared/keys";
 import { DEFAULT_PLATFORM_NAMESPACE } from "../_shared/names";
 import { DEFAULT_RELEASE, release, ReleaseId } from "../releases";
 
@@ -19,10 +19,10 @@ export interface DynamoPlatformArgs {
   readonly version?: string;
 }
 
-/** The stack keys of `dynamo-efa:platform` (components/_shared/keys.ts): one row per argument. */
+/** The stack keys of `dynamo-efa:platform` and the kind of each value (components/_shared/keys.ts). */
 export const PLATFORM_KEYS = {
-  namespace: "value",
-  version: "value",
+  namespace: str,
+  version: str,
   release: { wired: "dynamo-efa:release" },
 } as const satisfies KeyShape<DynamoPlatformArgs>;
 

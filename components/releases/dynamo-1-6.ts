@@ -214,6 +214,13 @@ export const dynamo16: Release = {
     repository: `${NGC}/dynamo-frontend`,
     tag: "1.6.2",
     source: "release-artifacts: dynamo-frontend:<release> published since 0.8.0",
+    aiperf: {
+      version: "0.12.0",
+      source:
+        "tests/contracts/facts/dynamo-frontend-aiperf.json: the frontend image installs Dynamo's benchmarks package, " +
+        "which pins aiperf (0.10.0 at main 2026-08-21; 0.12.0 on main from #14492, 2026-09-08, and on release/1.5.0 " +
+        "from #14656; 0.13.0 in a later stored main copy); the v1.6.2 tag itself was not readable [verify for 1.6.2]",
+    },
   },
   ucx: { version: "1.21.x", source: `${RELEASES_TABLE}: 1.4.x ships UCX 1.21.x, 1.7.0 1.22.x [verify for 1.6.2]` },
   libfabric: {

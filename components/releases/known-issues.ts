@@ -34,16 +34,25 @@ export const NIXL_FI_MORE_DEADLOCK: KnownIssue = {
 };
 
 /**
- * Workers given part of a node's EFA devices may get devices on another PCIe switch than their GPUs (the EFA device
- * plugin allocates devices without GPU topology), and disaggregated KV transfer fails.
+ * Workers given part of a node's EFA devices through the EFA device plugin may get devices on another PCIe switch
+ * than their GPUs, and disaggregated KV transfer fails (Dynamo 1.3.1). AWS documents the plugin's GPU-EFA alignment as
+ * automatic on the EKS AL2023 accelerated AMIs only (the AMI of every pool here) by a mechanism it does not publish
+ * (tests/contracts/facts/eks-device-management.json, efa-device-plugin.json), so which of the two holds on a node
+ * only the node can tell. Under `cluster.deviceAllocation: dra` the claim pairs them by construction and the issue
+ * does not apply (policy/rules/known-issues.ts).
  */
 export const PARTIAL_EFA_PCIE: KnownIssue = {
   id: "partial-efa-pcie-switch",
   summary:
-    "a worker that requests fewer than all EFA devices of a node may be given devices on another PCIe switch than " +
-    "its GPUs; KV transfer then fails (empty HTTP 200, 'Lost connection with prefill instance')",
+    "a worker given fewer than all EFA devices of a node by the EFA device plugin may get devices on another PCIe " +
+    "switch than its GPUs; KV transfer then fails (empty HTTP 200, 'Lost connection with prefill instance'). AWS " +
+    "documents the plugin's GPU-EFA alignment on the EKS AL2023 accelerated AMIs (these pools' AMI) by a mechanism " +
+    "it does not publish, so only the node can tell which holds",
   fix:
-    "give each worker all of a node's EFA devices (one worker per node), or use EFA DRA with NVIDIA DRA (pcieRoot " +
-    "match), and check each worker's GPU and EFA PCI bus after deploy",
-  source: `${KNOWN_ISSUES_PAGE} (v1.3.1: partial EFA allocation)`,
+    "set cluster.deviceAllocation: dra (Kubernetes >= 1.34): each worker claims every GPU together with that GPU's " +
+    "EFA devices on one PCIe root; or give each worker all of a node's EFA devices (one worker per node); and run " +
+    "verify --check-locality after deploy",
+  source:
+    `${KNOWN_ISSUES_PAGE} (v1.3.1: partial EFA allocation, fix "EFA DRA with NVIDIA DRA (pcieRoot match)"); ` +
+    "awsdocs/amazon-eks-user-guide@43d79bd latest/ug/ml/device-management-efa.adoc",
 };

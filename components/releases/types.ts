@@ -37,6 +37,11 @@ export interface ImagePin {
    * builds from source is the build's). @default - none stated: the image component's `cudaToolkit`
    */
   readonly cudaToolkit?: Pin;
+  /**
+   * The AIPerf the image ships on its PATH, and where that is read: `measure` runs its benchmark Job on such an
+   * image, so nothing is built. @default - none: the image carries no benchmark tooling
+   */
+  readonly aiperf?: Pin;
 }
 
 /** The engine a backend runs and the NIXL it carries, as one release pins them (they differ per backend). */
@@ -201,7 +206,10 @@ export interface Release {
   readonly platform: PlatformFacts;
   readonly graph: GraphFacts;
   readonly engines: { readonly vllm: EnginePins; readonly trtllm: EnginePins };
-  /** The Frontend's image where the vendor ships one apart from the runtime images. */
+  /**
+   * The Frontend's image where the vendor ships one apart from the runtime images; with `aiperf`, also the image
+   * `measure`'s benchmark Job runs.
+   */
   readonly frontendImage?: ImagePin;
   readonly ucx: Pin;
   readonly libfabric: Pin;

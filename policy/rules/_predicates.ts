@@ -9,6 +9,7 @@
 import { INSTANCE_TYPE_LABEL, POOL_LABEL } from "../../components/catalog/pool";
 import { DynamoPort, OperatorLabel } from "../../components/_shared/names";
 import { show } from "../../components/_shared/problems";
+import { Annotation } from "../../components/_shared/annotations";
 import { EFA_RESOURCE, HUGEPAGES_2MI_RESOURCE, type DgdProbe } from "../../components/inference/dgd";
 import { mainContainer } from "./_command";
 import type { Loose, PlanContainer, PlanDgd, PlanPodAffinity, PlanService } from "./_dgd";
@@ -167,14 +168,26 @@ export function containerResource(svc: PlanService | undefined, key: string): un
   return r?.limits?.[key] ?? r?.requests?.[key];
 }
 
-/** GPUs of a worker in Dynamo form (what the operator sees), 0 when absent. */
-export function gpusOf(svc: PlanService | undefined): number {
-  return parseQuantity(dynamoResource(svc, "gpu")) ?? 0;
+/** True when a worker's main container uses a DRA claim of its pod (`cluster.deviceAllocation: dra`). */
+export function claimsDevices(svc: PlanService | undefined): boolean {
+  const claims = (mainContainer(svc).resources as { claims?: readonly unknown[] } | undefined)?.claims;
+  return Array.isArray(claims) && claims.length > 0 && (svc?.extraPodSpec?.resourceClaims?.length ?? 0) > 0;
 }
 
-/** EFA devices a worker requests in Dynamo form, 0 when absent. */
+/** A DRA worker's claim count as its pod says it (components/inference/device-claims.ts); undefined otherwise. */
+function claimed(svc: PlanService | undefined, key: string): number | undefined {
+  return claimsDevices(svc) ? parseQuantity(svc?.extraPodMetadata?.annotations?.[key]) : undefined;
+}
+
+/** GPUs of a worker in Dynamo form (what the operator sees), else what its DRA claim requests; 0 when absent. */
+export function gpusOf(svc: PlanService | undefined): number {
+  return parseQuantity(dynamoResource(svc, "gpu")) ?? claimed(svc, Annotation.ClaimGpus) ?? 0;
+}
+
+/** EFA devices a worker requests in Dynamo form, else what its DRA claim requests; 0 when absent. */
 export function efaOf(svc: PlanService | undefined): number {
-  return parseQuantity(dynamoCustom(svc, EFA_RESOURCE)) ?? 0;
+  const perGpu = claimed(svc, Annotation.ClaimEfaPerGpu);
+  return parseQuantity(dynamoCustom(svc, EFA_RESOURCE)) ?? (perGpu !== undefined ? perGpu * gpusOf(svc) : 0);
 }
 
 /** True when a worker requests EFA in either form (the policies judge the form separately). */

@@ -6,7 +6,7 @@
  */
 import { dgdPolicy } from "./_policy";
 import { commandWords, engineOf, flagValue } from "./_command";
-import { annotation, efaOf, instanceTypeOf, workers } from "./_predicates";
+import { annotation, claimsDevices, efaOf, instanceTypeOf, workers } from "./_predicates";
 import type { PlanDgd } from "./_dgd";
 import { show } from "../../components/_shared/problems";
 import { Annotation } from "../../components/_shared/annotations";
@@ -20,7 +20,7 @@ export function releaseOfGraph(props: PlanDgd | undefined): Release | undefined 
   return Object.values(RELEASES).find((r) => r.graph.apiVersion === (api as GraphApiVersion));
 }
 
-/** Whether `issue` applies to this graph (EFA workers for the NIXL and PCIe issues). */
+/** Whether `issue` applies to this graph (EFA workers for the NIXL issues; device-plugin EFA workers for the PCIe one). */
 function applies(issue: KnownIssue, rel: Release, props: PlanDgd | undefined, name: string): string | undefined {
   const ws = workers(props, name);
   const efa = ws.filter((w) => efaOf(w.svc) > 0);
@@ -30,7 +30,9 @@ function applies(issue: KnownIssue, rel: Release, props: PlanDgd | undefined, na
   if (issue.id === "nixl-0.10.1-efa" || issue.id === "nixl-fi-more-deadlock")
     return nixl ? `its workers move KV over EFA with NIXL ${nixl} (${engine})` : undefined;
   if (issue.id === "partial-efa-pcie-switch") {
+    // A DRA claim pairs each GPU with its own EFA devices on one PCIe root: the device plugin's choice is not made.
     const partial = efa.find((w) => {
+      if (claimsDevices(w.svc)) return false;
       const row = INSTANCES.get(instanceTypeOf(w.svc) ?? "");
       return row !== undefined && efaOf(w.svc) < row.efaDevices;
     });

@@ -2,8 +2,8 @@
  * `measure` against AIPerf as read at the pinned commit (facts/aiperf.json) and against a real AIPerf export
  * (tests/fixtures/aiperf/, recorded from AIPerf's repository with provenance): every flag the Job passes exists,
  * the export file and each field measure reads carry the unit measure reads them in, AIPerf's own Kubernetes mode
- * is not there to use, and the image stage the docs tell users to build exists. Each check is shown to fail on a
- * mutation.
+ * is not there to use, and the image the Job runs is one the release ships with AIPerf on its PATH (nothing is built;
+ * facts/dynamo-frontend-aiperf.json). Each check is shown to fail on a mutation.
  */
 import { strict as assert } from "assert";
 import { createHash } from "node:crypto";
@@ -11,7 +11,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadFacts } from "./facts";
 import { AIPERF, aiperfArgs, BenchSpec, EXPORT_UNITS, GOODPUT_TAG } from "../../tools/measure/aiperf";
-import { JOB_SCRIPT } from "../../tools/measure/job";
+import { JOB_SCRIPT, renderBenchJob, type BenchJob } from "../../tools/measure/job";
+import { release } from "../../components/releases";
 import { NIXL_SERIES } from "../../tools/measure/kv";
 
 interface AiperfFacts {
@@ -22,10 +23,33 @@ interface AiperfFacts {
   readonly statKeys: readonly string[];
   readonly metricUnits: Readonly<Record<string, string>>;
   readonly kubernetesServiceManagerImplemented: boolean;
-  readonly dockerfile: { readonly installStage: string; readonly base: string; readonly entrypoint: readonly string[] };
 }
 
 const { provenance, facts } = loadFacts<AiperfFacts>("aiperf");
+
+interface FrontendFacts {
+  readonly image: string;
+  readonly installsBenchmarksPackage: boolean;
+  readonly aiperf: string;
+  readonly aiperfOnPath: string;
+  readonly entrypoint: string;
+  readonly hasShell: boolean;
+  readonly benchmarkJob: { readonly runAsUser: number };
+  readonly later: readonly { readonly aiperf: string }[];
+}
+
+/** A Job as `benchJobFor` makes it for the default stack (the graph's defaults: user 1000). */
+const JOB: BenchJob = {
+  name: "g-measure-x-0",
+  namespace: "dynamo",
+  graph: "g",
+  image: "",
+  args: [],
+  hfSecret: "g-hf-token",
+  runId: "x",
+  deadlineSeconds: 1800,
+  runAsUser: 1000,
+};
 const FIXTURES = join(__dirname, "..", "fixtures", "aiperf");
 const REAL = "baseline-chat-bare.profile_export_aiperf.json";
 
@@ -100,15 +124,25 @@ describe("contract: AIPerf (facts/aiperf.json, the recorded real export)", () =>
     assert.equal(facts.kubernetesServiceManagerImplemented, false);
   });
 
-  it("the image stage docs/MEASURE.md builds installs AIPerf with the `aiperf` entrypoint the Job's script calls", () => {
-    assert.equal(facts.dockerfile.installStage, AIPERF.imageStage);
-    assert.deepEqual(facts.dockerfile.entrypoint, ["aiperf"]);
+  it("the Job runs on the release's frontend image, which ships AIPerf on its PATH and a shell: nothing is built", () => {
+    const { facts: f, provenance: p } = loadFacts<FrontendFacts>("dynamo-frontend-aiperf");
+    const image = release().frontendImage!;
+    assert.equal(image.repository, f.image);
+    assert.ok(f.installsBenchmarksPackage && f.hasShell && f.aiperfOnPath.endsWith("/bin"));
+    // The image's entrypoint is the Frontend's own (/epp): the Job names its command, a shell that finds aiperf.
+    assert.notEqual(f.entrypoint, "sh");
+    const job = renderBenchJob({ ...JOB, image: `${f.image}@sha256:${"a".repeat(64)}` });
+    const c = job.spec!.template.spec!.containers[0]!;
+    assert.deepEqual(c.command?.slice(0, 2), ["sh", "-c"]);
     assert.match(JOB_SCRIPT, /^aiperf "\$@"/);
+    assert.equal(job.spec!.template.spec!.securityContext!.runAsUser, f.benchmarkJob.runAsUser);
+    // The version the release data states is one a readable copy pins, and it says where it could not be read.
+    const pins = [f.aiperf, ...f.later.map((l) => l.aiperf)];
+    assert.ok(pins.includes(image.aiperf!.version), `${image.aiperf!.version} not in ${pins.join(", ")}`);
+    assert.match(image.aiperf!.source, /\[verify for 1\.6\.2\]/);
+    assert.match(p.notes ?? "", /v1\.6\.2 tag .* could not be read/);
     const doc = readFileSync(join(__dirname, "..", "..", "docs", "MEASURE.md"), "utf8");
-    assert.ok(
-      doc.includes(`--target ${AIPERF.imageStage}`) && doc.includes(AIPERF.commit),
-      "docs/MEASURE.md build recipe",
-    );
+    assert.doesNotMatch(doc, /docker (build|push)/, "docs/MEASURE.md asks for no image build");
   });
 
   it("the NIXL series measure reads are the ones vLLM registers (facts/vllm-nixl-metrics.json)", () => {

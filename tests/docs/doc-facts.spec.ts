@@ -45,4 +45,31 @@ describe("docs: stated numbers generated from the code (tools/doc-facts)", funct
       /`p5en-1gpu`[^]*?rents\s+<!-- fact:nodes\.p5en-1gpu -->2 x p5en\.48xlarge<!-- \/fact --> whole/,
     );
   });
+
+  it("no doc states a build time or an image size outside a generated span (a record of the field's is named)", () => {
+    /** Statements that are not this project's estimate, with why. */
+    const ALLOWED: readonly [string, string, string][] = [
+      ["docs/ARCHITECTURE.md", "95 minutes on CodeBuild XLARGE", "the field's measured build: a record"],
+      ["docs/OPERATIONS.md", "the field's one-venv image took about 95 min", "the same record, cited"],
+      ["docs/DEPLOY.md", "| ~5-10 min |", "a node group's creation, not a build"],
+    ];
+    const SPAN = /<!-- fact:[\w.-]+ -->[\s\S]*?<!-- \/fact -->/g;
+    const NUMBER = String.raw`\b\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)? ?`;
+    const size = new RegExp(`${NUMBER}GB\\b(?!/s)`);
+    const time = new RegExp(`${NUMBER}(?:h|min|minutes|hours)\\b`);
+    const found: string[] = [];
+    for (const f of markdownFiles(ROOT)) {
+      let fence = false;
+      read(f)
+        .split("\n")
+        .forEach((line, i) => {
+          if (line.startsWith("```")) fence = !fence;
+          const t = line.replace(SPAN, "");
+          const states = (/image/i.test(t) && size.test(t)) || (/build/i.test(t) && time.test(t));
+          if (!fence && states && !ALLOWED.some(([file, text]) => file === f && line.includes(text)))
+            found.push(`${f}:${i + 1}: ${t.trim().slice(0, 160)}`);
+        });
+    }
+    assert.deepEqual(found, []);
+  });
 });

@@ -185,6 +185,29 @@ describe("render CLI", function () {
       assert.match(fs.readFileSync(log, "utf8"), /boom in the program\n\s+at /);
       assert.doesNotMatch(r.err, STACK_TRACE);
     });
+
+    it("exit 70 leaves no rejection behind: as a child, Node's default handler would print its trace and exit 1", async () => {
+      // A component's error also rejects the stack's outputs a turn later (RELIABILITY-AUDIT-2 K1: exit 1 + TypeError).
+      const stray: unknown[] = [];
+      const catchStray = (e: unknown) => stray.push(e);
+      const mocha = process.listeners("unhandledRejection");
+      process.removeAllListeners("unhandledRejection");
+      process.on("unhandledRejection", catchStray);
+      let r;
+      try {
+        r = await run(["p5en-1gpu", "--out", tmp], {
+          program: () => {
+            throw new TypeError("s.replace is not a function");
+          },
+        });
+        for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      } finally {
+        process.removeListener("unhandledRejection", catchStray);
+        for (const l of mocha) process.on("unhandledRejection", l);
+      }
+      assert.equal(r.code, ExitCode.Internal);
+      assert.deepEqual(stray, []);
+    });
   });
 
   describe("config sources", () => {
@@ -227,7 +250,12 @@ describe("render CLI", function () {
       assert.ok(!ng.dependsOn.some((u) => u.includes("DynamoImage")), "the GPU node group waits for no image");
       const plan = JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8"));
       assert.equal(plan.gpuIdle.nodesWaitForImage, false);
-      assert.match(fs.readFileSync(path.join(dir, "plan.md"), "utf8"), /prebuilt image \(`image.ref`\)/);
+      const md = fs.readFileSync(path.join(dir, "plan.md"), "utf8");
+      assert.ok(md.includes(`deploys a prebuilt image (\`${ref}\`, from ${ref.split("/")[0]}): nothing is built`), md);
+      assert.match(
+        md,
+        /assumed about [\d-]+ GB, one engine's vendor runtime image: the size of image\.ref is not known here/,
+      );
       const dgd = fs.readdirSync(path.join(dir, "manifests")).find((f) => f.includes("dynamographdeployment"))!;
       assert.ok(fs.readFileSync(path.join(dir, "manifests", dgd), "utf8").includes(`image: ${ref}`));
     });

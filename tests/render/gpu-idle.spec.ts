@@ -12,7 +12,17 @@ import { DGD_TYPE_TOKEN } from "../../components/inference/dgd";
 import { graphModel } from "../../components/inference/dgd-v1beta1";
 import { ModelCacheMode } from "../../components/inference/model-load";
 import type { GpuPoolFacts } from "../../components/catalog/pool";
-import { downloadOverlap, fleetPull, gpuIdlePlan, GpuIdleInput, PULL_ASSUMPTIONS } from "../../tools/render/plan/idle";
+import {
+  downloadOverlap,
+  fleetPull,
+  gpuIdlePlan,
+  GpuIdleInput,
+  PULL_ASSUMPTIONS,
+  type ServingImage,
+} from "../../tools/render/plan/idle";
+import { servingImage } from "../../tools/render/plan/idle-input";
+import { IMAGE_COSTS, planned } from "../../components/catalog/images";
+import { sourceEstimate } from "../../components/image/sources";
 import type { ModelLoadPlan } from "../../tools/render/plan/load";
 import { GOLDEN_DIR } from "../helpers/golden";
 
@@ -46,10 +56,13 @@ const LOAD: ModelLoadPlan = {
   basis: { download: "d", load: "l" },
   overBudget: [],
 };
+/** A 35 GB image from ECR: the numbers below are worked by hand from it. */
+const IMAGE: ServingImage = { name: "img", registry: "ECR", sizeGB: 35, size: "about 35 GB" };
 const input = (over: Partial<GpuIdleInput> = {}): GpuIdleInput => ({
   pools: [POOL],
   modelLoad: LOAD,
   overlap: { overlaps: true, why: "w" },
+  servingImage: IMAGE,
   imageBuild: true,
   nodesWaitForImage: true,
   imageMinutes: 95.1,
@@ -101,7 +114,7 @@ describe("GPU idle: image pull and weights download overlap in the rendered mani
   });
 
   it("idle = node join -> first worker loading: max(pull, small pull + download) with the overlap, pull + download without", () => {
-    const pull = Math.ceil((35e9 / PULL_ASSUMPTIONS.ecrPullMBps) * 1e-6);
+    const pull = Math.ceil((35e9 / PULL_ASSUMPTIONS.pullMBps) * 1e-6);
     const on = gpuIdlePlan(input());
     assert.equal(on.gpuIdleMinutes, Math.round((pull / 60) * 10) / 10);
     const off = gpuIdlePlan(input({ overlap: { overlaps: false, why: "x" } }));
@@ -118,11 +131,12 @@ describe("GPU idle: image pull and weights download overlap in the rendered mani
   });
 
   it("a fleet says what it pulls through the NAT gateway, and is NAT-limited past 100 Gbps", () => {
-    assert.deepEqual([fleetPull(2).totalGB, fleetPull(2).natLimited, fleetPull(2).aggregateGbps], [70, false, 1]);
-    const big = fleetPull(300);
+    const two = fleetPull(2, IMAGE);
+    assert.deepEqual([two.totalGB, two.natLimited, two.aggregateGbps], [70, false, 1]);
+    const big = fleetPull(300, IMAGE);
     assert.equal(big.natLimited, true);
     assert.equal(big.aggregateGbps, PULL_ASSUMPTIONS.natGatewayMaxGbps);
-    assert.ok(big.perNodeMBps < PULL_ASSUMPTIONS.ecrPullMBps);
+    assert.ok(big.perNodeMBps < PULL_ASSUMPTIONS.pullMBps);
     assert.match(big.note, /VPC endpoints/);
     assert.ok(
       gpuIdlePlan(input({ pools: [{ ...POOL, nodes: 300 }] })).gpuIdleMinutes > gpuIdlePlan(input()).gpuIdleMinutes,
@@ -135,5 +149,31 @@ describe("GPU idle: image pull and weights download overlap in the rendered mani
     assert.equal(r.startMinutesBefore, 95.1, "node group asks for instances when the build is done");
     assert.equal(r.reservedInstanceHoursBeforeLaunch, Math.round(((2 * 95.1) / 60) * 10) / 10);
     assert.equal(r.usd, Math.round(((2 * 95.1) / 60) * 63.3));
+  });
+
+  it("the image pulled is the one the stack deploys: a vendor image from its registry at its size, a build from ECR", () => {
+    const vendor = servingImage({
+      kind: "prebuilt",
+      source: "prebuilt",
+      estimate: sourceEstimate("prebuilt", true, []),
+      ref: undefined,
+      resolve: { repository: "nvcr.io/nvidia/ai-dynamo/vllm-runtime", tag: "1.6.2-efa", source: "s" },
+      backend: "vllm",
+      cudaToolkit: { version: "13.0" } as never,
+      cudaArchs: [],
+    });
+    assert.equal(vendor.name, "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.6.2-efa");
+    assert.equal(vendor.registry, "nvcr.io");
+    assert.equal(vendor.sizeGB, planned(IMAGE_COSTS.prebuilt.sizeGB));
+    const g = gpuIdlePlan(input({ servingImage: vendor }));
+    const pull = g.timeline.find((s) => s.step === "serving image on node")!;
+    assert.equal(pull.atSeconds, Math.ceil((vendor.sizeGB * 1e9) / (PULL_ASSUMPTIONS.pullMBps * 1e6)));
+    assert.match(pull.basis, /vllm-runtime:1\.6\.2-efa: 22\.5 GB at 60 MB\/s from nvcr\.io/);
+    assert.doesNotMatch(pull.basis, /ECR/);
+    const built = servingImage({ kind: "build", estimate: sourceEstimate("source", false, ["sm_90"]) } as never);
+    assert.deepEqual(
+      [built.registry, built.sizeGB],
+      ["the stack's ECR repository", planned(IMAGE_COSTS.source.sizeGB)],
+    );
   });
 });

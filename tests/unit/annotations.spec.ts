@@ -37,6 +37,8 @@ describe("annotation keys: one registry", () => {
     }),
     resolved("p5en-8x1gpu", "trtllm"),
     resolved("p5en-1gpu", "vllm", STATED_MODEL),
+    // DRA workers carry their claim's counts on the pod (what the policies read instead of extended resources).
+    resolved("p5en-1gpu", "vllm", { gpuPool: pool("p5en.48xlarge", 2, true, { deviceAllocation: "dra" }) }),
   ].map((r) => renderInference(r));
   const written = annotationKeys(rendered);
   const registry = new Set<string>(Object.values(Annotation));

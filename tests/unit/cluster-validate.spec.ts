@@ -32,6 +32,26 @@ describe("cluster: validateClusterArgs", () => {
     );
   });
 
+  it("deviceAllocation: dra from Kubernetes 1.34 with a whole number of EFA per GPU; anything else named", () => {
+    assert.deepEqual(problems({ ...ok, deviceAllocation: "dra" }), []);
+    assert.deepEqual(problems({ ...ok, deviceAllocation: "dra", kubernetesVersion: "1.34" }), []);
+    assert.deepEqual(problems({ ...ok, deviceAllocation: "dra", kubernetesVersion: "1.33" }), [
+      'deviceAllocation: "dra" needs Kubernetes 1.34 or later (resource.k8s.io/v1, which the DRA drivers and the workers\' ResourceClaimTemplates use, is GA from 1.34), but kubernetesVersion is "1.33"; set kubernetesVersion to 1.34 or later, or deviceAllocation to "device-plugin"',
+    ]);
+    assert.match(
+      problems(withPool({ instanceType: "p4d.24xlarge" }, { deviceAllocation: "dra" })).join("\n"),
+      /deviceAllocation: "dra" pairs each GPU with its own EFA devices on its PCIe root, but a p4d\.24xlarge node \(pool "gpu"\) has 4 EFA devices for 8 GPUs \(0\.5 per GPU\)/,
+    );
+    // Without EFA (g6e, efa off) there is nothing to pair: GPUs only.
+    assert.deepEqual(
+      problems(withPool({ instanceType: "g6e.12xlarge", availabilityZone: undefined }, { deviceAllocation: "dra" })),
+      [],
+    );
+    assert.deepEqual(problems({ ...ok, deviceAllocation: "DRA" as never }), [
+      'deviceAllocation: must be one of "device-plugin", "dra"; got "DRA"',
+    ]);
+  });
+
   // one mutation per case: [label, args, expected problem lines]
   const cases: [string, EfaClusterArgs, string[]][] = [
     [

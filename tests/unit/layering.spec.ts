@@ -45,7 +45,7 @@ const CROSS_COMPONENT: readonly { from: string; to: string; why: string }[] = [
     why: "the DCGM exporter tolerates the GPU taint EfaCluster puts on GPU nodes (gpuToleration), and Prometheus and Grafana claim the block StorageClass it creates (BLOCK_STORAGE_CLASS)",
   },
   {
-    from: "components/inference/args.ts",
+    from: "components/inference/limits.ts",
     to: "components/cluster/limits",
     why: "the replica bound is the GPUs of the largest pool EfaCluster makes (CLUSTER_LIMITS.nodes.max GPU nodes)",
   },

@@ -1,7 +1,7 @@
 /**
  * `npm run measure`'s command line without a cluster: --help, and every bad argument is a usage error (exit 2)
- * naming the flag, before anything loads: no image, an image by tag, a bad sweep, --pause-disagg alone, a stack
- * with no file.
+ * naming the flag, before anything loads: an image by tag, a bad sweep, --pause-disagg alone, a stack with no file.
+ * `npm run measure -- <stack>` alone asks for no image: the Job runs AIPerf from the release's image.
  */
 import { strict as assert } from "assert";
 import { join } from "node:path";
@@ -35,7 +35,8 @@ describe("measure CLI: arguments", () => {
     const r = await run(["--help"]);
     assert.equal(r.code, ExitCode.Ok);
     assert.equal(r.out, USAGE);
-    assert.match(USAGE, /npm run measure -- <stack> --aiperf-image <repo@sha256:...>/);
+    assert.match(USAGE, /^usage: npm run measure -- <stack> \[options\]\n/);
+    assert.match(USAGE, /--aiperf-image REF +run AIPerf from this image, by digest .*nothing to build/s);
     assert.match(USAGE, /--twin +also deploy the aggregated twin on the same GPUs/);
   });
 
@@ -48,9 +49,14 @@ describe("measure CLI: arguments", () => {
     assert.deepEqual((parse(["s", "--aiperf-image", IMAGE], undefined) as { factors: number[] }).factors, [1]);
   });
 
+  it("`npm run measure -- p5en-8gpu` asks for no image: none given is none required", () => {
+    const a = parse(["p5en-8gpu"], undefined);
+    assert.ok(!a.help);
+    assert.equal("image" in a, false);
+  });
+
   it("refuses each bad argument with exit 2, naming the flag and the fix", async () => {
     const cases: [string[], string | undefined, RegExp][] = [
-      [["p5en-8gpu"], undefined, /--aiperf-image is required \(or AIPERF_IMAGE\)/],
       [["p5en-8gpu", "--aiperf-image", "aiperf:latest"], undefined, /must be pinned by digest .* never a moving tag/],
       [["p5en-8gpu", "--sweep", "1,0"], IMAGE, /--sweep must be .*bad: "0"/],
       [["p5en-8gpu", "--sweep", "x"], IMAGE, /--sweep must be/],

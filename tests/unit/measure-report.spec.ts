@@ -71,6 +71,12 @@ describe("measure report: measured beside estimated", () => {
       estimate: view,
       disaggregated: [{ load: { concurrency: 4 }, summary: REAL }],
     });
+    // The AIPerf that ran, as its export says, and the image it ran from; not the version the flags were read at.
+    assert.deepEqual(r.aiperf, {
+      version: "0.8.0",
+      image: IMAGE,
+      cliReadAt: "ai-dynamo/aiperf@db4f6397d11ee2d4cfbb41f70b2327315163dcf0 (0.1.1)",
+    });
     const p = r.layouts[0]!.points[0]!;
     assert.equal(p.measured.requests, 64);
     assert.equal(

@@ -4,7 +4,7 @@
  * validator at the key the user wrote, one default per setting.
  */
 import { strict as assert } from "assert";
-import type { KeyShape } from "../../components/_shared/keys";
+import { bool, int, KeyShape, listOf, str } from "../../components/_shared/keys";
 import type { ModelCacheArgs } from "../../components/inference/args";
 import { resolveArgs as resolveInference } from "../../components/inference/args";
 import { atStackKey, checkStackConfig, rawStackConfig } from "../../program/config";
@@ -120,9 +120,9 @@ describe("stack config: the component arguments, walked against the key tables",
     ]);
   });
 
-  it("objects and lists where the table has them; values are the component's to check, at the key written", () => {
+  it("objects and lists where the table has them; each value of its kind, at the key written", () => {
     assert.deepEqual(lines({ inference: { model: MODEL, frontend: { sourceRanges: "10.0.0.0/16" } } }), [
-      'inference.frontend.sourceRanges: must be a list; got "10.0.0.0/16" (a string); did you mean ["10.0.0.0/16"]?',
+      'inference.frontend.sourceRanges: must be a list of strings; got "10.0.0.0/16" (a string); did you mean ["10.0.0.0/16"]?',
     ]);
     assert.match(lines({ cluster: "x" })[0], /^cluster: must be an object of gpuPools, region, /);
     assert.deepEqual(
@@ -177,11 +177,17 @@ describe("stack config: the component arguments, walked against the key tables",
     assert.equal(config!.inference.modelCacheMode, undefined, "the program states no default of its own");
   });
 
-  it("a key table must name every argument and nothing else (checked by tsc)", () => {
+  it("a key table must name every argument and nothing else, each with its argument's kind (checked by tsc)", () => {
+    const sizes = { min: 10, max: 100 };
     // @ts-expect-error: sizeGiB is missing
-    const missing: KeyShape<ModelCacheArgs> = { storageClassName: "value" };
+    const missing: KeyShape<ModelCacheArgs> = { storageClassName: str };
     // @ts-expect-error: sizeGB is not an argument
-    const extra: KeyShape<ModelCacheArgs> = { storageClassName: "value", sizeGiB: "value", sizeGB: "value" };
-    assert.ok(missing && extra);
+    const extra: KeyShape<ModelCacheArgs> = { storageClassName: str, sizeGiB: int(sizes), sizeGB: int(sizes) };
+    // @ts-expect-error: sizeGiB is a number, not a boolean
+    const wrongKind: KeyShape<ModelCacheArgs> = { storageClassName: str, sizeGiB: bool };
+    // @ts-expect-error: storageClassName is a string, not a list
+    const wrongList: KeyShape<ModelCacheArgs> = { storageClassName: listOf(str), sizeGiB: int(sizes) };
+    const right: KeyShape<ModelCacheArgs> = { storageClassName: str, sizeGiB: int(sizes) };
+    assert.ok(missing && extra && wrongKind && wrongList && right);
   });
 });

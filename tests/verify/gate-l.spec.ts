@@ -25,6 +25,7 @@ import { probeOutput, topologyDevices, type TopoDevice } from "../helpers/nccl-t
 import { flags, useVerifyCli, verify } from "./cli-harness";
 import { startFrontend } from "./fake-frontend";
 import { GRAPH, startKube } from "./fake-kube";
+import { EXEC_OUTPUT_LIMIT_BYTES } from "../../tools/verify/k8s";
 
 const P5 = topologyDevices("p5.48xl-topo.xml");
 const gpu = (i: number) => P5.find((d) => d.kind === "gpu" && d.id === String(i))!;
@@ -172,6 +173,26 @@ describe("verify --check-locality: gate L against the fake cluster (pods/exec)",
         undefined,
         "no L without --check-locality",
       );
+    } finally {
+      await fe.close();
+      await kube.close();
+    }
+  });
+
+  it("a worker whose probe prints past the exec bound (1 MiB) fails gate L unread, naming the bound", async () => {
+    const fe = await startFrontend("pass");
+    const flood = `${probeOutput([gpu(4), efa("rdmap147s0")])}\n${"x".repeat(1024 * 1024)}`;
+    const kube = await startKube("libfabric", undefined, undefined, {
+      [`${GRAPH}-prefillworker-0`]: probeOutput([gpu(4), efa("rdmap147s0"), efa("rdmap148s0")]),
+      [`${GRAPH}-decodeworker-0`]: flood,
+    });
+    try {
+      const r = await verify([...flags(kube, fe.url), "--check-locality"]);
+      const l = r.json?.gates.find((x) => x.id === "L");
+      assert.equal(l?.status, GateStatus.Fail, r.out);
+      assert.deepEqual(l!.evidence.slice(0, -1), [
+        `${GRAPH}-decodeworker-0: probe failed: the probe printed more than ${EXEC_OUTPUT_LIMIT_BYTES} bytes; not read further (a probe prints a few kB)`,
+      ]);
     } finally {
       await fe.close();
       await kube.close();

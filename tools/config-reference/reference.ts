@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import ts from "typescript";
-import type { AnyKeyShape } from "../../components/_shared/keys";
+import { AnyKeyShape, describeKind, isValueKind } from "../../components/_shared/keys";
 import { CLUSTER_KEYS } from "../../components/cluster/args";
 import { IMAGE_KEYS } from "../../components/image/args";
 import { INFERENCE_KEYS } from "../../components/inference/args";
@@ -28,19 +28,23 @@ const SECTIONS: readonly [string, string, string, AnyKeyShape][] = [
 
 const cell = (s: string) => s.replace(/\s+/g, " ").replace(/\|/g, "\\|").trim();
 
-/** Rows `| key | default | description |` for `table` over the properties of `type`. */
+/** Rows `| key | value | default | description |` for `table` over the properties of `type`. */
 function rows(checker: ts.TypeChecker, prefix: string, type: ts.Type, table: AnyKeyShape): string[] {
-  return Object.entries(table).flatMap(([key, entry]) => {
+  // In the order the argument type declares them (the table may group rows by kind).
+  const order = type.getProperties().map((p) => p.name);
+  const entries = Object.entries(table).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+  return entries.flatMap(([key, entry]) => {
     const symbol = type.getProperty(key);
     if (!symbol) throw new Error(`${prefix}.${key}: no such argument`);
     const doc = cell(ts.displayPartsToString(symbol.getDocumentationComment(checker)));
     const tag = symbol.getJsDocTags(checker).find((t) => t.name === "default");
     const def = tag ? cell(ts.displayPartsToString(tag.text)) : "required";
     const at = `${prefix}.${key}`;
-    if (typeof entry === "object" && "wired" in entry)
-      return [`| \`${at}\` | set by the program from ${cell((entry as { wired: string }).wired)} | ${doc} |`];
-    const row = `| \`${at}\` | ${def} | ${doc} |`;
-    if (typeof entry !== "object") return [row];
+    if ("wired" in entry)
+      return [`| \`${at}\` | - | set by the program from ${cell((entry as { wired: string }).wired)} | ${doc} |`];
+    const kind = isValueKind(entry) ? describeKind(entry) : "each" in entry ? "a map of names to objects" : "an object";
+    const row = `| \`${at}\` | ${cell(kind)} | ${def} | ${doc} |`;
+    if (isValueKind(entry)) return [row];
     const inner = checker.getNonNullableType(checker.getTypeOfSymbol(symbol));
     if ("each" in entry) {
       const value = checker.getIndexInfosOfType(inner)[0]?.type;
@@ -92,6 +96,9 @@ export function configReference(): string {
     "one graph on one GPU pool (`cluster.gpuPools` holds one entry; the stacks name it `gpu`). Stack files hold only",
     "what differs from these defaults. Keys of earlier versions (`cluster.gpuNodes.*`, `cluster.availabilityZone`,",
     "`inference.modelCacheGiB`, `inference.platform.*`, `observability.enabled`) fail and name the key they became.",
+    "The value column is what the key takes (its kind, checked before anything else: a quoted `'false'` is not a",
+    "boolean, an unquoted `1.35` is a number, not a string); what a value means beyond that (a closed choice, a CIDR,",
+    "a version EKS supports) is its component's check.",
     "",
   ];
   for (const [section, typeName, file] of SECTIONS) {
@@ -102,8 +109,8 @@ export function configReference(): string {
     out.push(
       `## \`dynamo-efa:${section}\` (\`${typeName}\`, ${file})`,
       "",
-      "| key | default | description |",
-      "|---|---|---|",
+      "| key | value | default | description |",
+      "|---|---|---|---|",
     );
     out.push(...rows(checker, section, type, table), "");
   }

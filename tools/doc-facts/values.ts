@@ -2,9 +2,10 @@
  * The numbers and versions the docs state, each computed once from the code that decides it: the client tools'
  * versions (`CLIENT_TOOLS`, held to tests/contracts/facts/client-tools.json), each shipped stack's cost and time to
  * Ready (its offline render's plan.json), and the image sources' build times and sizes
- * (components/image/sources.ts). `tools/doc-facts/doc-facts.ts` writes them between the docs' markers.
+ * (components/catalog/images.ts). `tools/doc-facts/doc-facts.ts` writes them between the docs' markers.
  */
 import { kubernetes } from "../../components/versions";
+import { IMAGE_COSTS, LARGEST_IMAGE_GB, minutesText, planned, sizeText } from "../../components/catalog/images";
 import { money, HOURS_PER_DAY } from "../render/plan/md-summary";
 import type { Plan } from "../render/plan/plan";
 
@@ -48,6 +49,19 @@ const stackValues = (stack: string): Record<string, Value> => ({
     (await s.plan(stack)).gpuPools.map((p) => `${p.nodes} x ${p.instanceType}`).join(" + "),
 });
 
+/** Each image source's build time, size and compressed size, and the build minutes the plan counts. */
+const imageValues = (): Record<string, Value> =>
+  Object.assign(
+    {},
+    ...Object.entries(IMAGE_COSTS).map(([source, c]) => ({
+      [`image.${source}.build`]: () => minutesText(c.buildMinutes),
+      [`image.${source}.build-planned`]: () => `${planned(c.buildMinutes)} min`,
+      [`image.${source}.size`]: () => sizeText(c.sizeGB),
+      ...("compressedGB" in c ? { [`image.${source}.compressed`]: () => `${c.compressedGB} GB` } : {}),
+    })),
+    { "image.largest": () => `${LARGEST_IMAGE_GB} GB` },
+  );
+
 /** Every value a doc may state, by name. */
 export const VALUES: Readonly<Record<string, Value>> = {
   kubernetes: () => kubernetes.defaultVersion,
@@ -55,4 +69,5 @@ export const VALUES: Readonly<Record<string, Value>> = {
     `${minorPlus(kubernetes.defaultVersion, -CLIENT_TOOLS.kubectl.skewMinors)} to ${minorPlus(kubernetes.defaultVersion, CLIENT_TOOLS.kubectl.skewMinors)}`,
   "aws-cli": () => `${CLIENT_TOOLS.awsCli.v2} or later (version 1: ${CLIENT_TOOLS.awsCli.v1} or later)`,
   ...Object.assign({}, ...STACKS.map(stackValues)),
+  ...imageValues(),
 };

@@ -5,15 +5,17 @@
  * at the pinned commit) by tests/contracts/aiperf.spec.ts. Pure.
  */
 
-/** The AIPerf this tool drives: the commit its image is built from (docs/MEASURE.md says how). */
+/**
+ * Where the command line and the export measure uses were read (tests/contracts/facts/aiperf.json). The Job runs the
+ * AIPerf the release's frontend image ships (`Release.frontendImage.aiperf`, a later version: tools/measure/image.ts),
+ * and the report states the version that ran, from its export.
+ */
 export const AIPERF = {
   repository: "ai-dynamo/aiperf",
   commit: "db4f6397d11ee2d4cfbb41f70b2327315163dcf0",
   version: "0.1.1",
   /** The summary export AIPerf writes into `--artifact-dir` (OutputDefaults.PROFILE_EXPORT_AIPERF_JSON_FILE). */
   summaryFile: "profile_export_aiperf.json",
-  /** The Dockerfile stage that installs AIPerf (ENTRYPOINT `aiperf`). */
-  imageStage: "final",
 } as const;
 
 /** The load of one benchmark point: a closed loop (requests in flight) or an open loop (arrivals per second). */

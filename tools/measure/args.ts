@@ -13,7 +13,7 @@ export interface Io {
   readonly root: string;
   /** Directory --kubeconfig and --out resolve against. */
   readonly cwd: string;
-  /** `AIPERF_IMAGE`, the image when --aiperf-image is not given. */
+  /** `AIPERF_IMAGE`: an image to run AIPerf from instead of the release's (as --aiperf-image). */
   readonly aiperfImageEnv?: string;
 }
 
@@ -25,8 +25,9 @@ export const REQUESTS = { min: 10, max: 1_000_000 } as const;
 /** Bounds of each --sweep factor. */
 export const SWEEP_FACTOR = { minExclusive: 0, max: 100 } as const;
 
-export const USAGE = `usage: npm run measure -- <stack> --aiperf-image <repo@sha256:...> [options]
-  --aiperf-image REF   AIPerf image by digest (default: AIPERF_IMAGE); docs/MEASURE.md says how to build it
+export const USAGE = `usage: npm run measure -- <stack> [options]
+  --aiperf-image REF   run AIPerf from this image, by digest (default: AIPERF_IMAGE, else the release's frontend
+                       image, which ships AIPerf, at the digest the cluster runs it: nothing to build)
   --kubeconfig F       kubeconfig file (default: KUBECONFIG, ~/.kube/config)
   --sweep F,F,...      multiples of the declared load to run, e.g. 0.25,0.5,1,2 (default: 1, the declared load)
   --requests N         requests measured per point, ${REQUESTS.min}..${REQUESTS.max} (default: 8 per in-flight request, 120 s of arrivals, at least 200)
@@ -79,11 +80,7 @@ export function parse(argv: readonly string[], env: string | undefined) {
   if (parsed.help) return { help: true as const };
   const { values } = parsed;
   const image = values["aiperf-image"] ?? env;
-  if (!image)
-    throw new UsageError(
-      "--aiperf-image is required (or AIPERF_IMAGE): AIPerf publishes no image, build it as docs/MEASURE.md shows and pass it by digest",
-    );
-  if (!DIGEST_PINNED.test(image))
+  if (image !== undefined && !DIGEST_PINNED.test(image))
     throw new UsageError(
       `--aiperf-image must be pinned by digest (repo@sha256:<64 hex>), never a moving tag; got ${JSON.stringify(image.slice(0, 100))}`,
     );
@@ -91,7 +88,7 @@ export function parse(argv: readonly string[], env: string | undefined) {
   return {
     help: false as const,
     stack: parsed.stack,
-    image,
+    ...(image !== undefined ? { image } : {}),
     factors: sweep(values.sweep),
     requests: integer("--requests", values.requests, REQUESTS),
     deadlineSeconds: integer("--timeout", values.timeout, DEADLINE_S) ?? DEFAULT_DEADLINE_S,

@@ -1,5 +1,5 @@
 /**
- * `npm run measure -- <stack> --aiperf-image <repo@sha256:...> [--kubeconfig F] [--sweep 0.5,1,2] [--requests N]
+ * `npm run measure -- <stack> [--aiperf-image <repo@sha256:...>] [--kubeconfig F] [--sweep 0.5,1,2] [--requests N]
  *  [--twin [--pause-disagg]] [--out DIR] [--timeout S]`
  *
  * After `pulumi up`: benchmarks the stack's declared `inference.workload` with AIPerf inside the cluster and

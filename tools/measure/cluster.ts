@@ -11,6 +11,7 @@ import type { DynamoGraphDeployment } from "../../components/inference/dgd";
 import type { NetworkPolicyObject } from "../../components/inference/network";
 import { clusterError, withTimeout } from "../verify/k8s";
 import { UnreachableError } from "../verify/http";
+import { pinnedImageOf } from "./image";
 import { RUN_LABEL } from "./job";
 
 const [GROUP, VERSION] = DGD_API_VERSION.split("/") as [string, string];
@@ -170,6 +171,20 @@ export class MeasureCluster {
       await new Promise((r) => setTimeout(r, 5000));
     }
     return "timeout";
+  }
+
+  /** The digest-pinned images the pods matching `labelSelector` run (spec image or the kubelet's image ID). */
+  async runningImages(labelSelector: string): Promise<string[]> {
+    const pods = await this.call(`list pods ${labelSelector}`, () =>
+      this.core.listNamespacedPod({ namespace: this.namespace, labelSelector }),
+    );
+    return pods.items.flatMap((p) =>
+      (p.spec?.containers ?? []).flatMap((c) => {
+        const id = p.status?.containerStatuses?.find((s) => s.name === c.name)?.imageID;
+        const ref = pinnedImageOf(c.image, id);
+        return ref ? [ref] : [];
+      }),
+    );
   }
 
   /** The log of the Job's pod (its only container). */

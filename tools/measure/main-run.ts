@@ -38,7 +38,7 @@ export async function runMeasure(a: Args, io: Io): Promise<MeasureReport | "inte
       stack: a.stack,
       resolved,
       kc,
-      image: a.image,
+      ...(a.image ? { image: a.image } : {}),
       factors: a.factors,
       ...(a.requests ? { requests: a.requests } : {}),
       deadlineSeconds: a.deadlineSeconds,

@@ -8,6 +8,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import { GraphService, podSelector } from "../../components/_shared/names";
 import type { ResolvedInference } from "../../components/inference/args";
 import type { DynamoGraphDeployment } from "../../components/inference/dgd";
+import { release } from "../../components/releases";
 import { UsageError } from "../_shared/input";
 import { UnreachableError } from "../verify/http";
 import { ClusterReader, execInPod, type PodRef } from "../verify/k8s";
@@ -15,6 +16,7 @@ import { isWorker } from "../verify/gates";
 import { parseSummary, type Load } from "./aiperf";
 import { Cleanup, MeasureCluster } from "./cluster";
 import { estimateView, type EstimateView } from "./estimate";
+import { benchImage } from "./image";
 import { exportFromLog, RUN_LABEL } from "./job";
 import { KV_PROBE_SCRIPT, kvDelta, kvPlanOf, parseKvCounters } from "./kv";
 import { benchJobFor, benchPoliciesFor, loadPoints } from "./plan";
@@ -27,8 +29,8 @@ export interface MeasureOptions {
   readonly stack: string;
   readonly resolved: ResolvedInference;
   readonly kc: KubeConfig;
-  /** Digest-pinned AIPerf image. */
-  readonly image: string;
+  /** Digest-pinned image to run AIPerf from. @default - the release's image that ships AIPerf (`benchImage`) */
+  readonly image?: string;
   /** Multiples of the declared load. */
   readonly factors: readonly number[];
   /** Requests per point. @default - `requestsAt` of each point */
@@ -45,6 +47,9 @@ export interface MeasureOptions {
 
 const WORKERS: readonly string[] = [GraphService.Prefill, GraphService.Decode];
 
+/** The options with the Job's image chosen. */
+type Run = MeasureOptions & { readonly image: string };
+
 /** NIXL's counters on every worker now (a failed exec or a worker without them counts as none). */
 async function kvNow(o: MeasureOptions, workers: readonly PodRef[]) {
   const probes = await Promise.all(
@@ -54,7 +59,7 @@ async function kvNow(o: MeasureOptions, workers: readonly PodRef[]) {
 }
 
 /** One load point against the graph `r` names: Job + policies, wait, the export from the log, cleaned up after. */
-async function runPoint(o: MeasureOptions, r: ResolvedInference, load: Load, index: number, runId: string) {
+async function runPoint(o: Run, r: ResolvedInference, load: Load, index: number, runId: string) {
   const c = new MeasureCluster(o.kc, r.namespace);
   const local = new Cleanup();
   const labels = { [RUN_LABEL]: runId };
@@ -85,7 +90,7 @@ async function runPoint(o: MeasureOptions, r: ResolvedInference, load: Load, ind
 
 /** Every point against `r`, with NIXL's KV counters around each when `workers` are given. */
 async function runPoints(
-  o: MeasureOptions,
+  o: Run,
   r: ResolvedInference,
   workers: readonly PodRef[],
   runId: string,
@@ -127,7 +132,7 @@ async function pause(o: MeasureOptions, c: MeasureCluster, live: DynamoGraphDepl
 
 /** The twin: deploy, wait Ready, measure, tear down (also on failure: its objects are in `o.cleanup`). */
 async function runTwin(
-  o: MeasureOptions,
+  o: Run,
   twin: Twin,
   live: DynamoGraphDeployment,
   runId: string,
@@ -173,22 +178,27 @@ export async function measure(o: MeasureOptions): Promise<MeasureReport> {
     throw new UnreachableError(
       `no DynamoGraphDeployment ${r.graphName} in namespace ${r.namespace}: run pulumi up first`,
     );
-  const frontendImage = live.spec.services[GraphService.Frontend]?.extraPodSpec?.mainContainer?.image;
-  if (o.twin && !frontendImage)
-    throw new UnreachableError(`${r.graphName}'s Frontend names no image: the twin runs the graph's own image`);
-  const twin = o.twin ? plannedTwin(o, view, frontendImage!) : undefined;
+  // The twin's workers run the engine image the graph's decode workers run (the Frontend may run another image).
+  const engineImage = live.spec.services[GraphService.Decode]?.extraPodSpec?.mainContainer?.image;
+  if (o.twin && !engineImage)
+    throw new UnreachableError(`${r.graphName}'s decode workers name no image: the twin runs the graph's own image`);
+  const twin = o.twin ? plannedTwin(o, view, engineImage!) : undefined;
+  const image = benchImage(release(r.release), await c.runningImages(podSelector(r.graphName)), o.image);
+  if ("problem" in image) throw new UsageError(image.problem);
+  o.log(`measure: AIPerf runs from ${image.ref} (${image.why})\n`);
+  const run: Run = { ...o, image: image.ref };
   const runId = Date.now().toString(36);
   const pods = await new ClusterReader(o.kc, r.namespace).pods(podSelector(r.graphName), 30_000);
   const workers = pods.filter((p) => isWorker(p, WORKERS));
-  const disaggregated = await runPoints(o, r, workers, runId, 0);
-  const aggregated = twin ? await runTwin(o, twin, live, runId, o.factors.length) : undefined;
+  const disaggregated = await runPoints(run, r, workers, runId, 0);
+  const aggregated = twin ? await runTwin(run, twin, live, runId, o.factors.length) : undefined;
   await o.cleanup.runAll(o.log);
   const kvPlan = kvPlanOf(r);
   return buildReport({
     stack: o.stack,
     graph: r.graphName,
     namespace: r.namespace,
-    image: o.image,
+    image: image.ref,
     workload: r.workload,
     prefill: r.prefill,
     decode: r.decode,

@@ -25,7 +25,11 @@ export interface MeasureReport {
   readonly stack: string;
   readonly graph: string;
   readonly namespace: string;
-  readonly aiperf: { readonly version: string; readonly commit: string; readonly image: string };
+  /**
+   * The AIPerf that ran: its version as its exports state it ("unknown" when they state none), the image it ran
+   * from, and where the command line measure passes it was read (`AIPERF`).
+   */
+  readonly aiperf: { readonly version: string; readonly image: string; readonly cliReadAt: string };
   readonly workload: ResolvedWorkload;
   readonly layouts: readonly LayoutReport[];
   /** The estimate of each measured layout from light load to past its capacity (what the picture draws). */
@@ -104,6 +108,12 @@ export function findings(r: Omit<MeasureReport, "findings">): string[] {
   return out;
 }
 
+/** The AIPerf version(s) the runs' exports state, or "unknown". */
+function ranVersion(runs: readonly MeasuredRun[]): string {
+  const versions = [...new Set(runs.flatMap((r) => (r.summary.aiperfVersion ? [r.summary.aiperfVersion] : [])))];
+  return versions.length > 0 ? versions.join(", ") : "unknown";
+}
+
 /** The report. */
 export function buildReport(i: ReportInput): MeasureReport {
   const gpus = i.prefill.replicas * i.prefill.gpusPerWorker + i.decode.replicas * i.decode.gpusPerWorker;
@@ -118,7 +128,11 @@ export function buildReport(i: ReportInput): MeasureReport {
     stack: i.stack,
     graph: i.graph,
     namespace: i.namespace,
-    aiperf: { version: AIPERF.version, commit: AIPERF.commit, image: i.image },
+    aiperf: {
+      version: ranVersion([...i.disaggregated, ...(i.aggregated?.runs ?? [])]),
+      image: i.image,
+      cliReadAt: `${AIPERF.repository}@${AIPERF.commit} (${AIPERF.version})`,
+    },
     workload: i.workload,
     layouts: agg ? [disagg, agg] : [disagg],
     curves: curves(i.estimate, agg ? [Layout.Disaggregated, Layout.Aggregated] : [Layout.Disaggregated]),

@@ -109,7 +109,7 @@ function withGpuIdle(
   facts: RenderFacts,
   waits: ReadonlyMap<string, readonly string[]>,
 ): Plan {
-  const gpuIdle = idleOf(built, resources, facts.gpuPools, facts.image.build);
+  const gpuIdle = idleOf(built, resources, facts.gpuPools, facts.image);
   const ready = gpuIdle.timeline.at(-1)?.atSeconds;
   const expected =
     ready !== undefined

@@ -17,6 +17,14 @@
  *  L. (`--check-locality`) each worker's EFA devices on its GPUs' PCIe switch (`locality.ts`).
  */
 
+/** The error of a probe exec that printed more than `maxBytes` (k8s.ts `execInPod` stops reading there). */
+export const execOverflow = (maxBytes: number): string =>
+  `the probe printed more than ${maxBytes} bytes; not read further (a probe prints a few kB)`;
+
+/** What to add to a failed probe exec's error: the permission it needs, unless it failed by printing too much. */
+export const execFailureHint = (error: string): string =>
+  /^the probe printed more than \d+ bytes/.test(error) ? "" : " (verify needs pods/exec on the graph's namespace)";
+
 /** Outcome of one gate. `INCONCLUSIVE` = no reliable evidence either way; it counts as not passing, as do SKIPPED and NOT RUN. */
 export const GateStatus = {
   Pass: "PASS",

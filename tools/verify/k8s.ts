@@ -3,6 +3,7 @@
  * selector, EndpointSlices, pod logs) reduced to the facts the gates judge, and a local
  * port-forward to the Frontend. Connection failures become `UnreachableError` (exit code 3).
  */
+import { givenDevices, type GivenDevices, type PodDevicesSource } from "./efa-process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -11,7 +12,7 @@ import { PassThrough } from "node:stream";
 import type * as k8s from "@kubernetes/client-node";
 import { kubeModule, loadKubeModule } from "../_shared/kube-client";
 import { OperatorLabel } from "../../components/_shared/names";
-import { EndpointFact, PodFact } from "./gates";
+import { EndpointFact, execOverflow, PodFact } from "./gates";
 import { errorCode, UnreachableError, UNREACHABLE_CODES } from "./http";
 import { WorkerLog } from "./kvlog";
 import { readUserFile, UsageError } from "../_shared/input";
@@ -26,6 +27,8 @@ export const LOG_LIMIT_BYTES = 16 * 1024 * 1024;
 export interface PodRef extends PodFact {
   /** Container whose log to read (`main` when present, the operator's main container name). */
   readonly container: string | undefined;
+  /** The GPUs and EFA devices the pod was given (workers; gate G holds the container to them). */
+  readonly given?: GivenDevices;
 }
 
 /** The kubeconfig files the client would read without --kubeconfig: KUBECONFIG's list, else ~/.kube/config. */
@@ -138,8 +141,11 @@ function podRef(p: k8s.V1Pod): PodRef {
     phase: p.status?.phase,
     ready: (p.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True"),
     container: containers.find((c) => c.name === "main")?.name ?? containers[0]?.name,
+    ...optionalGiven(givenDevices(p as PodDevicesSource)),
   };
 }
+
+const optionalGiven = (given: GivenDevices | undefined) => (given ? { given } : {});
 
 function endpointFacts(slices: readonly k8s.V1EndpointSlice[]): EndpointFact[] {
   return slices.flatMap((s) =>
@@ -220,8 +226,16 @@ export class ClusterReader {
 }
 
 /**
+ * Most bytes a probe's output (`execInPod`) may print: the probes print a line per GPU and EFA device (a p5 node: 8
+ * GPUs, 32 EFA devices, about 5 kB) or a few counters, so 256 KiB is far past any real answer. More is an exec that
+ * went wrong (a shell loop, a debug dump) and is not parsed: it would hold verify past its --timeout.
+ */
+export const EXEC_OUTPUT_LIMIT_BYTES = 256 * 1024;
+
+/**
  * Runs `sh -c script` in a pod's container through the Kubernetes API (`pods/exec`, what `kubectl exec` does);
- * the output, or the error as `error`. Bounded by `ms`.
+ * the output, or the error as `error`. Bounded by `ms` and by `maxBytes` of output: past it the exec is closed and
+ * the output is an error, never parsed.
  */
 export async function execInPod(
   kc: k8s.KubeConfig,
@@ -229,19 +243,35 @@ export async function execInPod(
   pod: PodRef,
   script: string,
   ms: number,
+  maxBytes = EXEC_OUTPUT_LIMIT_BYTES,
 ): Promise<{ pod: string; text: string; error?: string }> {
   const out = new PassThrough();
   const err = new PassThrough();
   const chunks: Buffer[] = [];
-  out.on("data", (c: Buffer) => chunks.push(c));
+  let bytes = 0;
+  let socket: { close(): void } | undefined;
+  let overflow: (e: Error) => void = () => undefined;
+  out.on("data", (c: Buffer) => {
+    bytes += c.length;
+    if (bytes <= maxBytes) chunks.push(c);
+    else overflow(new Error(execOverflow(maxBytes)));
+  });
   err.on("data", () => undefined);
   try {
     await withTimeout(
       new Promise<void>((resolve, reject) => {
+        overflow = (e) => {
+          socket?.close();
+          reject(e);
+        };
         new (kubeModule().Exec)(kc)
           .exec(namespace, pod.name, pod.container ?? "main", ["sh", "-c", script], out, err, null, false, (s) =>
             s.status === "Success" ? resolve() : reject(new Error(s.message ?? s.status ?? "exec failed")),
           )
+          .then((ws) => {
+            socket = ws;
+            if (bytes > maxBytes) ws.close();
+          })
           .catch(reject);
       }),
       ms,

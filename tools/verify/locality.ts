@@ -13,7 +13,7 @@
  * ports>.../<device>`. Two devices share a PCIe switch when their paths share a bridge below the root bus (what
  * `nvidia-smi topo -m` calls PIX/PXB, as opposed to PHB/NODE/SYS). Pure but the probe text: `run.ts` execs it.
  */
-import { GateResult, GateStatus, result } from "./gates";
+import { execFailureHint, GateResult, GateStatus, result } from "./gates";
 
 /**
  * The probe. `nvidia-smi` prints 8-hex-digit domains (`00000000:4F:00.0`); sysfs names use 4 (`0000:4f:00.0`).
@@ -43,7 +43,7 @@ export interface WorkerDevices {
   readonly efas: readonly PciDevice[];
 }
 
-/** The probe's output, read. Lines it does not know are ignored. */
+/** The probe's output, read in one pass (linear in its length). Lines it does not know are ignored. */
 export function parseLocality(text: string): WorkerDevices {
   const gpus: PciDevice[] = [];
   const efas: PciDevice[] = [];
@@ -78,29 +78,62 @@ export function sharedBridge(a: string, b: string): string | undefined {
   return shared;
 }
 
+/**
+ * The first bridge below the root bus: two devices share a bridge (`sharedBridge`) exactly when they share this
+ * one, so it keys a device's PCIe tree in one lookup; undefined for a device on the root bus itself.
+ */
+export const rootPortOf = (path: string): string | undefined => bridgesOf(path)[0];
+
 /** The fix, once, with the worker's numbers. */
 export const LOCALITY_FIX =
   "fix: give each worker the EFA devices of its own GPUs: allocate EFA and GPUs together by PCIe root (EFA DRA with a pcieRoot match: EKS device management, Karpenter >= 1.15 or Auto Mode on Kubernetes >= 1.36), or give each worker all the EFA devices of a node; deleting the pod gives a new allocation but no guarantee";
 
-/** Each problem of one worker, naming its devices. */
+/** Problems of the devices that share no PCIe tree with any of `others` (each path parsed once: linear). */
+function strays(of: readonly PciDevice[], others: readonly PciDevice[]): { device: PciDevice; bridges: string[] }[] {
+  const trees = new Set(others.map((o) => rootPortOf(o.path)).filter((r): r is string => r !== undefined));
+  return of
+    .map((device) => ({ device, bridges: bridgesOf(device.path) }))
+    .filter((d) => d.bridges.length === 0 || !trees.has(d.bridges[0]!));
+}
+
+/**
+ * Each problem of one worker, naming its devices: every EFA device on a switch of none of its GPUs, and every GPU
+ * with none of its EFA devices on its switch, however many EFA devices the worker holds (a 2-GPU worker with one EFA
+ * device has one GPU whose KV crosses the root complex). Linear in the number of devices.
+ */
 export function localityProblems(pod: string, d: WorkerDevices): string[] {
   if (d.gpus.length === 0)
     return [`${pod}: no GPU visible to the probe (nvidia-smi and /proc/driver/nvidia/gpus empty)`];
   if (d.efas.length === 0) return [`${pod}: no EFA device mounted (/dev/infiniband/uverbs*); KV cannot use EFA`];
+  const switches = (devices: readonly PciDevice[]) =>
+    brief(devices.map((g) => `${g.id} (switch ${bridgesOf(g.path).join(">") || "none"})`));
   const out: string[] = [];
-  const gpuList = d.gpus.map((g) => `${g.id} (switch ${bridgesOf(g.path).join(">") || "none"})`).join(", ");
-  for (const e of d.efas)
-    if (!d.gpus.some((g) => sharedBridge(g.path, e.path)))
+  const efaStrays = strays(d.efas, d.gpus);
+  if (efaStrays.length > 0) {
+    const gpuList = switches(d.gpus);
+    for (const { device: e, bridges } of efaStrays)
       out.push(
-        `${pod}: EFA ${e.id} (${busOf(e.path)}, behind ${bridgesOf(e.path).join(">") || "the root bus"}) is on no PCIe switch of its GPUs ${gpuList}`,
+        `${pod}: EFA ${e.id} (${busOf(e.path)}, behind ${bridges.join(">") || "the root bus"}) is on no PCIe switch of its GPUs ${gpuList}`,
       );
-  if (d.efas.length >= d.gpus.length)
-    for (const g of d.gpus)
-      if (!d.efas.some((e) => sharedBridge(g.path, e.path)))
-        out.push(
-          `${pod}: GPU ${g.id} has none of the worker's EFA devices on its PCIe switch; its KV crosses the root complex`,
-        );
-  return out;
+  }
+  for (const { device: g } of strays(d.gpus, d.efas))
+    out.push(
+      `${pod}: GPU ${g.id} has none of the worker's EFA devices on its PCIe switch; its KV crosses the root complex`,
+    );
+  return out.length <= MAX_PROBLEMS_PER_WORKER
+    ? out
+    : [
+        ...out.slice(0, MAX_PROBLEMS_PER_WORKER),
+        `${pod}: and ${out.length - MAX_PROBLEMS_PER_WORKER} more devices off their PCIe switch`,
+      ];
+}
+
+/** Problems listed per worker: a node has at most 8 GPUs and 32 EFA devices; past that the rest are counted. */
+export const MAX_PROBLEMS_PER_WORKER = 40;
+
+/** A device list for a message: the first few, then how many more (a worker never needs thousands listed). */
+function brief(items: readonly string[], max = 8): string {
+  return items.length <= max ? items.join(", ") : `${items.slice(0, max).join(", ")} and ${items.length - max} more`;
 }
 
 /** One worker's probe output; `error` when the exec failed. */
@@ -117,7 +150,7 @@ export function gateLocality(probes: readonly LocalityProbe[], latencyMs?: numbe
   const ok: string[] = [];
   for (const p of probes) {
     if (p.error) {
-      bad.push(`${p.pod}: probe failed: ${p.error} (verify needs pods/exec on the graph's namespace)`);
+      bad.push(`${p.pod}: probe failed: ${p.error}${execFailureHint(p.error)}`);
       continue;
     }
     const d = parseLocality(p.text);

@@ -220,7 +220,8 @@ async function gateG(w: WorkerProbe): Promise<GateResult> {
   const late = w.budget.outOfTime("G");
   if (late) return late;
   const { probes, ms } = await probeEach(w, WORKER_PROBE_SCRIPT);
-  return gateEfaProcess(w.t.backend, probes, w.t.kvTransport ?? KvTransport.Libfabric, ms);
+  const given = new Map(w.workers.flatMap((p) => (p.given ? [[p.name, p.given] as const] : [])));
+  return gateEfaProcess(w.t.backend, probes, w.t.kvTransport ?? KvTransport.Libfabric, ms, given);
 }
 
 /** Runs gates A-E, and F when there is a Prometheus to read. Unreachable cluster or Frontend: the outcome keeps what ran and says why. */

@@ -62,3 +62,27 @@ run EC2_USER_GUIDE efa-installer-signing.json $X/efa-installer-signing.ts "${EC2
 run EKS_AMI nodeadm-nodeconfig.json $X/nodeadm-nodeconfig.ts "${EKS_AMI:-}" --ref main --commit "${EKS_AMI_COMMIT:-81fec2e895854f599974fe4d3d72f61c0a9aaffa}"
 run KARPENTER instance-local-nvme.json $X/instance-local-nvme.ts "${KARPENTER:-}" --ref main --commit "${KARPENTER_COMMIT:-1d927085dd81a9df9301e613f371dac5b4d16bfe}"
 run HF_HUB hf-hub-api.json $X/hf-hub-api.ts "${HF_HUB:-}" --ref main --commit "${HF_HUB_COMMIT:-ee0a4510f4bc15e26cb722be2efc2bdb01383ca0}"
+# GPU and EFA pairing (cluster.deviceAllocation): the DRA drivers, their charts, the EFA device plugin, AWS's guide,
+# the resource.k8s.io/v1 schema of each supported Kubernetes minor from DRA's GA on, and the operator's pod builder.
+EKS_CHARTS_AT="${EKS_CHARTS_COMMIT:-5239609242f3430be50fb0b714a24d3ef2b47983}"
+run EKS_CHARTS chart-aws-dranet.json $X/helm-values.ts "${EKS_CHARTS:-}" --chart stable/aws-dranet --repository aws/eks-charts \
+  --ref "master (chart 1.0.0)" --commit "$EKS_CHARTS_AT" --default deviceClass.name --default deviceClass.create \
+  --notes "Chart.yaml at this commit says version 1.0.0 (appVersion v1.2.0-eksbuild.2, image eks/dranet: AWS's build of kubernetes-sigs/dranet v1.2.0); added by #1322 (c043cef, 2026-04-30), the only commit of the chart."
+run EKS_CHARTS efa-device-plugin.json $X/efa-device-plugin.ts "${EKS_CHARTS:-}" --ref "master (chart v0.5.30)" --commit "$EKS_CHARTS_AT"
+run DRA_DRIVER_NVIDIA_GPU chart-dra-driver-nvidia-gpu.json $X/helm-values.ts "${DRA_DRIVER_NVIDIA_GPU:-}" \
+  --chart deployments/helm/dra-driver-nvidia-gpu --repository kubernetes-sigs/dra-driver-nvidia-gpu --ref v0.4.1 \
+  --commit "${DRA_DRIVER_NVIDIA_GPU_COMMIT:-764900e7833798a1528bd52a2af3e1b2d5f7a616}" --default gpuResourcesEnabledOverride \
+  --default resources.gpus.enabled --default resources.computeDomains.enabled \
+  --notes "The chart AWS's EKS guide installs (oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu --version 0.4.1; awsdocs/amazon-eks-user-guide@43d79bd latest/ug/ml/device-management-nvidia-dra-device-plugin.adoc). NVIDIA's driver moved from NVIDIA/k8s-dra-driver-gpu to kubernetes-sigs; tag v0.4.1 (2026-06-30)."
+run DRA_DRIVER_NVIDIA_GPU dra-driver-nvidia-gpu.json $X/dra-driver-nvidia-gpu.ts "${DRA_DRIVER_NVIDIA_GPU:-}" --ref v0.4.1 \
+  --commit "${DRA_DRIVER_NVIDIA_GPU_COMMIT:-764900e7833798a1528bd52a2af3e1b2d5f7a616}"
+run DRANET dranet.json $X/dranet.ts "${DRANET:-}" --ref v1.2.0 --commit "${DRANET_COMMIT:-81bd6fe8fb1f498ab900b33dbda3ae1db6771cd8}"
+run EKS_USER_GUIDE eks-device-management.json $X/eks-device-management.ts "${EKS_USER_GUIDE:-}" --ref main \
+  --commit "${EKS_USER_GUIDE_COMMIT:-43d79bdbc30853697a1fa55dee3cf32b97b36d19}"
+run EKS_AMI eks-ami-gpu-nodes.json $X/eks-ami-gpu-nodes.ts "${EKS_AMI:-}" --ref main --commit "${EKS_AMI_COMMIT:-81fec2e895854f599974fe4d3d72f61c0a9aaffa}"
+run DYNAMO dynamo-operator-dra.json $X/dynamo-operator-dra.ts "${DYNAMO:-}" --ref "${DYNAMO_REF:-main}" ${DYNAMO_COMMIT:+--commit "$DYNAMO_COMMIT"}
+# kubernetes/api: one checkout per tag (KUBE_API_1_34 at v0.34.10, KUBE_API_1_35 at v0.35.7, KUBE_API_1_36 at v0.36.3).
+run KUBE_API_1_34 k8s-resource-v1-1.34.json $X/k8s-resource-v1.ts "${KUBE_API_1_34:-}" --ref v0.34.10 --commit 06d3e85b84ef86973ad19a2d7976995bd3908226
+run KUBE_API_1_35 k8s-resource-v1-1.35.json $X/k8s-resource-v1.ts "${KUBE_API_1_35:-}" --ref v0.35.7 --commit cfdecb500cd48f6d4c05d866458364f39f67b5b5
+run KUBE_API_1_36 k8s-resource-v1-1.36.json $X/k8s-resource-v1.ts "${KUBE_API_1_36:-}" --ref v0.36.3 --commit 3fde3c43c3cf3447606b9c2ac2c6257095444387
+run DYNAMO dynamo-efa-gpudirect.json $X/dynamo-efa-gpudirect.ts "${DYNAMO:-}" --ref "${DYNAMO_REF:-main}" ${DYNAMO_COMMIT:+--commit "$DYNAMO_COMMIT"}

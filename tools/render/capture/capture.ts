@@ -135,6 +135,10 @@ async function failFast<T>(body: () => Promise<T>): Promise<T> {
   } catch (e) {
     // The runtime's exit-time leak report would blame the promises this error orphaned.
     state.getStore().leakCandidates = new Set();
+    // An error a component throws in the program rejects the stack's outputs too, a turn later. That rejection must
+    // land here: on Node's default handler it would end the process with a raw trace and exit 1 (the render's code
+    // for a policy violation) before the error is reported as internal (exit 70).
+    await new Promise((resolve) => setImmediate(resolve));
     throw e;
   } finally {
     process.removeListener("unhandledRejection", onRejection);

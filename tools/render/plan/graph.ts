@@ -17,7 +17,7 @@ export type GraphNode = Pick<
 
 /**
  * Rough minutes each resource type takes to create, for weighting the critical path. Sources:
- * components/image/sources.ts BUILD_MINUTES (the from-source build ~2-2.5 h, the vendor-combined image ~15 min); EKS control plane ~10-15
+ * components/image/sources.ts BUILD_MINUTES (the middle of each build's range, components/catalog/images.ts); EKS control plane ~10-15
  * min and a managed node group ~5-10 min (AWS EKS user guide, observed); the DGD waits for its model
  * to load (its load budget, `graphCreateMinutes`); the first-token check's Job ~2 min. Anything else: 0.1 min (one API
  * call).

@@ -4,10 +4,12 @@
  * manifests (whether the download overlaps the pull) and the plan (model load, prices). Pure.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
+import { IMAGE_COSTS, planned, sizeText } from "../../../components/catalog/images";
+import type { ImagePlan } from "../../../components/image/plan";
 import { gpuNodeGroups, gpuNodesReadyMinutes, gpuNodesWaitForImage, imageVsGpuNodes } from "./build-order";
 import type { GraphNode } from "./graph";
 import type { Plan } from "./plan";
-import { downloadOverlap, GpuIdlePlan, gpuIdlePlan } from "./idle";
+import { downloadOverlap, GpuIdlePlan, gpuIdlePlan, type ServingImage } from "./idle";
 
 type Reserved = { pool: string; capacity: "capacity-block" | "odcr" };
 
@@ -22,13 +24,38 @@ export function reservedPools(nodes: readonly GraphNode[], gpuTypes: readonly st
   });
 }
 
+/** The registry host of an image reference (`nvcr.io/nvidia/x@sha256:...` -> `nvcr.io`). */
+const registryOf = (ref: string): string => ref.split("/")[0]!;
+
+/**
+ * The image the workers pull, from the image component's plan: a vendor image from its registry at the vendor
+ * image's size; a built image (combined or from source) from the stack's ECR repository at its source's size; a
+ * user's `image.ref` from its registry, sized as a vendor runtime image (its own size is not known here).
+ */
+export function servingImage(p: ImagePlan | undefined): ServingImage {
+  const cost = p?.estimate.cost ?? IMAGE_COSTS.prebuilt;
+  const sized = { sizeGB: planned(cost.sizeGB), size: `about ${sizeText(cost.sizeGB)}, ${cost.what}` };
+  if (p?.kind === "prebuilt") {
+    const name = p.resolve ? `${p.resolve.repository}:${p.resolve.tag}` : (p.ref ?? "the image");
+    const user = p.backend === undefined;
+    return {
+      name,
+      registry: registryOf(p.resolve?.repository ?? p.ref ?? ""),
+      ...sized,
+      ...(user ? { size: `assumed ${sized.size}: the size of image.ref is not known here` } : {}),
+    };
+  }
+  return { name: "the stack's built image", registry: "the stack's ECR repository", ...sized };
+}
+
 /** The section of one render. */
 export function idleOf(
   plan: Plan,
   nodes: readonly GraphNode[],
   pools: readonly GpuPoolFacts[],
-  imageBuild: boolean,
+  image: { readonly build: boolean; readonly plan?: ImagePlan },
 ): GpuIdlePlan {
+  const imageBuild = image.build;
   const gpuTypes = pools.map((p) => p.instanceType);
   const order = imageVsGpuNodes(nodes, gpuTypes);
   const gpuNodesMinutes = order?.gpuNodesMinutes ?? gpuNodesReadyMinutes(nodes, gpuTypes);
@@ -38,6 +65,7 @@ export function idleOf(
     pools,
     ...(plan.modelLoad ? { modelLoad: plan.modelLoad } : {}),
     overlap: downloadOverlap(nodes),
+    servingImage: servingImage(image.plan),
     imageBuild,
     nodesWaitForImage: gpuNodesWaitForImage(nodes, gpuTypes),
     ...(order ? { imageMinutes: order.imageMinutes } : {}),

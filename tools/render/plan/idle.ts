@@ -1,13 +1,12 @@
 /**
  * The GPU idle section of `plan.json` / `plan.md`: on a first `pulumi up`, how long a GPU node is billed before its
  * first worker starts loading the model, the per-node timeline from node join to Ready with each estimate's basis,
- * what a fleet's simultaneous image pulls ask of ECR and the NAT gateway, and, on a Capacity Block or ODCR, when to
+ * what a fleet's simultaneous image pulls ask of the registry and the NAT gateway, and, on a Capacity Block or ODCR, when to
  * start so the image is built before the reservation opens. Pure.
  *
  * Whether the weights download overlaps the image pull is read from what is rendered, not assumed: a prefetch pod
  * of another (small) image on the workers' nodes (`downloadOverlap`). The bandwidths are stated assumptions.
  */
-import { SERVING_IMAGE_GB } from "../../../components/cluster/root-volume";
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
 import { ModelCacheMode } from "../../../components/inference/model-load";
 import { isDgdType } from "../../../components/inference/dgd-v1beta1";
@@ -19,11 +18,12 @@ import type { ModelLoadPlan } from "./load";
 /** Stated bandwidths and fixed costs of the timeline. */
 export const PULL_ASSUMPTIONS = {
   /**
-   * One node pulling one large image from ECR with containerd's default (layer-serial unpack) pull: ~60 MB/s.
+   * One node pulling one large image with containerd's default (layer-serial unpack) pull: ~60 MB/s.
    * Basis: AWS Machine Learning Blog, "Reducing container cold start times using SOCI index on DLAMI and DLC"
-   * (2026): "Standard Docker image pulls of 15–20 GB can take 4–6 minutes per instance" (17.5 GB / 300 s).
+   * (2026): "Standard Docker image pulls of 15–20 GB can take 4–6 minutes per instance" (17.5 GB / 300 s), from ECR.
+   * Assumed the same from a vendor registry (nvcr.io) through the NAT gateway: no measured figure was found.
    */
-  ecrPullMBps: 60,
+  pullMBps: 60,
   /** The prefetch's ~50 MB python:3.12-slim image: assumed a few seconds, rounded up. */
   smallImagePullSeconds: 10,
   /** The worker's readiness probe period: Ready at most one period after the engine answers. */
@@ -97,9 +97,22 @@ export interface NodeStep {
   readonly basis: string;
 }
 
+/** The serving image a GPU node pulls: what it is, where from, how big (components/catalog/images.ts). */
+export interface ServingImage {
+  /** The image, e.g. `nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.6.2-efa`, or the stack's built image. */
+  readonly name: string;
+  /** The registry it is pulled from: `nvcr.io`, or the stack's ECR repository. */
+  readonly registry: string;
+  /** Size the plan computes with, GB: the middle of the source's stated range. */
+  readonly sizeGB: number;
+  /** The stated range and what it is ("about 20-25 GB (one engine's vendor runtime image)"). */
+  readonly size: string;
+}
+
 /** What a fleet's simultaneous pulls ask for. */
 export interface FleetPull {
   readonly nodes: number;
+  readonly image: ServingImage;
   readonly imageGB: number;
   readonly totalGB: number;
   readonly aggregateGbps: number;
@@ -140,6 +153,8 @@ export interface GpuIdleInput {
   readonly pools: readonly GpuPoolFacts[];
   readonly modelLoad?: ModelLoadPlan;
   readonly overlap: DownloadOverlap;
+  /** The image the workers pull. */
+  readonly servingImage: ServingImage;
   readonly imageBuild: boolean;
   readonly nodesWaitForImage: boolean;
   /** Ready minutes on a first `pulumi up` (`./build-order.ts`). */
@@ -153,11 +168,12 @@ export interface GpuIdleInput {
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
 /** N nodes pulling the image at once through the NAT gateway of their AZ. */
-export function fleetPull(nodes: number, imageGB = SERVING_IMAGE_GB): FleetPull {
+export function fleetPull(nodes: number, image: ServingImage): FleetPull {
   const a = PULL_ASSUMPTIONS;
-  const wantGbps = (nodes * a.ecrPullMBps * 8) / 1000;
+  const imageGB = image.sizeGB;
+  const wantGbps = (nodes * a.pullMBps * 8) / 1000;
   const natLimited = wantGbps > a.natGatewayMaxGbps;
-  const perNodeMBps = natLimited ? (a.natGatewayMaxGbps * 1000) / 8 / nodes : a.ecrPullMBps;
+  const perNodeMBps = natLimited ? (a.natGatewayMaxGbps * 1000) / 8 / nodes : a.pullMBps;
   const aggregateGbps = round1((nodes * perNodeMBps * 8) / 1000);
   const note = natLimited
     ? `${nodes} nodes would pull ${wantGbps.toFixed(0)} Gbps, over one NAT gateway's ${a.natGatewayMaxGbps} Gbps: each node gets ~${perNodeMBps.toFixed(0)} MB/s; add ECR and S3 VPC endpoints or spread the pools over AZs`
@@ -166,8 +182,9 @@ export function fleetPull(nodes: number, imageGB = SERVING_IMAGE_GB): FleetPull 
       : `${aggregateGbps} Gbps through one NAT gateway, within its ${a.natGatewayBaselineGbps} Gbps baseline`;
   return {
     nodes,
+    image,
     imageGB,
-    totalGB: nodes * imageGB,
+    totalGB: round1(nodes * imageGB),
     aggregateGbps,
     perNodeMBps: round1(perNodeMBps),
     natLimited,
@@ -198,7 +215,7 @@ function timeline(i: GpuIdleInput, fleet: FleetPull): { steps: NodeStep[]; loadi
     {
       step: "serving image on node",
       atSeconds: pull,
-      basis: `${fleet.imageGB} GB at ${fleet.perNodeMBps} MB/s from ECR (${fleet.natLimited ? "NAT-limited" : "AWS ML blog: 15-20 GB in 4-6 min"})`,
+      basis: `${fleet.image.name}: ${fleet.imageGB} GB at ${fleet.perNodeMBps} MB/s from ${fleet.image.registry} (${fleet.natLimited ? "NAT-limited" : "AWS ML blog: 15-20 GB in 4-6 min"})`,
     },
     {
       step: where,
@@ -224,7 +241,7 @@ function timeline(i: GpuIdleInput, fleet: FleetPull): { steps: NodeStep[]; loadi
 /** The section. */
 export function gpuIdlePlan(i: GpuIdleInput): GpuIdlePlan {
   const nodes = i.pools.reduce((n, p) => n + p.nodes, 0);
-  const fleet = fleetPull(nodes);
+  const fleet = fleetPull(nodes, i.servingImage);
   const { steps, loadingAt } = timeline(i, fleet);
   const waitBefore =
     i.imageBuild && !i.nodesWaitForImage && i.imageMinutes !== undefined && i.gpuNodesMinutes !== undefined
@@ -267,7 +284,7 @@ const mmss = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, 
 function orderLines(g: GpuIdlePlan, imageBuild: boolean): string[] {
   if (!imageBuild)
     return [
-      "The stack uses a prebuilt image (`image.ref`): the GPU node groups come up with the cluster; nothing waits for a build.",
+      `The stack deploys a prebuilt image (\`${g.fleet.image.name}\`, from ${g.fleet.image.registry}): nothing is built; the GPU node groups come up with the cluster.`,
     ];
   if (g.nodesWaitForImage)
     return [
@@ -306,9 +323,9 @@ export function gpuIdleMarkdown(
       g.timeline.map((s) => [s.step, mmss(s.atSeconds), s.basis]),
     ),
     "",
-    `- Fleet: ${f.nodes} node${f.nodes === 1 ? "" : "s"} pull the ${f.imageGB} GB image at once, ${f.totalGB} GB from ECR per deploy, through the NAT gateway of the pool's AZ (no ECR/S3 VPC endpoints are created): ${f.note}. ECR serves layers from S3; per-node throughput, not ECR, is the bound assumed here.`,
+    `- Fleet: ${f.nodes} node${f.nodes === 1 ? "" : "s"} pull ${f.image.name} (${f.image.size}) at once, ${f.totalGB} GB from ${f.image.registry} per deploy, through the NAT gateway of the pool's AZ (no VPC endpoints are created): ${f.note}. Per-node throughput, not the registry, is the bound assumed here.`,
     ...reservationLines(g),
-    `- Estimated, not measured: ECR pull ${a.ecrPullMBps} MB/s per node (AWS ML blog: "15–20 GB can take 4–6 minutes per instance"), small-image pull ${a.smallImagePullSeconds} s, NAT gateway ${a.natGatewayBaselineGbps} Gbps scaling to ${a.natGatewayMaxGbps} Gbps (Amazon VPC user guide); the kubelet pulls in parallel (\`serializeImagePulls: false\` in the EKS AMI, tests/contracts/facts/eks-node-image-pull.json). Not used: SOCI. The AMI ships the SOCI snapshotter but configures only its parallel pull mode (no lazy loading), behind nodeadm's experimental \`FastImagePull\` gate, off by default; turning it on would shorten the image-pull step (tools/render/plan/idle.ts).`,
+    `- Estimated, not measured: image pull ${a.pullMBps} MB/s per node (AWS ML blog: "15–20 GB can take 4–6 minutes per instance", from ECR; assumed the same from nvcr.io), small-image pull ${a.smallImagePullSeconds} s, NAT gateway ${a.natGatewayBaselineGbps} Gbps scaling to ${a.natGatewayMaxGbps} Gbps (Amazon VPC user guide); the kubelet pulls in parallel (\`serializeImagePulls: false\` in the EKS AMI, tests/contracts/facts/eks-node-image-pull.json). Not used: SOCI. The AMI ships the SOCI snapshotter but configures only its parallel pull mode (no lazy loading), behind nodeadm's experimental \`FastImagePull\` gate, off by default; turning it on would shorten the image-pull step (tools/render/plan/idle.ts).`,
     "",
   ];
 }

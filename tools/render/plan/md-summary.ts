@@ -1,6 +1,7 @@
 /**
- * The summary that opens `plan.md`: what gets deployed, what it costs per hour and per day, how long until the
- * first token, what the serving estimate says, and what to check before and after `pulumi up`. Every line
+ * The summary that opens `plan.md`: what gets deployed, what it costs per hour and per day, the time to Ready (the
+ * deploy; "TTFT" is only ever the serving estimate's first-token latency), what the serving estimate says, and what
+ * to check before and after `pulumi up`. Every line
  * restates a number of a later section (which says how it was computed), so a reader who stops here decides on
  * the same numbers as one who reads on. Pure.
  */
@@ -84,7 +85,7 @@ export function summaryMarkdown(plan: Plan, policy: PolicyRun): string[] {
       [
         ["what", `${hardwareLine(plan)}; ${servingLayoutLine(plan)}`],
         ["cost", `~${money(perHour, 2)}/hour on demand, ~${money(perHour * HOURS_PER_DAY, 0)}/day (see "Cost")`],
-        ["time to first token", timeLine(plan)],
+        ["time to Ready", timeLine(plan)],
         ["serving estimate", servingLine(plan)],
       ],
     ),

@@ -2,6 +2,7 @@
  * `plan.md`: the plan for people, section by section in a fixed order; the sections written elsewhere
  * (`./md-sections.ts`, `./model.ts`) go into the slots named here. Pure.
  */
+import { pairingLine } from "./pairing";
 import type { Plan } from "./plan";
 import type { KvWire } from "../../../components/inference/args";
 import { table } from "../output/md-table";
@@ -58,7 +59,12 @@ function capacitySection(plan: Plan): string[] {
       ],
     ),
     "",
-    "NIXL's LIBFABRIC plugin uses every EFA device a worker's pod is given, aligned to its GPUs by the EFA device plugin; \"EFA rails used\" is the sum over workers.",
+    "NIXL's LIBFABRIC plugin uses every EFA device a worker's pod is given; \"EFA rails used\" is the sum over workers. Which EFA devices each worker gets, and by what rule:",
+    "",
+    ...plan.workers
+      .map(pairingLine)
+      .filter((l): l is string => l !== undefined)
+      .map((l) => `- ${l}`),
     "",
     ...placementLines(plan),
   ];
@@ -86,8 +92,21 @@ function imageSection(plan: Plan): string[] {
     "",
     `- CUDA archs: ${image.cudaArchs.join(", ")} (toolkit ${image.cudaToolkit})`,
     `- ${image.build ? "built by this stack" : "prebuilt, not built by this stack"}${image.ref ? `: \`${image.ref}\`` : ""}`,
+    ...pullLine(plan),
     ...compileStagesMarkdown(image),
     "",
+  ];
+}
+
+/** What each GPU node pulls, from where, how big and how long (the GPU idle section's timeline). */
+function pullLine(plan: Plan): string[] {
+  const g = plan.gpuIdle;
+  const pull = g?.timeline.find((s) => s.step === "serving image on node");
+  if (!g || !pull) return [];
+  const i = g.fleet.image;
+  const mmss = `${Math.floor(pull.atSeconds / 60)}:${String(pull.atSeconds % 60).padStart(2, "0")}`;
+  return [
+    `- each GPU node pulls ${/[/:@]/.test(i.name) ? `\`${i.name}\`` : i.name} from ${i.registry}: ${i.size}; ~${mmss} (m:ss) at ${g.fleet.perNodeMBps} MB/s (see "GPU idle time")`,
   ];
 }
 
