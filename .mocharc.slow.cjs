@@ -12,6 +12,7 @@ const SLOW = {
   "tests/unit/prefetch.spec.ts": "python3 prefetch.py against a fake Hugging Face server",
   "tests/unit/prefetch-integrity.spec.ts": "python3 prefetch.py against a fake Hugging Face server (and openssl)",
   "tests/unit/model-commit-serialized.spec.ts": "node over the serialized ModelCommit provider",
+  "tests/unit/image-digest-serialized.spec.ts": "node over the serialized ImageDigest provider",
   "tests/unit/nvcc.spec.ts": "nvcc over every arch list",
   "tests/contracts/efa-installer-signing.spec.ts": "gpg and bash",
   "tests/unit/fetch-verified.spec.ts": "bash, curl and gpg",

@@ -233,6 +233,12 @@ export interface DisaggInferenceArgs extends InferenceSettings {
   /** Digest-pinned image reference (`repo@sha256:<64 hex>`), e.g. `DynamoImage.ref`. */
   readonly image: pulumi.Input<string>;
   /**
+   * Digest-pinned image of the Frontend: a few hundred MB on a system node instead of the multi-GB engine image.
+   * @default - the release's Frontend image (`dynamo-frontend:<version>`), its tag resolved to a digest at
+   *   `pulumi up` and kept in state (the same Dynamo version as the workers); `image` for a release without one
+   */
+  readonly frontendImage?: pulumi.Input<string>;
+  /**
    * What installs the Dynamo operator and its CRDs (a `DynamoPlatform`, shared by every graph of the cluster); the
    * graph waits for it, so its CRD exists and the operator's webhook answers before the graph is sent.
    * @default - none: the cluster already runs the operator

@@ -251,6 +251,26 @@ function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts
   return [...env, ...nodeCacheEnv(r), ...engine.env];
 }
 
+/**
+ * A worker's readiness and liveness probes on its system port, each replacing the operator's. Liveness is stated,
+ * not the operator's: its default threshold was 1 before runtime 1.5.0 and 3 after (Dynamo v1.5.0 #13512), and one
+ * slow answer under load must not restart a worker that took minutes to load.
+ */
+export const WORKER_PROBES = {
+  readinessProbe: {
+    httpGet: { path: "/health", port: DynamoPortName.WorkerSystem },
+    periodSeconds: 10,
+    timeoutSeconds: 4,
+    failureThreshold: 3,
+  },
+  livenessProbe: {
+    httpGet: { path: "/live", port: DynamoPortName.WorkerSystem },
+    periodSeconds: 10,
+    timeoutSeconds: 4,
+    failureThreshold: 3,
+  },
+} as const;
+
 /** One worker service of the graph. */
 export function renderWorker(r: ResolvedInference, role: ServingRole, image: string): DgdService {
   const shape = workerShape(r, role);
@@ -277,20 +297,7 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
     sharedMemory: { size: `${shape.shmGiB}Gi` },
     ...(r.modelCache ? { volumeMounts: [{ name: names.modelCachePvc, mountPoint: MODEL_CACHE_MOUNT }] } : {}),
     ...(Object.keys(podAnnotations).length > 0 ? { extraPodMetadata: { annotations: podAnnotations } } : {}),
-    readinessProbe: {
-      httpGet: { path: "/health", port: DynamoPortName.WorkerSystem },
-      periodSeconds: 10,
-      timeoutSeconds: 4,
-      failureThreshold: 3,
-    },
-    // Stated, not the operator's: its default threshold was 1 before runtime 1.5.0 and 3 after (Dynamo v1.5.0
-    // #13512), and one slow answer under load must not restart a worker that took minutes to load.
-    livenessProbe: {
-      httpGet: { path: "/live", port: DynamoPortName.WorkerSystem },
-      periodSeconds: 10,
-      timeoutSeconds: 4,
-      failureThreshold: 3,
-    },
+    ...WORKER_PROBES,
     extraPodSpec: {
       nodeSelector: { ...r.pool.nodeSelector },
       tolerations: r.pool.taints.map((t) => ({ key: t.key, operator: "Equal", value: t.value, effect: t.effect })),
@@ -321,14 +328,14 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
 export const FRONTEND_RESOURCES: DgdResources = { requests: { cpu: "2", memory: "4Gi" }, limits: { memory: "8Gi" } };
 
 /**
- * The Frontend service: unprivileged, non-root, all capabilities dropped. When a worker registers, the Frontend
- * loads the files of the model card that worker published, from its own disk or by downloading them; what makes
- * them readable in each cache mode, and why the token reaches its main container only in `none` mode, is
- * `./frontend-model.ts` (tests/contracts/facts/dynamo-model-card.json).
+ * The Frontend service: unprivileged, non-root, all capabilities dropped, on `image` (the release's Frontend image
+ * where it has one, else the serving image; `workerImage` runs the seed's model-config init container). When a
+ * worker registers, the Frontend loads the files of the model card that worker published: from the worker itself
+ * (self-hosted cards), or from its own copy; what each release and cache mode needs is `./frontend-model.ts`.
  */
-export function renderFrontend(r: ResolvedInference, image: string): DgdService {
+export function renderFrontend(r: ResolvedInference, image: string, workerImage: string = image): DgdService {
   const names = graphNames(r.graphName, r.namespace);
-  const files = frontendModelFiles(r, image);
+  const files = frontendModelFiles(r, workerImage);
   const envs = [...frontendSettings(r), ...files.env];
   return {
     componentType: "frontend",
@@ -381,8 +388,8 @@ export interface DgdObject extends DynamoGraphDeployment {
   };
 }
 
-/** The whole DynamoGraphDeployment. */
-export function renderGraph(r: ResolvedInference, image: string): DgdObject {
+/** The whole DynamoGraphDeployment; the Frontend on `frontendImage` (the release's, where it has one). */
+export function renderGraph(r: ResolvedInference, image: string, frontendImage: string = image): DgdObject {
   const names = graphNames(r.graphName, r.namespace);
   return {
     apiVersion: DGD_API_VERSION,
@@ -392,7 +399,7 @@ export function renderGraph(r: ResolvedInference, image: string): DgdObject {
       backendFramework: r.backend,
       ...(r.modelCache ? { pvcs: [{ name: names.modelCachePvc, create: false }] } : {}),
       services: {
-        [GraphService.Frontend]: renderFrontend(r, image),
+        [GraphService.Frontend]: renderFrontend(r, frontendImage, image),
         [GraphService.Prefill]: renderWorker(r, ServingRole.Prefill, image),
         [GraphService.Decode]: renderWorker(r, ServingRole.Decode, image),
       },

@@ -27,6 +27,8 @@ import { renderClaimTemplates } from "./device-claims";
 import { renderNetworkPolicies } from "./network";
 import { withCommit } from "./revision";
 import { graphCommit } from "./model-commit";
+import { ImageDigest } from "../image/image-digest";
+import { withDigest } from "../image/ref";
 import { firstTokenWaitSeconds, renderFirstTokenConfigMap, renderFirstTokenJob } from "./first-token";
 
 /** Pulumi type token. */
@@ -37,14 +39,21 @@ export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
  * resolves (docs/CONTRIBUTING.md rule 6: the one fact that cannot be checked synchronously), with the same
  * message and property path as the synchronous check.
  */
-export function checkedGraph(r: ResolvedInference, image: string): DgdObject {
-  assertValid("DisaggInference", validateImage(image));
-  return renderGraph(r, image);
+export function checkedGraph(r: ResolvedInference, image: string, frontendImage: string = image): DgdObject {
+  assertValid("DisaggInference", [
+    ...validateImage(image),
+    ...(frontendImage !== image ? validateImage(frontendImage, "frontendImage") : []),
+  ]);
+  return renderGraph(r, image, frontendImage);
 }
 
 /** The graph as `r.release` deploys it: the model as is (v1alpha1), or its v1beta1 form. */
-export function releaseGraph(r: ResolvedInference, image: string): DgdObject | V1beta1Graph {
-  return deployedForm(r, checkedGraph(r, image));
+export function releaseGraph(
+  r: ResolvedInference,
+  image: string,
+  frontendImage: string = image,
+): DgdObject | V1beta1Graph {
+  return deployedForm(r, checkedGraph(r, image, frontendImage));
 }
 
 /**
@@ -115,7 +124,8 @@ export class DisaggInference extends pulumi.ComponentResource {
     deps.push(...this.fence(name, r, inNs));
     if (args.platform) deps.push(args.platform);
 
-    const graph = pulumi.all([args.image, pinned]).apply(([image, p]) => releaseGraph(p, image));
+    const frontendImage = this.frontendImage(name, r, args);
+    const graph = pulumi.all([args.image, frontendImage, pinned]).apply(([image, fe, p]) => releaseGraph(p, image, fe));
     this.graph = new k8s.apiextensions.CustomResource(
       `${name}-graph`,
       {
@@ -143,6 +153,19 @@ export class DisaggInference extends pulumi.ComponentResource {
       graph: this.graph,
       modelCommit: this.modelCommit,
     });
+  }
+
+  /**
+   * The Frontend's image: `frontendImage` as given; else the release's Frontend image (its digest where the release
+   * pins one, else its tag resolved once at `pulumi up` and kept in state, `ImageDigest`); else the serving image.
+   */
+  private frontendImage(name: string, r: ResolvedInference, args: DisaggInferenceArgs): pulumi.Input<string> {
+    if (args.frontendImage !== undefined) return args.frontendImage;
+    const pin = release(r.release).frontendImage;
+    if (!pin) return args.image;
+    if (pin.digest) return withDigest(pin.repository, pin.digest);
+    return new ImageDigest(`${name}-frontend-image`, { repository: pin.repository, tag: pin.tag }, { parent: this })
+      .ref;
   }
 
   /** The namespace's NetworkPolicies, generated from the release's flows (`./network.ts`). */

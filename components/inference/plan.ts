@@ -31,6 +31,7 @@ import { firstTokenBudget, FirstTokenStep, firstTokenWaitSeconds } from "./first
 import { type DgdResourceItem } from "./dgd";
 import { usesNodeCache } from "./cache";
 import { RevisionPlan, revisionPlan } from "./revision";
+import { release } from "../releases";
 import { WorkerPairing, workerPairing } from "./device-claims";
 
 /** One serving role's workers: what one worker gets (`WorkerShape`), where it sits in the graph and what it runs. */
@@ -77,6 +78,25 @@ export function workerPlan(r: ResolvedInference): WorkerPlanRow[] {
 /** Each role's worker command line (the `command` column of `workerPlan`), by role. */
 export function workerCommands(plan: readonly WorkerPlanRow[]): Record<ServingRole, string> {
   return Object.fromEntries(plan.map((w) => [w.role, w.command])) as Record<ServingRole, string>;
+}
+
+/** The Frontend's image as the plan states it: which, and how its digest is known. */
+export interface FrontendImagePlan {
+  /** `repository:tag`, or "the serving image". */
+  readonly image: string;
+  readonly resolution: string;
+}
+
+/** The release's Frontend image, or the serving image where the release has none. */
+export function frontendImagePlan(r: ResolvedInference): FrontendImagePlan {
+  const pin = release(r.release).frontendImage;
+  if (!pin) return { image: "the serving image", resolution: `release ${r.release} has no Frontend image of its own` };
+  return {
+    image: `${pin.repository}:${pin.tag}`,
+    resolution: pin.digest
+      ? `pinned by the release: ${pin.digest}`
+      : "its tag is resolved to a digest once, at `pulumi up`, and kept in the stack's state (ImageDigest)",
+  };
 }
 
 /** One thing `pulumi up` waits for on the graph, in order, with the most it waits before the deploy fails. */
@@ -139,6 +159,8 @@ export interface InferencePlan {
   readonly workers: readonly WorkerPlanRow[];
   /** What `pulumi up` waits for on the graph, in order (`upWaits`). */
   readonly upWaits: readonly UpWait[];
+  /** The Frontend's image (`frontendImagePlan`). */
+  readonly frontendImage: FrontendImagePlan;
 }
 
 /** The plan of a resolved graph. */
@@ -161,5 +183,6 @@ export function inferencePlan(r: ResolvedInference): InferencePlan {
     frontend: { replicas: r.frontend.replicas, requests: FRONTEND_RESOURCES.requests ?? {} },
     workers: workerPlan(r),
     upWaits: upWaits(r),
+    frontendImage: frontendImagePlan(r),
   };
 }

@@ -17,6 +17,7 @@ import { DEFAULT_RELEASE, release } from "../../components/releases";
 import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
 import { Annotation } from "../../components/_shared/annotations";
 import { firstTokenWaitSeconds } from "../../components/inference/first-token";
+import { PLACEHOLDER_DIGEST } from "../../components/image/image-digest";
 import type { Capture, CapturedResource } from "../../tools/render/capture/capture";
 import { platformMovedFromGraph } from "../../program/moved";
 import { captureComponents, TEST_REGION } from "../helpers/capture";
@@ -163,6 +164,7 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
       [
         "llama-first-token",
         "llama-first-token-script",
+        "llama-frontend-image",
         "llama-frontend-lb",
         "llama-graph",
         "llama-hf-token",
@@ -182,6 +184,7 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
       [
         "qwen-first-token",
         "qwen-first-token-script",
+        "qwen-frontend-image",
         "qwen-graph",
         "qwen-hf-token",
         "qwen-model-commit",
@@ -244,7 +247,18 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
     const r = withCommit(resolveArgs("llama", LLAMA, IMAGE), PLACEHOLDER_COMMIT);
     // The default release (dynamo-1.6) deploys the v1beta1 form of the rendered model.
     assert.equal(g.inputs.apiVersion, "nvidia.com/v1beta1");
-    assert.deepEqual(g.inputs.spec, JSON.parse(JSON.stringify(releaseGraph(r, IMAGE).spec)));
+    // The Frontend runs the release's Frontend image, its tag resolved once and kept in state (ImageDigest).
+    const frontendImage = `nvcr.io/nvidia/ai-dynamo/dynamo-frontend@${PLACEHOLDER_DIGEST}`;
+    assert.deepEqual(g.inputs.spec, JSON.parse(JSON.stringify(releaseGraph(r, IMAGE, frontendImage).spec)));
+    const fi = named("llama-frontend-image");
+    assert.deepEqual(
+      [fi.type, fi.inputs.repository, fi.inputs.tag],
+      [
+        "pulumi-nodejs:dynamic/image:ImageDigest",
+        "nvcr.io/nvidia/ai-dynamo/dynamo-frontend",
+        release(DEFAULT_RELEASE).frontendImage?.tag,
+      ],
+    );
     const annotations = (g.inputs.metadata as { annotations: Record<string, string> }).annotations;
     assert.equal(annotations["pulumi.com/waitFor"], "condition=Ready");
     assert.equal(annotations["dynamo-efa/model-load-budget-seconds"], "1800");
@@ -301,6 +315,7 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
       [
         "lean-engine-decode",
         "lean-engine-prefill",
+        "lean-frontend-image",
         "lean-graph",
         "lean-netpol-default-deny",
         "lean-netpol-frontend",

@@ -85,6 +85,10 @@ function placementLines(plan: Plan): string[] {
   ];
 }
 
+/** What the render cannot know: the digest a vendor tag names at `pulumi up`. */
+const PLACEHOLDER_LINE =
+  "- **the digest above is a placeholder** (all zeros): the render cannot reach the registry. `pulumi up` resolves the tag once and keeps the digest in the stack's state (ImageDigest); a tag pushed again is not taken until the release or tag changes, or `pulumi up --replace <the ImageDigest's URN>`";
+
 function imageSection(plan: Plan): string[] {
   const { image } = plan;
   return [
@@ -92,6 +96,8 @@ function imageSection(plan: Plan): string[] {
     "",
     `- CUDA archs: ${image.cudaArchs.join(", ")} (toolkit ${image.cudaToolkit})`,
     `- ${image.build ? "built by this stack" : "prebuilt, not built by this stack"}${image.ref ? `: \`${image.ref}\`` : ""}`,
+    ...(image.digestPlaceholder ? [PLACEHOLDER_LINE] : []),
+    ...(plan.frontendImage ? [`- Frontend: \`${plan.frontendImage.image}\`: ${plan.frontendImage.resolution}`] : []),
     ...pullLine(plan),
     ...compileStagesMarkdown(image),
     "",
