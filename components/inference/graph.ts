@@ -256,20 +256,23 @@ function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts
  * not the operator's: its default threshold was 1 before runtime 1.5.0 and 3 after (Dynamo v1.5.0 #13512), and one
  * slow answer under load must not restart a worker that took minutes to load.
  */
-export const WORKER_PROBES = {
-  readinessProbe: {
-    httpGet: { path: "/health", port: DynamoPortName.WorkerSystem },
-    periodSeconds: 10,
-    timeoutSeconds: 4,
-    failureThreshold: 3,
-  },
-  livenessProbe: {
-    httpGet: { path: "/live", port: DynamoPortName.WorkerSystem },
-    periodSeconds: 10,
-    timeoutSeconds: 4,
-    failureThreshold: 3,
-  },
-} as const;
+function workerProbes(): Pick<DgdService, "readinessProbe" | "livenessProbe"> {
+  // Fresh objects per service: one object shared by two services would be written as a YAML anchor and alias.
+  return {
+    readinessProbe: {
+      httpGet: { path: "/health", port: DynamoPortName.WorkerSystem },
+      periodSeconds: 10,
+      timeoutSeconds: 4,
+      failureThreshold: 3,
+    },
+    livenessProbe: {
+      httpGet: { path: "/live", port: DynamoPortName.WorkerSystem },
+      periodSeconds: 10,
+      timeoutSeconds: 4,
+      failureThreshold: 3,
+    },
+  };
+}
 
 /** One worker service of the graph. */
 export function renderWorker(r: ResolvedInference, role: ServingRole, image: string): DgdService {
@@ -297,7 +300,7 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
     sharedMemory: { size: `${shape.shmGiB}Gi` },
     ...(r.modelCache ? { volumeMounts: [{ name: names.modelCachePvc, mountPoint: MODEL_CACHE_MOUNT }] } : {}),
     ...(Object.keys(podAnnotations).length > 0 ? { extraPodMetadata: { annotations: podAnnotations } } : {}),
-    ...WORKER_PROBES,
+    ...workerProbes(),
     extraPodSpec: {
       nodeSelector: { ...r.pool.nodeSelector },
       tolerations: r.pool.taints.map((t) => ({ key: t.key, operator: "Equal", value: t.value, effect: t.effect })),

@@ -104,8 +104,10 @@ describe("render: both stacks, real program", function () {
 
       it("matches the golden manifests and Helm values (UPDATE_GOLDEN=1 to refresh)", () => {
         // The image digest follows the Dockerfile's content (tested in the image and determinism tests);
-        // masked here so an image edit does not churn these files.
-        const masked = (t: string) => t.replace(/@sha256:[0-9a-f]{64}/g, "@sha256:<digest of the build inputs>");
+        // masked here so an image edit does not churn these files. The placeholder of a vendor digest the offline
+        // render cannot resolve (ImageDigest, resolved at `pulumi up`) stays as written: the golden shows it.
+        const masked = (t: string) =>
+          t.replace(/@sha256:(?!0{64})[0-9a-f]{64}/g, "@sha256:<digest of the build inputs>");
         for (const f of files(out[stack].dir).filter((x) => x.startsWith("manifests/") || x.startsWith("helm/"))) {
           expectGolden(`render/${stack}/${f}`, masked(fs.readFileSync(path.join(out[stack].dir, f), "utf8")));
         }
@@ -284,12 +286,18 @@ describe("render: both stacks, real program", function () {
     const image = readJson(dir, "image.json");
     assert.equal(image.build, false);
     assert.deepEqual(image.cudaArchs, ["sm_90", "sm_100"]);
-    assert.match(image.ref, /^nvcr\.io\/nvidia\/ai-dynamo\/vllm-runtime@sha256:[0-9a-f]{64}$/);
+    // Offline, the vendor's digest is the placeholder (resolved once at `pulumi up` and kept in state), and the
+    // plan says so; a build's digest is computed from its inputs and is never the placeholder.
+    assert.equal(image.ref, `nvcr.io/nvidia/ai-dynamo/vllm-runtime@sha256:${"0".repeat(64)}`);
+    assert.equal(plan.image.digestPlaceholder, true);
+    assert.equal(plan.frontendImage.image, "nvcr.io/nvidia/ai-dynamo/dynamo-frontend:1.6.2");
+    assert.match(plan.frontendImage.resolution, /resolved to a digest once, at `pulumi up`/);
     // Built from source (release seed): only the fleet's arch.
     const built = readJson(seed["p5en-8gpu"].dir, "image.json");
     assert.deepEqual(built.cudaArchs, ["sm_90"]);
     assert.equal(built.plan.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
-    assert.match(built.ref, /@sha256:[0-9a-f]{64}$/);
+    assert.match(built.ref, /@sha256:(?!0{64})[0-9a-f]{64}$/);
+    assert.equal(readJson(seed["p5en-8gpu"].dir, "plan.json").image.digestPlaceholder, undefined);
     assert.ok(plan.costPerHourUsd > 100 && plan.costPerHourUsd < 300, String(plan.costPerHourUsd));
     assert.ok(plan.criticalPath.length >= 2);
     // One deploy time: the critical path's graph step is the GPU idle timeline's node join -> Ready, after the
