@@ -61,7 +61,8 @@ import {
 import { shellQuote } from "../_shared/shell";
 import { MODEL_CACHE_HF_HOME, MODEL_CACHE_MOUNT, frontendModelFiles } from "./frontend-model";
 import { RUNTIME_DEFAULT } from "./pod-security";
-import { GraphApiVersion, release, RuntimeSetting } from "../releases";
+import { frontendSettings, workerProbes, workerSettings } from "./stated-settings";
+import { GraphApiVersion, release } from "../releases";
 import { toV1beta1, V1beta1Graph } from "./dgd-v1beta1";
 import { podClaims, usesDra, WORKER_CLAIM, workerClaim } from "./device-claims";
 
@@ -234,44 +235,13 @@ function volumes(
   return { vols, mounts };
 }
 
-/** A release's stated settings as env vars (components/releases: each with why and where it was read). */
-function settingsEnv(settings: readonly RuntimeSetting[]): EnvVar[] {
-  return settings.map(({ name, value }) => ({ name, value }));
-}
-
 function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts): EnvVar[] {
   // The deciding Dynamo settings of the release, never its defaults; then the request plane on a fixed port
   // (upstream's default is an OS-assigned one), so the flow Frontend -> workers names it.
-  const env: EnvVar[] = [
-    ...settingsEnv(release(r.release).runtime.workerEnv),
-    { name: "DYN_TCP_RPC_PORT", value: String(REQUEST_PLANE_PORT) },
-  ];
+  const env: EnvVar[] = [...workerSettings(r), { name: "DYN_TCP_RPC_PORT", value: String(REQUEST_PLANE_PORT) }];
   if (usesEfa(r)) env.push(...efaEnv(shape));
   if (r.modelCache) env.push({ name: "HF_HOME", value: MODEL_CACHE_HF_HOME });
   return [...env, ...nodeCacheEnv(r), ...engine.env];
-}
-
-/**
- * A worker's readiness and liveness probes on its system port, each replacing the operator's. Liveness is stated,
- * not the operator's: its default threshold was 1 before runtime 1.5.0 and 3 after (Dynamo v1.5.0 #13512), and one
- * slow answer under load must not restart a worker that took minutes to load.
- */
-function workerProbes(): Pick<DgdService, "readinessProbe" | "livenessProbe"> {
-  // Fresh objects per service: one object shared by two services would be written as a YAML anchor and alias.
-  return {
-    readinessProbe: {
-      httpGet: { path: "/health", port: DynamoPortName.WorkerSystem },
-      periodSeconds: 10,
-      timeoutSeconds: 4,
-      failureThreshold: 3,
-    },
-    livenessProbe: {
-      httpGet: { path: "/live", port: DynamoPortName.WorkerSystem },
-      periodSeconds: 10,
-      timeoutSeconds: 4,
-      failureThreshold: 3,
-    },
-  };
 }
 
 /** One worker service of the graph. */
@@ -364,19 +334,6 @@ export function renderFrontend(r: ResolvedInference, image: string, workerImage:
       },
     },
   };
-}
-
-/**
- * The Frontend's stated settings: the planes and discovery it shares with the workers, and each surface the release
- * turns on by default (the admin API, nvext and its worker-pinning headers) off unless `frontend` asks for it.
- */
-export function frontendSettings(r: ResolvedInference): EnvVar[] {
-  const rt = release(r.release).runtime;
-  const off = [
-    ...(r.frontend.adminApi ? [] : [rt.frontendSwitches.adminApiOff]),
-    ...(r.frontend.nvext ? [] : [rt.frontendSwitches.nvextOff]),
-  ].filter((x) => x !== undefined);
-  return settingsEnv([...rt.frontendEnv, ...off]);
 }
 
 /**

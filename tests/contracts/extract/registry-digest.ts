@@ -17,8 +17,12 @@ export function extract(root: string): Record<string, unknown> {
     manifestPath: must(/"\/v2\/"\+image\+"(\/manifests\/)"\+tag/, go, "manifest path")[1],
     firstMethod: must(/http\.NewRequest\("(HEAD|GET)", registryWithProtocol/, go, "first method")[1],
     bearerOn401: /case http\.StatusUnauthorized:[\s\S]*?HasPrefix\([^)]*"www-authenticate"\), "Bearer"\)/.test(go),
-    tokenScope: /params\.Set\("scope", auth\["scope"\]\)[\s\S]*?fallbackScope/.test(go) ? "the challenge's, else a fallback" : "",
-    tokenFields: [...go.matchAll(/token\.(Token|AccessToken) != ""/g)].map((m) => (m[1] === "Token" ? "token" : "access_token")),
+    tokenScope: /params\.Set\("scope", auth\["scope"\]\)[\s\S]*?fallbackScope/.test(go)
+      ? "the challenge's, else a fallback"
+      : "",
+    tokenFields: [...go.matchAll(/token\.(Token|AccessToken) != ""/g)].map((m) =>
+      m[1] === "Token" ? "token" : "access_token",
+    ),
     getAfterHeadWithoutDigest: /req\.Method = "GET"/.test(go),
     digestHeader: must(/Header\.Get\("(Docker-Content-Digest)"\)/, go, "digest header")[1],
     bodySha256WithoutHeader: /sha256:%x", sha256\.Sum256\(body\)/.test(go),
