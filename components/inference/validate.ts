@@ -288,13 +288,13 @@ function cacheModeProblems(r: ResolvedInference, at: (k: string) => string): Pro
   if (r.modelCacheMode === ModelCacheMode.Efs && !r.modelCache) {
     out.push({
       propertyPath: at("modelCache"),
-      reason: `is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCacheGiB)`,
+      reason: `is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCache.sizeGiB)`,
     });
   }
   if (r.modelCacheMode !== ModelCacheMode.Efs && r.modelCache) {
     out.push({
       propertyPath: at("modelCacheMode"),
-      reason: `(${show(r.modelCacheMode)}) does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume`,
+      reason: `(${show(r.modelCacheMode)}) does not use the shared cache volume (modelCache); use mode "efs" or drop the volume`,
     });
   }
   if (r.modelCacheMode === ModelCacheMode.LocalNvme) {
