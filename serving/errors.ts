@@ -90,8 +90,7 @@ export interface UncertaintyInput {
   readonly scaledGpu: boolean;
   readonly statedShape: boolean;
   readonly maxBatch: number;
-  readonly closedLoop: boolean;
-  /** How requests arrive (TTFT's band depends on it). */
+  /** How requests arrive (TTFT's band depends on it, and a closed loop's waves). */
   readonly load: Load;
   readonly kv: { readonly ms: number; readonly range?: Range };
   readonly values: {
@@ -158,9 +157,9 @@ function assumptionsOf(u: UncertaintyInput): string[] {
       "MoE: expected distinct experts per batch, tensor parallel only (no attention data-parallel or expert parallel)",
     );
   if (u.statedShape) out.push("model shape stated, not from the catalog: every parameter taken as a GEMM parameter");
-  if (u.closedLoop)
+  if (u.load === "closed loop")
     out.push(
-      "closed-loop TTFT from M/D/c queueing: engines that admit a closed loop's requests in waves measure higher TTFT under load (docs/SERVING.md)",
+      "closed loop: half of its waves queue (a prompt waits for those of its wave ahead of it); engines break waves up in part, NIM's 8B set queued nearly all, its 70B set hardly any (docs/SERVING.md#the-model)",
     );
   if (u.kv.range)
     out.push("KV over UCX/TCP: the transfer time spans the published figures (kvTransferMsRange), not one rate");

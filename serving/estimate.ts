@@ -379,7 +379,6 @@ function uncertaintyInputOf(
     scaledGpu: rates.scaled,
     statedShape: d.shape.basis === "stated shape",
     maxBatch: e.roles.decode.maxBatch,
-    closedLoop: i.workload.requestsPerSecond === undefined,
     load: loadOf(i.workload),
     kv,
     values: {
