@@ -32,7 +32,7 @@ describe("stack config: the component arguments, walked against the key tables",
       cluster: { ...good.cluster, gpuPools: { gpu } },
     });
     assert.deepEqual(problems, []);
-    assert.deepEqual(config!.clusterArgs.gpuPools.gpu, gpu);
+    assert.deepEqual(config!.clusterArgs.gpuPools!.gpu, gpu);
     assert.equal(config!.clusterArgs.region, "us-east-2", "the region is wired from aws:region");
   });
 
