@@ -6,8 +6,6 @@
  * claims, so a second stack that takes a name already held fails at its claim, before any GPU node launches. The
  * claims belong to the stack that made them: its destroy frees the names and touches nothing else. Pure.
  */
-import { K8S_NAME } from "../components/_shared/names";
-
 /** What one model stack claims. */
 export interface ModelNames {
   /** The stack claiming (`<org>/<project>/<stack>`). */
@@ -54,9 +52,4 @@ export function sharedNames(a: ModelNames, b: ModelNames): string[] {
   const names = (n: ModelNames) => [`graph ${n.graphName}`, `pool ${n.poolName}`, `namespace ${n.namespace}`];
   const theirs = new Set(names(b));
   return names(a).filter((x) => theirs.has(x));
-}
-
-/** Whether every claimed name is a DNS label (they are validated where they are set; this guards the claim). */
-export function claimable(n: ModelNames): boolean {
-  return [n.graphName, n.poolName, n.namespace].every((x) => K8S_NAME.test(x));
 }

@@ -29,7 +29,7 @@ import { validate as validateObservability } from "../components/observability/v
 import { PLATFORM_KEYS, DynamoPlatformArgs, resolveArgs as resolvePlatform } from "../components/platform/args";
 import { validate as validatePlatform } from "../components/platform/validate";
 import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
-import { brief, Problem, throwIfAny } from "../components/_shared/problems";
+import { brief, Problem } from "../components/_shared/problems";
 import { closest, didYouMean } from "../components/_shared/suggest";
 import { isAtOrUnder, ownEntry, PROTOTYPE_KEY_REASON, PROTOTYPE_KEYS, typeName, walkKeys } from "./keys";
 import { releaseImageArgs } from "../components/image/release-image";

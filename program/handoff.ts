@@ -177,7 +177,11 @@ export function readClusterHandoff(value: unknown, at: string): { handoff?: Clus
       ],
     };
   const walked = walkKeys(at, value, HANDOFF_KEYS);
-  const problems = [...walked.problems];
+  // The walker's hints are about YAML a person wrote (quoting); this JSON was written by a program.
+  const problems = walked.problems.map((p) => ({
+    ...p,
+    reason: p.reason.replace(/\)(; (quote it|write|did you mean).*)$/, ")"),
+  }));
   if (typeof value === "object" && !Array.isArray(value))
     problems.push(...missing(value as Record<string, unknown>, REQUIRED, at));
   const h = (walked.value ?? {}) as ClusterHandoff;

@@ -162,6 +162,7 @@ export function checkModelStack(raw: RawStackConfig): { config?: ModelStackConfi
       ? []
       : gpuPoolArgsProblems(resolvePool(graphName, pool), { kubernetesVersion: "", efaSecurityGroupId: "" })
           .filter((p) => p.propertyPath !== "pool.amiReleaseVersion") // against the cluster's version, once read
+          .filter((p) => !(p.propertyPath === "pool" && p.reason.startsWith("pool name"))) // graphName's problem
           .map((p) => ({ ...p, propertyPath: p.propertyPath.replace(/^pool\b/, "gpuPool") }));
   problems.push(...own.filter((p) => !refused.some((r) => isAtOrUnder(p.propertyPath, r))));
   if (problems.length > 0 || !region) return { problems };
@@ -181,6 +182,14 @@ export function checkModelStack(raw: RawStackConfig): { config?: ModelStackConfi
       hfTokenSet: raw.hfTokenSet,
     },
   };
+}
+
+/**
+ * The names a model stack takes on its cluster: the graph's, the pool's (the same: one graph per pool, so the node
+ * label names the model) and the namespace's (`inference.namespace`, else the graph's name).
+ */
+export function modelNames(c: ModelStackConfig): { graphName: string; poolName: string; namespace: string } {
+  return { graphName: c.graphName, poolName: c.graphName, namespace: c.inference.namespace ?? c.graphName };
 }
 
 /** A model stack wired to its cluster: what its pool, image, graph and monitors take. */
@@ -275,7 +284,7 @@ function modelMonitoring(c: ModelStackConfig, h: ClusterHandoff, namespace: stri
 /** A model stack against its cluster: every guard and every component check, then the wired arguments. */
 export function wireModelStack(c: ModelStackConfig, h: ClusterHandoff): { model?: WiredModel; problems: Problem[] } {
   const problems = [...clusterFitProblems(c, h), ...graphFitProblems(c, h)];
-  const namespace = c.inference.namespace ?? c.graphName;
+  const { namespace, poolName } = modelNames(c);
   const monitoring = modelMonitoring(c, h, namespace);
   const graph = wireGraph({ ...c.inference, namespace }, c.imageArgs, {
     release: c.release,
@@ -307,7 +316,7 @@ export function wireModelStack(c: ModelStackConfig, h: ClusterHandoff): { model?
   return {
     problems,
     model: {
-      poolName: c.graphName,
+      poolName,
       pool: c.pool,
       gpuPool,
       subnetId: h.privateSubnetIds[pool.availabilityZone ?? ""] ?? "",

@@ -13,7 +13,7 @@ import { DynamoObservability } from "../components/observability/observability";
 import { throwIfAny } from "../components/_shared/problems";
 import { CONFIG_NAMESPACE, StackKind } from "./config";
 import { ClusterHandoff, HANDOFF_OUTPUT, readClusterHandoff } from "./handoff";
-import { ModelStackConfig, wireModelStack } from "./kinds";
+import { ModelStackConfig, modelNames, wireModelStack } from "./kinds";
 import { claimObjects } from "./claims";
 import { BASE_NAME, graphExports, graphPart, imagePart, renderFacts, Run } from "./parts";
 import { qualifiedStack } from "./cluster-stack";
@@ -50,8 +50,7 @@ export async function modelProgram(pc: ProgramConfig<ModelStackConfig>): Promise
     upsertExistingObjects: false,
   });
   const inCluster = { providers: { kubernetes: provider } };
-  const namespace = m.inference.namespace ?? c.graphName;
-  const names = { stack: qualifiedStack(), graphName: c.graphName, poolName: m.poolName, namespace };
+  const names = { stack: qualifiedStack(), ...modelNames(c) };
   const claims = claimObjects(names, h.claimsNamespace).map(
     ({ key, object }) => new k8s.core.v1.ConfigMap(`${BASE_NAME}-claim-${key}`, object, { provider }),
   );

@@ -106,7 +106,7 @@ const STACK_REFERENCE = "pulumi:pulumi:StackReference";
 export const efaSecurityGroupSelfReferencing: StackValidationPolicy = {
   name: "efa-security-group-self-referencing",
   description:
-    "Every EFA launch template attaches a security group that allows all traffic from itself (ingress) and to itself (egress); in a stack that reads another (a StackReference), a group of that stack passes here and is checked there.",
+    "Every EFA launch template attaches a security group that allows all traffic from itself (ingress) and to itself (egress); a group of another stack (a model stack's pool on its cluster stack's group, read through a StackReference) is not visible here and passes: EfaCluster creates it with both rules.",
   configSchema: schemaFor({}),
   validateStack: (args, report) => {
     const lts = ofType(args.resources, ResourceType.LaunchTemplate).filter(

@@ -26,7 +26,10 @@ export function checkStackConfigMap(
       problems: [
         {
           propertyPath: kind === StackKind.Model ? "clusterStack" : "inference",
-          reason: `this is a ${kind} stack; this tool reads a stack that deploys its own cluster and graph (p5en-8gpu, p5en-1gpu)`,
+          reason:
+            kind === StackKind.Model
+              ? "this is a model stack (on the cluster stack it names); this tool reads a stack that deploys its own cluster and graph (p5en-8gpu, p5en-1gpu)"
+              : "this is a cluster stack (no inference, no cluster.gpuPools); this tool reads a stack that serves a graph on its own cluster (p5en-8gpu, p5en-1gpu)",
         },
       ],
     };

@@ -10,6 +10,7 @@ import { formatProblems, Problem } from "../../../components/_shared/problems";
 import { componentProblemsAtConfig } from "../../../program/config";
 import { checkAnyStackConfigMap } from "../../_shared/stack-check";
 import { recordedClusterOutputs } from "./cluster-outputs";
+import { siblingClaimProblems } from "./siblings";
 import { documentationNote } from "../../../components/cluster/reach";
 import type { PolicyPackConfigJson } from "../../../policy/policies";
 import type { Policies } from "@pulumi/policy";
@@ -175,7 +176,9 @@ export function loadStack(args: Args, deps: Pick<CliDeps, "root" | "cwd">): Load
       ? undefined
       : documentationNote(config!.clusterArgs.publicAccessCidrs ?? [], `${project.name}:cluster.publicAccessCidrs`);
   const recorded = config!.kind === "model" ? recordedClusterOutputs(config!, deps.root) : undefined;
-  if (recorded && recorded.problems.length > 0) throw new ConfigProblems(recorded.problems);
+  const claimed = config!.kind === "model" ? siblingClaimProblems(deps.root, project, stack, config!) : [];
+  if (recorded && recorded.problems.length + claimed.length > 0)
+    throw new ConfigProblems([...recorded.problems, ...claimed]);
   const note = [tokenNote, cidrNote].filter((n) => n !== undefined).join("\n");
   return {
     project,
