@@ -1,6 +1,6 @@
 /**
  * What a cluster stack hands the model stacks that run on it: ONE typed stack output (`cluster`), defined here once,
- * written by the cluster stack (`clusterHandoff` in ./cluster-stack.ts) and read by each model stack through a
+ * written by the cluster stack (./cluster-stack.ts) and read by each model stack through a
  * StackReference and `readClusterHandoff`, which checks every field (kind, presence, version) and reports every
  * problem at once, at `clusterStack:<field>`. Pure: the kubeconfig is a plain string here, and a Pulumi secret in
  * the stack output and in the model stack's provider.
