@@ -32,8 +32,12 @@ describe("render: the bundled command", function () {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "bundled-cli-"));
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it("writes what the TypeScript render writes, for both stacks", async () => {
-    for (const stack of ["p5en-8gpu", "p5en-1gpu"]) {
+  it("writes what the TypeScript render writes, for every shipped stack", async () => {
+    const stacks = fs
+      .readdirSync(path.join(ROOT, "stacks"))
+      .flatMap((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.slice(1) ?? []);
+    assert.ok(stacks.length >= 2, stacks.join(", "));
+    for (const stack of stacks) {
       const p = spawnSync(process.execPath, [RUN, stack, "--out", path.join(tmp, "bundled")], {
         cwd: ROOT,
         encoding: "utf8",
