@@ -209,6 +209,7 @@ const PLACES: Readonly<Record<string, { section: string; wired: Readonly<Record<
     section: "inference",
     wired: {
       "gpuPool.cpuArch": "cluster.gpuPools.gpu.instanceType",
+      "gpuPool.deviceAllocation": "cluster.deviceAllocation",
       gpuPool: "cluster.gpuPools.gpu",
       image: "image.ref",
       hfToken: "hfToken",

@@ -4,7 +4,8 @@
  * prefetch script shares is the last section.
  */
 import { CpuArch } from "../catalog/instances";
-import { releaseProblems } from "../releases";
+import { GraphApiVersion, isReleaseId, release, releaseProblems } from "../releases";
+import { DeviceAllocation } from "../catalog/pool";
 import { joinPath, Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 import { K8S_NAME } from "../_shared/names";
@@ -18,6 +19,7 @@ import {
   INFERENCE_LIMITS,
   ROLE_LIMITS,
   KvTransportChoice,
+  RouterMode,
   roleArgs,
   ServingRole,
   SERVING_ROLES,
@@ -212,7 +214,7 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
         reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got ${show(v)}`,
       });
   }
-  out.push(...namespaceProblems(r, at));
+  out.push(...namespaceProblems(r, at), ...frontendProblems(r, at));
   out.push(...cacheModeProblems(r, at), ...networkProblems(r, at));
   // Only budgets of a valid range are compared with the estimate.
   if (!out.some((p) => /BudgetSeconds$/.test(p.propertyPath))) out.push(...budgetProblems(r, at));
@@ -222,6 +224,44 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
       out.push({
         propertyPath: at("modelCache.storageClassName"),
         reason: `must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ${show(r.modelCache.storageClassName)}`,
+      });
+  }
+  return out;
+}
+
+/**
+ * The Frontend's router mode and switches against what the release offers: a mode it lists; the KV router with one
+ * Frontend (the flows between KV-router replicas were not read); a switch only where the release names its env var.
+ */
+function frontendProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  if (!isReleaseId(r.release)) return [];
+  const rt = release(r.release).runtime;
+  const f = r.frontend;
+  const modes = rt.routerModes.modes;
+  const out: Problem[] = modes.includes(f.routerMode)
+    ? []
+    : [
+        {
+          propertyPath: at("frontend.routerMode"),
+          reason: `must be a router mode release ${show(r.release)} offers (${modes.map((m) => show(m)).join(", ")}); got ${show(f.routerMode)}`,
+        },
+      ];
+  if (f.routerMode === RouterMode.Kv && f.replicas > 1)
+    out.push({
+      propertyPath: at("frontend.replicas"),
+      reason: `must be 1 with frontend.routerMode "kv"; got ${f.replicas}. KV routers of several Frontends sync their state with each other, and those flows were not read, so the NetworkPolicies would not admit them. Use one Frontend, or routerMode "round-robin"`,
+    });
+  for (const [key, off] of [
+    ["adminApi", rt.frontendSwitches.adminApiOff],
+    ["nvext", rt.frontendSwitches.nvextOff],
+  ] as const) {
+    const v = f[key];
+    if (typeof v !== "boolean")
+      out.push({ propertyPath: at(`frontend.${key}`), reason: `must be true or false; got ${show(v)}` });
+    else if (v && !off)
+      out.push({
+        propertyPath: at(`frontend.${key}`),
+        reason: `cannot be turned on with release ${show(r.release)}: its runtime has no switch this package read (the surface is off there). Remove it, or use release "dynamo-1.6"`,
       });
   }
   return out;
@@ -318,6 +358,22 @@ function cacheModeProblems(r: ResolvedInference, at: (k: string) => string): Pro
  * Every problem with a resolved inference spec. `base` prefixes each path (e.g. `inference` when
  * the args come from stack config). `hasHfToken` says whether a token was passed.
  */
+/**
+ * DRA claims need an operator that carries `resourceClaims` into the pods and adds no GPU count of its own: read for the
+ * v1beta1 graph of Dynamo 1.6 (tests/contracts/facts/dynamo-operator-dra.json); the v1alpha1 operator of release seed
+ * (1.0.1) was not read, so the pairing is refused there rather than assumed.
+ */
+function deviceAllocationProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  if (!r.pool || r.pool.deviceAllocation !== DeviceAllocation.Dra || !isReleaseId(r.release)) return [];
+  if (release(r.release).graph.apiVersion === GraphApiVersion.V1beta1) return [];
+  return [
+    {
+      propertyPath: at("gpuPool.deviceAllocation"),
+      reason: `"dra" needs a release whose operator is known to carry DRA claims into the workers (the v1beta1 graph of dynamo-1.6); release ${show(r.release)}'s operator was not read for it: use release dynamo-1.6, or deviceAllocation "device-plugin"`,
+    },
+  ];
+}
+
 export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): Problem[] {
   const at = (k: string) => (base ? `${base}.${k}` : k);
   const out = [...validateScalars(r, at), ...validatePool(r, at), ...validateWorkload(r, at)];
@@ -343,9 +399,16 @@ export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): 
       reason: `(${show(r.hfSecretName)}) and hfToken are both set; pass only one: the token (the component creates the Secret) or the name of an existing Secret`,
     });
   }
+  out.push(...deviceAllocationProblems(r, at));
   if (r.image !== undefined) out.push(...validateImage(r.image, at("image")));
   // The prefetch DaemonSet runs only in local-nvme mode; a moving tag there would change what downloads the weights.
   if (r.modelCacheMode === ModelCacheMode.LocalNvme) out.push(...validateImage(r.prefetchImage, at("prefetchImage")));
+  if (typeof r.firstTokenCheck.enabled !== "boolean")
+    out.push({
+      propertyPath: at("firstTokenCheck.enabled"),
+      reason: `must be true or false; got ${show(r.firstTokenCheck.enabled)}`,
+    });
+  else if (r.firstTokenCheck.enabled) out.push(...validateImage(r.firstTokenCheck.image, at("firstTokenCheck.image")));
   return out;
 }
 
