@@ -19,26 +19,12 @@ import * as fs from "node:fs";
 import * as inspector from "node:inspector";
 import * as os from "node:os";
 import * as path from "node:path";
+import { BENCH_CASES, type BenchCase } from "./cases";
 
 const ROOT = path.join(__dirname, "..");
 
-interface Case {
-  readonly label: string;
-  readonly argv: readonly string[];
-}
-
-const CASES: readonly Case[] = [
-  { label: "p5en-1gpu (1+1 workers)", argv: ["p5en-1gpu"] },
-  { label: "p5en-8gpu (8+8 workers)", argv: ["p5en-8gpu"] },
-  {
-    label: "p5en-8gpu x4 nodes (16+16 workers)",
-    argv: [
-      "p5en-8gpu",
-      ...["--set", "cluster.gpuPools.gpu.nodes=4", "--set", "inference.prefill.replicas=16"],
-      ...["--set", "inference.decode.replicas=16", "--set", "inference.placement=any"],
-    ],
-  },
-];
+type Case = BenchCase;
+const CASES = BENCH_CASES;
 
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
