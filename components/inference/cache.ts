@@ -263,9 +263,18 @@ export const PREFETCH_SHA256 = createHash("sha256").update(PREFETCH_SCRIPT).dige
  * of the repository can stand in for it). Mirrors `MARKERS` and `cache_key` in the script.
  */
 export const COMPLETION_MARKERS_DIR = ".complete";
-/** A model revision's completion marker under the cache mount. */
-export function completionMarker(mount: string, model: string, revision = DEFAULT_MODEL_REVISION): string {
-  return `${mount}/${COMPLETION_MARKERS_DIR}/${model.replace("/", "--")}--${revision}`;
+/**
+ * A model revision's completion marker under the cache mount; `metadataOnly` gives the marker of a METADATA_ONLY run
+ * (the Frontend's card files), whose key is its own (`METADATA_KEY_SUFFIX` in the script) so a full run never takes
+ * it for complete weights.
+ */
+export function completionMarker(
+  mount: string,
+  model: string,
+  revision = DEFAULT_MODEL_REVISION,
+  metadataOnly = false,
+): string {
+  return `${mount}/${COMPLETION_MARKERS_DIR}/${model.replace("/", "--")}--${revision}${metadataOnly ? "+metadata" : ""}`;
 }
 /** Subdirectory of the node's NVMe array that holds the cache (a hostPath). */
 export const NODE_CACHE_SUBDIR = "dynamo-efa-model-cache";
