@@ -15,6 +15,7 @@ import { graphNames } from "../_shared/names";
 import { ModelCacheMode } from "./model-load";
 import { ResolvedInference, DEFAULT_MODEL_REVISION } from "./args";
 import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./dgd";
+import { RUNTIME_DEFAULT } from "./pod-security";
 import { Annotation } from "../_shared/annotations";
 import { createHash } from "crypto";
 import * as fs from "fs";
@@ -83,7 +84,9 @@ const token = (secret: string): EnvVar => ({
 export function nodeCacheInitContainers(r: ResolvedInference, image: string): DgdInitContainer[] {
   if (!usesNodeCache(r)) return [];
   const uid = String(r.runAsUser);
-  const locked = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true };
+  // Every init container under the runtime's default seccomp filter, as the main containers are: the worker pods set
+  // none at pod level (the operator owns the pod spec), so each container states it (Pod Security "restricted").
+  const locked = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, seccompProfile: RUNTIME_DEFAULT };
   const small = { requests: { cpu: "100m", memory: "64Mi" }, limits: { memory: "128Mi" } };
   return [
     {

@@ -56,6 +56,25 @@ describe("inference: Pod Security level of the graph's namespace", () => {
       assert.deepEqual(s.extraPodSpec?.mainContainer?.securityContext?.seccompProfile, { type: "RuntimeDefault" });
   });
 
+  it("every init container of every pod runs under seccomp RuntimeDefault, in every cache mode and backend (audit: cache-owner and model-prefetch had none)", () => {
+    const missing: string[] = [];
+    for (const backend of ["vllm", "trtllm"] as const)
+      for (const [mode, gpuPool] of [
+        ["local-nvme", pool("p5en.48xlarge", 2, true, NVME)],
+        ["none", pool("p5en.48xlarge", 2, true)],
+      ] as const)
+        for (const p of namespacePods(resolved("p5en-1gpu", backend, { modelCacheMode: mode, gpuPool })))
+          for (const c of p.containers)
+            if ((c.securityContext?.seccompProfile?.type ?? p.podSeccomp) !== "RuntimeDefault")
+              missing.push(`${backend} ${mode}: ${p.name}/${c.name}`);
+    assert.deepEqual(missing, []);
+    const nvme = namespacePods(
+      resolved("p5en-1gpu", "vllm", { modelCacheMode: "local-nvme", gpuPool: pool("p5en.48xlarge", 2, true, NVME) }),
+    );
+    const inits = nvme.flatMap((p) => p.containers.map((c) => c.name)).filter((n) => n !== "main" && n !== "idle");
+    for (const n of ["cache-owner", "model-prefetch", "model-config"]) assert.ok(inits.includes(n), `${n} in ${inits}`);
+  });
+
   it("no label when the component does not create the namespace", () =>
     assert.equal(label({ createNamespace: false }), undefined));
 });
