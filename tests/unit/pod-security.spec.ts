@@ -75,6 +75,32 @@ describe("inference: Pod Security level of the graph's namespace", () => {
     for (const n of ["cache-owner", "model-prefetch", "model-config"]) assert.ok(inits.includes(n), `${n} in ${inits}`);
   });
 
+  it("no split makes the EFA and local-nvme namespaces enforceable: the workers themselves need privileged", () => {
+    const r = resolved("p5en-1gpu", "vllm", {
+      modelCacheMode: "local-nvme",
+      gpuPool: pool("p5en.48xlarge", 2, true, NVME),
+    });
+    const pods = namespacePods(r);
+    const workers = pods.filter((p) => p.name === GraphService.Prefill || p.name === GraphService.Decode);
+    assert.equal(workers.length, 2);
+    // Without the prefetch DaemonSet (or the Frontend) the workers alone still fail baseline, on both counts.
+    const alone = namespaceLevel(workers);
+    assert.equal(alone.level, "privileged");
+    for (const w of workers) {
+      assert.ok(
+        alone.because.some((b) => b.startsWith(`${w.name}: hostPath volume`)),
+        alone.because.join("\n"),
+      );
+      assert.ok(
+        alone.because.some((b) => b === `${w.name}/main: adds IPC_LOCK`),
+        alone.because.join("\n"),
+      );
+    }
+    // What is not a worker meets baseline on its own (the Frontend restricted): only the workers hold the level down.
+    const rest = pods.filter((p) => !workers.includes(p) && !p.name.endsWith("-prefetch"));
+    assert.equal(namespaceLevel(rest).level, "restricted", namespaceLevel(rest).because.join("\n"));
+  });
+
   it("no label when the component does not create the namespace", () =>
     assert.equal(label({ createNamespace: false }), undefined));
 });
