@@ -61,6 +61,29 @@ export interface PolicyRun {
   readonly passed: boolean;
 }
 
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The run in one phrase, the same on the console, in plan.md's summary and its Policies heading: "28 passed", "27
+ * passed, 2 advisories (release-known-issues)", "26 passed, 1 failed (1 mandatory violation: x)". Only a mandatory
+ * violation is a failure; an advisory one is an advisory, never "failed".
+ */
+export function policyTally(run: PolicyRun): string {
+  const failed = run.results.filter((r) => !r.passed && r.enforcementLevel !== "advisory");
+  const advised = run.results.filter((r) => !r.passed && r.enforcementLevel === "advisory");
+  const passed = run.results.length - failed.length - advised.length;
+  const names = (rs: readonly PolicyResult[]) => rs.map((r) => r.name).join(", ");
+  return [
+    `${passed} passed`,
+    ...(failed.length > 0
+      ? [
+          `${failed.length} failed (${plural(run.mandatoryViolations, "mandatory violation", "mandatory violations")}: ${names(failed)})`,
+        ]
+      : []),
+    ...(advised.length > 0 ? [`${plural(run.advisoryViolations, "advisory", "advisories")} (${names(advised)})`] : []),
+  ].join(", ");
+}
+
 /**
  * Effective enforcement level of `policy`, Pulumi's precedence: the policy's own config entry, else
  * `all`, else the policy's default, else `mandatory` (the pack default).

@@ -21,7 +21,13 @@ import { SHARED_STORAGE_CLASS } from "../components/cluster/render";
 import { validateClusterArgs } from "../components/cluster/validate";
 import { IMAGE_KEYS, DynamoImageArgs } from "../components/image/args";
 import { checkImagePlan } from "../components/image/plan";
-import { INFERENCE_DEFAULTS, INFERENCE_KEYS, InferenceSettings, resolveArgs } from "../components/inference/args";
+import {
+  Backend,
+  INFERENCE_DEFAULTS,
+  INFERENCE_KEYS,
+  InferenceSettings,
+  resolveArgs,
+} from "../components/inference/args";
 import { validate as validateInference } from "../components/inference/validate";
 import * as obs from "../components/observability/args";
 import { validate as validateObservability } from "../components/observability/validate";
@@ -64,7 +70,7 @@ const FOREIGN_KEYS: readonly string[] = ["aws:region"];
  * Keys of earlier versions, each failing with the key it became (Dynamo's chart does the same for removed values).
  * The one GPU pool is written `gpuPools.gpu` here; any pool name works.
  */
-const RENAMES: Readonly<Record<string, string>> = {
+export const RENAMES: Readonly<Record<string, string>> = {
   "cluster.availabilityZone": "cluster.gpuPools.gpu.availabilityZone (and list it in cluster.availabilityZones)",
   "cluster.gpuNodes": "cluster.gpuPools.gpu",
   "cluster.gpuNodes.instanceType": "cluster.gpuPools.gpu.instanceType",
@@ -203,6 +209,7 @@ const PLACES: Readonly<Record<string, { section: string; wired: Readonly<Record<
     section: "inference",
     wired: {
       "gpuPool.cpuArch": "cluster.gpuPools.gpu.instanceType",
+      "gpuPool.deviceAllocation": "cluster.deviceAllocation",
       gpuPool: "cluster.gpuPools.gpu",
       image: "image.ref",
       hfToken: "hfToken",
@@ -332,8 +339,11 @@ function wire(
     },
     ...(cache ? { modelCache: { ...cache, storageClassName: cache.storageClassName ?? SHARED_STORAGE_CLASS } } : {}),
   };
-  // The image the release implies for the graph's backend: its vendor images, and the default source.
-  const backend = inference.backend ?? INFERENCE_DEFAULTS.backend;
+  // The image the release implies for the graph's backend: its vendor images, and the default source. A backend
+  // that is not one is reported once, at inference.backend; the image is wired with the default meanwhile, so its
+  // own checks do not restate the typo as problems at keys the user never wrote (image.backend, image.source).
+  const known = Object.values(Backend) as unknown[];
+  const backend = known.includes(inference.backend) ? inference.backend! : INFERENCE_DEFAULTS.backend;
   const fromRelease = releaseImageArgs(release(rel), { ...s.image, backend });
   return {
     graphName,
@@ -364,8 +374,16 @@ function componentProblems(w: Wired & { pool?: unknown }, raw: RawStackConfig): 
       reason: `this program serves one graph on one GPU pool; got ${pools.length} (${pools.join(", ")}). Keep one, or compose the components for more`,
     });
   if (!raw.offline) out.push(...documentationCidrProblems(w.clusterArgs.publicAccessCidrs ?? [], "cluster."));
+  // The image's arch list ("auto") is derived from the pool's instance type: with that type unknown, its problem is
+  // the cluster's, reported once at cluster.gpuPools.<name>.instanceType.
+  const typeWrong = out.some((p) => /^cluster\.gpuPools\.[^.]+\.instanceType$/.test(p.propertyPath));
   const image = checkImagePlan(w.imageArgs);
-  if (!image.ok) out.push(...image.problems.map(at("DynamoImage")));
+  if (!image.ok)
+    out.push(
+      ...image.problems
+        .filter((p) => !typeWrong || !/^(cudaArchs|instanceTypes)\b/.test(p.propertyPath))
+        .map(at("DynamoImage")),
+    );
   out.push(...validatePlatform(resolvePlatform(w.platform), "platform"));
   if (w.observability) {
     const r = resolveObservability(w.observability, w.graphName, w.inference.namespace);

@@ -7,7 +7,17 @@
 import { KvCacheDtype, ModelFacts } from "../components/catalog/models";
 import { kvTransfer, kvLink, workerFit } from "../components/inference/fit";
 import { nodesOfSplit, RecommendedSplit, recommendedSplit, SplitInput } from "./split";
-import { Range, ucxKvRangeMs, uncertaintyOf, Uncertainty, UncertaintyInput, Verdict } from "./errors";
+import {
+  corrected,
+  ErrorBand,
+  loadOf,
+  Range,
+  ucxKvRangeMs,
+  uncertaintyOf,
+  Uncertainty,
+  UncertaintyInput,
+  Verdict,
+} from "./errors";
 import type { EngineSettings } from "./engine-settings";
 import { Backend, Placement, ResolvedWorkload } from "../components/inference/args";
 import {
@@ -311,7 +321,46 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
     curve: curveOf(dis, agg),
   };
   const uncertainty = uncertaintyOf(uncertaintyInputOf(i, d, rates, kv, e));
-  return { ...e, uncertainty, winner: uncertainty.verdict };
+  return { ...correctedBy(e, uncertainty.bands), uncertainty, winner: uncertainty.verdict };
+}
+
+type Bands = Uncertainty["bands"];
+
+/** Latencies corrected by their regime's bias (TTFT and ITL each by its own band). */
+function correctedLatency<T extends ServingLatency>(l: T, b: Bands): T {
+  const at = (v: number | null, band: ErrorBand | undefined) => (v === null ? null : r3(corrected(v, band)));
+  return {
+    ...l,
+    ttftMs: at(l.ttftMs, b.ttft),
+    ttftP50Ms: at(l.ttftP50Ms, b.ttft),
+    ttftP90Ms: at(l.ttftP90Ms, b.ttft),
+    itlMs: at(l.itlMs, b.itl),
+    itlP50Ms: at(l.itlP50Ms, b.itl),
+    itlP90Ms: at(l.itlP90Ms, b.itl),
+  };
+}
+
+/**
+ * The estimate as the plan shows it: every number that has a range corrected by its regime's validation bias (so
+ * it lies inside the range drawn around the model's value), the curve's latencies likewise; the model's own values
+ * stay in `uncertainty.model`.
+ */
+function correctedBy(e: Omit<ServingEstimate, "uncertainty" | "winner">, b: Bands) {
+  const perGpu = (v: number) => r3(corrected(v, b.throughput));
+  return {
+    ...correctedLatency(e, b),
+    tokensPerSecondPerGpu: perGpu(e.tokensPerSecondPerGpu),
+    aggregated: {
+      ...correctedLatency(e.aggregated, b),
+      tokensPerSecondPerGpu: perGpu(e.aggregated.tokensPerSecondPerGpu),
+    },
+    disaggGain: e.disaggGain === null ? null : r3(corrected(e.disaggGain, b.gain)),
+    curve: e.curve.map((c) => ({
+      ...c,
+      disaggregated: correctedLatency(c.disaggregated, b),
+      aggregated: correctedLatency(c.aggregated, b),
+    })),
+  };
 }
 
 /** What the uncertainty of an estimate is computed from: this configuration's regime and extrapolations, its numbers. */
@@ -330,7 +379,7 @@ function uncertaintyInputOf(
     scaledGpu: rates.scaled,
     statedShape: d.shape.basis === "stated shape",
     maxBatch: e.roles.decode.maxBatch,
-    closedLoop: i.workload.requestsPerSecond === undefined,
+    load: loadOf(i.workload),
     kv,
     values: {
       ttftMs: e.ttftMs,

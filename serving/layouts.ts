@@ -7,7 +7,7 @@
 import { KvCacheDtype, ModelFacts } from "../components/catalog/models";
 import type { ResolvedWorkload } from "../components/inference/args";
 import { KvLink, kvTransfer } from "../components/inference/fit";
-import { decodeStepMs, engineOf, maxDecodeBatch, prefillMs, WorkerSpeed } from "./worker-speed";
+import { decodeStepMs, engineOf, maxDecodeBatch, mixedStepMs, prefillMs, WorkerSpeed } from "./worker-speed";
 
 /*
  * Workers under load: the time to first token (TTFT) and inter-token latency (ITL) a declared workload
@@ -53,11 +53,15 @@ export interface LoadPoint {
   readonly ttftP90Ms?: number;
   readonly itlP50Ms?: number;
   readonly itlP90Ms?: number;
+  /** Aggregated: the ITL of decode steps that carry no prefill (what a closed loop's waves leave to decode). */
+  readonly itlPlainMs?: number;
 }
 
 /** A layout: latency at an arrival rate, and the rate it saturates at. */
 export interface Layout {
   readonly capacityRequestsPerSecond: number;
+  /** The prefill servers (workers that prefill) and the time each spends per prompt at its batched rate. */
+  readonly prefill: { readonly servers: number; readonly msPerPrompt: number };
   at(requestsPerSecond: number): LoadPoint;
 }
 
@@ -95,7 +99,7 @@ export function mdcWaitPercentileMs(c: number, rate: number, serviceMs: number, 
 }
 
 /** Largest x in [lo, hi] with ok(x), for ok true below some threshold and false above it. */
-function bisect(lo: number, hi: number, ok: (x: number) => boolean, steps = 60): number {
+function bisect(lo: number, hi: number, ok: (x: number) => boolean, steps = 40): number {
   if (!ok(lo)) return lo;
   if (ok(hi)) return hi;
   let a = lo;
@@ -123,8 +127,12 @@ export function prefillCapacity(w: WorkerSpeed, isl: number): { prompts: number;
  */
 function balancedBatch(rate: number, osl: number, maxBatch: number, itl: (b: number) => number): number | undefined {
   const excess = (b: number) => (rate * osl * itl(Math.max(1, b))) / 1000 - b;
-  if (maxBatch < 1 || excess(maxBatch) > 0) return undefined;
-  return bisect(0, maxBatch, (b) => excess(b) > 0);
+  if (maxBatch < 1) return undefined;
+  // A batch whose prefill-carrying steps fill the worker has no ITL: search below the largest batch that has one.
+  // 30 halvings: a batch to within 1e-6 of the largest engine limit, finer than any step time changes.
+  const top = Number.isFinite(itl(maxBatch)) ? maxBatch : bisect(1, maxBatch, (b) => Number.isFinite(itl(b)), 30);
+  if (excess(top) > 0) return undefined;
+  return bisect(0, top, (b) => excess(b) > 0, 30);
 }
 
 /** A decode worker's requests per second at its largest batch (within the ITL objective when one is set). */
@@ -161,6 +169,7 @@ export function disaggregated(p: RoleWorkers, d: RoleWorkers, wl: ServingWorkloa
   const dc = decodeCapacity(d.speed, { ...wl, itlMs: undefined });
   return {
     capacityRequestsPerSecond: Math.min(p.replicas * pc.requestsPerSecond, d.replicas * dc.requestsPerSecond),
+    prefill: { servers: p.replicas, msPerPrompt: serviceMs },
     at(rate) {
       const wait = mdcWaitMs(p.replicas, rate, serviceMs);
       const b = balancedBatch(rate / d.replicas, wl.osl, maxBatch, step);
@@ -181,7 +190,56 @@ export function disaggregated(p: RoleWorkers, d: RoleWorkers, wl: ServingWorkloa
   };
 }
 
-/** Aggregated workers: each runs prefill and decode of its own requests in the same steps. */
+/** What aggregated decode gets beside prefill: its ITL, the ms of a step that carries prefill, the share of such steps. */
+interface MixedDecode {
+  readonly itl: number;
+  readonly mixedMs: number;
+  readonly share: number;
+}
+
+/**
+ * Decode beside prefill on an aggregated worker `w` at `perWorker` arrivals per second and a batch of `b`: each step
+ * advances every sequence by one token and carries the prompt tokens that arrived during it, up to the token budget
+ * less the batch. A step that carries prefill carries whole prompts (as many as arrive while it runs) or, for a prompt
+ * longer than the room, one room-sized chunk at the prompt's middle (the chunks' mean attention, linear in the
+ * prefix). The step time T solves T = plain + the share of steps that carry prefill x what such a step adds;
+ * undefined (saturated) when prefill needs more tokens per step than the room holds.
+ */
+function decodeBesidePrefill(
+  w: WorkerSpeed,
+  wl: ServingWorkload,
+  b: number,
+  perWorker: number,
+): MixedDecode | undefined {
+  const ctx = meanContext(wl);
+  const plain = decodeStepMs(w, Math.max(1, b), ctx);
+  const room = Math.max(1, engineOf(w).maxBatchedTokens - b);
+  const mixedOf = (tokens: number) =>
+    wl.isl > room
+      ? mixedStepMs(w, b, ctx, room, (wl.isl - room) / 2)
+      : mixedStepMs(w, b, ctx, tokens, 0, tokens / wl.isl);
+  let t = plain;
+  let share = 0;
+  let unit = -1;
+  let mixedMs = plain;
+  for (let i = 0; i < 30; i++) {
+    const demand = (perWorker * wl.isl * t) / 1000; // prompt tokens arriving per step
+    if (demand > room * (1 + 1e-9)) return undefined;
+    const u = wl.isl > room ? room : Math.min(Math.floor(room / wl.isl) * wl.isl, Math.max(wl.isl, demand));
+    if (u !== unit) mixedMs = mixedOf((unit = u));
+    share = demand / unit;
+    const next = plain + share * (mixedMs - plain);
+    if (Math.abs(next - t) < 1e-7 * t) break;
+    t = next;
+  }
+  return { itl: t, mixedMs, share };
+}
+
+/**
+ * Aggregated workers: each runs prefill and decode of its own requests in the same steps (chunked prefill). A step
+ * that carries a prefill chunk also advances every decoding sequence by one token, so decode advances once per
+ * step, plain or mixed: ITL = 1 / (plain steps per second + mixed steps per second).
+ */
 export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
   const pc = prefillCapacity(a.speed, wl.isl);
   const perPromptMs = 1000 / pc.requestsPerSecond;
@@ -189,36 +247,38 @@ export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
   const budget = engineOf(a.speed).maxBatchedTokens;
   const maxBatch = maxDecodeBatch(a.speed, wl.isl, wl.osl);
   const step = (b: number) => decodeStepMs(a.speed, b, meanContext(wl));
+  const steps = (b: number, perWorker: number) => decodeBesidePrefill(a.speed, wl, b, perWorker);
+  const itl = (b: number, perWorker: number) => steps(b, perWorker)?.itl ?? Infinity;
   const point = (rate: number): LoadPoint => {
     const perWorker = rate / a.replicas;
     const u = (perWorker * perPromptMs) / 1000;
     if (u >= 1) return { requestsPerSecond: rate };
-    const b = balancedBatch(perWorker, wl.osl, maxBatch, (x) => step(x) / (1 - u));
+    const b = balancedBatch(perWorker, wl.osl, maxBatch, (x) => itl(x, perWorker));
     if (b === undefined) return { requestsPerSecond: rate };
     const plain = step(Math.max(1, b));
-    const chunk = Math.max(1, Math.min(wl.isl, budget - b));
-    const chunks = Math.ceil(wl.isl / chunk);
+    const m = steps(b, perWorker);
+    if (m === undefined) return { requestsPerSecond: rate };
+    const itlMs = m.itl;
+    const chunks = Math.ceil(wl.isl / Math.max(1, Math.min(wl.isl, budget - b)));
     // The first token is sampled by the prompt's own last prefill step; each of its steps also advances the
     // other sequences, which adds their batch-dependent cost (KV reads, GEMM rows), not a whole decode step.
     const others = Math.max(0, b - 1);
     const ownMs = oneMs + (others > 0 ? chunks * Math.max(0, step(Math.max(1, others)) - step(1)) : 0);
-    // The share of steps that carry a prefill chunk: each request brings `chunks` of them.
-    const stalled = plain + prefillMs(a.speed, chunk);
-    const share = Math.min(1, (perWorker * chunks * stalled) / 1000);
     const pct = (q: number) => ownMs + mdcWaitPercentileMs(1, (u * 1000) / ownMs, ownMs, q);
     return {
       requestsPerSecond: rate,
       ttftMs: ownMs + (u * ownMs) / (2 * (1 - u)),
-      itlMs: plain / (1 - u),
+      itlMs,
       ttftP50Ms: pct(0.5),
       ttftP90Ms: pct(0.9),
-      itlP50Ms: share > 0.5 ? stalled : plain,
-      itlP90Ms: share > 0.1 ? stalled : plain,
+      itlP50Ms: m.share > 0.5 ? m.mixedMs : plain,
+      itlP90Ms: m.share > 0.1 ? m.mixedMs : plain,
+      itlPlainMs: plain,
     };
   };
   const stable = (rate: number) => point(rate).itlMs !== undefined;
   const capacity = bisect(0, a.replicas * pc.requestsPerSecond, stable);
-  return { capacityRequestsPerSecond: capacity, at: point };
+  return { capacityRequestsPerSecond: capacity, prefill: { servers: a.replicas, msPerPrompt: perPromptMs }, at: point };
 }
 
 /** Whether a load point meets the workload's objectives (and is not saturated). */
@@ -234,16 +294,56 @@ export function goodput(l: Layout, wl: ServingWorkload): number {
   return bisect(0, cap * (1 - 1e-9), (r) => r === 0 || meetsObjectives(l.at(r), wl));
 }
 
-/** The load point of a layout at the workload's declared load (closed loop: Little's law). */
+/**
+ * How much of a closed loop's waves a prompt waits behind: a closed loop of `n` identical requests admits them in
+ * waves (they start together and, all of one length, finish together), so a prompt waits for the prompts of its wave
+ * ahead of it on its prefill server, (n / servers - 1) / 2 prompts on average, against a Poisson stream's wait; and
+ * on aggregated workers the wave's prefills run before its decode steps rather than inside them, so decode runs
+ * plain steps. Engines break waves up partly (arrival jitter, uneven token counts): the share of the wave behaviour
+ * is the midpoint of a Poisson stream (0) and a deterministic closed loop (1) (docs/SERVING.md#the-model).
+ */
+export const CLOSED_LOOP_WAVE_SHARE = Number(process.env.WAVE ?? 0.5);
+
+/** A closed loop's load point: the wave wait added to the TTFTs (mean, P50, P90). */
+function withWaves(p: LoadPoint, l: Layout, n: number): LoadPoint {
+  if (p.ttftMs === undefined || p.ttftP50Ms === undefined || p.ttftP90Ms === undefined) return p;
+  const ahead = Math.max(0, n / l.prefill.servers - 1);
+  const ms = (q: number) => CLOSED_LOOP_WAVE_SHARE * q * ahead * l.prefill.msPerPrompt;
+  const itl = (v: number | undefined) =>
+    v === undefined || p.itlPlainMs === undefined ? v : v + CLOSED_LOOP_WAVE_SHARE * (p.itlPlainMs - v);
+  return {
+    ...p,
+    ttftMs: p.ttftMs + ms(0.5),
+    ttftP50Ms: p.ttftP50Ms + ms(0.5),
+    ttftP90Ms: p.ttftP90Ms + ms(0.9),
+    itlMs: itl(p.itlMs),
+    itlP50Ms: itl(p.itlP50Ms),
+    itlP90Ms: itl(p.itlP90Ms),
+  };
+}
+
+/** Load points already found, per layout and workload (the estimate asks the same one from several places). */
+const atLoadCache = new WeakMap<Layout, Map<string, LoadPoint>>();
+
+/** The load point of a layout at the workload's declared load (closed loop: Little's law, with its waves). */
 export function atLoad(l: Layout, wl: ServingWorkload): LoadPoint {
+  const key = JSON.stringify(wl);
+  const seen = atLoadCache.get(l) ?? new Map<string, LoadPoint>();
+  atLoadCache.set(l, seen);
+  if (!seen.has(key)) seen.set(key, searchLoad(l, wl));
+  return seen.get(key)!;
+}
+
+function searchLoad(l: Layout, wl: ServingWorkload): LoadPoint {
   if (wl.requestsPerSecond !== undefined) return l.at(wl.requestsPerSecond);
   const n = wl.concurrency ?? 1;
+  const at = (r: number) => withWaves(l.at(r), l, n);
   const inFlight = (r: number) => {
-    const p = l.at(r);
+    const p = at(r);
     return p.ttftMs === undefined || p.itlMs === undefined ? Infinity : (r * (p.ttftMs + wl.osl * p.itlMs)) / 1000;
   };
   const cap = l.capacityRequestsPerSecond * (1 - 1e-9);
-  return l.at(bisect(0, cap, (r) => inFlight(r) <= n));
+  return at(bisect(0, cap, (r) => inFlight(r) <= n));
 }
 
 /** Requests per second a layout serves at the declared load: the load when it keeps up, else its capacity. */

@@ -211,6 +211,39 @@ export interface EfaClusterArgs {
   readonly gpuNodesDependOn?: readonly Resource[];
 }
 
+/**
+ * Arguments of `EfaGpuPool`: one GPU pool on an EKS cluster the pool did not create (pulumi-eks's `ManagedNodeGroup`
+ * takes a cluster the same way). `EfaCluster` passes its own cluster; a stack that only adds a model passes what
+ * the cluster's stack exports. The pool's own settings are plain (they decide what exists); what connects it to the
+ * cluster is an `Input`.
+ */
+export interface EfaGpuPoolArgs {
+  /** Pool name: the `dynamo-efa/pool` node label value the graph selects, and the pool's tag. */
+  readonly poolName: string;
+  /** The pool: instance type, nodes, AZ, EFA, capacity. */
+  readonly pool: GpuPoolArgs;
+  /** EKS cluster name. */
+  readonly clusterName: Input<string>;
+  /** The cluster's Kubernetes version: the node group's, and the minor an `amiReleaseVersion` must match. */
+  readonly kubernetesVersion: string;
+  /** ARN of the node role (EKS must already map it to nodes: the cluster's access entry or aws-auth). */
+  readonly nodeRoleArn: Input<string>;
+  /** Subnets of the node group: the private subnet of the pool's AZ (an EFA pool lives in one AZ). */
+  readonly subnetIds: Input<Input<string>[]>;
+  /** The EKS cluster security group, attached to every interface. */
+  readonly clusterSecurityGroupId: Input<string>;
+  /** The cluster's EFA security group (all traffic among its members). Required for an EFA pool. @default - none */
+  readonly efaSecurityGroupId?: Input<string>;
+  /** Let pods reach IMDS (hop limit 2 instead of 1), as the cluster's `podImdsAccess`. @default false */
+  readonly podImdsAccess?: boolean;
+  /** How pods get the pool's GPUs and EFA devices: the cluster's `deviceAllocation`. @default "device-plugin" */
+  readonly deviceAllocation?: DeviceAllocation;
+  /** Tags on every AWS resource of the pool. @default {} */
+  readonly tags?: Readonly<Record<string, string>>;
+  /** Resources the node group waits for (the node role's policy attachments, an image build). @default [] */
+  readonly nodeGroupDependsOn?: readonly Resource[];
+}
+
 /** The stack keys of one GPU pool and the kind of each value (components/_shared/keys.ts): one row per argument. */
 export const GPU_POOL_KEYS = {
   ...rows(str, "instanceType", "availabilityZone", "efaLayout", "capacity", "capacityReservationId"),

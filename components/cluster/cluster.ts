@@ -13,7 +13,9 @@ import { EfaClusterArgs, resolveArgs, ResolvedClusterArgs } from "./args";
 import { gpuPoolsFacts } from "./derive";
 import { validate } from "./validate";
 import { clusterNetwork, ClusterNetwork } from "./network";
-import { efaSecurityGroup, gpuPool, nodeRole, PoolContext, systemNodeGroup } from "./nodes";
+import { efaSecurityGroup, nodeRole, PoolContext, systemNodeGroup } from "./nodes";
+import { EfaGpuPool } from "./gpu-pool";
+import { poolMovedFromCluster } from "./moved";
 import { AddonContext, blockStorage, devicePlugins, draDrivers, loadBalancerController, sharedStorage } from "./addons";
 import { DeviceAllocation } from "./args";
 import { clusterAccessEntries } from "./render";
@@ -177,22 +179,38 @@ export class EfaCluster extends pulumi.ComponentResource {
       args: a,
       clusterName: this.clusterName,
       clusterSecurityGroupId: this.clusterSecurityGroupId,
-      ...(efaSg ? { efaSecurityGroupId: efaSg.id } : {}),
       nodeRole: role,
       subnetIds: net.privateSubnetIds,
       parent: this,
     };
     const system = systemNodeGroup(ctx);
-    const pools = a.pools.map((p) =>
-      gpuPool(
-        { ...ctx, subnetIds: p.availabilityZone ? [net.privateSubnetIn(p.availabilityZone)] : net.privateSubnetIds },
-        p,
-      ),
+    // Each pool is an `EfaGpuPool` on this cluster, the component a stack that only adds a model uses too.
+    const pools = a.pools.map(
+      (p) =>
+        new EfaGpuPool(
+          `${name}-gpu-${p.name}`,
+          {
+            poolName: p.name,
+            pool: p,
+            clusterName: this.clusterName,
+            kubernetesVersion: a.kubernetesVersion,
+            nodeRoleArn: role.role.arn,
+            subnetIds: p.availabilityZone ? [net.privateSubnetIn(p.availabilityZone)] : net.privateSubnetIds,
+            clusterSecurityGroupId: this.clusterSecurityGroupId,
+            ...(efaSg ? { efaSecurityGroupId: efaSg.id } : {}),
+            podImdsAccess: a.imdsHopLimit === 2,
+            deviceAllocation: a.deviceAllocation,
+            tags: a.tags,
+            // The GPU nodes wait for what the caller names (the image build): billed from launch, they join when it exists.
+            nodeGroupDependsOn: [...role.attachments, ...a.gpuNodesDependOn],
+          },
+          { parent: this, transformations: [poolMovedFromCluster(this, name, p.name)] },
+        ),
     );
     return {
       efaSecurityGroupId: efaSg?.id,
       system,
-      nodeGroupNames: Object.fromEntries(a.pools.map((p, i) => [p.name, pools[i].nodeGroup.nodeGroupName])),
+      nodeGroupNames: Object.fromEntries(a.pools.map((p, i) => [p.name, pools[i].nodeGroupName])),
     };
   }
 

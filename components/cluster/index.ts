@@ -7,3 +7,5 @@ export type { ClusterStorageClassNames } from "./cluster";
 export { CapacityType, CLUSTER_LOG_TYPES, EfaLayout, NatGateways } from "./args";
 export type { ClusterLogType, EfaClusterArgs, ExistingVpcArgs, GpuPoolArgs } from "./args";
 export type { GpuPoolFacts, Taint } from "../catalog/pool";
+export { EFA_GPU_POOL_TYPE, EfaGpuPool } from "./gpu-pool";
+export type { EfaGpuPoolArgs } from "./args";

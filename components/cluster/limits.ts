@@ -1,6 +1,6 @@
 /**
- * Numeric bounds of `EfaClusterArgs`, read by the validator (`validate.ts`) and by the stack config schema
- * (`cluster.gpuNodes.count` is `gpuPools.gpu.nodes`), so both accept exactly the same values.
+ * Numeric bounds of `EfaClusterArgs`, read by the validator (`validate.ts`) and by the stack config's key table
+ * (`cluster.gpuPools.<name>.nodes` is `gpuPools.<name>.nodes`), so both accept exactly the same values.
  */
 import { GP3_MAX_GIB, IntRange } from "../_shared/limits";
 

@@ -73,11 +73,15 @@ function efaProblems(path: string, p: ResolvedPool): Problem[] {
 }
 
 /**
- * Problems of one pool at `gpuPools.<key>`: `p` is its resolved form, undefined when the entry is not an object
- * (then `written` is the entry as written).
+ * Problems of one pool at `path` (`gpuPools.<key>` in `EfaCluster`, `pool` in `EfaGpuPool`): `p` is its resolved
+ * form, undefined when the entry is not an object (then `written` is the entry as written).
  */
-export function poolProblems(key: string, p: ResolvedPool | undefined, written?: unknown): Problem[] {
-  const path = joinPath("gpuPools", key);
+export function poolProblems(
+  key: string,
+  p: ResolvedPool | undefined,
+  written?: unknown,
+  path = joinPath("gpuPools", key),
+): Problem[] {
   const out: Problem[] = [];
   if (!K8S_NAME.test(key))
     out.push({
@@ -127,4 +131,59 @@ function rootVolumeProblems(path: string, p: ResolvedPool): Problem[] {
       reason: `${p.rootVolumeSizeGiB} GiB cannot hold the serving image without the NVMe array (localNvme is false): it needs at least ${need.sizeGiB} GiB = ${need.basis}; set rootVolumeSizeGiB to ${need.sizeGiB} or more, or turn localNvme on`,
     },
   ];
+}
+
+/**
+ * An EKS AL2023 AMI release version, `<Kubernetes minor>.<patch>-<build date>` such as `1.35.6-20260714`
+ * (amazon-eks-ami's CHANGELOG: tests/contracts/facts/eks-ami-releases.json).
+ */
+export const AMI_RELEASE_VERSION = /^(\d+\.\d+)\.\d+-\d{8}$/;
+
+/**
+ * A pool's `amiReleaseVersion` (at `at`): EKS creates a managed node group at the cluster's Kubernetes version, and its
+ * release version must be an AMI of that minor; a wrong one fails CreateNodegroup after the control plane exists.
+ */
+export function amiReleaseProblems(
+  amiReleaseVersion: string | undefined,
+  kubernetesVersion: string,
+  at: string,
+): Problem[] {
+  if (amiReleaseVersion === undefined) return [];
+  const m = AMI_RELEASE_VERSION.exec(amiReleaseVersion);
+  if (!m)
+    return [
+      {
+        propertyPath: at,
+        reason: `must be an EKS AMI release version such as "${kubernetesVersion}.0-20260714" (<Kubernetes minor>.<patch>-<date>); got ${show(amiReleaseVersion)}. Remove it for the latest release`,
+      },
+    ];
+  if (m[1] !== kubernetesVersion)
+    return [
+      {
+        propertyPath: at,
+        reason: `${show(amiReleaseVersion)} is an AMI for Kubernetes ${m[1]}, but the cluster runs ${kubernetesVersion} (kubernetesVersion) and EKS creates node groups at the cluster's version; use a ${kubernetesVersion} release, or remove it for the latest`,
+      },
+    ];
+  return [];
+}
+
+/**
+ * Every problem of `EfaGpuPool`'s arguments at their own paths (`pool.instanceType`, `efaSecurityGroupId`): the pool
+ * as `EfaCluster` checks its pools, its AMI release against the cluster's Kubernetes version, and what an EFA pool
+ * needs from the cluster it joins.
+ */
+export function gpuPoolArgsProblems(
+  p: ResolvedPool,
+  a: { readonly kubernetesVersion: string; readonly efaSecurityGroupId?: unknown },
+): Problem[] {
+  const out = [
+    ...poolProblems(p.name, p, undefined, "pool"),
+    ...amiReleaseProblems(p.amiReleaseVersion, a.kubernetesVersion, "pool.amiReleaseVersion"),
+  ];
+  if (p.efa && a.efaSecurityGroupId === undefined)
+    out.push({
+      propertyPath: "efaSecurityGroupId",
+      reason: `required for an EFA pool: the cluster's EFA security group (all traffic among its members), without which EFA traffic between the pool's nodes is dropped; pass the cluster's, or set pool.efa to false`,
+    });
+  return out;
 }

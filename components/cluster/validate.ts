@@ -12,42 +12,9 @@ import { efaPerGpu, INSTANCES } from "../catalog/instances";
 import { DeviceAllocation, EfaClusterArgs, ResolvedClusterArgs, resolveArgs } from "./args";
 import { CLUSTER_LIMITS } from "./limits";
 import { compareVersions, parseVersion } from "./render";
-import { poolProblems } from "./validate-pool";
+import { amiReleaseProblems, poolProblems } from "./validate-pool";
 import { endpointProblems, networkProblems, regionZoneProblems } from "./validate-network";
 import { reachProblems } from "./reach";
-
-/**
- * An EKS AL2023 AMI release version, `<Kubernetes minor>.<patch>-<build date>` such as `1.35.6-20260714`
- * (amazon-eks-ami's CHANGELOG: tests/contracts/facts/eks-ami-releases.json).
- */
-export const AMI_RELEASE_VERSION = /^(\d+\.\d+)\.\d+-\d{8}$/;
-
-/**
- * A pool's `amiReleaseVersion`: EKS creates a managed node group at the cluster's Kubernetes version, and its
- * release version must be an AMI of that minor; a wrong one fails CreateNodegroup after the control plane exists.
- */
-function amiReleaseProblems(a: ResolvedClusterArgs): Problem[] {
-  return a.pools.flatMap((p): Problem[] => {
-    if (p.amiReleaseVersion === undefined) return [];
-    const at = `gpuPools.${p.name}.amiReleaseVersion`;
-    const m = AMI_RELEASE_VERSION.exec(p.amiReleaseVersion);
-    if (!m)
-      return [
-        {
-          propertyPath: at,
-          reason: `must be an EKS AMI release version such as "${a.kubernetesVersion}.0-20260714" (<Kubernetes minor>.<patch>-<date>); got ${show(p.amiReleaseVersion)}. Remove it for the latest release`,
-        },
-      ];
-    if (m[1] !== a.kubernetesVersion)
-      return [
-        {
-          propertyPath: at,
-          reason: `${show(p.amiReleaseVersion)} is an AMI for Kubernetes ${m[1]}, but the cluster runs ${a.kubernetesVersion} (kubernetesVersion) and EKS creates node groups at the cluster's version; use a ${a.kubernetesVersion} release, or remove it for the latest`,
-        },
-      ];
-    return [];
-  });
-}
 
 /** An EKS add-on version such as `v1.20.4-eksbuild.1`. */
 export const ADDON_VERSION = /^v(\d+)\.(\d+)\.(\d+)-eksbuild\.\d+$/;
@@ -166,7 +133,9 @@ export function validate(a: ResolvedClusterArgs): Problem[] {
     ...reachProblems(a),
     ...versionProblems(a),
     ...deviceAllocationProblems(a),
-    ...amiReleaseProblems(a),
+    ...a.pools.flatMap((p) =>
+      amiReleaseProblems(p.amiReleaseVersion, a.kubernetesVersion, `gpuPools.${p.name}.amiReleaseVersion`),
+    ),
   );
   if (!/^[a-z][a-z0-9-]*\.[a-z0-9-]+$/.test(a.systemInstanceType)) {
     out.push({

@@ -110,14 +110,19 @@ export function podClaims(r: ResolvedInference, role: ServingRole): PodResourceC
   return [{ name: WORKER_CLAIM, resourceClaimTemplateName: claimTemplateName(r.graphName, role) }];
 }
 
-/**
- * The pairing rule in words, for the plan and the picture: which EFA devices a worker gets and by what rule, under
- * the pool's allocation.
- */
-export function pairingRule(r: ResolvedInference, role: ServingRole): string {
-  const c = workerClaim(workerShape(r, role));
-  if (c.efaPerGpu === 0) return `${c.gpus} GPU${c.gpus === 1 ? "" : "s"}, no EFA`;
-  if (usesDra(r))
-    return `each of ${c.gpus} GPU${c.gpus === 1 ? "" : "s"} with ${c.efaPerGpu} EFA on its own PCIe root: a DRA claim (${claimTemplateName(r.graphName, role)}) constrains each GPU and its EFA devices to one ${PCIE_ROOT_ATTRIBUTE}`;
-  return `${c.gpus} GPU${c.gpus === 1 ? "" : "s"} + ${c.gpus * c.efaPerGpu} EFA as counts: the EFA device plugin picks which EFA devices; AWS documents GPU-EFA alignment by it on the EKS AL2023 accelerated AMIs only, by a mechanism it does not publish, and Dynamo 1.3.1 reports partial allocations on another PCIe switch (verify --check-locality reads what it chose)`;
+/** Which EFA devices a worker gets and by what rule: what the plan and the picture say. */
+export interface WorkerPairing {
+  /** How the pool hands out devices (the cluster's `deviceAllocation`). */
+  readonly allocation: DeviceAllocation;
+  /** EFA devices per GPU the worker gets (0 without EFA). */
+  readonly efaPerGpu: number;
+  /** Under DRA: the ResourceClaimTemplate the worker's claim is made from. */
+  readonly claimTemplate?: string;
+}
+
+/** A role's pairing: under DRA each GPU with its EFA devices on one PCIe root by the claim; else the plugin's choice. */
+export function workerPairing(r: ResolvedInference, role: ServingRole): WorkerPairing {
+  const { efaPerGpu } = workerClaim(workerShape(r, role));
+  if (!usesDra(r)) return { allocation: DeviceAllocation.DevicePlugin, efaPerGpu };
+  return { allocation: DeviceAllocation.Dra, efaPerGpu, claimTemplate: claimTemplateName(r.graphName, role) };
 }

@@ -190,7 +190,12 @@ export const EFA_WORKER_CAPABILITY = "IPC_LOCK";
  *   capabilities); registration then relies on the container's RLIMIT_MEMLOCK, which the EFA pools'
  *   NodeConfig raises in containerd's base runtime spec (`components/cluster/user-data.ts`, held against
  *   nodeadm's source by tests/contracts/nodeadm-user-data.spec.ts): the AL2023 AMI itself sets none;
- * - 2 MiB hugepages: requested as `hugepages-2Mi` and mounted at /dev/hugepages (F14).
+ * - 2 MiB hugepages: requested as `hugepages-2Mi` and mounted at /dev/hugepages (F14);
+ * - registering GPU memory with EFA: DMA-BUF on the AL2023 AMI's 6.x kernels (no module, no capability), and on
+ *   x86_64 the EFA provider's legacy path handles CUDA memory too; Dynamo's guide runs workers privileged ("IPC_LOCK
+ *   alone is insufficient") without naming a mechanism, and its one fi_mr_reg failure is arm64-only
+ *   (tests/contracts/efa-gpudirect.spec.ts). verify's gate G reads the registration path, the machine and the
+ *   devices a worker sees on its node.
  */
 function workerSecurity(r: ResolvedInference, efa: boolean): DgdSecurityContext {
   const base = {

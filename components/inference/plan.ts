@@ -21,6 +21,7 @@ import { commandLine, engineFor, FRONTEND_RESOURCES, serviceKey, workerAffinity,
 import { type DgdResourceItem } from "./dgd";
 import { usesNodeCache } from "./cache";
 import { RevisionPlan, revisionPlan } from "./revision";
+import { WorkerPairing, workerPairing } from "./device-claims";
 
 /** One serving role's workers: what one worker gets (`WorkerShape`), where it sits in the graph and what it runs. */
 export interface WorkerPlanRow extends WorkerShape {
@@ -36,6 +37,8 @@ export interface WorkerPlanRow extends WorkerShape {
   readonly requests: DgdResourceItem;
   /** Services this worker never shares a node with (its required pod anti-affinity). */
   readonly avoids: readonly string[];
+  /** Which EFA devices the worker gets and by what rule (`./device-claims.ts`). */
+  readonly pairing: WorkerPairing;
 }
 
 /** The services the required anti-affinity of `role`'s workers keeps off their node. */
@@ -56,6 +59,7 @@ export function workerPlan(r: ResolvedInference): WorkerPlanRow[] {
       command: commandLine(engineFor(r, role)),
       requests: workerResources(s).requests ?? {},
       avoids: avoidsOf(r, role),
+      pairing: workerPairing(r, role),
     };
   });
 }

@@ -4,7 +4,8 @@
  * prefetch script shares is the last section.
  */
 import { CpuArch } from "../catalog/instances";
-import { releaseProblems } from "../releases";
+import { GraphApiVersion, isReleaseId, release, releaseProblems } from "../releases";
+import { DeviceAllocation } from "../catalog/pool";
 import { joinPath, Problem, show } from "../_shared/problems";
 import { checkNumberRange, checkRange } from "../_shared/limits";
 import { K8S_NAME } from "../_shared/names";
@@ -287,13 +288,13 @@ function cacheModeProblems(r: ResolvedInference, at: (k: string) => string): Pro
   if (r.modelCacheMode === ModelCacheMode.Efs && !r.modelCache) {
     out.push({
       propertyPath: at("modelCache"),
-      reason: `is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCacheGiB)`,
+      reason: `is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCache.sizeGiB)`,
     });
   }
   if (r.modelCacheMode !== ModelCacheMode.Efs && r.modelCache) {
     out.push({
       propertyPath: at("modelCacheMode"),
-      reason: `(${show(r.modelCacheMode)}) does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume`,
+      reason: `(${show(r.modelCacheMode)}) does not use the shared cache volume (modelCache); use mode "efs" or drop the volume`,
     });
   }
   if (r.modelCacheMode === ModelCacheMode.LocalNvme) {
@@ -318,6 +319,22 @@ function cacheModeProblems(r: ResolvedInference, at: (k: string) => string): Pro
  * Every problem with a resolved inference spec. `base` prefixes each path (e.g. `inference` when
  * the args come from stack config). `hasHfToken` says whether a token was passed.
  */
+/**
+ * DRA claims need an operator that carries `resourceClaims` into the pods and adds no GPU count of its own: read for the
+ * v1beta1 graph of Dynamo 1.6 (tests/contracts/facts/dynamo-operator-dra.json); the v1alpha1 operator of release seed
+ * (1.0.1) was not read, so the pairing is refused there rather than assumed.
+ */
+function deviceAllocationProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  if (!r.pool || r.pool.deviceAllocation !== DeviceAllocation.Dra || !isReleaseId(r.release)) return [];
+  if (release(r.release).graph.apiVersion === GraphApiVersion.V1beta1) return [];
+  return [
+    {
+      propertyPath: at("gpuPool.deviceAllocation"),
+      reason: `"dra" needs a release whose operator is known to carry DRA claims into the workers (the v1beta1 graph of dynamo-1.6); release ${show(r.release)}'s operator was not read for it: use release dynamo-1.6, or deviceAllocation "device-plugin"`,
+    },
+  ];
+}
+
 export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): Problem[] {
   const at = (k: string) => (base ? `${base}.${k}` : k);
   const out = [...validateScalars(r, at), ...validatePool(r, at), ...validateWorkload(r, at)];
@@ -343,6 +360,7 @@ export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): 
       reason: `(${show(r.hfSecretName)}) and hfToken are both set; pass only one: the token (the component creates the Secret) or the name of an existing Secret`,
     });
   }
+  out.push(...deviceAllocationProblems(r, at));
   if (r.image !== undefined) out.push(...validateImage(r.image, at("image")));
   // The prefetch DaemonSet runs only in local-nvme mode; a moving tag there would change what downloads the weights.
   if (r.modelCacheMode === ModelCacheMode.LocalNvme) out.push(...validateImage(r.prefetchImage, at("prefetchImage")));

@@ -68,7 +68,7 @@ export function upgradeProblems(previous: unknown, target: string, path = "previ
       propertyPath: path,
       reason:
         `the Dynamo operator upgrades one minor at a time; ${from} -> ${target} skips ${steps.length - 1} minor(s). ` +
-        `Keep "release" at the one the stack runs, set inference.platform.version to each of ${steps
+        `Keep "release" at the one the stack runs, set platform.version to each of ${steps
           .slice(0, -1)
           .map((s) => show(s))
           .join(", ")} in turn ` +

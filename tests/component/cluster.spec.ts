@@ -84,7 +84,15 @@ describe("cluster: EfaCluster under mocks", function () {
   it("every child is parented to its EfaCluster; every Kubernetes child uses the cluster's provider", async () => {
     const self = one(cap.resources, "dynamo-efa:cluster:EfaCluster", "t");
     const children = cap.resources.filter((x) => x.name.startsWith("t-"));
-    for (const x of children) assert.equal(x.parent, self.urn, `${x.type} ${x.name} has another parent`);
+    // A GPU pool's own children are its EfaGpuPool's (tests/component/gpu-pool.spec.ts); the pools are the cluster's.
+    const pools = children.filter((x) => x.type === "dynamo-efa:cluster:EfaGpuPool");
+    assert.deepEqual(pools.map((x) => x.name).sort(), ["t-gpu-decode", "t-gpu-dev", "t-gpu-prefill"]);
+    for (const x of children) {
+      const parent = pools.some((p) => x.name.startsWith(`${p.name}-`))
+        ? pools.find((p) => x.name.startsWith(`${p.name}-`))!.urn
+        : self.urn;
+      assert.equal(x.parent, parent, `${x.type} ${x.name} has another parent`);
+    }
     const k8sChildren = children.filter((x) => x.type.startsWith("kubernetes:"));
     assert.deepEqual(k8sChildren.map((x) => x.name).sort(), [
       "t-efa-device-plugin",
@@ -99,15 +107,15 @@ describe("cluster: EfaCluster under mocks", function () {
       .filter((r) => r.name.startsWith("t-node-"))
       .map((r) => r.urn);
     assert.deepEqual(
-      one(cap.resources, "aws:eks/nodeGroup:NodeGroup", "t-gpu-ng-prefill").explicitDependsOn,
+      one(cap.resources, "aws:eks/nodeGroup:NodeGroup", "t-gpu-prefill-ng").explicitDependsOn,
       attachments.sort(),
       "node group waits for the node role's policy attachments",
     );
     assert.equal(attachments.length, 3);
   });
 
-  const lt = (pool: string) => one(cap.resources, "aws:ec2/launchTemplate:LaunchTemplate", `t-gpu-lt-${pool}`).inputs;
-  const ng = (pool: string) => one(cap.resources, "aws:eks/nodeGroup:NodeGroup", `t-gpu-ng-${pool}`).inputs;
+  const lt = (pool: string) => one(cap.resources, "aws:ec2/launchTemplate:LaunchTemplate", `t-gpu-${pool}-lt`).inputs;
+  const ng = (pool: string) => one(cap.resources, "aws:eks/nodeGroup:NodeGroup", `t-gpu-${pool}-ng`).inputs;
 
   it("p5en launch template: 17 interfaces, ENA at 0/0 then 16 efa-only, both SGs on each, no SubnetId", () => {
     const nics = lt("prefill").networkInterfaces as Nic[];
@@ -157,7 +165,7 @@ describe("cluster: EfaCluster under mocks", function () {
 
   it("capacity block: min 0 and desired size left to EKS (ignoreChanges); other pools fixed and managed", () => {
     assert.deepEqual(ng("decode").scalingConfig, { desiredSize: 1, minSize: 0, maxSize: 1 });
-    const group = (pool: string) => one(cap.resources, "aws:eks/nodeGroup:NodeGroup", `t-gpu-ng-${pool}`);
+    const group = (pool: string) => one(cap.resources, "aws:eks/nodeGroup:NodeGroup", `t-gpu-${pool}-ng`);
     assert.deepEqual(group("decode").ignoreChanges, ["scalingConfig.desiredSize"]);
     assert.deepEqual(group("prefill").ignoreChanges, []);
   });
@@ -182,7 +190,7 @@ describe("cluster: EfaCluster under mocks", function () {
     const pgs = ofType(cap.resources, "aws:ec2/placementGroup:PlacementGroup");
     assert.deepEqual(
       pgs.map((p) => [p.name, p.inputs.strategy]),
-      [["t-placement-prefill", "cluster"]],
+      [["t-gpu-prefill-placement", "cluster"]],
     );
     // The group's name as the provider returns it (auto-named from the logical name).
     const { name } = mockOutputs(pgs[0].type, pgs[0].name, pgs[0].inputs, "us-east-2");
@@ -203,7 +211,7 @@ describe("cluster: EfaCluster under mocks", function () {
       "dynamo-efa/efa": "true",
     });
     assert.deepEqual(p.launchTemplate, {
-      id: mockId("aws:ec2/launchTemplate:LaunchTemplate", "t-gpu-lt-prefill", {}),
+      id: mockId("aws:ec2/launchTemplate:LaunchTemplate", "t-gpu-prefill-lt", {}),
       version: "1",
     });
   });
@@ -322,7 +330,7 @@ describe("cluster: EfaCluster under mocks", function () {
 
   it("disabled path: no EFA SG, placement group, EFA plugin, EFS or LB controller; private endpoint; own VPC", async () => {
     const names = cap.resources.map((r) => r.name).filter((n) => n.startsWith("s-"));
-    for (const absent of ["s-efa", "s-efa-device-plugin", "s-efs", "s-lbc", "s-placement-dev", "s-vpc"])
+    for (const absent of ["s-efa", "s-efa-device-plugin", "s-efs", "s-lbc", "s-gpu-dev-placement", "s-vpc"])
       assert.ok(!names.includes(absent), absent);
     assert.equal(small.efaSecurityGroupId, undefined);
     assert.equal(small.efsFileSystemId, undefined);

@@ -9,6 +9,8 @@
 import { strict as assert } from "assert";
 import { loadFacts } from "./facts";
 import { crdProblems, structuralProblems } from "./crd-validate";
+import { unknownValueKeys } from "./helm-contract";
+import type { ChartFacts } from "./extract/helm-values";
 import type { FieldNode } from "./extract/dgd-crd";
 import { charts, kubernetes } from "../../components/versions";
 import { EFA_DEVICE_CLASS, GPU_DEVICE_CLASS, PCIE_ROOT_ATTRIBUTE, pcieRootOf } from "../../components/_shared/dra";
@@ -125,6 +127,17 @@ describe("contract: GPU and EFA paired by DRA claims (cluster.deviceAllocation: 
       assert.ok(gpuDriver.kubeletPluginDefaultNodeLabels.includes(ami.gpuPresentLabel));
       assert.ok(minorOf(ami.gpuPresentLabelFromKubernetes) > minorOf(DRA_MIN_KUBERNETES));
       assert.doesNotMatch(JSON.stringify(v.kubeletPlugin.affinity), /feature\.node|gpu\.present/);
+    });
+    it("both charts' values (not in the default stacks' render) are keys the pinned charts read; a typo is caught", () => {
+      const efaChart = loadFacts<ChartFacts>("chart-aws-dranet").facts;
+      const gpuChart = loadFacts<ChartFacts>("chart-dra-driver-nvidia-gpu").facts;
+      assert.equal(gpuChart.version, charts.gpuDraDriver.version);
+      assert.deepEqual(unknownValueKeys(efaChart, efaDraDriverValues(["p5en.48xlarge"])), []);
+      assert.deepEqual(unknownValueKeys(gpuChart, gpuDraDriverValues()), []);
+      assert.match(
+        unknownValueKeys(gpuChart, { ...gpuDraDriverValues(), gpuResourcesEnabled: true }).join("\n"),
+        /gpuResourcesEnabled: dra-driver-nvidia-gpu 0\.4\.1 reads no such key/,
+      );
     });
     it("DRA from Kubernetes 1.34 (the guide's minimum and recommendation), with a schema fact for every minor", () => {
       assert.equal(DRA_MIN_KUBERNETES, guide.draMinimumKubernetes);

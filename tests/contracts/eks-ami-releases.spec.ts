@@ -7,7 +7,8 @@
  */
 import { strict as assert } from "assert";
 import { EfaClusterArgs } from "../../components/cluster/args";
-import { AMI_RELEASE_VERSION, validateClusterArgs } from "../../components/cluster/validate";
+import { validateClusterArgs } from "../../components/cluster/validate";
+import { AMI_RELEASE_VERSION } from "../../components/cluster/validate-pool";
 import { kubernetes } from "../../components/versions";
 import { loadFacts } from "./facts";
 

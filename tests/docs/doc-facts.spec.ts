@@ -6,7 +6,7 @@
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
-import { fill, markdownFiles, namesIn, renderedPlans, staleFiles } from "../../tools/doc-facts/doc-facts";
+import { fill, markdownFiles, namesIn, renderedPlans, SPAN, staleFiles } from "../../tools/doc-facts/doc-facts";
 import { VALUES } from "../../tools/doc-facts/values";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -53,7 +53,6 @@ describe("docs: stated numbers generated from the code (tools/doc-facts)", funct
       ["docs/OPERATIONS.md", "the field's one-venv image took about 95 min", "the same record, cited"],
       ["docs/DEPLOY.md", "| ~5-10 min |", "a node group's creation, not a build"],
     ];
-    const SPAN = /<!-- fact:[\w.-]+ -->[\s\S]*?<!-- \/fact -->/g;
     const NUMBER = String.raw`\b\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)? ?`;
     const size = new RegExp(`${NUMBER}GB\\b(?!/s)`);
     const time = new RegExp(`${NUMBER}(?:h|min|minutes|hours)\\b`);

@@ -169,7 +169,9 @@ describe("render CLI", function () {
         policies: (plan) => runPolicies(plan, undefined, [advise]),
       });
       assert.equal(r.code, ExitCode.Ok, r.err);
-      assert.match(r.out, /1 advisory violations/);
+      // An advisory-only render says advisories, never "failed".
+      assert.match(r.out, /^ {2}policies: 0 passed, 1 advisory \(fixture-advice\)$/m);
+      assert.doesNotMatch(r.out, /failed/);
     });
 
     it("exit 70: an unexpected error says it is a bug and points to a log with the stack", async () => {

@@ -106,6 +106,28 @@ describe("render: cluster.deviceAllocation dra (acceptance)", function () {
       }
     });
 
+  it("plan.json, plan.md and the picture say which EFA devices each worker gets and by what rule", () => {
+    const at = (k: string, f: string) => fs.readFileSync(path.join(runs[k].dir, f), "utf8");
+    const workers = (k: string) => (readJson(runs[k].dir, "plan.json") as Obj).workers as Obj[];
+    for (const w of workers("dra2").filter((x) => x.role !== "frontend"))
+      assert.deepEqual(w.pairing, { allocation: "dra", efaPerGpu: 2, claimTemplate: `llm-${w.role}-devices` });
+    assert.match(
+      at("dra2", "plan.md"),
+      /- prefill: each of 2 GPUs with 2 EFA devices on that GPU's PCIe root, by construction \(DRA claim from llm-prefill-devices/,
+    );
+    assert.match(
+      at("dra", "topology.svg"),
+      /EFA pairing: each GPU with its own 2 EFA devices on its PCIe root, by DRA claim/,
+    );
+    for (const w of workers("plain").filter((x) => x.role !== "frontend"))
+      assert.deepEqual(w.pairing, { allocation: "device-plugin", efaPerGpu: 2 });
+    assert.match(
+      at("plain", "plan.md"),
+      /- decode: 1 GPU \+ 2 EFA devices as counts; the EFA device plugin picks which/,
+    );
+    assert.match(at("plain", "topology.svg"), /EFA pairing: the EFA device plugin picks each worker/);
+  });
+
   it("every claim template is valid against resource.k8s.io/v1 of the cluster's version (1.35 default, 1.34)", () => {
     for (const [k, v] of [
       ["dra", "1.35"],

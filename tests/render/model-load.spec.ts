@@ -107,7 +107,7 @@ describe("render: model load (local-nvme, efs, none) in the plan", function () {
     assert.equal(r.code, ExitCode.InvalidConfig);
     assert.match(
       r.text,
-      /inference\.modelCacheMode: \("local-nvme"\) does not use the shared cache volume \(modelCache \/ modelCacheGiB\); use mode "efs" or drop the volume/,
+      /inference\.modelCacheMode: \("local-nvme"\) does not use the shared cache volume \(modelCache\); use mode "efs" or drop the volume/,
     );
   });
 

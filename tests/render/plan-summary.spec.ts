@@ -49,14 +49,21 @@ describe("plan.md summary", function () {
   it("names the policies that failed, with their counts", () => {
     const run = {
       results: [
-        { name: "a-policy", passed: false, violations: [{}], checked: 1, notApplicable: [] },
+        {
+          name: "a-policy",
+          enforcementLevel: "mandatory",
+          passed: false,
+          violations: [{}],
+          checked: 1,
+          notApplicable: [],
+        },
         { name: "b-policy", passed: true, violations: [], checked: 1, notApplicable: [] },
       ],
       mandatoryViolations: 1,
       advisoryViolations: 0,
     } as unknown as PolicyRun;
     const lines = summaryMarkdown(plan, run).join("\n");
-    assert.match(lines, /1 mandatory and 0 advisory violations \(`a-policy`\)/);
+    assert.match(lines, /- Policies: 1 passed, 1 failed \(1 mandatory violation: a-policy\): see "Policies"/);
     assert.doesNotMatch(lines, /b-policy/);
   });
 

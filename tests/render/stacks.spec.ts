@@ -259,7 +259,16 @@ describe("render: both stacks, real program", function () {
       const { cpu: _c, memory: _m, hugepages2Mi: _h, avoids, ...counts } = w;
       assert.deepEqual(
         { ...counts, service: undefined },
-        { role, service: undefined, replicas: 8, gpusPerWorker: 1, efaPerWorker: 2, nixlRails: 2 },
+        {
+          role,
+          service: undefined,
+          replicas: 8,
+          gpusPerWorker: 1,
+          efaPerWorker: 2,
+          nixlRails: 2,
+          // The default: counts, and the EFA device plugin picks the devices (docs/ARCHITECTURE.md#gpu-and-efa-pairing).
+          pairing: { allocation: "device-plugin", efaPerGpu: 2 },
+        },
       );
       assert.deepEqual(
         avoids,

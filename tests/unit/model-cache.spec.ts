@@ -140,13 +140,13 @@ describe("inference: model cache modes (local-nvme, efs, none)", () => {
     assert.deepEqual(problems(resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "efs" })), [
       [
         "inference.modelCache",
-        'is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCacheGiB)',
+        'is required with modelCacheMode "efs": the shared ReadWriteMany volume (storageClassName, sizeGiB; in stack config, set inference.modelCache.sizeGiB)',
       ],
     ]);
     assert.deepEqual(problems(localNvme({ modelCache: { storageClassName: "efs-shared", sizeGiB: 10 } })), [
       [
         "inference.modelCacheMode",
-        '("local-nvme") does not use the shared cache volume (modelCache / modelCacheGiB); use mode "efs" or drop the volume',
+        '("local-nvme") does not use the shared cache volume (modelCache); use mode "efs" or drop the volume',
       ],
     ]);
     const tiny = pool("p5en.48xlarge", 2, true, { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 250 } });

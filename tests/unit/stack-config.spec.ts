@@ -165,6 +165,39 @@ describe("stack config: the component arguments, walked against the key tables",
     );
   });
 
+  it("one typo, one problem: a value wired into another component is checked once, where the user wrote it", () => {
+    assert.deepEqual(lines({ inference: { model: MODEL, backend: "trtlm" } }), [
+      'inference.backend: must be one of "vllm", "trtllm"; got "trtlm"; did you mean "trtllm"?',
+    ]);
+    const typo = lines({
+      cluster: { ...good.cluster, gpuPools: { gpu: { ...good.cluster.gpuPools.gpu, instanceType: "p5en.48xlage" } } },
+    });
+    assert.equal(typo.length, 1, typo.join("\n"));
+    assert.match(
+      typo[0]!,
+      /^cluster\.gpuPools\.gpu\.instanceType: unknown GPU instance type "p5en\.48xlage"; did you mean "p5en\.48xlarge"\?/,
+    );
+    // The image's own mistakes are still its own, beside a cluster typo.
+    const both = lines({
+      cluster: { ...good.cluster, gpuPools: { gpu: { ...good.cluster.gpuPools.gpu, instanceType: "p5en.48xlage" } } },
+      image: { source: "sourc" },
+    });
+    assert.ok(
+      both.some((l) => l.startsWith("image.source:")),
+      both.join("\n"),
+    );
+  });
+
+  it("the EFS cache's error names today's key, which is accepted (no loop through a renamed one)", () => {
+    const efs = lines({ inference: { model: MODEL, modelCacheMode: "efs" } });
+    assert.ok(
+      efs.some((l) => l.includes("set inference.modelCache.sizeGiB")),
+      efs.join("\n"),
+    );
+    const fixed = lines({ inference: { model: MODEL, modelCacheMode: "efs", modelCache: { sizeGiB: 500 } } });
+    assert.ok(!fixed.some((l) => /was renamed|modelCacheGiB/.test(l)), fixed.join("\n"));
+  });
+
   it("modelCacheMode has one default, the component's: local-nvme on a pool with an NVMe array, else none", () => {
     const withNvme = pool("p5en.48xlarge", 2, true, { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } });
     assert.ok(withNvme.localNvme, "the fixture pool has an NVMe array");

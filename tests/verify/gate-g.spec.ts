@@ -7,7 +7,15 @@ import { strict as assert } from "assert";
 import { spawn, spawnSync } from "node:child_process";
 import { EFA_MEMLOCK_BYTES } from "../../components/cluster/user-data";
 import { KvTransport } from "../../components/inference/args";
-import { gateEfaProcess, parseProbe, WORKER_PROBE_SCRIPT, WorkerProbe } from "../../tools/verify/efa-process";
+import {
+  gateEfaProcess,
+  givenDevices,
+  kernelAtLeast,
+  parseProbe,
+  privilegeProblems,
+  WORKER_PROBE_SCRIPT,
+  WorkerProbe,
+} from "../../tools/verify/efa-process";
 import { GateStatus } from "../../tools/verify/gates";
 import { Backend } from "../../tools/verify/kvlog";
 import { flags, useVerifyCli, verify } from "./cli-harness";
@@ -83,6 +91,75 @@ describe("verify gate G: the EFA worker's engine process", () => {
     assert.equal(gate([]).status, GateStatus.Fail);
   });
 
+  describe("privileges, read on the node: GPU memory registration path and the devices the container sees", () => {
+    const host = (kernel: string, arch = "x86_64", modules: string[] = [], gpus = 1, efa = 2) =>
+      [
+        probeText(),
+        `kernel=${kernel} arch=${arch}`,
+        ...modules.map((m) => `module=${m}`),
+        `visible gpus=${gpus} efa=${efa}`,
+      ].join("\n");
+    const one = { gpus: 1, efa: 2 };
+
+    it("parses the kernel, the machine, the peer-memory modules and the device counts", () => {
+      const f = parseProbe(host("6.12.58-82.121.amzn2023.x86_64", "x86_64", ["efa_nv_peermem"], 1, 2));
+      assert.equal(f.kernel, "6.12.58-82.121.amzn2023.x86_64");
+      assert.equal(f.arch, "x86_64");
+      assert.deepEqual(f.peermem, ["efa_nv_peermem"]);
+      assert.deepEqual(f.visible, { gpus: 1, efa: 2 });
+      assert.equal(parseProbe(probeText()).kernel, undefined, "an older probe's output judges nothing new");
+      assert.equal(kernelAtLeast("5.12.0", "5.12"), true);
+      assert.equal(kernelAtLeast("5.11.22", "5.12"), false);
+      assert.equal(kernelAtLeast("6.1.0", "5.12"), true);
+      assert.equal(kernelAtLeast("garbage", "5.12"), false);
+    });
+
+    it("passes the unprivileged worker on an AL2023 kernel (DMA-BUF) that sees only its own 1 GPU + 2 EFA", () => {
+      const r = gateEfaProcess(
+        Backend.Vllm,
+        probes(host("6.12.58")),
+        KvTransport.Libfabric,
+        undefined,
+        new Map([["llm-worker-0", one]]),
+      );
+      assert.equal(r.status, GateStatus.Pass, r.evidence.join("\n"));
+      assert.match(r.evidence[0], /GPU registration DMA-BUF \(kernel 6\.12\.58\); sees 1 GPU\(s\), 2 EFA/);
+    });
+
+    it("fails a container that sees the node's devices (privileged), naming what it was given and the fix", () => {
+      const [why] = privilegeProblems(parseProbe(host("6.12.58", "x86_64", [], 8, 16)), one);
+      assert.match(why, /sees 8 GPU\(s\) and 16 EFA device\(s\) but was given 1 and 2: it is privileged/);
+      // A TP8 worker given the whole node legitimately sees all of it.
+      assert.deepEqual(privilegeProblems(parseProbe(host("6.12.58", "x86_64", [], 8, 16)), { gpus: 8, efa: 16 }), []);
+    });
+
+    it("fails a kernel before DMA-BUF without a peer-memory module; passes it with one", () => {
+      assert.match(privilegeProblems(parseProbe(host("5.10.240")))[0], /kernel 5\.10\.240 predates DMA-BUF \(5\.12\)/);
+      assert.deepEqual(privilegeProblems(parseProbe(host("5.10.240", "x86_64", ["nvidia_peermem"]))), []);
+    });
+
+    it("fails an arm64 node (fi_mr_reg EFAULT on CUDA memory with libfabric < 2.5)", () => {
+      assert.match(privilegeProblems(parseProbe(host("6.12.58", "aarch64")))[0], /the node is aarch64: .*#12019/);
+    });
+
+    it("reads what a pod was given: its limits, or its DRA claim's counts", () => {
+      const limits = {
+        spec: {
+          containers: [
+            { name: "main", resources: { limits: { "nvidia.com/gpu": "2", "vpc.amazonaws.com/efa": "4" } } },
+          ],
+        },
+      };
+      assert.deepEqual(givenDevices(limits), { gpus: 2, efa: 4 });
+      const claimed = {
+        metadata: { annotations: { "dynamo-efa/claim-gpus": "2", "dynamo-efa/claim-efa-per-gpu": "2" } },
+        spec: { containers: [{ name: "main", resources: { limits: { memory: "229Gi" } } }] },
+      };
+      assert.deepEqual(givenDevices(claimed), { gpus: 2, efa: 4 });
+      assert.equal(givenDevices({ spec: { containers: [{ name: "main" }] } }), undefined);
+    });
+  });
+
   it("the probe script finds the engine, not itself, and prints the lines the parser reads", async function () {
     if (process.platform !== "linux") this.skip();
     // A stand-in engine: a process whose command line names dynamo.vllm (its maps hold no NIXL plugin).
@@ -94,6 +171,7 @@ describe("verify gate G: the EFA worker's engine process", () => {
       assert.ok(f.pid !== undefined, out); // ours, or another run's stand-in on a shared machine
       assert.ok(f.memlockBytes !== undefined && f.capEff !== undefined, out);
       assert.equal(f.libfabricPlugin, "absent");
+      assert.ok(f.kernel !== undefined && f.arch !== undefined && f.visible !== undefined, out);
     } finally {
       engine.kill();
     }

@@ -13,6 +13,7 @@ import { IMAGE_KEYS } from "../../components/image/args";
 import { INFERENCE_KEYS } from "../../components/inference/args";
 import { OBSERVABILITY_KEYS } from "../../components/observability/args";
 import { PLATFORM_KEYS } from "../../components/platform/args";
+import { RENAMES } from "../../program/config";
 
 const ROOT = path.join(__dirname, "..", "..");
 export const CONFIG_MD = path.join(ROOT, "docs", "CONFIG.md");
@@ -94,9 +95,8 @@ export function configReference(): string {
     "`dynamo-efa:observability` `DynamoObservabilityArgs` (or `false` for no monitoring). Besides them the program",
     "reads `aws:region`, `dynamo-efa:graphName` (default `llm`) and the secret `dynamo-efa:hfToken`. The program runs",
     "one graph on one GPU pool (`cluster.gpuPools` holds one entry; the stacks name it `gpu`). Stack files hold only",
-    "what differs from these defaults. Keys of earlier versions (`cluster.gpuNodes.*`, `cluster.availabilityZone`,",
-    "`inference.modelCacheGiB`, `inference.platform.*`, `observability.enabled`) fail and name the key they became.",
-    "The value column is what the key takes (its kind, checked before anything else: a quoted `'false'` is not a",
+    "what differs from these defaults; a key of an earlier version fails and names the key it became (the table at",
+    "the end). The value column is what the key takes (its kind, checked before anything else: a quoted `'false'` is not a",
     "boolean, an unquoted `1.35` is a number, not a string); what a value means beyond that (a closed choice, a CIDR,",
     "a version EKS supports) is its component's check.",
     "",
@@ -114,6 +114,16 @@ export function configReference(): string {
     );
     out.push(...rows(checker, section, type, table), "");
   }
+  out.push(
+    "## Keys of earlier versions",
+    "",
+    "Each fails with exit 2 and names what to write instead (`RENAMES` in program/config.ts).",
+    "",
+    "| earlier key | write instead |",
+    "|---|---|",
+    ...Object.entries(RENAMES).map(([from, to]) => `| \`${from}\` | ${cell(to)} |`),
+    "",
+  );
   return out.join("\n");
 }
 

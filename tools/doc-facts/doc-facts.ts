@@ -13,8 +13,8 @@ import { VALUES, type ValueSources } from "./values";
 
 const ROOT = path.join(__dirname, "..", "..");
 
-/** A fact span: its name and the text it holds. */
-export const SPAN = /<!-- fact:([\w.-]+) -->([\s\S]*?)<!-- \/fact -->/g;
+/** A fact span: its name (lower-case first: `NAME` in prose about spans is not one) and the text it holds. */
+export const SPAN = /<!-- fact:([a-z][\w.-]*) -->([\s\S]*?)<!-- \/fact -->/g;
 
 /** The Markdown files that may hold spans: the README and every doc outside tests/ and node_modules/. */
 export function markdownFiles(root = ROOT): string[] {

@@ -11,6 +11,9 @@
  * stored source whose commit the index did not name.
  */
 import { KvTransport } from "../../components/inference/args";
+import { EFA_RESOURCE } from "../../components/inference/dgd";
+import { GPU_RESOURCE } from "../../components/inference/dgd-v1beta1";
+import { Annotation } from "../../components/_shared/annotations";
 import { EFA_MEMLOCK_BYTES } from "../../components/cluster/user-data";
 import { Backend } from "./kvlog";
 import { execFailureHint, GateResult, GateStatus, result } from "./gates";
@@ -22,6 +25,15 @@ export const NIXL_METRIC = {
   bytes: "vllm:nixl_bytes_transferred",
   failedTransfers: "vllm:nixl_num_failed_transfers",
 } as const;
+
+/**
+ * GPUDirect RDMA's registration of GPU memory for EFA: DMA-BUF from this kernel on (no module, no privilege beyond the
+ * devices the pod is given), else a peer-memory module on the node (Dynamo's EFA guide, ai-dynamo/dynamo@0c21bf2
+ * docs/kubernetes/cloud-providers/eks/efa.md: tests/contracts/facts/dynamo-efa-gpudirect.json). The EKS AL2023 NVIDIA
+ * AMI runs 6.x kernels and keeps the EFA installer's `efa-nv-peermem` (facts/eks-ami-gpu-nodes.json).
+ */
+export const DMABUF_FROM_KERNEL = "5.12";
+export const PEERMEM_MODULES = ["efa_nv_peermem", "nvidia_peermem"] as const;
 
 /**
  * The probe, run by `sh` in the worker's main container: finds the engine process (not this shell), prints its
@@ -37,6 +49,11 @@ export const WORKER_PROBE_SCRIPT = [
   "grep '^Max locked memory' /proc/$pid/limits",
   "grep '^CapEff' /proc/$pid/status",
   `grep '${LIBFABRIC_PLUGIN}' /proc/$pid/maps`,
+  // The GPU memory registration path (the node's kernel: DMA-BUF from 5.12, else a peer-memory module) and the
+  // devices the container can open: least privilege holds while it sees only the GPUs and EFA devices it was given.
+  'echo "kernel=$(uname -r) arch=$(uname -m)"',
+  `for m in ${PEERMEM_MODULES.join(" ")}; do [ -d /sys/module/$m ] && echo "module=$m"; done`,
+  'echo "visible gpus=$(ls /dev/nvidia[0-9]* 2>/dev/null | wc -l) efa=$(ls /dev/infiniband/uverbs* 2>/dev/null | wc -l)"',
   `python3 -c 'import os,urllib.request as u;print(u.urlopen("http://127.0.0.1:"+os.environ.get("DYN_SYSTEM_PORT","9090")+"/metrics",timeout=5).read().decode())' 2>/dev/null | grep -E '^(${NIXL_METRIC.bytes}_sum|${NIXL_METRIC.failedTransfers})'`,
 ].join("\n");
 
@@ -62,6 +79,46 @@ export interface ProbeFacts {
   readonly kvBytes?: number;
   /** Sum of `vllm:nixl_num_failed_transfers*` samples. */
   readonly failedTransfers?: number;
+  /** The node's kernel release and machine (`uname -r`, `uname -m`); undefined when the probe did not print them. */
+  readonly kernel?: string;
+  readonly arch?: string;
+  /** Peer-memory modules loaded on the node. */
+  readonly peermem?: readonly string[];
+  /** Device nodes the container can open: GPUs (`/dev/nvidia<N>`) and EFA devices (`/dev/infiniband/uverbs*`). */
+  readonly visible?: { readonly gpus: number; readonly efa: number };
+}
+
+/** The GPUs and EFA devices a worker pod was given (its limits, or its DRA claim's counts). */
+export interface GivenDevices {
+  readonly gpus: number;
+  readonly efa: number;
+}
+
+/** The fields of a pod `givenDevices` reads. */
+export interface PodDevicesSource {
+  readonly metadata?: { readonly annotations?: Readonly<Record<string, string>> };
+  readonly spec?: {
+    readonly containers?: readonly {
+      readonly name: string;
+      readonly resources?: { readonly limits?: Readonly<Record<string, unknown>> };
+    }[];
+  };
+}
+
+/**
+ * What a worker pod was given: its main container's `nvidia.com/gpu` and `vpc.amazonaws.com/efa` limits, or under DRA
+ * the counts its pod carries for its claim (components/inference/device-claims.ts); undefined when neither is there.
+ */
+export function givenDevices(pod: PodDevicesSource): GivenDevices | undefined {
+  const containers = pod.spec?.containers ?? [];
+  const limits = (containers.find((c) => c.name === "main") ?? containers[0])?.resources?.limits ?? {};
+  const count = (v: unknown) => (v === undefined ? undefined : Number(String(v)));
+  const gpus = count(limits[GPU_RESOURCE]);
+  if (gpus !== undefined) return { gpus, efa: count(limits[EFA_RESOURCE]) ?? 0 };
+  const a = pod.metadata?.annotations ?? {};
+  const claimed = count(a[Annotation.ClaimGpus]);
+  if (claimed === undefined) return undefined;
+  return { gpus: claimed, efa: claimed * (count(a[Annotation.ClaimEfaPerGpu]) ?? 0) };
 }
 
 const CAP_IPC_LOCK = 14;
@@ -87,7 +144,58 @@ export function parseProbe(text: string): ProbeFacts {
     libfabricPlugin: maps.some((l) => /\sr-xp\s/.test(l)) ? "executable" : maps.length ? "read-only" : "absent",
     ...optional("kvBytes", sumOf(text, sample(`${NIXL_METRIC.bytes}_sum`))),
     ...optional("failedTransfers", sumOf(text, sample(`${NIXL_METRIC.failedTransfers}(?:_total)?`))),
+    ...hostFacts(text),
   };
+}
+
+/** The registration-path and device lines of the probe (absent from an older probe's output). */
+function hostFacts(text: string): Pick<ProbeFacts, "kernel" | "arch" | "peermem" | "visible"> {
+  const k = /^kernel=(\S+) arch=(\S+)$/m.exec(text);
+  const v = /^visible gpus=\s*(\d+) efa=\s*(\d+)$/m.exec(text);
+  return {
+    ...(k ? { kernel: k[1], arch: k[2], peermem: [...text.matchAll(/^module=(\w+)$/gm)].map((m) => m[1]) } : {}),
+    ...(v ? { visible: { gpus: Number(v[1]), efa: Number(v[2]) } } : {}),
+  };
+}
+
+/** Whether a kernel release (`6.12.58-82.121.amzn2023.x86_64`) is at least `min` (`5.12`). */
+export function kernelAtLeast(release: string, min: string): boolean {
+  const [a, b] = (/^(\d+)\.(\d+)/.exec(release) ?? []).slice(1).map(Number);
+  const [x, y] = min.split(".").map(Number);
+  return a !== undefined && b !== undefined && (a > x || (a === x && b >= y));
+}
+
+/**
+ * What the worker's privileges rest on, read on its node: a registration path for GPU memory (DMA-BUF or a
+ * peer-memory module), an x86_64 node (on arm64 64K-page kernels the EFA provider of libfabric < 2.5 fails fi_mr_reg
+ * on CUDA memory, per Dynamo's EFA guide), and only the devices it was given (a privileged container sees
+ * every GPU and EFA device of the node, and NIXL would open them all).
+ */
+export function privilegeProblems(f: ProbeFacts, given?: GivenDevices): string[] {
+  const out: string[] = [];
+  if (f.kernel !== undefined && !kernelAtLeast(f.kernel, DMABUF_FROM_KERNEL) && (f.peermem ?? []).length === 0)
+    out.push(
+      `GPU memory has no registration path for EFA: kernel ${f.kernel} predates DMA-BUF (${DMABUF_FROM_KERNEL}) and no peer-memory module (${PEERMEM_MODULES.join(", ")}) is loaded; run the EKS AL2023 NVIDIA AMI (6.x kernels, efa-nv-peermem kept)`,
+    );
+  if (f.arch !== undefined && f.arch !== "x86_64")
+    out.push(
+      `the node is ${f.arch}: on arm64 64K-page kernels the EFA provider of libfabric < 2.5 fails fi_mr_reg on CUDA memory (ofiwg/libfabric#12019); this project builds and tests x86_64 only`,
+    );
+  if (given && f.visible && (f.visible.gpus > given.gpus || f.visible.efa > given.efa))
+    out.push(
+      `the container sees ${f.visible.gpus} GPU(s) and ${f.visible.efa} EFA device(s) but was given ${given.gpus} and ${given.efa}: it is privileged or its runtime exposes every device, so NIXL opens other workers' EFA devices and CUDA may take another worker's GPU; remove privileged and hostPath device mounts`,
+    );
+  return out;
+}
+
+/** The registration path and the devices seen, for the evidence of a worker that passed. */
+function registration(f: ProbeFacts): string {
+  if (f.kernel === undefined) return "";
+  const path = kernelAtLeast(f.kernel, DMABUF_FROM_KERNEL)
+    ? "DMA-BUF"
+    : `peer memory (${(f.peermem ?? []).join(", ")})`;
+  const seen = f.visible ? `; sees ${f.visible.gpus} GPU(s), ${f.visible.efa} EFA` : "";
+  return `, GPU registration ${path} (kernel ${f.kernel})${seen}`;
 }
 
 const optional = <K extends string>(k: K, v: number | undefined) => (v === undefined ? {} : { [k]: v });
@@ -122,6 +230,7 @@ export function gateEfaProcess(
   probes: readonly WorkerProbe[],
   transport: KvTransport,
   latencyMs?: number,
+  given: ReadonlyMap<string, GivenDevices> = new Map(),
 ): GateResult {
   if (probes.length === 0) return result("G", GateStatus.Fail, ["no worker pods to probe"], latencyMs);
   const bad: string[] = [];
@@ -135,10 +244,14 @@ export function gateEfaProcess(
     }
     const f = parseProbe(p.text);
     for (const why of processProblems(f, transport)) bad.push(`${p.pod}: ${why}`);
+    if (transport === KvTransport.Libfabric && f.pid !== undefined)
+      for (const why of privilegeProblems(f, given.get(p.pod))) bad.push(`${p.pod}: ${why}`);
     if (f.kvBytes !== undefined) kvBytes = (kvBytes ?? 0) + f.kvBytes;
     failed += f.failedTransfers ?? 0;
     if (f.pid !== undefined)
-      ok.push(`${p.pod}: memlock ${MiB(f.memlockBytes ?? 0)}, CapEff ${f.capEff}, LIBFABRIC ${f.libfabricPlugin}`);
+      ok.push(
+        `${p.pod}: memlock ${MiB(f.memlockBytes ?? 0)}, CapEff ${f.capEff}, LIBFABRIC ${f.libfabricPlugin}${registration(f)}`,
+      );
   }
   if (failed > 0)
     bad.push(`NIXL reports ${failed} failed KV transfer(s) (vllm:nixl_num_failed_transfers); see gate D's log lines`);

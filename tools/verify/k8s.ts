@@ -3,6 +3,9 @@
  * selector, EndpointSlices, pod logs) reduced to the facts the gates judge, and a local
  * port-forward to the Frontend. Connection failures become `UnreachableError` (exit code 3).
  */
+import type { ClaimSource, SliceSource } from "./claims";
+import type { DraAllocation } from "./locality";
+import { givenDevices, type GivenDevices, type PodDevicesSource } from "./efa-process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -26,6 +29,10 @@ export const LOG_LIMIT_BYTES = 16 * 1024 * 1024;
 export interface PodRef extends PodFact {
   /** Container whose log to read (`main` when present, the operator's main container name). */
   readonly container: string | undefined;
+  /** The GPUs and EFA devices the pod was given (workers; gate G holds the container to them). */
+  readonly given?: GivenDevices;
+  /** The pod takes its devices through DRA claims (`cluster.deviceAllocation: dra`); gate L then reads them. */
+  readonly claimed?: boolean;
 }
 
 /** The kubeconfig files the client would read without --kubeconfig: KUBECONFIG's list, else ~/.kube/config. */
@@ -138,8 +145,12 @@ function podRef(p: k8s.V1Pod): PodRef {
     phase: p.status?.phase,
     ready: (p.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True"),
     container: containers.find((c) => c.name === "main")?.name ?? containers[0]?.name,
+    ...optionalGiven(givenDevices(p as PodDevicesSource)),
+    ...((p.spec?.resourceClaims?.length ?? 0) > 0 ? { claimed: true } : {}),
   };
 }
+
+const optionalGiven = (given: GivenDevices | undefined) => (given ? { given } : {});
 
 function endpointFacts(slices: readonly k8s.V1EndpointSlice[]): EndpointFact[] {
   return slices.flatMap((s) =>
@@ -195,6 +206,21 @@ export class ClusterReader {
       "list EndpointSlices",
     );
     return endpointFacts(list.items);
+  }
+
+  /**
+   * The namespace's ResourceClaims and the cluster's ResourceSlices (`resource.k8s.io/v1`), for gate L under DRA:
+   * needs `list` on both (the slices are cluster-scoped).
+   */
+  async draAllocation(ms: number): Promise<DraAllocation> {
+    const api = this.kc.makeApiClient(kubeModule().ResourceV1Api);
+    const claims = await this.call(
+      () => api.listNamespacedResourceClaim({ namespace: this.namespace }),
+      ms,
+      "list ResourceClaims",
+    );
+    const slices = await this.call(() => api.listResourceSlice(), ms, "list ResourceSlices");
+    return { claims: claims.items as ClaimSource[], slices: slices.items as SliceSource[] };
   }
 
   /** The log of one pod's container (up to `LOG_LIMIT_BYTES`); a read error is returned, not thrown. */

@@ -4,16 +4,21 @@
  * devices behind another switch crosses the CPU's root complex (the throughput the plan expects is lost) and,
  * per Dynamo 1.3.1's known issues, KV transfer can fail outright ("Lost connection with prefill instance", empty
  * 200s) when a worker holds fewer than all of a node's EFA devices, the shape of every multi-worker EFA stack here
- * (docs/MEASURE.md#the-efa-locality-gate). The Kubernetes EFA device plugin chooses which devices a pod gets;
- * this gate reads what it chose.
+ * (docs/MEASURE.md#the-efa-locality-gate). The EFA device plugin chooses which devices a pod gets, or under
+ * `cluster.deviceAllocation: dra` the scheduler within each claim's pcieRoot constraint; this gate reads what was
+ * chosen: the PCI paths either way, and under DRA each worker's claim as allocated (./claims.ts).
  *
  * The probe runs in the worker's main container: the GPUs the NVIDIA runtime exposes (`nvidia-smi` bus ids) and
  * the EFA devices the EFA device plugin mounted (`/dev/infiniband/uverbs*`), each resolved to its sysfs device
  * path (`readlink -f`), which spells the PCIe ancestry: `/sys/devices/pci<domain>:<bus>/<root port>/<switch
- * ports>.../<device>`. Two devices share a PCIe switch when their paths share a bridge below the root bus (what
- * `nvidia-smi topo -m` calls PIX/PXB, as opposed to PHB/NODE/SYS). Pure but the probe text: `run.ts` execs it.
+ * ports>.../<device>`. Two devices share a PCIe tree when they are on one root complex (`pci<domain>:<bus>`, the
+ * `resource.kubernetes.io/pcieRoot` DRA matches on) and, where both sit below a root port, behind the same one (what
+ * `nvidia-smi topo -m` calls PIX/PXB, as opposed to PHB/NODE/SYS). AWS's instances put each GPU group on a root
+ * complex of its own, on p4d with no bridge at all (tests/verify/gate-l-dra.spec.ts). Pure but the probe text.
  */
 import { execFailureHint, GateResult, GateStatus, result } from "./gates";
+import { pcieRootOf } from "../../components/_shared/dra";
+import { ClaimSource, claimEvidence, claimPod, claimProblems, pcieRoots, SliceSource } from "./claims";
 
 /**
  * The probe. `nvidia-smi` prints 8-hex-digit domains (`00000000:4F:00.0`); sysfs names use 4 (`0000:4f:00.0`).
@@ -86,14 +91,37 @@ export const rootPortOf = (path: string): string | undefined => bridgesOf(path)[
 
 /** The fix, once, with the worker's numbers. */
 export const LOCALITY_FIX =
-  "fix: give each worker the EFA devices of its own GPUs: allocate EFA and GPUs together by PCIe root (EFA DRA with a pcieRoot match: EKS device management, Karpenter >= 1.15 or Auto Mode on Kubernetes >= 1.36), or give each worker all the EFA devices of a node; deleting the pod gives a new allocation but no guarantee";
+  "fix: give each worker the EFA devices of its own GPUs: set cluster.deviceAllocation: dra (Kubernetes >= 1.34: each GPU claimed with its EFA devices on one PCIe root), or give each worker all the EFA devices of a node; deleting the pod gives a new allocation but no guarantee";
 
-/** Problems of the devices that share no PCIe tree with any of `others` (each path parsed once: linear). */
+/**
+ * Where a device sits: its PCIe root complex (`pci<domain>:<bus>`, the `resource.kubernetes.io/pcieRoot` a DRA claim
+ * matches on) and the root port below it (undefined for a device on the root bus itself, as AWS's p4d places a GPU
+ * and its EFA device: `/sys/devices/pci0000:10/0000:10:1c.0`).
+ */
+function placeOf(path: string): { root: string; port: string | undefined } {
+  return { root: pcieRootOf(path) ?? path.split("/")[3] ?? path, port: rootPortOf(path) };
+}
+
+/**
+ * The devices that share no PCIe tree with any of `others`: two devices share one when they are on the same root
+ * complex and, where both sit below a root port, behind the same one (each path parsed once: linear).
+ */
 function strays(of: readonly PciDevice[], others: readonly PciDevice[]): { device: PciDevice; bridges: string[] }[] {
-  const trees = new Set(others.map((o) => rootPortOf(o.path)).filter((r): r is string => r !== undefined));
+  const roots = new Set<string>();
+  const onRootBus = new Set<string>();
+  const ports = new Set<string>();
+  for (const o of others) {
+    const { root, port } = placeOf(o.path);
+    roots.add(root);
+    if (port === undefined) onRootBus.add(root);
+    else ports.add(`${root} ${port}`);
+  }
   return of
-    .map((device) => ({ device, bridges: bridgesOf(device.path) }))
-    .filter((d) => d.bridges.length === 0 || !trees.has(d.bridges[0]!));
+    .map((device) => ({ device, bridges: bridgesOf(device.path), place: placeOf(device.path) }))
+    .filter(({ place: { root, port } }) =>
+      port === undefined ? !roots.has(root) : !ports.has(`${root} ${port}`) && !onRootBus.has(root),
+    )
+    .map(({ device, bridges }) => ({ device, bridges }));
 }
 
 /**
@@ -143,11 +171,29 @@ export interface LocalityProbe {
   readonly error?: string;
 }
 
-/** Gate L over every worker of a graph whose KV moves over EFA. */
-export function gateLocality(probes: readonly LocalityProbe[], latencyMs?: number): GateResult {
+/** Under DRA: the namespace's ResourceClaims and the cluster's ResourceSlices, as listed. */
+export interface DraAllocation {
+  readonly claims: readonly ClaimSource[];
+  readonly slices: readonly SliceSource[];
+}
+
+/**
+ * Gate L over every worker of a graph whose KV moves over EFA: the PCI paths each worker's probe printed, and under
+ * DRA also each worker's claim as allocated (./claims.ts).
+ */
+export function gateLocality(probes: readonly LocalityProbe[], latencyMs?: number, dra?: DraAllocation): GateResult {
   if (probes.length === 0) return result("L", GateStatus.Fail, ["no worker pods to probe"], latencyMs);
   const bad: string[] = [];
   const ok: string[] = [];
+  if (dra) {
+    const roots = pcieRoots(dra.slices);
+    for (const p of probes) {
+      const claim = dra.claims.find((c) => claimPod(c) === p.pod);
+      const problems = claimProblems(p.pod, claim, roots);
+      bad.push(...problems);
+      if (problems.length === 0 && claim) ok.push(claimEvidence(p.pod, claim, roots));
+    }
+  }
   for (const p of probes) {
     if (p.error) {
       bad.push(`${p.pod}: probe failed: ${p.error}${execFailureHint(p.error)}`);

@@ -203,7 +203,11 @@ async function gateL(w: WorkerProbe): Promise<GateResult> {
   const late = w.budget.outOfTime("L");
   if (late) return late;
   const { probes, ms } = await probeEach(w, LOCALITY_PROBE_SCRIPT);
-  return gateLocality(probes, ms);
+  // Under DRA the allocation itself is read too: each worker's claim and the devices' PCIe roots.
+  const dra = w.workers.some((p) => p.claimed)
+    ? await new ClusterReader(w.kc, w.t.namespace).draAllocation(w.budget.left())
+    : undefined;
+  return gateLocality(probes, ms, dra);
 }
 
 /** `script` run in every worker at once, within what is left of the budget, and how long that took. */
@@ -220,7 +224,8 @@ async function gateG(w: WorkerProbe): Promise<GateResult> {
   const late = w.budget.outOfTime("G");
   if (late) return late;
   const { probes, ms } = await probeEach(w, WORKER_PROBE_SCRIPT);
-  return gateEfaProcess(w.t.backend, probes, w.t.kvTransport ?? KvTransport.Libfabric, ms);
+  const given = new Map(w.workers.flatMap((p) => (p.given ? [[p.name, p.given] as const] : [])));
+  return gateEfaProcess(w.t.backend, probes, w.t.kvTransport ?? KvTransport.Libfabric, ms, given);
 }
 
 /** Runs gates A-E, and F when there is a Prometheus to read. Unreachable cluster or Frontend: the outcome keeps what ran and says why. */

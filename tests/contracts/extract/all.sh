@@ -85,3 +85,4 @@ run DYNAMO dynamo-operator-dra.json $X/dynamo-operator-dra.ts "${DYNAMO:-}" --re
 run KUBE_API_1_34 k8s-resource-v1-1.34.json $X/k8s-resource-v1.ts "${KUBE_API_1_34:-}" --ref v0.34.10 --commit 06d3e85b84ef86973ad19a2d7976995bd3908226
 run KUBE_API_1_35 k8s-resource-v1-1.35.json $X/k8s-resource-v1.ts "${KUBE_API_1_35:-}" --ref v0.35.7 --commit cfdecb500cd48f6d4c05d866458364f39f67b5b5
 run KUBE_API_1_36 k8s-resource-v1-1.36.json $X/k8s-resource-v1.ts "${KUBE_API_1_36:-}" --ref v0.36.3 --commit 3fde3c43c3cf3447606b9c2ac2c6257095444387
+run DYNAMO dynamo-efa-gpudirect.json $X/dynamo-efa-gpudirect.ts "${DYNAMO:-}" --ref "${DYNAMO_REF:-main}" ${DYNAMO_COMMIT:+--commit "$DYNAMO_COMMIT"}

@@ -13,18 +13,20 @@ On one GPU, CUDA-event medians after warm-up, random-normal inputs (FP8 inputs: 
     kernel written here in Triton: each (sequence, kv head, split of the context) is one program that reads its K/V
     pages once and keeps the group's query heads in registers (GQA), then a second kernel merges the splits by their
     log-sum-exp. KV in bf16 and in FP8 (e4m3, per-tensor scale, dequantized in registers, as vLLM's and FlashInfer's
-    FP8 KV). Head shapes: Llama-3.1-8B at TP1 (32 query / 8 KV heads), Llama-3.1-70B at TP1 (64/8), TP4 (16/2) and
+    FP8 KV; FP8 also with fp16 dots, whose dequantization is one instruction per two values). Head shapes: Llama-3.1-8B at TP1 (32 query / 8 KV heads), Llama-3.1-70B at TP1 (64/8), TP4 (16/2) and
     TP8 (8/1); batch 1-256, context 1k-128k (at most 8 GiB of KV per layer); 8 layers' calls (each over its own pages)
-    replayed in one CUDA graph, the time per call. Two tile sizes; the faster is kept, as an engine's tuned kernel;
+    replayed in one CUDA graph, the time per call. Two tile sizes (and for FP8 KV the fp16 variant); the fastest is
+    kept, as an engine's tuned kernel;
   - sdpaDecode: the same shapes through torch's SDPA (the GQA group as query rows, a dense KV cache): what the earlier
     calibration measured (no split of the context: few programs at small batch);
   - prefillAttention: causal attention of one prompt, 1k-128k tokens, through torch's flash and cuDNN SDPA backends:
     ms and TFLOP/s (2 s^2 heads d FLOPs, causal);
   - chunkAttention: what chunked prefill runs: C new tokens attending to a prefix of P cached tokens and causally to
     themselves (bottom-right causal mask through SDPA), C 512-8192, P 0-120k;
-  - decodeStep: the Llama-3.1-8B-shaped decode step of the first calibration (32 layers, bf16 weights, the lm_head)
-    with this paged split-KV attention, in a CUDA graph, at batch 1-1024 and context 512-128k where the KV cache fits
-    (<= 100 GiB), bf16 and FP8 KV: ms, with the weight and KV bytes.
+  - decodeStep: the Llama-3.1-8B-shaped decode step of the first calibration (32 layers, the lm_head in bf16) with
+    this paged split-KV attention, in a CUDA graph, at batch 1-1024 and context 512-128k where the KV cache fits
+    (<= 100 GiB): bf16 weights with bf16 and FP8 KV, FP8 weights (torch._scaled_mm, activations quantized per GEMM,
+    rows padded to 16) with bf16 and FP8 KV: ms, with the weight and KV bytes.
 A part that fails records its error and the others still run; the whole stops adding parts after TIME_BUDGET_S.
 Prints JSON only (and writes it to $OUT/h200-serving-attention.json after each part when OUT is set).
 """
@@ -79,7 +81,8 @@ def timed(fn, repeats=10, warmup=2):
 def _split_kv(q_ptr, k_ptr, v_ptr, table_ptr, part_ptr, lse_ptr, ctx, split_len, qk_scale, v_scale,
               stride_qb, stride_qh, stride_kp, stride_kt, stride_kh, stride_tb, stride_pb, stride_ph, stride_ps,
               stride_lb, stride_lh,
-              G: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, PAGE_: tl.constexpr, D_: tl.constexpr):
+              G: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, PAGE_: tl.constexpr, D_: tl.constexpr,
+              F16: tl.constexpr):
     b = tl.program_id(0)
     kvh = tl.program_id(1)
     s = tl.program_id(2)
@@ -89,6 +92,8 @@ def _split_kv(q_ptr, k_ptr, v_ptr, table_ptr, part_ptr, lse_ptr, ctx, split_len,
     hmask = offs_h < G
     heads = kvh * G + offs_h
     q = tl.load(q_ptr + b * stride_qb + heads[:, None] * stride_qh + offs_d[None, :], mask=hmask[:, None], other=0.0)
+    if F16:
+        q = q.to(tl.float16)
     lo = s * split_len
     hi = tl.minimum(lo + split_len, ctx)
     m_i = tl.full([BLOCK_H], float("-inf"), tl.float32)
@@ -101,13 +106,19 @@ def _split_kv(q_ptr, k_ptr, v_ptr, table_ptr, part_ptr, lse_ptr, ctx, split_len,
         base = page.to(tl.int64) * stride_kp + (offs_n % PAGE_) * stride_kt + kvh * stride_kh
         k = tl.load(k_ptr + base[:, None] + offs_d[None, :])
         v = tl.load(v_ptr + base[:, None] + offs_d[None, :])
-        qk = tl.dot(q, tl.trans(k.to(tl.bfloat16))) * qk_scale
+        if F16:
+            qk = tl.dot(q, tl.trans(k.to(tl.float16))) * qk_scale
+        else:
+            qk = tl.dot(q, tl.trans(k.to(tl.bfloat16))) * qk_scale
         qk = tl.where(nmask[None, :], qk, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(qk, 1))
         alpha = tl.exp2(m_i - m_new)
         p = tl.exp2(qk - m_new[:, None])
         l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None] + tl.dot(p.to(tl.bfloat16), v.to(tl.bfloat16))
+        if F16:
+            acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v.to(tl.float16))
+        else:
+            acc = acc * alpha[:, None] + tl.dot(p.to(tl.bfloat16), v.to(tl.bfloat16))
         m_i = m_new
     acc = acc * v_scale / l_i[:, None]
     tl.store(part_ptr + b * stride_pb + heads[:, None] * stride_ph + s * stride_ps + offs_d[None, :], acc,
@@ -142,7 +153,16 @@ def _merge(part_ptr, lse_ptr, out_ptr, splits, stride_pb, stride_ph, stride_ps, 
 
 
 SM_COUNT = None
-CONFIGS = {"n64": dict(BLOCK_N=64, num_warps=4, num_stages=3), "n128": dict(BLOCK_N=128, num_warps=8, num_stages=3)}
+CONFIGS = {"n64": dict(BLOCK_N=64, num_warps=4, num_stages=3, F16=False),
+           "n128": dict(BLOCK_N=128, num_warps=8, num_stages=3, F16=False),
+           # FP8 KV dequantized to fp16 (one conversion instruction per two values on Hopper) and the dots in fp16,
+           # as FP8-KV decode kernels do; bf16 needs a longer conversion. Only for FP8 KV.
+           "n64-f16": dict(BLOCK_N=64, num_warps=4, num_stages=3, F16=True),
+           "n128-f16": dict(BLOCK_N=128, num_warps=8, num_stages=3, F16=True)}
+
+
+def configs_for(dtype):
+    return [c for c in CONFIGS if dtype == "fp8" or not CONFIGS[c]["F16"]]
 
 
 class DecodeAttention:
@@ -170,7 +190,7 @@ class DecodeAttention:
             q.stride(0), q.stride(1), kpool.stride(0), kpool.stride(1), kpool.stride(2), table.stride(0),
             self.part.stride(0), self.part.stride(1), self.part.stride(2), self.lse.stride(0), self.lse.stride(1),
             G=self.g, BLOCK_H=max(16, triton.next_power_of_2(self.g)), BLOCK_N=self.cfg["BLOCK_N"], PAGE_=PAGE, D_=D,
-            num_warps=self.cfg["num_warps"], num_stages=self.cfg["num_stages"])
+            F16=self.cfg["F16"], num_warps=self.cfg["num_warps"], num_stages=self.cfg["num_stages"])
         _merge[(b, h)](self.part, self.lse, self.out, self.splits, self.part.stride(0), self.part.stride(1),
                        self.part.stride(2), self.lse.stride(0), self.lse.stride(1), self.out.stride(0),
                        self.out.stride(1), BLOCK_S=32, D_=D, num_warps=4)
@@ -198,7 +218,7 @@ def check():
     for name, heads, kv in SHAPES:
         for dtype in ("bf16", "fp8"):
             for ctx in (1000, 5000):
-                for config in CONFIGS:
+                for config in configs_for(dtype):
                     batch = 3
                     pages = math.ceil(ctx / PAGE)
                     kp, vp = pool(batch * pages + 7, kv, dtype), pool(batch * pages + 7, kv, dtype)
@@ -236,7 +256,7 @@ def decode_attention():
                     tables = [perm[(i * need) % (pages_total - need + 1):][:need].view(batch, pages) for i in range(8)]
                     q = torch.randn(batch, heads, D, device=DEV, dtype=BF16)
                     best = None
-                    for config in CONFIGS:
+                    for config in configs_for(dtype):
                         att = DecodeAttention(batch, heads, kv, ctx, config)
                         att(q, kp, vp, tables[0])
                         graph = torch.cuda.CUDAGraph()
@@ -331,72 +351,97 @@ def layer_shapes(m):
             "down": (i, h)}
 
 
+ONE = None
+
+
+def mm8(x, w8t):
+    """FP8 GEMM of a bf16 activation x (m, k) by an FP8 weight stored (n, k): quantize x, pad rows to 16 (as the
+    extended calibration's FP8 step and the engines' FP8 kernels pad)."""
+    m = x.shape[0]
+    pad = (-m) % 16
+    xq = x.to(FP8)
+    if pad:
+        xq = F.pad(xq.view(torch.uint8), (0, 0, 0, pad)).view(FP8)
+    return torch._scaled_mm(xq, w8t.t(), scale_a=ONE, scale_b=ONE, out_dtype=BF16)[:m]
+
+
 class PagedDecodeStep:
     """The first calibration's Llama-3.1-8B-shaped decode step with a paged KV cache (a pool per layer, pages in
     random order) and the split-KV attention above."""
 
-    def __init__(self, m, batch, ctx, kv_dtype):
+    def __init__(self, m, batch, ctx, kv_dtype, weights="bf16"):
         h = m["hidden"]
-        self.m, self.batch = m, batch
+        self.m, self.batch, self.weights = m, batch, weights
         s = layer_shapes(m)
         self.w = [{k: torch.randn(*shape, device=DEV, dtype=BF16) * 0.02 for k, shape in s.items()}
                   for _ in range(m["layers"])]
+        if weights == "fp8":  # stored (n, k) for _scaled_mm, as the extended calibration's FP8 step
+            self.w = [{k: t.t().contiguous().to(FP8) for k, t in w.items()} for w in self.w]
         self.norm = torch.ones(h, device=DEV, dtype=BF16)
         self.lm_head = torch.randn(h, m["vocab"], device=DEV, dtype=BF16) * 0.02
         pages = math.ceil(ctx / PAGE)
         self.k = [pool(batch * pages, m["kv"], kv_dtype) for _ in range(m["layers"])]
         self.v = [pool(batch * pages, m["kv"], kv_dtype) for _ in range(m["layers"])]
         self.table = torch.randperm(batch * pages, device=DEV).int().view(batch, pages)
-        self.att = DecodeAttention(batch, m["heads"], m["kv"], ctx, "n64")
+        self.att = DecodeAttention(batch, m["heads"], m["kv"], ctx, "n64-f16" if kv_dtype == "fp8" else "n64")
         self.x = torch.randn(batch, h, device=DEV, dtype=BF16)
-        self.weight_bytes = sum(t.numel() * 2 for w in self.w for t in w.values()) + self.lm_head.numel() * 2
+        self.weight_bytes = (sum(t.numel() * t.element_size() for w in self.w for t in w.values())
+                             + self.lm_head.numel() * 2)
         self.kv_bytes = batch * ctx * m["layers"] * 2 * m["kv"] * D * (2 if kv_dtype == "bf16" else 1)
+
+    def mm(self, x, w):
+        return mm8(x, w) if self.weights == "fp8" else x @ w
 
     def __call__(self):
         m, b = self.m, self.batch
         x = self.x
         for w, k, v in zip(self.w, self.k, self.v):
             hdn = F.rms_norm(x, (m["hidden"],), self.norm)
-            qkv = hdn @ w["qkv"]
+            qkv = self.mm(hdn, w["qkv"])
             q = qkv[:, : m["heads"] * D].reshape(b, m["heads"], D)
             attn = self.att(q, k, v, self.table)
-            x = x + attn.reshape(b, m["heads"] * D) @ w["o"]
-            gu = F.rms_norm(x, (m["hidden"],), self.norm) @ w["gate_up"]
+            x = x + self.mm(attn.reshape(b, m["heads"] * D), w["o"])
+            gu = self.mm(F.rms_norm(x, (m["hidden"],), self.norm), w["gate_up"])
             gate, up = gu.chunk(2, dim=-1)
-            x = x + (F.silu(gate) * up) @ w["down"]
+            x = x + self.mm((F.silu(gate) * up).contiguous(), w["down"])
         return F.rms_norm(x, (m["hidden"],), self.norm) @ self.lm_head
 
 
-STEP_POINTS = [("bf16", b, c) for b, c in ((1, 512), (1, 1024), (1, 4096), (1, 16384), (1, 65536), (1, 131072),
+STEP_POINTS = [("bf16", "bf16", b, c) for b, c in ((1, 512), (1, 1024), (1, 4096), (1, 16384), (1, 65536), (1, 131072),
                                            (8, 1024), (8, 8192), (8, 32768), (8, 65536), (32, 1024), (32, 4096),
                                            (32, 16384), (128, 1024), (128, 4096), (256, 1024), (256, 2048),
                                            (512, 1024), (1024, 512))]
-STEP_POINTS += [("fp8", b, c) for b, c in ((1, 1024), (1, 65536), (1, 131072), (8, 65536), (32, 16384), (128, 4096),
-                                           (512, 1024))]
+STEP_POINTS += [("bf16", "fp8", b, c) for b, c in ((1, 1024), (1, 65536), (1, 131072), (8, 65536), (32, 16384),
+                                                   (128, 4096), (512, 1024))]
+STEP_POINTS += [("fp8", kv, b, c) for kv in ("bf16", "fp8") for b, c in ((1, 1024), (1, 65536), (8, 8192), (32, 4096),
+                                                                         (128, 1024), (256, 2048), (512, 1024),
+                                                                         (1024, 512))]
 
 
 def decode_steps():
     out = []
-    for kv_dtype, batch, ctx in STEP_POINTS:
+    for weights, kv_dtype, batch, ctx in STEP_POINTS:
         if time.time() - T0 > TIME_BUDGET_S:
-            out.append({"kvDtype": kv_dtype, "batch": batch, "context": ctx, "skipped": "time budget"})
+            out.append({"weights": weights, "kvDtype": kv_dtype, "batch": batch, "context": ctx,
+                        "skipped": "time budget"})
             continue
         try:
-            step = PagedDecodeStep(LLAMA8B, batch, ctx, kv_dtype)
+            step = PagedDecodeStep(LLAMA8B, batch, ctx, kv_dtype, weights)
             with torch.inference_mode():
                 step()
                 graph = torch.cuda.CUDAGraph()
                 with torch.cuda.graph(graph):
                     step()
                 ms = timed(graph.replay, repeats=10)
-            out.append({"weights": "bf16", "kvDtype": kv_dtype, "batch": batch, "context": ctx, "ms": round(ms, 4),
+            out.append({"weights": weights, "kvDtype": kv_dtype, "batch": batch, "context": ctx, "ms": round(ms, 4),
                         "weightBytes": step.weight_bytes, "kvBytes": step.kv_bytes})
             del graph
         except Exception as e:  # noqa: BLE001 -- the error is the fact
-            out.append({"kvDtype": kv_dtype, "batch": batch, "context": ctx, "error": f"{type(e).__name__}: {e}"[:300]})
+            out.append({"weights": weights, "kvDtype": kv_dtype, "batch": batch, "context": ctx,
+                        "error": f"{type(e).__name__}: {e}"[:300]})
         step = None
         torch.cuda.empty_cache()
-        log("decodeStep", kv_dtype, batch, ctx, out[-1].get("ms"))
+        log("decodeStep", weights, kv_dtype, batch, ctx, out[-1].get("ms"))
     return out
 
 
@@ -437,8 +482,9 @@ def document(p, facts):
 
 
 def main():
-    global SM_COUNT
+    global SM_COUNT, ONE
     torch.manual_seed(0)
+    ONE = torch.ones((), device=DEV, dtype=torch.float32)
     p = torch.cuda.get_device_properties(0)
     SM_COUNT = p.multi_processor_count
     facts = {"gpu": p.name, "smCount": p.multi_processor_count, "memoryGiB": round(p.total_memory / 2**30, 1),

@@ -53,6 +53,8 @@ export interface CapturedResource {
   readonly ignoreChanges: readonly string[];
   /** Outputs the engine stores as secrets (`opts.additionalSecretOutputs`). */
   readonly additionalSecretOutputs: readonly string[];
+  /** URNs the engine treats as this resource's earlier identities (`opts.aliases`, resolved as the SDK does). */
+  readonly aliases: readonly string[];
   /** Provider reference (`<urn>::<id>`) when one was set. */
   readonly provider?: string;
   /** Inputs with secret values in the clear: for in-memory checks (policies) only, never written. */
@@ -252,6 +254,28 @@ async function implicitResources(
   for (const v of Array.isArray(value) ? value : Object.values(value)) await implicitResources(v, found, visited);
 }
 
+/**
+ * The resource's aliases as URNs of the monitor's own scheme (the scheme every captured URN is in): an alias is a
+ * spec (name, type, parent, each defaulting to the resource's own) that the engine turns into a URN its own way, so
+ * the capture does the same with the monitor's `newUrn` rather than the SDK's client-side `createUrn`.
+ */
+async function aliasesOf(s: Seen, stack: pulumi.Resource): Promise<string[]> {
+  const urns = await Promise.all(
+    (s.opts.aliases ?? []).map(async (alias) => {
+      const a = await outputPromise(pulumi.output(alias) as pulumi.Output<string | pulumi.Alias>);
+      if (typeof a === "string") return a;
+      const parent = a.parent ?? s.opts.parent ?? stack;
+      const parentUrn = pulumi.Resource.isInstance(parent)
+        ? await urnOf(parent)
+        : await outputPromise(pulumi.output(parent as pulumi.Input<string>));
+      const name = await outputPromise(pulumi.output(a.name ?? s.name));
+      const type = await outputPromise(pulumi.output(a.type ?? s.type));
+      return settings.getMonitor().newUrn(parentUrn, type, name);
+    }),
+  );
+  return [...new Set(urns)].sort();
+}
+
 async function describe(s: Seen, stack: pulumi.Resource, regs: Map<string, Registration>): Promise<CapturedResource> {
   const urn = await urnOf(s.resource);
   const parentRes = s.opts.parent ?? stack;
@@ -284,6 +308,7 @@ async function describe(s: Seen, stack: pulumi.Resource, regs: Map<string, Regis
     retainOnDelete: s.opts.retainOnDelete === true,
     ignoreChanges: [...(s.opts.ignoreChanges ?? [])],
     additionalSecretOutputs: [...(s.opts.additionalSecretOutputs ?? [])],
+    aliases: await aliasesOf(s, stack),
     ...(reg.provider ? { provider: reg.provider } : {}),
     inputs: plain as Record<string, unknown>,
     redactedInputs: redacted as Record<string, unknown>,

@@ -11,6 +11,7 @@ import { componentProblemsAtConfig } from "../../../program/config";
 import { checkStackConfigMap } from "../../_shared/stack-check";
 import { documentationNote } from "../../../components/cluster/reach";
 import type { PolicyPackConfigJson } from "../../../policy/policies";
+import { policyTally } from "../../../policy/run";
 import type { Policies } from "@pulumi/policy";
 import { ExitCode } from "../../_shared/exit-codes";
 import { lockDir, OutputError, ensureDir, sweepLeftovers } from "../output/output";
@@ -101,7 +102,7 @@ function summary(stack: string, dir: string, r: RenderResult): string[] {
   const p = r.plan;
   const manifests = r.files.filter((f) => f.path.startsWith("manifests/")).length;
   const helm = r.files.filter((f) => f.path.startsWith("helm/")).length;
-  const failed = r.policy.results.filter((x) => !x.passed);
+  const violated = r.policy.results.filter((x) => !x.passed);
   return [
     `rendered ${stack} -> ${dir} (${p.resources.total} resources, ${manifests} manifests, ${helm} Helm releases)`,
     `  GPUs ${p.gpus.requested}/${p.gpus.provisioned}, EFA rails ${p.efaRails.used}/${p.efaRails.provisioned}; image ${p.image.cudaArchs.join(" ")} (CUDA ${p.image.cudaToolkit})`,
@@ -114,9 +115,8 @@ function summary(stack: string, dir: string, r: RenderResult): string[] {
             .map((l) => l.item)
             .join(", ")}, prepaid for the whole block`
         : ""),
-    `  policies: ${r.policy.results.length - failed.length} passed, ${failed.length} failed` +
-      ` (${r.policy.mandatoryViolations} mandatory, ${r.policy.advisoryViolations} advisory violations)`,
-    ...failed.flatMap((f) => f.violations.map((v) => `    [${f.enforcementLevel}] ${f.name}: ${v.message}`)),
+    `  policies: ${policyTally(r.policy)}`,
+    ...violated.flatMap((f) => f.violations.map((v) => `    [${f.enforcementLevel}] ${f.name}: ${v.message}`)),
   ];
 }
 

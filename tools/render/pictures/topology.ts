@@ -8,6 +8,7 @@
  * Every cell carries `data-*` attributes (node, GPU or rail index, worker) so a test can read the
  * picture back and check it against `plan.json`.
  */
+import { pairingLegend } from "../plan/pairing";
 import type { Plan } from "../plan/plan";
 import { Layout, LaidOutNode, layoutOf, PlacedWorker } from "../plan/layout";
 import { el, esc, svgDocument, text, textWidth } from "./svg";
@@ -220,18 +221,25 @@ export function placementLegend(plan: Pick<Plan, "gpuPools" | "workers">): strin
   return `Expected placement (the scheduler decides): ${roles.join("; ") || "no GPU worker"}; ${how}.`;
 }
 
-/** The legend's text lines, in order: KV, capacity, placement, then the warnings (idle nodes, unplaced replicas). */
+/**
+ * The legend's text lines, in order: KV, capacity, placement, the EFA pairing rule, then the warnings (idle nodes,
+ * unplaced replicas).
+ */
 function legendLines(plan: Plan, layout: Layout): string[] {
   return [
     kvLabel(plan),
     `GPUs ${plan.gpus.requested}/${plan.gpus.provisioned} requested; EFA rails ${plan.efaRails.used}/${plan.efaRails.provisioned} used; grey dashed = idle.`,
     placementLegend(plan),
+    pairingLegend(plan.workers),
     ...[idleNodesLine(placementOf(plan))].filter((l): l is string => l !== undefined),
     ...(layout.unplaced.length > 0
       ? [`NOT PLACED (would stay Pending): ${layout.unplaced.map((u) => `${u.service}/${u.replica}`).join(", ")}`]
       : []),
   ];
 }
+
+/** Legend lines from this index on are warnings (drawn red). */
+const WARNINGS_FROM = 4;
 
 function legend(plan: Plan, layout: Layout, y: number): string[] {
   const lines = legendLines(plan, layout);
@@ -249,7 +257,9 @@ function legend(plan: Plan, layout: Layout, y: number): string[] {
     el("g", { class: "legend" }, [
       ...swatches,
       idle,
-      ...lines.map((l, i) => text(M, y + 32 + i * 16, l, i >= 3 ? { fill: "#a00", "font-weight": "bold" } : {})),
+      ...lines.map((l, i) =>
+        text(M, y + 32 + i * 16, l, i >= WARNINGS_FROM ? { fill: "#a00", "font-weight": "bold" } : {}),
+      ),
     ]),
   ];
 }
@@ -265,8 +275,8 @@ export function topologySvg(plan: Plan): string {
     textWidth(title, 14),
   ];
   const width = M * 2 + Math.max(...widths);
-  // Legend: KV, capacity, placement, and up to two warnings (idle nodes, unplaced replicas).
-  const height = legendY + 32 + 5 * 16 + M;
+  // Legend: KV, capacity, placement, pairing, and up to two warnings (idle nodes, unplaced replicas).
+  const height = legendY + 32 + (WARNINGS_FROM + 2) * 16 + M;
   const defs = el("defs", {}, [
     el(
       "marker",

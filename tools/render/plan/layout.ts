@@ -6,9 +6,9 @@
  * The scheduler decides the real placement; this models what it is constrained to do. Replicas are
  * placed in plan order (prefill, decode, others) on the first node with enough free GPUs and EFA
  * devices whose workers the replica does not avoid (its required anti-affinity). A worker's GPUs
- * are contiguous and its rails are the ones aligned to its GPUs where free (the EFA device plugin
- * hands out devices next to the allocated GPUs), so on a p5en (16 rails, 8 GPUs) GPU g owns rails
- * 2g and 2g+1.
+ * are contiguous and its rails are the ones on its GPUs' PCIe roots where free (what a DRA claim
+ * constrains, and what AWS documents the EFA device plugin doing on the AL2023 accelerated AMIs; what a
+ * node actually gave is verify's gate L), so on a p5en (16 rails, 8 GPUs) GPU g owns rails 2g and 2g+1.
  */
 import type { SummaryPool } from "../../../program/summary";
 import type { PlanWorker } from "./workers";

@@ -4,7 +4,7 @@
  * first deploy with the per-node timeline (`./idle.ts`), what the resource count leaves out, and
  * which files to read next. Pure: from the plan, the captured resources and the policy run.
  */
-import type { PolicyRun } from "../../../policy/run";
+import { policyTally, type PolicyRun } from "../../../policy/run";
 import type { Plan } from "./plan";
 import { table } from "../output/md-table";
 import { gpuIdleMarkdown } from "./idle";
@@ -61,8 +61,7 @@ export function podResourcesMarkdown(plan: Plan): string[] {
 
 /** One line per policy: passed / violated, how many resources it checked. */
 export function policyMarkdown(run: PolicyRun): string[] {
-  const passed = run.results.filter((r) => r.passed).length;
-  const head = `## Policies: ${passed} of ${run.results.length} passed (${run.mandatoryViolations} mandatory, ${run.advisoryViolations} advisory violations)`;
+  const head = `## Policies: ${policyTally(run)}`;
   const state = (r: PolicyRun["results"][number]) =>
     !r.passed
       ? `**violated** (${r.violations.length})`

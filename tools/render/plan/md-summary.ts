@@ -5,7 +5,7 @@
  * restates a number of a later section (which says how it was computed), so a reader who stops here decides on
  * the same numbers as one who reads on. Pure.
  */
-import type { PolicyRun } from "../../../policy/run";
+import { policyTally, type PolicyRun } from "../../../policy/run";
 import type { Plan } from "./plan";
 import { table } from "../output/md-table";
 import { idleNodesLine } from "./placement";
@@ -61,11 +61,9 @@ function servingLine(plan: Plan): string {
 /** What to look at before paying, and the command that checks the deployment after. */
 function checkLines(plan: Plan, policy: PolicyRun, stack: string): string[] {
   const idle = idleNodesLine(plan.placement);
-  const failed = policy.results.filter((r) => !r.passed).map((r) => `\`${r.name}\``);
+  const clean = policy.results.every((r) => r.passed);
   return [
-    failed.length > 0
-      ? `- Policies: ${policy.mandatoryViolations} mandatory and ${policy.advisoryViolations} advisory violations (${failed.join(", ")}): see "Policies".`
-      : `- Policies: all ${policy.results.length} passed.`,
+    clean ? `- Policies: all ${policy.results.length} passed.` : `- Policies: ${policyTally(policy)}: see "Policies".`,
     ...(plan.gpus.requested < plan.gpus.provisioned
       ? [`- Capacity: ${plan.gpus.requested} of ${plan.gpus.provisioned} GPUs used: the rest is billed and idle.`]
       : []),

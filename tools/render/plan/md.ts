@@ -2,6 +2,7 @@
  * `plan.md`: the plan for people, section by section in a fixed order; the sections written elsewhere
  * (`./md-sections.ts`, `./model.ts`) go into the slots named here. Pure.
  */
+import { pairingLine } from "./pairing";
 import type { Plan } from "./plan";
 import type { KvWire } from "../../../components/inference/args";
 import { table } from "../output/md-table";
@@ -58,7 +59,12 @@ function capacitySection(plan: Plan): string[] {
       ],
     ),
     "",
-    "NIXL's LIBFABRIC plugin uses every EFA device a worker's pod is given, aligned to its GPUs by the EFA device plugin; \"EFA rails used\" is the sum over workers.",
+    "NIXL's LIBFABRIC plugin uses every EFA device a worker's pod is given; \"EFA rails used\" is the sum over workers. Which EFA devices each worker gets, and by what rule:",
+    "",
+    ...plan.workers
+      .map(pairingLine)
+      .filter((l): l is string => l !== undefined)
+      .map((l) => `- ${l}`),
     "",
     ...placementLines(plan),
   ];

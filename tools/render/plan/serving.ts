@@ -35,7 +35,9 @@ export function servingPlan(p: InferencePlan | undefined, pools: readonly GpuPoo
 }
 
 const ms = (v: number | null) => (v === null ? "saturated" : `${v}`);
-const span = (r: Range | null | undefined) => (r ? ` (${r[0]}-${r[1]})` : "");
+/** A number's range; "not validated" where its regime has no band (and the number is the model's own). */
+const span = (r: Range | null | undefined, v: number | null = null) =>
+  r ? ` (${r[0]}-${r[1]})` : v === null ? "" : " (not validated)";
 const load = (e: ServingEstimate) =>
   e.workload.requestsPerSecond !== undefined
     ? `${e.workload.requestsPerSecond} requests/s (open loop)`
@@ -46,7 +48,7 @@ function verdict(e: ServingEstimate): string {
   const gain =
     e.disaggGain === null
       ? "aggregated serves none of it"
-      : `disaggregated / aggregated = ${e.disaggGain}${span(range)}`;
+      : `disaggregated / aggregated = ${e.disaggGain}${span(range, e.disaggGain)}`;
   const basis =
     e.workload.ttftMs !== undefined || e.workload.itlMs !== undefined ? "within the objectives" : "at the load";
   if (e.winner === "disaggregated")
@@ -93,21 +95,21 @@ function layoutTable(e: ServingEstimate): string {
         "disaggregated (this graph)",
         `${prefill.replicas} prefill x ${prefill.gpusPerWorker} GPU + ${decode.replicas} decode x ${decode.gpusPerWorker} GPU`,
         e.requestsPerSecond,
-        `${e.tokensPerSecondPerGpu}${span(u.tokensPerSecondPerGpu)}`,
-        `${ms(e.ttftMs)}${span(u.ttftMs)}`,
-        `${ms(e.ttftP90Ms)}${span(u.ttftP90Ms)}`,
-        `${ms(e.itlMs)}${span(u.itlMs)}`,
-        `${ms(e.itlP90Ms)}${span(u.itlP90Ms)}`,
+        `${e.tokensPerSecondPerGpu}${span(u.tokensPerSecondPerGpu, e.tokensPerSecondPerGpu)}`,
+        `${ms(e.ttftMs)}${span(u.ttftMs, e.ttftMs)}`,
+        `${ms(e.ttftP90Ms)}${span(u.ttftP90Ms, e.ttftP90Ms)}`,
+        `${ms(e.itlMs)}${span(u.itlMs, e.itlMs)}`,
+        `${ms(e.itlP90Ms)}${span(u.itlP90Ms, e.itlP90Ms)}`,
       ],
       [
         "aggregated, same GPUs",
         `${e.aggregated.replicas} x ${e.aggregated.gpusPerWorker} GPU`,
         e.aggregated.requestsPerSecond,
-        `${e.aggregated.tokensPerSecondPerGpu}${span(u.aggregatedTokensPerSecondPerGpu)}`,
-        `${ms(e.aggregated.ttftMs)}${span(u.aggregated.ttftMs)}`,
-        `${ms(e.aggregated.ttftP90Ms)}${span(u.aggregated.ttftP90Ms)}`,
-        `${ms(e.aggregated.itlMs)}${span(u.aggregated.itlMs)}`,
-        `${ms(e.aggregated.itlP90Ms)}${span(u.aggregated.itlP90Ms)}`,
+        `${e.aggregated.tokensPerSecondPerGpu}${span(u.aggregatedTokensPerSecondPerGpu, e.aggregated.tokensPerSecondPerGpu)}`,
+        `${ms(e.aggregated.ttftMs)}${span(u.aggregated.ttftMs, e.aggregated.ttftMs)}`,
+        `${ms(e.aggregated.ttftP90Ms)}${span(u.aggregated.ttftP90Ms, e.aggregated.ttftP90Ms)}`,
+        `${ms(e.aggregated.itlMs)}${span(u.aggregated.itlMs, e.aggregated.itlMs)}`,
+        `${ms(e.aggregated.itlP90Ms)}${span(u.aggregated.itlP90Ms, e.aggregated.itlP90Ms)}`,
       ],
     ],
   );
@@ -116,10 +118,13 @@ function layoutTable(e: ServingEstimate): string {
 function uncertaintyLines(e: ServingEstimate): string[] {
   const u = e.uncertainty;
   const bands = Object.values(u.bands)
-    .map((b) => `${b.quantity} x${b.low}-${b.high} (${b.regime}, ${b.points} published points)`)
+    .map((b) => `${b.quantity} x${b.bias}, range x${b.low}-${b.high} (${b.regime}, ${b.points} published points)`)
     .join("; ");
+  const none = u.unvalidated.length
+    ? ` Not validated in this regime (fewer than 3 published points; the model's own value, no range): ${u.unvalidated.join(", ")}.`
+    : "";
   return [
-    `Ranges (in parentheses; the same bands apply to the chart below) are the published/estimated ratios of the validation set in this regime (${u.regime}; docs/SERVING.md#validation): ${bands}.`,
+    `Each number with a range (in parentheses) is the model's value corrected by the mean bias of the published measurements of its regime (${u.regime}; docs/SERVING.md#validation), and the range is their lowest to highest published/estimated ratio around the model's value, so the number always lies inside it; the chart below is corrected the same way: ${bands || "none"}.${none}`,
     "",
     ...(u.assumptions.length
       ? ["Assumptions this configuration extrapolates:", "", ...u.assumptions.map((a) => `- ${a}`), ""]
@@ -160,7 +165,7 @@ export function servingMarkdown(p: ServingPlanSection): string[] {
       e.curve.map((c) => [c.requestsPerSecond, ...cells(c.disaggregated), ...cells(c.aggregated)]),
     ),
     "",
-    `Estimated, not measured: prefill and decode from GEMM, attention and decode-step rates measured on an H200 (docs/SERVING.md), the engine's own batch limits, prefill queues M/D/c with P50/P90 from its tail, aggregated prefill stalling decode steps. \`npm run verify\` compares the measured TTFT and ITL with these numbers.`,
+    `Estimated, not measured: prefill and decode from GEMM, attention and decode-step rates measured on an H200 (docs/SERVING.md), the engine's own batch limits, prefill queues M/D/c with P50/P90 from its tail, closed loops queuing half their waves, aggregated chunked prefill sharing the decode steps. \`npm run verify\` compares the measured TTFT and ITL with these numbers.`,
     "",
   ];
 }

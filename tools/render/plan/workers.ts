@@ -9,6 +9,8 @@ import type { InferencePlan, WorkerPlanRow } from "../../../components/inference
 
 /** One service of the graph, as the plan shows it. */
 export interface PlanWorker extends Pick<WorkerPlanRow, "replicas" | "gpusPerWorker" | "efaPerWorker" | "avoids"> {
+  /** Which EFA devices each worker gets and by what rule; absent on the Frontend (no GPU, no EFA). */
+  readonly pairing?: WorkerPlanRow["pairing"];
   /** `frontend`, `prefill` or `decode`. */
   readonly role: string;
   /** The service's key in `spec.services`. */
@@ -69,6 +71,7 @@ export function planWorkers(p: InferencePlan | undefined): PlanWorker[] {
       nixlRails: w.nixlRails,
       ...shown(w.requests),
       avoids: [...w.avoids],
+      pairing: w.pairing,
     })),
   ];
 }
