@@ -346,7 +346,7 @@ describe("render fuzz: generated configs through the render CLI, the real progra
               ? "object or function text"
               : code === ExitCode.InvalidConfig && !/^render: /m.test(text)
                 ? "exit 2 without a message"
-                : problems.some((l) => !/^  - [^\s:][^:]*: \S/.test(l))
+                : problems.some((l) => !/^ {2}- [^\s:][^:]*: \S/.test(l))
                   ? "a problem without a key path"
                   : undefined;
       if (why)
