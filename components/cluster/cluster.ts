@@ -37,7 +37,8 @@ export interface ClusterStorageClassNames {
  * plane (API auth, KMS envelope encryption, control-plane logs, a private endpoint unless `publicAccessCidrs`), a
  * CPU system node group, and one managed node group per GPU pool whose launch template carries the EFA interfaces,
  * security group, placement group and capacity reservation derived from the instance catalog (no EFA count or
- * interface typed by hand). Then the gp3 StorageClass, the NVIDIA and EFA device plugins, and optionally an EFS
+ * interface typed by hand). Then the gp3 StorageClass, the NVIDIA and EFA device plugins (or under `deviceAllocation: dra`
+ * their DRA drivers), and optionally an EFS
  * model cache and the AWS Load Balancer Controller. The args are resolved, validated and every problem reported
  * in one error that names each argument path before any child is created. `gpuPools` exposes each pool's plain
  * facts for `DisaggInference`.
