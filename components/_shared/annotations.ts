@@ -31,4 +31,6 @@ export const Annotation = {
   ClaimEfaPerGpu: "dynamo-efa/claim-efa-per-gpu",
   /** Pod: sha256 of the TRT-LLM engine config file (a changed config rolls the workers). */
   EngineConfigSha256: "dynamo-efa/engine-config-sha256",
+  /** Job and pod: sha256 of what the first-token check checks (the graph, the script, its budget): a change re-runs it. */
+  FirstTokenChecksSha256: "dynamo-efa/first-token-checks-sha256",
 } as const;

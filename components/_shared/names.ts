@@ -30,6 +30,12 @@ export const OperatorLabel = {
 export const DynamoPort = { FrontendHttp: 8000, WorkerSystem: 9090 } as const;
 
 /**
+ * The workers' request-plane port (`DYN_TCP_RPC_PORT`): the runtime's TCP request plane binds an OS-assigned port
+ * unless this pins it, and the pin lets the Frontend -> worker flow name one port.
+ */
+export const REQUEST_PLANE_PORT = 9999;
+
+/**
  * Names the operator gives those container ports (operator `internal/consts`: `DynamoSystemPortName`;
  * its own probes use `intstr.FromString` of them). Our probes use the same names and handler type
  * (httpGet) so the merged container never has "more than 1 handler type" (F2).
@@ -72,6 +78,11 @@ export function graphNames(graph: string, namespace: string): GraphNames {
     hfSecret: `${graph}-hf-token`,
     modelCachePvc: `${graph}-model-cache`,
   };
+}
+
+/** In-cluster URL of a graph's OpenAI-compatible Frontend (the operator's `<graph>-frontend` Service). */
+export function frontendServiceUrl(graph: string, namespace: string): string {
+  return `http://${graphNames(graph, namespace).frontendService}.${namespace}.svc.cluster.local:${DynamoPort.FrontendHttp}`;
 }
 
 /**

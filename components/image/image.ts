@@ -6,7 +6,6 @@
  * `plan.ts` / `derive.ts` / `validate.ts`.
  */
 import * as aws from "@pulumi/aws";
-import * as docker from "@pulumi/docker";
 import * as dockerbuild from "@pulumi/docker-build";
 import * as pulumi from "@pulumi/pulumi";
 import { assertChecked } from "../_shared/pulumi-errors";
@@ -14,6 +13,7 @@ import { DynamoImageArgs } from "./args";
 import { checkImagePlan, ImageBuildPlan, ImageCombinedPlan, ImagePlan, packagePath } from "./plan";
 import { ImageBackend, VendorImage } from "./sources";
 import { ecrRegistryOf, ecrRepositoryName, registryOf, withDigest, withTag } from "./ref";
+import { ImageDigest } from "./image-digest";
 
 /** Pulumi type token of `DynamoImage`. */
 export const DYNAMO_IMAGE_TYPE = "dynamo-efa:image:DynamoImage";
@@ -140,32 +140,25 @@ export class DynamoImage extends pulumi.ComponentResource {
   }
 
   /**
-   * The vendor image's tag resolved to its digest now (a registry manifest lookup through the Docker provider's
-   * `getRegistryImage`, no Docker engine needed), deployed as `repository@sha256:...`: never the moving tag. An ECR
-   * repository (AWS Deep Learning Containers) is read with this account's ECR token; public registries anonymously.
+   * The vendor image's tag resolved to its digest once and kept in the stack's state (`ImageDigest`: a later
+   * `pulumi up` deploys the same digest until the release or the tag changes), deployed as `repository@sha256:...`:
+   * never the moving tag. An ECR repository (AWS Deep Learning Containers) is read with this account's ECR token
+   * (a secret input); public registries anonymously.
    */
   private resolveDigest(name: string, image: VendorImage): pulumi.Output<string> {
     const ecr = ecrRegistryOf(image.repository);
-    // disableDockerDaemonCheck: the lookup talks to the registry only, so `pulumi up` needs no Docker engine.
-    const provider = new docker.Provider(
-      `${name}-registry`,
-      {
-        disableDockerDaemonCheck: true,
-        ...(ecr
-          ? {
-              registryAuth: [
-                aws.ecr
-                  .getAuthorizationTokenOutput({ registryId: ecr.registryId, region: ecr.region }, { parent: this })
-                  .apply((t) => ({ address: ecr.address, username: t.userName, password: t.password })),
-              ],
-            }
-          : {}),
-      },
-      { parent: this },
-    );
-    return docker
-      .getRegistryImageOutput({ name: `${image.repository}:${image.tag}` }, { parent: this, provider })
-      .apply((r) => withDigest(image.repository, r.sha256Digest));
+    const basicAuth = ecr
+      ? pulumi.secret(
+          aws.ecr
+            .getAuthorizationTokenOutput({ registryId: ecr.registryId, region: ecr.region }, { parent: this })
+            .apply((t) => `${t.userName}:${t.password}`),
+        )
+      : undefined;
+    return new ImageDigest(
+      `${name}-digest`,
+      { repository: image.repository, tag: image.tag, ...(basicAuth ? { basicAuth } : {}) },
+      { parent: this, additionalSecretOutputs: ["basicAuth"] },
+    ).ref;
   }
 
   /** The vendor-combined image: both vendor images by digest, one small Dockerfile, pushed like a build. */

@@ -14,6 +14,7 @@ import { prefetchImage } from "../versions";
 import { DEFAULT_GRAPH_NAMESPACE, DEFAULT_PLATFORM_NAMESPACE } from "../_shared/names";
 import { INFERENCE_LIMITS, MODEL_SHAPE_LIMITS, ROLE_LIMITS, WORKLOAD_LIMITS } from "./limits";
 import { DEFAULT_RELEASE, ReleaseId } from "../releases";
+import { FirstTokenCheckArgs, FrontendArgs, FrontendServiceType, RouterMode } from "./frontend-args";
 
 /** Inference engine the workers run; the combined image selects it by Python module name. */
 export const Backend = { Vllm: "vllm", Trtllm: "trtllm" } as const;
@@ -31,14 +32,8 @@ export const Placement = {
 } as const;
 export type Placement = (typeof Placement)[keyof typeof Placement];
 
-/** How the Frontend's Service is exposed. */
-export const FrontendServiceType = {
-  /** In-cluster only. */
-  ClusterIP: "ClusterIP",
-  /** An internal (VPC-only) AWS load balancer; never internet-facing. */
-  InternalLoadBalancer: "InternalLoadBalancer",
-} as const;
-export type FrontendServiceType = (typeof FrontendServiceType)[keyof typeof FrontendServiceType];
+export { FrontendServiceType, RouterMode } from "./frontend-args";
+export type { FirstTokenCheckArgs, FrontendArgs } from "./frontend-args";
 
 /** Shape of one worker role (prefill or decode). */
 export interface RoleArgs {
@@ -58,25 +53,10 @@ export interface ModelCacheArgs {
   readonly sizeGiB: number;
 }
 
-/** The OpenAI-compatible Frontend. */
-export interface FrontendArgs {
-  /** Frontend pods. @default 1 */
-  readonly replicas?: number;
-  /** Service exposure. @default "ClusterIP" */
-  readonly serviceType?: FrontendServiceType;
-  /**
-   * CIDRs the internal load balancer accepts (`loadBalancerSourceRanges`; also the NetworkPolicy's allowed
-   * sources of the Frontend's port), so only these callers reach it, not everything routed into the VPC.
-   * @default - `[vpcCidr]` (required when `vpcCidr` is not given and `serviceType` is "InternalLoadBalancer")
-   * @see https://kubernetes.io/docs/reference/kubernetes-api/service-resources/service-v1/#ServiceSpec
-   */
-  readonly sourceRanges?: readonly string[];
-}
-
 /**
- * NetworkPolicies of the graph's namespace: everything denied but the flows Dynamo needs (components/inference/
- * network.ts lists them with their sources). Enforced on EKS by the VPC CNI's network policy agent, which
- * `EfaCluster` turns on.
+ * NetworkPolicies of the graph's namespace: everything denied but the flows the release needs (components/releases
+ * lists them with their sources; components/inference/network.ts generates the policies). Enforced on EKS by the VPC
+ * CNI's network policy agent, which `EfaCluster` turns on.
  */
 export interface NetworkPolicyArgs {
   /** Render the NetworkPolicies. @default true */
@@ -214,7 +194,7 @@ export interface InferenceSettings {
    * @default - `versions.prefetchImage` (python:3.12-slim)
    */
   readonly prefetchImage?: string;
-  /** Frontend. @default { replicas: 1, serviceType: "ClusterIP" } */
+  /** Frontend. @default { replicas: 1, serviceType: "ClusterIP", routerMode: "round-robin", adminApi: false, nvext: false } */
   readonly frontend?: FrontendArgs;
   /**
    * CIDR of the cluster's VPC (e.g. `EfaCluster`'s `vpcCidr`): the internal load balancer's default source range.
@@ -244,12 +224,20 @@ export interface InferenceSettings {
   readonly runAsUser?: number;
   /** The traffic the plan's serving estimate is for. @default - { isl: 1024, osl: 256, concurrency: 64 }, no objectives */
   readonly workload?: WorkloadArgs;
+  /** The in-cluster first-token check `pulumi up` waits for. @default { enabled: true } */
+  readonly firstTokenCheck?: FirstTokenCheckArgs;
 }
 
 /** Arguments of `DisaggInference`. */
 export interface DisaggInferenceArgs extends InferenceSettings {
   /** Digest-pinned image reference (`repo@sha256:<64 hex>`), e.g. `DynamoImage.ref`. */
   readonly image: pulumi.Input<string>;
+  /**
+   * Digest-pinned image of the Frontend: a few hundred MB on a system node instead of the multi-GB engine image.
+   * @default - the release's Frontend image (`dynamo-frontend:<version>`), its tag resolved to a digest at
+   *   `pulumi up` and kept in state (the same Dynamo version as the workers); `image` for a release without one
+   */
+  readonly frontendImage?: pulumi.Input<string>;
   /**
    * What installs the Dynamo operator and its CRDs (a `DynamoPlatform`, shared by every graph of the cluster); the
    * graph waits for it, so its CRD exists and the operator's webhook answers before the graph is sent.
@@ -309,6 +297,7 @@ export interface ResolvedInference {
   readonly imageCudaToolkit: string | undefined;
   readonly runAsUser: number;
   readonly workload: ResolvedWorkload;
+  readonly firstTokenCheck: Required<FirstTokenCheckArgs>;
 }
 
 /** The revision when none is set: the model's default branch, which moves (the plan says so). Also the script's default. */
@@ -415,6 +404,9 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
       replicas: s.frontend?.replicas ?? INFERENCE_DEFAULTS.frontendReplicas,
       serviceType: s.frontend?.serviceType ?? FrontendServiceType.ClusterIP,
       sourceRanges: s.frontend?.sourceRanges ?? (s.vpcCidr !== undefined ? [s.vpcCidr] : []),
+      routerMode: s.frontend?.routerMode ?? RouterMode.RoundRobin,
+      adminApi: s.frontend?.adminApi ?? false,
+      nvext: s.frontend?.nvext ?? false,
     },
     vpcCidr: s.vpcCidr,
     networkPolicy: {
@@ -429,6 +421,10 @@ export function resolveArgs(name: string, s: InferenceSettings, image: string | 
     imageCudaToolkit: s.imageCudaToolkit,
     runAsUser: s.runAsUser ?? INFERENCE_DEFAULTS.runAsUser,
     workload: resolveWorkload(s.workload),
+    firstTokenCheck: {
+      enabled: s.firstTokenCheck?.enabled ?? true,
+      image: s.firstTokenCheck?.image ?? prefetchImage,
+    },
   };
 }
 
@@ -469,7 +465,8 @@ export const INFERENCE_KEYS = {
   modelCache: { storageClassName: str, sizeGiB: int(INFERENCE_LIMITS.modelCacheSizeGiB) },
   frontend: {
     replicas: int(INFERENCE_LIMITS.frontendReplicas),
-    serviceType: str,
+    ...rows(str, "serviceType", "routerMode"),
+    ...{ adminApi: bool, nvext: bool },
     sourceRanges: listOf(str),
   },
   networkPolicy: { enabled: bool, clientNamespaces: listOf(str), metricsNamespaces: listOf(str) },
@@ -479,6 +476,7 @@ export const INFERENCE_KEYS = {
     ...{ isl: int(W.isl), osl: int(W.osl), requestsPerSecond: num(W.requestsPerSecond) },
     ...{ concurrency: int(W.concurrency), ttftMs: num(W.ttftMs), itlMs: num(W.itlMs) },
   },
+  firstTokenCheck: { enabled: bool, image: str },
 } as const satisfies KeyShape<InferenceSettings>;
 
 /** The two worker roles of a disaggregated graph. */

@@ -18,6 +18,7 @@ import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./dgd"
 import { RUNTIME_DEFAULT } from "./pod-security";
 import { Annotation } from "../_shared/annotations";
 import { createHash } from "crypto";
+import { packageFile } from "../_shared/package-file";
 import * as fs from "fs";
 import * as path from "path";
 
@@ -240,23 +241,11 @@ export function renderPrefetchDaemonSet(r: ResolvedInference) {
 /** The script's file name, and its text (shipped to the cluster in a ConfigMap). */
 export const PREFETCH_FILE = "prefetch.py";
 
-/**
- * Where the script lives: beside this file in the source tree; in the published package tsc emits only
- * JavaScript under `bin/`, so the script ships at its source path (package.json `files`) and is found there.
- */
-function prefetchScriptPath(): string {
-  const beside = path.join(__dirname, "prefetch", PREFETCH_FILE);
-  if (fs.existsSync(beside)) return beside;
-  for (let dir = __dirname; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
-    const shipped = path.join(dir, "components", "inference", "prefetch", PREFETCH_FILE);
-    if (fs.existsSync(shipped)) return shipped;
-  }
-  throw new Error(
-    `cannot find components/inference/prefetch/${PREFETCH_FILE} above ${__dirname}: the package is incomplete; reinstall it`,
-  );
-}
-
-export const PREFETCH_SCRIPT: string = fs.readFileSync(prefetchScriptPath(), "utf8");
+/** The script, read where it ships (components/_shared/package-file.ts). */
+export const PREFETCH_SCRIPT: string = fs.readFileSync(
+  packageFile(__dirname, path.join("prefetch", PREFETCH_FILE), `inference/prefetch/${PREFETCH_FILE}`),
+  "utf8",
+);
 /** sha256 of the script, put on the pod template so a changed script rolls the workers. */
 export const PREFETCH_SHA256 = createHash("sha256").update(PREFETCH_SCRIPT).digest("hex");
 

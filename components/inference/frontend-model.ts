@@ -9,7 +9,14 @@
  * `HF_HUB_CACHE` or `HF_HOME/hub`). `/health` answers 200 either way, so a Frontend that cannot load the card is
  * Ready and serves nothing: `verify` gate B is what catches it.
  *
- * So, by where the workers' `--model` points:
+ * Which of the two a release uses is its data (`release(r.release).runtime.modelCards`):
+ * - `self-hosted` (dynamo-1.6): every worker serves its card's files on its system port and publishes
+ *   `http://<worker>:9090/v1/metadata/...` URLs (DYN_SELF_HOST_METADATA=1, tests/contracts/facts/
+ *   dynamo-runtime-settings.json); the Frontend fetches them from the workers (a flow of the release), so it needs no
+ *   copy, no volume, no init container and no token, whatever the cache mode.
+ * - `frontend-copy` (seed: its runtime predates self-hosting): workers publish their own paths, and the Frontend needs
+ *   the same files, by where the workers' `--model` points:
+ *
  * - `local-nvme`: a node-cache directory on the GPU node, which the Frontend (on a system node) does not have. An
  *   init container (`model-config`) runs the same prefetch script as the workers, for the same model and revision,
  *   with only the non-weight files, into an emptyDir mounted at the same path: the card's files then exist in the
@@ -33,6 +40,7 @@ import {
 import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./dgd";
 import { ModelCacheMode } from "./model-load";
 import { RUNTIME_DEFAULT } from "./pod-security";
+import { ModelCards, release } from "../releases";
 
 /** Where the workers' hub cache volume is mounted (`HF_HOME` is `<mount>/hf`), in the workers and the Frontend. */
 export const MODEL_CACHE_MOUNT = "/models";
@@ -90,8 +98,19 @@ function fromInitContainer(r: ResolvedInference, image: string): FrontendModelFi
   };
 }
 
-/** The parts for the graph's cache mode (see the module comment). */
+/** Self-hosted cards: the Frontend fetches the files from the workers; nothing of the model is given to it. */
+const FROM_WORKERS: FrontendModelFiles = {
+  how: "fetches the card's files from each worker's system port (self-hosted model cards); no copy, no token",
+  initContainers: [],
+  volumes: [],
+  mounts: [],
+  env: [],
+  tokenInMain: false,
+};
+
+/** The parts for the release's model-card decision and the graph's cache mode (see the module comment). */
 export function frontendModelFiles(r: ResolvedInference, image: string): FrontendModelFiles {
+  if (release(r.release).runtime.modelCards.mode === ModelCards.SelfHosted) return FROM_WORKERS;
   if (r.modelCacheMode === ModelCacheMode.LocalNvme) return fromInitContainer(r, image);
   if (r.modelCacheMode === ModelCacheMode.Efs && r.modelCache)
     return {

@@ -1,12 +1,19 @@
 /**
  * The ONE DynamoGraphDeployment (F1) holding Frontend, PrefillWorker and DecodeWorker, as a plain
  * object. Pure. Field shapes follow the v1alpha1 CRD (docs/ARCHITECTURE.md#the-dynamographdeployment-schema): resources in
- * Dynamo's form (`limits.gpu`, `limits.custom`, F8), service-level `readinessProbe` (replaces the
- * operator's wholesale) and `extraPodSpec.mainContainer.startupProbe` (merged over the operator's
+ * Dynamo's form (`limits.gpu`, `limits.custom`, F8), service-level `readinessProbe` and `livenessProbe` (each
+ * replaces the operator's wholesale) and `extraPodSpec.mainContainer.startupProbe` (merged over the operator's
  * defaults, startupProbe replaced wholesale). Also here: the engine section (what differs between vLLM and
  * TensorRT-LLM workers: command, env, engine-args file). The CR's TypeScript types are `./dgd.ts`.
  */
-import { GraphService, DynamoPort, DynamoPortName, OperatorLabel, graphNames } from "../_shared/names";
+import {
+  GraphService,
+  DynamoPort,
+  DynamoPortName,
+  OperatorLabel,
+  graphNames,
+  REQUEST_PLANE_PORT,
+} from "../_shared/names";
 import { INSTANCES } from "../catalog/instances";
 import {
   Placement,
@@ -19,7 +26,6 @@ import {
 } from "./args";
 import { ModelCacheMode } from "./model-load";
 import { usesEfa, workerShape, WorkerShape, modelAnnotations } from "./fit";
-import { REQUEST_PLANE_PORT } from "./network";
 import {
   nodeCacheAnnotations,
   nodeCacheEnv,
@@ -55,6 +61,9 @@ import {
 import { shellQuote } from "../_shared/shell";
 import { MODEL_CACHE_HF_HOME, MODEL_CACHE_MOUNT, frontendModelFiles } from "./frontend-model";
 import { RUNTIME_DEFAULT } from "./pod-security";
+import { frontendSettings, workerProbes, workerSettings } from "./stated-settings";
+import { GraphApiVersion, release } from "../releases";
+import { toV1beta1, V1beta1Graph } from "./dgd-v1beta1";
 import { podClaims, usesDra, WORKER_CLAIM, workerClaim } from "./device-claims";
 
 /** Where the model cache PVC is mounted (and `HF_HOME` points). */
@@ -227,8 +236,9 @@ function volumes(
 }
 
 function workerEnv(r: ResolvedInference, shape: WorkerShape, engine: EngineParts): EnvVar[] {
-  // The request plane on a fixed port (upstream's default is an OS-assigned one), so the NetworkPolicy can name it.
-  const env: EnvVar[] = [{ name: "DYN_TCP_RPC_PORT", value: String(REQUEST_PLANE_PORT) }];
+  // The deciding Dynamo settings of the release, never its defaults; then the request plane on a fixed port
+  // (upstream's default is an OS-assigned one), so the flow Frontend -> workers names it.
+  const env: EnvVar[] = [...workerSettings(r), { name: "DYN_TCP_RPC_PORT", value: String(REQUEST_PLANE_PORT) }];
   if (usesEfa(r)) env.push(...efaEnv(shape));
   if (r.modelCache) env.push({ name: "HF_HOME", value: MODEL_CACHE_HF_HOME });
   return [...env, ...nodeCacheEnv(r), ...engine.env];
@@ -260,12 +270,7 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
     sharedMemory: { size: `${shape.shmGiB}Gi` },
     ...(r.modelCache ? { volumeMounts: [{ name: names.modelCachePvc, mountPoint: MODEL_CACHE_MOUNT }] } : {}),
     ...(Object.keys(podAnnotations).length > 0 ? { extraPodMetadata: { annotations: podAnnotations } } : {}),
-    readinessProbe: {
-      httpGet: { path: "/health", port: DynamoPortName.WorkerSystem },
-      periodSeconds: 10,
-      timeoutSeconds: 4,
-      failureThreshold: 3,
-    },
+    ...workerProbes(),
     extraPodSpec: {
       nodeSelector: { ...r.pool.nodeSelector },
       tolerations: r.pool.taints.map((t) => ({ key: t.key, operator: "Equal", value: t.value, effect: t.effect })),
@@ -296,19 +301,20 @@ export function renderWorker(r: ResolvedInference, role: ServingRole, image: str
 export const FRONTEND_RESOURCES: DgdResources = { requests: { cpu: "2", memory: "4Gi" }, limits: { memory: "8Gi" } };
 
 /**
- * The Frontend service: unprivileged, non-root, all capabilities dropped. When a worker registers, the Frontend
- * loads the files of the model card that worker published, from its own disk or by downloading them; what makes
- * them readable in each cache mode, and why the token reaches its main container only in `none` mode, is
- * `./frontend-model.ts` (tests/contracts/facts/dynamo-model-card.json).
+ * The Frontend service: unprivileged, non-root, all capabilities dropped, on `image` (the release's Frontend image
+ * where it has one, else the serving image; `workerImage` runs the seed's model-config init container). When a
+ * worker registers, the Frontend loads the files of the model card that worker published: from the worker itself
+ * (self-hosted cards), or from its own copy; what each release and cache mode needs is `./frontend-model.ts`.
  */
-export function renderFrontend(r: ResolvedInference, image: string): DgdService {
+export function renderFrontend(r: ResolvedInference, image: string, workerImage: string = image): DgdService {
   const names = graphNames(r.graphName, r.namespace);
-  const files = frontendModelFiles(r, image);
+  const files = frontendModelFiles(r, workerImage);
+  const envs = [...frontendSettings(r), ...files.env];
   return {
     componentType: "frontend",
     replicas: r.frontend.replicas,
     ...(files.tokenInMain ? { envFromSecret: r.hfSecretName ?? names.hfSecret } : {}),
-    ...(files.env.length > 0 ? { envs: [...files.env] } : {}),
+    ...(envs.length > 0 ? { envs } : {}),
     resources: FRONTEND_RESOURCES,
     extraPodSpec: {
       ...(files.volumes.length > 0 ? { volumes: [...files.volumes] } : {}),
@@ -316,7 +322,7 @@ export function renderFrontend(r: ResolvedInference, image: string): DgdService 
       mainContainer: {
         image,
         command: ["python3", "-m", "dynamo.frontend"],
-        args: ["--http-port", String(DynamoPort.FrontendHttp)],
+        args: ["--http-port", String(DynamoPort.FrontendHttp), "--router-mode", r.frontend.routerMode],
         securityContext: {
           runAsNonRoot: true,
           runAsUser: r.runAsUser,
@@ -342,8 +348,8 @@ export interface DgdObject extends DynamoGraphDeployment {
   };
 }
 
-/** The whole DynamoGraphDeployment. */
-export function renderGraph(r: ResolvedInference, image: string): DgdObject {
+/** The whole DynamoGraphDeployment; the Frontend on `frontendImage` (the release's, where it has one). */
+export function renderGraph(r: ResolvedInference, image: string, frontendImage: string = image): DgdObject {
   const names = graphNames(r.graphName, r.namespace);
   return {
     apiVersion: DGD_API_VERSION,
@@ -353,12 +359,18 @@ export function renderGraph(r: ResolvedInference, image: string): DgdObject {
       backendFramework: r.backend,
       ...(r.modelCache ? { pvcs: [{ name: names.modelCachePvc, create: false }] } : {}),
       services: {
-        [GraphService.Frontend]: renderFrontend(r, image),
+        [GraphService.Frontend]: renderFrontend(r, frontendImage, image),
         [GraphService.Prefill]: renderWorker(r, ServingRole.Prefill, image),
         [GraphService.Decode]: renderWorker(r, ServingRole.Decode, image),
       },
     },
   };
+}
+
+/** A rendered graph in the form its release deploys: the model as is (v1alpha1), or its v1beta1 form. */
+export function deployedForm(r: ResolvedInference, g: DgdObject): DgdObject | V1beta1Graph {
+  const rel = release(r.release).graph;
+  return rel.apiVersion === GraphApiVersion.V1beta1 ? toV1beta1(g, rel.runtimeVersionOverride?.version) : g;
 }
 
 /*

@@ -17,9 +17,9 @@ import {
   renderNamespace,
 } from "./render";
 import { InferencePlan, inferencePlan, workerCommands, workerPlan, WorkerPlanRow } from "./plan";
-import { DgdObject, renderGraph } from "./graph";
+import { DgdObject, deployedForm, renderGraph } from "./graph";
 import { DGD_KIND } from "./dgd";
-import { DGD_V1BETA1, toV1beta1, V1beta1Graph } from "./dgd-v1beta1";
+import type { V1beta1Graph } from "./dgd-v1beta1";
 import { release } from "../releases";
 import { validate, validateImage } from "./validate";
 import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
@@ -27,6 +27,9 @@ import { renderClaimTemplates } from "./device-claims";
 import { renderNetworkPolicies } from "./network";
 import { withCommit } from "./revision";
 import { graphCommit } from "./model-commit";
+import { ImageDigest } from "../image/image-digest";
+import { withDigest } from "../image/ref";
+import { firstTokenWaitSeconds, renderFirstTokenConfigMap, renderFirstTokenJob } from "./first-token";
 
 /** Pulumi type token. */
 export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
@@ -36,16 +39,21 @@ export const DISAGG_INFERENCE_TYPE = "dynamo-efa:inference:DisaggInference";
  * resolves (docs/CONTRIBUTING.md rule 6: the one fact that cannot be checked synchronously), with the same
  * message and property path as the synchronous check.
  */
-export function checkedGraph(r: ResolvedInference, image: string): DgdObject {
-  assertValid("DisaggInference", validateImage(image));
-  return renderGraph(r, image);
+export function checkedGraph(r: ResolvedInference, image: string, frontendImage: string = image): DgdObject {
+  assertValid("DisaggInference", [
+    ...validateImage(image),
+    ...(frontendImage !== image ? validateImage(frontendImage, "frontendImage") : []),
+  ]);
+  return renderGraph(r, image, frontendImage);
 }
 
 /** The graph as `r.release` deploys it: the model as is (v1alpha1), or its v1beta1 form. */
-export function releaseGraph(r: ResolvedInference, image: string): DgdObject | V1beta1Graph {
-  const g = checkedGraph(r, image);
-  const rel = release(r.release).graph;
-  return rel.apiVersion === DGD_V1BETA1 ? toV1beta1(g, rel.runtimeVersionOverride?.version) : g;
+export function releaseGraph(
+  r: ResolvedInference,
+  image: string,
+  frontendImage: string = image,
+): DgdObject | V1beta1Graph {
+  return deployedForm(r, checkedGraph(r, image, frontendImage));
 }
 
 /**
@@ -85,6 +93,8 @@ export class DisaggInference extends pulumi.ComponentResource {
   public readonly workers: pulumi.Output<WorkerPlanRow[]>;
   /** The graph custom resource. */
   public readonly graph: k8s.apiextensions.CustomResource;
+  /** The first-token check's Job, which `pulumi up` waits for after the graph; undefined when it is off. */
+  public readonly firstTokenCheck: k8s.batch.v1.Job | undefined;
   /** The commit every worker serves: `modelRevision` itself when it is a commit, else what it named at `pulumi up`. */
   public readonly modelCommit: pulumi.Output<string>;
   /** The graph's plan: its workers and the facts the offline render computes plan.json from (`./plan.ts`). */
@@ -111,17 +121,11 @@ export class DisaggInference extends pulumi.ComponentResource {
     deps.push(...this.prefetch(name, r, pinned, child, [...deps]));
     this.frontendLoadBalancerUrl = this.loadBalancer(name, r, inNs);
     // Before the graph: its pods must never start in a namespace without its fence.
-    for (const np of renderNetworkPolicies(r))
-      deps.push(
-        new k8s.networking.v1.NetworkPolicy(
-          `${name}-netpol-${np.metadata.name.slice(r.graphName.length + 1)}`,
-          np,
-          inNs,
-        ),
-      );
+    deps.push(...this.fence(name, r, inNs));
     if (args.platform) deps.push(args.platform);
 
-    const graph = pulumi.all([args.image, pinned]).apply(([image, p]) => releaseGraph(p, image));
+    const frontendImage = this.frontendImage(name, r, args);
+    const graph = pulumi.all([args.image, frontendImage, pinned]).apply(([image, fe, p]) => releaseGraph(p, image, fe));
     this.graph = new k8s.apiextensions.CustomResource(
       `${name}-graph`,
       {
@@ -132,6 +136,7 @@ export class DisaggInference extends pulumi.ComponentResource {
       },
       { ...child, dependsOn: deps },
     );
+    this.firstTokenCheck = this.checkFirstToken(name, r, graph, inNs, [...deps, this.graph]);
 
     this.graphName = pulumi.output(r.graphName);
     this.frontendUrl = pulumi.output(frontendUrl(r));
@@ -148,6 +153,50 @@ export class DisaggInference extends pulumi.ComponentResource {
       graph: this.graph,
       modelCommit: this.modelCommit,
     });
+  }
+
+  /**
+   * The Frontend's image: `frontendImage` as given; else the release's Frontend image (its digest where the release
+   * pins one, else its tag resolved once at `pulumi up` and kept in state, `ImageDigest`); else the serving image.
+   */
+  private frontendImage(name: string, r: ResolvedInference, args: DisaggInferenceArgs): pulumi.Input<string> {
+    if (args.frontendImage !== undefined) return args.frontendImage;
+    const pin = release(r.release).frontendImage;
+    if (!pin) return args.image;
+    if (pin.digest) return withDigest(pin.repository, pin.digest);
+    return new ImageDigest(`${name}-frontend-image`, { repository: pin.repository, tag: pin.tag }, { parent: this })
+      .ref;
+  }
+
+  /** The namespace's NetworkPolicies, generated from the release's flows (`./network.ts`). */
+  private fence(name: string, r: ResolvedInference, o: pulumi.CustomResourceOptions): pulumi.Resource[] {
+    return renderNetworkPolicies(r).map(
+      (np) =>
+        new k8s.networking.v1.NetworkPolicy(`${name}-netpol-${np.metadata.name.slice(r.graphName.length + 1)}`, np, o),
+    );
+  }
+
+  /**
+   * The first-token check (`./first-token.ts`): its script's ConfigMap, and the Job `pulumi up` waits for after the
+   * graph is Ready, for as long as the check's own deadline (plus a minute). Nothing waits for the Job.
+   */
+  private checkFirstToken(
+    name: string,
+    r: ResolvedInference,
+    graph: pulumi.Output<DgdObject | V1beta1Graph>,
+    o: pulumi.CustomResourceOptions,
+    after: pulumi.Resource[],
+  ): k8s.batch.v1.Job | undefined {
+    const cm = renderFirstTokenConfigMap(r);
+    if (!cm) return undefined;
+    const script = new k8s.core.v1.ConfigMap(`${name}-first-token-script`, cm, o);
+    const job = graph.apply((g) => renderFirstTokenJob(r, g)!);
+    const wait = `${firstTokenWaitSeconds()}s`;
+    return new k8s.batch.v1.Job(
+      `${name}-first-token`,
+      { metadata: job.apply((j) => j.metadata), spec: job.apply((j) => j.spec as k8s.types.input.batch.v1.JobSpec) },
+      { ...o, dependsOn: [...after, script], customTimeouts: { create: wait, update: wait } },
+    );
   }
 
   /**

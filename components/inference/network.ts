@@ -1,44 +1,22 @@
 /**
- * The NetworkPolicies of the graph's namespace: every pod there is denied all traffic, then the Frontend and the
- * workers get back exactly the flows Dynamo uses. Pure. Each flow and its upstream source (the facts are in
- * tests/contracts/facts/dynamo-network.json and vllm-nixl-side-channel.json, checked by
- * tests/contracts/network-policy.spec.ts):
- *
- * - clients -> Frontend TCP 8000 (the operator's `DynamoServicePort`): from `clientNamespaces`, and from the load
- *   balancer's `sourceRanges` when it is an internal load balancer;
- * - Frontend -> workers on the request plane, TCP `REQUEST_PLANE_PORT`: the runtime's TCP request plane (the
- *   default) binds an OS-assigned port unless `DYN_TCP_RPC_PORT` pins it, which the workers' env does;
- * - workers -> Frontend on any TCP port: a caller receives each response stream on its own TCP server, bound to
- *   port 0 (OS-assigned), and the worker connects back to it;
- * - workers <-> workers on any TCP port: vLLM's NIXL side channel (5600 + the data-parallel index), UCX-over-TCP
- *   (`kvTransport: ucx`) on the ports UCX's listeners pick, and the same call-back response streams when one
- *   worker calls another (a vLLM prefill worker holds a client of the decode workers). EFA's RDMA traffic (SRD)
- *   is not IP traffic, so no NetworkPolicy governs it (docs/ARCHITECTURE.md#network-policies);
- * - Prometheus (`metricsNamespaces`) -> Frontend TCP 8000 and workers TCP 9090 (`DynamoSystemPort`), the ports
- *   the PodMonitors scrape; NIXL's telemetry port 19090 stays closed: the operator sets `NIXL_TELEMETRY_ENABLE=n`;
- * - the operator (the platform namespace) -> workers TCP 9090: its model-endpoint client calls the system port;
- * - the `local-nvme` prefetch DaemonSet's pods -> DNS and TCP 443 only (the HF hub), nothing in: they download the
- *   weights to the node and serve nothing;
- * - every pod -> DNS (kube-system, UDP and TCP 53); -> NATS in the platform namespace, TCP 4222, only where the
- *   release's platform runs NATS (`seed`: the event plane's default then; the chart installs no etcd and discovers
- *   through the Kubernetes API); -> TCP 443 anywhere: the
- *   Kubernetes API (discovery) and the Hugging Face hub (weights, and the Frontend's config/tokenizer download),
- *   which publishes no fixed address range.
+ * The NetworkPolicies of the graph's namespace, generated from the release's flows (components/releases/flows.ts
+ * and each release's own): every pod there is denied all traffic, then each pod group (the Frontend, the workers,
+ * the `local-nvme` prefetch, the first-token check) gets back exactly the flows that start or end at it. A flow's
+ * `port: "any"` (a port the kernel picks at run time) becomes a rule without a port. EFA's RDMA traffic (SRD) is not
+ * IP traffic, so no NetworkPolicy governs it (docs/ARCHITECTURE.md#network-policies). Pure;
+ * tests/contracts/network-policy.spec.ts walks every flow of both releases against what this renders.
  */
-import { DynamoPort, GraphService, OperatorLabel, K8S_NAME } from "../_shared/names";
+import { GraphService, OperatorLabel, K8S_NAME } from "../_shared/names";
 import { FrontendServiceType, ResolvedInference } from "./args";
 import { prefetchDaemonSetName, renderPrefetchDaemonSet } from "./cache";
 import { internetsCovered, parseCidr, parsedBlocks } from "../_shared/cidr";
 import { brief, Problem, show } from "../_shared/problems";
-import { release } from "../releases";
+import { Flow, FlowPeer, release } from "../releases";
+import { firstTokenCheckEnabled, firstTokenCheckLabels } from "./first-token";
 
-/** The workers' request-plane port (`DYN_TCP_RPC_PORT`), pinned so the Frontend -> worker rule names one port. */
-export const REQUEST_PLANE_PORT = 9999;
-/** The platform's NATS client port (`dynamo-platform` values `nats.config.nats.port`). */
-export const NATS_PORT = 4222;
-/** DNS and HTTPS. */
-export const DNS_PORT = 53;
-export const HTTPS_PORT = 443;
+export { REQUEST_PLANE_PORT } from "../_shared/names";
+export { DNS_PORT, HTTPS_PORT, NATS_PORT } from "../releases";
+
 /** The label every namespace carries with its own name (Kubernetes sets it, since v1.22). */
 export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
@@ -80,121 +58,142 @@ export interface NetworkPolicyObject {
   };
 }
 
-const tcp = (port?: number): PolicyPort => (port === undefined ? { protocol: "TCP" } : { protocol: "TCP", port });
 const inNamespace = (ns: string): PolicyPeer => ({
   namespaceSelector: { matchLabels: { [NAMESPACE_NAME_LABEL]: ns } },
 });
 
-function selectors(r: ResolvedInference) {
+/** The pod groups of the graph that own a policy, with their selector and the policy's name suffix. */
+const POD_GROUPS = [FlowPeer.Frontend, FlowPeer.Workers, FlowPeer.Prefetch, FlowPeer.FirstTokenCheck] as const;
+type PodGroup = (typeof POD_GROUPS)[number];
+const SUFFIX: Record<PodGroup, string> = {
+  [FlowPeer.Frontend]: "frontend",
+  [FlowPeer.Workers]: "workers",
+  [FlowPeer.Prefetch]: "model-prefetch",
+  [FlowPeer.FirstTokenCheck]: "first-token",
+};
+
+/** The selector of a pod group; undefined when the graph renders no such pod (no prefetch, the check off). */
+function groupSelector(r: ResolvedInference, g: PodGroup): LabelSelector | undefined {
   const graph = { [OperatorLabel.GraphName]: r.graphName };
-  const workers: LabelSelector = {
-    matchLabels: graph,
-    matchExpressions: [
-      { key: OperatorLabel.Component, operator: "In", values: [GraphService.Prefill, GraphService.Decode] },
-    ],
-  };
-  const frontend: LabelSelector = { matchLabels: { ...graph, [OperatorLabel.Component]: GraphService.Frontend } };
-  return { workers, frontend };
+  switch (g) {
+    case FlowPeer.Frontend:
+      return { matchLabels: { ...graph, [OperatorLabel.Component]: GraphService.Frontend } };
+    case FlowPeer.Workers:
+      return {
+        matchLabels: graph,
+        matchExpressions: [
+          { key: OperatorLabel.Component, operator: "In", values: [GraphService.Prefill, GraphService.Decode] },
+        ],
+      };
+    case FlowPeer.Prefetch:
+      return renderPrefetchDaemonSet(r)
+        ? { matchLabels: { "app.kubernetes.io/instance": prefetchDaemonSetName(r) } }
+        : undefined;
+    case FlowPeer.FirstTokenCheck:
+      return firstTokenCheckEnabled(r) ? { matchLabels: firstTokenCheckLabels(r) } : undefined;
+  }
 }
+
+const isPodGroup = (p: FlowPeer): p is PodGroup => (POD_GROUPS as readonly string[]).includes(p);
 
 /**
- * Egress every pod of the graph needs: DNS, HTTPS (the Kubernetes API, the HF hub) and, where the release's platform
- * runs NATS (`seed`; from Dynamo 1.4.0 the chart installs none and the planes are TCP and ZMQ), the platform's NATS.
+ * What a flow's end is, as NetworkPolicy peers; empty when the graph has nothing there (no client namespace, no
+ * such pod). The internal load balancer keeps the caller's address (an NLB with instance targets and
+ * externalTrafficPolicy Local, `renderFrontendLoadBalancer`), so the Frontend admits exactly the ranges the load
+ * balancer admits, and a pod elsewhere in the VPC is not let in through them.
  */
-function commonEgress(r: ResolvedInference): EgressRule[] {
-  return [
-    { to: [inNamespace("kube-system")], ports: [{ protocol: "UDP", port: DNS_PORT }, tcp(DNS_PORT)] },
-    ...(release(r.release).platform.nats ? [{ to: [inNamespace(r.platformNamespace)], ports: [tcp(NATS_PORT)] }] : []),
-    { to: [{ ipBlock: { cidr: "0.0.0.0/0" } }], ports: [tcp(HTTPS_PORT)] },
-  ];
-}
-
-function frontendPolicy(r: ResolvedInference, name: string): NetworkPolicyObject {
-  const s = selectors(r);
+export function flowPeers(r: ResolvedInference, p: FlowPeer): PolicyPeer[] {
+  if (isPodGroup(p)) {
+    const sel = groupSelector(r, p);
+    return sel ? [{ podSelector: sel }] : [];
+  }
   const np = r.networkPolicy;
-  // The load balancer keeps the caller's address (`renderFrontendLoadBalancer`: an NLB with instance targets and
-  // externalTrafficPolicy Local, so neither it nor kube-proxy rewrites the source, and its health checks go to
-  // kube-proxy's health port on the node, never to the pod): the pod admits exactly the ranges the load balancer
-  // admits, and a pod elsewhere in the VPC is not let in through them.
-  const lb = r.frontend.serviceType === FrontendServiceType.InternalLoadBalancer ? [...r.frontend.sourceRanges] : [];
-  const callers: PolicyPeer[] = [
-    ...np.clientNamespaces.map(inNamespace),
-    ...np.metricsNamespaces.map(inNamespace),
-    ...lb.map((cidr) => ({ ipBlock: { cidr } })),
+  switch (p) {
+    case FlowPeer.Clients: {
+      const lb = r.frontend.serviceType === FrontendServiceType.InternalLoadBalancer ? r.frontend.sourceRanges : [];
+      return [...np.clientNamespaces.map(inNamespace), ...lb.map((cidr) => ({ ipBlock: { cidr } }))];
+    }
+    case FlowPeer.Metrics:
+      return np.metricsNamespaces.map(inNamespace);
+    case FlowPeer.Operator:
+    case FlowPeer.Nats:
+      return [inNamespace(r.platformNamespace)];
+    case FlowPeer.Dns:
+      return [inNamespace("kube-system")];
+    case FlowPeer.Https:
+      return [{ ipBlock: { cidr: "0.0.0.0/0" } }];
+  }
+}
+
+/** The release's flows this graph has: both ends present. */
+export function graphFlows(r: ResolvedInference): Flow[] {
+  return release(r.release).flows.filter((f) => flowPeers(r, f.from).length > 0 && flowPeers(r, f.to).length > 0);
+}
+
+/** The ports of flows to one peer: a protocol with an "any" flow admits every port of it. */
+function portsOf(flows: readonly Flow[]): PolicyPort[] {
+  const out: PolicyPort[] = [];
+  for (const protocol of new Set(flows.map((f) => f.protocol))) {
+    const mine = flows.filter((f) => f.protocol === protocol);
+    if (mine.some((f) => f.port === "any")) out.push({ protocol });
+    else for (const port of new Set(mine.map((f) => f.port as number))) out.push({ protocol, port });
+  }
+  return out;
+}
+
+/** One rule per peer (in the flows' order), with the union of the flows' ports. */
+function rulesFor(r: ResolvedInference, flows: readonly Flow[], other: (f: Flow) => FlowPeer) {
+  const peers = [...new Set(flows.map(other))];
+  return peers.map((p) => ({ peers: flowPeers(r, p), ports: portsOf(flows.filter((f) => other(f) === p)) }));
+}
+
+function groupPolicy(r: ResolvedInference, g: PodGroup, flows: readonly Flow[]): NetworkPolicyObject | undefined {
+  const sel = groupSelector(r, g);
+  if (!sel) return undefined;
+  const ingress = rulesFor(
+    r,
+    flows.filter((f) => f.to === g),
+    (f) => f.from,
+  ).map((x) => ({ from: x.peers, ports: x.ports }));
+  const egress = rulesFor(
+    r,
+    flows.filter((f) => f.from === g),
+    (f) => f.to,
+  ).map((x) => ({ to: x.peers, ports: x.ports }));
+  const types = [
+    ...(ingress.length > 0 ? (["Ingress"] as const) : []),
+    ...(egress.length > 0 ? (["Egress"] as const) : []),
   ];
+  if (types.length === 0) return undefined;
   return {
     apiVersion: "networking.k8s.io/v1",
     kind: "NetworkPolicy",
-    metadata: { name: `${name}-frontend`, namespace: r.namespace },
+    metadata: { name: `${r.graphName}-${SUFFIX[g]}`, namespace: r.namespace },
     spec: {
-      podSelector: s.frontend,
-      policyTypes: ["Ingress", "Egress"],
-      ingress: [
-        ...(callers.length > 0 ? [{ from: callers, ports: [tcp(DynamoPort.FrontendHttp)] }] : []),
-        { from: [{ podSelector: s.workers }], ports: [tcp()] },
-      ],
-      egress: [{ to: [{ podSelector: s.workers }], ports: [tcp(REQUEST_PLANE_PORT)] }, ...commonEgress(r)],
+      podSelector: sel,
+      policyTypes: [...types],
+      ...(ingress.length > 0 ? { ingress } : {}),
+      ...(egress.length > 0 ? { egress } : {}),
     },
   };
 }
 
-function workerPolicy(r: ResolvedInference, name: string): NetworkPolicyObject {
-  const s = selectors(r);
-  const scrapers = r.networkPolicy.metricsNamespaces.map(inNamespace);
+/** Denies every pod of the namespace all traffic; the other policies add back the release's flows. */
+function defaultDeny(r: ResolvedInference): NetworkPolicyObject {
   return {
     apiVersion: "networking.k8s.io/v1",
     kind: "NetworkPolicy",
-    metadata: { name: `${name}-workers`, namespace: r.namespace },
-    spec: {
-      podSelector: s.workers,
-      policyTypes: ["Ingress", "Egress"],
-      ingress: [
-        { from: [{ podSelector: s.frontend }], ports: [tcp(REQUEST_PLANE_PORT)] },
-        { from: [{ podSelector: s.workers }], ports: [tcp()] },
-        { from: [...scrapers, inNamespace(r.platformNamespace)], ports: [tcp(DynamoPort.WorkerSystem)] },
-      ],
-      egress: [
-        { to: [{ podSelector: s.frontend }], ports: [tcp()] },
-        { to: [{ podSelector: s.workers }], ports: [tcp()] },
-        ...commonEgress(r),
-      ],
-    },
-  };
-}
-
-/** Denies every pod of the namespace all traffic; the other policies add back what Dynamo needs. */
-function defaultDeny(r: ResolvedInference, name: string): NetworkPolicyObject {
-  return {
-    apiVersion: "networking.k8s.io/v1",
-    kind: "NetworkPolicy",
-    metadata: { name: `${name}-default-deny`, namespace: r.namespace },
+    metadata: { name: `${r.graphName}-default-deny`, namespace: r.namespace },
     spec: { podSelector: {}, policyTypes: ["Ingress", "Egress"] },
-  };
-}
-
-/** The prefetch DaemonSet's pods: out to DNS and HTTPS (the HF hub), nothing in (the default deny holds ingress). */
-function prefetchPolicy(r: ResolvedInference, name: string): NetworkPolicyObject {
-  return {
-    apiVersion: "networking.k8s.io/v1",
-    kind: "NetworkPolicy",
-    metadata: { name: `${name}-model-prefetch`, namespace: r.namespace },
-    spec: {
-      podSelector: { matchLabels: { "app.kubernetes.io/instance": prefetchDaemonSetName(r) } },
-      policyTypes: ["Egress"],
-      egress: [
-        { to: [inNamespace("kube-system")], ports: [{ protocol: "UDP", port: DNS_PORT }, tcp(DNS_PORT)] },
-        { to: [{ ipBlock: { cidr: "0.0.0.0/0" } }], ports: [tcp(HTTPS_PORT)] },
-      ],
-    },
   };
 }
 
 /** The graph namespace's NetworkPolicies; none when `networkPolicy.enabled` is false. */
 export function renderNetworkPolicies(r: ResolvedInference): NetworkPolicyObject[] {
   if (!r.networkPolicy.enabled) return [];
-  const name = r.graphName;
-  const prefetch = renderPrefetchDaemonSet(r) ? [prefetchPolicy(r, name)] : [];
-  return [defaultDeny(r, name), frontendPolicy(r, name), workerPolicy(r, name), ...prefetch];
+  const flows = graphFlows(r);
+  const groups = POD_GROUPS.map((g) => groupPolicy(r, g, flows)).filter((p) => p !== undefined);
+  return [defaultDeny(r), ...groups];
 }
 
 /*

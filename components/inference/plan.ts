@@ -17,10 +17,21 @@ import {
 } from "./args";
 import { type ModelCacheMode } from "./model-load";
 import { workerShape, WorkerShape } from "./fit";
-import { commandLine, engineFor, FRONTEND_RESOURCES, serviceKey, workerAffinity, workerResources } from "./graph";
+import {
+  commandLine,
+  DGD_WAIT_FOR,
+  engineFor,
+  FRONTEND_RESOURCES,
+  serviceKey,
+  waitTimeoutSeconds,
+  workerAffinity,
+  workerResources,
+} from "./graph";
+import { firstTokenBudget, FirstTokenStep, firstTokenWaitSeconds } from "./first-token";
 import { type DgdResourceItem } from "./dgd";
 import { usesNodeCache } from "./cache";
 import { RevisionPlan, revisionPlan } from "./revision";
+import { release } from "../releases";
 import { WorkerPairing, workerPairing } from "./device-claims";
 
 /** One serving role's workers: what one worker gets (`WorkerShape`), where it sits in the graph and what it runs. */
@@ -69,6 +80,59 @@ export function workerCommands(plan: readonly WorkerPlanRow[]): Record<ServingRo
   return Object.fromEntries(plan.map((w) => [w.role, w.command])) as Record<ServingRole, string>;
 }
 
+/** The Frontend's image as the plan states it: which, and how its digest is known. */
+export interface FrontendImagePlan {
+  /** `repository:tag`, or "the serving image". */
+  readonly image: string;
+  readonly resolution: string;
+}
+
+/** The release's Frontend image, or the serving image where the release has none. */
+export function frontendImagePlan(r: ResolvedInference): FrontendImagePlan {
+  const pin = release(r.release).frontendImage;
+  if (!pin) return { image: "the serving image", resolution: `release ${r.release} has no Frontend image of its own` };
+  return {
+    image: `${pin.repository}:${pin.tag}`,
+    resolution: pin.digest
+      ? `pinned by the release: ${pin.digest}`
+      : "its tag is resolved to a digest once, at `pulumi up`, and kept in the stack's state (ImageDigest)",
+  };
+}
+
+/** One thing `pulumi up` waits for on the graph, in order, with the most it waits before the deploy fails. */
+export interface UpWait {
+  readonly what: string;
+  /** The resource awaited, by kind and name. */
+  readonly resource: string;
+  /** Seconds Pulumi waits at most (the resource's timeout). */
+  readonly seconds: number;
+  /** What ends the wait. */
+  readonly until: string;
+  /** The check's steps and their budgets (the first-token check). */
+  readonly steps?: readonly FirstTokenStep[];
+}
+
+/** What `pulumi up` waits for on the graph: the graph turning Ready, then, unless it is off, the first-token check. */
+export function upWaits(r: ResolvedInference): UpWait[] {
+  const graph: UpWait = {
+    what: "the graph turns Ready (its pods' probes pass)",
+    resource: `DynamoGraphDeployment ${r.graphName}`,
+    seconds: waitTimeoutSeconds(r),
+    until: `pulumi.com/waitFor ${DGD_WAIT_FOR}`,
+  };
+  if (!r.firstTokenCheck.enabled) return [graph];
+  return [
+    graph,
+    {
+      what: "a first token comes back (the served model listed, a completion and a stream answered by it)",
+      resource: `Job ${r.graphName}-first-token-<hash of what it checks>`,
+      seconds: firstTokenWaitSeconds(),
+      until: "the Job completes; it fails at once when the check fails, with the step and the likely cause",
+      steps: firstTokenBudget().steps,
+    },
+  ];
+}
+
 /** What the render's plan and verify's estimate are computed from, for one graph. */
 export interface InferencePlan {
   readonly graphName: string;
@@ -93,6 +157,10 @@ export interface InferencePlan {
   readonly frontend: { readonly replicas: number; readonly requests: DgdResourceItem };
   /** Prefill, then decode (`workerPlan`). */
   readonly workers: readonly WorkerPlanRow[];
+  /** What `pulumi up` waits for on the graph, in order (`upWaits`). */
+  readonly upWaits: readonly UpWait[];
+  /** The Frontend's image (`frontendImagePlan`). */
+  readonly frontendImage: FrontendImagePlan;
 }
 
 /** The plan of a resolved graph. */
@@ -114,5 +182,7 @@ export function inferencePlan(r: ResolvedInference): InferencePlan {
     revision: revisionPlan(r),
     frontend: { replicas: r.frontend.replicas, requests: FRONTEND_RESOURCES.requests ?? {} },
     workers: workerPlan(r),
+    upWaits: upWaits(r),
+    frontendImage: frontendImagePlan(r),
   };
 }

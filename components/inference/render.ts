@@ -2,21 +2,21 @@
  * The whole rendered deployment as plain data, for the offline render tool and the tests (the plan the graph is
  * rendered from is `./plan.ts`). Pure.
  */
-import { graphNames, DynamoPort, GraphService, OperatorLabel } from "../_shared/names";
+import { graphNames, DynamoPort, frontendServiceUrl, GraphService, OperatorLabel } from "../_shared/names";
 import { ResolvedInference, FrontendServiceType, SERVING_ROLES, ServingRole } from "./args";
-import { engineFor, DgdObject, renderGraph } from "./graph";
+import { engineFor, DgdObject, deployedForm, renderGraph } from "./graph";
 import { renderPrefetchConfigMap, renderPrefetchDaemonSet } from "./cache";
 import { namespaceLevel, PodShape, PSA_ENFORCE_LABEL } from "./pod-security";
 import { NetworkPolicyObject, renderNetworkPolicies } from "./network";
 import { workerPlan, WorkerPlanRow } from "./plan";
+import { renderFirstTokenConfigMap, renderFirstTokenJob } from "./first-token";
 
 /** Placeholder written instead of the HF token when the render tool has none. */
 export const REDACTED_TOKEN = "<redacted: set from the hfToken Pulumi secret>";
 
 /** In-cluster URL of the Frontend's OpenAI-compatible API. */
 export function frontendUrl(r: ResolvedInference): string {
-  const names = graphNames(r.graphName, r.namespace);
-  return `http://${names.frontendService}.${r.namespace}.svc.cluster.local:${DynamoPort.FrontendHttp}`;
+  return frontendServiceUrl(r.graphName, r.namespace);
 }
 
 /** A ConfigMap as rendered (engine args or the prefetch script). */
@@ -35,6 +35,13 @@ export interface RenderedInference {
   /** The graph namespace's NetworkPolicies (none when `networkPolicy.enabled` is false). */
   readonly networkPolicies: NetworkPolicyObject[];
   readonly graph: DgdObject;
+  /** The first-token check's script and Job (undefined when `firstTokenCheck.enabled` is false). */
+  readonly firstTokenCheck:
+    | {
+        readonly configMap: NonNullable<ReturnType<typeof renderFirstTokenConfigMap>>;
+        readonly job: NonNullable<ReturnType<typeof renderFirstTokenJob>>;
+      }
+    | undefined;
   readonly workers: WorkerPlanRow[];
   readonly frontendUrl: string;
 }
@@ -57,9 +64,17 @@ export function renderInference(r: ResolvedInference, hfToken: string = REDACTED
     frontendLoadBalancer: renderFrontendLoadBalancer(r),
     networkPolicies: renderNetworkPolicies(r),
     graph: renderGraph(r, r.image),
+    firstTokenCheck: firstTokenCheck(r, r.image),
     workers: workerPlan(r),
     frontendUrl: frontendUrl(r),
   };
+}
+
+/** The check's objects for the graph as its release deploys it (what the check's hash covers). */
+function firstTokenCheck(r: ResolvedInference, image: string): RenderedInference["firstTokenCheck"] {
+  const configMap = renderFirstTokenConfigMap(r);
+  const job = renderFirstTokenJob(r, deployedForm(r, renderGraph(r, image)));
+  return configMap && job ? { configMap, job } : undefined;
 }
 
 /*
@@ -93,6 +108,17 @@ export function namespacePods(r: ResolvedInference): PodShape[] {
       { name: "main", securityContext: s.extraPodSpec?.mainContainer?.securityContext },
     ],
   }));
+  const job = renderFirstTokenJob(r, graph);
+  const check: PodShape[] = job
+    ? [
+        {
+          name: job.metadata.name,
+          volumes: job.spec.template.spec.volumes,
+          containers: job.spec.template.spec.containers,
+          podSeccomp: job.spec.template.spec.securityContext.seccompProfile.type,
+        },
+      ]
+    : [];
   const ds = renderPrefetchDaemonSet(r);
   const prefetch: PodShape[] = ds
     ? [
@@ -104,7 +130,7 @@ export function namespacePods(r: ResolvedInference): PodShape[] {
         },
       ]
     : [];
-  return [...services, ...prefetch];
+  return [...services, ...prefetch, ...check];
 }
 
 /** The HF token Secret: both key names, because tools read one or the other (F9). */

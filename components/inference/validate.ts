@@ -19,6 +19,7 @@ import {
   INFERENCE_LIMITS,
   ROLE_LIMITS,
   KvTransportChoice,
+  RouterMode,
   roleArgs,
   ServingRole,
   SERVING_ROLES,
@@ -213,7 +214,7 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
         reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", <= 63 characters); got ${show(v)}`,
       });
   }
-  out.push(...namespaceProblems(r, at));
+  out.push(...namespaceProblems(r, at), ...frontendProblems(r, at));
   out.push(...cacheModeProblems(r, at), ...networkProblems(r, at));
   // Only budgets of a valid range are compared with the estimate.
   if (!out.some((p) => /BudgetSeconds$/.test(p.propertyPath))) out.push(...budgetProblems(r, at));
@@ -223,6 +224,44 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
       out.push({
         propertyPath: at("modelCache.storageClassName"),
         reason: `must name a StorageClass that serves ReadWriteMany (e.g. EFS); got ${show(r.modelCache.storageClassName)}`,
+      });
+  }
+  return out;
+}
+
+/**
+ * The Frontend's router mode and switches against what the release offers: a mode it lists; the KV router with one
+ * Frontend (the flows between KV-router replicas were not read); a switch only where the release names its env var.
+ */
+function frontendProblems(r: ResolvedInference, at: (k: string) => string): Problem[] {
+  if (!isReleaseId(r.release)) return [];
+  const rt = release(r.release).runtime;
+  const f = r.frontend;
+  const modes = rt.routerModes.modes;
+  const out: Problem[] = modes.includes(f.routerMode)
+    ? []
+    : [
+        {
+          propertyPath: at("frontend.routerMode"),
+          reason: `must be a router mode release ${show(r.release)} offers (${modes.map((m) => show(m)).join(", ")}); got ${show(f.routerMode)}`,
+        },
+      ];
+  if (f.routerMode === RouterMode.Kv && f.replicas > 1)
+    out.push({
+      propertyPath: at("frontend.replicas"),
+      reason: `must be 1 with frontend.routerMode "kv"; got ${f.replicas}. KV routers of several Frontends sync their state with each other, and those flows were not read, so the NetworkPolicies would not admit them. Use one Frontend, or routerMode "round-robin"`,
+    });
+  for (const [key, off] of [
+    ["adminApi", rt.frontendSwitches.adminApiOff],
+    ["nvext", rt.frontendSwitches.nvextOff],
+  ] as const) {
+    const v = f[key];
+    if (typeof v !== "boolean")
+      out.push({ propertyPath: at(`frontend.${key}`), reason: `must be true or false; got ${show(v)}` });
+    else if (v && !off)
+      out.push({
+        propertyPath: at(`frontend.${key}`),
+        reason: `cannot be turned on with release ${show(r.release)}: its runtime has no switch this package read (the surface is off there). Remove it, or use release "dynamo-1.6"`,
       });
   }
   return out;
@@ -364,6 +403,12 @@ export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): 
   if (r.image !== undefined) out.push(...validateImage(r.image, at("image")));
   // The prefetch DaemonSet runs only in local-nvme mode; a moving tag there would change what downloads the weights.
   if (r.modelCacheMode === ModelCacheMode.LocalNvme) out.push(...validateImage(r.prefetchImage, at("prefetchImage")));
+  if (typeof r.firstTokenCheck.enabled !== "boolean")
+    out.push({
+      propertyPath: at("firstTokenCheck.enabled"),
+      reason: `must be true or false; got ${show(r.firstTokenCheck.enabled)}`,
+    });
+  else if (r.firstTokenCheck.enabled) out.push(...validateImage(r.firstTokenCheck.image, at("firstTokenCheck.image")));
   return out;
 }
 

@@ -109,6 +109,93 @@ export interface KnownIssue {
   readonly source: string;
 }
 
+/**
+ * One Dynamo setting the render states on a pod instead of leaving it to the release's default (docs/CONTRIBUTING.md
+ * rule 21): the env var, its value, why this value, and where the variable and its default were read.
+ */
+export interface RuntimeSetting {
+  readonly name: string;
+  readonly value: string;
+  readonly why: string;
+  readonly source: string;
+}
+
+/** Where the Frontend reads the files (config, tokenizer, template) of the model card each worker publishes. */
+export const ModelCards = {
+  /**
+   * Each worker serves its card's files on its system port and publishes `http://<pod>:<port>/v1/metadata/...` URLs
+   * (`DYN_SELF_HOST_METADATA` on); the Frontend fetches them from the workers and needs no copy, volume or token.
+   */
+  SelfHosted: "self-hosted",
+  /** Workers publish their own disk paths (self-hosting off); the Frontend needs the same files at the same paths. */
+  FrontendCopy: "frontend-copy",
+} as const;
+export type ModelCards = (typeof ModelCards)[keyof typeof ModelCards];
+
+/** The Frontend's switches that are on by default in a release and off here unless the stack asks for them. */
+export interface FrontendSwitches {
+  /** The env var that turns the admin API (`GET`/`POST /busy_threshold`) off, with its source. */
+  readonly adminApiOff?: RuntimeSetting;
+  /**
+   * The env var that turns the `nvext` request extension off, and with it the worker-pinning request headers
+   * (`x-dynamo-worker-instance-id`, `x-dynamo-prefill-instance-id`, ...).
+   */
+  readonly nvextOff?: RuntimeSetting;
+}
+
+/** How a release's runtime is told to run: every setting that decides whether a deploy answers, stated. */
+export interface RuntimeFacts {
+  /** The release's decision on model cards, and why. */
+  readonly modelCards: { readonly mode: ModelCards; readonly why: string; readonly source: string };
+  /** Env every worker states (the planes, discovery, system port, model cards, canary health checks). */
+  readonly workerEnv: readonly RuntimeSetting[];
+  /** Env the Frontend states (the planes and discovery it must share with the workers). */
+  readonly frontendEnv: readonly RuntimeSetting[];
+  /** Frontend surfaces the release turns on by default: off here unless the stack's `frontend` asks. */
+  readonly frontendSwitches: FrontendSwitches;
+  /** The Frontend's `--router-mode` values this package offers for the release, with where they were read. */
+  readonly routerModes: { readonly modes: readonly string[]; readonly source: string };
+}
+
+/** The ends of a network flow of a graph: its own pods, and what is outside them. */
+export const FlowPeer = {
+  /** Pods of `networkPolicy.clientNamespaces`, and the internal load balancer's `sourceRanges`. */
+  Clients: "clients",
+  /** Pods of `networkPolicy.metricsNamespaces` (a Prometheus). */
+  Metrics: "metrics",
+  /** The Dynamo operator (the platform namespace). */
+  Operator: "operator",
+  /** NATS in the platform namespace (only where the release's platform runs it). */
+  Nats: "nats",
+  Frontend: "frontend",
+  Workers: "workers",
+  /** The `local-nvme` prefetch DaemonSet's pods. */
+  Prefetch: "prefetch",
+  /** The first-token check's Job pod. */
+  FirstTokenCheck: "first-token-check",
+  /** The cluster DNS (kube-system). */
+  Dns: "dns",
+  /** Any address on TCP 443: the Kubernetes API (discovery) and the Hugging Face hub (no published ranges). */
+  Https: "https",
+} as const;
+export type FlowPeer = (typeof FlowPeer)[keyof typeof FlowPeer];
+
+/**
+ * One network flow a graph needs: who connects to whom, on which port and protocol, why, and where that was read.
+ * `port: "any"` is a port chosen at run time (an OS-assigned listener whose address travels in discovery, or a
+ * caller's own response server); `portWhy` says which.
+ */
+export interface Flow {
+  readonly id: string;
+  readonly from: FlowPeer;
+  readonly to: FlowPeer;
+  readonly protocol: "TCP" | "UDP";
+  readonly port: number | "any";
+  readonly portWhy?: string;
+  readonly why: string;
+  readonly source: string;
+}
+
 /** One supported release: every pin and every fact that differs between releases. */
 export interface Release {
   readonly id: ReleaseId;
@@ -128,4 +215,8 @@ export interface Release {
   readonly libfabric: Pin;
   readonly efaInstaller: Pin;
   readonly knownIssues: readonly KnownIssue[];
+  /** The Dynamo settings the render states on every pod, and the release's model-card decision. */
+  readonly runtime: RuntimeFacts;
+  /** Every network flow the release's graph needs: the NetworkPolicies are generated from these. */
+  readonly flows: readonly Flow[];
 }

@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { Captured, captureComponents, one, ofType } from "../helpers/capture";
+import { PLACEHOLDER_DIGEST } from "../../components/image/image-digest";
 import { promiseOf, thrown } from "../helpers/outputs";
 import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
 import { fatArchs } from "../../components/catalog";
@@ -203,23 +204,34 @@ describe("DynamoImage (mocks)", function () {
 
   const VLLM = { repository: "nvcr.io/nvidia/ai-dynamo/vllm-runtime", tag: "1.6.2-efa", source: "test" };
   const TRT = { repository: "nvcr.io/nvidia/ai-dynamo/tensorrtllm-runtime", tag: "1.6.2-efa", source: "test" };
-  const LOOKUP = "docker:index/getRegistryImage:getRegistryImage";
+  const DIGEST = "pulumi-nodejs:dynamic/image:ImageDigest";
 
-  it("prebuilt vendor image: the tag is resolved to its digest (no Docker engine) and repository@digest deploys", async () => {
+  it("prebuilt vendor image: the tag is resolved once and kept in state (ImageDigest), and repository@digest deploys", async () => {
     const c = await build("ven", { vendorImages: { vllm: VLLM, trtllm: TRT }, backend: "trtllm" });
-    const asked = c.invokes.filter((i) => i.token === LOOKUP);
+    assert.deepStrictEqual(c.invokes, [], "no lookup on every program run: the digest is a resource's state");
+    const d = one(c.resources, DIGEST, "ven-trtllm-digest");
     assert.deepStrictEqual(
-      asked.map((i) => i.inputs.name),
-      [`${TRT.repository}:${TRT.tag}`],
+      [d.inputs.repository, d.inputs.tag, d.inputs.basicAuth],
+      [TRT.repository, TRT.tag, undefined],
     );
-    assert.strictEqual(await promiseOf(c.result.ref), `${TRT.repository}@${String(asked[0].result.sha256Digest)}`);
-    const provider = one(c.resources, "pulumi:providers:docker", "ven-trtllm-registry");
-    assert.strictEqual(String(provider.inputs.disableDockerDaemonCheck), "true", "provider inputs arrive as strings");
+    assert.strictEqual(await promiseOf(c.result.ref), `${TRT.repository}@${PLACEHOLDER_DIGEST}`);
     assert.deepStrictEqual(
-      c.resources.filter((r) => r.custom && r.type !== "pulumi:providers:docker").map((r) => r.type),
+      c.resources.filter((r) => r.custom && r.type !== DIGEST).map((r) => r.type),
       [],
       "nothing is built or created",
     );
+  });
+
+  it("a vendor image in ECR (AWS Deep Learning Containers) is read with the account's token, a secret input", async () => {
+    const ecr = {
+      repository: "763104351884.dkr.ecr.us-east-1.amazonaws.com/dynamo",
+      tag: "1.6.2-efa-vllm",
+      source: "test",
+    };
+    const c = await build("dlc", { vendorImages: { vllm: ecr } });
+    const d = one(c.resources, DIGEST, "dlc-vllm-digest");
+    assert.ok(d.secretPaths.includes("basicAuth"), d.secretPaths.join(", "));
+    assert.ok(d.additionalSecretOutputs.includes("basicAuth"));
   });
 
   it("combined from vendor images: both resolved by digest, passed to the small Dockerfile, pushed to an IMMUTABLE repo", async () => {

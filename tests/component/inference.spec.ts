@@ -15,6 +15,9 @@ import { DGD_V1BETA1_TYPE_TOKEN as DGD, graphModel } from "../../components/infe
 import { DYNAMO_PLATFORM_TYPE, DynamoPlatform } from "../../components/platform";
 import { DEFAULT_RELEASE, release } from "../../components/releases";
 import { problemsOf, subjectOf } from "../../components/_shared/pulumi-errors";
+import { Annotation } from "../../components/_shared/annotations";
+import { firstTokenWaitSeconds } from "../../components/inference/first-token";
+import { PLACEHOLDER_DIGEST } from "../../components/image/image-digest";
 import type { Capture, CapturedResource } from "../../tools/render/capture/capture";
 import { platformMovedFromGraph } from "../../program/moved";
 import { captureComponents, TEST_REGION } from "../helpers/capture";
@@ -89,6 +92,8 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
           namespace: "lean",
           image: IMAGE,
           hfTokenSecretName: "existing-hf",
+          // The first-token check off: no Job, no script, no policy for it.
+          firstTokenCheck: { enabled: false },
         },
         inCluster,
       );
@@ -157,12 +162,16 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
         .map((k) => k.name)
         .sort(),
       [
+        "llama-first-token",
+        "llama-first-token-script",
+        "llama-frontend-image",
         "llama-frontend-lb",
         "llama-graph",
         "llama-hf-token",
         "llama-model-cache",
         "llama-model-commit",
         "llama-netpol-default-deny",
+        "llama-netpol-first-token",
         "llama-netpol-frontend",
         "llama-netpol-workers",
         "llama-ns",
@@ -173,10 +182,14 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
         .map((k) => k.name)
         .sort(),
       [
+        "qwen-first-token",
+        "qwen-first-token-script",
+        "qwen-frontend-image",
         "qwen-graph",
         "qwen-hf-token",
         "qwen-model-commit",
         "qwen-netpol-default-deny",
+        "qwen-netpol-first-token",
         "qwen-netpol-frontend",
         "qwen-netpol-workers",
       ],
@@ -185,6 +198,23 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
     const kube = (k: CapturedResource) => !k.type.startsWith("pulumi-nodejs:dynamic");
     for (const k of [...childrenOf("llama"), ...childrenOf("qwen"), ...childrenOf("lean"), ...childrenOf("dynamo")])
       if (kube(k)) assert.ok(k.provider?.startsWith(`${provider}::`), `${k.name}: provider ${k.provider}`);
+  });
+
+  it("pulumi up waits for the first-token check after the graph, for its budget; nothing waits for the check", () => {
+    const job = named("llama-first-token");
+    assert.equal(job.type, "kubernetes:batch/v1:Job");
+    for (const n of ["llama-graph", "llama-first-token-script", "llama-netpol-first-token", "llama-netpol-frontend"])
+      assert.ok(job.explicitDependsOn.includes(named(n).urn), n);
+    const wait = `${firstTokenWaitSeconds()}s`;
+    assert.deepEqual(job.customTimeouts, { create: wait, update: wait });
+    assert.deepEqual(
+      c.resources.filter((r) => r.dependsOn.includes(job.urn)).map((r) => r.name),
+      [],
+    );
+    // The graph as sent is what the hash covers: the Job's name carries it.
+    const md = job.inputs.metadata as { name: string; annotations: Record<string, string> };
+    assert.match(md.name, /^llama-first-token-[0-9a-f]{10}$/);
+    assert.equal(md.name.slice(-10), md.annotations[Annotation.FirstTokenChecksSha256].slice(0, 10));
   });
 
   it("the HF secret is secret-wrapped, with both keys, and marks its outputs secret", () => {
@@ -217,7 +247,18 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
     const r = withCommit(resolveArgs("llama", LLAMA, IMAGE), PLACEHOLDER_COMMIT);
     // The default release (dynamo-1.6) deploys the v1beta1 form of the rendered model.
     assert.equal(g.inputs.apiVersion, "nvidia.com/v1beta1");
-    assert.deepEqual(g.inputs.spec, JSON.parse(JSON.stringify(releaseGraph(r, IMAGE).spec)));
+    // The Frontend runs the release's Frontend image, its tag resolved once and kept in state (ImageDigest).
+    const frontendImage = `nvcr.io/nvidia/ai-dynamo/dynamo-frontend@${PLACEHOLDER_DIGEST}`;
+    assert.deepEqual(g.inputs.spec, JSON.parse(JSON.stringify(releaseGraph(r, IMAGE, frontendImage).spec)));
+    const fi = named("llama-frontend-image");
+    assert.deepEqual(
+      [fi.type, fi.inputs.repository, fi.inputs.tag],
+      [
+        "pulumi-nodejs:dynamic/image:ImageDigest",
+        "nvcr.io/nvidia/ai-dynamo/dynamo-frontend",
+        release(DEFAULT_RELEASE).frontendImage?.tag,
+      ],
+    );
     const annotations = (g.inputs.metadata as { annotations: Record<string, string> }).annotations;
     assert.equal(annotations["pulumi.com/waitFor"], "condition=Ready");
     assert.equal(annotations["dynamo-efa/model-load-budget-seconds"], "1800");
@@ -274,6 +315,7 @@ describe("inference: DisaggInference and DynamoPlatform components (mocks)", () 
       [
         "lean-engine-decode",
         "lean-engine-prefill",
+        "lean-frontend-image",
         "lean-graph",
         "lean-netpol-default-deny",
         "lean-netpol-frontend",

@@ -71,7 +71,9 @@ describe("contracts: EFA nodes reserve the hugepages their workers request (fact
     this.timeout(180000);
     await withRenderedStack("p5en-8gpu", (dir) => {
       const [script] = scriptsOf(gpuLaunchTemplateUserData(dir));
-      const dgd = fs.readFileSync(path.join(dir, "manifests", "05-dynamographdeployment-dynamo-llm.yaml"), "utf8");
+      const manifests = path.join(dir, "manifests");
+      const file = fs.readdirSync(manifests).find((f) => f.endsWith("-dynamographdeployment-dynamo-llm.yaml"))!;
+      const dgd = fs.readFileSync(path.join(manifests, file), "utf8");
       const perWorkerMi = [...dgd.matchAll(/hugepages-2Mi: (\d+)Mi/g)].map((m) => Number(m[1]));
       assert.ok(perWorkerMi.length > 0);
       for (const mi of perWorkerMi) assert.equal((mi / 2) * 8, reserved(script.body), "8 workers per node");

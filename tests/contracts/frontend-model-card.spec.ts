@@ -92,7 +92,7 @@ const MODES: Record<string, Partial<InferenceSettings>> = {
   },
 };
 
-describe("contracts: the Frontend can load every worker's model card (facts/dynamo-model-card.json)", () => {
+describe("contracts: the Frontend can load every worker's model card (facts/dynamo-model-card.json; self-hosted: dynamo-runtime-settings.json)", () => {
   it("the facts name where each rule is, at the pinned runtime and the newest readable main", () => {
     for (const facts of [F, ...Object.values(F.heldAt)])
       for (const key of ["cardRewrittenToHfOnlyWhenSourceMissing", "frontendUsesLocalFilesFirst", "healthAlways200"])
@@ -105,13 +105,22 @@ describe("contracts: the Frontend can load every worker's model card (facts/dyna
   });
 
   for (const backend of ["vllm", "trtllm"] as Backend[])
-    for (const [mode, over] of Object.entries(MODES))
-      it(`${backend}, ${mode}: readable, and the token stays out of the Frontend unless it downloads`, () => {
-        const g = renderGraph(resolved("p5en-8x1gpu", backend, over), IMAGE);
+    for (const [mode, over] of Object.entries(MODES)) {
+      it(`seed (Frontend copy), ${backend}, ${mode}: readable, and the token stays out of the Frontend unless it downloads`, () => {
+        const g = renderGraph(resolved("p5en-8x1gpu", backend, { ...over, release: "seed" }), IMAGE);
         assert.deepEqual(cardProblems(g), []);
         const frontend = g.spec.services[GraphService.Frontend];
         assert.equal(frontend.envFromSecret !== undefined, mode === "none", "token in the Frontend's main container");
       });
+      it(`dynamo-1.6 (self-hosted cards), ${backend}, ${mode}: the Frontend gets no copy, no volume and no token`, () => {
+        const g = renderGraph(resolved("p5en-8x1gpu", backend, { ...over, release: "dynamo-1.6" }), IMAGE);
+        const frontend = g.spec.services[GraphService.Frontend];
+        assert.equal(frontend.envFromSecret, undefined, "no token");
+        assert.deepEqual(frontend.extraPodSpec?.initContainers ?? [], [], "no model-config init container");
+        assert.deepEqual(frontend.extraPodSpec?.volumes ?? [], [], "no copy of the model");
+        assert.deepEqual(mainOf(frontend).volumeMounts ?? [], []);
+      });
+    }
 
   it("the Frontend's init container fetches exactly the files a card names (the prefetch's METADATA_FILES)", () => {
     const tuple = /^METADATA_FILES = \(([^)]*)\)$/m.exec(PREFETCH_SCRIPT)?.[1];
@@ -121,7 +130,7 @@ describe("contracts: the Frontend can load every worker's model card (facts/dyna
   });
 
   it("fails on a Frontend that mounts nothing (the card's local paths do not exist there)", () => {
-    const g = renderGraph(resolved("p5en-8x1gpu", "vllm", MODES["local-nvme"]), IMAGE);
+    const g = renderGraph(resolved("p5en-8x1gpu", "vllm", { ...MODES["local-nvme"], release: "seed" }), IMAGE);
     const frontend = g.spec.services[GraphService.Frontend];
     const bare: DgdObject = {
       ...g,
@@ -140,7 +149,7 @@ describe("contracts: the Frontend can load every worker's model card (facts/dyna
   });
 
   it("fails on an offline Frontend without the workers' volume (efs)", () => {
-    const g = renderGraph(resolved("p5en-8x1gpu", "vllm", MODES.efs), IMAGE);
+    const g = renderGraph(resolved("p5en-8x1gpu", "vllm", { ...MODES.efs, release: "seed" }), IMAGE);
     const frontend = g.spec.services[GraphService.Frontend];
     const mutated: DgdObject = {
       ...g,

@@ -57,12 +57,12 @@ export function run(root: string, hf: Fake, extra: Record<string, string> = {}, 
   return { child, done: new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr }))) };
 }
 
-/** Skips the suite, with the reason printed, where python3 is missing. */
-export function needPython(ctx: Mocha.Context): void {
+/** Skips the suite, with the reason printed, where python3 is missing (`what` needs it). */
+export function needPython(ctx: Mocha.Context, what = "the prefetch script"): void {
   const probe = spawnSync("python3", ["--version"], { encoding: "utf8" });
   if (probe.error || probe.status !== 0) {
     console.log(
-      `      skipped: python3 is not available here (${probe.error?.message ?? probe.stderr}); the prefetch script needs it`,
+      `      skipped: python3 is not available here (${probe.error?.message ?? probe.stderr}); ${what} needs it`,
     );
     ctx.skip();
   }

@@ -18,6 +18,7 @@ import { ConfigMap, Namespace, PersistentVolumeClaim, Secret, Service } from "ku
 import { StorageClass } from "kubernetes-models/storage.k8s.io/v1";
 import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
 import { DaemonSet } from "kubernetes-models/apps/v1";
+import { Job } from "kubernetes-models/batch/v1";
 import { dgdProblems } from "../helpers/dgd-model";
 import { podMonitorProblems } from "../helpers/podmonitor-model";
 import { expectGolden } from "../helpers/golden";
@@ -37,6 +38,7 @@ const CORE: Record<string, new (o: never) => { validate(): void }> = {
   StorageClass,
   NetworkPolicy,
   DaemonSet,
+  Job,
 };
 
 describe("render: both stacks, real program", function () {
@@ -94,15 +96,18 @@ describe("render: both stacks, real program", function () {
         }
         assert.equal(kinds.filter((k) => k === "DynamoGraphDeployment").length, 1, "exactly one graph (F1)");
         assert.ok(kinds.includes("Namespace") && kinds.includes("Secret"));
-        // The graph's namespace is fenced: a default deny plus the Frontend's, the workers' and (local-nvme, both
-        // stacks) the prefetch DaemonSet's allowed flows.
-        assert.equal(kinds.filter((k) => k === "NetworkPolicy").length, 4, "the graph's four NetworkPolicies");
+        // The graph's namespace is fenced: a default deny plus the Frontend's, the workers', (local-nvme, both
+        // stacks) the prefetch DaemonSet's and the first-token check's allowed flows.
+        assert.equal(kinds.filter((k) => k === "NetworkPolicy").length, 5, "the graph's five NetworkPolicies");
+        assert.equal(kinds.filter((k) => k === "Job").length, 1, "the first-token check");
       });
 
       it("matches the golden manifests and Helm values (UPDATE_GOLDEN=1 to refresh)", () => {
         // The image digest follows the Dockerfile's content (tested in the image and determinism tests);
-        // masked here so an image edit does not churn these files.
-        const masked = (t: string) => t.replace(/@sha256:[0-9a-f]{64}/g, "@sha256:<digest of the build inputs>");
+        // masked here so an image edit does not churn these files. The placeholder of a vendor digest the offline
+        // render cannot resolve (ImageDigest, resolved at `pulumi up`) stays as written: the golden shows it.
+        const masked = (t: string) =>
+          t.replace(/@sha256:(?!0{64})[0-9a-f]{64}/g, "@sha256:<digest of the build inputs>");
         for (const f of files(out[stack].dir).filter((x) => x.startsWith("manifests/") || x.startsWith("helm/"))) {
           expectGolden(`render/${stack}/${f}`, masked(fs.readFileSync(path.join(out[stack].dir, f), "utf8")));
         }
@@ -281,17 +286,26 @@ describe("render: both stacks, real program", function () {
     const image = readJson(dir, "image.json");
     assert.equal(image.build, false);
     assert.deepEqual(image.cudaArchs, ["sm_90", "sm_100"]);
-    assert.match(image.ref, /^nvcr\.io\/nvidia\/ai-dynamo\/vllm-runtime@sha256:[0-9a-f]{64}$/);
+    // Offline, the vendor's digest is the placeholder (resolved once at `pulumi up` and kept in state), and the
+    // plan says so; a build's digest is computed from its inputs and is never the placeholder.
+    assert.equal(image.ref, `nvcr.io/nvidia/ai-dynamo/vllm-runtime@sha256:${"0".repeat(64)}`);
+    assert.equal(plan.image.digestPlaceholder, true);
+    assert.equal(plan.frontendImage.image, "nvcr.io/nvidia/ai-dynamo/dynamo-frontend:1.6.2");
+    assert.match(plan.frontendImage.resolution, /resolved to a digest once, at `pulumi up`/);
     // Built from source (release seed): only the fleet's arch.
     const built = readJson(seed["p5en-8gpu"].dir, "image.json");
     assert.deepEqual(built.cudaArchs, ["sm_90"]);
     assert.equal(built.plan.buildArgs.NVCC_GENCODE, "-gencode=arch=compute_90,code=sm_90");
-    assert.match(built.ref, /@sha256:[0-9a-f]{64}$/);
+    assert.match(built.ref, /@sha256:(?!0{64})[0-9a-f]{64}$/);
+    assert.equal(readJson(seed["p5en-8gpu"].dir, "plan.json").image.digestPlaceholder, undefined);
     assert.ok(plan.costPerHourUsd > 100 && plan.costPerHourUsd < 300, String(plan.costPerHourUsd));
     assert.ok(plan.criticalPath.length >= 2);
     // One deploy time: the critical path's graph step is the GPU idle timeline's node join -> Ready, after the
-    // GPU nodes join; its budgets are the upper bound, said beside it.
-    const graphStep = plan.criticalPathDetail.steps.at(-1);
+    // GPU nodes join; its budgets are the upper bound, said beside it. The first-token check follows it.
+    const steps = plan.criticalPathDetail.steps;
+    const graphStep = steps.at(-2);
+    assert.equal(steps.at(-1).type, "kubernetes:batch/v1:Job", "the path ends with the first token");
+    const checkMinutes = steps.at(-1).minutes;
     const readySeconds = plan.gpuIdle.timeline.at(-1).atSeconds;
     assert.equal(graphStep.type, DGD_V1BETA1_TYPE_TOKEN);
     assert.equal(graphStep.minutes, Math.round((readySeconds / 60) * 10) / 10);
@@ -302,15 +316,17 @@ describe("render: both stacks, real program", function () {
     const sum = (d: { steps: { minutes: number }[] }) => d.steps.reduce((t, x) => t + x.minutes, 0);
     assert.ok(Math.abs(plan.criticalPathDetail.minutes - sum(plan.criticalPathDetail)) < 0.2);
     assert.ok(
-      plan.criticalPathDetail.minutes > plan.gpuIdle.gpuNodesMinutes + readySeconds / 60 - 0.2,
+      plan.criticalPathDetail.minutes > plan.gpuIdle.gpuNodesMinutes + readySeconds / 60 + checkMinutes - 0.2,
       `${plan.criticalPathDetail.minutes} vs ${plan.gpuIdle.gpuNodesMinutes} + ${readySeconds / 60}`,
     );
     assert.ok(plan.criticalPathDetail.minutes < 60, `prebuilt: ${plan.criticalPathDetail.minutes} min`);
     const seedPlan = readJson(seed["p5en-8gpu"].dir, "plan.json");
     const seedReady = seedPlan.gpuIdle.timeline.at(-1).atSeconds;
     assert.ok(
-      Math.abs(seedPlan.criticalPathDetail.minutes - (seedPlan.gpuIdle.gpuNodesMinutes + seedReady / 60)) < 0.2,
-      `seed: ${seedPlan.criticalPathDetail.minutes} vs ${seedPlan.gpuIdle.gpuNodesMinutes} + ${seedReady / 60}`,
+      Math.abs(
+        seedPlan.criticalPathDetail.minutes - (seedPlan.gpuIdle.gpuNodesMinutes + seedReady / 60 + checkMinutes),
+      ) < 0.2,
+      `seed: ${seedPlan.criticalPathDetail.minutes} vs ${seedPlan.gpuIdle.gpuNodesMinutes} + ${seedReady / 60} + ${checkMinutes}`,
     );
   });
 

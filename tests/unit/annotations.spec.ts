@@ -70,9 +70,17 @@ describe("annotation keys: one registry", () => {
       [],
       "the pod keys are written on the worker pods",
     );
+    // The first-token check's key re-runs the check: it is on the Job's pod template, which a change replaces.
+    const checkKeys: readonly string[] = [Annotation.FirstTokenChecksSha256];
+    const checkWritten = annotationKeys(rendered.map((r) => r.firstTokenCheck?.job.spec.template));
+    assert.deepEqual(
+      checkKeys.filter((k) => !checkWritten.has(k)),
+      [],
+      "the check's key is written on its pod template",
+    );
     assert.deepEqual(
       Object.entries(Annotation)
-        .filter(([, key]) => !podKeys.includes(key))
+        .filter(([, key]) => !podKeys.includes(key) && !checkKeys.includes(key))
         .filter(([name]) => !new RegExp(`\\bAnnotation\\.${name}\\b`).test(policyText))
         .map(([, key]) => key),
       [],

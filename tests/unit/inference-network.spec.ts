@@ -98,7 +98,7 @@ describe("inference: the internal load balancer's source ranges", () => {
 
 describe("inference: the HF token reaches only what downloads", () => {
   const NVME = { localNvme: { mountPath: "/mnt/k8s-disks/0", sizeGB: 30400 } };
-  // [mode, overrides, the engine gets the token, the Frontend's main container gets it]
+  // [mode, overrides, the engine gets the token, a Frontend with its own copy gets it in its main container]
   const modes: [string, Partial<InferenceSettings>, boolean, boolean][] = [
     ["none (the engine downloads)", { modelCacheMode: "none" }, true, true],
     [
@@ -114,27 +114,30 @@ describe("inference: the HF token reaches only what downloads", () => {
       false,
     ],
   ];
-  for (const [mode, over, engineGetsToken, frontendGetsToken] of modes)
-    it(mode, () => {
-      const g = renderGraph(resolved("p5en-8x1gpu", "vllm", over), IMAGE);
-      // The Frontend downloads the model's config and tokenizer itself only in `none` mode (frontend-model.ts).
-      const frontend = g.spec.services[GraphService.Frontend];
-      assert.equal(frontend.envFromSecret, frontendGetsToken ? "llama-hf-token" : undefined);
-      const frontendInit = (frontend.extraPodSpec?.initContainers ?? []).filter((c) =>
-        (c.env ?? []).some((e) => e.name === "HF_TOKEN"),
-      );
-      assert.deepEqual(
-        frontendInit.map((c) => c.name),
-        engineGetsToken ? [] : ["model-config"],
-      );
-      for (const key of [GraphService.Prefill, GraphService.Decode]) {
-        const w = g.spec.services[key];
-        assert.equal(w.envFromSecret, engineGetsToken ? "llama-hf-token" : undefined, key);
-        const init = w.extraPodSpec?.initContainers ?? [];
-        const holders = init.filter((c) => (c.env ?? []).some((e) => e.name === "HF_TOKEN")).map((c) => c.name);
-        assert.deepEqual(holders, engineGetsToken ? [] : ["model-prefetch"], key);
-      }
-    });
+  for (const [mode, over, engineGetsToken, copyGetsToken] of modes)
+    for (const rel of ["seed", "dynamo-1.6"] as const)
+      it(`${rel}: ${mode}`, () => {
+        const g = renderGraph(resolved("p5en-8x1gpu", "vllm", { ...over, release: rel }), IMAGE);
+        // With a copy of its own (seed) the Frontend downloads the model's config and tokenizer itself only in `none`
+        // mode; with self-hosted cards (dynamo-1.6) it fetches them from the workers and never holds the token.
+        const frontendGetsToken = rel === "seed" && copyGetsToken;
+        const frontend = g.spec.services[GraphService.Frontend];
+        assert.equal(frontend.envFromSecret, frontendGetsToken ? "llama-hf-token" : undefined);
+        const frontendInit = (frontend.extraPodSpec?.initContainers ?? []).filter((c) =>
+          (c.env ?? []).some((e) => e.name === "HF_TOKEN"),
+        );
+        assert.deepEqual(
+          frontendInit.map((c) => c.name),
+          engineGetsToken || rel === "dynamo-1.6" ? [] : ["model-config"],
+        );
+        for (const key of [GraphService.Prefill, GraphService.Decode]) {
+          const w = g.spec.services[key];
+          assert.equal(w.envFromSecret, engineGetsToken ? "llama-hf-token" : undefined, key);
+          const init = w.extraPodSpec?.initContainers ?? [];
+          const holders = init.filter((c) => (c.env ?? []).some((e) => e.name === "HF_TOKEN")).map((c) => c.name);
+          assert.deepEqual(holders, engineGetsToken ? [] : ["model-prefetch"], key);
+        }
+      });
 });
 
 describe("inference: an internal load balancer admits exactly frontend.sourceRanges (NetworkPolicy evaluator)", () => {

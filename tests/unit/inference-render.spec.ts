@@ -142,10 +142,16 @@ describe("inference: field failures the render makes impossible", () => {
     assert.equal(mainOf(w).resources, undefined);
   });
 
-  it("F9: the HF secret carries HF_TOKEN and HUGGING_FACE_HUB_TOKEN; every service reads it", () => {
-    const r = resolved("p5en-1gpu");
+  it("F9: the HF secret carries HF_TOKEN and HUGGING_FACE_HUB_TOKEN; every service that downloads reads it", () => {
+    const r = resolved("p5en-1gpu", "vllm", { modelCacheMode: "none" });
     assert.deepEqual(renderHfSecret(r, "hf_x").stringData, { HF_TOKEN: "hf_x", HUGGING_FACE_HUB_TOKEN: "hf_x" });
-    for (const s of Object.values(renderGraph(r, IMAGE).spec.services)) assert.equal(s.envFromSecret, "llama-hf-token");
+    const services = renderGraph(r, IMAGE).spec.services;
+    for (const key of [GraphService.Prefill, GraphService.Decode])
+      assert.equal(services[key].envFromSecret, "llama-hf-token");
+    // Self-hosted model cards (dynamo-1.6): the Frontend fetches the card's files from the workers, not the hub.
+    assert.equal(services[GraphService.Frontend].envFromSecret, undefined);
+    const seed = renderGraph(resolved("p5en-1gpu", "vllm", { modelCacheMode: "none", release: "seed" }), IMAGE);
+    assert.equal(seed.spec.services[GraphService.Frontend].envFromSecret, "llama-hf-token");
   });
 
   it("F13: rails = every EFA device aligned to the worker's GPUs (GPUs x EFA-per-GPU from the catalog)", () => {

@@ -30,6 +30,32 @@ const over =
 
 const cases: Case[] = [
   [
+    "a router mode the release does not offer",
+    over({ frontend: { routerMode: "kv" }, release: "seed" }),
+    [["frontend.routerMode", 'must be a router mode release "seed" offers ("round-robin"); got "kv"']],
+  ],
+  [
+    "the KV router with several Frontends (the flows between KV-router replicas were not read)",
+    over({ frontend: { routerMode: "kv", replicas: 2 } }),
+    [
+      [
+        "frontend.replicas",
+        'must be 1 with frontend.routerMode "kv"; got 2. KV routers of several Frontends sync their state with each other, and those flows were not read, so the NetworkPolicies would not admit them. Use one Frontend, or routerMode "round-robin"',
+      ],
+    ],
+  ],
+  [
+    "a Frontend switch the release has none for, and a switch that is not a boolean",
+    over({ frontend: { adminApi: true, nvext: "false" as unknown as boolean }, release: "seed" }),
+    [
+      [
+        "frontend.adminApi",
+        'cannot be turned on with release "seed": its runtime has no switch this package read (the surface is off there). Remove it, or use release "dynamo-1.6"',
+      ],
+      ["frontend.nvext", 'must be true or false; got "false"'],
+    ],
+  ],
+  [
     "unknown backend lists the choices",
     () => resolved("p5en-1gpu", "vlm" as Backend), // a typo only untyped config can send
     [["backend", 'must be one of "vllm", "trtllm"; got "vlm"; did you mean "vllm"?']],

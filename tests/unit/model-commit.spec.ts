@@ -212,7 +212,11 @@ describe("one commit per deployment: a moving revision resolved once at pulumi u
     const commit = "c".repeat(40);
 
     it("local-nvme: every worker's --model directory and the DaemonSet's MODEL_REVISION name the commit", () => {
-      const r = withCommit(resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "local-nvme", gpuPool: nvme }), commit);
+      // The seed's Frontend keeps its own copy (dynamo-1.6 fetches self-hosted cards from the workers).
+      const r = withCommit(
+        resolved("p5en-8x1gpu", "vllm", { modelCacheMode: "local-nvme", gpuPool: nvme, release: "seed" }),
+        commit,
+      );
       const graph = JSON.stringify(renderGraph(r, IMAGE));
       const ds = JSON.stringify(renderPrefetchDaemonSet(r));
       assert.ok(!/\/main"|"main"/.test(graph + ds), "no pod names the moving revision");

@@ -39,6 +39,16 @@ export const CROSS_COMPONENT: readonly { from: string; to: string; why: string }
     why: "the replica bound is the GPUs of the largest pool EfaCluster makes (CLUSTER_LIMITS.nodes.max GPU nodes)",
   },
   {
+    from: "components/inference/inference.ts",
+    to: "components/image/image-digest",
+    why: "the release's Frontend image is resolved to a digest and kept in state the way DynamoImage resolves the vendor runtime images: one ImageDigest resource",
+  },
+  {
+    from: "components/inference/inference.ts",
+    to: "components/image/ref",
+    why: "a Frontend image the release pins by digest becomes repository@digest by the one reference helper DynamoImage uses",
+  },
+  {
     from: "components/inference/validate.ts",
     to: "components/image/ref",
     why: "the prefetch image and the serving image are references a registry must pull: one parser (distribution/reference's grammar) for DynamoImage.ref and DisaggInference's images",

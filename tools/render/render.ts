@@ -93,6 +93,7 @@ function resourceRecord(r: CapturedResource) {
     implicitDependsOn: r.implicitDependsOn,
     protect: r.protect,
     retainOnDelete: r.retainOnDelete,
+    ...(r.customTimeouts ? { customTimeouts: r.customTimeouts } : {}),
     ...(r.aliases.length > 0 ? { aliases: r.aliases } : {}),
     ...(r.provider ? { provider: r.provider } : {}),
     inputs: r.redactedInputs,

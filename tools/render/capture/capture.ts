@@ -53,6 +53,8 @@ export interface CapturedResource {
   readonly ignoreChanges: readonly string[];
   /** Outputs the engine stores as secrets (`opts.additionalSecretOutputs`). */
   readonly additionalSecretOutputs: readonly string[];
+  /** How long the engine waits for the resource (`opts.customTimeouts`), when set. */
+  readonly customTimeouts?: { readonly create?: string; readonly update?: string; readonly delete?: string };
   /** URNs the engine treats as this resource's earlier identities (`opts.aliases`, resolved as the SDK does). */
   readonly aliases: readonly string[];
   /** Provider reference (`<urn>::<id>`) when one was set. */
@@ -308,6 +310,7 @@ async function describe(s: Seen, stack: pulumi.Resource, regs: Map<string, Regis
     retainOnDelete: s.opts.retainOnDelete === true,
     ignoreChanges: [...(s.opts.ignoreChanges ?? [])],
     additionalSecretOutputs: [...(s.opts.additionalSecretOutputs ?? [])],
+    ...(s.opts.customTimeouts ? { customTimeouts: { ...s.opts.customTimeouts } } : {}),
     aliases: await aliasesOf(s, stack),
     ...(reg.provider ? { provider: reg.provider } : {}),
     inputs: plain as Record<string, unknown>,

@@ -14,6 +14,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { PLACEHOLDER_COMMIT } from "../../../components/inference/revision";
+import { PLACEHOLDER_DIGEST } from "../../../components/image/image-digest";
 
 /** The account id every placeholder ARN uses (AWS's documentation account). */
 export const PLACEHOLDER_ACCOUNT = "123456789012";
@@ -221,6 +222,12 @@ const BY_TYPE: Record<string, OutputFn> = {
   // A moving model revision is resolved at `pulumi up` (components/inference/model-commit.ts); offline there is no
   // hub to ask, so every render shows one commit that is recognisably not real (the plan says so).
   "pulumi-nodejs:dynamic/inference:ModelCommit": () => ({ commit: PLACEHOLDER_COMMIT }),
+  // A vendor image's tag is resolved to a digest at `pulumi up` (components/image/image-digest.ts); offline there is
+  // no registry to ask, so every render shows one digest that is recognisably not real (the plan says so).
+  "pulumi-nodejs:dynamic/image:ImageDigest": (_n, inputs) => ({
+    digest: PLACEHOLDER_DIGEST,
+    ref: `${String(inputs.repository)}@${PLACEHOLDER_DIGEST}`,
+  }),
 };
 
 /** A Service of type LoadBalancer gets the DNS name AWS gives an internal NLB (the provider waits for it). */
@@ -301,13 +308,6 @@ export const KNOWN_INVOKES: Readonly<Record<string, (inputs: Inputs, region: str
     authorizationToken: Buffer.from("AWS:placeholder-ecr-token").toString("base64"),
     proxyEndpoint: `https://${inputs.registryId ?? PLACEHOLDER_ACCOUNT}.dkr.ecr.${inputs.region ?? region}.amazonaws.com`,
     expiresAt: "2026-12-31T00:00:00Z",
-  }),
-  // A vendor image's tag resolved to its digest (DynamoImage, image.source prebuilt/combined): offline, a placeholder
-  // derived from the name, as the build digests above; `pulumi up` asks the registry.
-  "docker:index/getRegistryImage:getRegistryImage": (inputs) => ({
-    id: String(inputs.name),
-    name: inputs.name,
-    sha256Digest: `sha256:${hexOf({ registryImage: inputs.name })}`,
   }),
   "aws:index/getRegion:getRegion": (inputs, region) => {
     const r = typeof inputs.region === "string" ? inputs.region : region;

@@ -19,7 +19,8 @@ export type GraphNode = Pick<
  * Rough minutes each resource type takes to create, for weighting the critical path. Sources:
  * components/image/sources.ts BUILD_MINUTES (the middle of each build's range, components/catalog/images.ts); EKS control plane ~10-15
  * min and a managed node group ~5-10 min (AWS EKS user guide, observed); the DGD waits for its model
- * to load (its load budget, `graphCreateMinutes`). Anything else: 0.1 min (one API call).
+ * to load (its load budget, `graphCreateMinutes`); the first-token check's Job ~2 min. Anything else: 0.1 min (one API
+ * call).
  */
 export const CREATE_MINUTES: Readonly<Record<string, number>> = {
   "docker-build:index:Image": BUILD_MINUTES.source,
@@ -32,6 +33,11 @@ export const CREATE_MINUTES: Readonly<Record<string, number>> = {
   "kubernetes:helm.sh/v3:Release": 2,
   "kubernetes:core/v1:PersistentVolumeClaim": 0.5,
   "aws:efs/fileSystem:FileSystem": 1,
+  /**
+   * The first-token check: its pod starts on a system node, then a few requests to a Ready graph. Its budget is
+   * the most it may take (plan.md's section on what `pulumi up` waits for).
+   */
+  "kubernetes:batch/v1:Job": 2,
 };
 const DEFAULT_MINUTES = 0.1;
 /** Minutes of a graph whose budgets are not known (no plan facts). */

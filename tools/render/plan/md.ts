@@ -85,6 +85,10 @@ function placementLines(plan: Plan): string[] {
   ];
 }
 
+/** What the render cannot know: the digest a vendor tag names at `pulumi up`. */
+const PLACEHOLDER_LINE =
+  "- **the digest above is a placeholder** (all zeros): the render cannot reach the registry. `pulumi up` resolves the tag once and keeps the digest in the stack's state (ImageDigest); a tag pushed again is not taken until the release or tag changes, or `pulumi up --replace <the ImageDigest's URN>`";
+
 function imageSection(plan: Plan): string[] {
   const { image } = plan;
   return [
@@ -92,6 +96,8 @@ function imageSection(plan: Plan): string[] {
     "",
     `- CUDA archs: ${image.cudaArchs.join(", ")} (toolkit ${image.cudaToolkit})`,
     `- ${image.build ? "built by this stack" : "prebuilt, not built by this stack"}${image.ref ? `: \`${image.ref}\`` : ""}`,
+    ...(image.digestPlaceholder ? [PLACEHOLDER_LINE] : []),
+    ...(plan.frontendImage ? [`- Frontend: \`${plan.frontendImage.image}\`: ${plan.frontendImage.resolution}`] : []),
     ...pullLine(plan),
     ...compileStagesMarkdown(image),
     "",
@@ -135,6 +141,31 @@ function criticalPathSection(plan: Plan): string[] {
         `${i + 1}. \`${s.name}\` (${s.type}, ~${s.minutes} min${s.budgetMinutes !== undefined ? `: node join -> Ready in the GPU idle timeline; its load and download budgets let it wait up to ~${s.budgetMinutes} min before the deploy fails` : ""})`,
     ),
     "",
+  ];
+}
+
+/** Minutes, to one decimal, of a wait in seconds. */
+const minutes = (s: number) => `${Math.round(s / 6) / 10} min`;
+
+/** What `pulumi up` waits for on the graph, in order, with the most each may take before the deploy fails. */
+function upWaitsSection(plan: Plan): string[] {
+  const waits = plan.pulumiUpWaits;
+  if (waits.length === 0) return [];
+  const total = waits.reduce((a, w) => a + w.seconds, 0);
+  return [
+    `## What \`pulumi up\` waits for (at most ~${minutes(total)} after the graph is sent)`,
+    "",
+    ...waits.flatMap((w, i) => [
+      `${i + 1}. ${w.what}: \`${w.resource}\`, at most ${w.seconds} s (~${minutes(w.seconds)}); until ${w.until}.`,
+      ...(w.steps ?? []).map((s) => `   - ${s.step}: ${s.seconds} s`),
+    ]),
+    "",
+    ...(waits.length === 1
+      ? [
+          "The first-token check is off (`inference.firstTokenCheck.enabled: false`): a Ready graph is not proof that a token comes back.",
+          "",
+        ]
+      : []),
   ];
 }
 
@@ -188,6 +219,7 @@ export function planMarkdown(plan: Plan, slots: PlanMdSlots = {}): string {
     ...imageSection(plan),
     ...(slots.afterImage ?? []),
     ...criticalPathSection(plan),
+    ...upWaitsSection(plan),
     ...costSection(plan),
     ...(slots.resources ?? resourcesSection(plan)),
     ...(slots.end ?? []),

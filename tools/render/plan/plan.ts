@@ -8,7 +8,8 @@
  * graph is rendered from), never parsed back from the rendered graph.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
-import type { InferencePlan } from "../../../components/inference/plan";
+import type { FrontendImagePlan, InferencePlan, UpWait } from "../../../components/inference/plan";
+import { PLACEHOLDER_DIGEST } from "../../../components/image/image-digest";
 import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../../program/summary";
 import { CriticalPath } from "./graph";
 import { kvWire, KvWire } from "../../../components/inference/args";
@@ -33,10 +34,21 @@ export interface Plan extends ModelPlanSection, ServingPlanSection, CapacityTota
   readonly placement: PlanPlacement;
   /** NIXL backend for KV cache and whether it moves over RDMA or TCP. */
   readonly kvTransport?: KvWire;
-  /** The image's CUDA targets (as in the stack's summary), its ref when known, and whether the stack builds it. */
-  readonly image: SummaryImage & { readonly ref?: string; readonly build: boolean };
+  /**
+   * The image's CUDA targets (as in the stack's summary), its ref when known, whether the stack builds it, and, for a
+   * vendor tag the render cannot resolve, that its digest is a placeholder (`pulumi up` resolves it once).
+   */
+  readonly image: SummaryImage & {
+    readonly ref?: string;
+    readonly build: boolean;
+    readonly digestPlaceholder?: boolean;
+  };
+  /** The Frontend's image and how its digest is known (the graph's plan). */
+  readonly frontendImage?: FrontendImagePlan;
   readonly criticalPath: readonly string[];
   readonly criticalPathDetail: CriticalPath;
+  /** What `pulumi up` waits for on the graph, in order, with the most it waits (the graph's plan, `upWaits`). */
+  readonly pulumiUpWaits: readonly UpWait[];
   readonly resources: { readonly total: number; readonly byType: Readonly<Record<string, number>> };
   readonly costPerHourUsd: number;
   /** Minutes a GPU node is billed on a first deploy before its first worker loads (basis in `gpuIdle.basis`). */
@@ -83,9 +95,14 @@ export function buildPlan(input: PlanInput): Plan {
     ...servingPlan(input.inference, input.pools),
     ...capacityTotals(input.pools, workers),
     ...(input.inference ? { kvTransport: kvWire(input.inference.kvTransport) } : {}),
-    image: input.image,
+    image: {
+      ...input.image,
+      ...(input.image.ref?.endsWith(`@${PLACEHOLDER_DIGEST}`) ? { digestPlaceholder: true } : {}),
+    },
+    ...(input.inference ? { frontendImage: input.inference.frontendImage } : {}),
     criticalPath: input.criticalPath.steps.map((s) => s.name),
     criticalPathDetail: input.criticalPath,
+    pulumiUpWaits: input.inference?.upWaits ?? [],
     resources: {
       total: input.resources.length,
       byType: Object.fromEntries(Object.entries(byType).sort(([a], [b]) => a.localeCompare(b))),

@@ -1,0 +1,188 @@
+/**
+ * Dynamo's upstream behaviour as a ledger (tests/contracts/facts/dynamo-release-ledger.json): every Behavioral,
+ * Removed and Deprecated entry of Dynamo's release notes from the seed's version through 1.6.2 is a row with the
+ * project's decision. The spec fails when an entry of that range has no row (no decision), when a release's entries
+ * fall short of its published count (a dropped entry), when a version of the range is neither read nor said to be
+ * unreadable, and when an entry that touches what this package renders or runs names no test, or a test that does
+ * not exist. The tests such rows name that no other spec holds are at the end of this file.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+import { loadFacts } from "./facts";
+import { GraphService } from "../../components/_shared/names";
+import { Backend } from "../../components/inference/args";
+import { deployedForm, renderGraph } from "../../components/inference/graph";
+import type { V1beta1Graph } from "../../components/inference/dgd-v1beta1";
+import { release, ReleaseId, RELEASES } from "../../components/releases";
+import { argValue, envOf, IMAGE, mainOf, resolved } from "../helpers/inference-fixtures";
+
+interface Entry {
+  readonly id: string;
+  readonly version: string;
+  readonly badge: string;
+  readonly title: string;
+  readonly prs: readonly number[];
+  readonly touches: readonly string[] | null;
+  readonly decision: string | null;
+  readonly test?: string;
+}
+interface Ledger {
+  readonly range: {
+    readonly from: string;
+    readonly through: string;
+    readonly versions: Readonly<Record<string, string>>;
+    readonly unreleased: string;
+  };
+  readonly publishedCounts: Readonly<Record<string, number>>;
+  readonly entries: readonly Entry[];
+}
+const L = loadFacts<Ledger>("dynamo-release-ledger").facts;
+const ROOT = path.join(__dirname, "..", "..");
+
+/** What a row may say it touches: what this package renders or runs. */
+const KINDS = ["graph-field", "env", "flag", "port", "probe", "chart-value", "image", "flow", "request"];
+/** The versions from the seed's to dynamo-1.6's, every release and patch of the release table. */
+const RANGE = ["1.1.0", "1.1.1", "1.2.0", "1.2.1", "1.3.0", "1.3.1", "1.4.0", "1.4.1", "1.4.2", "1.5.0", "1.5.1"];
+const RANGE_16 = ["1.6.0", "1.6.1", "1.6.2"];
+
+const num = (v: string) => v.split(".").map(Number);
+const inRange = (v: string) => v === "Unreleased" || (num(v) >= num(L.range.from) && num(v) <= num(L.range.through));
+
+/** Every reason the ledger is incomplete; empty when each entry of the range has a row that holds. */
+export function ledgerProblems(l: Ledger): string[] {
+  const out: string[] = [];
+  for (const e of l.entries.filter((x) => inRange(x.version))) {
+    if (!Array.isArray(e.touches) || !e.decision || e.decision.trim().length < 10)
+      out.push(`${e.id}: no row (touches and decision)`);
+    for (const k of e.touches ?? [])
+      if (!KINDS.includes(k)) out.push(`${e.id}: touches ${k}, not one of ${KINDS.join(", ")}`);
+    if ((e.touches ?? []).length > 0) out.push(...testProblems(e));
+  }
+  for (const [v, n] of Object.entries(l.publishedCounts).filter(([v]) => inRange(v))) {
+    const have = l.entries.filter((e) => e.version === v).length;
+    if (have !== n) out.push(`v${v}: ${have} entries, the release published ${n}`);
+  }
+  for (const v of [...RANGE, ...RANGE_16]) {
+    const status = l.range.versions[v];
+    if (!status) out.push(`v${v}: neither read nor said to be unreadable`);
+    else if (status.startsWith("read") && !l.entries.some((e) => e.version === v))
+      out.push(`v${v}: read, but no entry`);
+  }
+  return out;
+}
+
+/** A touching row names `path > title`, and that spec file exists and holds that title. */
+function testProblems(e: Entry): string[] {
+  const m = /^(tests\/[\w/.-]+\.spec\.ts) > (.+)$/.exec(e.test ?? "");
+  if (!m) return [`${e.id}: touches ${(e.touches ?? []).join(", ")} but names no test ("<spec file> > <title>")`];
+  const file = path.join(ROOT, m[1]);
+  if (!fs.existsSync(file)) return [`${e.id}: names ${m[1]}, which does not exist`];
+  return fs.readFileSync(file, "utf8").includes(m[2]) ? [] : [`${e.id}: ${m[1]} has no test "${m[2]}"`];
+}
+
+describe("contracts: Dynamo's release notes as a ledger (facts/dynamo-release-ledger.json)", () => {
+  it("the range runs from the seed's version to the release dynamo-1.6 deploys, each version read or said unreadable", () => {
+    assert.equal(L.range.through, release("dynamo-1.6").dynamo.version);
+    assert.ok(num(L.range.from) > num(release("seed").dynamo.version), "the seed's own version is not a change");
+    for (const v of RANGE_16) assert.match(L.range.versions[v], /^not readable/, v);
+    assert.ok(L.entries.length >= 130, `${L.entries.length} entries`);
+  });
+
+  it("every entry of the range has a row, each release holds its published count, and each touching row names its test", () => {
+    assert.deepEqual(ledgerProblems(L), []);
+  });
+
+  it("fails when an entry has no row, when an entry is dropped, and when a touching row names no test", () => {
+    const [first, ...rest] = L.entries;
+    const noRow = { ...L, entries: [{ ...first, touches: null, decision: null }, ...rest] };
+    assert.match(ledgerProblems(noRow).join("\n"), new RegExp(`${first.id}: no row`));
+    const dropped = {
+      ...L,
+      entries: L.entries.filter((e) => e.id !== L.entries.find((x) => x.version === "1.4.0")!.id),
+    };
+    assert.match(ledgerProblems(dropped).join("\n"), /v1\.4\.0: 50 entries, the release published 51/);
+    const touching = L.entries.find((e) => (e.touches ?? []).length > 0)!;
+    const untested = { ...L, entries: L.entries.map((e) => (e.id === touching.id ? { ...e, test: undefined } : e)) };
+    assert.match(ledgerProblems(untested).join("\n"), /names no test/);
+    const wrong = {
+      ...L,
+      entries: L.entries.map((e) => (e.id === touching.id ? { ...e, test: `${touching.test}x` } : e)),
+    };
+    assert.match(ledgerProblems(wrong).join("\n"), /has no test/);
+  });
+
+  it("every ledger PR the release data cites is a row that touches what this package renders", () => {
+    const data = ["dynamo-1-6.ts", "seed.ts", "types.ts"]
+      .map((f) => fs.readFileSync(path.join(ROOT, "components", "releases", f), "utf8"))
+      .join("\n");
+    const cited = new Set([...data.matchAll(/(?<![\w/])#(\d{4,5})\b/g)].map((m) => Number(m[1])));
+    const rows = L.entries.filter((e) => e.prs.some((p) => cited.has(p)));
+    assert.ok(rows.length >= 4, rows.map((e) => e.id).join(", "));
+    for (const e of rows) assert.ok((e.touches ?? []).length > 0, `${e.id} is cited by the release data`);
+  });
+});
+
+describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
+  for (const rel of Object.keys(RELEASES) as ReleaseId[])
+    for (const backend of ["vllm", "trtllm"] as Backend[]) {
+      const r = resolved("p5en-8x1gpu", backend, { release: rel });
+      const g = renderGraph(r, IMAGE);
+      const workers = [GraphService.Prefill, GraphService.Decode].map((k) => g.spec.services[k]);
+      it(`${rel} ${backend}: workers pass --disaggregation-mode prefill|decode, never a removed role flag`, () => {
+        assert.deepEqual(
+          workers.map((w) => argValue(w, "--disaggregation-mode")),
+          ["prefill", "decode"],
+        );
+        for (const w of workers)
+          assert.ok(!(mainOf(w).args ?? []).some((a) => /^--is-(prefill|decode)-worker$/.test(a)));
+      });
+      it(`${rel} ${backend}: workers state their liveness probe (/live on the system port, failureThreshold 3)`, () => {
+        for (const w of workers)
+          assert.deepEqual(
+            [w.livenessProbe?.httpGet?.path, w.livenessProbe?.httpGet?.port, w.livenessProbe?.failureThreshold],
+            ["/live", "system", 3],
+          );
+      });
+      it(`${rel} ${backend}: each service keeps one type for its name`, () => {
+        const types = (x: unknown) =>
+          "components" in (x as V1beta1Graph).spec
+            ? Object.fromEntries((x as V1beta1Graph).spec.components.map((c) => [c.name, c.type]))
+            : Object.fromEntries(
+                Object.entries(g.spec.services).map(([k, s]) => [k, s.subComponentType ?? s.componentType]),
+              );
+        assert.deepEqual(types(deployedForm(r, g)), {
+          [GraphService.Frontend]: "frontend",
+          [GraphService.Prefill]: "prefill",
+          [GraphService.Decode]: "decode",
+        });
+      });
+      if (backend === "vllm")
+        it(`${rel}: vLLM workers choose their connector by --kv-transfer-config, never DYN_CONNECTOR`, () => {
+          for (const w of workers) {
+            assert.match(argValue(w, "--kv-transfer-config"), /"kv_connector":"NixlConnector"/);
+            assert.equal(envOf(w).DYN_CONNECTOR, undefined);
+          }
+        });
+    }
+
+  it("runtimeVersionOverride is the release's runtime version, the one its images are tagged with", () => {
+    const rel = release("dynamo-1.6");
+    assert.equal(rel.graph.runtimeVersionOverride?.version, rel.dynamo.version);
+    for (const e of [rel.engines.vllm, rel.engines.trtllm])
+      assert.ok(e.vendorImage?.tag.startsWith(`${rel.dynamo.version}-`), e.vendorImage?.tag);
+  });
+
+  it("the Frontend and the workers run the release's one Dynamo version", () => {
+    const rel = release("dynamo-1.6");
+    assert.equal(rel.frontendImage?.tag, rel.dynamo.version);
+    for (const e of [rel.engines.vllm, rel.engines.trtllm])
+      assert.equal(e.vendorImage?.tag.split("-")[0], rel.frontendImage?.tag);
+  });
+
+  it("dynamo-1.6 deploys CUDA 13 images (CUDA 12 images end with 1.2.x)", () => {
+    const rel = release("dynamo-1.6");
+    for (const e of [rel.engines.vllm, rel.engines.trtllm])
+      assert.match(e.vendorImage?.cudaToolkit?.version ?? "", /^13\./);
+  });
+});
