@@ -54,6 +54,7 @@ const SLOW = {
   "tests/render/plan-summary.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/readme-journey.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/serving/render.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/serving/catalog-estimates.spec.ts": "no child: ~3700 serving estimates over the catalog, slow by count",
   "tests/render/stacks-model-cache.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/stacks.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/previous-state.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",

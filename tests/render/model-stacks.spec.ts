@@ -146,6 +146,19 @@ describe("render: a cluster stack and two model stacks on it", function () {
     }
   });
 
+  it("a model stack that takes another's name on the same cluster is refused at render, naming the other stack", async () => {
+    const r = await renderStack("p5en-llama-8b", path.join(tmp, "clash"), ["--set", "graphName=llama-70b"]);
+    assert.equal(r.code, 2, r.stdout.join("\n"));
+    const err = r.stderr.join("\n");
+    for (const kind of ["graph", "pool", "namespace"])
+      assert.match(
+        err,
+        new RegExp(
+          `graphName: the ${kind} name "llama-70b" is also stack p5en-llama-70b's on the cluster stack p5en-cluster`,
+        ),
+      );
+  });
+
   for (const s of MODELS)
     it(`${s}: its names are claimed first: the pool and every graph object wait for the claims, which never adopt`, () => {
       const r = readJson(out[s].dir, "resources.json") as (Res & { dependsOn: string[]; provider?: string })[];

@@ -146,7 +146,15 @@ describe("a model stack against its cluster: the guards", () => {
       ),
       ["aws:region", "gpuPool.availabilityZone", "gpuPool.efa", "gpuPool.instanceType"],
     );
-    assert.match(wired(own, handoff({ deviceAllocation: "dra" })).join("\n"), /^$/);
+    // The cluster's device allocation reaches the pool's facts, which the graph's device requests follow.
+    const dra = wireModelStack(own, handoff({ deviceAllocation: "dra" }));
+    assert.deepEqual(dra.problems, []);
+    assert.equal(dra.model?.gpuPool.deviceAllocation, "dra");
+    assert.equal(
+      wireModelStack(own, handoff()).model?.gpuPool.deviceAllocation,
+      undefined,
+      "device plugins: the default",
+    );
     assert.match(
       wired(
         { ...own, pool: { ...POOL, instanceType: "p4d.24xlarge" } },
