@@ -3,7 +3,9 @@
  * node, with Pulumi's closure-serialization libraries deferred to their first use (tools/render/cli/defer-sdk.ts).
  * What holds it: the bundle writes what the TypeScript render writes (the one difference is the text of the
  * dynamic provider's serialized function in resources.json, which each compiler spells its own way); --help answers
- * without loading the SDK; a deferred library loads, whole, on first use. Slow set: it spawns the render and node.
+ * without loading the SDK; a deferred library loads, whole, on first use; a changed source is rebuilt whatever its
+ * modification time says (a fresh clone, cp -p or tar set those arbitrarily), and an unchanged one is not. Slow set: it
+ * spawns the render, esbuild and node.
  */
 import { strict as assert } from "assert";
 import { spawnSync } from "child_process";
@@ -53,6 +55,48 @@ describe("render: the bundled command", function () {
         else assert.equal(x, y, `${stack}/${f}`);
       }
     }
+  });
+
+  it("rebuilds when a source's bytes change, even with a modification time older than the bundle", () => {
+    // A copy of the sources with a node_modules of its own (each package linked to ours, no .cache), so that its
+    // bundle and stamp are its own.
+    const root = path.join(tmp, "clone");
+    for (const d of ["components", "program", "policy", "serving", "tools"]) {
+      fs.cpSync(path.join(ROOT, d), path.join(root, d), { recursive: true });
+    }
+    fs.copyFileSync(path.join(ROOT, "package.json"), path.join(root, "package.json"));
+    fs.mkdirSync(path.join(root, "node_modules"));
+    for (const e of fs.readdirSync(path.join(ROOT, "node_modules")).filter((e) => e !== ".cache")) {
+      fs.symlinkSync(path.join(ROOT, "node_modules", e), path.join(root, "node_modules", e));
+    }
+    const help = () => {
+      const p = spawnSync(process.execPath, [path.join(root, "tools", "render", "run.cjs"), "--help"], {
+        cwd: tmp,
+        encoding: "utf8",
+      });
+      assert.equal(p.status, 0, p.stderr);
+      return p.stdout.split("\n")[0];
+    };
+    const bundle = path.join(root, "node_modules", ".cache", "dynamo-efa", "render.cjs");
+    assert.match(help(), /^usage: npm run render/);
+    const built = fs.statSync(bundle);
+    // The same bytes with a new modification time: no rebuild.
+    const cli = path.join(root, "tools", "render", "cli", "cli.ts");
+    fs.utimesSync(cli, new Date(), new Date(Date.now() + 60000));
+    help();
+    assert.equal(fs.statSync(bundle).ino, built.ino, "an unchanged source is not rebuilt");
+    // New bytes with a modification time from 2001: rebuilt, and the change answers.
+    fs.writeFileSync(
+      cli,
+      fs.readFileSync(cli, "utf8").replace("usage: npm run render", "usage: npm run render-changed"),
+    );
+    fs.utimesSync(cli, new Date(1e12), new Date(1e12));
+    assert.match(help(), /^usage: npm run render-changed/);
+    assert.deepEqual(
+      fs.readdirSync(path.dirname(path.dirname(bundle))),
+      ["dynamo-efa"],
+      "the build's own folder is gone",
+    );
   });
 
   it("--help answers without loading the program or the SDK", () => {
