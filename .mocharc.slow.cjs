@@ -20,7 +20,8 @@ const SLOW = {
   "tests/contracts/image-environments.spec.ts": "gcc and python3",
   "tests/render/robustness-cli.spec.ts": "the render CLI and the bench scripts as children",
   "tests/render/robustness-output.spec.ts": "the render CLI as a child, killed mid-write",
-  "tests/render/fuzz.spec.ts": "the render CLI as a child over random configs",
+  "tests/render/fuzz.spec.ts":
+    "the render CLI as a child over random configs, and 2,000 generated configs in-process, the real program rendering each accepted one",
   "tests/render/pulumi-loader.spec.ts": "index.ts under Pulumi's own ts-node, in a child",
   "tests/policy/pack.spec.ts": "the policy pack under Pulumi's policy runner, in a child",
   "tests/verify/cli-errors.spec.ts": "the verify CLI as a child",
