@@ -153,6 +153,26 @@ function nodesOf(scenario: KubeScenario): unknown[] {
   return [node("ip-10-1-0-11.ec2.internal", false), node("ip-10-1-0-198.ec2.internal", scenario === "hugepagesShort")];
 }
 
+/** `GET /api/v1/nodes`: the GPU nodes matching the label selector, or a 403 in `nodesForbidden`. */
+function nodesAnswer(scenario: KubeScenario, u: URL, res: http.ServerResponse): void {
+  if (scenario === "nodesForbidden")
+    return json(res, 403, {
+      kind: "Status",
+      apiVersion: "v1",
+      status: "Failure",
+      message: 'nodes is forbidden: User "verify" cannot list resource "nodes" in API group "" at the cluster scope',
+      reason: "Forbidden",
+      code: 403,
+    });
+  const items = nodesOf(scenario).filter((n) =>
+    matchesSelector(
+      (n as { metadata: { labels: Record<string, string> } }).metadata.labels,
+      u.searchParams.get("labelSelector"),
+    ),
+  );
+  return json(res, 200, { apiVersion: "v1", kind: "NodeList", metadata: {}, items });
+}
+
 /** The API's answers for `scenario`: an error status in namespace `broken`, empty lists in other namespaces. */
 function kubeApi(scenario: KubeScenario, withPrometheus: boolean, requests: Fake["requests"]): http.RequestListener {
   const pods = podsOf(scenario);
@@ -179,25 +199,7 @@ function kubeApi(scenario: KubeScenario, withPrometheus: boolean, requests: Fake
     }
     if (other.test(u.pathname) && !u.pathname.includes(`/namespaces/${NAMESPACE}/`))
       return json(res, 200, { apiVersion: "v1", kind: "List", metadata: {}, items: [] });
-    if (u.pathname === "/api/v1/nodes") {
-      if (scenario === "nodesForbidden")
-        return json(res, 403, {
-          kind: "Status",
-          apiVersion: "v1",
-          status: "Failure",
-          message:
-            'nodes is forbidden: User "verify" cannot list resource "nodes" in API group "" at the cluster scope',
-          reason: "Forbidden",
-          code: 403,
-        });
-      const items = nodesOf(scenario).filter((n) =>
-        matchesSelector(
-          (n as { metadata: { labels: Record<string, string> } }).metadata.labels,
-          u.searchParams.get("labelSelector"),
-        ),
-      );
-      return json(res, 200, { apiVersion: "v1", kind: "NodeList", metadata: {}, items });
-    }
+    if (u.pathname === "/api/v1/nodes") return nodesAnswer(scenario, u, res);
     if (u.pathname === base) {
       const selector = u.searchParams.get("labelSelector");
       const items = pods.filter((p) => matchesSelector(podLabels(p), selector)).map(podJson);

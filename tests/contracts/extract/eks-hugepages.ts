@@ -43,11 +43,7 @@ function dropInFacts(root: string, run: string): Record<string, unknown> {
   const file = readText(root, PATHS.fileProvider);
   const exts = must(/\[\]string\{((?:"\.[a-z]+",? ?)+)\}/, file, "the drop-in extensions");
   const chain = readText(root, PATHS.chain);
-  const tolerated = must(
-    /errors\.Is\(err, ErrNoConfigInDirectory\) \{\s*continue/,
-    chain,
-    "the empty-directory case",
-  );
+  const tolerated = must(/errors\.Is\(err, ErrNoConfigInDirectory\) \{\s*continue/, chain, "the empty-directory case");
   const types = readText(root, PATHS.types);
   const flags = must(
     /type KubeletOptions struct \{[^}]*?Flags \[\]string `json:"(\w+),omitempty"`/,
