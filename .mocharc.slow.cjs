@@ -57,6 +57,7 @@ const SLOW = {
   "tests/render/stacks-model-cache.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/stacks.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/previous-state.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/render/model-stacks.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/topology.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/device-allocation.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/docs/doc-facts.spec.ts": "both shipped stacks rendered under the render's mocks for the docs' numbers",

@@ -1,36 +1,25 @@
 /**
- * The Pulumi program (`Pulumi.yaml` `main: index.ts`): `pulumi up -s p5en-8gpu`. All the work is in
- * `program/program.ts`, shared with the offline render (`npm run render -- p5en-8gpu`).
+ * The Pulumi program (`Pulumi.yaml` `main: index.ts`): `pulumi up -s p5en-8gpu` (a whole stack), `-s p5en-cluster`
+ * (a shared cluster) or `-s p5en-llama-8b` (a model on it). All the work is in `program/program.ts`, shared with the
+ * offline render (`npm run render -- p5en-8gpu`). The module exports one async function, which Pulumi's Node runtime
+ * calls and awaits (@pulumi/pulumi 3.248.0 cmd/run/run.js: "If the exported value was itself a Function, then just
+ * execute it"): a model stack reads its cluster stack's output before it creates anything. The object it returns
+ * is the stack's outputs: for a stack that serves a graph `frontendUrl`, `frontendLoadBalancerUrl` (null unless an
+ * internal load balancer), `imageRef`, `clusterName`, `kubeconfig` (secret), `servedModelName` and `plan`; for a
+ * cluster stack `cluster` (the handoff model stacks read, program/handoff.ts), `clusterName` and `kubeconfig`.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { formatProblems } from "./components/_shared/problems";
 import { problemsOf } from "./components/_shared/pulumi-errors";
 import { runProgram } from "./program/program";
 
-function run() {
+export = async (): Promise<Record<string, unknown>> => {
   try {
-    return runProgram().exports;
+    return (await runProgram()).exports;
   } catch (e) {
     const problems = problemsOf(e);
     // One readable error listing every config problem, without a stack trace.
     if (problems) throw new pulumi.RunError(formatProblems("dynamo-efa stack config", problems));
     throw e;
   }
-}
-
-const out = run();
-
-/** In-cluster URL of the OpenAI-compatible Frontend. */
-export const frontendUrl = out.frontendUrl;
-/** URL of the Frontend's internal load balancer (only with `frontend.serviceType: InternalLoadBalancer`; else null). */
-export const frontendLoadBalancerUrl = out.frontendLoadBalancerUrl;
-/** Digest-pinned image the workers run. */
-export const imageRef = out.imageRef;
-/** EKS cluster name. */
-export const clusterName = out.clusterName;
-/** Kubeconfig of the cluster (secret). */
-export const kubeconfig = out.kubeconfig;
-/** Served model name clients send in `model`. */
-export const servedModelName = out.servedModelName;
-/** Plan summary: pools, workers, GPUs and EFA rails used vs provisioned, image archs. */
-export const plan = out.plan;
+};

@@ -3,13 +3,14 @@
  * `platform` `DynamoPlatformArgs`, `inference` `InferenceSettings`, `observability` `DynamoObservabilityArgs` (or
  * false). This file reads them, walks their keys against the components' key tables (program/keys.ts), wires what
  * one component takes from another, and runs each component's own validator with its paths prefixed by the key the
- * user wrote. Every problem at once; `config` only when there are none. Pure but for `readStackConfig`.
+ * user wrote. Every problem at once; `config` only when there are none. Pure: program/read.ts reads the config through
+ * Pulumi, and program/kinds.ts checks the cluster and model stacks.
  */
-import * as pulumi from "@pulumi/pulumi";
 import type { GpuPoolFacts } from "../components/catalog/pool";
 import {
   CLUSTER_KEYS,
   EfaClusterArgs,
+  GPU_POOL_KEYS,
   GpuPoolArgs,
   resolveArgs as resolveCluster,
   resolvePool,
@@ -34,7 +35,7 @@ import { validate as validateObservability } from "../components/observability/v
 import { PLATFORM_KEYS, DynamoPlatformArgs, resolveArgs as resolvePlatform } from "../components/platform/args";
 import { validate as validatePlatform } from "../components/platform/validate";
 import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
-import { brief, Problem, throwIfAny } from "../components/_shared/problems";
+import { brief, Problem } from "../components/_shared/problems";
 import { closest, didYouMean } from "../components/_shared/suggest";
 import { isAtOrUnder, ownEntry, PROTOTYPE_KEY_REASON, PROTOTYPE_KEYS, typeName, walkKeys } from "./keys";
 import { releaseImageArgs } from "../components/image/release-image";
@@ -51,8 +52,9 @@ import {
 export const CONFIG_NAMESPACE = "dynamo-efa";
 
 /** The object keys of the namespace and the key table each is checked against. */
-const SECTIONS = {
+export const SECTIONS = {
   cluster: CLUSTER_KEYS,
+  gpuPool: GPU_POOL_KEYS,
   image: IMAGE_KEYS,
   platform: PLATFORM_KEYS,
   inference: INFERENCE_KEYS,
@@ -60,9 +62,58 @@ const SECTIONS = {
 } as const;
 /**
  * Every key of the namespace: the sections, the graph's name, the release (given to the platform, the graph and the
- * image), the release a stack moves from, and the token (a secret).
+ * image), the release a stack moves from, the token (a secret), and a model stack's cluster stack and the recorded
+ * output of it the offline render reads.
  */
-const STACK_KEYS = [...Object.keys(SECTIONS), "graphName", "release", "previousRelease", "hfToken"];
+const STACK_KEYS = [
+  ...Object.keys(SECTIONS),
+  ...["graphName", "release", "previousRelease", "hfToken", "clusterStack", "clusterOutputs"],
+];
+
+/**
+ * What a stack deploys, read from which keys it sets (no key of its own): a `model` stack names its cluster stack
+ * (`clusterStack`) and brings a GPU pool and a graph; a `cluster` stack has neither a graph (`inference`) nor GPU
+ * pools (`cluster.gpuPools`) and serves the model stacks; a `whole` stack (p5en-8gpu) is both in one.
+ */
+export const StackKind = { Whole: "whole", Cluster: "cluster", Model: "model" } as const;
+export type StackKind = (typeof StackKind)[keyof typeof StackKind];
+
+/** The kind of stack a raw config describes. */
+export function stackKindOf(raw: RawStackConfig): StackKind {
+  if (raw.clusterStack !== undefined) return StackKind.Model;
+  const pools = (raw.cluster as { gpuPools?: unknown } | undefined)?.gpuPools;
+  return raw.inference === undefined && pools === undefined ? StackKind.Cluster : StackKind.Whole;
+}
+
+const MODEL_KEYS =
+  "a model stack takes the cluster, its platform and its monitoring from its cluster stack (clusterStack)";
+const NO_GRAPH = "a cluster stack serves no graph (model stacks bring theirs)";
+const OWN_CLUSTER = "a stack with a cluster of its own writes its pools in cluster.gpuPools";
+
+/** Keys each kind refuses, and why. */
+const REFUSED: Readonly<Record<StackKind, Readonly<Record<string, string>>>> = {
+  [StackKind.Model]: { cluster: MODEL_KEYS, platform: MODEL_KEYS, previousRelease: MODEL_KEYS },
+  [StackKind.Cluster]: {
+    image: NO_GRAPH,
+    graphName: NO_GRAPH,
+    gpuPool: `${NO_GRAPH}; its pools come with the model stacks (cluster.poolInstanceTypes lists their types)`,
+    clusterOutputs: "only a model stack reads a cluster stack's outputs",
+    hfToken: `${NO_GRAPH}: set the token on each model stack (pulumi config rm dynamo-efa:hfToken here)`,
+  },
+  [StackKind.Whole]: {
+    gpuPool: `${OWN_CLUSTER}; gpuPool is a model stack's own pool (with dynamo-efa:clusterStack)`,
+    clusterOutputs: "only a model stack (with dynamo-efa:clusterStack) reads a cluster stack's outputs",
+  },
+};
+
+/** A problem for each key the stack's kind refuses (`cluster` in a model stack). */
+export function kindKeyProblems(kind: StackKind, raw: RawStackConfig): Problem[] {
+  const set = new Set((raw.keys ?? []).map((k) => k.slice(k.indexOf(":") + 1)));
+  const written: Record<string, unknown> = { ...raw, ...(raw.hfTokenSet ? { hfToken: true } : {}) };
+  return Object.entries(REFUSED[kind])
+    .filter(([k]) => written[k] !== undefined || set.has(k))
+    .map(([k, why]) => ({ propertyPath: k, reason: `not a key of a ${kind} stack: ${why}; remove it` }));
+}
 /** Keys of other namespaces the program reads; near misses of these (`aws:regoin`) are problems. */
 const FOREIGN_KEYS: readonly string[] = ["aws:region"];
 
@@ -88,6 +139,8 @@ export const RENAMES: Readonly<Record<string, string>> = {
 
 /** The whole stack config, checked: each component's arguments, wired. */
 export interface StackConfig {
+  /** A whole stack: its own cluster and one graph. */
+  readonly kind: typeof StackKind.Whole;
   readonly region: string;
   readonly graphName: string;
   /** The supported release (`dynamo-efa:release`), given to the platform, the graph and the image. */
@@ -112,6 +165,14 @@ export interface RawStackConfig {
   /** `dynamo-efa:previousRelease`: the release the stack runs now, when moving it to `release`. */
   readonly previousRelease?: unknown;
   readonly cluster?: unknown;
+  /** `dynamo-efa:gpuPool`: a model stack's own GPU pool. */
+  readonly gpuPool?: unknown;
+  /** `dynamo-efa:clusterStack`: the cluster stack a model stack runs on (a StackReference name). */
+  readonly clusterStack?: unknown;
+  /** `dynamo-efa:clusterOutputs`: the cluster stack's recorded outputs, which the offline render reads. */
+  readonly clusterOutputs?: unknown;
+  /** The stack's name (a model stack's names default to it). @default - none */
+  readonly stack?: string;
   readonly image?: unknown;
   readonly platform?: unknown;
   readonly inference?: unknown;
@@ -147,6 +208,8 @@ export function rawStackConfig(
     graphName: get(`${CONFIG_NAMESPACE}:graphName`),
     release: get(`${CONFIG_NAMESPACE}:release`),
     previousRelease: get(`${CONFIG_NAMESPACE}:previousRelease`),
+    clusterStack: get(`${CONFIG_NAMESPACE}:clusterStack`),
+    clusterOutputs: get(`${CONFIG_NAMESPACE}:clusterOutputs`),
     ...sections,
     hfTokenSet,
     keys,
@@ -241,7 +304,7 @@ export function componentProblemsAtConfig(component: string | undefined, problem
  * Options that need a cluster that already runs something, refused because this program always creates a new EKS
  * cluster (the components keep them for a cluster of one's own): an existing Prometheus Operator.
  */
-function newClusterProblems(o: { prometheus?: unknown } | undefined): Problem[] {
+export function newClusterProblems(o: { prometheus?: unknown } | undefined): Problem[] {
   return o?.prometheus === obs.PrometheusMode.Existing
     ? [
         {
@@ -252,20 +315,23 @@ function newClusterProblems(o: { prometheus?: unknown } | undefined): Problem[] 
     : [];
 }
 
-/** Checks the whole stack config and wires it into component arguments. */
-export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; problems: Problem[] } {
-  const problems: Problem[] = [...configKeyProblems(raw.keys ?? [])];
+/** The region a stack is in (`aws:region`), checked; undefined (and a problem) when it is not a region name. */
+export function regionOf(raw: RawStackConfig, problems: Problem[]): string | undefined {
   const region = typeof raw.region === "string" && REGION_NAME.test(raw.region) ? raw.region : undefined;
   if (!region)
     problems.push({
       propertyPath: "aws:region",
       reason: `must be an AWS region such as "us-east-2"; got ${brief(raw.region)}`,
     });
-  const graphName = raw.graphName ?? DEFAULT_GRAPH_NAME;
-  if (typeof graphName !== "string" || !K8S_NAME.test(graphName))
-    problems.push({ propertyPath: "graphName", reason: `must be a lower-case RFC 1123 name; got ${brief(graphName)}` });
-  // The walker refuses wrong-typed values and drops them, so the validators never see them; their own problems at
-  // (or under) a refused key would only restate it ("required", "must be a whole number"), so they are left out.
+  return region;
+}
+
+/**
+ * A walker of the namespace's object keys into `problems`. The walker refuses wrong-typed values and drops them, so
+ * the validators never see them; their own problems at (or under) a refused key would only restate it ("required",
+ * "must be a whole number"), so `refused` lists those keys for the caller to leave such problems out.
+ */
+export function sectionWalker(problems: Problem[]) {
   const refused: string[] = [];
   const walked = (k: keyof typeof SECTIONS, v: unknown) => {
     const w = walkKeys(k, v ?? {}, SECTIONS[k], RENAMES);
@@ -273,8 +339,8 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
     refused.push(...w.problems.map((p) => p.propertyPath));
     return (w.value ?? {}) as Record<string, unknown>;
   };
-  const o = raw.observability;
-  const monitoring =
+  /** `observability`: false (off), or its settings (absent = on, with the defaults). */
+  const monitoring = (o: unknown): Record<string, unknown> | undefined =>
     o === false
       ? undefined
       : typeof o === "string" || typeof o === "number" || Array.isArray(o)
@@ -283,6 +349,18 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
             reason: `must be false (no monitoring) or an object of its settings; got ${brief(o)} (${typeName(o)})${/^\s*false\s*$/i.test(String(o)) ? "; write false without quotes" : ""}`,
           })
         : walked("observability", o === true ? {} : o);
+  return { refused, walked, monitoring };
+}
+
+/** Checks the whole stack config and wires it into component arguments. */
+export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; problems: Problem[] } {
+  const problems: Problem[] = [...configKeyProblems(raw.keys ?? []), ...kindKeyProblems(StackKind.Whole, raw)];
+  const region = regionOf(raw, problems);
+  const graphName = raw.graphName ?? DEFAULT_GRAPH_NAME;
+  if (typeof graphName !== "string" || !K8S_NAME.test(graphName))
+    problems.push({ propertyPath: "graphName", reason: `must be a lower-case RFC 1123 name; got ${brief(graphName)}` });
+  const { refused, walked, monitoring: monitoringOf } = sectionWalker(problems);
+  const monitoring = monitoringOf(raw.observability);
   // The casts hold: the walker checked every value against its argument's kind and dropped what it refused.
   const s = {
     cluster: walked("cluster", raw.cluster) as unknown as EfaClusterArgs,
@@ -298,15 +376,61 @@ export function checkStackConfig(raw: RawStackConfig): { config?: StackConfig; p
   // The operator moves one minor at a time: a stack that states what it runs now may only step to the next.
   problems.push(...upgradeProblems(raw.previousRelease, resolvePlatform(wired.platform).version));
   if (problems.length > 0 || !wired.gpuPool || !region) return { problems };
-  return { problems, config: { ...wired, region, gpuPool: wired.gpuPool } as StackConfig };
+  return { problems, config: { ...wired, kind: StackKind.Whole, region, gpuPool: wired.gpuPool } as StackConfig };
 }
 
-type Wired = Omit<StackConfig, "gpuPool" | "region"> & {
+type Wired = Omit<StackConfig, "gpuPool" | "region" | "kind"> & {
   gpuPool?: GpuPoolFacts;
   poolName?: string;
   /** What the release makes of `image.source` (a source the release cannot build). */
   releaseProblems: Problem[];
 };
+
+/** What a graph takes from the cluster it runs on (its own, or the cluster stack's handoff). */
+export interface GraphWiring {
+  readonly release: ReleaseId;
+  readonly graphName: string;
+  /** The platform's namespace (the graph's NetworkPolicies let the operator in). */
+  readonly platformNamespace: string;
+  /** The cluster VPC's CIDR (an internal load balancer's default source range). */
+  readonly vpcCidr: string;
+  /** Prometheus's namespace, when the graph is monitored (its NetworkPolicies let it scrape). */
+  readonly monitoringNamespace?: string;
+  /** The cluster's ReadWriteMany class for a shared model cache. */
+  readonly sharedStorageClass: string;
+}
+
+/**
+ * The graph's settings and image arguments wired from the cluster (release, names, namespaces, VPC CIDR, the EFS
+ * class) and the image the release implies for the graph's backend: its vendor images, and the default source.
+ * One wiring for a whole stack's graph and a model stack's.
+ */
+export function wireGraph(
+  inf: Omit<InferenceSettings, "gpuPool">,
+  image: DynamoImageArgs,
+  w: GraphWiring,
+): { inference: Omit<InferenceSettings, "gpuPool">; imageArgs: DynamoImageArgs; releaseProblems: Problem[] } {
+  const cache = inf.modelCache;
+  const np = inf.networkPolicy ?? {};
+  const inference: Omit<InferenceSettings, "gpuPool"> = {
+    ...inf,
+    release: w.release,
+    graphName: w.graphName,
+    platformNamespace: w.platformNamespace,
+    vpcCidr: inf.vpcCidr ?? w.vpcCidr,
+    networkPolicy: {
+      ...np,
+      metricsNamespaces: [...(np.metricsNamespaces ?? []), ...(w.monitoringNamespace ? [w.monitoringNamespace] : [])],
+    },
+    ...(cache ? { modelCache: { ...cache, storageClassName: cache.storageClassName ?? w.sharedStorageClass } } : {}),
+  };
+  // A backend that is not one is reported once, at inference.backend; the image is wired with the default meanwhile,
+  // so its own checks do not restate the typo as problems at keys the user never wrote (image.backend, image.source).
+  const known = Object.values(Backend) as unknown[];
+  const backend = known.includes(inference.backend) ? inference.backend! : INFERENCE_DEFAULTS.backend;
+  const fromRelease = releaseImageArgs(release(w.release), { ...image, backend });
+  return { inference, imageArgs: { ...image, ...fromRelease.args, backend }, releaseProblems: fromRelease.problems };
+}
 
 /** What one component takes from another: pool, region, instance types, VPC CIDR, namespaces, the EFS class. */
 function wire(
@@ -326,39 +450,28 @@ function wire(
   const pools = Object.entries(typeof s.cluster.gpuPools === "object" ? (s.cluster.gpuPools ?? {}) : {});
   const [poolName, poolArgs] = pools.length === 1 ? pools[0] : [];
   const observability = monitoring && resolveObservability(monitoring, graphName, s.inference.namespace);
-  const np = s.inference.networkPolicy ?? {};
-  const inference: Omit<InferenceSettings, "gpuPool"> = {
-    ...s.inference,
+  const graph = wireGraph(s.inference, s.image, {
     release: rel,
     graphName,
     platformNamespace: resolvePlatform(s.platform).namespace,
-    vpcCidr: s.inference.vpcCidr ?? resolveCluster(clusterArgs).vpcCidr,
-    networkPolicy: {
-      ...np,
-      metricsNamespaces: [...(np.metricsNamespaces ?? []), ...(observability ? [observability.namespace] : [])],
-    },
-    ...(cache ? { modelCache: { ...cache, storageClassName: cache.storageClassName ?? SHARED_STORAGE_CLASS } } : {}),
-  };
-  // The image the release implies for the graph's backend: its vendor images, and the default source. A backend
-  // that is not one is reported once, at inference.backend; the image is wired with the default meanwhile, so its
-  // own checks do not restate the typo as problems at keys the user never wrote (image.backend, image.source).
-  const known = Object.values(Backend) as unknown[];
-  const backend = known.includes(inference.backend) ? inference.backend! : INFERENCE_DEFAULTS.backend;
-  const fromRelease = releaseImageArgs(release(rel), { ...s.image, backend });
+    vpcCidr: resolveCluster(clusterArgs).vpcCidr,
+    ...(observability ? { monitoringNamespace: observability.namespace } : {}),
+    sharedStorageClass: SHARED_STORAGE_CLASS,
+  });
   return {
     graphName,
     release: rel,
-    releaseProblems: fromRelease.problems,
+    releaseProblems: graph.releaseProblems,
     clusterArgs,
-    imageArgs: { ...s.image, ...fromRelease.args, backend, instanceTypes: pools.map(([, p]) => p?.instanceType) },
+    imageArgs: { ...graph.imageArgs, instanceTypes: pools.map(([, p]) => p?.instanceType) },
     platform: { ...s.platform, release: rel },
-    inference,
+    inference: graph.inference,
     ...(poolName !== undefined && poolArgs ? { poolName, pool: poolArgs } : {}),
     ...(monitoring ? { observability: monitoring } : {}),
   } as Wired & { pool?: unknown };
 }
 
-function resolveObservability(o: Record<string, unknown>, graphName: string, ns: string | undefined) {
+export function resolveObservability(o: Record<string, unknown>, graphName: string, ns: string | undefined) {
   return obs.resolveArgs({ ...o, graphName, graphNamespace: ns ?? INFERENCE_DEFAULTS.namespace });
 }
 
@@ -366,8 +479,16 @@ function resolveObservability(o: Record<string, unknown>, graphName: string, ns:
 function componentProblems(w: Wired & { pool?: unknown }, raw: RawStackConfig): Problem[] {
   const pool = w.poolName ?? "gpu";
   const at = (component: string) => (p: Problem) => atStackKey(component, p, pool);
-  const out = validateClusterArgs(w.clusterArgs).map(at("EfaCluster"));
   const pools = Object.keys(w.clusterArgs.gpuPools ?? {});
+  const out = validateClusterArgs(w.clusterArgs)
+    .map(at("EfaCluster"))
+    // A stack without pools but with a graph is told what it misses below, in its own terms.
+    .filter((p) => w.clusterArgs.gpuPools !== undefined || p.propertyPath !== "cluster.gpuPools");
+  if (w.clusterArgs.gpuPools === undefined)
+    out.push({
+      propertyPath: "cluster.gpuPools",
+      reason: `required in a stack that serves a graph (inference): the graph's GPU pool, e.g. gpu: { instanceType: p5en.48xlarge, nodes: 2, availabilityZone: us-east-2b }. To run the graph on a shared cluster instead, make this a model stack: name the cluster stack in dynamo-efa:clusterStack and write the pool in dynamo-efa:gpuPool`,
+    });
   if (typeof w.clusterArgs.gpuPools === "object" && pools.length > 1)
     out.push({
       propertyPath: "cluster.gpuPools",
@@ -411,23 +532,4 @@ function componentProblems(w: Wired & { pool?: unknown }, raw: RawStackConfig): 
     out.push(...problems.filter((p) => !poolBad || !/\bnodes?\b|pool/.test(p.reason)).map(at("DisaggInference")));
   }
   return out;
-}
-
-/** The checked config plus the HF token (a secret), when set. */
-export interface ProgramConfig {
-  readonly config: StackConfig;
-  readonly hfToken?: pulumi.Output<string>;
-}
-
-/**
- * The stack config through Pulumi, checked: one `ValidationError` listing every problem at its key. `offline` is true
- * only under the render's mocks, which accept placeholders a real preview/up refuses (documentation CIDRs).
- */
-export function readStackConfig(offline = false): ProgramConfig {
-  const hfToken = new pulumi.Config(CONFIG_NAMESPACE).getSecret("hfToken");
-  const keys = Object.keys(pulumi.runtime.allConfig());
-  const raw = rawStackConfig((k) => pulumi.runtime.getConfig(k), keys, hfToken !== undefined, offline);
-  const { config, problems } = checkStackConfig(raw);
-  throwIfAny(`${CONFIG_NAMESPACE} stack config`, problems);
-  return { config: config!, ...(hfToken ? { hfToken } : {}) };
 }

@@ -1,88 +1,43 @@
 /**
- * The dynamo-efa program: one `EfaCluster` (one GPU pool, `gpu`), one `DynamoImage` compiled for
- * exactly that fleet, the cluster's `DynamoPlatform` and one `DisaggInference` on the pool. Everything is constructed inside
- * `program()`, never at import time, so `index.ts` (a real `pulumi up`) and the offline render
- * (under mocks, once per render) run the same code.
+ * The dynamo-efa program, for the three kinds of stack (program/config.ts `StackKind`), composed from the parts in
+ * ./parts.ts: the cluster part (EfaCluster, DynamoPlatform) and the model part (DynamoImage, DisaggInference):
+ * - a **whole** stack (p5en-8gpu) is both on its own cluster, the graph's pool being the cluster's `EfaGpuPool`;
+ * - a **cluster** stack (./cluster-stack.ts) is the cluster part with the shared monitoring, exporting the handoff;
+ * - a **model** stack (./model-stack.ts) is the model part with its own `EfaGpuPool` on a cluster stack it reads
+ *   through a StackReference.
+ * Everything is constructed inside the run, never at import time, so `index.ts` (a real `pulumi up`) and the offline
+ * render (under mocks, once per render) run the same code.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { EfaCluster } from "../components/cluster/cluster";
-import { DynamoImage } from "../components/image/image";
-import { DisaggInference } from "../components/inference/inference";
-import { DynamoObservability } from "../components/observability/observability";
-import { DynamoPlatform } from "../components/platform/platform";
-import type { ProgramRun, RenderFacts } from "./run";
 import { INFERENCE_DEFAULTS } from "../components/inference/args";
-import { ProgramConfig, readStackConfig } from "./config";
-import { planSummary } from "./summary";
-import { platformMovedFromGraph } from "./moved";
+import { DynamoObservability } from "../components/observability/observability";
+import { StackConfig, StackKind } from "./config";
+import { ProgramConfig, readStackConfig } from "./read";
+import { ClusterStackConfig, ModelStackConfig } from "./kinds";
+import { clusterPart, graphExports, graphPart, imagePart, renderFacts, Run } from "./parts";
+import { clusterProgram } from "./cluster-stack";
+import { modelProgram } from "./model-stack";
 
-/** Resource name of the cluster and of the image (their children are `dynamo-efa-<role>`). */
-export const BASE_NAME = "dynamo-efa";
+export { BASE_NAME, stackRepositoryName } from "./parts";
+export type { ProgramExports, Run } from "./parts";
 
-/** The stack outputs. */
-export type ProgramExports = {
-  /** In-cluster URL of the OpenAI-compatible Frontend. */
-  readonly frontendUrl: pulumi.Output<string>;
-  /**
-   * URL of the Frontend's internal load balancer; null unless `frontend.serviceType` is "InternalLoadBalancer" (null,
-   * not undefined: Pulumi warns on every run about a stack output that is undefined).
-   */
-  readonly frontendLoadBalancerUrl: pulumi.Output<string> | null;
-  /** Digest-pinned image the workers run. */
-  readonly imageRef: pulumi.Output<string>;
-  /** EKS cluster name. */
-  readonly clusterName: pulumi.Output<string>;
-  /** Kubeconfig of the cluster (secret). */
-  readonly kubeconfig: pulumi.Output<string>;
-  /** Served model name clients send. */
-  readonly servedModelName: pulumi.Output<string>;
-  /** Pools, workers, GPUs/EFA used vs provisioned, image archs. */
-  readonly plan: pulumi.Output<ReturnType<typeof planSummary>>;
-};
-
-/**
- * The ECR repository of a stack's image (`<project>-<stack>`, and `<project>-<stack>-cache` for the
- * build cache): one account holds many stacks, and the image repository is retained on delete, so a
- * fixed name would collide between stacks and even between a destroy and the next up of one stack.
- */
-export function stackRepositoryName(project: string, stack: string): string {
-  return `${project}-${stack}`;
-}
-
-/** Builds every resource from a checked config. */
-export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly exports: ProgramExports } {
+/** A whole stack: its own cluster (with the graph's pool), platform, image, graph and monitoring. */
+export function wholeProgram(pc: ProgramConfig<StackConfig>): Run {
   const c = pc.config;
   // The image first: the GPU node groups wait for its build (below), so it must exist before the cluster does.
-  const image = new DynamoImage(BASE_NAME, {
-    ...c.imageArgs,
-    repositoryName: stackRepositoryName(pulumi.getProject(), pulumi.getStack()),
-  });
+  const image = imagePart(c.imageArgs);
   // A build takes ~95 min; GPU nodes that joined before it was pushed would be billed idle all that time. A
   // prebuilt `image.ref` has no build to wait for, so the nodes come up with the cluster.
-  const cluster = new EfaCluster(BASE_NAME, {
-    ...c.clusterArgs,
+  const { cluster, platform, inCluster, afterNodes } = clusterPart(c, {
     ...(image.plan.kind === "build" ? { gpuNodesDependOn: [image] } : {}),
+    platformAliasesFromGraph: c.graphName,
   });
   const pools = Object.values(cluster.gpuPools);
-  const inCluster = { providers: { kubernetes: cluster.k8sProvider } };
-  // The releases' hooks and volumes need the system nodes, the EBS CSI driver and the default StorageClass.
-  const afterNodes = { ...inCluster, dependsOn: [...cluster.workloadPrerequisites] };
-  const platform = new DynamoPlatform(BASE_NAME, c.platform, {
-    ...afterNodes,
-    transformations: [platformMovedFromGraph(c.graphName)],
-  });
-  const inference = new DisaggInference(
+  const inference = graphPart(
     c.graphName,
-    {
-      ...c.inference,
-      gpuPool: cluster.gpuPools[c.gpuPool.name],
-      image: image.ref,
-      platform,
-      // A vendor image compiled nothing here: it states no list unless the stack states one (image.cudaArchs).
-      ...(image.plan.cudaArchs.length > 0 ? { imageCudaArchs: [...image.plan.cudaArchs] } : {}),
-      imageCudaToolkit: image.plan.cudaToolkit,
-      ...(pc.hfToken ? { hfToken: pc.hfToken } : {}),
-    },
+    c.inference,
+    cluster.gpuPools[c.gpuPool.name],
+    image,
+    { platform, ...(pc.hfToken ? { hfToken: pc.hfToken } : {}) },
     inCluster,
   );
   if (c.observability) {
@@ -91,40 +46,23 @@ export function program(pc: ProgramConfig): ProgramRun<RenderFacts> & { readonly
   }
   // Not named `exports`: in the CommonJS that Pulumi's ts-node emits, a local `exports` would shadow
   // the module object that `BASE_NAME` and friends are read through (TDZ error at `pulumi up`).
-  const outputs: ProgramExports = {
-    frontendUrl: inference.frontendUrl,
-    frontendLoadBalancerUrl: inference.frontendLoadBalancerUrl ?? null,
-    imageRef: image.ref,
-    clusterName: cluster.clusterName,
-    kubeconfig: pulumi.secret(cluster.kubeconfig),
-    servedModelName: inference.servedModelName,
-    plan: inference.workers.apply((w) => planSummary(pools, w, image.plan.cudaArchs, image.plan.cudaToolkit)),
-  };
-  return { exports: outputs, result: renderFacts(c.region, pools, image, inference) };
-}
-
-/** The plain facts the render reads besides the resources: pools, the image's plan, the graph's plan. */
-function renderFacts(
-  region: string,
-  gpuPools: RenderFacts["gpuPools"],
-  image: DynamoImage,
-  inference: DisaggInference,
-): RenderFacts {
-  const p = image.plan;
-  return {
-    region,
-    gpuPools,
-    image: { cudaArchs: [...p.cudaArchs], cudaToolkit: p.cudaToolkit, build: p.kind === "build", plan: p },
-    inference: inference.plan,
-  };
+  const outputs = graphExports(inference, image, pools, cluster);
+  return { exports: outputs, result: renderFacts(StackKind.Whole, c.region, pools, image, inference) };
 }
 
 /**
- * Reads and checks the stack config, then builds the program (what `index.ts` and the render run). Only the render
- * passes `offline: true` (it runs this under mocks); `index.ts` is a real preview/up.
+ * Reads and checks the stack config, then builds the program of the stack's kind (what `index.ts` and the render
+ * run). Only the render passes `offline: true` (it runs this under mocks); `index.ts` is a real preview/up. Async: a
+ * model stack reads its cluster stack's output before it creates anything.
  */
-export function runProgram(opts: { readonly offline?: boolean } = {}): ProgramRun<RenderFacts> & {
-  readonly exports: ProgramExports;
-} {
-  return program(readStackConfig(opts.offline ?? false));
+export async function runProgram(opts: { readonly offline?: boolean } = {}): Promise<Run> {
+  const pc = readStackConfig(opts.offline ?? false);
+  switch (pc.config.kind) {
+    case StackKind.Cluster:
+      return clusterProgram(pc as ProgramConfig<ClusterStackConfig>);
+    case StackKind.Model:
+      return modelProgram(pc as ProgramConfig<ModelStackConfig>);
+    default:
+      return wholeProgram(pc as ProgramConfig<StackConfig>);
+  }
 }

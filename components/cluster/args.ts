@@ -123,8 +123,18 @@ export interface ExistingVpcArgs {
 
 /** Arguments of `EfaCluster`. */
 export interface EfaClusterArgs {
-  /** GPU pools keyed by pool name (the name becomes the `dynamo-efa/pool` node label). */
-  readonly gpuPools: Readonly<Record<string, GpuPoolArgs>>;
+  /**
+   * GPU pools keyed by pool name (the name becomes the `dynamo-efa/pool` node label). A cluster shared by several
+   * stacks has none of its own: each model stack brings its pool (`EfaGpuPool`), and `poolInstanceTypes` says
+   * which instance types the cluster is set up for. @default {} (then `poolInstanceTypes` is required)
+   */
+  readonly gpuPools?: Readonly<Record<string, GpuPoolArgs>>;
+  /**
+   * Instance types of the GPU pools other stacks add to this cluster with `EfaGpuPool`: the EFA device plugin (or
+   * the EFA DRA driver) serves them and, for EFA types, the EFA security group exists for them to join. A pool of a
+   * type not listed gets no EFA devices from the plugin. @default []
+   */
+  readonly poolInstanceTypes?: readonly string[];
   /**
    * AWS region the cluster is created in. The children are created in the region of the AWS provider the component
    * resolves (its `providers: { aws }` option, its parent's, or the default provider of `aws:region`), so this must
@@ -258,6 +268,7 @@ export const GPU_POOL_KEYS = {
 /** The stack keys of `dynamo-efa:cluster` and the kind of each value (components/_shared/keys.ts). */
 export const CLUSTER_KEYS = {
   gpuPools: { each: GPU_POOL_KEYS },
+  poolInstanceTypes: listOf(str),
   region: { wired: "aws:region" },
   ...rows(str, "kubernetesVersion", "vpcCidr", "natGateways", "secretsKmsKeyArn", "systemInstanceType"),
   ...rows(str, "vpcCniAddonVersion", "ebsCsiAddonVersion", "efaDevicePluginChartVersion"),
@@ -298,6 +309,8 @@ export interface ResolvedPool {
 /** `EfaClusterArgs` with every default filled in. */
 export interface ResolvedClusterArgs {
   readonly pools: readonly ResolvedPool[];
+  /** Instance types of pools other stacks add (`poolInstanceTypes`), distinct, in the order written. */
+  readonly poolInstanceTypes: readonly string[];
   readonly region: string;
   /** The region's partition (ARN prefix, service DNS suffix). */
   readonly partition: AwsPartition;
@@ -380,6 +393,7 @@ export function resolveArgs(a: EfaClusterArgs): ResolvedClusterArgs {
       .filter((k) => typeof pools[k] === "object" && pools[k] !== null)
       .sort()
       .map((k) => resolvePool(k, pools[k])),
+    poolInstanceTypes: [...new Set(a.poolInstanceTypes ?? [])],
     region,
     partition: partitionOf(region) ?? DEFAULT_PARTITION,
     kubernetesVersion: a.kubernetesVersion ?? kubernetes.defaultVersion,
@@ -436,7 +450,8 @@ export function argsSource(a: EfaClusterArgs): ClusterArgsSource {
   const pools: unknown = a.gpuPools;
   const isMap = typeof pools === "object" && pools !== null;
   const entries = isMap ? Object.entries(pools as Record<string, unknown>) : [];
-  const badMap = !isMap || Array.isArray(pools) || entries.length === 0;
+  // No pools at all is a cluster for other stacks' pools (`poolInstanceTypes`); `validate` checks it names them.
+  const badMap = pools !== undefined && (!isMap || Array.isArray(pools) || entries.length === 0);
   return {
     regionGiven: a.region !== undefined,
     availabilityZonesGiven: a.availabilityZones !== undefined,

@@ -17,7 +17,7 @@ import { efaSecurityGroup, nodeRole, PoolContext, systemNodeGroup } from "./node
 import { EfaGpuPool } from "./gpu-pool";
 import { poolMovedFromCluster } from "./moved";
 import { AddonContext, blockStorage, devicePlugins, draDrivers, loadBalancerController, sharedStorage } from "./addons";
-import { DeviceAllocation } from "./args";
+import { defaultEfa, DeviceAllocation } from "./args";
 import { clusterAccessEntries } from "./render";
 import { providerRegionMismatch } from "./partition";
 
@@ -82,6 +82,10 @@ export class EfaCluster extends pulumi.ComponentResource {
   public readonly vpcId: pulumi.Output<string>;
   /** Private subnet ids (one per AZ). */
   public readonly privateSubnetIds: pulumi.Output<string[]>;
+  /** The private subnet of each AZ, by AZ name (a pool another stack adds takes the one of its AZ). */
+  public readonly privateSubnetIdsByAz: pulumi.Output<Record<string, string>>;
+  /** ARN of the IAM role every node runs as (a pool another stack adds runs as it too). */
+  public readonly nodeRoleArn: pulumi.Output<string>;
   /**
    * AWS region of the cluster: that of the AWS provider the component resolves (its `providers.aws`/`provider`
    * option, its parent's, or the default provider from `aws:region`), checked to be the AZs' region.
@@ -107,6 +111,9 @@ export class EfaCluster extends pulumi.ComponentResource {
     const cluster = this.eksCluster(name, a, net);
     this.vpcId = net.vpcId;
     this.privateSubnetIds = net.privateSubnetIds;
+    this.privateSubnetIdsByAz = pulumi
+      .all(a.availabilityZones.map((az) => net.privateSubnetIn(az)))
+      .apply((ids) => Object.fromEntries(a.availabilityZones.map((az, i) => [az, ids[i]])));
     this.clusterName = cluster.eksCluster.apply((c) => c.name);
     this.clusterSecurityGroupId = cluster.eksCluster.apply((c) => c.vpcConfig.clusterSecurityGroupId);
     this.oidcProviderArn = cluster.oidcProviderArn;
@@ -125,6 +132,7 @@ export class EfaCluster extends pulumi.ComponentResource {
       ...(nodes.efaSecurityGroupId ? [nodes.efaSecurityGroupId] : []),
     ]);
     this.nodeGroupNames = nodes.nodeGroupNames;
+    this.nodeRoleArn = nodes.nodeRoleArn;
     const storage = this.addons(name, a, net, nodes.system);
     this.efsFileSystemId = storage.efsFileSystemId;
     this.storageClassNames = storage.storageClassNames;
@@ -145,6 +153,8 @@ export class EfaCluster extends pulumi.ComponentResource {
       nodeGroupNames: this.nodeGroupNames,
       vpcId: this.vpcId,
       privateSubnetIds: this.privateSubnetIds,
+      privateSubnetIdsByAz: this.privateSubnetIdsByAz,
+      nodeRoleArn: this.nodeRoleArn,
       region: this.region,
     });
   }
@@ -172,7 +182,7 @@ export class EfaCluster extends pulumi.ComponentResource {
 
   /** The EFA security group (when a pool has EFA), the node role, the system node group and one group per GPU pool. */
   private nodeGroups(name: string, a: ResolvedClusterArgs, net: ClusterNetwork) {
-    const anyEfa = a.pools.some((p) => p.efa);
+    const anyEfa = efaInstanceTypes(a).length > 0;
     const efaSg = anyEfa ? efaSecurityGroup(name, net.vpcId, { ...a.tags }, this) : undefined;
     const role = nodeRole(name, a.partition, { ...a.tags }, this);
     const ctx: PoolContext = {
@@ -210,6 +220,7 @@ export class EfaCluster extends pulumi.ComponentResource {
     );
     return {
       efaSecurityGroupId: efaSg?.id,
+      nodeRoleArn: role.role.arn,
       system,
       nodeGroupNames: Object.fromEntries(a.pools.map((p, i) => [p.name, pools[i].nodeGroupName])),
     };
@@ -229,7 +240,7 @@ export class EfaCluster extends pulumi.ComponentResource {
       parent: this,
     };
     const block = blockStorage(addonCtx);
-    const efaTypes = a.pools.filter((p) => p.efa).map((p) => p.instanceType);
+    const efaTypes = efaInstanceTypes(a);
     if (a.deviceAllocation === DeviceAllocation.Dra) draDrivers(addonCtx, efaTypes);
     else devicePlugins(addonCtx, efaTypes);
     const shared = a.efs ? sharedStorage(addonCtx, net.vpcId, net.privateSubnetIn) : undefined;
@@ -288,4 +299,12 @@ export class EfaCluster extends pulumi.ComponentResource {
       { parent: this },
     );
   }
+}
+
+/** The EFA instance types the cluster serves: its EFA pools' and the EFA types of pools other stacks add. */
+function efaInstanceTypes(a: ResolvedClusterArgs): string[] {
+  return [
+    ...a.pools.filter((p) => p.efa).map((p) => p.instanceType),
+    ...a.poolInstanceTypes.filter((t) => defaultEfa(t)),
+  ];
 }

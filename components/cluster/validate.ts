@@ -4,11 +4,11 @@
  * (whether a value was given is on `source`) and runs before any resource exists (docs/CONTRIBUTING.md rule 6). Pool problems are in `./validate-pool.ts`, network ones in
  * `./validate-network.ts`; this file checks versions and the system nodes and collects everything.
  */
-import { Problem, show } from "../_shared/problems";
+import { Problem, problemsIn, show } from "../_shared/problems";
 import { checkRange } from "../_shared/limits";
 import { oneOf } from "../_shared/suggest";
 import { addons, kubernetes } from "../versions";
-import { efaPerGpu, INSTANCES } from "../catalog/instances";
+import { efaPerGpu, INSTANCES, lookupInstance } from "../catalog/instances";
 import { DeviceAllocation, EfaClusterArgs, ResolvedClusterArgs, resolveArgs } from "./args";
 import { CLUSTER_LIMITS } from "./limits";
 import { compareVersions, parseVersion } from "./render";
@@ -105,6 +105,20 @@ export function deviceAllocationProblems(a: ResolvedClusterArgs): Problem[] {
 }
 
 /**
+ * `poolInstanceTypes`: catalogued types, and some GPU to serve: a cluster with neither pools of its own nor the
+ * types other stacks' pools bring would install device plugins for nothing and give a pool that joins later no EFA.
+ */
+function poolInstanceTypeProblems(a: ResolvedClusterArgs): Problem[] {
+  const out = a.poolInstanceTypes.flatMap((t, i) => problemsIn(lookupInstance(t, `poolInstanceTypes[${i}]`)));
+  if (a.source.poolKeys.length === 0 && !a.source.badGpuPools && a.poolInstanceTypes.length === 0)
+    out.push({
+      propertyPath: "gpuPools",
+      reason: `a cluster needs GPU pools of its own (gpuPools) or the instance types the pools other stacks add will have (poolInstanceTypes, e.g. ["p5en.48xlarge"]); got neither`,
+    });
+  return out;
+}
+
+/**
  * Every problem with the resolved args of `EfaCluster`; empty when they are valid. The component runs
  * `resolveArgs` (never throws) -> `validate` -> one error, before any child.
  */
@@ -127,6 +141,7 @@ export function validate(a: ResolvedClusterArgs): Problem[] {
       );
   }
   out.push(
+    ...poolInstanceTypeProblems(a),
     ...networkProblems(a),
     ...regionZoneProblems(a),
     ...endpointProblems(a),

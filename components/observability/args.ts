@@ -21,8 +21,12 @@ export type PrometheusMode = (typeof PrometheusMode)[keyof typeof PrometheusMode
 export const SYSTEM_NODE_SELECTOR: Readonly<Record<string, string>> = { "dynamo-efa/role": "system" };
 
 export interface DynamoObservabilityArgs {
-  /** Name of the DynamoGraphDeployment whose pods are scraped (its operator label value). */
-  readonly graphName: string;
+  /**
+   * Name of the DynamoGraphDeployment whose pods are scraped (its operator label value). Without one the component
+   * installs only what a cluster shares (kube-prometheus-stack, the DCGM exporter), and each graph's own stack adds
+   * its monitors and dashboard with `prometheus: "existing"`. @default - none: no PodMonitor, no dashboard
+   */
+  readonly graphName?: string;
   /** Namespace of the graph. @default "dynamo" */
   readonly graphNamespace?: string;
   /** Namespace of the monitoring releases (created when missing). @default "monitoring" */
@@ -38,6 +42,11 @@ export interface DynamoObservabilityArgs {
   readonly monitorLabels?: Readonly<Record<string, string>>;
   /** Install the DCGM exporter DaemonSet on the GPU nodes (GPU utilisation, memory, power, PCIe). @default true */
   readonly dcgmExporter?: boolean;
+  /**
+   * Give the dashboard its GPU panels (DCGM metrics): set true where another stack runs the DCGM exporter for this
+   * graph's nodes (the cluster's), with `dcgmExporter: false` here. @default - `dcgmExporter`
+   */
+  readonly gpuPanels?: boolean;
   /** Node labels the monitoring pods are pinned to (the CPU system node group). @default { "dynamo-efa/role": "system" } */
   readonly systemNodeSelector?: Readonly<Record<string, string>>;
   /** How often Prometheus scrapes the Frontend, the workers and DCGM, in seconds. @default 15 */
@@ -61,6 +70,7 @@ export const OBSERVABILITY_KEYS = {
   ...rows(str, "namespace", "prometheus", "storageClassName", "kubePrometheusStackVersion", "dcgmExporterVersion"),
   monitorLabels: mapOf(str),
   dcgmExporter: bool,
+  gpuPanels: { wired: "the cluster stack's monitoring (its DCGM exporter)" },
   systemNodeSelector: mapOf(str),
   scrapeIntervalSeconds: int(OBSERVABILITY_LIMITS.scrapeIntervalSeconds),
   retentionDays: int(OBSERVABILITY_LIMITS.retentionDays),
@@ -69,12 +79,14 @@ export const OBSERVABILITY_KEYS = {
 
 /** Every argument with its default filled in. */
 export interface ResolvedObservability {
-  readonly graphName: string;
+  /** The graph scraped; undefined for a cluster's shared monitoring alone. */
+  readonly graphName: string | undefined;
   readonly graphNamespace: string;
   readonly namespace: string;
   readonly prometheus: PrometheusMode;
   readonly monitorLabels: Readonly<Record<string, string>>;
   readonly dcgmExporter: boolean;
+  readonly gpuPanels: boolean;
   readonly systemNodeSelector: Readonly<Record<string, string>>;
   readonly scrapeIntervalSeconds: number;
   readonly retentionDays: number;
@@ -106,6 +118,7 @@ export function resolveArgs(a: DynamoObservabilityArgs): ResolvedObservability {
     prometheus: a.prometheus ?? d.prometheus,
     monitorLabels: a.monitorLabels ?? {},
     dcgmExporter: a.dcgmExporter ?? d.dcgmExporter,
+    gpuPanels: a.gpuPanels ?? a.dcgmExporter ?? d.dcgmExporter,
     systemNodeSelector: a.systemNodeSelector ?? SYSTEM_NODE_SELECTOR,
     scrapeIntervalSeconds: a.scrapeIntervalSeconds ?? d.scrapeIntervalSeconds,
     retentionDays: a.retentionDays ?? d.retentionDays,

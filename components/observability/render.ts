@@ -52,7 +52,8 @@ export const PROMETHEUS_POD_PORT = 9090;
 /** kube-prometheus-stack `fullnameOverride`: short and fixed, so every object name is predictable. */
 export const STACK_FULLNAME = "kps";
 
-export function observabilityNames(graph: string): ObservabilityNames {
+/** The names, for `graph` (the dashboard's file is the graph's; without one it is the cluster's, and unused). */
+export function observabilityNames(graph = "cluster"): ObservabilityNames {
   return {
     stackRelease: "kube-prometheus-stack",
     dcgmRelease: "dcgm-exporter",
@@ -72,8 +73,23 @@ const onSystem = (r: ResolvedObservability) => ({
 /** Where the grafana chart mounts `dashboards.<provider>.<name>` (grafana 12.11.1 `templates/_pod.tpl`: `/var/lib/grafana/dashboards/<provider>/<name>.json`). */
 const DASHBOARD_DIR = "/var/lib/grafana/dashboards";
 
-/** Grafana values: system nodes, and the generated dashboard provisioned from a file provider. */
-function grafanaValues(r: ResolvedObservability, dashboard: Record<string, unknown>): Record<string, unknown> {
+/**
+ * Grafana values: system nodes, and the generated dashboard provisioned from a file provider. Without a graph (a
+ * cluster whose graphs live in other stacks) no dashboard is provisioned here: each graph's stack adds its own as a
+ * ConfigMap, which Grafana's dashboard sidecar loads, so the sidecar is set explicitly (enabled, the label the
+ * ConfigMaps carry) rather than left to the chart's defaults.
+ */
+function grafanaValues(
+  r: ResolvedObservability,
+  dashboard: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  if (r.graphName === undefined || !dashboard)
+    return {
+      ...onSystem(r),
+      sidecar: {
+        dashboards: { enabled: true, label: DASHBOARD_CONFIGMAP_LABEL, labelValue: DASHBOARD_CONFIGMAP_LABEL_VALUE },
+      },
+    };
   const n = observabilityNames(r.graphName);
   return {
     ...onSystem(r),
@@ -98,7 +114,10 @@ function grafanaValues(r: ResolvedObservability, dashboard: Record<string, unkno
 }
 
 /** kube-prometheus-stack values. Keys checked against the pinned chart (tests/contracts/facts). */
-export function stackValues(r: ResolvedObservability, dashboard: Record<string, unknown>): Record<string, unknown> {
+export function stackValues(
+  r: ResolvedObservability,
+  dashboard: Record<string, unknown> | undefined,
+): Record<string, unknown> {
   const sys = onSystem(r);
   return {
     fullnameOverride: STACK_FULLNAME,
@@ -175,11 +194,7 @@ export function dcgmValues(r: ResolvedObservability): Record<string, unknown> {
 export function renderReleases(r: ResolvedObservability): { stack?: ReleaseSpec; dcgm?: ReleaseSpec } {
   const n = observabilityNames(r.graphName);
   const common = { namespace: r.namespace, createNamespace: true, atomic: true, timeout: 900 };
-  const dashboard = renderDashboard({
-    graphName: r.graphName,
-    graphNamespace: r.graphNamespace,
-    gpuPanels: r.dcgmExporter,
-  });
+  const dashboard = graphDashboard(r);
   const kps = charts.kubePrometheusStack;
   const dcgm = charts.dcgmExporter;
   return {
@@ -265,6 +280,7 @@ function podMonitor(r: ResolvedObservability, role: "frontend" | "worker", port:
 export function renderPodMonitors(
   r: ResolvedObservability,
 ): { readonly role: "frontend" | "worker"; readonly monitor: PodMonitorObject }[] {
+  if (r.graphName === undefined) return [];
   return [
     { role: "frontend", monitor: podMonitor(r, "frontend", DynamoPortName.FrontendHttp) },
     { role: "worker", monitor: podMonitor(r, "worker", DynamoPortName.WorkerSystem) },
@@ -273,23 +289,27 @@ export function renderPodMonitors(
 
 /** Label Grafana's dashboard sidecar discovers ConfigMaps by (kube-prometheus-stack `grafana.sidecar.dashboards.label`). */
 export const DASHBOARD_CONFIGMAP_LABEL = "grafana_dashboard";
+/** The value of that label on a dashboard ConfigMap (`grafana.sidecar.dashboards.labelValue`). */
+export const DASHBOARD_CONFIGMAP_LABEL_VALUE = "1";
+
+/** The graph's dashboard; undefined without a graph. */
+function graphDashboard(r: ResolvedObservability): Record<string, unknown> | undefined {
+  if (r.graphName === undefined) return undefined;
+  return renderDashboard({ graphName: r.graphName, graphNamespace: r.graphNamespace, gpuPanels: r.gpuPanels });
+}
 
 /** With an existing Prometheus: the dashboard as a ConfigMap for a Grafana sidecar to pick up. */
 export function renderDashboardConfigMap(
   r: ResolvedObservability,
 ): { metadata: Record<string, unknown>; data: Record<string, string> } | undefined {
-  if (r.prometheus !== PrometheusMode.Existing) return undefined;
+  const dashboard = graphDashboard(r);
+  if (r.prometheus !== PrometheusMode.Existing || !dashboard) return undefined;
   const n = observabilityNames(r.graphName);
-  const dashboard = renderDashboard({
-    graphName: r.graphName,
-    graphNamespace: r.graphNamespace,
-    gpuPanels: r.dcgmExporter,
-  });
   return {
     metadata: {
       name: `${n.dashboardFile}-dashboard`,
       namespace: r.namespace,
-      labels: { [DASHBOARD_CONFIGMAP_LABEL]: "1", ...r.monitorLabels },
+      labels: { [DASHBOARD_CONFIGMAP_LABEL]: DASHBOARD_CONFIGMAP_LABEL_VALUE, ...r.monitorLabels },
     },
     data: { [`${n.dashboardFile}.json`]: `${JSON.stringify(dashboard, null, 2)}\n` },
   };

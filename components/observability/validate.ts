@@ -40,7 +40,7 @@ export function validate(r: ResolvedObservability): Problem[] {
     ["graphNamespace", r.graphNamespace],
     ["namespace", r.namespace],
   ] as const) {
-    if (!K8S_NAME.test(v))
+    if (v !== undefined && !K8S_NAME.test(v))
       out.push({
         propertyPath: path,
         reason: `must be a lower-case RFC 1123 name (a-z, 0-9, "-", at most 63 characters); got ${show(v)}`,
@@ -55,6 +55,12 @@ export function validate(r: ResolvedObservability): Problem[] {
   const modes = Object.values(PrometheusMode) as string[];
   if (!modes.includes(r.prometheus))
     out.push({ propertyPath: "prometheus", reason: `must be ${oneOf(modes)}; got ${show(r.prometheus)}` });
+  if (r.prometheus === PrometheusMode.Existing && r.graphName === undefined)
+    out.push({
+      propertyPath: "graphName",
+      reason:
+        'required with prometheus "existing": without a graph there is nothing to add to an existing Prometheus (its monitors and dashboard are the graph\'s)',
+    });
   if (r.prometheus === PrometheusMode.Existing && Object.keys(r.monitorLabels).length === 0) {
     out.push({
       propertyPath: "monitorLabels",

@@ -99,11 +99,14 @@ function attachedGroups(lt: PolicyResource, resources: readonly PolicyResource[]
   );
 }
 
+/** The type a `pulumi.StackReference` registers as. */
+const STACK_REFERENCE = "pulumi:pulumi:StackReference";
+
 /** 12. (stack) The security group on EFA interfaces allows all traffic to and from itself. */
 export const efaSecurityGroupSelfReferencing: StackValidationPolicy = {
   name: "efa-security-group-self-referencing",
   description:
-    "Every EFA launch template attaches a security group that allows all traffic from itself (ingress) and to itself (egress).",
+    "Every EFA launch template attaches a security group that allows all traffic from itself (ingress) and to itself (egress); a group of another stack (a model stack's pool on its cluster stack's group, read through a StackReference) is not visible here and passes: EfaCluster creates it with both rules.",
   configSchema: schemaFor({}),
   validateStack: (args, report) => {
     const lts = ofType(args.resources, ResourceType.LaunchTemplate).filter(
@@ -115,6 +118,9 @@ export const efaSecurityGroupSelfReferencing: StackValidationPolicy = {
       const refs = efaInterfaces(ltProps(lt)).flatMap((n) => n?.securityGroups ?? []);
       if (groups.length === 0) {
         if (refs.some(isUnknownValue) || isUnknownValue(ltProps(lt)?.networkInterfaces)) continue; // preview: ids not known yet
+        // A pool on a cluster another stack created (a model stack) joins that stack's EFA group, read through a
+        // StackReference: its rules are that stack's resources, created with the group (EfaCluster), not this one's.
+        if (args.resources.some((r) => r.type === STACK_REFERENCE)) continue;
         report(
           `launch template ${show(lt.name)} has EFA interfaces but no security group created in this stack is attached to them (got ${show([...new Set(refs)])}); attach a security group with self-referencing all-traffic ingress and egress rules`,
           lt.urn,

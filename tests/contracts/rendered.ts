@@ -10,7 +10,13 @@ import YAML from "yaml";
 import { defaultDeps, runCli } from "../../tools/render/cli/cli";
 import { at } from "./json";
 
+/** The stacks of one system each, whose graphs the DGD and env-var contracts read (in `npm test`). */
 export const STACKS = ["p5en-1gpu", "p5en-8gpu"] as const;
+/**
+ * Every shipped stack: the cluster stack installs the shared monitoring with other values (no dashboard, Grafana's
+ * dashboard sidecar), the model stacks none; the Helm values contract (a slow spec) reads them all.
+ */
+export const ALL_STACKS = [...STACKS, "p5en-cluster", "p5en-llama-8b", "p5en-llama-70b"] as const;
 
 /** One Helm release as render writes it (helm/<release>.values.yaml with a chart/version header). */
 export interface RenderedRelease {
@@ -44,15 +50,21 @@ export function readRelease(file: string): RenderedRelease {
   return { file: path.basename(file), chart, version, values: (YAML.parse(text) ?? {}) as Record<string, unknown> };
 }
 
-let cache: Promise<RenderedStack[]> | undefined;
+const cache = new Map<string, Promise<RenderedStack[]>>();
 
-/** Renders both stacks once (memoized) into a temp dir that is removed afterwards. */
-export function renderedStacks(): Promise<RenderedStack[]> {
-  cache ??= (async () => {
+/** Renders `stacks` once (memoized) into a temp dir that is removed afterwards. */
+export function renderedStacks(stacks: readonly string[] = STACKS): Promise<RenderedStack[]> {
+  const key = stacks.join(",");
+  if (!cache.has(key)) cache.set(key, renderAll(stacks));
+  return cache.get(key)!;
+}
+
+function renderAll(stacks: readonly string[]): Promise<RenderedStack[]> {
+  return (async () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "contracts-"));
     try {
       const out: RenderedStack[] = [];
-      for (const stack of STACKS) {
+      for (const stack of stacks) {
         const log: string[] = [];
         const code = await runCli([stack, "--out", tmp], {
           ...defaultDeps(),
@@ -68,11 +80,12 @@ export function renderedStacks(): Promise<RenderedStack[]> {
             source: `${stack}/manifests/${f}`,
             obj: YAML.parse(fs.readFileSync(path.join(dir, "manifests", f), "utf8")),
           }));
-        const releases = fs
-          .readdirSync(path.join(dir, "helm"))
+        // A model stack installs no Helm release (the platform, device plugins and monitoring are its cluster's).
+        const helm = path.join(dir, "helm");
+        const releases = (fs.existsSync(helm) ? fs.readdirSync(helm) : [])
           .filter((f) => f.endsWith(".values.yaml"))
           .sort()
-          .map((f) => readRelease(path.join(dir, "helm", f)));
+          .map((f) => readRelease(path.join(helm, f)));
         out.push({ stack, manifests, releases });
       }
       return out;
@@ -80,7 +93,6 @@ export function renderedStacks(): Promise<RenderedStack[]> {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
   })();
-  return cache;
 }
 
 /** Every rendered DynamoGraphDeployment of both stacks and the golden inference graphs. */

@@ -88,6 +88,22 @@ describe("policies: EFA network (self-referencing security group, single AZ)", (
       ],
     },
     {
+      title: "a group of the stack this one reads (a model stack's pool on a cluster stack's EFA group) passes here",
+      mutate: (plan) => {
+        const lt = named(plan, "c-gpu-lt");
+        delete loose(lt).propertyDependencies;
+        for (const n of launchTemplateIn(plan).networkInterfaces) n.securityGroups = ["sg-0123"];
+        plan.push({
+          ...lt,
+          type: "pulumi:pulumi:StackReference",
+          name: "ref",
+          urn: `${lt.urn}-ref`,
+          props: { name: "p5en-cluster" },
+        });
+      },
+      expect: [],
+    },
+    {
       title: "preview: group ids not known yet are skipped, not failed",
       mutate: (plan) => {
         const lt = named(plan, "c-gpu-lt");

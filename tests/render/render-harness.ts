@@ -30,7 +30,12 @@ export function tinyProgram(): { exports: Record<string, unknown>; result: Rende
   new pulumi.ComponentResource("fixture:index:Thing", "thing");
   return {
     exports: {},
-    result: { region: "us-east-2", gpuPools: [], image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: false } },
+    result: {
+      kind: "whole",
+      region: "us-east-2",
+      gpuPools: [],
+      image: { cudaArchs: ["sm_90"], cudaToolkit: "12.9", build: false },
+    },
   };
 }
 

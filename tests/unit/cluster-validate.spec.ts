@@ -15,7 +15,7 @@ const ok: EfaClusterArgs = {
 const withPool = (p: Partial<GpuPoolArgs>, rest: Partial<EfaClusterArgs> = {}): EfaClusterArgs => ({
   ...ok,
   ...rest,
-  gpuPools: { gpu: { ...ok.gpuPools.gpu, ...p } as GpuPoolArgs },
+  gpuPools: { gpu: { ...ok.gpuPools!.gpu, ...p } as GpuPoolArgs },
 });
 const problems = (a: EfaClusterArgs) => validateClusterArgs(a).map((p) => `${p.propertyPath}: ${p.reason}`);
 
@@ -135,9 +135,37 @@ describe("cluster: validateClusterArgs", () => {
     ],
     [
       "bad pool name",
-      { ...ok, gpuPools: { Big_Pool: ok.gpuPools.gpu } },
+      { ...ok, gpuPools: { Big_Pool: ok.gpuPools!.gpu } },
       [
         'gpuPools.Big_Pool: pool name "Big_Pool" must be a lower-case DNS label (a-z, 0-9, "-", at most 63 characters): it becomes a node label value and resource name',
+      ],
+    ],
+    [
+      "a cluster for other stacks' pools: no pools of its own, the types it serves listed",
+      {
+        availabilityZones: ["us-east-2a", "us-east-2b"],
+        deployFromInsideVpc: true,
+        poolInstanceTypes: ["p5en.48xlarge"],
+      },
+      [],
+    ],
+    [
+      "neither pools nor the types other stacks' pools bring",
+      { availabilityZones: ["us-east-2a", "us-east-2b"], deployFromInsideVpc: true },
+      [
+        'gpuPools: a cluster needs GPU pools of its own (gpuPools) or the instance types the pools other stacks add will have (poolInstanceTypes, e.g. ["p5en.48xlarge"]); got neither',
+      ],
+    ],
+    [
+      "an uncatalogued type among poolInstanceTypes",
+      { ...ok, poolInstanceTypes: ["p5en.48xlarge", "p5en.48xlarg"] },
+      ['poolInstanceTypes[1]: unknown GPU instance type "p5en.48xlarg"; did you mean "p5en.48xlarge"?'],
+    ],
+    [
+      "an empty pool map is still refused (no pools is written by leaving gpuPools out)",
+      { ...ok, gpuPools: {}, poolInstanceTypes: ["p5en.48xlarge"] },
+      [
+        'gpuPools: must be a map of pool name to pool, e.g. { prefill: { instanceType: "p5en.48xlarge", nodes: 1, availabilityZone: "us-east-2a" } }; got {}',
       ],
     ],
     [

@@ -32,7 +32,7 @@ describe("stack config: the component arguments, walked against the key tables",
       cluster: { ...good.cluster, gpuPools: { gpu } },
     });
     assert.deepEqual(problems, []);
-    assert.deepEqual(config!.clusterArgs.gpuPools.gpu, gpu);
+    assert.deepEqual(config!.clusterArgs.gpuPools!.gpu, gpu);
     assert.equal(config!.clusterArgs.region, "us-east-2", "the region is wired from aws:region");
   });
 
@@ -124,7 +124,7 @@ describe("stack config: the component arguments, walked against the key tables",
     assert.deepEqual(lines({ inference: { model: MODEL, frontend: { sourceRanges: "10.0.0.0/16" } } }), [
       'inference.frontend.sourceRanges: must be a list of strings; got "10.0.0.0/16" (a string); did you mean ["10.0.0.0/16"]?',
     ]);
-    assert.match(lines({ cluster: "x" })[0], /^cluster: must be an object of gpuPools, region, /);
+    assert.match(lines({ cluster: "x" })[0], /^cluster: must be an object of gpuPools, poolInstanceTypes, region, /);
     assert.deepEqual(
       lines({ inference: { model: MODEL, prefill: { replicas: "four" } } }).map((l) => l.split(":")[0]),
       ["inference.prefill.replicas"],

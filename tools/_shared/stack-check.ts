@@ -5,7 +5,8 @@
  * No Pulumi import: cheap enough for verify and for the fuzz test.
  */
 import type { Problem } from "../../components/_shared/problems";
-import { checkStackConfig, rawStackConfig, StackConfig } from "../../program/config";
+import { checkStackConfig, rawStackConfig, StackConfig, StackKind, stackKindOf } from "../../program/config";
+import { AnyStackConfig, checkAnyStackConfig } from "../../program/kinds";
 import { nonFiniteProblems, StackConfigMap } from "./stackfile";
 
 /**
@@ -18,9 +19,46 @@ export function checkStackConfigMap(
   hfTokenSet = `${project}:hfToken` in cfg.config,
   offline = true,
 ): { config?: StackConfig; problems: Problem[] } {
-  const nonFinite = nonFiniteProblems(project, cfg.values);
   const raw = rawStackConfig((k) => cfg.config[k], Object.keys(cfg.config), hfTokenSet, offline);
-  const checked = checkStackConfig(raw);
+  const kind = stackKindOf(raw);
+  if (kind !== StackKind.Whole)
+    return {
+      problems: [
+        {
+          propertyPath: kind === StackKind.Model ? "clusterStack" : "inference",
+          reason:
+            kind === StackKind.Model
+              ? "this is a model stack (on the cluster stack it names); this tool reads a stack that deploys its own cluster and graph (p5en-8gpu, p5en-1gpu)"
+              : "this is a cluster stack (no inference, no cluster.gpuPools); this tool reads a stack that serves a graph on its own cluster (p5en-8gpu, p5en-1gpu)",
+        },
+      ],
+    };
+  return withNonFinite(project, cfg, checkStackConfig(raw));
+}
+
+/**
+ * `checkStackConfigMap` for a stack of any kind (`render`): a whole stack, a cluster stack, or a model stack's own
+ * config (what its cluster stack must fit is checked when the program reads that stack's output). `stack` is the
+ * stack's name, which a model stack's names default to.
+ */
+export function checkAnyStackConfigMap(
+  project: string,
+  cfg: StackConfigMap,
+  stack: string,
+  hfTokenSet = `${project}:hfToken` in cfg.config,
+  offline = true,
+): { config?: AnyStackConfig; problems: Problem[] } {
+  const raw = rawStackConfig((k) => cfg.config[k], Object.keys(cfg.config), hfTokenSet, offline);
+  return withNonFinite(project, cfg, checkAnyStackConfig({ ...raw, stack }));
+}
+
+/** The numbers JSON cannot carry (NaN, infinities), reported in place of what the check said at the same key. */
+function withNonFinite<C>(
+  project: string,
+  cfg: StackConfigMap,
+  checked: { config?: C; problems: Problem[] },
+): { config?: C; problems: Problem[] } {
+  const nonFinite = nonFiniteProblems(project, cfg.values);
   const problems = [
     ...nonFinite,
     ...checked.problems.filter((p) => !nonFinite.some((n) => n.propertyPath === p.propertyPath)),

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import ts from "typescript";
 import { AnyKeyShape, describeKind, isValueKind } from "../../components/_shared/keys";
-import { CLUSTER_KEYS } from "../../components/cluster/args";
+import { CLUSTER_KEYS, GPU_POOL_KEYS } from "../../components/cluster/args";
 import { IMAGE_KEYS } from "../../components/image/args";
 import { INFERENCE_KEYS } from "../../components/inference/args";
 import { OBSERVABILITY_KEYS } from "../../components/observability/args";
@@ -21,6 +21,7 @@ export const CONFIG_MD = path.join(ROOT, "docs", "CONFIG.md");
 /** Each section: its key, the argument type it is, the file that declares it, its table. */
 const SECTIONS: readonly [string, string, string, AnyKeyShape][] = [
   ["cluster", "EfaClusterArgs", "components/cluster/args.ts", CLUSTER_KEYS],
+  ["gpuPool", "GpuPoolArgs", "components/cluster/args.ts", GPU_POOL_KEYS],
   ["image", "DynamoImageArgs", "components/image/args.ts", IMAGE_KEYS],
   ["platform", "DynamoPlatformArgs", "components/platform/args.ts", PLATFORM_KEYS],
   ["inference", "InferenceSettings", "components/inference/args.ts", INFERENCE_KEYS],
@@ -94,9 +95,13 @@ export function configReference(): string {
     "`DynamoImageArgs`, `dynamo-efa:platform` `DynamoPlatformArgs`, `dynamo-efa:inference` `InferenceSettings` and",
     "`dynamo-efa:observability` `DynamoObservabilityArgs` (or `false` for no monitoring). Besides them the program",
     "reads `aws:region`, `dynamo-efa:graphName` (default `llm`) and the secret `dynamo-efa:hfToken`. The program runs",
-    "one graph on one GPU pool (`cluster.gpuPools` holds one entry; the stacks name it `gpu`). Stack files hold only",
-    "what differs from these defaults; a key of an earlier version fails and names the key it became (the table at",
-    "the end). The value column is what the key takes (its kind, checked before anything else: a quoted `'false'` is not a",
+    "one graph on one GPU pool (`cluster.gpuPools` holds one entry; the stacks name it `gpu`). A cluster stack shared",
+    "by model stacks has neither `inference` nor `cluster.gpuPools` (it lists `cluster.poolInstanceTypes`); a model",
+    "stack names it in `dynamo-efa:clusterStack` (read through a StackReference; `dynamo-efa:clusterOutputs` is the",
+    "recorded output the offline render reads instead), writes its pool in `dynamo-efa:gpuPool` (`GpuPoolArgs`, below)",
+    "and its graph in `inference`, and its `graphName` defaults to the stack name (docs/CLUSTER-STACKS.md). Stack",
+    "files hold only what differs from these defaults; a key of an earlier version fails and names the key it became",
+    "(the table at the end). The value column is what the key takes (its kind, checked before anything else: a quoted `'false'` is not a",
     "boolean, an unquoted `1.35` is a number, not a string); what a value means beyond that (a closed choice, a CIDR,",
     "a version EKS supports) is its component's check.",
     "",

@@ -35,7 +35,18 @@ export interface ValueSources {
 
 type Value = (s: ValueSources) => string | Promise<string>;
 
-const STACKS = ["p5en-8gpu", "p5en-1gpu"] as const;
+const STACKS = ["p5en-8gpu", "p5en-1gpu", "p5en-cluster", "p5en-llama-8b", "p5en-llama-70b"] as const;
+
+/** The layout of one cluster and two models: what the three stacks cost together, the shared cluster once. */
+const sharedLayoutValues = (): Record<string, Value> => ({
+  "cost-hour.p5en-cluster+models": async (s) => {
+    const plans = await Promise.all(["p5en-cluster", "p5en-llama-8b", "p5en-llama-70b"].map((x) => s.plan(x)));
+    return money(
+      plans.reduce((sum, p) => sum + p.costPerHourUsd, 0),
+      2,
+    );
+  },
+});
 
 const stackValues = (stack: string): Record<string, Value> => ({
   [`cost-hour.${stack}`]: async (s) => money((await s.plan(stack)).costPerHourUsd, 2),
@@ -69,5 +80,6 @@ export const VALUES: Readonly<Record<string, Value>> = {
     `${minorPlus(kubernetes.defaultVersion, -CLIENT_TOOLS.kubectl.skewMinors)} to ${minorPlus(kubernetes.defaultVersion, CLIENT_TOOLS.kubectl.skewMinors)}`,
   "aws-cli": () => `${CLIENT_TOOLS.awsCli.v2} or later (version 1: ${CLIENT_TOOLS.awsCli.v1} or later)`,
   ...Object.assign({}, ...STACKS.map(stackValues)),
+  ...sharedLayoutValues(),
   ...imageValues(),
 };

@@ -22,7 +22,7 @@ import type { PolicyRun } from "../../policy/run";
 import type { StackConfigMap } from "../_shared/stackfile";
 
 /** A program the render can run: constructs every resource when called (never at import time). */
-export type RenderProgram = () => ProgramRun<RenderFacts>;
+export type RenderProgram = () => ProgramRun<RenderFacts> | Promise<ProgramRun<RenderFacts>>;
 
 /** What to render. */
 export interface RenderOptions {
@@ -34,6 +34,8 @@ export interface RenderOptions {
   readonly policies: PolicyRunner;
   /** Policy pack config: enforcement level and settings per policy. @default - the pack's defaults */
   readonly policyConfig?: PolicyPackConfigJson;
+  /** Outputs of the stacks the program references, by name (a model stack's cluster stack). @default {} */
+  readonly stackOutputs?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /** Runs policies over a plan, with the pack config (`pulumi preview --policy-pack-config` shape). */
@@ -110,6 +112,8 @@ function withGpuIdle(
   facts: RenderFacts,
   waits: ReadonlyMap<string, readonly string[]>,
 ): Plan {
+  // A cluster stack has no GPU node and no graph: nothing idles, and its critical path is its own.
+  if (!facts.image) return built;
   const gpuIdle = idleOf(built, resources, facts.gpuPools, facts.image);
   const ready = gpuIdle.timeline.at(-1)?.atSeconds;
   const expected =
@@ -130,7 +134,7 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
   const c = await capture(o.program, {
     project: o.project,
     stack: o.stack,
-    mocks: renderMocks(regionOf(o.config)),
+    mocks: renderMocks(regionOf(o.config), [], o.stackOutputs),
     config: { ...o.config.config },
     secretKeys: o.config.secretKeys,
   });
@@ -149,12 +153,17 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     resources: c.resources,
     criticalPath: critical,
     ...(facts.inference ? { inference: facts.inference } : {}),
-    image: {
-      cudaArchs: facts.image.cudaArchs,
-      cudaToolkit: facts.image.cudaToolkit,
-      build: facts.image.build,
-      ...(ref ? { ref } : {}),
-    },
+    ...(facts.image
+      ? {
+          image: {
+            cudaArchs: facts.image.cudaArchs,
+            cudaToolkit: facts.image.cudaToolkit,
+            build: facts.image.build,
+            ...(ref ? { ref } : {}),
+          },
+        }
+      : {}),
+    ...(facts.sharedCluster ? { sharedCluster: facts.sharedCluster } : {}),
   });
   const plan = withGpuIdle(built, c.resources, facts, waits);
   const policy = await o.policies(policyPlan(c.resources), o.policyConfig);
@@ -166,17 +175,7 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     ...manifestFiles(c.resources),
     ...helmFiles(c.resources),
     ...dashboardFiles(c.resources),
-    {
-      path: "image.json",
-      content: json(
-        imageJson(c.resources, {
-          cudaArchs: facts.image.cudaArchs,
-          cudaToolkit: facts.image.cudaToolkit,
-          ...(ref ? { ref } : {}),
-          ...(facts.image.plan ? { plan: facts.image.plan } : {}),
-        }),
-      ),
-    },
+    { path: "image.json", content: json(imageFile(c.resources, facts, ref)) },
     { path: "plan.json", content: json(plan) },
     { path: "plan.md", content: planMarkdown(plan, slots) },
     { path: "graph.mmd", content: graph },
@@ -184,6 +183,18 @@ export async function render(o: RenderOptions): Promise<RenderResult> {
     { path: "policy.json", content: json(policy) },
   ];
   return { capture: c, plan, policy, files };
+}
+
+/** image.json: the graph's image, or why a stack has none (a cluster stack: its model stacks bring theirs). */
+function imageFile(resources: readonly CapturedResource[], facts: RenderFacts, ref: string | undefined) {
+  if (!facts.image)
+    return { image: null, note: "a cluster stack serves no graph and deploys no image; each model stack has its own" };
+  return imageJson(resources, {
+    cudaArchs: facts.image.cudaArchs,
+    cudaToolkit: facts.image.cudaToolkit,
+    ...(ref ? { ref } : {}),
+    ...(facts.image.plan ? { plan: facts.image.plan } : {}),
+  });
 }
 
 /** The default provider's region under the mocks: the stack's `aws:region` (Pulumi.yaml sets us-east-2; the program refuses a stack without one, so the fallback only keeps the mocks answering until that error). */

@@ -23,7 +23,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import { getAllResources } from "@pulumi/pulumi/output";
 import type { ProgramRun } from "../../../program/run";
-import { dependsOn, isProtected, outputPromise, RegisterResourceRequest, settings, state } from "./pulumi-internals";
+import {
+  dependsOn,
+  isProtected,
+  outputPromise,
+  ReadResourceRequest,
+  RegisterResourceRequest,
+  settings,
+  state,
+} from "./pulumi-internals";
 import { fromSerialized } from "./redact";
 import { SECRET } from "../../_shared/stackfile";
 
@@ -112,7 +120,10 @@ let queue: Promise<unknown> = Promise.resolve();
  * Runs `program` under `options.mocks` inside a root stack and records every resource. Captures
  * are serialized: Pulumi's runtime state is process-global.
  */
-export function capture<R>(program: () => ProgramRun<R>, options: CaptureOptions): Promise<Capture<R>> {
+export function capture<R>(
+  program: () => ProgramRun<R> | Promise<ProgramRun<R>>,
+  options: CaptureOptions,
+): Promise<Capture<R>> {
   const run = queue.then(() => captureNow(program, options));
   queue = run.catch(() => undefined);
   return run;
@@ -148,7 +159,10 @@ async function failFast<T>(body: () => Promise<T>): Promise<T> {
   }
 }
 
-async function captureNow<R>(program: () => ProgramRun<R>, o: CaptureOptions): Promise<Capture<R>> {
+async function captureNow<R>(
+  program: () => ProgramRun<R> | Promise<ProgramRun<R>>,
+  o: CaptureOptions,
+): Promise<Capture<R>> {
   return withoutStackSourceMaps(() => failFast(() => captureBody(program, o)));
 }
 
@@ -169,8 +183,12 @@ async function withoutStackSourceMaps<T>(body: () => Promise<T>): Promise<T> {
   }
 }
 
-async function captureBody<R>(program: () => ProgramRun<R>, o: CaptureOptions): Promise<Capture<R>> {
-  await pulumi.runtime.setMocks(o.mocks, o.project, o.stack, false);
+async function captureBody<R>(
+  program: () => ProgramRun<R> | Promise<ProgramRun<R>>,
+  o: CaptureOptions,
+): Promise<Capture<R>> {
+  // The organization a self-managed backend reports (`organization`), so `pulumi.getOrganization()` answers.
+  await pulumi.runtime.setMocks(o.mocks, o.project, o.stack, false, "organization");
   pulumi.runtime.setAllConfig({ ...(o.config ?? {}) }, [...(o.secretKeys ?? [])]);
   const registrations = recordRegistrations();
   const seen: Seen[] = [];
@@ -183,7 +201,7 @@ async function captureBody<R>(program: () => ProgramRun<R>, o: CaptureOptions): 
       seen.push({ resource: a.resource, type: a.type, name: a.name, props: a.props, opts: a.opts as Seen["opts"] });
       return undefined;
     });
-    const run = program();
+    const run = await program();
     result = run.result;
     stackExports = run.exports;
     return run.exports;
@@ -219,6 +237,18 @@ function recordRegistrations(): Map<string, Registration> {
       serialized: req.getObject()?.toJavaScript() ?? {},
     });
     return original(req, callback);
+  };
+  // A read (`pulumi.StackReference`, a resource `get`) reaches the monitor as readResource, with its properties.
+  const read = monitor.readResource.bind(monitor);
+  monitor.readResource = (req: ReadResourceRequest, callback: (err: unknown, resp?: unknown) => void) => {
+    const urn: string = monitor.newUrn(req.getParent(), req.getType(), req.getName());
+    byUrn.set(urn, {
+      custom: true,
+      remote: false,
+      provider: req.getProvider() || undefined,
+      serialized: req.getProperties()?.toJavaScript() ?? {},
+    });
+    return read(req, callback);
   };
   return byUrn;
 }

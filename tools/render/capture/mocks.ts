@@ -14,6 +14,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 import { PLACEHOLDER_COMMIT } from "../../../components/inference/revision";
+import { SECRET } from "../../_shared/stackfile";
 import { PLACEHOLDER_DIGEST } from "../../../components/image/image-digest";
 
 /** The account id every placeholder ARN uses (AWS's documentation account). */
@@ -315,6 +316,26 @@ export const KNOWN_INVOKES: Readonly<Record<string, (inputs: Inputs, region: str
   },
 };
 
+/** The type a `pulumi.StackReference` registers as (a read of the referenced stack, its name the id). */
+export const STACK_REFERENCE = "pulumi:pulumi:StackReference";
+
+/**
+ * A StackReference's state, as the engine's built-in provider reads it: the referenced stack's `outputs` and the
+ * names of those holding a secret (`secretOutputNames`, which the SDK's `getOutput*` read). The mocks answer from the
+ * outputs given for the stack, a render's `outputs.json` shape, where a secret reads `"[secret]"`; an unknown stack
+ * fails the way a missing stack fails `pulumi up`.
+ */
+function stackReference(
+  args: pulumi.runtime.MockResourceArgs,
+  stackOutputs: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+): { id: string; state: Record<string, unknown> } {
+  const name = String(args.inputs.name ?? args.id ?? args.name);
+  const outputs = Object.prototype.hasOwnProperty.call(stackOutputs, name) ? stackOutputs[name] : undefined;
+  if (!outputs) throw new Error(`unknown stack ${JSON.stringify(name)}: no recorded outputs were given for it`);
+  const secretOutputNames = Object.keys(outputs).filter((k) => JSON.stringify(outputs[k]).includes(`"${SECRET}"`));
+  return { id: name, state: { name, outputs: { ...outputs }, secretOutputNames } };
+}
+
 /** One invoke the program made, with the answer it got. */
 export interface MockInvoke {
   readonly token: string;
@@ -328,13 +349,18 @@ export interface MockInvoke {
  * Pulumi mocks for a program whose default AWS provider is in `region`: realistic outputs, a hard failure on any
  * unknown invoke, and each invoke appended to `invokes` with its answer (for tests that check what was asked).
  */
-export function renderMocks(region: string, invokes: MockInvoke[] = []): pulumi.runtime.Mocks {
+export function renderMocks(
+  region: string,
+  invokes: MockInvoke[] = [],
+  stackOutputs: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {},
+): pulumi.runtime.Mocks {
   // The region of each explicit `aws.Provider`, by its id (a provider reference ends in `::<id>`).
   const providerRegions = new Map<string, string>();
   const regionOf = (ref: string | undefined): string =>
     (ref ? providerRegions.get(ref.slice(ref.lastIndexOf("::") + 2)) : undefined) ?? region;
   return {
     newResource(args: pulumi.runtime.MockResourceArgs) {
+      if (args.type === STACK_REFERENCE) return stackReference(args, stackOutputs);
       const state = mockOutputs(args.type, args.name, args.inputs, regionOf(args.provider));
       const id = args.custom === false ? undefined : mockId(args.type, args.name, args.inputs);
       if (args.type === "pulumi:providers:aws" && typeof args.inputs.region === "string")

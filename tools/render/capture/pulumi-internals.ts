@@ -20,10 +20,20 @@ export interface RegisterResourceRequest {
   getObject(): { toJavaScript(): unknown } | undefined;
 }
 
+/** What the capture reads of a `ReadResourceRequest` (a read: `pulumi.StackReference`, a resource `get`). */
+export interface ReadResourceRequest {
+  getParent(): string;
+  getType(): string;
+  getName(): string;
+  getProvider(): string;
+  getProperties(): { toJavaScript(): unknown } | undefined;
+}
+
 /** The monitor `pulumi.runtime.setMocks` installs (`MockMonitor` in runtime/mocks.js). */
 export interface MockMonitor {
   newUrn(parent: string, type: string, name: string): string;
   registerResource(req: RegisterResourceRequest, callback: (err: unknown, resp?: unknown) => void): unknown;
+  readResource(req: ReadResourceRequest, callback: (err: unknown, resp?: unknown) => void): unknown;
 }
 
 /** `runtime/settings`: the current monitor, and the wait for every outstanding resource RPC. */

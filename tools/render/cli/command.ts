@@ -8,7 +8,9 @@ import * as os from "os";
 import * as path from "path";
 import { formatProblems, Problem } from "../../../components/_shared/problems";
 import { componentProblemsAtConfig } from "../../../program/config";
-import { checkStackConfigMap } from "../../_shared/stack-check";
+import { checkAnyStackConfigMap } from "../../_shared/stack-check";
+import { recordedClusterOutputs } from "./cluster-outputs";
+import { siblingClaimProblems } from "./siblings";
 import { documentationNote } from "../../../components/cluster/reach";
 import type { PolicyPackConfigJson } from "../../../policy/policies";
 import { policyTally } from "../../../policy/run";
@@ -65,6 +67,9 @@ export class ConfigProblems extends Error {
 /** Without a token the render still runs: it never needs the value, only that one would be set. */
 function withTokenPlaceholder(cfg: StackConfigMap, project: string): { cfg: StackConfigMap; note?: string } {
   const key = `${project}:hfToken`;
+  // A cluster stack serves no graph: no token to stand in for.
+  if (cfg.values[`${project}:inference`] === undefined && cfg.values[`${project}:clusterStack`] === undefined)
+    return { cfg };
   const inference = cfg.values[`${project}:inference`] as { hfTokenSecretName?: unknown } | undefined;
   if (key in cfg.config || (inference && typeof inference === "object" && inference.hfTokenSecretName !== undefined))
     return { cfg };
@@ -105,11 +110,11 @@ function summary(stack: string, dir: string, r: RenderResult): string[] {
   const violated = r.policy.results.filter((x) => !x.passed);
   return [
     `rendered ${stack} -> ${dir} (${p.resources.total} resources, ${manifests} manifests, ${helm} Helm releases)`,
-    `  GPUs ${p.gpus.requested}/${p.gpus.provisioned}, EFA rails ${p.efaRails.used}/${p.efaRails.provisioned}; image ${p.image.cudaArchs.join(" ")} (CUDA ${p.image.cudaToolkit})`,
+    `  GPUs ${p.gpus.requested}/${p.gpus.provisioned}, EFA rails ${p.efaRails.used}/${p.efaRails.provisioned}; ${p.image ? `image ${p.image.cudaArchs.join(" ")} (CUDA ${p.image.cudaToolkit})` : "no image (no graph)"}`,
     `  workers: ${p.workers.map((w) => `${w.role} ${w.replicas}x${w.gpusPerWorker} GPU/${w.efaPerWorker} EFA`).join(", ")}`,
     ...[idleNodesLine(p.placement)].filter((l): l is string => l !== undefined).map((l) => `  ${l}`),
     `  critical path ~${p.criticalPathDetail.minutes} min: ${p.criticalPath.join(" -> ")}`,
-    `  ~$${p.costPerHourUsd.toFixed(2)}/hour on demand (prices reviewed ${p.cost.reviewed})` +
+    `  ~$${p.costPerHourUsd.toFixed(2)}/hour on demand${p.sharedCluster ? ` for this stack, plus ~$${p.sharedCluster.usdPerHour.toFixed(2)}/hour of the shared cluster ${p.sharedCluster.stack} (paid once)` : ""} (prices reviewed ${p.cost.reviewed})` +
       (prepaidLines(p).length > 0
         ? `; plus Capacity Block ${prepaidLines(p)
             .map((l) => l.item)
@@ -147,6 +152,8 @@ export interface LoadedStack {
   readonly cfg: StackConfigMap;
   /** Said on stderr when the token or a CIDR is a placeholder (one line each). */
   readonly note?: string;
+  /** A model stack's cluster stack outputs, by stack name, which the mocks answer its StackReference with. */
+  readonly stackOutputs?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /**
@@ -162,14 +169,27 @@ export function loadStack(args: Args, deps: Pick<CliDeps, "root" | "cwd">): Load
   if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel))
     throw new UsageError(`stack ${JSON.stringify(stack)} would write outside --out ${args.out}`);
   const { cfg, note: tokenNote } = withTokenPlaceholder(stackConfig(project, file, args.overrides), project.name);
-  const { config, problems } = checkStackConfigMap(project.name, cfg);
+  const { config, problems } = checkAnyStackConfigMap(project.name, cfg, stack);
   if (problems.length > 0) throw new ConfigProblems(problems);
-  const cidrNote = documentationNote(
-    config!.clusterArgs.publicAccessCidrs ?? [],
-    `${project.name}:cluster.publicAccessCidrs`,
-  );
+  const cidrNote =
+    config!.kind === "model"
+      ? undefined
+      : documentationNote(config!.clusterArgs.publicAccessCidrs ?? [], `${project.name}:cluster.publicAccessCidrs`);
+  const recorded = config!.kind === "model" ? recordedClusterOutputs(config!, deps.root) : undefined;
+  const claimed = config!.kind === "model" ? siblingClaimProblems(deps.root, project, stack, config!) : [];
+  if (recorded && recorded.problems.length + claimed.length > 0)
+    throw new ConfigProblems([...recorded.problems, ...claimed]);
   const note = [tokenNote, cidrNote].filter((n) => n !== undefined).join("\n");
-  return { project, stack, file, out, dir, cfg, ...(note ? { note } : {}) };
+  return {
+    project,
+    stack,
+    file,
+    out,
+    dir,
+    cfg,
+    ...(note ? { note } : {}),
+    ...(recorded?.outputs ? { stackOutputs: recorded.outputs } : {}),
+  };
 }
 
 /** The stack's output directory when the name is valid (for "left as it was" messages), else undefined. */
@@ -186,7 +206,7 @@ function dirOf(args: Args, deps: CliDeps): string | undefined {
 export async function execute(args: Args, deps: CliDeps): Promise<number> {
   let dir: string | undefined = dirOf(args, deps);
   try {
-    const { project, stack, out, cfg, note, ...loaded } = loadStack(args, deps);
+    const { project, stack, out, cfg, note, stackOutputs, ...loaded } = loadStack(args, deps);
     dir = loaded.dir;
     const policyConfig: PolicyPackConfigJson | undefined = args.policyConfig
       ? readPolicyConfig(path.resolve(deps.cwd ?? deps.root, args.policyConfig), deps.policyList)
@@ -206,6 +226,7 @@ export async function execute(args: Args, deps: CliDeps): Promise<number> {
         program: deps.program,
         policies: deps.policies,
         ...(policyConfig ? { policyConfig } : {}),
+        ...(stackOutputs ? { stackOutputs } : {}),
       });
       writeRender(dir, result.files);
     } finally {

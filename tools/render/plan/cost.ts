@@ -5,6 +5,8 @@
 import { POOL_LABEL, type GpuPoolFacts } from "../../../components/catalog/pool";
 import { CostLine, EKS_CLUSTER_USD_PER_HOUR, instanceLine, RESERVATION_BILLING } from "./prices";
 import { num, PlanSourceResource } from "./workers";
+import { totalUsdPerHour } from "./prices";
+import type { SharedClusterFacts } from "../../../program/run";
 
 /** How a pool's nodes are bought, read from its node group and launch template as rendered. */
 export type PoolBilling = "on-demand" | "capacity-block" | "odcr";
@@ -63,4 +65,27 @@ export function costLines(pools: readonly GpuPoolFacts[], resources: readonly Pl
       usdPerHour: EKS_CLUSTER_USD_PER_HOUR * clusters,
     });
   return lines;
+}
+
+/** The shared cluster's cost: its control plane and system nodes, paid once by its stack for every model on it. */
+export interface SharedClusterCost {
+  /** The cluster stack. */
+  readonly stack: string;
+  readonly clusterName: string;
+  readonly lines: readonly CostLine[];
+  readonly usdPerHour: number;
+}
+
+/** The cost of the cluster a model stack shares (from its handoff: the system node group, one control plane). */
+export function sharedClusterCost(sc: SharedClusterFacts): SharedClusterCost {
+  const lines: CostLine[] = [
+    instanceLine("system nodes (shared)", sc.systemNodes.instanceType, sc.systemNodes.count),
+    {
+      item: "EKS control plane (shared)",
+      count: 1,
+      usdPerHourEach: EKS_CLUSTER_USD_PER_HOUR,
+      usdPerHour: EKS_CLUSTER_USD_PER_HOUR,
+    },
+  ];
+  return { stack: sc.stack, clusterName: sc.clusterName, lines, usdPerHour: totalUsdPerHour(lines) };
 }

@@ -165,7 +165,7 @@ export function planMdSlots(plan: Plan, x: PlanMdExtras, hidden: readonly string
   return {
     afterTitle: [...summaryMarkdown(plan, x.policy), ...pictureMarkdown(x.mermaid)],
     afterWorkers: podResourcesMarkdown(plan),
-    afterImage: gpuIdleMarkdown(plan.gpuIdle, plan.image.build, table),
+    afterImage: gpuIdleMarkdown(plan.gpuIdle, plan.image?.build ?? false, table),
     resources: [...resourcesMarkdown(plan, hidden), ...policyMarkdown(x.policy)],
     end: readNextMarkdown(),
   };

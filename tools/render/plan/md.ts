@@ -3,7 +3,7 @@
  * (`./md-sections.ts`, `./model.ts`) go into the slots named here. Pure.
  */
 import { pairingLine } from "./pairing";
-import type { Plan } from "./plan";
+import type { Plan, PlanImage } from "./plan";
 import type { KvWire } from "../../../components/inference/args";
 import { table } from "../output/md-table";
 import { modelMarkdown } from "./model";
@@ -91,6 +91,8 @@ const PLACEHOLDER_LINE =
 
 function imageSection(plan: Plan): string[] {
   const { image } = plan;
+  if (!image)
+    return ["## Image", "", "- none: this stack serves no graph (each model stack on it deploys its own image)", ""];
   return [
     "## Image",
     "",
@@ -117,7 +119,7 @@ function pullLine(plan: Plan): string[] {
 }
 
 /** For a build: each compile stage and the arch list it uses (from the image's archs, as the build derives them). */
-function compileStagesMarkdown(image: Plan["image"]): string[] {
+function compileStagesMarkdown(image: PlanImage): string[] {
   const lists = image.build
     ? archListsOf(image.cudaArchs, image.cudaToolkit as CudaToolkit, versions.image.pytorchImageTag)
     : undefined;
@@ -139,6 +141,23 @@ function criticalPathSection(plan: Plan): string[] {
     ...path.steps.map(
       (s, i) =>
         `${i + 1}. \`${s.name}\` (${s.type}, ~${s.minutes} min${s.budgetMinutes !== undefined ? `: node join -> Ready in the GPU idle timeline; its load and download budgets let it wait up to ~${s.budgetMinutes} min before the deploy fails` : ""})`,
+    ),
+    "",
+  ];
+}
+
+/** A model stack's shared cluster, priced apart: what every model on the cluster shares, paid once. */
+function sharedClusterMarkdown(plan: Plan): string[] {
+  const sc = plan.sharedCluster;
+  if (!sc) return [];
+  return [
+    `### Shared cluster: ~$${sc.usdPerHour.toFixed(2)}/hour, paid once by \`${sc.stack}\``,
+    "",
+    `This stack runs on the cluster \`${sc.clusterName}\` of the cluster stack \`${sc.stack}\`, which pays for its control plane and system nodes whatever the number of model stacks on it; the total above is this stack's own cost.`,
+    "",
+    table(
+      ["item", "count", "$/h each", "$/h", "note"],
+      sc.lines.map((l) => [l.item, l.count, l.usdPerHourEach ?? "?", l.usdPerHour ?? "?", l.note ?? ""]),
     ),
     "",
   ];
@@ -173,7 +192,7 @@ function costSection(plan: Plan): string[] {
   const { cost } = plan;
   const unpriced = cost.regionPriced ? "" : ` The table has no prices for ${plan.region}; us-east-1 prices were used.`;
   return [
-    `## Cost: ~$${plan.costPerHourUsd.toFixed(2)}/hour on demand`,
+    `## Cost: ~$${plan.costPerHourUsd.toFixed(2)}/hour on demand${plan.sharedCluster ? " (this stack's own)" : ""}`,
     "",
     table(
       ["item", "count", "$/h each", "$/h", "note"],
@@ -182,6 +201,7 @@ function costSection(plan: Plan): string[] {
     "",
     `Prices: ${cost.source}; reviewed ${cost.reviewed}.${unpriced} Storage, data transfer, NAT and load balancers are not included.`,
     "",
+    ...sharedClusterMarkdown(plan),
     ...(prepaidLines(plan).length > 0
       ? [
           `The total leaves out ${prepaidLines(plan)

@@ -15,7 +15,8 @@ import { CriticalPath } from "./graph";
 import { kvWire, KvWire } from "../../../components/inference/args";
 import { ModelPlanSection, modelPlan } from "./model";
 import { ServingPlanSection, servingPlan } from "./serving";
-import { costLines } from "./cost";
+import { costLines, SharedClusterCost, sharedClusterCost } from "./cost";
+import type { SharedClusterFacts } from "../../../program/run";
 import { PlanSourceResource, PlanWorker, planWorkers } from "./workers";
 import { PlanPlacement, placementOf } from "./placement";
 import { CostLine, PRICE_SOURCE, PRICED_REGIONS, PRICES_REVIEWED, totalUsdPerHour } from "./prices";
@@ -36,13 +37,10 @@ export interface Plan extends ModelPlanSection, ServingPlanSection, CapacityTota
   readonly kvTransport?: KvWire;
   /**
    * The image's CUDA targets (as in the stack's summary), its ref when known, whether the stack builds it, and, for a
-   * vendor tag the render cannot resolve, that its digest is a placeholder (`pulumi up` resolves it once).
+   * vendor tag the render cannot resolve, that its digest is a placeholder (`pulumi up` resolves it once); absent
+   * from a cluster stack (it serves no graph).
    */
-  readonly image: SummaryImage & {
-    readonly ref?: string;
-    readonly build: boolean;
-    readonly digestPlaceholder?: boolean;
-  };
+  readonly image?: PlanImage;
   /** The Frontend's image and how its digest is known (the graph's plan). */
   readonly frontendImage?: FrontendImagePlan;
   readonly criticalPath: readonly string[];
@@ -61,15 +59,29 @@ export interface Plan extends ModelPlanSection, ServingPlanSection, CapacityTota
     readonly reviewed: string;
     readonly regionPriced: boolean;
   };
+  /**
+   * A model stack's shared cluster and what it costs, apart from this stack's own cost (`costPerHourUsd`): paid
+   * once, by the cluster stack, however many model stacks run on it. Absent from a stack with its own cluster.
+   */
+  readonly sharedCluster?: SharedClusterCost;
 }
+
+/** The image in the plan. */
+export type PlanImage = SummaryImage & {
+  readonly ref?: string;
+  readonly build: boolean;
+  readonly digestPlaceholder?: boolean;
+};
 
 /** What the plan is computed from. */
 export interface PlanInput {
   readonly stack: string;
   readonly region: string;
   readonly pools: readonly GpuPoolFacts[];
-  readonly image: Plan["image"];
+  readonly image?: PlanImage;
   readonly resources: readonly PlanSourceResource[];
+  /** The shared cluster a model stack runs on (`RenderFacts.sharedCluster`). */
+  readonly sharedCluster?: SharedClusterFacts;
   readonly criticalPath: CriticalPath;
   /** The graph's plan facts (`RenderFacts.inference`); absent when the program has no graph. */
   readonly inference?: InferencePlan;
@@ -95,10 +107,14 @@ export function buildPlan(input: PlanInput): Plan {
     ...servingPlan(input.inference, input.pools),
     ...capacityTotals(input.pools, workers),
     ...(input.inference ? { kvTransport: kvWire(input.inference.kvTransport) } : {}),
-    image: {
-      ...input.image,
-      ...(input.image.ref?.endsWith(`@${PLACEHOLDER_DIGEST}`) ? { digestPlaceholder: true } : {}),
-    },
+    ...(input.image
+      ? {
+          image: {
+            ...input.image,
+            ...(input.image.ref?.endsWith(`@${PLACEHOLDER_DIGEST}`) ? { digestPlaceholder: true } : {}),
+          },
+        }
+      : {}),
     ...(input.inference ? { frontendImage: input.inference.frontendImage } : {}),
     criticalPath: input.criticalPath.steps.map((s) => s.name),
     criticalPathDetail: input.criticalPath,
@@ -114,5 +130,6 @@ export function buildPlan(input: PlanInput): Plan {
       reviewed: PRICES_REVIEWED,
       regionPriced: PRICED_REGIONS.includes(input.region),
     },
+    ...(input.sharedCluster ? { sharedCluster: sharedClusterCost(input.sharedCluster) } : {}),
   };
 }
