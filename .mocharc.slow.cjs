@@ -21,7 +21,8 @@ const SLOW = {
   "tests/contracts/image-environments.spec.ts": "gcc and python3",
   "tests/render/robustness-cli.spec.ts": "the render CLI and the bench scripts as children",
   "tests/render/robustness-output.spec.ts": "the render CLI as a child, killed mid-write",
-  "tests/render/fuzz.spec.ts": "the render CLI as a child over random configs",
+  "tests/render/fuzz.spec.ts":
+    "the render CLI as a child over random configs, and 2,000 generated configs in-process, the real program rendering each accepted one",
   "tests/render/pulumi-loader.spec.ts": "index.ts under Pulumi's own ts-node, in a child",
   "tests/policy/pack.spec.ts": "the policy pack under Pulumi's policy runner, in a child",
   "tests/verify/cli-errors.spec.ts": "the verify CLI as a child",
@@ -54,6 +55,7 @@ const SLOW = {
   "tests/render/plan-summary.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/readme-journey.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/serving/render.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
+  "tests/serving/catalog-estimates.spec.ts": "no child: ~3700 serving estimates over the catalog, slow by count",
   "tests/render/stacks-model-cache.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/stacks.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",
   "tests/render/previous-state.spec.ts": "the whole program rendered under the render's mocks (seconds a render)",

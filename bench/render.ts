@@ -9,30 +9,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { defaultDeps, runCli } from "../tools/render/cli/cli";
-
-interface Case {
-  readonly label: string;
-  readonly argv: readonly string[];
-}
-
-const CASES: readonly Case[] = [
-  { label: "p5en-1gpu (1+1 workers)", argv: ["p5en-1gpu"] },
-  { label: "p5en-8gpu (8+8 workers)", argv: ["p5en-8gpu"] },
-  {
-    label: "p5en-8gpu x4 nodes (16+16 workers)",
-    argv: [
-      "p5en-8gpu",
-      "--set",
-      "cluster.gpuNodes.count=4",
-      "--set",
-      "inference.prefill.replicas=16",
-      "--set",
-      "inference.decode.replicas=16",
-      "--set",
-      "inference.placement=any",
-    ],
-  },
-];
+import { BENCH_CASES, type BenchCase } from "./cases";
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -46,19 +23,19 @@ async function main(): Promise<void> {
   const t0 = process.hrtime.bigint();
   const deps = { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined };
   const load = Number(process.hrtime.bigint() - t0) / 1e6;
-  const once = async (c: Case): Promise<number> => {
+  const once = async (c: BenchCase): Promise<number> => {
     const t = process.hrtime.bigint();
     const code = await runCli([...c.argv, "--out", out], deps);
     // 1 = rendered with a mandatory policy violation: the render ran in full, so it still counts.
     if (code !== 0 && code !== 1) throw new Error(`${c.label}: render exited ${code}`);
     return Number(process.hrtime.bigint() - t) / 1e6;
   };
-  const warm = await once(CASES[0]);
+  const warm = await once(BENCH_CASES[0]);
   console.log(
     `module load ${load.toFixed(0)} ms, first render ${warm.toFixed(0)} ms; then ${n} timed renders per case, ${os.cpus().length} CPUs`,
   );
   const medians: number[] = [];
-  for (const c of CASES) {
+  for (const c of BENCH_CASES) {
     const times: number[] = [];
     for (let i = 0; i < n; i++) times.push(await once(c));
     const med = median(times);

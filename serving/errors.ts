@@ -110,6 +110,11 @@ export interface Uncertainty {
   /** The regime whose validation errors give the ranges. */
   readonly regime: string;
   readonly bands: Readonly<Partial<Record<Quantity, ErrorBand>>>;
+  /**
+   * The bands of the chart (`curve`): its points are open-loop arrival rates, so its TTFT takes the regime's open-loop
+   * band (none when that is not validated, whatever the declared load's), its ITL the regime's.
+   */
+  readonly curveBands: Readonly<Partial<Record<"ttft" | "itl", ErrorBand>>>;
   readonly ranges: {
     readonly ttftMs: Range | null;
     readonly itlMs: Range | null;
@@ -211,9 +216,11 @@ export function uncertaintyOf(u: UncertaintyInput): Uncertainty {
   const v = u.values;
   const kvShift: Range = u.kv.range ? [u.kv.range[0] - u.kv.ms, u.kv.range[1] - u.kv.ms] : [0, 0];
   const gain = around(v.disaggGain, bands.gain);
+  const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, b]) => b !== undefined));
   return {
     regime,
-    bands: Object.fromEntries(Object.entries(bands).filter(([, b]) => b !== undefined)),
+    bands: defined(bands),
+    curveBands: defined({ ttft: bandFor(ttftRegime(regime, "open loop"), "ttft"), itl: bands.itl }),
     unvalidated: (Object.keys(bands) as Quantity[]).filter((q) => bands[q] === undefined),
     model: v,
     ranges: {

@@ -321,7 +321,7 @@ export function servingEstimate(i: ServingInput): ServingEstimate | { why: strin
     curve: curveOf(dis, agg),
   };
   const uncertainty = uncertaintyOf(uncertaintyInputOf(i, d, rates, kv, e));
-  return { ...correctedBy(e, uncertainty.bands), uncertainty, winner: uncertainty.verdict };
+  return { ...correctedBy(e, uncertainty), uncertainty, winner: uncertainty.verdict };
 }
 
 type Bands = Uncertainty["bands"];
@@ -342,10 +342,11 @@ function correctedLatency<T extends ServingLatency>(l: T, b: Bands): T {
 
 /**
  * The estimate as the plan shows it: every number that has a range corrected by its regime's validation bias (so
- * it lies inside the range drawn around the model's value), the curve's latencies likewise; the model's own values
- * stay in `uncertainty.model`.
+ * it lies inside the range drawn around the model's value), the curve's latencies by the chart's own bands (open
+ * loop); the model's own values stay in `uncertainty.model`.
  */
-function correctedBy(e: Omit<ServingEstimate, "uncertainty" | "winner">, b: Bands) {
+function correctedBy(e: Omit<ServingEstimate, "uncertainty" | "winner">, u: Uncertainty) {
+  const b = u.bands;
   const perGpu = (v: number) => r3(corrected(v, b.throughput));
   return {
     ...correctedLatency(e, b),
@@ -357,8 +358,8 @@ function correctedBy(e: Omit<ServingEstimate, "uncertainty" | "winner">, b: Band
     disaggGain: e.disaggGain === null ? null : r3(corrected(e.disaggGain, b.gain)),
     curve: e.curve.map((c) => ({
       ...c,
-      disaggregated: correctedLatency(c.disaggregated, b),
-      aggregated: correctedLatency(c.aggregated, b),
+      disaggregated: correctedLatency(c.disaggregated, u.curveBands),
+      aggregated: correctedLatency(c.aggregated, u.curveBands),
     })),
   };
 }

@@ -32,7 +32,9 @@ import { decodeStepMs, engineOf, maxDecodeBatch, mixedStepMs, prefillMs, WorkerS
  *   step or the step that carries a prefill chunk, by the share of steps that carry one.
  * - disaggregated TTFT = prefill + M/D/c wait + the KV transfer + the first decode step.
  * A closed-loop load (`concurrency` requests in flight) is turned into an arrival rate by Little's law:
- * concurrency = rate x (TTFT + OSL x ITL).
+ * concurrency = rate x (TTFT + OSL x ITL); its queue is bounded by what is in flight (a prompt waits behind at most
+ * the others beyond the servers, so never when they are no more than the prefill servers: one request in flight
+ * never queues), and its waves queue as `withWaves` says.
  */
 
 /** A declared workload, every default filled. */
@@ -62,7 +64,20 @@ export interface Layout {
   readonly capacityRequestsPerSecond: number;
   /** The prefill servers (workers that prefill) and the time each spends per prompt at its batched rate. */
   readonly prefill: { readonly servers: number; readonly msPerPrompt: number };
-  at(requestsPerSecond: number): LoadPoint;
+  /**
+   * The layout at an arrival rate. `inFlight`: a closed loop's requests in flight, which bounds the queue (a prompt
+   * waits behind at most the others in flight beyond the servers: none when they are no more than the servers).
+   */
+  at(requestsPerSecond: number, inFlight?: number): LoadPoint;
+}
+
+/**
+ * The most a prompt can wait, ms, in a closed loop of `inFlight` requests on `servers` prefill servers of `serviceMs`
+ * each: the others beyond the servers all ahead of it (0 when every request has its own server); unbounded in an open
+ * loop (`inFlight` undefined).
+ */
+export function closedLoopWaitCapMs(inFlight: number | undefined, servers: number, serviceMs: number): number {
+  return inFlight === undefined ? Infinity : (Math.max(0, inFlight - servers) * serviceMs) / servers;
 }
 
 /** Erlang C: the probability an arrival waits, `c` servers at offered load `a` (< c) erlangs. */
@@ -170,13 +185,15 @@ export function disaggregated(p: RoleWorkers, d: RoleWorkers, wl: ServingWorkloa
   return {
     capacityRequestsPerSecond: Math.min(p.replicas * pc.requestsPerSecond, d.replicas * dc.requestsPerSecond),
     prefill: { servers: p.replicas, msPerPrompt: serviceMs },
-    at(rate) {
-      const wait = mdcWaitMs(p.replicas, rate, serviceMs);
+    at(rate, inFlight) {
+      const queued = mdcWaitMs(p.replicas, rate, serviceMs);
       const b = balancedBatch(rate / d.replicas, wl.osl, maxBatch, step);
-      if (!Number.isFinite(wait) || b === undefined) return { requestsPerSecond: rate };
+      if (!Number.isFinite(queued) || b === undefined) return { requestsPerSecond: rate };
+      const cap = closedLoopWaitCapMs(inFlight, p.replicas, serviceMs);
+      const wait = Math.min(cap, queued);
       const itlMs = step(Math.max(1, b));
       const fixed = oneMs + kvTransferMs + itlMs;
-      const pct = (q: number) => fixed + mdcWaitPercentileMs(p.replicas, rate, serviceMs, q);
+      const pct = (q: number) => fixed + Math.min(cap, mdcWaitPercentileMs(p.replicas, rate, serviceMs, q));
       return {
         requestsPerSecond: rate,
         ttftMs: fixed + wait,
@@ -249,7 +266,7 @@ export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
   const step = (b: number) => decodeStepMs(a.speed, b, meanContext(wl));
   const steps = (b: number, perWorker: number) => decodeBesidePrefill(a.speed, wl, b, perWorker);
   const itl = (b: number, perWorker: number) => steps(b, perWorker)?.itl ?? Infinity;
-  const point = (rate: number): LoadPoint => {
+  const point = (rate: number, inFlight?: number): LoadPoint => {
     const perWorker = rate / a.replicas;
     const u = (perWorker * perPromptMs) / 1000;
     if (u >= 1) return { requestsPerSecond: rate };
@@ -264,10 +281,11 @@ export function aggregated(a: RoleWorkers, wl: ServingWorkload): Layout {
     // other sequences, which adds their batch-dependent cost (KV reads, GEMM rows), not a whole decode step.
     const others = Math.max(0, b - 1);
     const ownMs = oneMs + (others > 0 ? chunks * Math.max(0, step(Math.max(1, others)) - step(1)) : 0);
-    const pct = (q: number) => ownMs + mdcWaitPercentileMs(1, (u * 1000) / ownMs, ownMs, q);
+    const cap = closedLoopWaitCapMs(inFlight, a.replicas, ownMs);
+    const pct = (q: number) => ownMs + Math.min(cap, mdcWaitPercentileMs(1, (u * 1000) / ownMs, ownMs, q));
     return {
       requestsPerSecond: rate,
-      ttftMs: ownMs + (u * ownMs) / (2 * (1 - u)),
+      ttftMs: ownMs + Math.min(cap, (u * ownMs) / (2 * (1 - u))),
       itlMs,
       ttftP50Ms: pct(0.5),
       ttftP90Ms: pct(0.9),
@@ -302,7 +320,7 @@ export function goodput(l: Layout, wl: ServingWorkload): number {
  * plain steps. Engines break waves up partly (arrival jitter, uneven token counts): the share of the wave behaviour
  * is the midpoint of a Poisson stream (0) and a deterministic closed loop (1) (docs/SERVING.md#the-model).
  */
-export const CLOSED_LOOP_WAVE_SHARE = Number(process.env.WAVE ?? 0.5);
+export const CLOSED_LOOP_WAVE_SHARE = 0.5;
 
 /** A closed loop's load point: the wave wait added to the TTFTs (mean, P50, P90). */
 function withWaves(p: LoadPoint, l: Layout, n: number): LoadPoint {
@@ -337,7 +355,7 @@ export function atLoad(l: Layout, wl: ServingWorkload): LoadPoint {
 function searchLoad(l: Layout, wl: ServingWorkload): LoadPoint {
   if (wl.requestsPerSecond !== undefined) return l.at(wl.requestsPerSecond);
   const n = wl.concurrency ?? 1;
-  const at = (r: number) => withWaves(l.at(r), l, n);
+  const at = (r: number) => withWaves(l.at(r, n), l, n);
   const inFlight = (r: number) => {
     const p = at(r);
     return p.ttftMs === undefined || p.itlMs === undefined ? Infinity : (r * (p.ttftMs + wl.osl * p.itlMs)) / 1000;

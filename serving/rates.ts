@@ -367,8 +367,31 @@ const measuredLayerKvBytes = (d: KvMeasured, headDim: number) =>
   2 * MEASURED_HEADS.kvHeads * headDim * (d === "bf16" ? 2 : 1);
 
 /**
+ * `ys` made non-decreasing by pooling adjacent violators (the least-squares non-decreasing fit): each run of values
+ * that falls is replaced by its mean.
+ */
+export function nonDecreasing(ys: readonly number[]): number[] {
+  const blocks: { sum: number; n: number }[] = [];
+  for (const y of ys) {
+    blocks.push({ sum: y, n: 1 });
+    while (blocks.length > 1) {
+      const last = blocks[blocks.length - 1]!;
+      const before = blocks[blocks.length - 2]!;
+      if (before.sum / before.n <= last.sum / last.n) break;
+      blocks.pop();
+      before.sum += last.sum;
+      before.n += last.n;
+    }
+  }
+  return blocks.flatMap((b) => Array<number>(b.n).fill(b.sum / b.n));
+}
+
+/**
  * The per-step overhead of one weight dtype by batch: each measured step with bf16 KV less its roof and its layers'
- * attention (as measured alone), the median over the step's contexts at each batch.
+ * attention (as measured alone), the median over the step's contexts at each batch, made non-decreasing in the batch
+ * (`nonDecreasing`): a step of more rows never costs less beyond its roof, and the residuals' dips (where the roof
+ * turns from the weights' bytes to the GEMM FLOPs, 256-512 rows) would otherwise make a larger model's step, whose
+ * overhead scales with its FLOPs per token, faster at a larger batch.
  */
 function stepOverheads(
   m: ServingMeasurements,
@@ -380,7 +403,7 @@ function stepOverheads(
   const steps = m.decodeStep.filter(([w, kv]) => w === weights && kv === "bf16");
   const batches = [...new Set(steps.map(([, , b]) => b))].sort((a, b) => a - b);
   const curve = decodeAttentionCurve({ decodeAttention: curves }, MEASURED_HEADS.kvHeads, MEASURED_HEADS.heads, "bf16");
-  return batches.map((b): RatePoint => {
+  const medians = batches.map((b) => {
     const rest = steps
       .filter(([, , x]) => x === b)
       .map(([, kv, , ctx, ms, weightBytes]) => {
@@ -388,8 +411,10 @@ function stepOverheads(
         const attn = attentionLayerMs(curve, b, ctx, b * ctx * measuredLayerKvBytes(kv, headDim), Infinity);
         return ms - roof - MEASURED_LAYERS * attn;
       });
-    return [b, Math.max(0, median(rest))];
+    return Math.max(0, median(rest));
   });
+  const even = nonDecreasing(medians);
+  return batches.map((b, i): RatePoint => [b, even[i]!]);
 }
 
 const busGBs = (d: GpuDatasheet) => (d.nvlinkGBs > 0 ? d.nvlinkGBs / 2 : PCIE_BUS_GBS);

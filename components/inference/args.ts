@@ -70,7 +70,7 @@ export interface NetworkPolicyArgs {
 /**
  * The traffic the plan's serving estimate is for (`plan.json` `serving`): prompt and output lengths, a
  * load (an open-loop arrival rate or a closed-loop concurrency, not both) and optional objectives. It
- * changes no deployed object but one DynamoGraphDeployment annotation (`dynamo-efa/workload`).
+ * changes no deployed object.
  */
 export interface WorkloadArgs {
   /** Prompt (input sequence) tokens per request. @default 1024 */
@@ -101,7 +101,7 @@ export interface ResolvedWorkload {
   readonly ttftMs?: number;
   /** ITL objective, ms. */
   readonly itlMs?: number;
-  /** False when `workload` was not set (the defaults are estimated, and no annotation is written). */
+  /** False when `workload` was not set (the defaults are estimated, and the plan says so). */
   readonly declared: boolean;
 }
 

@@ -15,6 +15,7 @@ import { graphNames } from "../_shared/names";
 import { ModelCacheMode } from "./model-load";
 import { ResolvedInference, DEFAULT_MODEL_REVISION } from "./args";
 import type { DgdInitContainer, EnvVar, K8sVolume, K8sVolumeMount } from "./dgd";
+import { RUNTIME_DEFAULT } from "./pod-security";
 import { Annotation } from "../_shared/annotations";
 import { createHash } from "crypto";
 import { packageFile } from "../_shared/package-file";
@@ -84,7 +85,9 @@ const token = (secret: string): EnvVar => ({
 export function nodeCacheInitContainers(r: ResolvedInference, image: string): DgdInitContainer[] {
   if (!usesNodeCache(r)) return [];
   const uid = String(r.runAsUser);
-  const locked = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true };
+  // Every init container under the runtime's default seccomp filter, as the main containers are: the worker pods set
+  // none at pod level (the operator owns the pod spec), so each container states it (Pod Security "restricted").
+  const locked = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, seccompProfile: RUNTIME_DEFAULT };
   const small = { requests: { cpu: "100m", memory: "64Mi" }, limits: { memory: "128Mi" } };
   return [
     {
@@ -252,9 +255,18 @@ export const PREFETCH_SHA256 = createHash("sha256").update(PREFETCH_SCRIPT).dige
  * of the repository can stand in for it). Mirrors `MARKERS` and `cache_key` in the script.
  */
 export const COMPLETION_MARKERS_DIR = ".complete";
-/** A model revision's completion marker under the cache mount. */
-export function completionMarker(mount: string, model: string, revision = DEFAULT_MODEL_REVISION): string {
-  return `${mount}/${COMPLETION_MARKERS_DIR}/${model.replace("/", "--")}--${revision}`;
+/**
+ * A model revision's completion marker under the cache mount; `metadataOnly` gives the marker of a METADATA_ONLY run
+ * (the Frontend's card files), whose key is its own (`METADATA_KEY_SUFFIX` in the script) so a full run never takes
+ * it for complete weights.
+ */
+export function completionMarker(
+  mount: string,
+  model: string,
+  revision = DEFAULT_MODEL_REVISION,
+  metadataOnly = false,
+): string {
+  return `${mount}/${COMPLETION_MARKERS_DIR}/${model.replace("/", "--")}--${revision}${metadataOnly ? "+metadata" : ""}`;
 }
 /** Subdirectory of the node's NVMe array that holds the cache (a hostPath). */
 export const NODE_CACHE_SUBDIR = "dynamo-efa-model-cache";

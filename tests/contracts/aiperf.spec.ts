@@ -45,7 +45,7 @@ const JOB: BenchJob = {
   graph: "g",
   image: "",
   args: [],
-  hfSecret: "g-hf-token",
+  tokenizer: { model: "m", revision: "main" },
   runId: "x",
   deadlineSeconds: 1800,
   runAsUser: 1000,

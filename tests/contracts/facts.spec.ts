@@ -10,7 +10,7 @@ import { FACT_DIRS, loadFacts } from "./facts";
 
 const ROOT = join(__dirname, "..", "..");
 /** Facts measured on the device machine rather than read from an upstream commit. */
-const MEASURED = new Set(["gpu-memory", "h200-serving-attention"]);
+const MEASURED = new Set(["gpu-memory", "h200-serving-attention", "h200-serving-calibration", "h200-serving-extended"]);
 /** Facts read from a published page (a pull request's description) rather than a commit: its URL is the repository. */
 const PUBLISHED = new Set(["allreduce-h100", "dynamo-ucx-kv"]);
 const names = FACT_DIRS.flatMap((d) => readdirSync(d))

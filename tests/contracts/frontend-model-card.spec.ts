@@ -8,7 +8,7 @@
 import { strict as assert } from "assert";
 import { GraphService } from "../../components/_shared/names";
 import { Backend, InferenceSettings } from "../../components/inference";
-import { modelCacheDir, PREFETCH_FILE } from "../../components/inference/cache";
+import { modelCacheDir, PREFETCH_FILE, PREFETCH_SCRIPT } from "../../components/inference/cache";
 import type { DgdService } from "../../components/inference/dgd";
 import { renderGraph, DgdObject } from "../../components/inference/graph";
 import { argValue, envOf, IMAGE, mainOf, pool, resolved } from "../helpers/inference-fixtures";
@@ -22,6 +22,8 @@ interface CardFacts {
   readonly offlineReadsHubCacheFirst: string;
   readonly hubCacheDirOrder: readonly string[];
   readonly healthAlways200: string;
+  /** The files a card names, which the Frontend reads (model_card.rs). */
+  readonly cardFiles: readonly string[];
   readonly heldAt: Readonly<Record<string, Omit<CardFacts, "heldAt" | "releasesCovered">>>;
   readonly releasesCovered: Readonly<Record<string, string>>;
 }
@@ -119,6 +121,13 @@ describe("contracts: the Frontend can load every worker's model card (facts/dyna
         assert.deepEqual(mainOf(frontend).volumeMounts ?? [], []);
       });
     }
+
+  it("the Frontend's init container fetches exactly the files a card names (the prefetch's METADATA_FILES)", () => {
+    const tuple = /^METADATA_FILES = \(([^)]*)\)$/m.exec(PREFETCH_SCRIPT)?.[1];
+    assert.ok(tuple, "prefetch.py defines METADATA_FILES");
+    const names = [...tuple.matchAll(/"([^"]+)"/g)].map((m) => m[1]).sort();
+    assert.deepEqual(names, [...F.cardFiles].sort());
+  });
 
   it("fails on a Frontend that mounts nothing (the card's local paths do not exist there)", () => {
     const g = renderGraph(resolved("p5en-8x1gpu", "vllm", { ...MODES["local-nvme"], release: "seed" }), IMAGE);

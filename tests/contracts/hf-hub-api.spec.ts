@@ -9,6 +9,7 @@ import * as path from "path";
 import { PREFETCH_SCRIPT, nodeCacheEnv } from "../../components/inference/cache";
 import { HF_ENDPOINT } from "../../components/inference/hf-commit";
 import { resolved, pool } from "../helpers/inference-fixtures";
+import { accessOf } from "../../tools/measure/tokenizer";
 import { loadFacts } from "./facts";
 
 interface HfFacts {
@@ -28,6 +29,8 @@ interface HfFacts {
     lfsSize: string;
   };
   offlineEnv: string;
+  modelInfoUrl: string;
+  access: { gatedValues: (string | false)[]; gatedKey: string; privateKey: string };
 }
 const { facts } = loadFacts<HfFacts>("hf-hub-api");
 
@@ -84,7 +87,8 @@ export function commitProblems(source: string, f: HfFacts = facts): string[] {
   if (url !== f.modelRevisionUrl) out.push(`the commit is asked at ${url}, not ${f.modelRevisionUrl}`);
   if (!f.listingKeys.sha || !f.listingKeys.shaIsRevisionCommit)
     out.push("the listing's sha is not documented as the revision's commit: a moving revision cannot be pinned by it");
-  if (!/\.json\(\)\) as \{ sha\?: unknown \}\)\.sha/.test(source)) out.push("the answer's sha is not what is read");
+  if (!/JSON\.parse\(text\) as \{ sha\?: unknown \} \| null\)\?\.sha/.test(source))
+    out.push("the answer's sha is not what is read");
   return out;
 }
 
@@ -98,7 +102,7 @@ describe("contract: the program resolves a moving revision with the hub's own re
 
   it("mutations are caught: another path, another key, a sha not documented as the revision's commit", () => {
     assert.match(commitProblems(HF_COMMIT.replace("/revision/", "/tree/")).join(), /is asked at undefined/);
-    assert.match(commitProblems(HF_COMMIT.replace(").sha;", ").oid;")).join(), /sha is not what is read/);
+    assert.match(commitProblems(HF_COMMIT.replace(")?.sha;", ")?.oid;")).join(), /sha is not what is read/);
     const undocumented = { ...facts, listingKeys: { ...facts.listingKeys, shaIsRevisionCommit: false } };
     assert.match(commitProblems(HF_COMMIT, undocumented).join(), /cannot be pinned/);
   });
@@ -132,5 +136,12 @@ describe("contract: the prefetch speaks the Hugging Face Hub API (huggingface_hu
         `${from} -> ${to}: ${problems.join("; ")}`,
       );
     }
+  });
+
+  it("measure reads the model info's access fields as the hub's client does: each gated value, private", () => {
+    assert.equal(facts.modelInfoUrl, "{endpoint}/api/models/{repo_id}");
+    for (const g of facts.access.gatedValues)
+      assert.equal(accessOf(200, { [facts.access.gatedKey]: g, [facts.access.privateKey]: false }).token, g !== false);
+    assert.equal(accessOf(200, { [facts.access.gatedKey]: false, [facts.access.privateKey]: true }).token, true);
   });
 });

@@ -13,6 +13,9 @@ import { INFERENCE_KEYS } from "../../components/inference/args";
 import { OBSERVABILITY_KEYS } from "../../components/observability/args";
 import { PLATFORM_KEYS } from "../../components/platform/args";
 
+/** Text no message may hold: what `String()` makes of an object or a function. */
+export const GARBAGE = /\[object Object\]|\[native code\]|function\s*\w*\s*\(/;
+
 /** One refusal to expect: `--set <set>`, a problem at (or under) `key`. */
 export interface KeyCase {
   readonly set: string;
@@ -53,7 +56,7 @@ function sample(k: AnyValueKind): unknown {
 }
 
 /** A value of the wrong type for `k` (never one of its alternatives): what a confused stack file writes. */
-function wrongFor(k: AnyValueKind): readonly [string, unknown][] {
+export function wrongFor(k: AnyValueKind): readonly [string, unknown][] {
   switch (k.kind) {
     case "boolean":
       return [
@@ -141,6 +144,90 @@ function tableCases(path: string, table: AnyKeyShape): KeyCase[] {
   }
   return out;
 }
+
+/** Every value-kind key of every section (a pool's at `cluster.gpuPools.gpu.<key>`), with its kind. */
+export function valueKeys(): { key: string; kind: AnyValueKind }[] {
+  const walk = (path: string, table: AnyKeyShape): { key: string; kind: AnyValueKind }[] =>
+    Object.entries(table).flatMap(([key, entry]) => {
+      const at = `${path}.${key}`;
+      if ("wired" in entry) return [];
+      if (isValueKind(entry)) return [{ key: at, kind: entry }];
+      if ("each" in entry) return walk(`${at}.${POOL}`, entry.each as AnyKeyShape);
+      return walk(at, entry as AnyKeyShape);
+    });
+  return Object.entries(SECTIONS).flatMap(([section, table]) => walk(section, table));
+}
+
+/** A value of kind `k` drawn from `pick` (a choice among the arguments): in range, at its edges, or typical. */
+export function rightValue(k: AnyValueKind, pick: <T>(xs: readonly T[]) => T): unknown {
+  switch (k.kind) {
+    case "boolean":
+      return pick([true, false]);
+    case "string":
+      return pick(STRINGS);
+    case "integer": {
+      const { min, max } = k.range;
+      const top = Math.min(max, min + 4096);
+      return pick([min, min + 1, Math.round((min + top) / 2), top, max]);
+    }
+    case "number":
+      return pick([k.range.max, k.range.max / 2, k.range.max / 10]);
+    case "list":
+      return pick([[], [rightValue(k.of, pick)], [rightValue(k.of, pick), rightValue(k.of, pick)]]);
+    case "map":
+      return pick([{}, { a: rightValue(k.of, pick) }]);
+    case "either":
+      return rightValue(pick(k.of), pick);
+  }
+}
+
+/** Strings a stack file writes: real choices of this project's keys, empty, padded, hostile. */
+export const STRINGS: readonly string[] = [
+  "vllm",
+  "trtllm",
+  "auto",
+  "fat",
+  "ucx",
+  "libfabric",
+  "none",
+  "efs",
+  "local-nvme",
+  "any",
+  "separate-nodes",
+  "ClusterIP",
+  "InternalLoadBalancer",
+  "on-demand",
+  "capacity-block",
+  "current",
+  "legacy",
+  "p5en.48xlarge",
+  "p5.48xlarge",
+  "g6e.12xlarge",
+  "us-east-2a",
+  "us-east-2b",
+  "10.0.0.0/16",
+  "203.0.113.0/24",
+  "0.0.0.0/0",
+  "1.35",
+  "13.0",
+  "12.9",
+  "main",
+  "meta-llama/Llama-3.1-8B-Instruct",
+  "Qwen/Qwen3-0.6B",
+  "dynamo",
+  "monitoring",
+  "install",
+  "existing",
+  "sm_90",
+  "",
+  " x ",
+  "x\u202Ey",
+  "ｐ５ｅｎ",
+  "__proto__",
+  "$(id)",
+  "../../etc",
+  "a".repeat(300),
+];
 
 /** Every wrong-typed case of every key of every section. */
 export function keyCases(): KeyCase[] {

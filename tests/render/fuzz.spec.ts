@@ -8,6 +8,12 @@
  * `.inf` must not turn into the default). A handful of the same kind of files then go through the real
  * CLI as child processes: never exit 70, never a stack trace.
  *
+ * Then FUZZ_CONFIGS (default 2,000) configs generated from the components' key tables (every key the program
+ * reads; a value of its kind, of another kind, the default, or a prototype key; tests/helpers/key-cases.ts) go
+ * through the render CLI in-process, the real program rendering every accepted one: each exits 0, 1 or 2 (never
+ * 70 or Node's 1 from a crash), leaves no unhandled rejection, prints no stack trace and no object text, and every
+ * refusal names a key. The same FUZZ_SEED gives the same configs (a seeded generator), so a failure replays.
+ *
  * Bounded by run count, not time. FUZZ_SEED replays a failure fast-check reports.
  */
 import { strict as assert } from "assert";
@@ -22,6 +28,9 @@ import { ConfigProblems, loadStack } from "../../tools/render/cli/command";
 import { parseArgs } from "../../tools/render/cli/cli";
 import { UsageError } from "../../tools/_shared/stackfile";
 import { RENDER_CLI, ROOT, STACK_1_TEXT, STACK_TRACE } from "./render-harness";
+import { defaultDeps, runCli } from "../../tools/render/cli/cli";
+import { ExitCode } from "../../tools/_shared/exit-codes";
+import { GARBAGE, keyCases, rightValue, valueKeys, wrongFor } from "../helpers/key-cases";
 
 const BASE = YAML.parse(STACK_1_TEXT) as {
   config: Record<string, unknown>;
@@ -262,5 +271,90 @@ describe("render fuzz: mutated stack files through the CLI's loading and validat
       assert.ok([0, 1, 2].includes(p.status ?? -1), `exit ${p.status}\n${p.stderr}`);
       assert.doesNotMatch(p.stderr, STACK_TRACE);
     });
+  });
+});
+
+/** Configs the CLI run renders (FUZZ_CONFIGS); the acceptance asks for at least 2,000. */
+const CONFIGS = Number(process.env.FUZZ_CONFIGS ?? 2000);
+
+/** A seeded generator (mulberry32): the same FUZZ_SEED gives the same configs, in the same order. */
+function seeded(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]! };
+}
+
+/**
+ * One generated config: a stack and one to three `--set`s drawn from the key tables (every key the program reads),
+ * each a value of the key's kind (half the time), of another kind, the default (null), or a prototype-key case.
+ */
+function generatedConfig(g: ReturnType<typeof seeded>): { stack: string; sets: string[] } {
+  const keys = valueKeys();
+  const protos = keyCases().filter((c) => /__proto__|constructor|prototype/.test(c.key));
+  const sets = Array.from({ length: 1 + Math.floor(g.next() * 3) }, () => {
+    const roll = g.next();
+    if (roll < 0.05) return g.pick(protos).set;
+    const { key, kind } = g.pick(keys);
+    const value = roll < 0.55 ? rightValue(kind, g.pick) : roll < 0.9 ? g.pick(wrongFor(kind))[1] : null;
+    return `${key}=${JSON.stringify(value)}`;
+  });
+  return { stack: g.pick(["p5en-1gpu", "p5en-8gpu"]), sets };
+}
+
+describe("render fuzz: generated configs through the render CLI, the real program for every accepted one", function () {
+  this.timeout(0); // bounded by count; each accepted config is a whole render (a second or two)
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "render-fuzz-cli-"));
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it(`${CONFIGS} generated configs (seed ${SEED}): exit 0, 1 or 2 only, no crash, every refusal at a key without object text`, async () => {
+    const g = seeded(SEED);
+    const codes: Record<number, number> = {};
+    const failures: string[] = [];
+    for (let i = 0; i < CONFIGS; i++) {
+      const { stack, sets } = generatedConfig(g);
+      const lines: string[] = [];
+      const stray: unknown[] = [];
+      const onStray = (e: unknown) => stray.push(e);
+      process.on("unhandledRejection", onStray);
+      let code: number;
+      try {
+        code = await runCli([stack, "--out", tmp, ...sets.flatMap((s) => ["--set", s])], {
+          ...defaultDeps(),
+          cwd: ROOT,
+          stdout: (l) => lines.push(l),
+          stderr: (l) => lines.push(l),
+        });
+      } finally {
+        process.off("unhandledRejection", onStray);
+      }
+      codes[code] = (codes[code] ?? 0) + 1;
+      const text = lines.join("\n");
+      const problems = text.split("\n").filter((l) => l.startsWith("  - "));
+      const why = ![ExitCode.Ok, ExitCode.PolicyViolation, ExitCode.InvalidConfig].includes(code as 0 | 1 | 2)
+        ? `exit ${code}`
+        : stray.length > 0
+          ? `an unhandled rejection: ${String(stray[0]).slice(0, 200)}`
+          : STACK_TRACE.test(text)
+            ? "a stack trace"
+            : GARBAGE.test(text)
+              ? "object or function text"
+              : code === ExitCode.InvalidConfig && !/^render: /m.test(text)
+                ? "exit 2 without a message"
+                : problems.some((l) => !/^ {2}- [^\s:][^:]*: \S/.test(l))
+                  ? "a problem without a key path"
+                  : undefined;
+      if (why)
+        failures.push(`#${i} ${stack} ${sets.map((s) => `--set '${s}'`).join(" ")}: ${why}\n${text.slice(0, 800)}`);
+    }
+    console.log(`      exit codes over ${CONFIGS} configs: ${JSON.stringify(codes)}`);
+    assert.deepEqual(failures, [], failures.slice(0, 5).join("\n\n"));
+    // Every documented outcome is reached, or the generator proves nothing.
+    assert.ok((codes[0] ?? 0) > 0 && (codes[2] ?? 0) > 0, JSON.stringify(codes));
   });
 });

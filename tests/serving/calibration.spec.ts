@@ -1,7 +1,8 @@
 /**
  * The serving model's H200 calibration (serving/rates.ts): the rates read the three fact files directly
- * (serving/facts/h200-serving-calibration.json, -extended.json and -attention.json, no copy in code), the attention
- * file is the output of the extractor kept beside it (its sha256), the fitted model reproduces every measured decode
+ * (serving/facts/h200-serving-calibration.json, -extended.json and -attention.json, no copy in code), each file is
+ * the output of the extractor kept in the tree (its sha256, or its code's where only the docstring changed since), the
+ * fitted model reproduces every measured decode
  * step, FP8 GEMM runs at its measured rate, prefill sits below transformers' eager forward, and other GPUs are scaled
  * from their datasheets.
  */
@@ -26,6 +27,16 @@ import { factsOfRow, modelFacts, modelRow, KvCacheDtype, WeightDtype } from "../
 import { GPU_DATASHEETS } from "../../serving/gpu-datasheet";
 
 const ROOT = path.join(__dirname, "..", "..");
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+/** A Python script after its shebang and module docstring: what runs. */
+const codeOf = (script: string) => script.replace(/^(#![^\n]*\n)?"""[^]*?"""\n/, "");
+/** What an H200 fact file records of the extractor that produced it. */
+interface ScriptRecord {
+  readonly scriptSha256: string;
+  readonly scriptCodeSha256: string;
+  readonly scriptCommit?: string;
+  readonly scriptNote?: string;
+}
 const files: MeasurementFiles = {
   calibration: loadFacts<MeasurementFiles["calibration"]>("h200-serving-calibration").facts,
   extended: loadFacts<MeasurementFiles["extended"]>("h200-serving-extended").facts,
@@ -58,11 +69,32 @@ describe("serving calibration (serving/facts/h200-serving-*.json)", () => {
     assert.ok(steps.some((r) => r.weights === "fp8") && steps.some((r) => r.context === 131072));
   });
 
-  it("the attention measurements came from the extractor kept in the tree (its sha256 is the one recorded)", () => {
-    const script = fs.readFileSync(path.join(ROOT, "tests/contracts/extract/h200-serving-attention.py"));
-    const recorded = (loadFacts<{ scriptSha256: string }>("h200-serving-attention").facts as { scriptSha256: string })
-      .scriptSha256;
-    assert.equal(createHash("sha256").update(script).digest("hex"), recorded);
+  it("each H200 fact file came from the extractor kept in the tree: the script's sha256 is the one recorded, or it differs from the version that ran only in its docstring (said so, not re-measured)", () => {
+    for (const name of ["h200-serving-calibration", "h200-serving-extended", "h200-serving-attention"]) {
+      const script = fs.readFileSync(path.join(ROOT, `tests/contracts/extract/${name}.py`), "utf8");
+      const f = loadFacts<ScriptRecord>(name).facts;
+      assert.match(f.scriptSha256, /^[0-9a-f]{64}$/, `${name}: scriptSha256`);
+      assert.equal(
+        sha256(codeOf(script)),
+        f.scriptCodeSha256,
+        `${name}: the extractor's code is not the code that ran`,
+      );
+      if (sha256(script) === f.scriptSha256) continue;
+      assert.match(
+        f.scriptCommit ?? "",
+        /^[0-9a-f]{40}$/,
+        `${name}: edited since it ran, but no scriptCommit says which ran`,
+      );
+      assert.match(f.scriptNote ?? "", /docstring only[^]*not re-measured/, `${name}: scriptNote`);
+    }
+  });
+
+  it("the extractor check can fail: an edit to a script's code changes its code sha256, an edit to its docstring does not", () => {
+    const script = fs.readFileSync(path.join(ROOT, "tests/contracts/extract/h200-serving-extended.py"), "utf8");
+    const code = sha256(codeOf(script));
+    assert.equal(sha256(codeOf(script.replace('"""Measures', '"""Measured'))), code);
+    assert.notEqual(sha256(codeOf(script.replace("import torch", "import  torch"))), code);
+    assert.notEqual(codeOf(script), script, "the docstring was found");
   });
 
   it("the split-KV kernel measured is correct (relative error under 1% against float32) and reaches the HBM rate", () => {

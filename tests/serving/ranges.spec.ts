@@ -12,6 +12,7 @@ import { inferencePlan } from "../../components/inference/plan";
 import { type ServingEstimate, servingEstimate, type ServingInput, servingInputOf } from "../../serving";
 import { bandFor, regimeOf, ttftRegime } from "../../serving/errors";
 import { stackInference } from "../../tools/verify/target";
+import { servingMarkdown } from "../../tools/render/plan/serving";
 
 const ROOT = path.join(__dirname, "..", "..");
 const stackInput = (stack: string): ServingInput => {
@@ -113,5 +114,58 @@ describe("serving estimate: numbers inside their ranges, regimes that say what i
     assert.equal(e.disaggGain, e.uncertainty.model.disaggGain, "no band: the model's own value, uncorrected");
     assert.equal(e.winner, "too close to call");
     assert.match(e.uncertainty.settle ?? "", /no validated range for dense TP4-8/);
+  });
+  it("plan.md words each verdict as its gain's range says: excludes 1, includes 1, not validated, or no gain at all", () => {
+    const base = stacks[1]![1];
+    const md = (w: object, i: ServingInput = base) => {
+      const e = estimate({ ...i, workload: resolveWorkload(w) });
+      return { e, verdict: servingMarkdown({ serving: e }).find((l) => l.startsWith("**"))! };
+    };
+    const agg = md({ isl: 1024, osl: 256, concurrency: 64 });
+    assert.equal(agg.e.winner, "aggregated");
+    assert.match(
+      agg.verdict,
+      /does not pay[^]*range \d[\d.]*-0\.\d+; the model's [\d.]+ x the gain's validation bias [\d.]+\); the range excludes 1/,
+    );
+    const dis = md({ isl: 2000, osl: 200, concurrency: 16, ttftMs: 100000, itlMs: 6 });
+    assert.equal(dis.e.winner, "disaggregated");
+    assert.match(
+      dis.verdict,
+      /^\*\*Disaggregation pays[^]*within the objectives = [\d.]+ \(range 1\.[\d.]+-[\d.]+;[^]*the range excludes 1\.$/,
+    );
+    const close = md({ isl: 3000, osl: 300, concurrency: 32, ttftMs: 200, itlMs: 10 });
+    assert.equal(close.e.winner, "too close to call");
+    assert.match(
+      close.verdict,
+      /^\*\*Too close to call\*\*: [^]*\(range 0\.[\d]+-1\.[\d]+;[^]*includes 1: measure both layouts/,
+    );
+    assert.doesNotMatch(close.verdict, /excludes/);
+    const none = md({ isl: 3000, osl: 300, requestsPerSecond: 5, ttftMs: 1, itlMs: 0.5 });
+    assert.equal(none.e.disaggGain, null);
+    assert.match(none.verdict, /^\*\*Too close to call\*\*: neither layout serves this workload within its objectives/);
+    assert.doesNotMatch(none.verdict, /range/);
+    const role = { replicas: 1, tensorParallel: 8, maxModelLen: 8192, gpuMemoryUtilization: 0.9, efaDevices: 16 };
+    const big = { ...base, model: modelFacts("meta-llama/Llama-3.1-70B-Instruct")!, prefill: role, decode: role };
+    const unvalidated = md({ isl: 3000, osl: 150, concurrency: 48 }, big);
+    assert.match(unvalidated.verdict, /= [\d.]+ \(not validated\)\. The gain has no validated range for dense TP4-8/);
+    assert.doesNotMatch(unvalidated.verdict, /excludes|bias/);
+  });
+
+  it("the chart (open-loop arrival rates) takes the open-loop TTFT band, never the declared closed loop's", () => {
+    const e = estimate({ ...stacks[1]![1], workload: resolveWorkload({ isl: 1024, osl: 256, concurrency: 64 }) });
+    const regime = e.uncertainty.regime;
+    assert.ok(e.uncertainty.bands.ttft, "the closed loop has a TTFT band");
+    assert.deepEqual(e.uncertainty.curveBands.ttft, bandFor(ttftRegime(regime, "open loop"), "ttft"));
+    const dis = servingEstimate({
+      ...stacks[1]![1],
+      workload: resolveWorkload({ isl: 1024, osl: 256, requestsPerSecond: e.curve[2]!.requestsPerSecond }),
+    }) as ServingEstimate;
+    // The chart's point at that rate is what an open-loop estimate at that rate shows (to the chart's rounding).
+    const near = (a: number | null, b: number | null) => assert.ok(Math.abs(a! / b! - 1) < 1e-3, `${a} vs ${b}`);
+    near(e.curve[2]!.disaggregated.ttftMs, dis.ttftMs);
+    near(e.curve[2]!.disaggregated.itlMs, dis.itlMs);
+    const md = servingMarkdown({ serving: e }).join("\n");
+    if (!e.uncertainty.curveBands.ttft)
+      assert.match(md, /its TTFT not validated for open-loop arrivals in this regime/);
   });
 });

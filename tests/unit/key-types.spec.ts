@@ -11,11 +11,8 @@ import * as path from "path";
 import { runCli } from "../../tools/render/cli/cli";
 import { ExitCode } from "../../tools/_shared/exit-codes";
 import { isAtOrUnder } from "../../program/keys";
-import { keyCases } from "../helpers/key-cases";
+import { GARBAGE, keyCases } from "../helpers/key-cases";
 import { ROOT, STACK_TRACE } from "../render/render-harness";
-
-/** Text no message may hold: what `String()` makes of an object or a function. */
-export const GARBAGE = /\[object Object\]|\[native code\]|function\s*\w*\s*\(/;
 
 const never = () => {
   throw new Error("the program ran: a wrong-typed value was accepted");

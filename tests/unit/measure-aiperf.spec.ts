@@ -14,9 +14,13 @@ import {
   exportFromLog,
   frontendUrl,
   JOB_TTL_SECONDS,
+  renderBenchConfigMap,
   renderBenchJob,
   renderBenchPolicies,
+  TOKENIZER_CONTAINER,
 } from "../../tools/measure/job";
+import { TOKENIZER_ROOT } from "../../tools/measure/tokenizer";
+import { modelCacheDir, PREFETCH_FILE, PREFETCH_SCRIPT } from "../../components/inference/cache";
 import { benchJobFor, loadPoints } from "../../tools/measure/plan";
 import { stackInference } from "../../tools/verify/target";
 import { renderNetworkPolicies } from "../../components/inference/network";
@@ -110,7 +114,11 @@ describe("measure: the benchmark Job from the render of a stack", () => {
     assert.equal(after("--concurrency"), "64");
     assert.equal(after("--url"), frontendUrl(r.graphName, r.namespace));
     assert.equal(after("--model"), r.servedModelName);
-    assert.equal(after("--tokenizer"), r.model);
+    assert.equal(
+      after("--tokenizer"),
+      modelCacheDir(TOKENIZER_ROOT, r.model, r.modelRevision),
+      "the init container's copy",
+    );
     assert.equal(after("--artifact-dir"), ARTIFACT_DIR);
     assert.ok(args.includes("--streaming"));
     assert.ok(!args.includes("--goodput"), "no objectives declared: no goodput");
@@ -137,7 +145,7 @@ describe("measure: the benchmark Job from the render of a stack", () => {
       graph: r.graphName,
       image: IMAGE,
       args: ["profile"],
-      hfSecret: "llm-hf-token",
+      tokenizer: { model: r.model, revision: "main", hfSecret: "llm-hf-token" },
       runId: "r1",
       deadlineSeconds: 900,
       runAsUser: 1000,
@@ -159,6 +167,35 @@ describe("measure: the benchmark Job from the render of a stack", () => {
         ?.matchLabels?.[OperatorLabel.Component],
       GraphService.Frontend,
     );
+  });
+
+  it("AIPerf gets no token and reads its tokenizer offline; the init container fetches it, with the token only when it needs it", () => {
+    for (const tokenizerToken of [false, true]) {
+      const job = benchJobFor(
+        r,
+        { concurrency: 1 },
+        { image: IMAGE, runId: "r1", index: 0, deadlineSeconds: 60, tokenizerToken },
+      );
+      const pod = job.spec!.template.spec!;
+      const aiperf = pod.containers[0]!;
+      assert.equal(pod.containers.length, 1);
+      assert.equal(aiperf.envFrom, undefined, "no Secret in AIPerf's environment");
+      assert.ok(!(aiperf.env ?? []).some((e) => e.valueFrom || /TOKEN/.test(e.name)), JSON.stringify(aiperf.env));
+      assert.equal(aiperf.env!.find((e) => e.name === "HF_HUB_OFFLINE")?.value, "1");
+      const dir = aiperf.args![aiperf.args!.indexOf("--tokenizer") + 1];
+      assert.equal(dir, modelCacheDir(TOKENIZER_ROOT, r.model, r.modelRevision));
+      const [init] = pod.initContainers!;
+      assert.equal(init!.name, TOKENIZER_CONTAINER);
+      const env = Object.fromEntries(init!.env!.map((e) => [e.name, e.value ?? e.valueFrom?.secretKeyRef?.name]));
+      assert.equal(env.METADATA_ONLY, "1");
+      assert.equal(env.CACHE_ROOT, TOKENIZER_ROOT);
+      assert.equal(env.MODEL_ID, r.model);
+      assert.equal("HF_TOKEN" in env, tokenizerToken, `token given: ${tokenizerToken}`);
+      for (const c of [aiperf, init!]) assert.deepEqual(c.securityContext?.seccompProfile, { type: "RuntimeDefault" });
+      const cm = renderBenchConfigMap({ name: job.metadata!.name!, namespace: r.namespace });
+      assert.equal(pod.volumes!.find((v) => v.name === "prefetch")?.configMap?.name, cm.metadata!.name);
+      assert.equal(cm.data![PREFETCH_FILE], PREFETCH_SCRIPT);
+    }
   });
 
   it("its NetworkPolicies let the Job reach the Frontend's port through the graph's default deny, and nothing else of the graph", () => {
@@ -190,6 +227,12 @@ describe("measure: the benchmark Job from the render of a stack", () => {
     );
     assert.equal(allows([...graph, ...mine], flow(pod(GraphService.Decode), 9090)), false);
     assert.equal(allows([...graph, ...mine], flow(pod(GraphService.Frontend), 9090)), false);
+    // HTTPS (the tokenizer's download) only to public addresses: never the VPC, a node, the pods or IMDS.
+    const host = (ip: string): Endpoint => ({ ip });
+    assert.equal(allows([...graph, ...mine], flow(host("18.164.1.10"), 443)), true, "the hub's CDN");
+    for (const ip of ["10.0.3.4", "172.20.0.10", "192.168.1.1", "169.254.169.254", "100.64.0.7"])
+      assert.equal(allows([...graph, ...mine], flow(host(ip), 443)), false, `${ip}:443`);
+    assert.equal(allows([...graph, ...mine], flow(host("18.164.1.10"), 80)), false, "no plain HTTP");
     const otherRun = renderBenchPolicies({ name: "x", namespace: r.namespace, graph: r.graphName, runId: "r2" });
     assert.equal(
       allows([...graph, ...otherRun], flow(pod(GraphService.Frontend), 8000)),

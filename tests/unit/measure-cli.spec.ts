@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { closedPort } from "../verify/cli-harness";
 import { kubeconfigText } from "../verify/fake-kube";
 import { Cleanup } from "../../tools/measure/cluster";
+import { interruptions } from "../../tools/measure/main-run";
 
 const ROOT = join(__dirname, "..", "..");
 const IMAGE = `123456789012.dkr.ecr.us-east-2.amazonaws.com/aiperf@sha256:${"c".repeat(64)}`;
@@ -106,5 +107,66 @@ describe("measure: cleanup of what a run created", () => {
     assert.match(log, /could not clean up Job j: forbidden; delete it by hand \(label dynamo-efa\/measure-run\)/);
     assert.deepEqual(await c.runAll(() => undefined), []);
     assert.equal(done.length, 3);
+  });
+});
+
+describe("measure: Ctrl-C, once, twice, three times (RELIABILITY-AUDIT-2 X1)", () => {
+  /** A run that paused the graph (a step that scales back, then waits for Ready) and created a Job. */
+  function pausedRun() {
+    const c = new Cleanup();
+    const done: string[] = [];
+    c.add("the replicas of llm", async () => {
+      done.push("scale back");
+      await Promise.race([c.hurriedSignal, new Promise((r) => setTimeout(r, 60_000))]);
+      done.push(c.isHurried ? "stopped waiting" : "ready");
+    });
+    c.add("Job j", async () => done.push("delete job"));
+    return { c, done };
+  }
+
+  it("the second Ctrl-C stops waiting for Ready but the graph still gets its replicas back; nothing exits", async () => {
+    const { c, done } = pausedRun();
+    let err = "";
+    let finished = false;
+    const exits: number[] = [];
+    const on = interruptions(
+      c,
+      { stderr: (s) => (err += s) },
+      () => (finished = true),
+      (n) => void exits.push(n),
+    );
+    on();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(done, ["delete job", "scale back"], "the first Ctrl-C undoes, last created first");
+    assert.throws(() => c.assertOpen(), /interrupted: creating nothing more/);
+    on();
+    assert.match(err, /no longer waiting; still undoing: the replicas of llm/);
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(done, ["delete job", "scale back", "stopped waiting"]);
+    assert.ok(finished, "the run ends once everything is undone");
+    assert.deepEqual(exits, [], "no exit before the undo finished");
+  });
+
+  it("the third Ctrl-C leaves at once with 130, naming what is not undone", async () => {
+    const c = new Cleanup();
+    c.add("the replicas of llm", () => new Promise(() => undefined)); // a cluster that never answers
+    c.add("NetworkPolicy p", async () => undefined);
+    let err = "";
+    const exits: number[] = [];
+    const on = interruptions(
+      c,
+      { stderr: (s) => (err += s) },
+      () => undefined,
+      (n) => void exits.push(n),
+    );
+    on();
+    await new Promise((r) => setImmediate(r));
+    on();
+    on();
+    assert.deepEqual(exits, [130]);
+    assert.match(
+      err,
+      /leaving now; not undone: the replicas of llm \(delete or restore by hand; objects carry the label dynamo-efa\/measure-run\)/,
+    );
   });
 });

@@ -60,6 +60,38 @@ describe("measure report: measured beside estimated", () => {
     assert.equal(compareLatency(p(150), 100).ratio, 1.5);
   });
 
+  it("judges against the estimate's own validated range where its regime has one, else +-AGREE_WITHIN, and says which", () => {
+    const rps = view.atWorkload.requestsPerSecond / 2;
+    const at = view.at(Layout.Disaggregated, rps);
+    // Open-loop arrivals on dense TP1-2: ITL is validated (its range comes along), TTFT is not (no range, none borrowed).
+    const e = view.atWorkload.uncertainty;
+    assert.ok(at.itlRange && at.itlRange.lo < at.itlMs! && at.itlMs! < at.itlRange.hi, JSON.stringify(at));
+    assert.equal(at.ttftRange, undefined, "the open-loop TTFT is not validated in this regime");
+    assert.equal(e.unvalidated.includes("ttft"), false, "the closed loop's TTFT is, and is not borrowed");
+    const r = buildReport({
+      stack: "p5en-8gpu",
+      graph: r8.graphName,
+      namespace: r8.namespace,
+      image: IMAGE,
+      workload: r8.workload,
+      prefill: r8.prefill,
+      decode: r8.decode,
+      estimate: view,
+      disaggregated: [{ load: { requestsPerSecond: rps }, summary: near(rps, { ttft: 2, itl: 3 }) }],
+    });
+    const point = r.layouts[0]!.points[0]!;
+    assert.equal(point.itl.validated, true);
+    assert.equal(point.ttft.validated, false);
+    assert.ok(
+      r.findings.some((f) => /ITL at .*band [\d.]+-[\d.]+\)$/.test(f)),
+      r.findings.join("\n"),
+    );
+    assert.ok(
+      r.findings.some((f) => /TTFT at .*band [\d.]+-[\d.]+, \+-25%: no validated range in this regime\)$/.test(f)),
+      r.findings.join("\n"),
+    );
+  });
+
   it("on the recorded real export's numbers: per-GPU throughput, no token timing found, the finding says why", () => {
     const r = buildReport({
       stack: "p5en-8gpu",

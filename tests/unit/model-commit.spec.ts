@@ -5,7 +5,9 @@
  * graph is rendered with that one commit; the plan says which.
  */
 import { strict as assert } from "assert";
-import { resolveCommit } from "../../components/inference/hf-commit";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import { MAX_ANSWER_BYTES, resolveCommit } from "../../components/inference/hf-commit";
 import { modelCommitProvider } from "../../components/inference/model-commit";
 import { revisionPlan, RevisionResolution, withCommit } from "../../components/inference/revision";
 import { renderGraph } from "../../components/inference/graph";
@@ -89,6 +91,92 @@ describe("one commit per deployment: a moving revision resolved once at pulumi u
         ),
         /refusing a redirect from https to http \(http:\/\/hub\.example\/x\)/,
       );
+    });
+  });
+
+  describe("the hub's answer, bounded (RELIABILITY-AUDIT-2 H1)", () => {
+    /** A loopback endpoint answering 200 with `write`'s body; counts the bytes it managed to send. */
+    async function endpoint(write: (res: http.ServerResponse) => void) {
+      const server = http.createServer((_req, res) => write(res));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      return {
+        url,
+        close: () =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
+      };
+    }
+    const q = (url: string) => ({ endpoint: url, model: MODEL, revision: "main" });
+
+    it("an answer that declares more than 16 MiB is refused unread", async () => {
+      const e = await endpoint((res) => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(1024 ** 3) });
+        res.write('{"sha":"');
+      });
+      try {
+        await assert.rejects(
+          resolveCommit(q(e.url)),
+          new RegExp(`the answer is larger than ${MAX_ANSWER_BYTES} bytes \\(Content-Length 1073741824\\)`),
+        );
+      } finally {
+        await e.close();
+      }
+    });
+
+    it("a streamed answer past 16 MiB (no length declared) is cut off there, not buffered", async () => {
+      let sent = 0;
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      const e = await endpoint((res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"pad":"');
+        const more = () => {
+          while (sent < 64 * 1024 * 1024 && !res.destroyed) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once("drain", more);
+          }
+          res.end('"}');
+        };
+        more();
+      });
+      try {
+        await assert.rejects(
+          resolveCommit(q(e.url)),
+          /the answer is larger than 16777216 bytes \(stopped reading there\)/,
+        );
+        assert.ok(sent < 64 * 1024 * 1024, `the server sent all ${sent} bytes: the reader did not stop`);
+      } finally {
+        await e.close();
+      }
+    });
+
+    it("an answer still dripping at the deadline is reported as a timeout, not as not-JSON", async () => {
+      const e = await endpoint((res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"sha":"0123');
+      });
+      try {
+        await assert.rejects(
+          resolveCommit(q(e.url), fetch, { seconds: 0.5, bytes: MAX_ANSWER_BYTES }),
+          /the answer did not arrive within 0\.5 s \(timeout, 12 bytes read\)/,
+        );
+      } finally {
+        await e.close();
+      }
+    });
+
+    it("no answer at all by the deadline is a timeout too", async () => {
+      const e = await endpoint(() => undefined);
+      try {
+        await assert.rejects(
+          resolveCommit(q(e.url), fetch, { seconds: 0.5, bytes: MAX_ANSWER_BYTES }),
+          /no answer within 0\.5 s \(timeout\)/,
+        );
+      } finally {
+        await e.close();
+      }
     });
   });
 

@@ -56,6 +56,52 @@ describe("inference: Pod Security level of the graph's namespace", () => {
       assert.deepEqual(s.extraPodSpec?.mainContainer?.securityContext?.seccompProfile, { type: "RuntimeDefault" });
   });
 
+  it("every init container of every pod runs under seccomp RuntimeDefault, in every cache mode and backend (audit: cache-owner and model-prefetch had none)", () => {
+    const missing: string[] = [];
+    const inits = new Set<string>();
+    for (const release of ["dynamo-1.6", "seed"] as const)
+      for (const backend of ["vllm", "trtllm"] as const)
+        for (const [mode, gpuPool] of [
+          ["local-nvme", pool("p5en.48xlarge", 2, true, NVME)],
+          ["none", pool("p5en.48xlarge", 2, true)],
+        ] as const)
+          for (const p of namespacePods(resolved("p5en-1gpu", backend, { release, modelCacheMode: mode, gpuPool })))
+            for (const c of p.containers) {
+              if (c.name !== "main" && c.name !== "idle") inits.add(c.name);
+              if ((c.securityContext?.seccompProfile?.type ?? p.podSeccomp) !== "RuntimeDefault")
+                missing.push(`${release} ${backend} ${mode}: ${p.name}/${c.name}`);
+            }
+    assert.deepEqual(missing, []);
+    // The node cache's two and the seed Frontend's model-config are among those checked.
+    for (const n of ["cache-owner", "model-prefetch", "model-config"]) assert.ok(inits.has(n), `${n} in ${[...inits]}`);
+  });
+
+  it("no split makes the EFA and local-nvme namespaces enforceable: the workers themselves need privileged", () => {
+    const r = resolved("p5en-1gpu", "vllm", {
+      modelCacheMode: "local-nvme",
+      gpuPool: pool("p5en.48xlarge", 2, true, NVME),
+    });
+    const pods = namespacePods(r);
+    const workers = pods.filter((p) => p.name === GraphService.Prefill || p.name === GraphService.Decode);
+    assert.equal(workers.length, 2);
+    // Without the prefetch DaemonSet (or the Frontend) the workers alone still fail baseline, on both counts.
+    const alone = namespaceLevel(workers);
+    assert.equal(alone.level, "privileged");
+    for (const w of workers) {
+      assert.ok(
+        alone.because.some((b) => b.startsWith(`${w.name}: hostPath volume`)),
+        alone.because.join("\n"),
+      );
+      assert.ok(
+        alone.because.some((b) => b === `${w.name}/main: adds IPC_LOCK`),
+        alone.because.join("\n"),
+      );
+    }
+    // What is not a worker meets baseline on its own (the Frontend restricted): only the workers hold the level down.
+    const rest = pods.filter((p) => !workers.includes(p) && !p.name.endsWith("-prefetch"));
+    assert.equal(namespaceLevel(rest).level, "restricted", namespaceLevel(rest).because.join("\n"));
+  });
+
   it("no label when the component does not create the namespace", () =>
     assert.equal(label({ createNamespace: false }), undefined));
 });

@@ -19,21 +19,54 @@ const PLURAL = "dynamographdeployments";
 /** One API call's own time limit, ms. */
 const CALL_MS = 30_000;
 
-/** Undo actions, run last-registered first, once, also on SIGINT/SIGTERM. */
+/**
+ * Undo actions, run last-registered first, once, also on SIGINT/SIGTERM. A step may wait (a restored graph turning
+ * Ready); `hurry` (a second Ctrl-C) ends every such wait at once while the undo actions themselves still run.
+ */
 export class Cleanup {
   private readonly steps: { what: string; run: () => Promise<unknown> }[] = [];
+  private running: string | undefined;
+  private hurried = false;
+  private closed = false;
+  private wake: () => void = () => undefined;
+  /** Resolves when `hurry` is called: what a waiting step races against. */
+  readonly hurriedSignal: Promise<void> = new Promise((resolve) => (this.wake = resolve));
   add(what: string, run: () => Promise<unknown>): void {
     this.steps.push({ what, run });
+  }
+  /** No more creating: the run was interrupted, and what it creates from now on would outlive its cleanup. */
+  close(): void {
+    this.closed = true;
+  }
+  /** Throws once `close` was called (before a create: nothing new after a Ctrl-C). */
+  assertOpen(): void {
+    if (this.closed) throw new UnreachableError("interrupted: creating nothing more");
+  }
+  /** Stop waiting: steps still undo what they undo, but none waits for the cluster to settle. */
+  hurry(): void {
+    this.hurried = true;
+    this.wake();
+  }
+  /** Whether `hurry` was called. */
+  get isHurried(): boolean {
+    return this.hurried;
+  }
+  /** What is not undone yet: the step in progress and those after it. */
+  pending(): string[] {
+    return [...(this.running ? [this.running] : []), ...this.steps.map((s) => s.what).reverse()];
   }
   /** Runs every step; a failing step is reported and the rest still run. Returns what could not be undone. */
   async runAll(log: (s: string) => void): Promise<string[]> {
     const failed: string[] = [];
     while (this.steps.length > 0) {
       const s = this.steps.pop()!;
+      this.running = s.what;
       try {
         await s.run();
       } catch (e) {
         failed.push(`${s.what}: ${(e as Error).message.split("\n")[0]}`);
+      } finally {
+        this.running = undefined;
       }
     }
     for (const f of failed) log(`measure: could not clean up ${f}; delete it by hand (label ${RUN_LABEL})\n`);
@@ -149,6 +182,17 @@ export class MeasureCluster {
     );
   }
 
+  async createConfigMap(cm: k8s.V1ConfigMap, labels: Record<string, string>, cleanup: Cleanup): Promise<void> {
+    const name = cm.metadata!.name!;
+    cleanup.add(`ConfigMap ${name}`, () => this.core.deleteNamespacedConfigMap({ name, namespace: this.namespace }));
+    await this.call(`create ConfigMap ${name}`, () =>
+      this.core.createNamespacedConfigMap({
+        namespace: this.namespace,
+        body: { ...cm, metadata: { ...cm.metadata, labels: { ...cm.metadata?.labels, ...labels } } },
+      }),
+    );
+  }
+
   async createJob(job: k8s.V1Job, cleanup: Cleanup): Promise<void> {
     const name = job.metadata!.name!;
     cleanup.add(`Job ${name}`, () =>
@@ -187,8 +231,8 @@ export class MeasureCluster {
     );
   }
 
-  /** The log of the Job's pod (its only container). */
-  async jobLog(name: string): Promise<string> {
+  /** The log of one container of the Job's pod (`aiperf`, or the tokenizer's init container). */
+  async jobLog(name: string, container = "aiperf"): Promise<string> {
     const pods = await this.call(`list pods of Job ${name}`, () =>
       this.core.listNamespacedPod({ namespace: this.namespace, labelSelector: `job-name=${name}` }),
     );
@@ -196,7 +240,7 @@ export class MeasureCluster {
     if (!pod) throw new UnreachableError(`Job ${name} has no pod (was it deleted, or never scheduled?)`);
     return String(
       await this.call(`read log of ${pod}`, () =>
-        this.core.readNamespacedPodLog({ name: pod, namespace: this.namespace }),
+        this.core.readNamespacedPodLog({ name: pod, namespace: this.namespace, container }),
       ),
     );
   }

@@ -1,8 +1,8 @@
 /**
  * The render's serving estimate, seen through the few numbers `measure` compares with: TTFT and ITL of either
- * layout at a given arrival rate, each role's per-worker rate, and the split the estimate recommends. The one
- * place of measure that reads the serving wing (serving/): when the estimate grows ranges, `estimatePoint` is the
- * function that carries them over. Pure.
+ * layout at a given arrival rate with the estimate's own ranges (none where its regime has no validated range), each
+ * role's per-worker rate, and the split the estimate recommends. The one place of measure that reads the serving wing
+ * (serving/). Pure.
  */
 import type { ResolvedInference } from "../../components/inference/args";
 import { ServingEstimate, servingEstimate, ServingInput, servingInputOf } from "../../serving";
@@ -23,7 +23,10 @@ export interface EstimatePoint {
   readonly requestsPerSecond: number;
   readonly ttftMs: number | null;
   readonly itlMs: number | null;
-  /** The estimate's own range, when it states one. @default - none: the report then uses `AGREE_WITHIN` */
+  /**
+   * The estimate's own range (`plan.json` `serving.uncertainty.ranges`), when its regime has a validated one.
+   * @default - none (not validated in the regime): the report then uses `AGREE_WITHIN` and says so
+   */
   readonly ttftRange?: Range;
   readonly itlRange?: Range;
 }
@@ -42,10 +45,21 @@ export interface EstimateView {
   at(layout: Layout, requestsPerSecond: number): EstimatePoint;
 }
 
-/** The estimate's numbers of one layout, as an `EstimatePoint`. */
+/** The estimate's numbers of one layout, with their ranges where the regime has validated ones, as an `EstimatePoint`. */
 export function estimatePoint(e: ServingEstimate, layout: Layout): EstimatePoint {
-  const l = layout === Layout.Aggregated ? e.aggregated : e;
-  return { requestsPerSecond: l.requestsPerSecond, ttftMs: l.ttftMs, itlMs: l.itlMs };
+  const aggregated = layout === Layout.Aggregated;
+  const l = aggregated ? e.aggregated : e;
+  const r = aggregated ? e.uncertainty.ranges.aggregated : e.uncertainty.ranges;
+  const range = (x: readonly [number, number] | null) => (x ? { lo: x[0], hi: x[1] } : undefined);
+  const ttftRange = range(r.ttftMs);
+  const itlRange = range(r.itlMs);
+  return {
+    requestsPerSecond: l.requestsPerSecond,
+    ttftMs: l.ttftMs,
+    itlMs: l.itlMs,
+    ...(ttftRange ? { ttftRange } : {}),
+    ...(itlRange ? { itlRange } : {}),
+  };
 }
 
 /** The estimate of a serving input at an open-loop rate; the same model the plan runs. */

@@ -10,10 +10,45 @@ import { stackInference } from "../verify/target";
 import { loadKubeConfig } from "../verify/k8s";
 import type { Io, parse } from "./args";
 import { Cleanup } from "./cluster";
+import { RUN_LABEL } from "./job";
 import { measure } from "./run";
 import type { MeasureReport } from "./summary";
 
 type Args = Exclude<ReturnType<typeof parse>, { help: true }>;
+
+/**
+ * What each Ctrl-C (or SIGTERM) does: the first deletes what the run created and restores what it scaled down, and
+ * waits for the graph to turn Ready again; the second stops that waiting but still finishes every undo action (a
+ * graph paused by --pause-disagg gets its replicas back); the third leaves at once, naming what is left undone.
+ * The handlers stay installed for the whole run, so no Ctrl-C ever kills the process mid-cleanup.
+ */
+export function interruptions(
+  cleanup: Cleanup,
+  io: Pick<Io, "stderr">,
+  done: () => void,
+  exit: (code: number) => void = (code) => process.exit(code),
+) {
+  let count = 0;
+  return (): void => {
+    count += 1;
+    if (count === 1) {
+      cleanup.close();
+      io.stderr("measure: interrupted; deleting what this run created (Ctrl-C again: stop waiting for Ready)\n");
+      void cleanup.runAll(io.stderr).then(done);
+    } else if (count === 2) {
+      cleanup.hurry();
+      io.stderr(
+        `measure: no longer waiting; still undoing: ${cleanup.pending().join(", ") || "nothing"} (Ctrl-C again: leave now and undo nothing more)\n`,
+      );
+    } else {
+      const left = cleanup.pending();
+      io.stderr(
+        `measure: leaving now; not undone: ${left.join(", ") || "nothing"}${left.length ? ` (delete or restore by hand; objects carry the label ${RUN_LABEL})` : ""}\n`,
+      );
+      exit(130);
+    }
+  };
+}
 
 /** Runs the measurement; "interrupted" when a signal stopped it (after everything it created was deleted). */
 export async function runMeasure(a: Args, io: Io): Promise<MeasureReport | "interrupted"> {
@@ -27,12 +62,9 @@ export async function runMeasure(a: Args, io: Io): Promise<MeasureReport | "inte
   const cleanup = new Cleanup();
   let interrupted: (() => void) | undefined;
   const stopped = new Promise<"interrupted">((resolve) => (interrupted = () => resolve("interrupted")));
-  const onSignal = () => {
-    io.stderr("measure: interrupted; deleting what this run created\n");
-    void cleanup.runAll(io.stderr).then(() => interrupted?.());
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const onSignal = interruptions(cleanup, io, () => interrupted?.());
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   try {
     const run = measure({
       stack: a.stack,

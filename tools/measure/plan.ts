@@ -8,7 +8,9 @@ import { graphNames } from "../../components/_shared/names";
 import type { ResolvedInference, ResolvedWorkload } from "../../components/inference/args";
 import type { NetworkPolicyObject } from "../../components/inference/network";
 import { aiperfArgs, type Load } from "./aiperf";
+import { modelCacheDir } from "../../components/inference/cache";
 import { ARTIFACT_DIR, frontendUrl, renderBenchJob, renderBenchPolicies } from "./job";
+import { TOKENIZER_ROOT } from "./tokenizer";
 
 /** The load points: the declared load times each factor (concurrency rounded, at least 1). */
 export function loadPoints(
@@ -49,6 +51,8 @@ export interface PointOptions {
   readonly deadlineSeconds: number;
   /** Requests measured. @default - `requestsAt(load)` */
   readonly requests?: number;
+  /** The tokenizer's download needs the graph's token (a gated or private model: ./tokenizer.ts). @default false */
+  readonly tokenizerToken?: boolean;
 }
 
 /** The Job's and policies' name of a point: `<graph>-measure-<run>-<index>`. */
@@ -62,7 +66,7 @@ export function benchJobFor(r: ResolvedInference, load: Load, o: PointOptions): 
   const args = aiperfArgs({
     url: frontendUrl(r.graphName, r.namespace),
     model: r.servedModelName,
-    tokenizer: r.model,
+    tokenizer: modelCacheDir(TOKENIZER_ROOT, r.model, r.modelRevision),
     isl: w.isl,
     osl: w.osl,
     load,
@@ -78,7 +82,11 @@ export function benchJobFor(r: ResolvedInference, load: Load, o: PointOptions): 
     graph: r.graphName,
     image: o.image,
     args,
-    hfSecret: r.hfSecretName ?? graphNames(r.graphName, r.namespace).hfSecret,
+    tokenizer: {
+      model: r.model,
+      revision: r.modelRevision,
+      ...(o.tokenizerToken ? { hfSecret: r.hfSecretName ?? graphNames(r.graphName, r.namespace).hfSecret } : {}),
+    },
     runId: o.runId,
     deadlineSeconds: o.deadlineSeconds,
     runAsUser: r.runAsUser,

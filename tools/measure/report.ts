@@ -42,6 +42,8 @@ export interface LatencyComparison {
   readonly estimated: number | null;
   /** The band the P50 is judged against: the estimate's own range, else +-AGREE_WITHIN around it. */
   readonly band?: Range;
+  /** Whether `band` is the estimate's validated range (false: +-AGREE_WITHIN, its regime has none). */
+  readonly validated?: boolean;
   /** measured P50 / estimated. */
   readonly ratio?: number;
   readonly agreement: Agreement;
@@ -115,11 +117,12 @@ export function compareLatency(
   range?: Range,
 ): LatencyComparison {
   const band = bandOf(estimated, range);
+  const judged = band ? { band, validated: range !== undefined } : {};
   if (!measured || estimated === null || !band)
-    return { ...(measured ? { measured } : {}), estimated, ...(band ? { band } : {}), agreement: Agreement.Unknown };
+    return { ...(measured ? { measured } : {}), estimated, ...judged, agreement: Agreement.Unknown };
   const agreement =
     measured.p50 < band.lo ? Agreement.Below : measured.p50 > band.hi ? Agreement.Above : Agreement.Agrees;
-  return { measured, estimated, band, ratio: r3(measured.p50 / estimated), agreement };
+  return { measured, estimated, ...judged, ratio: r3(measured.p50 / estimated), agreement };
 }
 
 /** One point: measured at the rate it served, against the estimate at that same rate. */

@@ -17,7 +17,8 @@ import { parseSummary, type Load } from "./aiperf";
 import { Cleanup, MeasureCluster } from "./cluster";
 import { estimateView, type EstimateView } from "./estimate";
 import { benchImage } from "./image";
-import { exportFromLog, RUN_LABEL } from "./job";
+import { exportFromLog, renderBenchConfigMap, RUN_LABEL, TOKENIZER_CONTAINER } from "./job";
+import { hubAccess, type HubAccess } from "./tokenizer";
 import { KV_PROBE_SCRIPT, kvDelta, kvPlanOf, parseKvCounters } from "./kv";
 import { benchJobFor, benchPoliciesFor, loadPoints } from "./plan";
 import type { MeasuredRun } from "./report";
@@ -43,12 +44,14 @@ export interface MeasureOptions {
   readonly pauseDisagg?: boolean;
   readonly log: (s: string) => void;
   readonly cleanup: Cleanup;
+  /** Asks the hub whether the tokenizer needs the token (tests answer it). @default - `hubAccess` */
+  readonly hubAccess?: (model: string) => Promise<HubAccess>;
 }
 
 const WORKERS: readonly string[] = [GraphService.Prefill, GraphService.Decode];
 
-/** The options with the Job's image chosen. */
-type Run = MeasureOptions & { readonly image: string };
+/** The options with the Job's image chosen and whether the tokenizer's download needs the token. */
+type Run = MeasureOptions & { readonly image: string; readonly tokenizerToken: boolean };
 
 /** NIXL's counters on every worker now (a failed exec or a worker without them counts as none). */
 async function kvNow(o: MeasureOptions, workers: readonly PodRef[]) {
@@ -63,6 +66,9 @@ async function runPoint(o: Run, r: ResolvedInference, load: Load, index: number,
   const c = new MeasureCluster(o.kc, r.namespace);
   const local = new Cleanup();
   const labels = { [RUN_LABEL]: runId };
+  // The point's objects are the run's too: a Ctrl-C mid-point deletes them with everything else.
+  o.cleanup.add(`the Job of point ${index} and its ConfigMap and NetworkPolicies`, () => local.runAll(o.log));
+  o.cleanup.assertOpen();
   try {
     for (const p of benchPoliciesFor(r, { runId, index })) await c.createPolicy(p, labels, local);
     const job = benchJobFor(r, load, {
@@ -70,18 +76,25 @@ async function runPoint(o: Run, r: ResolvedInference, load: Load, index: number,
       runId,
       index,
       deadlineSeconds: o.deadlineSeconds,
+      tokenizerToken: o.tokenizerToken,
       ...(o.requests ? { requests: o.requests } : {}),
     });
-    await c.createJob(job, local);
     const name = job.metadata!.name!;
+    o.cleanup.assertOpen();
+    await c.createConfigMap(renderBenchConfigMap({ name, namespace: r.namespace }), labels, local);
+    await c.createJob(job, local);
     o.log(`measure: ${r.graphName} at ${JSON.stringify(load)}: Job ${name} running (limit ${o.deadlineSeconds} s)\n`);
     const state = await c.waitJob(name, (o.deadlineSeconds + 60) * 1000);
-    const log = await c.jobLog(name);
+    const log = await c.jobLog(name).catch(() => "");
     const text = exportFromLog(log);
-    if (!text)
+    if (!text) {
+      // No AIPerf output at all: the tokenizer's init container may be what failed (no access, no network).
+      const from = log.trim() ? log : await c.jobLog(name, TOKENIZER_CONTAINER).catch(() => "");
+      const which = log.trim() ? "its log" : `its ${TOKENIZER_CONTAINER} init container's log`;
       throw new UnreachableError(
-        `Job ${name} ${state} without an AIPerf export; its log ends: ${log.trim().split("\n").slice(-5).join(" | ").slice(0, 600)}`,
+        `Job ${name} ${state} without an AIPerf export; ${which} ends: ${from.trim().split("\n").slice(-5).join(" | ").slice(0, 600)}`,
       );
+    }
     return parseSummary(text);
   } finally {
     await local.runAll(o.log);
@@ -107,12 +120,16 @@ async function runPoints(
   return out;
 }
 
-/** Polls `ready` every 10 s up to `seconds`; false when it never was. */
-async function until(ready: () => Promise<boolean>, seconds: number): Promise<boolean> {
+/** Polls `ready` every 10 s up to `seconds`, or until `stop` resolves; false when it never was ready. */
+async function until(ready: () => Promise<boolean>, seconds: number, stop?: Promise<void>): Promise<boolean> {
   const end = Date.now() + seconds * 1000;
-  while (Date.now() < end) {
+  let stopped = false;
+  void stop?.then(() => (stopped = true));
+  while (Date.now() < end && !stopped) {
     if (await ready()) return true;
-    await new Promise((res) => setTimeout(res, 10_000));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([new Promise((res) => (timer = setTimeout(res, 10_000))), ...(stop ? [stop] : [])]);
+    clearTimeout(timer);
   }
   return false;
 }
@@ -123,8 +140,9 @@ async function pause(o: MeasureOptions, c: MeasureCluster, live: DynamoGraphDepl
   const back = Object.fromEntries(WORKERS.map((s) => [s, live.spec.services[s]?.replicas ?? 1]));
   o.cleanup.add(`the replicas of ${r.graphName} (${JSON.stringify(back)})`, async () => {
     await c.scale(r.graphName, back);
-    o.log(`measure: ${r.graphName} scaled back to ${JSON.stringify(back)}; waiting for Ready\n`);
-    await until(() => c.graphReady(r.graphName), r.modelLoadBudgetSeconds + 600);
+    if (o.cleanup.isHurried) return o.log(`measure: ${r.graphName} scaled back to ${JSON.stringify(back)}\n`);
+    o.log(`measure: ${r.graphName} scaled back to ${JSON.stringify(back)}; waiting for Ready (Ctrl-C: stop waiting)\n`);
+    await until(() => c.graphReady(r.graphName), r.modelLoadBudgetSeconds + 600, o.cleanup.hurriedSignal);
   });
   await c.scale(r.graphName, Object.fromEntries(WORKERS.map((s) => [s, 0])));
   o.log(`measure: ${r.graphName}'s workers scaled to 0 for the twin (--pause-disagg)\n`);
@@ -142,6 +160,7 @@ async function runTwin(
   const c = new MeasureCluster(o.kc, r.namespace);
   const local = new Cleanup();
   // Paused first, so that undoing runs the other way: the twin is deleted before the graph gets its GPUs back.
+  o.cleanup.assertOpen();
   if (!twin.fitsBeside) await pause(o, c, live);
   o.cleanup.add(`the twin ${twin.name}`, () => local.runAll(o.log));
   for (const p of twin.policies) await c.createPolicy(p, { [RUN_LABEL]: runId }, local);
@@ -186,7 +205,11 @@ export async function measure(o: MeasureOptions): Promise<MeasureReport> {
   const image = benchImage(release(r.release), await c.runningImages(podSelector(r.graphName)), o.image);
   if ("problem" in image) throw new UsageError(image.problem);
   o.log(`measure: AIPerf runs from ${image.ref} (${image.why})\n`);
-  const run: Run = { ...o, image: image.ref };
+  const access = await (o.hubAccess ?? hubAccess)(r.model);
+  o.log(
+    `measure: the tokenizer of ${r.model} is fetched by each Job's init container ${access.token ? "with" : "without"} the graph's Hugging Face token (${access.why}); AIPerf reads it offline\n`,
+  );
+  const run: Run = { ...o, image: image.ref, tokenizerToken: access.token };
   const runId = Date.now().toString(36);
   const pods = await new ClusterReader(o.kc, r.namespace).pods(podSelector(r.graphName), 30_000);
   const workers = pods.filter((p) => isWorker(p, WORKERS));

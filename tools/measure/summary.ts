@@ -4,7 +4,7 @@
  */
 import type { ResolvedWorkload } from "../../components/inference/args";
 import { AIPERF } from "./aiperf";
-import { type EstimatePoint, type EstimateView, Layout } from "./estimate";
+import { AGREE_WITHIN, type EstimatePoint, type EstimateView, Layout } from "./estimate";
 import type { KvPlan } from "./kv";
 import {
   Agreement,
@@ -79,7 +79,8 @@ function latencyFinding(layout: Layout, what: string, at: string, c: LatencyComp
     return `${layout} ${what} at ${at}: measured P50 ${c.measured.p50} ms where the estimate says this rate saturates the layout`;
   if (c.agreement === Agreement.Agrees) return undefined;
   const dir = c.agreement === Agreement.Above ? "slower" : "faster";
-  return `${layout} ${what} at ${at}: measured P50 ${c.measured.p50} ms is ${dir} than the estimate's ${c.estimated} ms (x${c.ratio}; band ${c.band?.lo}-${c.band?.hi})`;
+  const band = `band ${c.band?.lo}-${c.band?.hi}${c.validated ? "" : `, +-${AGREE_WITHIN * 100}%: no validated range in this regime`}`;
+  return `${layout} ${what} at ${at}: measured P50 ${c.measured.p50} ms is ${dir} than the estimate's ${c.estimated} ms (x${c.ratio}; ${band})`;
 }
 
 /** One line per disagreement, error, KV finding, split change and the gain. */

@@ -44,8 +44,10 @@ Environment:
   DOWNLOAD_BUDGET_SECONDS  give up after this long, waiting included (default 1800)
   RETRY_MAX_ATTEMPTS       attempts per request on HTTP 429/5xx or a broken connection (default 8)
   RETRY_BASE_SECONDS       first backoff, doubled per attempt with jitter, capped at 60 s (default 2)
-  METADATA_ONLY            "1": only the config, tokenizer and template files, no weights (the Frontend's copy of
-                           what the workers' model card names; never pointed at a node cache)
+  METADATA_ONLY            "1": only the files a Dynamo model card names (METADATA_FILES: config, tokenizer,
+                           generation config, chat template), nothing else of the repository (the Frontend's copy of
+                           what the workers' card names, in a size-limited emptyDir). Its completion marker has a key
+                           of its own, so a full run on the same CACHE_ROOT never takes it for complete weights.
 Exit codes (EXIT_* below): 0 complete; 1 a failure a later start may not meet (network, the hub's answers, a file
 that failed verification, the budget); 2 no access / not found / bad input (fix the stack: retrying will not help);
 3 the node's cache cannot hold the model (out of space, not writable, not a directory).
@@ -65,6 +67,14 @@ COMMIT = re.compile(r"^[0-9a-f]{40}$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 # Never needed by vLLM/TRT-LLM when safetensors are present: Meta's consolidated checkpoints, other formats.
 SKIP_WITH_SAFETENSORS = (".bin", ".pt", ".pth", ".h5", ".msgpack", ".onnx", ".gguf", ".ckpt")
+# What METADATA_ONLY fetches: the top-level files a Dynamo worker's model card names, which the Frontend reads
+# (lib/llm/src/model_card.rs: config.json, tokenizer.json, tokenizer_config.json, generation_config.json,
+# chat_template.jinja; tests/contracts/facts/dynamo-model-card.json). An allow-list: a repository's stray top-level
+# files (rust_model.ot, weights.npz, model.nemo) are never fetched into the Frontend's emptyDir.
+METADATA_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "generation_config.json", "chat_template.jinja")
+# Appended to a model revision's key for a METADATA_ONLY download's marker and staging: "+" is in neither a model id
+# nor a revision (MODEL_ID_RULE, REVISION_RULE), so no revision's key can be another's metadata key.
+METADATA_KEY_SUFFIX = "+metadata"
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 OUT_OF_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 CHUNK = 1 << 20
@@ -98,6 +108,13 @@ def model_dir(root, model, revision):
 def cache_key(model, revision):
     """One name per model revision (unique: a model id has no "--"), for its lock, marker and staging directories."""
     return f"{model.replace('/', '--')}--{revision}"
+
+
+def marker_key(cfg, metadata_only=None):
+    """The key of the marker (and staging) of this run's kind: a full download's, or a METADATA_ONLY one's."""
+    key = cache_key(cfg["model"], cfg["revision"])
+    only = cfg["metadata_only"] if metadata_only is None else metadata_only
+    return key + METADATA_KEY_SUFFIX if only else key
 
 
 # --- the cache directory, through descriptors: nothing under CACHE_ROOT is reached through a link -------------
@@ -316,7 +333,7 @@ class Client:
             except ValueError as e:
                 raise RuntimeError(f"the listing of {c['model']} at revision {c['revision']} is not JSON ({e})") from None
         sha, files = parse_listing(info, c["model"], c["revision"])
-        return sha, ([f for f in files if not is_weights(f[0])] if c["metadata_only"] else files)
+        return sha, ([f for f in files if f[0] in METADATA_FILES] if c["metadata_only"] else files)
 
     def fetch(self, sha, f, staging):
         """Downloads one file into the staging tree and checks its size and hash; a bad transfer is retried from the start."""
@@ -398,11 +415,6 @@ def bad_name(name):
     return None
 
 
-def is_weights(name):
-    """A weight file or a subdirectory's file: never one the model card names (those are top-level config files)."""
-    return "/" in name or name.endswith(".safetensors") or name.endswith(SKIP_WITH_SAFETENSORS)
-
-
 def parse_listing(info, model, revision):
     """(sha, files) of the listing, or a RuntimeError naming the model, the revision and the file that is wrong."""
     at = f"the listing of {model} at revision {revision}"
@@ -458,18 +470,19 @@ def expected(s, i, at):
 
 # --- completion ------------------------------------------------------------------------------------------
 
-def read_marker(root, cfg):
-    """The marker of this model revision, when it is well formed and names this model and revision."""
+def read_marker(root, cfg, metadata_only):
+    """The marker of this model revision and kind, when it is well formed and names this model, revision and kind."""
     markers = root.find(MARKERS)
     if markers is None:
         return None
     with markers:
-        text = read_file(markers, cache_key(cfg["model"], cfg["revision"]))
+        text = read_file(markers, marker_key(cfg, metadata_only))
     try:
         m = json.loads(text) if text else None
     except ValueError:
         return None
-    ok = isinstance(m, dict) and m.get("model") == cfg["model"] and m.get("revision") == cfg["revision"]
+    ok = (isinstance(m, dict) and m.get("model") == cfg["model"] and m.get("revision") == cfg["revision"]
+          and m.get("metadata_only", False) is metadata_only)
     files = m.get("files") if ok else None
     if not isinstance(files, dict) or not files or not all(type(v) is dict and type(v.get("size")) is int for v in files.values()):
         return None
@@ -493,8 +506,16 @@ def missing(final, files):
 
 
 def complete(root, cfg):
-    """True when the marker exists and every file it lists is in the final directory with its recorded size."""
-    marker = read_marker(root, cfg)
+    """True when a marker this run can trust exists and every file it lists is in the final directory with its
+    recorded size. A full run trusts only a full download's marker; a METADATA_ONLY run also a full one (it holds
+    every file of the card)."""
+    kinds = [True, False] if cfg["metadata_only"] else [False]
+    return any(complete_as(root, cfg, only) for only in kinds)
+
+
+def complete_as(root, cfg, metadata_only):
+    """`complete` for one kind of marker."""
+    marker = read_marker(root, cfg, metadata_only)
     if marker is None:
         return False
     final = root.find(model_dir("", cfg["model"], cfg["revision"]))
@@ -535,7 +556,8 @@ def lock(locks, name, model):
 
 
 def clear_previous(root, cfg, key, org):
-    """Under the lock: this revision's interrupted staging directories (exact key), its untrusted final directory and marker."""
+    """Under the lock: this run's interrupted staging directories (exact key), the revision's untrusted final
+    directory and both its markers (they describe that directory)."""
     with root.sub(".staging") as staging_root:
         for name in os.listdir(staging_root.fd):
             if name.split("@", 1)[0] == key:  # "<key>@<host>.<pid>": a key never holds "@", so v1 never matches v1.0
@@ -545,7 +567,8 @@ def clear_previous(root, cfg, key, org):
         log(f"removing {org.path}/{cfg['revision']}: it has no valid completion marker")
         remove_tree(org, cfg["revision"])
     with root.sub(MARKERS) as markers:
-        remove_tree(markers, key)
+        for only in (False, True):
+            remove_tree(markers, marker_key(cfg, only))
 
 
 def check_space(root, files, model):
@@ -559,9 +582,9 @@ def check_space(root, files, model):
 
 def download(cfg, root):
     model, revision = cfg["model"], cfg["revision"]
-    key = cache_key(model, revision)
-    with root.sub(".locks") as locks:
-        fd = lock(locks, key + ".lock", model)
+    key = marker_key(cfg)
+    with root.sub(".locks") as locks:  # one lock per revision: both kinds of run write its final directory
+        fd = lock(locks, cache_key(model, revision) + ".lock", model)
     try:
         if complete(root, cfg):
             log(f"{model} was completed by another pod on this node")
@@ -601,7 +624,7 @@ def fetch_all(cfg, client, root, org, key, sha, files):
         gone = missing(final, listed)
         if gone is not None:
             raise RuntimeError(f"{gone} of {model} is not in {final.path} after the rename; not marking it complete")
-    marker = {"model": model, "revision": revision, "sha": sha, "bytes": total,
+    marker = {"model": model, "revision": revision, "sha": sha, "bytes": total, "metadata_only": cfg["metadata_only"],
               "seconds": round(time.monotonic() - start, 1), "files": listed}
     with root.sub(MARKERS) as markers:
         write_file(markers, key, json.dumps(marker, indent=1, sort_keys=True).encode())

@@ -65,6 +65,13 @@ export function extract(root: string): Record<string, unknown> {
       if (/join\("hub"\)/.test(body) && order.includes("HF_HOME")) order[order.indexOf("HF_HOME")] = "HF_HOME/hub";
       return order;
     })(),
+    // model_card.rs `from_repo_checkout`: the files a card names (each `CheckedFile::from_disk(directory.join(..))`),
+    // which the Frontend reads; the prefetch's METADATA_ONLY fetches exactly these.
+    cardFiles: [
+      ...new Set(
+        [...read(PATHS.modelCard).matchAll(/CheckedFile::from_disk\(directory\.join\("([^"]+)"\)\)/g)].map((m) => m[1]),
+      ),
+    ].sort(),
     healthAlways200: at(
       read,
       PATHS.health,

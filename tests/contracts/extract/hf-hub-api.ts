@@ -43,6 +43,17 @@ export function extract(read: (p: string) => string) {
       lfsSha256: must(/sha256=sibling\["lfs"\]\["(sha256)"\]/, api, "lfs sha256")[1],
       lfsSize: must(/size=sibling\["lfs"\]\["(size)"\]/, api, "lfs size")[1],
     },
+    // ModelInfo's access fields, which measure reads (without a token) to give the graph's token to the benchmark's
+    // tokenizer download only for a gated or private model (tools/measure/tokenizer.ts).
+    modelInfoUrl: `{endpoint}${must(/f"\{self\.endpoint\}(\/api\/models\/\{repo_id\})"/, modelInfo, "model_info path")[1]}`,
+    access: {
+      // The docstring's type, `Literal["auto", "manual", False]`, spelled as the JSON the hub sends.
+      gatedValues: must(/gated \(`Literal\["auto", "manual", False\]`/, modelInfoClass, "ModelInfo.gated's values")
+        ? ["auto", "manual", false]
+        : [],
+      gatedKey: must(/self\.gated = kwargs\.pop\("(gated)"/, modelInfoClass, "ModelInfo.gated")[1],
+      privateKey: must(/self\.private = kwargs\.pop\("(private)"/, modelInfoClass, "ModelInfo.private")[1],
+    },
     offlineEnv: must(/HF_HUB_OFFLINE = _is_true\(os\.environ\.get\("([A-Z_]+)"\)/, c, "HF_HUB_OFFLINE")[1],
   };
 }

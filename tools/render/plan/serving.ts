@@ -44,18 +44,28 @@ const load = (e: ServingEstimate) =>
     : `${e.workload.concurrency} requests in flight (closed loop)`;
 
 function verdict(e: ServingEstimate): string {
-  const range = e.uncertainty.ranges.disaggGain;
-  const gain =
-    e.disaggGain === null
-      ? "aggregated serves none of it"
-      : `disaggregated / aggregated = ${e.disaggGain}${span(range, e.disaggGain)}`;
+  const u = e.uncertainty;
   const basis =
     e.workload.ttftMs !== undefined || e.workload.itlMs !== undefined ? "within the objectives" : "at the load";
-  if (e.winner === "disaggregated")
-    return `**Disaggregation pays for this workload**: ${gain} requests/s ${basis}; the range excludes 1.`;
+  const gpus = e.aggregated.replicas * e.aggregated.gpusPerWorker;
+  if (e.disaggGain === null)
+    return e.winner === "disaggregated"
+      ? `**Disaggregation pays for this workload**: aggregated workers on the same ${gpus} GPUs serve none of it ${basis}, the disaggregated graph ${e.tokensPerSecondPerGpu} tokens/s per GPU.`
+      : `**Too close to call**: ${(u.settle ?? "neither layout serves this workload").replace(/\.?$/, ".")}`;
+  // The table's requests/s are the model's; a gain shown corrected by its own validation bias says so.
+  const band = u.bands.gain;
+  const ofModel =
+    band && u.model.disaggGain !== null
+      ? `; the model's ${u.model.disaggGain} x the gain's validation bias ${band.bias}`
+      : "";
+  const range = u.ranges.disaggGain;
+  const spanText = range ? ` (range ${range[0]}-${range[1]}${ofModel})` : " (not validated)";
+  const gain = `disaggregated / aggregated requests/s ${basis} = ${e.disaggGain}${spanText}`;
+  if (e.winner === "disaggregated") return `**Disaggregation pays for this workload**: ${gain}; the range excludes 1.`;
   if (e.winner === "aggregated")
-    return `**Disaggregation does not pay for this workload**: aggregated workers on the same ${e.aggregated.replicas * e.aggregated.gpusPerWorker} GPUs serve more (${gain} requests/s ${basis}; the range excludes 1). Consider aggregated serving, or the split below.`;
-  return `**Too close to call**: ${gain} requests/s ${basis}. ${e.uncertainty.settle ?? ""}`.trim();
+    return `**Disaggregation does not pay for this workload**: aggregated workers on the same ${gpus} GPUs serve more (${gain}; the range excludes 1). Consider aggregated serving, or the split below.`;
+  const settle = u.settle ? ` ${u.settle.replace(/\.?$/, ".")}` : "";
+  return `**Too close to call**: ${gain}.${settle}`;
 }
 
 function objectivesLine(e: ServingEstimate): string[] {
@@ -123,8 +133,11 @@ function uncertaintyLines(e: ServingEstimate): string[] {
   const none = u.unvalidated.length
     ? ` Not validated in this regime (fewer than 3 published points; the model's own value, no range): ${u.unvalidated.join(", ")}.`
     : "";
+  const chartTtft = u.curveBands.ttft
+    ? `its TTFT by the open-loop band (x${u.curveBands.ttft.bias}, ${u.curveBands.ttft.points} published points)`
+    : "its TTFT not validated for open-loop arrivals in this regime (the model's own)";
   return [
-    `Each number with a range (in parentheses) is the model's value corrected by the mean bias of the published measurements of its regime (${u.regime}; docs/SERVING.md#validation), and the range is their lowest to highest published/estimated ratio around the model's value, so the number always lies inside it; the chart below is corrected the same way: ${bands || "none"}.${none}`,
+    `Each number with a range (in parentheses) is the model's value corrected by the mean bias of the published measurements of its regime (${u.regime}; docs/SERVING.md#validation), and the range is their lowest to highest published/estimated ratio around the model's value, so the number always lies inside it: ${bands || "none"}.${none} The chart below is of open-loop arrival rates: its ITL corrected as above, ${chartTtft}.`,
     "",
     ...(u.assumptions.length
       ? ["Assumptions this configuration extrapolates:", "", ...u.assumptions.map((a) => `- ${a}`), ""]
