@@ -73,7 +73,10 @@ export function networkProblems(a: ResolvedClusterArgs): Problem[] {
       reason: `EKS needs subnets in at least 2 AZs; got ${show(azs)}${a.source.availabilityZonesGiven ? "" : " (derived from the pools' AZs)"}. List them, e.g. ["us-east-2a", "us-east-2b"]`,
     });
   out.push(...repeatedZoneProblems(azs));
-  for (const p of pools) {
+  // A list with a zone that is no zone of the region ("us-east-2x" for "us-east-2b") already has its problem; the
+  // pool's zone missing from it is most likely that same typo, so it is not reported twice.
+  const listValid = azs.every((z) => AZ_NAME.test(String(z)) && zoneProblems(a.region, [["", String(z)]]).length === 0);
+  for (const p of listValid ? pools : []) {
     // An AZ the region does not have gets regionZoneProblems' message only, one that is no AZ name validate-pool's:
     // "add it there" would be a wrong fix.
     const az = typeof p.availabilityZone === "string" && AZ_NAME.test(p.availabilityZone) ? p.availabilityZone : "";
