@@ -102,8 +102,12 @@ export function configReference(): string {
     "and its graph in `inference`, and its `graphName` defaults to the stack name (docs/CLUSTER-STACKS.md). Stack",
     "files hold only what differs from these defaults; a key of an earlier version fails and names the key it became",
     "(the table at the end). The value column is what the key takes (its kind, checked before anything else: a quoted `'false'` is not a",
-    "boolean, an unquoted `1.35` is a number, not a string); what a value means beyond that (a closed choice, a CIDR,",
-    "a version EKS supports) is its component's check.",
+    "boolean, an unquoted `1.35` in a stack file is a number, not a string); what a value means beyond that (a closed",
+    "choice, a CIDR, a version EKS supports) is its component's check. The render's `--set key=value` reads the value",
+    "as YAML, then types it by this column: a key that takes a string takes the text as written where YAML would read",
+    'a number or a boolean (`--set cluster.kubernetesVersion=1.30` is `"1.30"`, never 1.3); a number key keeps its',
+    "number, `null` is the default, a list or a map (`[]`, `{a: 1}`) stays one and is refused where a string belongs,",
+    "and a key outside these tables (`aws:region`, `graphName`, `release`) keeps YAML's value.",
     "",
   ];
   for (const [section, typeName, file] of SECTIONS) {
