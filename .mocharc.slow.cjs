@@ -19,6 +19,7 @@ const SLOW = {
   "tests/unit/hugepages-script.spec.ts": "bash running the GPU nodes' hugepages script",
   "tests/unit/image-smoke.spec.ts": "python3 and bash running the image's entry modules",
   "tests/contracts/image-environments.spec.ts": "gcc and python3",
+  "tests/render/bundled-cli.spec.ts": "the bundled render command and node as children, beside an in-process render",
   "tests/render/robustness-cli.spec.ts": "the render CLI and the bench scripts as children",
   "tests/render/robustness-output.spec.ts": "the render CLI as a child, killed mid-write",
   "tests/render/fuzz.spec.ts":
