@@ -16,8 +16,10 @@ const SLOW = {
   "tests/unit/nvcc.spec.ts": "nvcc over every arch list",
   "tests/contracts/efa-installer-signing.spec.ts": "gpg and bash",
   "tests/unit/fetch-verified.spec.ts": "bash, curl and gpg",
+  "tests/unit/hugepages-script.spec.ts": "bash running the GPU nodes' hugepages script",
   "tests/unit/image-smoke.spec.ts": "python3 and bash running the image's entry modules",
   "tests/contracts/image-environments.spec.ts": "gcc and python3",
+  "tests/render/bundled-cli.spec.ts": "the bundled render command and node as children, beside an in-process render",
   "tests/render/robustness-cli.spec.ts": "the render CLI and the bench scripts as children",
   "tests/render/robustness-output.spec.ts": "the render CLI as a child, killed mid-write",
   "tests/render/fuzz.spec.ts":

@@ -12,8 +12,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { bandFor, corrected, ErrorBand, Quantity } from "./errors";
-import { allRows, SETS, ValidationRow, ValidationSet } from "./validation-rows";
+import { KvCacheDtype, modelFacts } from "../components/catalog/models";
+import { Backend } from "../components/inference/args";
+import { bandFor, corrected, ErrorBand, Load, MIN_POINTS, Quantity, regimeOf, ttftRegime } from "./errors";
+import { decodeStepMs, H200_MEASUREMENTS } from "./worker-speed";
+import { allRows, SETS, ValidationRow, ValidationSet, worker } from "./validation-rows";
 
 export { allRows, SETS } from "./validation-rows";
 export type { ValidationRow, ValidationSet } from "./validation-rows";
@@ -120,6 +123,60 @@ function summaryTable(rows: readonly ShownRow[]): string[] {
   ];
 }
 
+/** The issue's targets on a set: within +-30% on at least 85% of its points, mean symmetric error at most 20%. */
+export const TARGETS = { within30Share: 0.85, meanSymmetricError: 0.2 } as const;
+
+/** One sentence per set that has targets: how it stands against them. */
+function targetsLines(rows: readonly ShownRow[]): string[] {
+  return (["validation", "held-out"] as const).map((set) => {
+    const s = summary(rows.filter((r) => r.set === set));
+    const outside = rows.filter(
+      (r) =>
+        r.set === set && r.range && r.shown !== null && (r.shown < r.range[0] - 1e-9 || r.shown > r.range[1] + 1e-9),
+    ).length;
+    const met =
+      s.noEstimate === 0 &&
+      outside === 0 &&
+      s.within30 >= TARGETS.within30Share * s.points &&
+      s.meanSymmetricError <= TARGETS.meanSymmetricError;
+    return `- **${set}**: within +-30% at ${s.within30} of ${s.points} points (${pct(s.within30 / s.points)}; target >= ${pct(TARGETS.within30Share)}), mean symmetric error ${pct(s.meanSymmetricError)} (target <= ${pct(TARGETS.meanSymmetricError)}), ${s.noEstimate} without an estimate, ${outside} shown numbers outside their own range; published inside the shown range at ${s.publishedInRange} of ${s.withRange} points with a range: ${met ? "targets met" : "TARGETS MISSED"}.`;
+  });
+}
+
+/** The regimes the plan can be in, and the columns of the regimes table (TTFT by load). */
+const REGIMES = [
+  regimeOf({ moe: false, tp: 1 }),
+  regimeOf({ moe: false, tp: 8 }),
+  regimeOf({ moe: true, tp: 1 }),
+  regimeOf({ moe: true, tp: 8 }),
+];
+const LOADS: readonly Load[] = ["1 in flight", "closed loop", "open loop"];
+const COLUMNS: readonly { readonly label: string; readonly quantity: Quantity; readonly load?: Load }[] = [
+  { label: "throughput", quantity: "throughput" },
+  ...LOADS.map((load) => ({ label: `TTFT, ${load}`, quantity: "ttft" as const, load })),
+  { label: "ITL", quantity: "itl" },
+  { label: "gain", quantity: "gain" },
+];
+
+/** Which regime and quantity the plan can show with a range, and from how many validation (and held-out) points. */
+function regimesTable(rows: readonly ShownRow[], bands: readonly ErrorBand[]): string[] {
+  const cell = (regime: string, c: (typeof COLUMNS)[number]) => {
+    const key = c.load ? ttftRegime(regime, c.load) : regime;
+    const n = (set: ValidationSet) =>
+      rows.filter((r) => r.set === set && r.quantity === c.quantity && r.regime === key).length;
+    const b = bandFor(key, c.quantity, bands);
+    const held = n("held-out") ? `; ${n("held-out")} held out` : "";
+    return b
+      ? `x${b.bias} (${b.low}-${b.high}), ${b.points} points${held}`
+      : `not validated (${n("validation")} points${held})`;
+  };
+  return [
+    `| regime | ${COLUMNS.map((c) => c.label).join(" | ")} |`,
+    `|---|${COLUMNS.map(() => "---").join("|")}|`,
+    ...REGIMES.map((regime) => `| ${regime} | ${COLUMNS.map((c) => cell(regime, c)).join(" | ")} |`),
+  ];
+}
+
 /** The validation section of docs/SERVING.md: the summaries, the bands, then every row by set. */
 export function validationTable(results: Results = validationResults()): string {
   const { rows, bands } = results;
@@ -128,6 +185,14 @@ export function validationTable(results: Results = validationResults()): string 
     `| ${r.set} | ${r.source} | ${r.setup} | ${r.label} | ${r.regime} | ${fmt(r.published)} | ${estimated(r) ? fmt(r.predicted!) : "-"} | ${r.shown !== null && r.shown > 0 ? fmt(r.shown) : "-"} | ${r.set === "calibration" ? "-" : span(r)} | ${errorOf(r)} |`;
   return [
     ...summaryTable(rows),
+    "",
+    "Against the targets (each set on its own; the held-out set shaped nothing):",
+    "",
+    ...targetsLines(rows),
+    "",
+    `What the plan can show with a range, by regime (the bias, the range of published / predicted, the validation points; fewer than ${MIN_POINTS}: "not validated", the model's own number and no range, never another regime's band):`,
+    "",
+    ...regimesTable(rows, bands),
     "",
     "Error bands of the validation set (published / predicted): the plan shows the model's value x bias, within the",
     'model\'s value x [low, high]; a regime and quantity with fewer than 3 points has no band ("not validated").',
@@ -158,12 +223,44 @@ export function bandsJson(rows: readonly ValidationRow[] = allRows()): string {
   return `${JSON.stringify({ generatedBy: "serving/validation.ts", bands: errorBands(rows) }, null, 1)}\n`;
 }
 
-/** `doc` (docs/SERVING.md) with its validation section regenerated; throws when the markers are missing. */
+/** A number docs/SERVING.md states in its prose: `<!-- serving:NAME -->...<!-- /serving -->`, filled by this tool. */
+export const SPAN = /<!-- serving:([a-z][\w.-]*) -->([^]*?)<!-- \/serving -->/g;
+
+const ms2 = (n: number) => n.toFixed(1);
+
+/** The prose's numbers, computed: the Llama-3.1-8B decode step on an H200 at batch 1, model and measured. */
+export function spanValues(): Readonly<Record<string, string>> {
+  const m8 = modelFacts("meta-llama/Llama-3.1-8B-Instruct")!;
+  const w = { ...worker(m8, "p5en.48xlarge", 1, 131073, KvCacheDtype.Auto, Backend.Vllm), kvCapacityTokens: 1e9 };
+  const measured = (c: number) =>
+    H200_MEASUREMENTS.decodeStep.find(([wt, kv, b, ctx]) => wt === "bf16" && kv === "bf16" && b === 1 && ctx === c)![4];
+  return {
+    "decode-8b-1k": `${ms2(decodeStepMs(w, 1, 1024))} ms`,
+    "decode-8b-64k": `${ms2(decodeStepMs(w, 1, 65536))} ms`,
+    "decode-8b-64k-measured": `${ms2(measured(65536))}`,
+    "decode-8b-128k": `${ms2(decodeStepMs(w, 1, 131072))} ms`,
+    "decode-8b-128k-measured": `${ms2(measured(131072))}`,
+  };
+}
+
+/** `text` with every span's content replaced by its value; throws naming an unknown name. */
+export function fillSpans(text: string, values: Readonly<Record<string, string>> = spanValues()): string {
+  return text.replace(SPAN, (_all, name: string) => {
+    const v = values[name];
+    if (v === undefined) throw new Error(`docs/SERVING.md: <!-- serving:${name} --> names no value of spanValues`);
+    return `<!-- serving:${name} -->${v}<!-- /serving -->`;
+  });
+}
+
+/**
+ * `doc` (docs/SERVING.md) with its validation section and its prose's numbers regenerated; throws when the markers
+ * are missing.
+ */
 export function servingMdWith(doc: string, results: Results = validationResults()): string {
   const i = doc.indexOf(START);
   const j = doc.indexOf(END);
   if (i < 0 || j < i) throw new Error(`docs/SERVING.md lacks the markers ${START} ... ${END}`);
-  return `${doc.slice(0, i + START.length)}\n${validationTable(results)}\n${doc.slice(j)}`;
+  return fillSpans(`${doc.slice(0, i + START.length)}\n${validationTable(results)}\n${doc.slice(j)}`);
 }
 
 if (require.main === module) {

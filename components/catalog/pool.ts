@@ -19,6 +19,8 @@ export interface Taint {
 
 /** The GPU taint every GPU pool carries, so only pods that tolerate it land on GPU nodes. */
 export const GPU_TAINT: Taint = { key: "nvidia.com/gpu", value: "true", effect: "NoSchedule" };
+/** Every taint a GPU pool's nodes carry: the node group's, and the ones its nodes register with. */
+export const GPU_POOL_TAINTS: readonly Taint[] = [GPU_TAINT];
 
 /**
  * How a pool's GPUs and EFA devices reach a pod: the NVIDIA and EFA device plugins (extended-resource counts,
@@ -105,7 +107,7 @@ export function gpuPoolFacts(row: GpuInstance, o: PoolFactsOptions): GpuPoolFact
     vcpusPerNode: row.vcpus,
     memoryGiBPerNode: row.memoryGiB,
     nodeSelector: { [POOL_LABEL]: o.name, [INSTANCE_TYPE_LABEL]: row.name },
-    taints: [GPU_TAINT],
+    taints: [...GPU_POOL_TAINTS],
     ...(o.localNvmeMountPath !== undefined && row.localNvmeGB > 0
       ? { localNvme: { mountPath: o.localNvmeMountPath, sizeGB: row.localNvmeGB } }
       : {}),

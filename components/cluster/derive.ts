@@ -5,7 +5,7 @@
  */
 import { Checked, failed, joinPath, ok, ValidationError } from "../_shared/problems";
 import { GpuInstance, instance } from "../catalog/instances";
-import { DeviceAllocation, GpuPoolFacts, gpuPoolFacts, GPU_TAINT, POOL_LABEL, Taint } from "../catalog/pool";
+import { DeviceAllocation, GpuPoolFacts, gpuPoolFacts, GPU_POOL_TAINTS, POOL_LABEL, Taint } from "../catalog/pool";
 import { CapacityType, EfaLayout, ResolvedPool } from "./args";
 import { NODEADM } from "./user-data";
 
@@ -212,7 +212,7 @@ export function eksTaint(t: Taint): {
 
 /** The taints of every GPU pool, in EKS API terms. */
 export function poolTaints(): ReturnType<typeof eksTaint>[] {
-  return [eksTaint(GPU_TAINT)];
+  return GPU_POOL_TAINTS.map(eksTaint);
 }
 
 /** Plain facts of one pool (what `EfaCluster.gpuPools` holds). */

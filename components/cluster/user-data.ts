@@ -2,7 +2,7 @@
  * User data of a GPU node group: an AL2023 `nodeadm` NodeConfig in a MIME multipart document, asking nodeadm to
  * turn the instance-store NVMe disks into one RAID0 array and, on EFA pools, to raise the containers'
  * RLIMIT_MEMLOCK; and on EFA pools a cloud-init script reserving the 2 MiB hugepages the workers request
- * (`hugepagesScript`). Pure; no Pulumi import.
+ * (`hugepagesScript`), which registers the node tainted when the kernel reserves fewer. Pure; no Pulumi import.
  *
  * Facts (awslabs/amazon-eks-ami@81fec2e895854f599974fe4d3d72f61c0a9aaffa, held by
  * `tests/contracts/nodeadm-user-data.spec.ts` against facts/nodeadm-nodeconfig.json): nodeadm reads every part of
@@ -21,6 +21,7 @@
  * NodeConfig part with those fields to this user data, and nodeadm merges the two.
  */
 import { stringify } from "yaml";
+import { GPU_POOL_TAINTS, Taint } from "../catalog/pool";
 
 /** nodeadm's API and the AMI's local-disk layout. */
 export const NODEADM = {
@@ -50,6 +51,8 @@ export interface NodeConfig {
   readonly spec: {
     readonly instance?: { readonly localStorage: { readonly strategy: LocalStorageStrategy } };
     readonly containerd?: { readonly baseRuntimeSpec: { readonly process: { readonly rlimits: readonly Rlimit[] } } };
+    /** Flags nodeadm appends to the kubelet's command line (NodeConfigs merged: every part's flags, in order). */
+    readonly kubelet?: { readonly flags: readonly string[] };
   };
 }
 
@@ -119,6 +122,53 @@ export function mimeMultipart(parts: readonly MimePart[], boundary = USER_DATA_B
 export const SHELL_SCRIPT_MEDIA_TYPE = "text/x-shellscript";
 /** Where the reservation is kept for later boots. */
 export const HUGEPAGES_SYSCTL_FILE = "/etc/sysctl.d/90-dynamo-efa-hugepages.conf";
+/**
+ * nodeadm's drop-in directory: `nodeadm-run.service` (after cloud-init) reads every `.yaml`/`.yml`/`.json`
+ * NodeConfig there after the user data, and re-runs its config phase when they change the config it cached
+ * (tests/contracts/facts/eks-hugepages.json).
+ */
+export const NODEADM_DROP_IN_DIR = "/etc/eks/nodeadm.d";
+/** The drop-in the hugepages script writes when the kernel reserved too few pages. */
+export const HUGEPAGES_DROP_IN = `${NODEADM_DROP_IN_DIR}/90-dynamo-efa-hugepages.yaml`;
+
+/**
+ * The taint a GPU node registers with when the kernel reserved fewer 2 MiB hugepages than its EFA workers request:
+ * no worker can schedule there (their `hugepages-2Mi` requests exceed the node's allocatable), and the taint says
+ * why in `kubectl describe node` and in `verify`, where a Pending pod's event only says "Insufficient hugepages-2Mi".
+ * Its value, `reserved-<got>-of-<asked>`, is a label value (the kubelet parses it so).
+ */
+export const HUGEPAGES_TAINT = { key: "dynamo-efa/hugepages", effect: "NoSchedule" } as const;
+
+/** `reserved-<got>-of-<asked>`: the value of the hugepages taint (`got`, `asked` may be shell variables). */
+export const hugepagesTaintValue = (got: string | number, asked: string | number): string =>
+  `reserved-${got}-of-${asked}`;
+
+/** The pages a hugepages taint's value says were reserved and asked for, or undefined when it is not one. */
+export function parseHugepagesTaintValue(value: string): { got: number; asked: number } | undefined {
+  const m = /^reserved-(\d+)-of-(\d+)$/.exec(value);
+  return m ? { got: Number(m[1]), asked: Number(m[2]) } : undefined;
+}
+
+/** A taint as `--register-with-taints` writes it: `key=value:Effect`. */
+const taintFlagItem = (t: Taint): string => `${t.key}=${t.value}:${t.effect}`;
+
+/**
+ * The NodeConfig drop-in of a node short of hugepages: the kubelet registers with the pool's own taints and the
+ * hugepages taint. The pool's taints are restated because the kubelet's `--register-with-taints` keeps only its last
+ * occurrence's list (kubernetes pkg/util/taints taintsVar.Set replaces it) and nodeadm appends every NodeConfig's
+ * flags, the drop-in's last: a node group whose own NodeConfig passed its taints the same way keeps them.
+ */
+export function hugepagesDropIn(got: string | number, asked: string | number): NodeConfig {
+  const taints = [
+    ...GPU_POOL_TAINTS,
+    { key: HUGEPAGES_TAINT.key, value: hugepagesTaintValue(got, asked), effect: HUGEPAGES_TAINT.effect },
+  ];
+  return {
+    apiVersion: NODEADM.apiVersion,
+    kind: NODEADM.kind,
+    spec: { kubelet: { flags: [`--register-with-taints=${taints.map(taintFlagItem).join(",")}`] } },
+  };
+}
 
 /**
  * A shell script part reserving `pages` 2 MiB hugepages, before the kubelet starts. Why a script: the EKS AL2023 AMI
@@ -128,10 +178,15 @@ export const HUGEPAGES_SYSCTL_FILE = "/etc/sysctl.d/90-dynamo-efa-hugepages.conf
  * allocatable; nodeadm starts it in `nodeadm-run.service`, ordered `After=... cloud-final.service` "in order to pickup
  * changes the user may have applied via cloud-init scripts" (same
  * commit, templates/al2023/runtime/rootfs/etc/systemd/system/nodeadm-run.service:6). It only raises the count (a larger
- * reservation already made stays), keeps it for later boots, and fails loudly when the kernel cannot reserve it.
+ * reservation already made stays) and keeps it for later boots. When the kernel reserves less (memory too
+ * fragmented), it writes the NodeConfig drop-in that registers the node tainted (`HUGEPAGES_TAINT`, naming both
+ * counts) and fails loudly; the node still joins, so the shortfall is visible on the node, not only in its log.
  * Facts: tests/contracts/facts/eks-hugepages.json.
  */
 export function hugepagesScript(pages: number): string {
+  // The drop-in's text, with the counts left to the shell: an unquoted heredoc expands $got and $pages only (the
+  // YAML holds no other `$`, backquote or backslash; tests/unit/hugepages-script.spec.ts runs it in bash).
+  const dropIn = `---\n${stringify(hugepagesDropIn("$got", "$pages"))}`;
   return [
     "#!/bin/bash",
     "# dynamo-efa: reserve the 2 MiB hugepages the EFA workers request (resources hugepages-2Mi), before the kubelet starts",
@@ -144,7 +199,11 @@ export function hugepagesScript(pages: number): string {
     "fi",
     "got=$(cat /proc/sys/vm/nr_hugepages)",
     'if [ "$got" -lt "$pages" ]; then',
-    '  echo "dynamo-efa: the kernel reserved only $got of $pages 2 MiB hugepages; EFA workers will stay Pending" >&2',
+    `  echo "dynamo-efa: the kernel reserved only $got of $pages 2 MiB hugepages; the node registers tainted ${HUGEPAGES_TAINT.key}=${hugepagesTaintValue("$got", "$pages")}:${HUGEPAGES_TAINT.effect} and EFA workers will not schedule on it" >&2`,
+    `  mkdir -p ${NODEADM_DROP_IN_DIR}`,
+    `  cat > ${HUGEPAGES_DROP_IN} <<EOF`,
+    dropIn.trimEnd(),
+    "EOF",
     "  exit 1",
     "fi",
     "",

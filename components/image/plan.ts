@@ -16,16 +16,8 @@ import { ImageBackend, ImageSource, pinnedRef, SourceEstimate, sourceEstimate, V
 /** What the problems are about, in messages and errors. */
 const SUBJECT = "DynamoImage";
 
-/** File name of the package's combined Dockerfile, inside `dockerfiles/`. */
-export const DOCKERFILE_NAME = "Dockerfile.dynamo-combined-efa";
-
-/** The package root: the nearest ancestor of this file holding `dockerfiles/<DOCKERFILE_NAME>` (works from source and from `bin/`). */
-export function packageRoot(from = __dirname): string {
-  for (let dir = from; ; dir = resolve(dir, "..")) {
-    if (existsSync(join(dir, "dockerfiles", DOCKERFILE_NAME)) && existsSync(join(dir, "package.json"))) return dir;
-    if (resolve(dir, "..") === dir) throw new Error(`cannot find dockerfiles/${DOCKERFILE_NAME} above ${from}`);
-  }
-}
+import { DOCKERFILE_NAME, packageRoot } from "../_shared/package-root";
+export { DOCKERFILE_NAME, packageRoot };
 
 /** A path argument resolved against the package root (never process.cwd()). */
 export function packagePath(p: string): string {

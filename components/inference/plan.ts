@@ -31,8 +31,8 @@ import { firstTokenBudget, FirstTokenStep, firstTokenWaitSeconds } from "./first
 import { type DgdResourceItem } from "./dgd";
 import { usesNodeCache } from "./cache";
 import { RevisionPlan, revisionPlan } from "./revision";
-import { release } from "../releases";
 import { WorkerPairing, workerPairing } from "./device-claims";
+import { release, type ReleaseId } from "../releases";
 
 /** One serving role's workers: what one worker gets (`WorkerShape`), where it sits in the graph and what it runs. */
 export interface WorkerPlanRow extends WorkerShape {
@@ -78,6 +78,32 @@ export function workerPlan(r: ResolvedInference): WorkerPlanRow[] {
 /** Each role's worker command line (the `command` column of `workerPlan`), by role. */
 export function workerCommands(plan: readonly WorkerPlanRow[]): Record<ServingRole, string> {
   return Object.fromEntries(plan.map((w) => [w.role, w.command])) as Record<ServingRole, string>;
+}
+
+/** The Dynamo release and engine the graph runs, as the release data pins them (what a picture names). */
+export interface RuntimePlan {
+  readonly release: ReleaseId;
+  /** Dynamo's version (or, for a release pinned to a commit, that commit's version string). */
+  readonly dynamo: string;
+  /** The engine and its version ("vLLM", "0.31.0"). */
+  readonly engine: { readonly name: string; readonly version: string };
+  /** NIXL inside the engine's image or build. */
+  readonly nixl: string;
+}
+
+/** The engines' names as their projects write them. */
+const ENGINE_NAMES: Readonly<Record<string, string>> = { vllm: "vLLM", trtllm: "TensorRT-LLM" };
+
+/** The release's pins for the graph's backend. */
+export function runtimePlan(r: Pick<ResolvedInference, "release" | "backend">): RuntimePlan {
+  const rel = release(r.release);
+  const pins = rel.engines[r.backend];
+  return {
+    release: rel.id,
+    dynamo: rel.dynamo.version,
+    engine: { name: ENGINE_NAMES[r.backend] ?? r.backend, version: pins.engine.version },
+    nixl: pins.nixl.version,
+  };
 }
 
 /** The Frontend's image as the plan states it: which, and how its digest is known. */
@@ -140,6 +166,8 @@ export interface InferencePlan {
   readonly model: string;
   readonly modelShape?: ModelShape;
   readonly backend: Backend;
+  /** The Dynamo release and engine versions the graph runs. */
+  readonly runtime: RuntimePlan;
   readonly kvCacheDtype: KvCacheDtype;
   readonly maxModelLen: number;
   readonly gpuMemoryUtilization: number;
@@ -170,6 +198,7 @@ export function inferencePlan(r: ResolvedInference): InferencePlan {
     model: r.model,
     ...(r.modelShape ? { modelShape: r.modelShape } : {}),
     backend: r.backend,
+    runtime: runtimePlan(r),
     kvCacheDtype: r.kvCacheDtype,
     maxModelLen: r.maxModelLen,
     gpuMemoryUtilization: r.gpuMemoryUtilization,

@@ -10,9 +10,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { editDistance } from "../../components/_shared/suggest";
+import { packageRoot } from "../../components/_shared/package-root";
 
-/** The folder of the extracted upstream facts. */
-const FACTS_DIR = join(__dirname, "..", "..", "tests", "contracts", "facts");
+/** The folder of the extracted upstream facts (the root found by its files: the render may run bundled). */
+const FACTS_DIR = join(packageRoot(__dirname), "tests", "contracts", "facts");
 
 /** The projects whose names are checked (their prefixes are disjoint). */
 export const ENV_PROJECTS = ["libfabric", "nixl", "vllm", "trtllm", "ucx"] as const;

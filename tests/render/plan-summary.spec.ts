@@ -40,6 +40,10 @@ describe("plan.md summary", function () {
     );
     assert.doesNotMatch(summary, /first token \|/, "deploy minutes are not called time to first token");
     assert.match(summary, /\| serving estimate \| TTFT ~[\d.]+ ms/, "TTFT is the estimate's first-token latency");
+    // Each with the range the "Serving estimate" section gives it (the section's own numbers).
+    const r = plan.serving!.uncertainty.ranges;
+    assert.ok(summary.includes(`TTFT ~${plan.serving!.ttftMs} ms (${r.ttftMs![0]}-${r.ttftMs![1]})`), summary);
+    assert.ok(summary.includes(`ITL ~${plan.serving!.itlMs} ms (${r.itlMs![0]}-${r.itlMs![1]})`), summary);
     assert.ok(summary.includes("1 prefill x 1 GPU + 1 decode x 1 GPU"), summary);
     // p5en-1gpu uses 2 of its 16 GPUs: the summary says the rest is billed and idle.
     assert.ok(summary.includes(`${plan.gpus.requested} of ${plan.gpus.provisioned} GPUs used`), summary);

@@ -292,6 +292,30 @@ describe("render: both stacks, real program", function () {
     assert.equal(plan.image.digestPlaceholder, true);
     assert.equal(plan.frontendImage.image, "nvcr.io/nvidia/ai-dynamo/dynamo-frontend:1.6.2");
     assert.match(plan.frontendImage.resolution, /resolved to a digest once, at `pulumi up`/);
+    assert.match(
+      fs.readFileSync(path.join(dir, "plan.md"), "utf8"),
+      /the digest above is a placeholder\*\* \(all zeros\)/,
+    );
+    // The Frontend runs the release's own Frontend image, digest-pinned; the workers the runtime image.
+    const dgdFile = fs
+      .readdirSync(path.join(dir, "manifests"))
+      .find((f) => f.endsWith("-dynamographdeployment-dynamo-llm.yaml"))!;
+    const dgd = YAML.parse(fs.readFileSync(path.join(dir, "manifests", dgdFile), "utf8"));
+    interface Component {
+      name: string;
+      podTemplate: { spec: { containers: { name: string; image: string }[] } };
+    }
+    const main = (c: Component) => c.podTemplate.spec.containers.find((x) => x.name === "main")!.image;
+    const components = dgd.spec.components as Component[];
+    assert.deepEqual(
+      [...new Set(components.map((c) => `${c.name} ${main(c).replace(/@sha256:0{64}$/, "@<placeholder>")}`))].sort(),
+      [
+        "DecodeWorker nvcr.io/nvidia/ai-dynamo/vllm-runtime@<placeholder>",
+        "Frontend nvcr.io/nvidia/ai-dynamo/dynamo-frontend@<placeholder>",
+        "PrefillWorker nvcr.io/nvidia/ai-dynamo/vllm-runtime@<placeholder>",
+      ],
+    );
+    assert.doesNotMatch(fs.readFileSync(path.join(seed["p5en-8gpu"].dir, "plan.md"), "utf8"), /is a placeholder/);
     // Built from source (release seed): only the fleet's arch.
     const built = readJson(seed["p5en-8gpu"].dir, "image.json");
     assert.deepEqual(built.cudaArchs, ["sm_90"]);

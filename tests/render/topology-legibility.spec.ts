@@ -66,7 +66,25 @@ function plan(type: string, nodes: number, gpusPerNode: number, efaPerNode: numb
     gpus: { requested: 2 * perRole, provisioned: nodes * gpusPerNode },
     efaRails: { used: 2 * perRole * efa, provisioned: nodes * efaPerNode },
     kvTransport: { transport: "LIBFABRIC", rdma: true },
-    fit: [{ role: "prefill", kvLinkGbps: 400, kvTransferMs: 10.74, kvTransferMs1k: 2.69, maxModelLen: 4096 }],
+    fit: [
+      {
+        role: "prefill",
+        kvLinkGbps: 400,
+        kvTransferMs: 10.74,
+        kvTransferMs1k: 2.69,
+        maxModelLen: 4096,
+        kvPromptTokens: 1024,
+        kvTransferMsAtPrompt: 2.69,
+      },
+    ],
+    model: { id: "meta-llama/Llama-3.1-70B-Instruct" },
+    runtime: {
+      backend: "trtllm",
+      release: "dynamo-1.6",
+      dynamo: "1.6.2",
+      engine: { name: "TensorRT-LLM", version: "1.3.0rc29" },
+      nixl: "1.3.1",
+    },
   } as unknown as Plan;
 }
 

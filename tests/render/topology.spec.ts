@@ -100,7 +100,18 @@ describe("render: topology.svg", function () {
       assert.ok(kv, "KV path drawn");
       assert.equal(kv.attrs["data-transport"], plan.kvTransport?.transport);
       const f = plan.fit?.find((x) => x.role === "prefill");
-      assert.ok(f && svg.includes(`~${f.kvTransferMs} ms`), "KV path labelled with the plan's transfer time");
+      // The arrow carries the transfer of the workload's prompt, not of maxModelLen.
+      assert.ok(f, "a prefill fit row");
+      assert.equal(f.kvPromptTokens, plan.serving?.workload.isl);
+      const label = allElements(kv).find((e) => e.name === "text");
+      assert.equal(label?.text, `KV ~${f.kvTransferMsAtPrompt} ms`);
+      // It names what runs: the model, the engine and its version, the Dynamo release, NIXL.
+      const runs = allElements(parseXml(svg)).find((e) => e.attrs.class === "runs");
+      const r = plan.runtime!;
+      assert.equal(
+        allElements(runs!).find((e) => e.name === "text")?.text,
+        `${plan.model!.id} on ${r.engine.name} ${r.engine.version} (backend ${r.backend}), Dynamo ${r.dynamo} (release ${r.release}), NIXL ${r.nixl}`,
+      );
       const md = fs.readFileSync(path.join(dir, "plan.md"), "utf8");
       assert.match(md, /!\[[^\]]*\]\(topology\.svg\)/, "plan.md embeds the SVG");
       const mmd = fs.readFileSync(path.join(dir, "graph.mmd"), "utf8");
@@ -268,5 +279,31 @@ describe("render: topology.svg", function () {
       assert.throws(() => parseXml('<svg a="1" a="2"/>'), /duplicate attribute/);
       assert.throws(() => parseXml("<svg>a & b</svg>"), /bad "&"/);
     });
+  });
+
+  it("vLLM and TensorRT-LLM pictures differ: each names its engine and version; a declared prompt moves the KV arrow", async () => {
+    const svgOf = async (over: string[]) => {
+      const code = await runCli(["p5en-8gpu", ...over, "--out", tmp], {
+        ...defaultDeps(),
+        stdout: () => undefined,
+        stderr: () => undefined,
+      });
+      assert.equal(code, 0);
+      const dir = path.join(tmp, "p5en-8gpu");
+      return {
+        svg: fs.readFileSync(path.join(dir, "topology.svg"), "utf8"),
+        plan: JSON.parse(fs.readFileSync(path.join(dir, "plan.json"), "utf8")) as Plan,
+      };
+    };
+    const vllm = await svgOf([]);
+    const trt = await svgOf(["--set", "inference.backend=trtllm"]);
+    assert.notEqual(vllm.svg, trt.svg);
+    assert.match(vllm.svg, /on vLLM \d/);
+    assert.match(trt.svg, /on TensorRT-LLM \d/);
+    const long = await svgOf(["--set", "inference.workload={isl: 3000, osl: 300, concurrency: 64}"]);
+    const f = long.plan.fit!.find((x) => x.role === "prefill")!;
+    assert.equal(f.kvPromptTokens, 3000);
+    assert.ok(long.svg.includes(`KV ~${f.kvTransferMsAtPrompt} ms`));
+    assert.ok(long.svg.includes("expected for the declared workload&apos;s 3,000-token prompt"));
   });
 });

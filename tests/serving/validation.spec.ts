@@ -11,12 +11,16 @@ import {
   BANDS_JSON,
   bandsJson,
   errorBands,
+  fillSpans,
+  spanValues,
   servingMdWith,
   SERVING_MD,
   shownRows,
   summary,
   validationResults,
+  validationTable,
 } from "../../serving/validation";
+import { regimeOf } from "../../serving/errors";
 
 const results = validationResults();
 const { rows, raw } = results;
@@ -96,5 +100,24 @@ describe("serving model validation (docs/SERVING.md#validation)", function () {
   it("dense TP1-2 offline throughput (TensorRT-LLM tables) within +-30% at every point", () => {
     for (const r of rows.filter((x) => x.source === "TensorRT-LLM perf overview" && x.regime === "dense TP1-2"))
       assert.ok(Math.abs(r.shown! / r.published - 1) <= 0.3, `${r.setup} ${r.label}: ${r.shown} vs ${r.published}`);
+  });
+  it("docs/SERVING.md's prose numbers are generated spans, and every one names a computed value", () => {
+    const doc = fs.readFileSync(SERVING_MD, "utf8");
+    const names = [...doc.matchAll(/<!-- serving:([\w.-]+) -->/g)].map((m) => m[1]!);
+    assert.ok(names.includes("decode-8b-64k") && names.includes("decode-8b-128k-measured"), names.join(", "));
+    for (const n of names) assert.ok(spanValues()[n], n);
+    const text = "step <!-- serving:x -->1.0 ms<!-- /serving --> at 1k";
+    assert.equal(fillSpans(text, { x: "2.0 ms" }), "step <!-- serving:x -->2.0 ms<!-- /serving --> at 1k");
+    assert.throws(() => fillSpans(text, {}), /serving:x --> names no value/);
+  });
+
+  it("the regimes table names every regime the plan can be in, with each quantity validated or 'not validated', and the targets line says whether each set meets them", () => {
+    const table = validationTable(results);
+    for (const moe of [false, true])
+      for (const tp of [1, 2, 4, 8]) assert.match(table, new RegExp(`^\\| ${regimeOf({ moe, tp })} \\|`, "m"));
+    const moeTp12 = table.split("\n").find((l) => l.startsWith(`| ${regimeOf({ moe: true, tp: 1 })} |`))!;
+    assert.equal(moeTp12.match(/not validated/g)?.length, 6, moeTp12);
+    assert.match(table, /^- \*\*validation\*\*: .*: targets met\.$/m);
+    assert.match(table, /^- \*\*held-out\*\*: .*: targets met\.$/m);
   });
 });

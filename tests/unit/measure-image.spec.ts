@@ -4,6 +4,8 @@
  * tag. For the default release that is the frontend image: `npm run measure -- p5en-8gpu` needs nothing built.
  */
 import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
 import { benchImage, pinnedImageOf } from "../../tools/measure/image";
 import { release, ReleaseId } from "../../components/releases";
 
@@ -52,5 +54,21 @@ describe("measure: the image AIPerf runs from", () => {
     assert.equal(pinnedImageOf("nvcr.io/nvidia/ai-dynamo/dynamo-frontend:1.6.2", FRONTEND), FRONTEND);
     assert.equal(pinnedImageOf("x:1", undefined), undefined);
     assert.equal(pinnedImageOf("x:1", "sha256:abc"), undefined);
+  });
+
+  it("the default stack's Frontend runs the release's frontend image by digest: measure reuses it, nothing built", () => {
+    const dir = path.join(__dirname, "..", "golden", "render", "p5en-8gpu", "manifests");
+    const dgd = fs.readFileSync(
+      path.join(
+        dir,
+        fs.readdirSync(dir).find((f) => f.includes("dynamographdeployment"))!,
+      ),
+      "utf8",
+    );
+    const frontend = /image: (nvcr\.io\/nvidia\/ai-dynamo\/dynamo-frontend@sha256:[0-9a-f]{64})/.exec(dgd)?.[1];
+    assert.ok(frontend, "the rendered Frontend runs the frontend image, digest-pinned");
+    const i = benchImage(r16, [frontend]);
+    assert.ok("ref" in i);
+    assert.equal(i.ref, frontend);
   });
 });

@@ -69,6 +69,13 @@ describe("verify CLI against fake cluster and Frontend", function () {
       "A:PASS B:PASS C:FAIL D:PASS E:SKIPPED",
       "ended without [DONE]",
     ],
+    [
+      "a GPU node reserved too few hugepages at boot (registered tainted)",
+      "pass",
+      "hugepagesShort",
+      "A:FAIL B:SKIPPED C:SKIPPED D:PASS E:SKIPPED",
+      "node ip-10-1-0-198.ec2.internal: tainted dynamo-efa/hugepages:NoSchedule at boot: the kernel reserved only 1000 of the 1282 2 MiB hugepages",
+    ],
     ["NIXL instantiated UCX (F3)", "pass", "ucx", "A:PASS B:PASS C:PASS D:FAIL E:PASS", "Backend UCX was instantiated"],
     ["the NIXL handshake failed", "pass", "handshakeFailed", "A:PASS B:PASS C:PASS D:FAIL E:PASS", "handshake_failed"],
     [
@@ -96,6 +103,15 @@ describe("verify CLI against fake cluster and Frontend", function () {
       assert.ok(r.out.includes(evidence), r.out);
     });
   }
+
+  it("says so when listing nodes is refused, and judges gate A on the pods alone", async () => {
+    const r = await against("pass", "nodesForbidden");
+    assert.equal(statuses(r), "A:PASS B:PASS C:PASS D:PASS E:PASS", r.out);
+    assert.match(
+      r.out,
+      /GPU nodes not read \(cluster at \S+ answered HTTP 403 to list nodes: nodes is forbidden.*\): hugepages taints not checked/,
+    );
+  });
 
   it("without --url, reaches the Frontend through a port-forward opened via the Kubernetes API", async () => {
     const fe = await startFrontend("pass");

@@ -11,6 +11,8 @@ import * as path from "node:path";
 import { componentServiceName, GraphService, OperatorLabel } from "../../components/_shared/names";
 import { OBSERVABILITY_DEFAULTS } from "../../components/observability/args";
 import { PROMETHEUS_POD_LABEL } from "../../components/observability/render";
+import { GPU_POOL_TAINTS, POOL_LABEL } from "../../components/catalog/pool";
+import { HUGEPAGES_TAINT, hugepagesTaintValue } from "../../components/cluster/user-data";
 import { Fake, json, listen, closer } from "./fake-http";
 import { serveWebSockets } from "./fake-ws";
 
@@ -19,7 +21,16 @@ export const NAMESPACE = "dynamo";
 export const GRAPH = "llama";
 
 /** Cluster scenarios of the field report (docs/FIELD-FAILURES.md#gate-matrix). */
-export type KubeScenario = "libfabric" | "ucx" | "handshakeFailed" | "notReadyWorker" | "trtllmNoLine";
+export type KubeScenario =
+  | "libfabric"
+  | "ucx"
+  | "handshakeFailed"
+  | "notReadyWorker"
+  | "trtllmNoLine"
+  /** A GPU node's kernel reserved too few hugepages: it registered tainted, the decode worker stays Pending. */
+  | "hugepagesShort"
+  /** Listing nodes is refused (RBAC 403); everything else is healthy. */
+  | "nodesForbidden";
 
 const LIBFABRIC_LOG = [
   "INFO 05-06 10:00:01 [nixl_connector.py:800] Initializing NIXL worker 966415c7",
@@ -43,6 +54,7 @@ interface FakePod {
   readonly type: string;
   readonly ready: boolean;
   readonly ip: string;
+  readonly phase?: string;
 }
 
 function podsOf(scenario: KubeScenario): FakePod[] {
@@ -53,8 +65,9 @@ function podsOf(scenario: KubeScenario): FakePod[] {
       name: `${GRAPH}-decodeworker-0`,
       component: GraphService.Decode,
       type: "worker",
-      ready: scenario !== "notReadyWorker",
+      ready: scenario !== "notReadyWorker" && scenario !== "hugepagesShort",
       ip: "10.1.0.198",
+      ...(scenario === "hugepagesShort" ? { phase: "Pending" } : {}),
     },
   ];
 }
@@ -72,7 +85,11 @@ function podJson(p: FakePod): unknown {
   return {
     metadata: { name: p.name, namespace: NAMESPACE, labels: podLabels(p) },
     spec: { containers: [{ name: "main", image: "dynamo" }] },
-    status: { phase: "Running", podIP: p.ip, conditions: [{ type: "Ready", status: p.ready ? "True" : "False" }] },
+    status: {
+      phase: p.phase ?? "Running",
+      podIP: p.ip,
+      conditions: [{ type: "Ready", status: p.ready ? "True" : "False" }],
+    },
   };
 }
 
@@ -95,11 +112,12 @@ function sliceJson(p: FakePod): unknown {
   };
 }
 
-function matches(labels: Record<string, string>, selector: string | null): boolean {
+/** A label selector of `key=value` and bare `key` (exists) terms, as the API server reads it. */
+function matchesSelector(labels: Record<string, string>, selector: string | null): boolean {
   if (!selector) return true;
-  return selector.split(",").every((kv) => {
-    const [k, v] = kv.split("=");
-    return labels[k] === v;
+  return selector.split(",").every((term) => {
+    const [k, v] = term.split("=");
+    return v === undefined ? k in labels : labels[k] === v;
   });
 }
 
@@ -121,6 +139,40 @@ function prometheusPodJson(): unknown {
   };
 }
 
+/** The GPU nodes of the p5en-1gpu layout: two nodes of the pool, the second short of hugepages in `hugepagesShort`. */
+function nodesOf(scenario: KubeScenario): unknown[] {
+  const node = (name: string, short: boolean) => ({
+    metadata: { name, labels: { [POOL_LABEL]: "gpu" } },
+    spec: {
+      taints: [
+        ...GPU_POOL_TAINTS,
+        ...(short ? [{ key: HUGEPAGES_TAINT.key, value: hugepagesTaintValue(1000, 1282), effect: "NoSchedule" }] : []),
+      ],
+    },
+  });
+  return [node("ip-10-1-0-11.ec2.internal", false), node("ip-10-1-0-198.ec2.internal", scenario === "hugepagesShort")];
+}
+
+/** `GET /api/v1/nodes`: the GPU nodes matching the label selector, or a 403 in `nodesForbidden`. */
+function nodesAnswer(scenario: KubeScenario, u: URL, res: http.ServerResponse): void {
+  if (scenario === "nodesForbidden")
+    return json(res, 403, {
+      kind: "Status",
+      apiVersion: "v1",
+      status: "Failure",
+      message: 'nodes is forbidden: User "verify" cannot list resource "nodes" in API group "" at the cluster scope',
+      reason: "Forbidden",
+      code: 403,
+    });
+  const items = nodesOf(scenario).filter((n) =>
+    matchesSelector(
+      (n as { metadata: { labels: Record<string, string> } }).metadata.labels,
+      u.searchParams.get("labelSelector"),
+    ),
+  );
+  return json(res, 200, { apiVersion: "v1", kind: "NodeList", metadata: {}, items });
+}
+
 /** The API's answers for `scenario`: an error status in namespace `broken`, empty lists in other namespaces. */
 function kubeApi(scenario: KubeScenario, withPrometheus: boolean, requests: Fake["requests"]): http.RequestListener {
   const pods = podsOf(scenario);
@@ -140,14 +192,17 @@ function kubeApi(scenario: KubeScenario, withPrometheus: boolean, requests: Fake
       });
     }
     if (withPrometheus && u.pathname === `/api/v1/namespaces/${PROMETHEUS_NAMESPACE}/pods`) {
-      const items = matches(PROMETHEUS_POD_LABELS, u.searchParams.get("labelSelector")) ? [prometheusPodJson()] : [];
+      const items = matchesSelector(PROMETHEUS_POD_LABELS, u.searchParams.get("labelSelector"))
+        ? [prometheusPodJson()]
+        : [];
       return json(res, 200, { apiVersion: "v1", kind: "PodList", metadata: {}, items });
     }
     if (other.test(u.pathname) && !u.pathname.includes(`/namespaces/${NAMESPACE}/`))
       return json(res, 200, { apiVersion: "v1", kind: "List", metadata: {}, items: [] });
+    if (u.pathname === "/api/v1/nodes") return nodesAnswer(scenario, u, res);
     if (u.pathname === base) {
       const selector = u.searchParams.get("labelSelector");
-      const items = pods.filter((p) => matches(podLabels(p), selector)).map(podJson);
+      const items = pods.filter((p) => matchesSelector(podLabels(p), selector)).map(podJson);
       return json(res, 200, { apiVersion: "v1", kind: "PodList", metadata: {}, items });
     }
     if (u.pathname === `/apis/discovery.k8s.io/v1/namespaces/${NAMESPACE}/endpointslices`) {

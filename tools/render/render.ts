@@ -20,6 +20,7 @@ import type { PlanResource } from "../../policy/plan-args";
 import type { PolicyPackConfigJson } from "../../policy/policies";
 import type { PolicyRun } from "../../policy/run";
 import type { StackConfigMap } from "../_shared/stackfile";
+import { packageRoot } from "../../components/_shared/package-root";
 
 /** A program the render can run: constructs every resource when called (never at import time). */
 export type RenderProgram = () => ProgramRun<RenderFacts> | Promise<ProgramRun<RenderFacts>>;
@@ -63,8 +64,11 @@ export interface RenderResult {
   readonly files: readonly RenderedFile[];
 }
 
-/** Repository root: local paths under it are written relative, so every checkout renders the same bytes. */
-const ROOT = path.resolve(__dirname, "..", "..");
+/**
+ * Repository root: local paths under it are written relative, so every checkout renders the same bytes. Found by
+ * its files, not by this module's depth: `npm run render` runs a bundle of the render (package.json).
+ */
+const ROOT = packageRoot(__dirname);
 
 /** `value` with every string path under the repository root made relative to it. */
 export function relativizePaths<T>(value: T, root = ROOT): T {

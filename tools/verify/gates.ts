@@ -6,7 +6,7 @@
  *
  * Gates, in order (docs/FIELD-FAILURES.md#gate-matrix: rev6/rev7):
  *  A. pods of the graph Running and Ready; every worker pod has a `ready==true` EndpointSlice endpoint
- *     (Dynamo's Kubernetes discovery only lists those, F2).
+ *     (Dynamo's Kubernetes discovery only lists those, F2); no GPU node registered short of hugepages (`nodes.ts`).
  *  B. `/v1/models` lists the served model.
  *  C. completions: non-stream text + OpenAI shape (not double-wrapped), SSE ending in `[DONE]`, chat message.
  *  D. worker logs prove NIXL's KV path is the stack's chosen backend (inference.kvTransport; LIBFABRIC on EFA) (F3).

@@ -18,6 +18,8 @@ import { EndpointFact, execOverflow, PodFact } from "./gates";
 import { errorCode, UnreachableError, UNREACHABLE_CODES } from "./http";
 import { WorkerLog } from "./kvlog";
 import { readUserFile, UsageError } from "../_shared/input";
+import { POOL_LABEL } from "../../components/catalog/pool";
+import type { NodeFact, NodesRead } from "./nodes";
 
 /** Label the EndpointSlice controller puts on every slice of a Service. */
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
@@ -163,6 +165,17 @@ function endpointFacts(slices: readonly k8s.V1EndpointSlice[]): EndpointFact[] {
   );
 }
 
+function nodeFact(n: k8s.V1Node): NodeFact {
+  return {
+    name: n.metadata?.name ?? "?",
+    taints: (n.spec?.taints ?? []).map((t) => ({
+      key: t.key,
+      effect: t.effect,
+      ...(t.value ? { value: t.value } : {}),
+    })),
+  };
+}
+
 /** The reads `verify` does against one namespace. */
 export class ClusterReader {
   private readonly core: k8s.CoreV1Api;
@@ -221,6 +234,21 @@ export class ClusterReader {
     );
     const slices = await this.call(() => api.listResourceSlice(), ms, "list ResourceSlices");
     return { claims: claims.items as ClaimSource[], slices: slices.items as SliceSource[] };
+  }
+
+  /**
+   * The GPU nodes (those with the pool label the program's node groups set) and their taints, for gate A. Listing
+   * nodes is cluster-scoped: an API refusal (RBAC 403) is returned as the reason, not thrown; no connection is.
+   */
+  async gpuNodes(ms: number): Promise<NodesRead> {
+    try {
+      const list = await withTimeout(this.core.listNode({ labelSelector: POOL_LABEL }), ms, "list nodes");
+      return { nodes: list.items.map(nodeFact) };
+    } catch (e) {
+      const err = clusterError(this.kc, e, "list nodes");
+      if (typeof (e as { code?: unknown }).code === "number") return { error: (err as Error).message };
+      throw err;
+    }
   }
 
   /** The log of one pod's container (up to `LOG_LIMIT_BYTES`); a read error is returned, not thrown. */

@@ -12,6 +12,7 @@ import { requestJson, requestSse, UnreachableError } from "./http";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { ClusterReader, execInPod, Forward, forwardToPod, loadKubeConfig, PodRef } from "./k8s";
 import { gateKvLogs } from "./kvlog";
+import { withNodes } from "./nodes";
 import { gateF } from "./gate-f";
 import { gateEfaProcess, WORKER_PROBE_SCRIPT } from "./efa-process";
 import { gateLocality, LOCALITY_PROBE_SCRIPT } from "./locality";
@@ -154,7 +155,8 @@ async function runAll(
   const selector = podSelector(t.graph);
   const pods = await reader.pods(selector, budget.left());
   const endpoints = await reader.endpoints(budget.left());
-  const a = gatePods(pods, endpoints, COMPONENTS, WORKERS, elapsed(t0));
+  const nodes = await reader.gpuNodes(budget.left());
+  const a = withNodes(gatePods(pods, endpoints, COMPONENTS, WORKERS, elapsed(t0)), nodes);
   // An empty match usually means a wrong namespace or graph name: say what was looked for.
   done.set(
     "A",

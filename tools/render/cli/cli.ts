@@ -6,12 +6,13 @@
  * errors answer at once; the program and the policy pack load only for a real render (`./command.ts`).
  * Exit codes: `ExitCode` of the CLI family (README "render" lists them).
  */
-import * as path from "path";
 import { parseArgs as parseNodeArgs } from "node:util";
 import type { Args, CliDeps } from "./command";
 export type { Args, CliDeps } from "./command";
 import { parseOverride, UsageError } from "../../_shared/stackfile";
 import { ExitCode } from "../../_shared/exit-codes";
+import { packageRoot } from "../../../components/_shared/package-root";
+import { deferSdkClosureModules } from "./defer-sdk";
 
 export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=value ...] [--file path/to/Pulumi.<stack>.yaml]
 
@@ -130,7 +131,8 @@ export function defaultDeps(): CliDeps {
   const pack = () => require("../../../policy/policies") as typeof import("../../../policy/policies");
   /* eslint-enable @typescript-eslint/no-require-imports -- the lazy loads end here */
   return {
-    root: path.resolve(__dirname, "..", "..", ".."),
+    // Found by its files, not by this module's depth: `npm run render` runs a bundle of the render (package.json).
+    root: packageRoot(__dirname),
     cwd: process.env.INIT_CWD || process.cwd(),
     program: () => program().runProgram({ offline: true }),
     policies: async (plan, config) => (await import("../../../policy/run")).runPolicies(plan, config),
@@ -150,15 +152,17 @@ export async function main(argv: readonly string[]): Promise<number> {
     (l) => process.stderr.write(`${l}\n`),
   );
   if (typeof args === "number") return args;
+  deferSdkClosureModules();
   const { execute } = await import("./command");
   return execute(args, defaultDeps());
 }
 
-if (require.main === module) {
+/** The process: runs `main` and exits with its code (the entry of `npm run render`, through tools/render/run.cjs). */
+export function runProcess(argv: readonly string[]): void {
   // No signal handlers: Ctrl-C ends the process at once (the shell's status 130), at any point. The output
   // is written beside the previous one and swapped in by renames, so the previous output stays whole; the
   // next render removes what was left and takes over the lock (its pid is gone).
-  main(process.argv.slice(2)).then(
+  main(argv).then(
     (code) => process.exit(code),
     (e) => {
       process.stderr.write(`render: internal error: ${String(e).slice(0, 200)}\n`);
@@ -166,3 +170,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) runProcess(process.argv.slice(2));

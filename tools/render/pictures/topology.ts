@@ -2,8 +2,10 @@
  * `topology.svg`: the plan as a picture. Each GPU node is a box with one cell per GPU and per EFA
  * rail; each worker replica is drawn on the GPUs and rails it is expected to get (role colours),
  * idle GPUs and unused rails are grey and dashed; the Frontend sits outside the GPU nodes; the KV
- * path from prefill to decode is labelled with its transport and the estimated transfer time of one
- * request (plan `fit`). Pure: computed from the plan only (`../plan/layout.ts` places workers).
+ * path from prefill to decode is labelled with its transport and the estimated transfer time of the workload's
+ * prompt (plan `fit`); under the title, what runs: the model, the engine and its version, the Dynamo release and
+ * NIXL (plan `runtime`), so a vLLM and a TensorRT-LLM picture differ. Pure: computed from the plan only
+ * (`../plan/layout.ts` places workers).
  *
  * Every cell carries `data-*` attributes (node, GPU or rail index, worker) so a test can read the
  * picture back and check it against `plan.json`.
@@ -140,16 +142,30 @@ function anchor(layout: Layout, role: string): Anchor | undefined {
 }
 
 const FRONTEND_H = 46;
-const nodeTop = (i: number) => M + 28 + FRONTEND_H + 24 + i * (NODE_H + NODE_GAP);
+/** Top of the Frontend's box: under the title and the line naming what runs. */
+const FRONTEND_Y = M + 46;
+const nodeTop = (i: number) => FRONTEND_Y + FRONTEND_H + 24 + i * (NODE_H + NODE_GAP);
 
-/** The KV path's one-line label. */
-export function kvLabel(plan: Pick<Plan, "fit" | "kvTransport">): string {
-  const f = plan.fit?.find((x) => x.role === "prefill") ?? plan.fit?.[0];
+/** The prefill worker's fit row (the KV it sends), else the first. */
+const kvFit = (plan: Pick<Plan, "fit">) => plan.fit?.find((x) => x.role === "prefill") ?? plan.fit?.[0];
+
+/** The KV path's one-line label: the time of the workload's prompt first, then of `maxModelLen`. */
+export function kvLabel(plan: Pick<Plan, "fit" | "kvTransport" | "serving">): string {
+  const f = kvFit(plan);
   const wire = plan.kvTransport
     ? `NIXL ${plan.kvTransport.transport} (${plan.kvTransport.rdma ? "RDMA over EFA" : "TCP"})`
     : "transport not recorded";
   if (!f) return `KV prefill -> decode: ${wire}; transfer time unknown (model not in the catalog)`;
-  return `KV prefill -> decode: ${wire}, ${f.kvLinkGbps} Gbps per worker; ~${f.kvTransferMs} ms expected for a ${f.maxModelLen.toLocaleString("en-US")}-token prompt (line rate ${f.kvTransferBoundMs} ms), ~${f.kvTransferMs1k} ms for 1k`;
+  const which = plan.serving?.workload.declared === false ? "the default workload's" : "the declared workload's";
+  return `KV prefill -> decode: ${wire}, ${f.kvLinkGbps} Gbps per worker; ~${f.kvTransferMsAtPrompt} ms expected for ${which} ${f.kvPromptTokens.toLocaleString("en-US")}-token prompt, ~${f.kvTransferMs} ms at maxModelLen ${f.maxModelLen.toLocaleString("en-US")} (line rate ${f.kvTransferBoundMs} ms)`;
+}
+
+/** What runs: "meta-llama/Llama-3.1-8B-Instruct on vLLM 0.31.0, Dynamo 1.6.2 (release dynamo-1.6), NIXL 1.4.1". */
+export function runsLine(plan: Pick<Plan, "model" | "runtime">): string {
+  const model = plan.model?.id ?? "no model";
+  const r = plan.runtime;
+  if (!r) return `${model}; no graph`;
+  return `${model} on ${r.engine.name} ${r.engine.version} (backend ${r.backend}), Dynamo ${r.dynamo} (release ${r.release}), NIXL ${r.nixl}`;
 }
 
 /** Same node: a curve under the rail row. Two nodes: out of the prefill node's right side and into the decode node's. */
@@ -179,7 +195,8 @@ function kvPath(plan: Plan, layout: Layout): string[] {
   const d = anchor(layout, "decode");
   if (!p || !d) return [];
   const r = kvRoute(layout, p, d);
-  const short = plan.fit?.[0] ? `KV ~${plan.fit[0].kvTransferMs} ms` : "KV";
+  const f = kvFit(plan);
+  const short = f ? `KV ~${f.kvTransferMsAtPrompt} ms` : "KV";
   const bx = r.anchor === "middle" ? r.lx - 50 : r.lx - 4;
   return [
     el("g", { class: "kv-path", "data-transport": plan.kvTransport?.transport ?? "unknown" }, [
@@ -199,14 +216,14 @@ function frontend(plan: Plan): string {
   return el("g", { class: "frontend", "data-replicas": f?.replicas ?? 0 }, [
     el("rect", {
       x: M,
-      y: M + 28,
+      y: FRONTEND_Y,
       width: textWidth(label, 11) + 20,
       height: FRONTEND_H,
       rx: 6,
       fill: f ? ROLE_COLOURS.frontend : "#fff",
       stroke: "#222",
     }),
-    text(M + 10, M + 28 + 28, label, { fill: f ? "#fff" : "#a00", "font-weight": "bold" }),
+    text(M + 10, FRONTEND_Y + 28, label, { fill: f ? "#fff" : "#a00", "font-weight": "bold" }),
   ]);
 }
 
@@ -268,11 +285,13 @@ function legend(plan: Plan, layout: Layout, y: number): string[] {
 export function topologySvg(plan: Plan): string {
   const layout = layoutOf(plan);
   const title = `Topology of stack ${plan.stack} (${plan.region}): ${layout.nodes.length} GPU node(s)`;
+  const runs = runsLine(plan);
   const legendY = nodeTop(layout.nodes.length) - NODE_GAP + 40;
   const widths = [
     ...layout.nodes.map((n) => n.gpuCount * CELL + 12 + 160),
     ...legendLines(plan, layout).map((l) => textWidth(l, 11)),
     textWidth(title, 14),
+    textWidth(runs, 12),
   ];
   const width = M * 2 + Math.max(...widths);
   // Legend: KV, capacity, placement, pairing, and up to two warnings (idle nodes, unplaced replicas).
@@ -296,6 +315,9 @@ export function topologySvg(plan: Plan): string {
     defs,
     el("rect", { x: 0, y: 0, width: Math.ceil(width), height: Math.ceil(height), fill: "#fafafa" }),
     text(M, M + 6, title, { "font-size": 14, "font-weight": "bold" }),
+    el("g", { class: "runs", "data-backend": plan.runtime?.backend ?? "" }, [
+      text(M, M + 26, runs, { "font-size": 12 }),
+    ]),
     frontend(plan),
     ...layout.nodes.map((n, i) => nodeBox(n, M, nodeTop(i))),
     ...kvPath(plan, layout),

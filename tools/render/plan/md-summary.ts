@@ -51,10 +51,13 @@ function servingLine(plan: Plan): string {
   const s = plan.serving;
   if (!s) return plan.servingUnknown ?? "no estimate";
   const load = s.workload.declared ? "the declared workload" : "the default workload (set `inference.workload`)";
+  // Each number with its validated range, or "not validated" where its regime has none (as the section says).
+  const r = s.uncertainty.ranges;
+  const span = (x: readonly [number, number] | null) => (x ? ` (${x[0]}-${x[1]})` : " (not validated)");
   const at =
     s.ttftMs === null || s.itlMs === null
       ? "the layout cannot keep up with the load"
-      : `TTFT ~${s.ttftMs} ms, ITL ~${s.itlMs} ms, ${s.requestsPerSecond} requests/s`;
+      : `TTFT ~${s.ttftMs} ms${span(r.ttftMs)}, ITL ~${s.itlMs} ms${span(r.itlMs)}, ${s.requestsPerSecond} requests/s`;
   return `${at} at ${load}; see "Serving estimate"`;
 }
 

@@ -81,6 +81,9 @@ export interface PlanWorkerFit extends Pick<
   readonly kvTransferBoundMs1k: number;
   /** Expected KV transfer milliseconds per prompt token of one request (the serving model multiplies by its prompt). */
   readonly kvTransferMsPerPromptToken: number;
+  /** The workload's prompt (`inference.workload.isl`, declared or the default), tokens, and its expected transfer. */
+  readonly kvPromptTokens: number;
+  readonly kvTransferMsAtPrompt: number;
 }
 
 /** What `buildPlan` adds for the model. */
@@ -145,6 +148,7 @@ function workerRow(m: ModelFacts, p: InferencePlan, w: WorkerPlanRow, pool: GpuP
   const link = kvLink(pool, w.efaPerWorker);
   const atMax = kvTransfer(m, tensorParallel, kvDtype, maxModelLen, link);
   const short = kvTransfer(m, tensorParallel, kvDtype, SHORT_PROMPT_TOKENS, link);
+  const prompt = kvTransfer(m, tensorParallel, kvDtype, p.workload.isl, link);
   return {
     role: w.role,
     service: w.service,
@@ -168,6 +172,8 @@ function workerRow(m: ModelFacts, p: InferencePlan, w: WorkerPlanRow, pool: GpuP
     kvTransferMs1k: round(short.expectedMs, 3),
     kvTransferBoundMs1k: round(short.lineRateMs, 3),
     kvTransferMsPerPromptToken: atMax.expectedMs / maxModelLen,
+    kvPromptTokens: p.workload.isl,
+    kvTransferMsAtPrompt: round(prompt.expectedMs, 3),
   };
 }
 
@@ -226,6 +232,7 @@ export function modelMarkdown(p: ModelPlanSection): string[] {
           "KV link",
           "KV of maxModelLen: MB/rank, expected ms (line-rate ms)",
           "KV of 1k prompt: expected ms (line-rate ms)",
+          "KV of the workload's prompt: expected ms",
         ],
         p.fit.map((f) => [
           f.role,
@@ -237,6 +244,7 @@ export function modelMarkdown(p: ModelPlanSection): string[] {
           `${f.kvTransport} ${f.kvLinkGbps} Gbps`,
           `${round(f.kvBytesPerRankAtMaxLen / 1e6, 1)}${f.kvReplication > 1 ? ` (x${f.kvReplication})` : ""}, ${f.kvTransferMs} (${f.kvTransferBoundMs})`,
           `${f.kvTransferMs1k} (${f.kvTransferBoundMs1k})`,
+          `${f.kvTransferMsAtPrompt} (${n(f.kvPromptTokens)} tokens)`,
         ]),
       ),
       "",

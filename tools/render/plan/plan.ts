@@ -8,7 +8,7 @@
  * graph is rendered from), never parsed back from the rendered graph.
  */
 import type { GpuPoolFacts } from "../../../components/catalog/pool";
-import type { FrontendImagePlan, InferencePlan, UpWait } from "../../../components/inference/plan";
+import type { FrontendImagePlan, InferencePlan, RuntimePlan, UpWait } from "../../../components/inference/plan";
 import { PLACEHOLDER_DIGEST } from "../../../components/image/image-digest";
 import { capacityTotals, CapacityTotals, SummaryImage, SummaryPool, summaryPool } from "../../../program/summary";
 import { CriticalPath } from "./graph";
@@ -35,6 +35,8 @@ export interface Plan extends ModelPlanSection, ServingPlanSection, CapacityTota
   readonly placement: PlanPlacement;
   /** NIXL backend for KV cache and whether it moves over RDMA or TCP. */
   readonly kvTransport?: KvWire;
+  /** The graph's backend, and the Dynamo release and engine versions it runs (`RuntimePlan`). */
+  readonly runtime?: RuntimePlan & { readonly backend: string };
   /**
    * The image's CUDA targets (as in the stack's summary), its ref when known, whether the stack builds it, and, for a
    * vendor tag the render cannot resolve, that its digest is a placeholder (`pulumi up` resolves it once); absent
@@ -107,6 +109,7 @@ export function buildPlan(input: PlanInput): Plan {
     ...servingPlan(input.inference, input.pools),
     ...capacityTotals(input.pools, workers),
     ...(input.inference ? { kvTransport: kvWire(input.inference.kvTransport) } : {}),
+    ...(input.inference ? { runtime: { backend: input.inference.backend, ...input.inference.runtime } } : {}),
     ...(input.image
       ? {
           image: {
