@@ -170,6 +170,8 @@ describe("contracts: the graph's NetworkPolicies admit exactly the release's flo
     });
 
   for (const rel of RELEASE_IDS)
+    // Ledger row 1.4.0:bundled-nats-subchart-disabled-by-default (#11951).
+    // Ledger row 1.4.0:dyn-self-host-metadata-now-defaults-to-on (#11417).
     it(`${rel}: the flows follow the settings the workers state (model cards, event plane)`, () => {
       const ids = release(rel).flows.map((f) => f.id);
       const selfHosted = release(rel).runtime.modelCards.mode === ModelCards.SelfHosted;

@@ -81,13 +81,20 @@ export function ledgerProblems(l: Ledger): string[] {
   return out;
 }
 
-/** A touching row names `path > title`, and that spec file exists and holds that title. */
+/**
+ * A touching row names `path > title`, that spec file exists and holds that title, and it names the row (a
+ * `// Ledger row <id>` comment at the test), so a reader of the test finds the upstream change it holds.
+ */
 function testProblems(e: Entry): string[] {
   const m = /^(tests\/[\w/.-]+\.spec\.ts) > (.+)$/.exec(e.test ?? "");
   if (!m) return [`${e.id}: touches ${(e.touches ?? []).join(", ")} but names no test ("<spec file> > <title>")`];
   const file = path.join(ROOT, m[1]);
   if (!fs.existsSync(file)) return [`${e.id}: names ${m[1]}, which does not exist`];
-  return fs.readFileSync(file, "utf8").includes(m[2]) ? [] : [`${e.id}: ${m[1]} has no test "${m[2]}"`];
+  const text = fs.readFileSync(file, "utf8");
+  if (!text.includes(m[2])) return [`${e.id}: ${m[1]} has no test "${m[2]}"`];
+  return text.includes(`Ledger row ${e.id}`)
+    ? []
+    : [`${e.id}: ${m[1]} does not name the row ("// Ledger row ${e.id}")`];
 }
 
 describe("contracts: Dynamo's release notes as a ledger (facts/dynamo-release-ledger.json)", () => {
@@ -120,6 +127,11 @@ describe("contracts: Dynamo's release notes as a ledger (facts/dynamo-release-le
       entries: L.entries.map((e) => (e.id === touching.id ? { ...e, test: `${touching.test}x` } : e)),
     };
     assert.match(ledgerProblems(wrong).join("\n"), /has no test/);
+    const renamed = {
+      ...L,
+      entries: L.entries.map((e) => (e.id === touching.id ? { ...e, id: `${touching.id}-renamed` } : e)),
+    };
+    assert.match(ledgerProblems(renamed).join("\n"), /does not name the row/);
     const notes = L.releaseNoteEntries ?? [];
     assert.ok(notes.length > 0, "v1.6.1's breaking change, from its release notes");
     const partly = { ...L, releaseNoteEntries: [] };
@@ -147,6 +159,8 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
       const r = resolved("p5en-8x1gpu", backend, { release: rel });
       const g = renderGraph(r, IMAGE);
       const workers = [GraphService.Prefill, GraphService.Decode].map((k) => g.spec.services[k]);
+      // Ledger row 1.3.0:disaggregation-mode-default-changed-to-agg-prefill-and-decode (#10690).
+      // Ledger row 1.4.0:removed-the-deprecated-vllm-worker-role-flags (#12089).
       it(`${rel} ${backend}: workers pass --disaggregation-mode prefill|decode, never a removed role flag`, () => {
         assert.deepEqual(
           workers.map((w) => argValue(w, "--disaggregation-mode")),
@@ -155,6 +169,7 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
         for (const w of workers)
           assert.ok(!(mainOf(w).args ?? []).some((a) => /^--is-(prefill|decode)-worker$/.test(a)));
       });
+      // Ledger row 1.5.0:worker-liveness-probe-failurethreshold-default-raised-from-1-to (#13512).
       it(`${rel} ${backend}: workers state their liveness probe (/live on the system port, failureThreshold 3)`, () => {
         for (const w of workers)
           assert.deepEqual(
@@ -162,6 +177,7 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
             ["/live", "system", 3],
           );
       });
+      // Ledger row 1.5.0:componenttype-type-fields-are-now-immutable-after-being-set (#13763).
       it(`${rel} ${backend}: each service keeps one type for its name`, () => {
         const types = (x: unknown) =>
           "components" in (x as V1beta1Graph).spec
@@ -176,6 +192,7 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
         });
       });
       if (backend === "vllm")
+        // Ledger row Unreleased:vllm-ignores-dyn-connector (#12611).
         it(`${rel}: vLLM workers choose their connector by --kv-transfer-config, never DYN_CONNECTOR`, () => {
           for (const w of workers) {
             assert.match(argValue(w, "--kv-transfer-config"), /"kv_connector":"NixlConnector"/);
@@ -184,6 +201,7 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
         });
     }
 
+  // Ledger row 1.5.0:runtimeversionoverride-now-participates-in-worker-hash-and-can-trigger (#12633).
   it("runtimeVersionOverride is the release's runtime version, the one its images are tagged with", () => {
     const rel = release("dynamo-1.6");
     assert.equal(rel.graph.runtimeVersionOverride?.version, rel.dynamo.version);
@@ -191,6 +209,7 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
       assert.ok(e.vendorImage?.tag.startsWith(`${rel.dynamo.version}-`), e.vendorImage?.tag);
   });
 
+  // Ledger row 1.4.0:event-plane-subjects-keys-are-now-endpoint-scoped-with (#11841).
   it("the Frontend and the workers run the release's one Dynamo version", () => {
     const rel = release("dynamo-1.6");
     assert.equal(rel.frontendImage?.tag, rel.dynamo.version);
@@ -198,6 +217,8 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
       assert.equal(e.vendorImage?.tag.split("-")[0], rel.frontendImage?.tag);
   });
 
+  // Ledger row 1.2.0:cuda-12-containers-discontinued-in-v1-3-0.
+  // Ledger row 1.3.0:cuda-12-container-images-removed-cuda-13-only.
   it("dynamo-1.6 deploys CUDA 13 images (CUDA 12 images end with 1.2.x)", () => {
     const rel = release("dynamo-1.6");
     for (const e of [rel.engines.vllm, rel.engines.trtllm])
