@@ -4,7 +4,9 @@
  * project's decision. The spec fails when an entry of that range has no row (no decision), when a release's entries
  * fall short of its published count (a dropped entry), when a version of the range is neither read nor said to be
  * unreadable, and when an entry that touches what this package renders or runs names no test, or a test that does
- * not exist. The tests such rows name that no other spec holds are at the end of this file.
+ * not exist. Where a release's section could not be read but its GitHub release notes could (v1.6.1), the entries read
+ * there are rows too (facts.releaseNoteEntries, each naming its source), held to the same rules. The tests such rows
+ * name that no other spec holds are at the end of this file.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -26,6 +28,8 @@ interface Entry {
   readonly touches: readonly string[] | null;
   readonly decision: string | null;
   readonly test?: string;
+  /** Where a row not extracted from the Deprecations page was read (facts.releaseNoteEntries). */
+  readonly source?: string;
 }
 interface Ledger {
   readonly range: {
@@ -36,6 +40,8 @@ interface Ledger {
   };
   readonly publishedCounts: Readonly<Record<string, number>>;
   readonly entries: readonly Entry[];
+  /** Entries read in a release's GitHub notes where its Deprecations section could not be read. */
+  readonly releaseNoteEntries?: readonly Entry[];
 }
 const L = loadFacts<Ledger>("dynamo-release-ledger").facts;
 const ROOT = path.join(__dirname, "..", "..");
@@ -52,7 +58,10 @@ const inRange = (v: string) => v === "Unreleased" || (num(v) >= num(L.range.from
 /** Every reason the ledger is incomplete; empty when each entry of the range has a row that holds. */
 export function ledgerProblems(l: Ledger): string[] {
   const out: string[] = [];
-  for (const e of l.entries.filter((x) => inRange(x.version))) {
+  const all = [...l.entries, ...(l.releaseNoteEntries ?? [])];
+  for (const e of (l.releaseNoteEntries ?? []).filter((x) => !x.source || x.source.length < 20))
+    out.push(`${e.id}: a row from the release notes names no source`);
+  for (const e of all.filter((x) => inRange(x.version))) {
     if (!Array.isArray(e.touches) || !e.decision || e.decision.trim().length < 10)
       out.push(`${e.id}: no row (touches and decision)`);
     for (const k of e.touches ?? [])
@@ -66,8 +75,8 @@ export function ledgerProblems(l: Ledger): string[] {
   for (const v of [...RANGE, ...RANGE_16]) {
     const status = l.range.versions[v];
     if (!status) out.push(`v${v}: neither read nor said to be unreadable`);
-    else if (status.startsWith("read") && !l.entries.some((e) => e.version === v))
-      out.push(`v${v}: read, but no entry`);
+    else if (/^(read|partly read)/.test(status) && !all.some((e) => e.version === v))
+      out.push(`v${v}: ${status.split(":")[0]}, but no entry`);
   }
   return out;
 }
@@ -85,7 +94,8 @@ describe("contracts: Dynamo's release notes as a ledger (facts/dynamo-release-le
   it("the range runs from the seed's version to the release dynamo-1.6 deploys, each version read or said unreadable", () => {
     assert.equal(L.range.through, release("dynamo-1.6").dynamo.version);
     assert.ok(num(L.range.from) > num(release("seed").dynamo.version), "the seed's own version is not a change");
-    for (const v of RANGE_16) assert.match(L.range.versions[v], /^not readable/, v);
+    for (const v of RANGE_16) assert.match(L.range.versions[v], /^(not readable|partly read)\b/, v);
+    assert.match(L.range.versions["1.6.0"], /docs corpus .*newest read: [0-9a-f]{8}/, "says which copies were read");
     assert.ok(L.entries.length >= 130, `${L.entries.length} entries`);
   });
 
@@ -110,6 +120,14 @@ describe("contracts: Dynamo's release notes as a ledger (facts/dynamo-release-le
       entries: L.entries.map((e) => (e.id === touching.id ? { ...e, test: `${touching.test}x` } : e)),
     };
     assert.match(ledgerProblems(wrong).join("\n"), /has no test/);
+    const notes = L.releaseNoteEntries ?? [];
+    assert.ok(notes.length > 0, "v1.6.1's breaking change, from its release notes");
+    const partly = { ...L, releaseNoteEntries: [] };
+    assert.match(ledgerProblems(partly).join("\n"), /v1\.6\.1: partly read, but no entry/);
+    const unsourced = { ...L, releaseNoteEntries: notes.map((e) => ({ ...e, source: undefined })) };
+    assert.match(ledgerProblems(unsourced).join("\n"), /names no source/);
+    const undecided = { ...L, releaseNoteEntries: notes.map((e) => ({ ...e, decision: null })) };
+    assert.match(ledgerProblems(undecided).join("\n"), new RegExp(`${notes[0].id}: no row`));
   });
 
   it("every ledger PR the release data cites is a row that touches what this package renders", () => {
