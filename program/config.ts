@@ -37,7 +37,17 @@ import { validate as validatePlatform } from "../components/platform/validate";
 import { DEFAULT_GRAPH_NAME, K8S_NAME } from "../components/_shared/names";
 import { brief, Problem } from "../components/_shared/problems";
 import { closest, didYouMean } from "../components/_shared/suggest";
-import { isAtOrUnder, ownEntry, PROTOTYPE_KEY_REASON, PROTOTYPE_KEYS, typeName, walkKeys } from "./keys";
+import {
+  isAtOrUnder,
+  kindAt,
+  ownEntry,
+  PROTOTYPE_KEY_REASON,
+  PROTOTYPE_KEYS,
+  typeName,
+  typedByKind,
+  walkKeys,
+} from "./keys";
+import type { AnyKeyShape } from "../components/_shared/keys";
 import { releaseImageArgs } from "../components/image/release-image";
 import {
   DEFAULT_RELEASE,
@@ -60,6 +70,14 @@ export const SECTIONS = {
   inference: INFERENCE_KEYS,
   observability: obs.OBSERVABILITY_KEYS,
 } as const;
+/**
+ * A `--set` value of the namespace at `path` (`["cluster", "kubernetesVersion"]`) typed by the key's kind in the
+ * tables above: a string key takes the text as written where YAML would read a number or a boolean
+ * (program/keys.ts `typedByKind`); a key the tables do not know keeps YAML's value.
+ */
+export const typedOverride = (path: readonly (string | number)[], value: unknown, text: string): unknown =>
+  typedByKind(kindAt(SECTIONS as unknown as AnyKeyShape, path), value, text);
+
 /**
  * Every key of the namespace: the sections, the graph's name, the release (given to the platform, the graph and the
  * image), the release a stack moves from, the token (a secret), and a model stack's cluster stack and the recorded

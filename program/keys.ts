@@ -2,8 +2,8 @@
  * The one key walker: a stack value against a component's key table (components/_shared/keys.ts). It reports what
  * the table knows: unknown, renamed and program-set keys, and every value of the wrong kind (a quoted 'false' for a
  * boolean, a list for a string, a number outside its bounds), each at its key with the value, its type and what is
- * allowed, before any component validator runs. It returns the value with `null` entries and refused values dropped,
- * so a validator never sees a value of the wrong type. Keys are read with `Object.keys` and looked up as own keys of
+ * allowed, before any component validator runs. It returns the value with `null` entries and refused values dropped
+ * (a number at a string key passed on as its text: `walkKeys`), so a validator never sees a value of the wrong type. Keys are read with `Object.keys` and looked up as own keys of
  * the table, and `__proto__`, `constructor` and `prototype` are refused in every table and map (the stack file reader
  * keeps them as own keys: tools/_shared/stackfile.ts), never silently dropped or assigned. Pure.
  */
@@ -125,7 +125,13 @@ function checkList(path: string, v: unknown, kind: AnyValueKind & { kind: "list"
   );
 }
 
-/** Walks `value` at `path` against `table`: every key and value problem, and the value without nulls or refusals. */
+/**
+ * Walks `value` at `path` against `table`: every key and value problem, and the value without nulls or refusals. One
+ * refusal is passed on as text: a YAML number at a string key (`kubernetesVersion: 1.33`) goes on as `String(n)`
+ * ("1.33"; 1.30 is "1.3", as the refusal says), so checks of other keys that depend on it (`deviceAllocation: dra`
+ * below 1.34) report in the same run instead of after the user quotes it; the caller leaves out the validators'
+ * problems at the refused key itself (program/config.ts `sectionWalker`), and nothing renders while the refusal stands.
+ */
 export function walkKeys(
   path: string,
   value: unknown,
@@ -164,6 +170,7 @@ export function walkKeys(
       const bad = checkValue(at, v, entry);
       problems.push(...bad);
       if (bad.length === 0) out[key] = v;
+      else if (entry.kind === "string" && typeof v === "number" && Number.isFinite(v)) out[key] = String(v);
     } else {
       const sub =
         "each" in entry
@@ -202,4 +209,47 @@ function walkEach(path: string, value: unknown, table: AnyKeyShape, renames: Ren
 /** Whether `p` is at `refused` or inside it (`a.b` is inside `a`, so is `a[0]`). */
 export function isAtOrUnder(p: string, refused: string): boolean {
   return p === refused || p.startsWith(`${refused}.`) || p.startsWith(`${refused}[`);
+}
+
+/**
+ * The value kind at `segs` below `table` (names for keys, numbers for list indexes), or undefined where the table
+ * does not say (an unknown key, a wired argument, a nested table itself rather than one of its values).
+ */
+export function kindAt(table: AnyKeyShape, segs: readonly (string | number)[]): AnyValueKind | undefined {
+  const [head, ...rest] = segs;
+  if (typeof head !== "string") return undefined;
+  const entry = ownEntry(table, head);
+  if (entry === undefined || "wired" in entry) return undefined;
+  if (isValueKind(entry)) return rest.length === 0 ? entry : kindInside(entry, rest);
+  if ("each" in entry) {
+    const [name, ...below] = rest;
+    return typeof name === "string" ? kindAt(entry.each as AnyKeyShape, below) : undefined;
+  }
+  return kindAt(entry as AnyKeyShape, rest);
+}
+
+/** The kind of a list's item (`[0]`) or a map's value (`.name`) below a value kind, down `segs`. */
+function kindInside(kind: AnyValueKind, segs: readonly (string | number)[]): AnyValueKind | undefined {
+  if (segs.length === 0) return kind;
+  const [head, ...rest] = segs;
+  if (kind.kind === "list" && typeof head === "number") return kindInside(kind.of, rest);
+  if (kind.kind === "map" && typeof head === "string") return kindInside(kind.of, rest);
+  return undefined;
+}
+
+/** Whether `kind` accepts a value of JavaScript type `t` ("string", "number", "boolean"), alternatives included. */
+function takes(kind: AnyValueKind, t: string): boolean {
+  if (kind.kind === "either") return kind.of.some((k) => takes(k, t));
+  return t === "number" ? kind.kind === "integer" || kind.kind === "number" : kind.kind === t;
+}
+
+/**
+ * A `--set` value typed by its key's kind: `text` where YAML read a scalar as a number or a boolean but the key takes
+ * a string and not that type (`--set cluster.kubernetesVersion=1.33` is "1.33", never the number 1.33, and `1.30`
+ * stays "1.30"). Everything else stays as YAML read it: a number for a number key, `null` (the default), a list or a
+ * map (refused by `checkValue` at a string key), a quoted string, and any value of a key the tables do not know.
+ */
+export function typedByKind(kind: AnyValueKind | undefined, value: unknown, text: string): unknown {
+  const t = typeof value;
+  return kind && (t === "number" || t === "boolean") && takes(kind, "string") && !takes(kind, t) ? text : value;
 }

@@ -4,7 +4,8 @@
  * for a boolean or a number, a list for a string, an object for a list, a number outside its bounds, a wrong item in
  * a list or map, and the prototype names (`__proto__`, `constructor`, `prototype`) as keys of every table and map.
  * Each case is one `--set path=value` (the value written as JSON, which YAML reads as written) and the key path the
- * refusal must name.
+ * refusal must name; a number or a boolean for a string key, which `--set` takes as text (program/keys.ts
+ * `typedByKind`), is written in a stack file instead (`file`), where YAML's type stands.
  */
 import { AnyKeyShape, AnyValueKind, isValueKind } from "../../components/_shared/keys";
 import { CLUSTER_KEYS } from "../../components/cluster/args";
@@ -12,6 +13,7 @@ import { IMAGE_KEYS } from "../../components/image/args";
 import { INFERENCE_KEYS } from "../../components/inference/args";
 import { OBSERVABILITY_KEYS } from "../../components/observability/args";
 import { PLATFORM_KEYS } from "../../components/platform/args";
+import { typedByKind } from "../../program/keys";
 
 /** Text no message may hold: what `String()` makes of an object or a function. */
 export const GARBAGE = /\[object Object\]|\[native code\]|function\s*\w*\s*\(/;
@@ -22,6 +24,8 @@ export interface KeyCase {
   readonly key: string;
   /** What is wrong, for the test's title. */
   readonly what: string;
+  /** Set in a stack file, not by `--set`: the key path and the value (a `--set` would take its text). */
+  readonly file?: { readonly path: string; readonly value: unknown };
 }
 
 const SECTIONS: Readonly<Record<string, AnyKeyShape>> = {
@@ -132,7 +136,13 @@ function tableCases(path: string, table: AnyKeyShape): KeyCase[] {
     const at = `${path}.${key}`;
     if ("wired" in entry) out.push({ set: `${at}=1`, key: at, what: "a key the program sets" });
     else if (isValueKind(entry))
-      out.push(...wrongFor(entry).map(([what, v]) => ({ set: `${at}=${JSON.stringify(v)}`, key: at, what })));
+      out.push(
+        ...wrongFor(entry).map(([what, v]) => {
+          const set = `${at}=${JSON.stringify(v)}`;
+          const asText = typedByKind(entry, v, JSON.stringify(v)) !== v;
+          return { set, key: at, what, ...(asText ? { file: { path: at, value: v } } : {}) };
+        }),
+      );
     else if ("each" in entry) {
       out.push({ set: `${at}="x"`, key: at, what: "a string for a map of objects" });
       out.push(...PROTOTYPE_NAMES.map((p) => ({ set: `${at}.${p}.x=1`, key: `${at}.${p}`, what: `${p} as a name` })));

@@ -49,8 +49,8 @@ describe("render CLI", function () {
       assert.equal(a.out, "o");
       assert.equal(a.file, "x.yaml");
       assert.deepEqual(a.overrides, [
-        { key: "inference.prefill.replicas", value: 4 },
-        { key: "image.cudaArchs", value: ["sm_90", "sm_100"] },
+        { key: "inference.prefill.replicas", value: 4, text: "4" },
+        { key: "image.cudaArchs", value: ["sm_90", "sm_100"], text: "[sm_90, sm_100]" },
       ]);
     });
 

@@ -11,18 +11,35 @@ import * as path from "path";
 import { runCli } from "../../tools/render/cli/cli";
 import { ExitCode } from "../../tools/_shared/exit-codes";
 import { isAtOrUnder } from "../../program/keys";
-import { GARBAGE, keyCases } from "../helpers/key-cases";
+import { parse, stringify } from "yaml";
+import { GARBAGE, KeyCase, keyCases } from "../helpers/key-cases";
 import { ROOT, STACK_TRACE } from "../render/render-harness";
 
 const never = () => {
   throw new Error("the program ran: a wrong-typed value was accepted");
 };
 
+/** p5en-1gpu's stack file with `path` (`cluster.gpuPools.gpu.efa`) set to `value`, written into `dir`. */
+function stackFileWith(dir: string, keyPath: string, value: unknown): string {
+  const doc = parse(fs.readFileSync(path.join(ROOT, "stacks", "Pulumi.p5en-1gpu.yaml"), "utf8"));
+  const [section, ...rest] = keyPath.split(".");
+  let o = (doc.config[`dynamo-efa:${section}`] ??= {}) as Record<string, unknown>;
+  for (const k of rest.slice(0, -1)) o = (o[k] ??= {}) as Record<string, unknown>;
+  o[rest[rest.length - 1]] = value;
+  const file = path.join(dir, "Pulumi.p5en-1gpu.yaml");
+  fs.writeFileSync(file, stringify(doc));
+  return file;
+}
+
 describe("stack config: every key refuses every wrong type, generated from the key tables", function () {
   this.timeout(120000);
   const cases = keyCases();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "key-types-"));
   after(() => fs.rmSync(out, { recursive: true, force: true }));
+  const argv = (c: KeyCase): string[] =>
+    c.file
+      ? ["--file", stackFileWith(out, c.file.path, c.file.value), "--out", out]
+      : ["p5en-1gpu", "--out", out, "--set", c.set];
 
   it("covers every section, and every kind of value the tables hold", () => {
     for (const s of ["cluster.", "cluster.gpuPools.gpu.", "image.", "platform.", "inference.", "observability."])
@@ -43,13 +60,15 @@ describe("stack config: every key refuses every wrong type, generated from the k
         w,
       );
     assert.ok(cases.length > 500, `${cases.length} cases`);
+    // A number for a string key goes in a stack file (a `--set` takes its text): still sent, at every string key.
+    assert.ok(cases.some((c) => c.key === "cluster.kubernetesVersion" && c.file?.value === 1));
   });
 
   it("each case exits 2 naming its key, with the value's type and what is allowed", async () => {
     const failures: string[] = [];
     for (const c of cases) {
       const lines: string[] = [];
-      const code = await runCli(["p5en-1gpu", "--out", out, "--set", c.set], {
+      const code = await runCli(argv(c), {
         root: ROOT,
         cwd: ROOT,
         program: never,
@@ -74,7 +93,8 @@ describe("stack config: every key refuses every wrong type, generated from the k
               : GARBAGE.test(text)
                 ? "object or function text"
                 : undefined;
-      if (why) failures.push(`--set ${c.set} (${c.what}): ${why}\n${text.slice(0, 600)}`);
+      if (why)
+        failures.push(`${c.file ? "in the file: " : "--set "}${c.set} (${c.what}): ${why}\n${text.slice(0, 600)}`);
     }
     assert.deepEqual(
       failures,

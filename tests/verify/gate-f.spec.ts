@@ -6,8 +6,9 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { PrometheusMode } from "../../components/observability/args";
 import { prometheusFor } from "../../tools/verify/prometheus";
-import { stackPrometheus } from "../../tools/verify/target";
+import { resolveVerifyTarget } from "../../tools/verify/target";
 import { projectWith, stackText } from "./stacks";
 import { MODEL, startFrontend } from "./fake-frontend";
 import { GRAPH, NAMESPACE, PROMETHEUS_NAMESPACE, startKube } from "./fake-kube";
@@ -61,7 +62,8 @@ describe("verify gate F through the CLI and the fake cluster", function () {
     const of = (observability?: unknown) => {
       const root = stackRoot(observability);
       try {
-        return stackPrometheus(root, "obs");
+        const t = resolveVerifyTarget("obs", {}, root);
+        return t.kind === "graph" ? t.prometheus : assert.fail("a whole stack is a graph target");
       } finally {
         fs.rmSync(root, { recursive: true, force: true });
       }
@@ -69,8 +71,13 @@ describe("verify gate F through the CLI and the fake cluster", function () {
     assert.deepEqual(of(), inCluster);
     assert.deepEqual(of({ retentionDays: 3 }), inCluster);
     assert.equal(of(false), undefined);
-    assert.equal(of({ enabled: false }), undefined);
-    assert.equal(of({ prometheus: "existing", monitorLabels: { release: "p" } }), undefined);
+    // The renamed key is the stack file's problem, reported as render reports it (no silent "no gate F").
+    assert.throws(() => of({ enabled: false }), /observability\.enabled: was renamed: write observability: false/);
+    // A whole stack refuses an existing Prometheus (its cluster is new); gate F then runs only with --prometheus-url.
+    assert.throws(() => of({ prometheus: "existing", monitorLabels: { release: "p" } }), /observability\.prometheus/);
+    assert.equal(prometheusFor({ prometheus: PrometheusMode.Existing }), undefined);
+    // In the namespace the stack installs its monitoring in.
+    assert.deepEqual(of({ namespace: "metrics" }), { ...inCluster, namespace: "metrics" });
     assert.equal(prometheusFor(undefined), undefined);
   });
 

@@ -88,8 +88,8 @@ describe("verify stack resolution", () => {
     );
     assert.throws(
       () => resolveTarget("empty", {}, root),
-      // No graph and no pool is a cluster stack, which serves no graph to verify.
-      /stacks\/Pulumi\.empty\.yaml is not a valid stack config: 1 problem\n {2}- inference: this is a cluster stack \(no inference, no cluster\.gpuPools\); this tool reads a stack that serves a graph/,
+      // No graph and no pool is a cluster stack: checked as one, and the message says it was read as one.
+      /stacks\/Pulumi\.empty\.yaml is not a valid stack config \(read as a cluster stack: no inference and no cluster\.gpuPools, so no graph\): \d+ problems\n {2}- cluster\.gpuPools: a cluster needs GPU pools of its own/,
     );
     assert.throws(
       () => resolveTarget("nope", { model: "m", backend: "tgi" }, root),

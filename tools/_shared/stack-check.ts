@@ -52,6 +52,21 @@ export function checkAnyStackConfigMap(
   return withNonFinite(project, cfg, checkAnyStackConfig({ ...raw, stack }));
 }
 
+/** The stack's kind as the program picks it from the keys written (program/config.ts `stackKindOf`). */
+export function stackKindOfMap(project: string, cfg: StackConfigMap): StackKind {
+  const given = `${project}:hfToken` in cfg.config;
+  return stackKindOf(rawStackConfig((k) => cfg.config[k], Object.keys(cfg.config), given, true));
+}
+
+/**
+ * Whether the Hugging Face token counts as set for a tool that reads a deployed stack (verify, measure): a stack
+ * that serves a graph had one at `pulumi up` (a secret these tools never read, often not in the local file); a
+ * cluster stack takes none, so only what its file says counts there (and is refused, as at render).
+ */
+export function deployedTokenSet(project: string, cfg: StackConfigMap): boolean {
+  return `${project}:hfToken` in cfg.config || stackKindOfMap(project, cfg) !== StackKind.Cluster;
+}
+
 /** The numbers JSON cannot carry (NaN, infinities), reported in place of what the check said at the same key. */
 function withNonFinite<C>(
   project: string,

@@ -134,13 +134,20 @@ function unsecure(v: unknown): { value: unknown; secret: boolean } {
   return { value: v, secret: false };
 }
 
-/** One `--set key=value`: the key path inside the project namespace (or `ns:key`), the YAML-typed value. */
+/**
+ * One `--set key=value`: the key path inside the project namespace (or `ns:key`), the value as YAML reads it, and the
+ * text as written (a string key takes the text: `stackConfig`'s `typed`).
+ */
 export interface Override {
   readonly key: string;
   readonly value: unknown;
+  readonly text: string;
 }
 
-/** Parses `inference.prefill.replicas=4` (value typed as YAML: 4 is a number, `[a, b]` a list). */
+/**
+ * Parses `inference.prefill.replicas=4`: the value as YAML reads it (4 is a number, `[a, b]` a list) and the text; the
+ * key's kind settles which one the key gets (`stackConfig`'s `typed`).
+ */
 export function parseOverride(text: string): Override {
   const eq = text.indexOf("=");
   if (eq <= 0)
@@ -165,10 +172,11 @@ export function parseOverride(text: string): Override {
     if (e instanceof UsageError && !/is not valid YAML/.test(e.message)) throw e;
     value = raw;
   }
-  return { key, value };
+  return { key, value, text: raw };
 }
 
-type Seg = string | number;
+/** A step of a config path: a key, or a list index. */
+export type Seg = string | number;
 
 function segments(pathText: string): Seg[] {
   return pathText.split(/\.|(?=\[)/).map((s) => (s.startsWith("[") ? Number(s.slice(1, -1)) : s));
@@ -236,8 +244,22 @@ function stackFileConfig(doc: unknown, label: string): Record<string, unknown> {
   return cfg as Record<string, unknown>;
 }
 
-/** Merges project defaults, the stack file's `config:` and the overrides into the runtime's config map. */
-export function stackConfig(project: Project, file: string, overrides: readonly Override[] = []): StackConfigMap {
+/**
+ * The value of an override of a key in the project namespace, given its path there (`["cluster", "kubernetesVersion"]`),
+ * YAML's value and the text as written: the program types it by the key's kind (program/config.ts `typedOverride`).
+ */
+export type TypeOverride = (path: readonly Seg[], value: unknown, text: string) => unknown;
+
+/**
+ * Merges project defaults, the stack file's `config:` and the overrides into the runtime's config map; `typed` gives
+ * each override of the project namespace its value (YAML's, where absent).
+ */
+export function stackConfig(
+  project: Project,
+  file: string,
+  overrides: readonly Override[] = [],
+  typed: TypeOverride = (_, v) => v,
+): StackConfigMap {
   const cfg = stackFileConfig(readYaml(file, "stack file"), `stack file ${file}`);
   const values: Record<string, unknown> = { ...project.defaults };
   const secret = new Set<string>();
@@ -249,9 +271,11 @@ export function stackConfig(project: Project, file: string, overrides: readonly 
   }
   for (const o of overrides) {
     const colon = o.key.indexOf(":");
-    const [top, ...rest] = segments(colon >= 0 ? o.key.slice(colon + 1) : o.key);
+    const segs = segments(colon >= 0 ? o.key.slice(colon + 1) : o.key);
+    const [top, ...rest] = segs;
     const key = colon >= 0 ? `${o.key.slice(0, colon)}:${top}` : fullKey(project.name, String(top));
-    values[key] = setIn(values[key], rest, o.value, o.key);
+    const value = key.startsWith(`${project.name}:`) ? typed(segs, o.value, o.text) : o.value;
+    values[key] = setIn(values[key], rest, value, o.key);
     if (rest.length === 0) secret.delete(key);
   }
   const config = Object.fromEntries(

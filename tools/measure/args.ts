@@ -29,6 +29,8 @@ export const USAGE = `usage: npm run measure -- <stack> [options]
   --aiperf-image REF   run AIPerf from this image, by digest (default: AIPERF_IMAGE, else the release's frontend
                        image, which ships AIPerf, at the digest the cluster runs it: nothing to build)
   --kubeconfig F       kubeconfig file (default: KUBECONFIG, ~/.kube/config)
+  --cluster-outputs F  a model stack's cluster stack outputs (pulumi stack output --json -s <cluster stack> > F)
+                       (default: the file the stack names in dynamo-efa:clusterOutputs)
   --sweep F,F,...      multiples of the declared load to run, e.g. 0.25,0.5,1,2 (default: 1, the declared load)
   --requests N         requests measured per point, ${REQUESTS.min}..${REQUESTS.max} (default: 8 per in-flight request, 120 s of arrivals, at least 200)
   --twin               also deploy the aggregated twin on the same GPUs, measure it at the same points, tear it down
@@ -42,6 +44,7 @@ produced no AIPerf export, 70 internal error, 73 --out not writable, 130 interru
 const OPTIONS = {
   "aiperf-image": { type: "string" },
   kubeconfig: { type: "string" },
+  "cluster-outputs": { type: "string" },
   sweep: { type: "string" },
   requests: { type: "string" },
   twin: { type: "boolean" },
@@ -95,6 +98,7 @@ export function parse(argv: readonly string[], env: string | undefined) {
     twin: values.twin === true,
     pauseDisagg: values["pause-disagg"] === true,
     kubeconfig: values.kubeconfig,
+    clusterOutputs: values["cluster-outputs"],
     out: values.out ?? `measure-${parsed.stack}`,
   };
 }

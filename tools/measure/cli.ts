@@ -1,6 +1,6 @@
 /**
- * `npm run measure -- <stack> [--aiperf-image <repo@sha256:...>] [--kubeconfig F] [--sweep 0.5,1,2] [--requests N]
- *  [--twin [--pause-disagg]] [--out DIR] [--timeout S]`
+ * `npm run measure -- <stack> [--aiperf-image <repo@sha256:...>] [--kubeconfig F] [--cluster-outputs F] [--sweep 0.5,1,2]
+ *  [--requests N] [--twin [--pause-disagg]] [--out DIR] [--timeout S]`
  *
  * After `pulumi up`: benchmarks the stack's declared `inference.workload` with AIPerf inside the cluster and
  * writes `measure.json` and `measure.svg` (measured beside the render's estimate) to --out. Arguments are checked

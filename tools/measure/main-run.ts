@@ -57,7 +57,8 @@ export async function runMeasure(a: Args, io: Io): Promise<MeasureReport | "inte
     throw new UsageError(
       `no stack file ${path.relative(io.root, file)}: measure reads the stack's workload and estimate from it`,
     );
-  const { resolved } = stackInference(io.root, file);
+  const outputs = a.clusterOutputs === undefined ? undefined : path.resolve(io.cwd, a.clusterOutputs);
+  const { resolved } = stackInference(io.root, file, outputs);
   const kc = await loadKubeConfig(a.kubeconfig === undefined ? undefined : path.resolve(io.cwd, a.kubeconfig));
   const cleanup = new Cleanup();
   let interrupted: (() => void) | undefined;

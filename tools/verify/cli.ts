@@ -1,6 +1,6 @@
 /**
  * `npm run verify -- <stack> [--kubeconfig F] [--namespace N] [--graph G] [--model M] [--backend B]
- *  [--url http://frontend:8000] [--json out.json] [--timeout S] [--ttft-threshold-ms MS] [--prometheus-url U]
+ *  [--cluster-outputs F] [--url http://frontend:8000] [--json out.json] [--timeout S] [--ttft-threshold-ms MS] [--prometheus-url U]
  *  [--probe-workers] [--check-locality]`
  *
  * Exit codes: `ExitCode` of the CLI family (the README's verify section lists them). Arguments are parsed before
@@ -38,6 +38,8 @@ export const USAGE = `usage: npm run verify -- <stack> [options]
   --graph G               DynamoGraphDeployment name (default: stack config graphName, else "${DEFAULT_GRAPH_NAME}")
   --model M               served model id (default: stack config servedModelName/model)
   --backend B             vllm | trtllm (default: stack config backend)
+  --cluster-outputs F     a model stack's cluster stack outputs (pulumi stack output --json -s <cluster stack> > F)
+                          (default: the file the stack names in dynamo-efa:clusterOutputs)
   --url U                 Frontend base URL (default: port-forward to a Ready Frontend pod)
   --json F                also write the results as JSON to F
   --timeout S             budget for the whole run, seconds, ${TIMEOUT_S.min}..${TIMEOUT_S.max} (default ${DEFAULT_TIMEOUT_S})
@@ -55,6 +57,7 @@ const OPTIONS = {
   graph: { type: "string" },
   model: { type: "string" },
   backend: { type: "string" },
+  "cluster-outputs": { type: "string" },
   url: { type: "string" },
   json: { type: "string" },
   timeout: { type: "string" },
@@ -149,15 +152,22 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
       return ExitCode.Ok;
     }
     // Loaded lazily: the schema and @kubernetes/client-node take seconds to import; usage errors should not wait.
-    const { resolveTarget, stackPrometheus } = await import("./target");
-    const target = resolveTarget(a.stack, a.values, io.root);
+    const { resolveVerifyTarget } = await import("./target");
+    const userPath = (p: string | undefined) =>
+      p === undefined ? undefined : path.resolve(io.cwd ?? process.cwd(), p);
+    const { "cluster-outputs": clusterOutputs, ...flags } = a.values;
+    const { namespace, graph, model, backend } = flags;
+    const read = resolveVerifyTarget(a.stack, { namespace, graph, model, backend }, io.root, userPath(clusterOutputs));
+    if (read.kind === "cluster") {
+      const { servingStack } = await import("./deployed-stack");
+      servingStack(read.cluster, a.stack, "verify");
+    }
+    const target = read.kind === "graph" ? read.target : (undefined as never);
     const promUrl = a.values["prometheus-url"];
-    const prometheus = promUrl !== undefined ? { url: promUrl } : stackPrometheus(io.root, a.stack);
+    const prometheus = promUrl !== undefined ? { url: promUrl } : read.kind === "graph" ? read.prometheus : undefined;
     const { runGates } = await import("./run");
     const { exitCodeOf } = await import("./gates");
     const { renderJson, renderTable } = await import("./report");
-    const userPath = (p: string | undefined) =>
-      p === undefined ? undefined : path.resolve(io.cwd ?? process.cwd(), p);
     const { results, frontend, unreachable } = await runGates({
       target,
       kubeconfig: userPath(a.values.kubeconfig),

@@ -160,14 +160,21 @@ export type PrometheusTarget =
 
 /**
  * Gate F's Prometheus for a stack's checked observability config (the program's schema reads the
- * stack file): the in-cluster Prometheus the program installs; undefined when monitoring is off or
- * uses an existing Prometheus (then only `--prometheus-url` runs gate F).
+ * stack file): the in-cluster Prometheus the program installs, in the monitoring namespace; undefined when
+ * monitoring is off or uses an existing Prometheus (then only `--prometheus-url` runs gate F).
  */
-export function prometheusFor(observability: StackConfig["observability"]): PrometheusTarget | undefined {
+export function prometheusFor(
+  observability: Pick<NonNullable<StackConfig["observability"]>, "prometheus" | "namespace"> | undefined,
+): PrometheusTarget | undefined {
   if (!observability || (observability.prometheus ?? OBSERVABILITY_DEFAULTS.prometheus) !== PrometheusMode.Install)
     return undefined;
+  return prometheusIn(observability.namespace ?? OBSERVABILITY_DEFAULTS.namespace);
+}
+
+/** The Prometheus pod the program installs (DynamoObservability), in `namespace`. */
+export function prometheusIn(namespace: string): PrometheusTarget {
   const selector = Object.entries(PROMETHEUS_POD_LABEL)
     .map(([k, v]) => `${k}=${v}`)
     .join(",");
-  return { namespace: OBSERVABILITY_DEFAULTS.namespace, selector, port: PROMETHEUS_POD_PORT };
+  return { namespace, selector, port: PROMETHEUS_POD_PORT };
 }

@@ -1,23 +1,24 @@
 /**
- * What `verify` checks: namespace, graph, served model and engine of a stack. Read with the same
- * loader and the same schema as `render` and the program: `tools/_shared/stackfile.ts`
- * merges `Pulumi.yaml` defaults and `stacks/Pulumi.<stack>.yaml` (namespaced or not, merge keys and
- * all), `tools/_shared/stack-check.ts` checks it with `checkStackConfig`, so verify accepts exactly the
- * stacks the program deploys and reads them with the program's defaults.
+ * What `verify` checks: namespace, graph, served model and engine of a stack that serves a graph, or a cluster
+ * stack's own parts. Read with the same loader and the same checks as `render` and the program:
+ * `tools/_shared/stackfile.ts` merges `Pulumi.yaml` defaults and `stacks/Pulumi.<stack>.yaml` (namespaced or not,
+ * merge keys and all), ./deployed-stack.ts checks it for its kind with the program's own checks and wires a model
+ * stack to its cluster stack's outputs, so verify accepts exactly the stacks the program deploys and reads them with
+ * the program's defaults.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_GRAPH_NAME, DEFAULT_GRAPH_NAMESPACE, K8S_NAME } from "../../components/_shared/names";
 import { formatProblems, Problem } from "../../components/_shared/problems";
-import { checkStackConfigMap } from "../_shared/stack-check";
-import { loadProject, stackConfig, stackFilePath, UsageError } from "../_shared/stackfile";
-import { type KvTransport, type ResolvedInference, resolveArgs } from "../../components/inference/args";
-import type { StackConfig } from "../../program/config";
+import { loadProject, stackFilePath, UsageError } from "../_shared/stackfile";
+import { type KvTransport, type ResolvedInference } from "../../components/inference/args";
+import { StackKind } from "../../program/config";
 import { servingEstimate, servingInputOf } from "../../serving";
 import { inferencePlan } from "../../components/inference/plan";
-import { LatencyEstimate, prometheusFor, PrometheusTarget } from "./prometheus";
+import { LatencyEstimate, PrometheusTarget } from "./prometheus";
 import { Backend } from "./kvlog";
 import { Backend as ProgramBackend } from "../../components/inference/args";
+import { ClusterStack, readDeployedStack, ServingStack, servingStack } from "./deployed-stack";
 
 export { UsageError };
 
@@ -76,58 +77,70 @@ function flagProblems(flags: TargetFlags): Problem[] {
 }
 
 /**
- * A stack file's config, checked as the program checks it, and its inference settings resolved as the program
- * resolves them (`kvTransport` is the backend the workers were told to use). Also `measure`'s reader.
+ * A stack file that serves a graph (a whole stack, or a model stack wired to its cluster stack's outputs), checked
+ * as the program checks it, its inference settings resolved as the program resolves them (`kvTransport` is the
+ * backend the workers were told to use). Also `measure`'s reader; a cluster stack is a usage error saying what to
+ * run instead. `clusterOutputs`: the cluster stack's outputs for a model stack (./deployed-stack.ts).
  */
-export function stackInference(root: string, file: string): { config: StackConfig; resolved: ResolvedInference } {
-  const project = loadProject(root);
-  // verify and measure never need the token, and a deployed stack had one: do not require it here.
-  const { config, problems } = checkStackConfigMap(project.name, stackConfig(project, file), true);
-  if (!config)
-    throw new UsageError(
-      `${formatProblems(`${path.relative(root, file)} is not a valid stack config`, problems)}\n(fix the stack file, or pass --namespace, --graph, --model and --backend without a stack file)`,
-    );
-  return {
-    config,
-    resolved: resolveArgs(config.graphName, { ...config.inference, gpuPool: config.gpuPool }, undefined),
-  };
+export function stackInference(
+  root: string,
+  file: string,
+  clusterOutputs?: string,
+  tool = "measure",
+): { resolved: ResolvedInference; prometheus?: PrometheusTarget } {
+  const stack = /^Pulumi\.(.+)\.ya?ml$/.exec(path.basename(file))?.[1] ?? path.basename(file);
+  return servingStack(readDeployedStack(root, stack, file, clusterOutputs), stack, tool);
 }
 
-/** The stack file's inference target, checked as the program checks it. */
-function fromStackFile(root: string, file: string): Omit<Target, "source"> {
-  const { config, resolved } = stackInference(root, file);
-  const inf = config.inference;
+/** The graph's target from a stack that serves one, as the program resolves it. */
+function fromServing(d: ServingStack, root: string, file: string): Target {
+  const r = d.resolved;
   // The estimate of the plan the program renders the graph from, as plan.json's `serving` is.
-  const input = servingInputOf(inferencePlan(resolved), resolved.pool);
+  const input = servingInputOf(inferencePlan(r), r.pool);
   const e = "why" in input ? undefined : servingEstimate(input);
   return {
     ...(e && !("why" in e) ? { estimate: { ttftMs: e.ttftMs, itlMs: e.itlMs, declared: e.workload.declared } } : {}),
-    namespace: inf.namespace ?? DEFAULT_NAMESPACE,
-    graph: config.graphName,
-    servedModel: inf.servedModelName ?? inf.model,
-    backend: (inf.backend ?? Backend.Vllm) as Backend,
-    kvTransport: resolved.kvTransport,
+    namespace: r.namespace,
+    graph: r.graphName,
+    servedModel: r.servedModelName,
+    backend: r.backend as Backend,
+    kvTransport: r.kvTransport,
+    source: d.cluster
+      ? `${path.relative(root, file)} on ${d.cluster.stack} (outputs: ${d.cluster.outputs})`
+      : path.relative(root, file),
   };
 }
 
-/** Gate F's Prometheus as the stack file's observability config installs it; undefined without one (or without a file). */
-export function stackPrometheus(root: string, stack: string): PrometheusTarget | undefined {
-  const file = stackFilePath(root, loadProject(root), stack);
-  if (!fs.existsSync(file)) return undefined;
-  const project = loadProject(root);
-  return prometheusFor(checkStackConfigMap(project.name, stackConfig(project, file), true).config?.observability);
-}
+/** What `verify` checks on a stack: a graph (whole or model stack), or a cluster stack's own parts. */
+export type VerifyTarget =
+  | { readonly kind: "graph"; readonly target: Target; readonly prometheus?: PrometheusTarget }
+  | { readonly kind: "cluster"; readonly stack: string; readonly cluster: ClusterStack; readonly source: string };
 
 /**
- * Resolution order: explicit flags; else `stacks/Pulumi.<stack>.yaml` under `root`, checked and
- * defaulted by the program's schema. No file and no --model/--backend => UsageError.
+ * Resolution order: explicit flags; else `stacks/Pulumi.<stack>.yaml` under `root`, checked and defaulted by the
+ * program's schema (a model stack with its cluster stack's outputs: `clusterOutputs`, an absolute path, else the
+ * file the stack names). A cluster stack is verified as a cluster (graph flags are refused there). No file and no
+ * --model/--backend => UsageError.
  */
-export function resolveTarget(stack: string, flags: TargetFlags, root: string): Target {
+export function resolveVerifyTarget(
+  stack: string,
+  flags: TargetFlags,
+  root: string,
+  clusterOutputs?: string,
+): VerifyTarget {
   const problems = flagProblems(flags);
   if (problems.length > 0) throw new UsageError(formatProblems("invalid flags", problems));
   const file = stackFilePath(root, loadProject(root), stack);
-  const haveFile = fs.existsSync(file);
-  const fromFile = haveFile ? fromStackFile(root, file) : undefined;
+  const read = fs.existsSync(file) ? readDeployedStack(root, stack, file, clusterOutputs) : undefined;
+  if (read?.kind === StackKind.Cluster) {
+    const given = Object.entries(flags).filter(([, v]) => v !== undefined);
+    if (given.length > 0)
+      throw new UsageError(
+        `${stack} is a cluster stack: it serves no graph, so ${given.map(([k]) => `--${k}`).join(", ")} cannot apply. Verify a graph on it with npm run verify -- <model stack>${read.modelStacks.length ? ` (${read.modelStacks.join(", ")})` : ""}`,
+      );
+    return { kind: "cluster", stack, cluster: read, source: path.relative(root, file) };
+  }
+  const fromFile = read ? fromServing(read, root, file) : undefined;
   const model = flags.model ?? fromFile?.servedModel;
   const backend = flags.backend ?? fromFile?.backend;
   if (!model || !backend) {
@@ -136,13 +149,21 @@ export function resolveTarget(stack: string, flags: TargetFlags, root: string): 
       `no stack file ${file}; pass ${missing.join(" and ")} (and --namespace/--graph if not "${DEFAULT_NAMESPACE}"/"${DEFAULT_GRAPH_NAME}")`,
     );
   }
-  return {
+  const target: Target = {
     namespace: flags.namespace ?? fromFile?.namespace ?? DEFAULT_NAMESPACE,
     graph: flags.graph ?? fromFile?.graph ?? DEFAULT_GRAPH_NAME,
     servedModel: model,
     backend: backend as Backend,
     ...(fromFile?.kvTransport ? { kvTransport: fromFile.kvTransport } : {}),
     ...(fromFile?.estimate ? { estimate: fromFile.estimate } : {}),
-    source: haveFile ? path.relative(root, file) : "flags",
+    source: fromFile?.source ?? "flags",
   };
+  return { kind: "graph", target, ...(read?.prometheus ? { prometheus: read.prometheus } : {}) };
+}
+
+/** The graph `verify` checks on a stack that serves one (`resolveVerifyTarget`); a cluster stack is a usage error. */
+export function resolveTarget(stack: string, flags: TargetFlags, root: string, clusterOutputs?: string): Target {
+  const t = resolveVerifyTarget(stack, flags, root, clusterOutputs);
+  if (t.kind === "graph") return t.target;
+  return servingStack(t.cluster, stack, "verify") as never;
 }

@@ -20,7 +20,8 @@ export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=va
   --out DIR        output directory; files go to DIR/<stack>/, replaced atomically (default: out)
   --set key=value  override one config key; the path is inside the dynamo-efa namespace
                    (inference.prefill.replicas=4) or fully qualified (aws:region=us-west-2);
-                   the value is YAML-typed (4 is a number, [sm_90] a list). Repeatable.
+                   the value is read as YAML (4 is a number, [sm_90] a list), then typed by the
+                   key: a string key takes the text (kubernetesVersion=1.30 is "1.30"). Repeatable.
   --file PATH      read the stack config from PATH instead of stacks/Pulumi.<stack>.yaml; the stack
                    name is the file's (Pulumi.<stack>.yaml); a <stack> given too must match it
   --policy-config PATH

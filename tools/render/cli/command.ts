@@ -7,7 +7,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { formatProblems, Problem } from "../../../components/_shared/problems";
-import { componentProblemsAtConfig } from "../../../program/config";
+import { componentProblemsAtConfig, typedOverride } from "../../../program/config";
 import { checkAnyStackConfigMap } from "../../_shared/stack-check";
 import { recordedClusterOutputs } from "./cluster-outputs";
 import { siblingClaimProblems } from "./siblings";
@@ -186,7 +186,10 @@ export function loadStack(args: Args, deps: Pick<CliDeps, "root" | "cwd">): Load
   const rel = path.relative(out, dir);
   if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel))
     throw new UsageError(`stack ${JSON.stringify(stack)} would write outside --out ${args.out}`);
-  const { cfg, note: tokenNote } = withTokenPlaceholder(stackConfig(project, file, args.overrides), project.name);
+  const { cfg, note: tokenNote } = withTokenPlaceholder(
+    stackConfig(project, file, args.overrides, typedOverride),
+    project.name,
+  );
   const { config, problems } = checkAnyStackConfigMap(project.name, cfg, stack);
   if (problems.length > 0) throw new ConfigProblems(problems);
   const cidrNote =
