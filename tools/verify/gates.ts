@@ -14,7 +14,7 @@
  *  F. TTFT/ITL read back from Prometheus (`gate-f.ts`).
  *  G. (`--probe-workers`) each worker's engine process: RLIMIT_MEMLOCK/CapEff, the LIBFABRIC plugin mapped
  *     executable, the KV bytes NIXL reports moving (`efa-process.ts`).
- *  L. (`--check-locality`) each worker's EFA devices on its GPUs' PCIe switch (`locality.ts`).
+ *  L. (`--check-locality`) each worker's EFA devices on its GPUs' PCIe tree (`locality.ts`).
  */
 
 /** The error of a probe exec that printed more than `maxBytes` (k8s.ts `execInPod` stops reading there). */
@@ -49,7 +49,7 @@ export const GATE_TITLES: Readonly<Record<GateId, string>> = {
   E: "time to first token",
   F: "TTFT/ITL read back from Prometheus",
   G: "EFA worker process: memlock, LIBFABRIC mapped, KV bytes",
-  L: "EFA devices on each worker's GPU PCIe switch",
+  L: "EFA devices on each worker's GPU PCIe tree",
 };
 
 /** Gates a gate needs: when one of them did not pass, the gate is SKIPPED. */
