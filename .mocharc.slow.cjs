@@ -35,7 +35,7 @@ const SLOW = {
   "tests/unit/model-id.spec.ts": "python3 judging the same model ids and revisions as the TypeScript check",
   "tests/unit/prefetch-metadata.spec.ts": "python3 prefetch.py with METADATA_ONLY against a fake Hugging Face server",
   "tests/unit/first-token-check.spec.ts": "python3 running the first-token check against fake Frontends on loopback",
-  "tests/render/first-token.spec.ts": "the whole program rendered under the render's mocks, three times",
+  "tests/render/first-token.spec.ts": "the whole program rendered under the render's mocks, five times",
   "tests/verify/gate-g.spec.ts": "sh running the worker probe script against a real process named like the engine",
   "tests/verify/gate-l.spec.ts": "sh running the locality probe script",
   "tests/unit/npm-test-output.spec.ts": "concurrently with npm test's options over node stand-ins for mocha and tsc",

@@ -77,6 +77,7 @@ describe("contract: the v1beta1 graph against the operator's CRD and admission r
     const v = toV1beta1(goldens[0].g, override);
     const first = v.spec.components[0];
     const withComponent = (c: object) => ({ ...v, spec: { ...v.spec, components: [c] } }) as typeof v;
+    // Ledger row 1.5.0:dgd-dcd-and-dgdr-admission-requires-a-main-container (#10494).
     it("a digest-only image without runtimeVersionOverride", () => {
       const { runtimeVersionOverride: _o, ...bare } = first;
       assert.match(

@@ -48,7 +48,12 @@ const gpuDriver = loadFacts<{
   pcieRootFrom: string;
 }>("dra-driver-nvidia-gpu").facts;
 const dranetChart = loadFacts<{ version: string; defaults: Record<string, unknown> }>("chart-aws-dranet").facts;
-const ami = loadFacts<{ gpuPresentLabel: string; gpuPresentLabelFromKubernetes: string }>("eks-ami-gpu-nodes").facts;
+const ami = loadFacts<{
+  gpuPresentLabel: string;
+  gpuPresentLabelFromKubernetes: string;
+  containerdCdiFromKubernetes: string;
+  containerdCdiInEveryTemplate: boolean;
+}>("eks-ami-gpu-nodes").facts;
 const operator = loadFacts<Record<string, boolean>>("dynamo-operator-dra").facts;
 const crd = loadFacts<{ group: string; kind: string; version: string; schema: FieldNode }>("dgd-crd-v1beta1").facts;
 
@@ -147,6 +152,12 @@ describe("contract: GPU and EFA paired by DRA claims (cluster.deviceAllocation: 
         DRA_VERSIONS,
       );
       assert.ok(DRA_VERSIONS.includes(kubernetes.defaultVersion), "the default cluster can run DRA");
+    });
+    it("every node DRA can run on has CDI on in containerd (nodeadm), which NVIDIA's driver hands GPUs through", () => {
+      // dra-driver-nvidia-gpu's kubelet plugin returns CDI devices for a prepared claim (cmd/gpu-kubelet-plugin/cdi.go);
+      // containerd injects them only with enable_cdi, which nodeadm sets from kubelet 1.32 in both its templates.
+      assert.equal(ami.containerdCdiInEveryTemplate, true);
+      assert.ok(minorOf(DRA_MIN_KUBERNETES) >= minorOf(ami.containerdCdiFromKubernetes));
     });
     it("both drivers publish the PCIe root the same standard way, and the pairing matches on it", () => {
       assert.equal(PCIE_ROOT_ATTRIBUTE, guide.pairing.matchAttribute);

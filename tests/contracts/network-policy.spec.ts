@@ -145,6 +145,8 @@ const settings = (backend: Backend, over: Partial<InferenceSettings>): Partial<I
   backend,
 });
 
+/** Whether the release offers the KV-aware router (`frontend.routerMode: "kv"`). */
+const offersKvRouter = (rel: ReleaseId) => release(rel).runtime.routerModes.modes.includes("kv");
 const env = (rel: ReleaseId, name: string) => release(rel).runtime.workerEnv.find((s) => s.name === name)?.value;
 const RELEASE_IDS = Object.keys(RELEASES) as ReleaseId[];
 
@@ -168,6 +170,8 @@ describe("contracts: the graph's NetworkPolicies admit exactly the release's flo
     });
 
   for (const rel of RELEASE_IDS)
+    // Ledger row 1.4.0:bundled-nats-subchart-disabled-by-default (#11951).
+    // Ledger row 1.4.0:dyn-self-host-metadata-now-defaults-to-on (#11417).
     it(`${rel}: the flows follow the settings the workers state (model cards, event plane)`, () => {
       const ids = release(rel).flows.map((f) => f.id);
       const selfHosted = release(rel).runtime.modelCards.mode === ModelCards.SelfHosted;
@@ -188,12 +192,27 @@ describe("contracts: the graph's NetworkPolicies admit exactly the release's flo
     });
 
   for (const rel of RELEASE_IDS)
+    it(`${rel}: the KV router is offered only where the flows carry what it reads (the workers' KV events to the Frontend)`, () => {
+      const ids = release(rel).flows.map((f) => f.id);
+      if (offersKvRouter(rel)) {
+        assert.ok(ids.includes("frontend-workers-event-plane"), "the Frontend subscribes to each worker's publisher");
+        assert.ok(ids.includes("frontend-workers-request-plane") && ids.includes("workers-frontend-response-streams"));
+      }
+      assert.equal(
+        offersKvRouter(rel),
+        rel === "dynamo-1.6",
+        "offered on dynamo-1.6, not on the seed (not read there)",
+      );
+    });
+
+  for (const rel of RELEASE_IDS)
     for (const variant of ["p5en-1gpu", "p5en-8x1gpu"] as Variant[])
       for (const backend of ["vllm", "trtllm"] as Backend[])
         for (const [label, over] of [
           ["libfabric", { kvTransport: "libfabric" }],
           ["ucx", { kvTransport: "ucx" }],
           ["local-nvme", { modelCacheMode: "local-nvme", gpuPool: pool("p5en.48xlarge", 2, true, NVME) }],
+          ...(offersKvRouter(rel) ? [["router-mode kv", { frontend: { routerMode: "kv" } }]] : []),
         ] as [string, Partial<InferenceSettings>][]) {
           const r = resolved(variant, backend, settings(backend, { ...over, release: rel }));
           const policies = renderNetworkPolicies(r);

@@ -4,7 +4,9 @@
  * project's decision. The spec fails when an entry of that range has no row (no decision), when a release's entries
  * fall short of its published count (a dropped entry), when a version of the range is neither read nor said to be
  * unreadable, and when an entry that touches what this package renders or runs names no test, or a test that does
- * not exist. The tests such rows name that no other spec holds are at the end of this file.
+ * not exist. Where a release's section could not be read but its GitHub release notes could (v1.6.1), the entries read
+ * there are rows too (facts.releaseNoteEntries, each naming its source), held to the same rules. The tests such rows
+ * name that no other spec holds are at the end of this file.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -26,6 +28,8 @@ interface Entry {
   readonly touches: readonly string[] | null;
   readonly decision: string | null;
   readonly test?: string;
+  /** Where a row not extracted from the Deprecations page was read (facts.releaseNoteEntries). */
+  readonly source?: string;
 }
 interface Ledger {
   readonly range: {
@@ -36,6 +40,8 @@ interface Ledger {
   };
   readonly publishedCounts: Readonly<Record<string, number>>;
   readonly entries: readonly Entry[];
+  /** Entries read in a release's GitHub notes where its Deprecations section could not be read. */
+  readonly releaseNoteEntries?: readonly Entry[];
 }
 const L = loadFacts<Ledger>("dynamo-release-ledger").facts;
 const ROOT = path.join(__dirname, "..", "..");
@@ -52,7 +58,10 @@ const inRange = (v: string) => v === "Unreleased" || (num(v) >= num(L.range.from
 /** Every reason the ledger is incomplete; empty when each entry of the range has a row that holds. */
 export function ledgerProblems(l: Ledger): string[] {
   const out: string[] = [];
-  for (const e of l.entries.filter((x) => inRange(x.version))) {
+  const all = [...l.entries, ...(l.releaseNoteEntries ?? [])];
+  for (const e of (l.releaseNoteEntries ?? []).filter((x) => !x.source || x.source.length < 20))
+    out.push(`${e.id}: a row from the release notes names no source`);
+  for (const e of all.filter((x) => inRange(x.version))) {
     if (!Array.isArray(e.touches) || !e.decision || e.decision.trim().length < 10)
       out.push(`${e.id}: no row (touches and decision)`);
     for (const k of e.touches ?? [])
@@ -66,26 +75,34 @@ export function ledgerProblems(l: Ledger): string[] {
   for (const v of [...RANGE, ...RANGE_16]) {
     const status = l.range.versions[v];
     if (!status) out.push(`v${v}: neither read nor said to be unreadable`);
-    else if (status.startsWith("read") && !l.entries.some((e) => e.version === v))
-      out.push(`v${v}: read, but no entry`);
+    else if (/^(read|partly read)/.test(status) && !all.some((e) => e.version === v))
+      out.push(`v${v}: ${status.split(":")[0]}, but no entry`);
   }
   return out;
 }
 
-/** A touching row names `path > title`, and that spec file exists and holds that title. */
+/**
+ * A touching row names `path > title`, that spec file exists and holds that title, and it names the row (a
+ * `// Ledger row <id>` comment at the test), so a reader of the test finds the upstream change it holds.
+ */
 function testProblems(e: Entry): string[] {
   const m = /^(tests\/[\w/.-]+\.spec\.ts) > (.+)$/.exec(e.test ?? "");
   if (!m) return [`${e.id}: touches ${(e.touches ?? []).join(", ")} but names no test ("<spec file> > <title>")`];
   const file = path.join(ROOT, m[1]);
   if (!fs.existsSync(file)) return [`${e.id}: names ${m[1]}, which does not exist`];
-  return fs.readFileSync(file, "utf8").includes(m[2]) ? [] : [`${e.id}: ${m[1]} has no test "${m[2]}"`];
+  const text = fs.readFileSync(file, "utf8");
+  if (!text.includes(m[2])) return [`${e.id}: ${m[1]} has no test "${m[2]}"`];
+  return text.includes(`Ledger row ${e.id}`)
+    ? []
+    : [`${e.id}: ${m[1]} does not name the row ("// Ledger row ${e.id}")`];
 }
 
 describe("contracts: Dynamo's release notes as a ledger (facts/dynamo-release-ledger.json)", () => {
   it("the range runs from the seed's version to the release dynamo-1.6 deploys, each version read or said unreadable", () => {
     assert.equal(L.range.through, release("dynamo-1.6").dynamo.version);
     assert.ok(num(L.range.from) > num(release("seed").dynamo.version), "the seed's own version is not a change");
-    for (const v of RANGE_16) assert.match(L.range.versions[v], /^not readable/, v);
+    for (const v of RANGE_16) assert.match(L.range.versions[v], /^(not readable|partly read)\b/, v);
+    assert.match(L.range.versions["1.6.0"], /docs corpus .*newest read: [0-9a-f]{8}/, "says which copies were read");
     assert.ok(L.entries.length >= 130, `${L.entries.length} entries`);
   });
 
@@ -110,6 +127,19 @@ describe("contracts: Dynamo's release notes as a ledger (facts/dynamo-release-le
       entries: L.entries.map((e) => (e.id === touching.id ? { ...e, test: `${touching.test}x` } : e)),
     };
     assert.match(ledgerProblems(wrong).join("\n"), /has no test/);
+    const renamed = {
+      ...L,
+      entries: L.entries.map((e) => (e.id === touching.id ? { ...e, id: `${touching.id}-renamed` } : e)),
+    };
+    assert.match(ledgerProblems(renamed).join("\n"), /does not name the row/);
+    const notes = L.releaseNoteEntries ?? [];
+    assert.ok(notes.length > 0, "v1.6.1's breaking change, from its release notes");
+    const partly = { ...L, releaseNoteEntries: [] };
+    assert.match(ledgerProblems(partly).join("\n"), /v1\.6\.1: partly read, but no entry/);
+    const unsourced = { ...L, releaseNoteEntries: notes.map((e) => ({ ...e, source: undefined })) };
+    assert.match(ledgerProblems(unsourced).join("\n"), /names no source/);
+    const undecided = { ...L, releaseNoteEntries: notes.map((e) => ({ ...e, decision: null })) };
+    assert.match(ledgerProblems(undecided).join("\n"), new RegExp(`${notes[0].id}: no row`));
   });
 
   it("every ledger PR the release data cites is a row that touches what this package renders", () => {
@@ -129,6 +159,8 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
       const r = resolved("p5en-8x1gpu", backend, { release: rel });
       const g = renderGraph(r, IMAGE);
       const workers = [GraphService.Prefill, GraphService.Decode].map((k) => g.spec.services[k]);
+      // Ledger row 1.3.0:disaggregation-mode-default-changed-to-agg-prefill-and-decode (#10690).
+      // Ledger row 1.4.0:removed-the-deprecated-vllm-worker-role-flags (#12089).
       it(`${rel} ${backend}: workers pass --disaggregation-mode prefill|decode, never a removed role flag`, () => {
         assert.deepEqual(
           workers.map((w) => argValue(w, "--disaggregation-mode")),
@@ -137,6 +169,7 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
         for (const w of workers)
           assert.ok(!(mainOf(w).args ?? []).some((a) => /^--is-(prefill|decode)-worker$/.test(a)));
       });
+      // Ledger row 1.5.0:worker-liveness-probe-failurethreshold-default-raised-from-1-to (#13512).
       it(`${rel} ${backend}: workers state their liveness probe (/live on the system port, failureThreshold 3)`, () => {
         for (const w of workers)
           assert.deepEqual(
@@ -144,6 +177,7 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
             ["/live", "system", 3],
           );
       });
+      // Ledger row 1.5.0:componenttype-type-fields-are-now-immutable-after-being-set (#13763).
       it(`${rel} ${backend}: each service keeps one type for its name`, () => {
         const types = (x: unknown) =>
           "components" in (x as V1beta1Graph).spec
@@ -158,6 +192,7 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
         });
       });
       if (backend === "vllm")
+        // Ledger row Unreleased:vllm-ignores-dyn-connector (#12611).
         it(`${rel}: vLLM workers choose their connector by --kv-transfer-config, never DYN_CONNECTOR`, () => {
           for (const w of workers) {
             assert.match(argValue(w, "--kv-transfer-config"), /"kv_connector":"NixlConnector"/);
@@ -166,6 +201,7 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
         });
     }
 
+  // Ledger row 1.5.0:runtimeversionoverride-now-participates-in-worker-hash-and-can-trigger (#12633).
   it("runtimeVersionOverride is the release's runtime version, the one its images are tagged with", () => {
     const rel = release("dynamo-1.6");
     assert.equal(rel.graph.runtimeVersionOverride?.version, rel.dynamo.version);
@@ -173,6 +209,7 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
       assert.ok(e.vendorImage?.tag.startsWith(`${rel.dynamo.version}-`), e.vendorImage?.tag);
   });
 
+  // Ledger row 1.4.0:event-plane-subjects-keys-are-now-endpoint-scoped-with (#11841).
   it("the Frontend and the workers run the release's one Dynamo version", () => {
     const rel = release("dynamo-1.6");
     assert.equal(rel.frontendImage?.tag, rel.dynamo.version);
@@ -180,6 +217,8 @@ describe("contracts: what the ledger's rows hold (tests the rows name)", () => {
       assert.equal(e.vendorImage?.tag.split("-")[0], rel.frontendImage?.tag);
   });
 
+  // Ledger row 1.2.0:cuda-12-containers-discontinued-in-v1-3-0.
+  // Ledger row 1.3.0:cuda-12-container-images-removed-cuda-13-only.
   it("dynamo-1.6 deploys CUDA 13 images (CUDA 12 images end with 1.2.x)", () => {
     const rel = release("dynamo-1.6");
     for (const e of [rel.engines.vllm, rel.engines.trtllm])

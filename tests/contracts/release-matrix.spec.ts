@@ -21,6 +21,9 @@ const beta = loadFacts<Crd>("dgd-crd-v1beta1");
 describe("contract: release seed renders today's system", function () {
   this.timeout(300000);
   for (const backend of ["vllm", "trtllm"]) {
+    // Ledger row 1.2.0:dgd-dgdr-promoted-to-v1beta1-as-the-served-api (#9235, #9262).
+    // Ledger row 1.5.0:crd-storage-version-promoted-from-v1alpha1-to-v1beta1-with (#11904, #12375, #12506).
+    // Ledger row 1.5.0:v1alpha1-admission-webhook-endpoints-removed-and-dgd-and-dcd (#11177).
     it(`p5en-1gpu, ${backend}, dynamo-1.6: v1beta1 graph valid against the CRD and admission rule, chart 1.6.2`, async () => {
       const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "release-16-"));
       try {

@@ -132,6 +132,8 @@ describe("contracts: every deciding Dynamo setting is stated (facts/dynamo-runti
   for (const rel of Object.keys(RELEASES) as ReleaseId[])
     for (const variant of ["p5en-1gpu", "p5en-8x1gpu"] as Variant[])
       for (const backend of ["vllm", "trtllm"] as Backend[])
+        // Ledger row 1.1.0:enable-nats-and-use-kv-events-removed-from-distributedruntime (#7265).
+        // Ledger row 1.5.0:worker-canary-health-checks-enabled-by-default-in-operator (#11083).
         it(`${rel} ${variant} ${backend}: every worker and the Frontend state them`, () => {
           const g = renderGraph(resolved(variant, backend, { release: rel }), IMAGE);
           assert.deepEqual(settingsProblems(g, rel), []);
@@ -162,6 +164,8 @@ describe("contracts: every deciding Dynamo setting is stated (facts/dynamo-runti
     { adminApi: true, nvext: true },
     { routerMode: "kv" as const },
   ])
+    // Ledger row 1.3.0:frontend-nvext-admin-api-master-switches-renamed-to-opt (#11123).
+    // Ledger row 1.4.0:direct-dispatch-now-bypasses-local-worker-inhibition (#11993).
     it(`dynamo-1.6 frontend ${JSON.stringify(over)}: exactly what was asked is on`, () => {
       const g = renderGraph(resolved("p5en-1gpu", "vllm", { frontend: over } as Partial<InferenceSettings>), IMAGE);
       assert.deepEqual(frontendProblems(g, over), []);

@@ -54,13 +54,13 @@ describe("render: cluster.deviceAllocation dra (acceptance)", function () {
       "--set",
       "cluster.deviceAllocation=dra",
       "--set",
-      'cluster.kubernetesVersion="1.34"',
+      "cluster.kubernetesVersion=1.34",
     ]);
     runs.old = await renderStack("p5en-8gpu", path.join(tmp, "old"), [
       "--set",
       "cluster.deviceAllocation=dra",
       "--set",
-      'cluster.kubernetesVersion="1.33"',
+      "cluster.kubernetesVersion=1.33", // the acceptance's command as written: a string key takes the text
     ]);
     runs.plain = await renderStack("p5en-8gpu", path.join(tmp, "plain"));
   });

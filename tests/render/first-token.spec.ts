@@ -1,8 +1,8 @@
 /**
- * The acceptance of the first-token check on the shipped stacks: p5en-8gpu (vLLM and TensorRT-LLM) and p5en-1gpu
- * render it as a Job that `pulumi up` waits for after the graph (resources.json: it depends on the graph, with the
- * plan's time as its timeout), the rendered NetworkPolicies admit it to the Frontend's port and nowhere else, and the
- * plan lists it among what `pulumi up` waits for, with its time.
+ * The acceptance of the first-token check on the shipped stacks: p5en-8gpu (vLLM and TensorRT-LLM), p5en-1gpu and the
+ * model stacks p5en-llama-8b and p5en-llama-70b render it as a Job that `pulumi up` waits for after the graph
+ * (resources.json: it depends on the graph, with the plan's time as its timeout), the rendered NetworkPolicies admit
+ * it to the Frontend's port and nowhere else, and the plan lists it among what `pulumi up` waits for, with its time.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -56,6 +56,9 @@ const CASES: [string, string[]][] = [
   ["p5en-8gpu", []],
   ["p5en-8gpu", ["inference.backend=trtllm"]],
   ["p5en-1gpu", []],
+  // The model stacks bring their own graph onto a shared cluster (its handoff read from the file they name).
+  ["p5en-llama-8b", []],
+  ["p5en-llama-70b", []],
 ];
 
 describe("render: the shipped stacks wait for a first token", function () {

@@ -80,6 +80,7 @@ describe("the first-token check against fake Frontends (python3, loopback)", fun
     needPython(this, "the first-token check's script");
   });
 
+  // Ledger row 1.4.0:max-tokens-0-now-rejected-with-http-400-on (#11394).
   it("passes against a good Frontend: models, a completion and a stream to [DONE], and says so", async () => {
     const fe = await fakeFrontend(MODEL, FakeMode.Good);
     try {

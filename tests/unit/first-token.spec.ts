@@ -72,6 +72,7 @@ describe("inference: the first-token check's Job", () => {
     assert.deepEqual(pod.volumes, [{ name: "script", configMap: { name: "llama-first-token", defaultMode: 0o444 } }]);
   });
 
+  // Ledger row 1.5.0:over-context-requests-rejected-before-streaming-and-an-omitted (#12092).
   it("asks the graph's own Frontend for its served model, with the budget's numbers", () => {
     const { r, job } = jobOf({ servedModelName: "llama-8b" });
     const env = Object.fromEntries(job.spec.template.spec.containers[0].env.map((e) => [e.name, e.value]));

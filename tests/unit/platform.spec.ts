@@ -9,6 +9,8 @@ import { charts } from "../../components/versions";
 const url = (v: string) => `https://helm.ngc.nvidia.com/nvidia/ai-dynamo/charts/dynamo-platform-${v}.tgz`;
 
 describe("platform: DynamoPlatform args, validation and release", () => {
+  // Ledger row 1.4.0:namespace-restricted-installs-must-set-dynamo-operator-upgradecrd-false (#11689).
+  // Ledger row 1.4.0:namespace-restricted-operator-mode-deprecated.
   it("defaults to release dynamo-1.6's chart (1.6.2) in dynamo-system: one dynamo-platform release, operator cluster-wide", () => {
     assert.deepEqual(renderPlatformRelease(resolveArgs()), {
       name: "dynamo-platform",

@@ -46,7 +46,7 @@ export const USAGE = `usage: npm run verify -- <stack> [options]
   --ttft-threshold-ms MS  gate E threshold, ${TTFT_MS.min}..${TTFT_MS.max} (default ${DEFAULT_TTFT_THRESHOLD_MS})
   --prometheus-url U      gate F: read TTFT/ITL back from this Prometheus (default: the stack's own, through a port-forward)
   --probe-workers         gate G: exec into each worker (needs pods/exec): memlock, CapEff, LIBFABRIC mapped, KV bytes, GPU registration path, devices seen
-  --check-locality        gate L: exec into each worker (needs pods/exec): its EFA devices on its GPUs' PCIe switch
+  --check-locality        gate L: exec into each worker (needs pods/exec): its EFA devices on its GPUs' PCIe tree
 exit: 0 all gates pass, 1 a gate did not pass, 2 usage / stack config / kubeconfig, 3 cluster or
 frontend unreachable (gates that ran are still reported), 70 internal error, 73 --json not writable
 `;

@@ -14,7 +14,7 @@
  *  F. TTFT/ITL read back from Prometheus (`gate-f.ts`).
  *  G. (`--probe-workers`) each worker's engine process: RLIMIT_MEMLOCK/CapEff, the LIBFABRIC plugin mapped
  *     executable, the KV bytes NIXL reports moving (`efa-process.ts`).
- *  L. (`--check-locality`) each worker's EFA devices on its GPUs' PCIe switch (`locality.ts`).
+ *  L. (`--check-locality`) each worker's EFA devices on its GPUs' PCIe tree (`locality.ts`).
  *
  * A cluster stack (no graph) has its own gates instead (`cluster-gates.ts`): N system nodes, P the platform, V the
  * device plugins or DRA drivers, M the monitoring; the graph gates are SKIPPED there as not applying.
@@ -55,7 +55,7 @@ export const GATE_TITLES: Readonly<Record<GateId, string>> = {
   E: "time to first token",
   F: "TTFT/ITL read back from Prometheus",
   G: "EFA worker process: memlock, LIBFABRIC mapped, KV bytes",
-  L: "EFA devices on each worker's GPU PCIe switch",
+  L: "EFA devices on each worker's GPU PCIe tree",
   N: "system nodes Ready",
   P: "Dynamo platform pods Running and Ready",
   V: "device plugins or DRA drivers: DaemonSets ready",

@@ -121,7 +121,12 @@ if (require.main === module) {
       extractor: "tests/contracts/extract/dynamo-release-ledger.ts",
       notes: a.notes ?? "",
     },
-    // The range and what could not be read are the project's statement; they are carried over like the decisions.
-    { ...(previousFacts?.range ? { range: previousFacts.range } : {}), ...extract(a.root, merged) },
+    // The range, what could not be read, and the rows read in release notes where the page could not be read are the
+    // project's statement; they are carried over like the decisions.
+    {
+      ...(previousFacts?.range ? { range: previousFacts.range } : {}),
+      ...extract(a.root, merged),
+      ...(previousFacts?.releaseNoteEntries ? { releaseNoteEntries: previousFacts.releaseNoteEntries } : {}),
+    },
   );
 }
