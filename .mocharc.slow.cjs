@@ -27,6 +27,7 @@ const SLOW = {
   "tests/render/pulumi-loader.spec.ts": "index.ts under Pulumi's own ts-node, in a child",
   "tests/policy/pack.spec.ts": "the policy pack under Pulumi's policy runner, in a child",
   "tests/verify/cli-errors.spec.ts": "the verify CLI as a child",
+  "tests/contracts/cluster-daemonsets.spec.ts": "p5en-cluster rendered under the render's mocks",
   "tests/verify/totals-reporter.spec.ts": "mocha as a child over fixture suites",
   "tests/unit/image-args-cli.spec.ts": "tools/image-args.ts under tsx, as a child",
   "tests/verify/cli-timeout.spec.ts": "no child: waits out a real 4 s --timeout budget (a clock, not a fake)",

@@ -104,3 +104,9 @@ export function podSelector(graph: string, service?: GraphService): string {
 /** Namespace of the `dynamo-platform` release (operator, NATS): `DynamoPlatform`'s default, and where a graph's
  * NetworkPolicies let its pods reach NATS and the operator reach them. */
 export const DEFAULT_PLATFORM_NAMESPACE = "dynamo-system";
+
+/**
+ * The label of the CPU system node group's nodes (operator, frontend, controllers, monitoring): the cluster sets it,
+ * the monitoring pins its pods to it, and `verify` finds the system nodes by it.
+ */
+export const SYSTEM_NODE_LABELS: Readonly<Record<string, string>> = { "dynamo-efa/role": "system" };

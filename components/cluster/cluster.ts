@@ -10,14 +10,14 @@ import * as k8s from "@pulumi/kubernetes";
 import { GpuPoolFacts } from "../catalog/pool";
 import { assertValid } from "../_shared/pulumi-errors";
 import { EfaClusterArgs, resolveArgs, ResolvedClusterArgs } from "./args";
-import { gpuPoolsFacts } from "./derive";
+import { efaInstanceTypes, gpuPoolsFacts } from "./derive";
 import { validate } from "./validate";
 import { clusterNetwork, ClusterNetwork } from "./network";
 import { efaSecurityGroup, nodeRole, PoolContext, systemNodeGroup } from "./nodes";
 import { EfaGpuPool } from "./gpu-pool";
 import { poolMovedFromCluster } from "./moved";
 import { AddonContext, blockStorage, devicePlugins, draDrivers, loadBalancerController, sharedStorage } from "./addons";
-import { defaultEfa, DeviceAllocation } from "./args";
+import { DeviceAllocation } from "./args";
 import { clusterAccessEntries } from "./render";
 import { providerRegionMismatch } from "./partition";
 
@@ -299,12 +299,4 @@ export class EfaCluster extends pulumi.ComponentResource {
       { parent: this },
     );
   }
-}
-
-/** The EFA instance types the cluster serves: its EFA pools' and the EFA types of pools other stacks add. */
-function efaInstanceTypes(a: ResolvedClusterArgs): string[] {
-  return [
-    ...a.pools.filter((p) => p.efa).map((p) => p.instanceType),
-    ...a.poolInstanceTypes.filter((t) => defaultEfa(t)),
-  ];
 }

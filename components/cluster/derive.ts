@@ -6,7 +6,8 @@
 import { Checked, failed, joinPath, ok, ValidationError } from "../_shared/problems";
 import { GpuInstance, instance } from "../catalog/instances";
 import { DeviceAllocation, GpuPoolFacts, gpuPoolFacts, GPU_POOL_TAINTS, POOL_LABEL, Taint } from "../catalog/pool";
-import { CapacityType, EfaLayout, ResolvedPool } from "./args";
+import { charts } from "../versions";
+import { CapacityType, defaultEfa, EfaLayout, ResolvedClusterArgs, ResolvedPool } from "./args";
 import { NODEADM } from "./user-data";
 
 /** `interfaceType` of an EC2 launch-template network interface. */
@@ -254,4 +255,46 @@ export function azIndex(availabilityZones: readonly string[], az: string): numbe
       },
     ]);
   return i;
+}
+
+/** The instance types the cluster's EFA device plugin (or EFA DRA driver) serves: its own EFA pools', and the types other stacks' pools will have. */
+export function efaInstanceTypes(a: Pick<ResolvedClusterArgs, "pools" | "poolInstanceTypes">): string[] {
+  return [...a.pools.filter((p) => p.efa).map((p) => p.instanceType), ...a.poolInstanceTypes.filter(defaultEfa)];
+}
+
+/** A Helm chart at a version, as a release installs it. */
+export interface ChartAt {
+  readonly chart: string;
+  readonly version: string;
+}
+
+/**
+ * The node DaemonSets' charts the cluster installs in kube-system: the NVIDIA and (with an EFA type) EFA device
+ * plugins, or under `deviceAllocation: dra` the GPU and (with an EFA type) EFA DRA drivers. `verify` checks a
+ * cluster stack's DaemonSets by them (tests/contracts/cluster-daemonsets.spec.ts holds them to the render).
+ */
+export function nodeDeviceCharts(
+  a: Pick<
+    ResolvedClusterArgs,
+    | "pools"
+    | "poolInstanceTypes"
+    | "deviceAllocation"
+    | "nvidiaDevicePluginChartVersion"
+    | "efaDevicePluginChartVersion"
+    | "gpuDraDriverChartVersion"
+    | "efaDraDriverChartVersion"
+  >,
+): ChartAt[] {
+  const efa = efaInstanceTypes(a).length > 0;
+  const [gpu, efaChart] =
+    a.deviceAllocation === DeviceAllocation.Dra
+      ? [
+          { chart: charts.gpuDraDriver.chart, version: a.gpuDraDriverChartVersion },
+          { chart: charts.efaDraDriver.chart, version: a.efaDraDriverChartVersion },
+        ]
+      : [
+          { chart: charts.nvidiaDevicePlugin.chart, version: a.nvidiaDevicePluginChartVersion },
+          { chart: charts.efaDevicePlugin.chart, version: a.efaDevicePluginChartVersion },
+        ];
+  return efa ? [gpu, efaChart] : [gpu];
 }

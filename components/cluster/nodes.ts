@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "@pulumi/aws";
+import { SYSTEM_NODE_LABELS } from "../_shared/names";
 import { ResolvedClusterArgs } from "./args";
 import { efaSecurityGroupRules } from "./derive";
 import { ec2TrustPolicy, nodePolicies } from "./render";
@@ -142,7 +143,7 @@ export function systemNodeGroup(c: PoolContext): aws.eks.NodeGroup {
       version: c.args.kubernetesVersion,
       capacityType: "ON_DEMAND",
       launchTemplate: { id: lt.id, version: lt.latestVersion.apply(String) },
-      labels: { "dynamo-efa/role": "system" },
+      labels: { ...SYSTEM_NODE_LABELS },
       updateConfig: { maxUnavailable: 1 },
       tags: { ...c.args.tags },
     },

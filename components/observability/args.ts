@@ -4,7 +4,7 @@
  */
 import { bool, int, KeyShape, mapOf, rows, str } from "../_shared/keys";
 import { OBSERVABILITY_LIMITS } from "./limits";
-import { DEFAULT_GRAPH_NAMESPACE } from "../_shared/names";
+import { DEFAULT_GRAPH_NAMESPACE, SYSTEM_NODE_LABELS } from "../_shared/names";
 import { BLOCK_STORAGE_CLASS } from "../cluster/render";
 import { charts } from "../versions";
 
@@ -18,7 +18,7 @@ export const PrometheusMode = {
 export type PrometheusMode = (typeof PrometheusMode)[keyof typeof PrometheusMode];
 
 /** Label on the system node group's nodes (components/cluster `systemNodeGroup`). */
-export const SYSTEM_NODE_SELECTOR: Readonly<Record<string, string>> = { "dynamo-efa/role": "system" };
+export const SYSTEM_NODE_SELECTOR: Readonly<Record<string, string>> = SYSTEM_NODE_LABELS;
 
 export interface DynamoObservabilityArgs {
   /**

@@ -1,5 +1,5 @@
 /**
- * Gate L (`--check-locality`): each worker's EFA devices on its GPUs' PCIe switch, judged on sysfs paths built
+ * Gate L (`--check-locality`): each worker's EFA devices on its GPUs' PCIe tree, judged on sysfs paths built
  * from AWS's own p5.48xlarge PCIe tree (aws-ofi-nccl's topology file, tests/fixtures/topology/provenance.json):
  * 8 switches, each one H100 and four EFA devices. A worker of the default stacks' shape holds 1 GPU and some of
  * the node's EFA devices; the device plugin decides which.
@@ -32,7 +32,7 @@ const gpu = (i: number) => P5.find((d) => d.kind === "gpu" && d.id === String(i)
 const efa = (name: string) => P5.find((d) => d.kind === "efa" && d.id === name)!;
 const worker = (pod: string, ...devices: TopoDevice[]) => ({ pod, text: probeOutput(devices) });
 
-describe("verify gate L: the KV path as drawn (EFA on the worker's GPU PCIe switch)", () => {
+describe("verify gate L: the KV path as drawn (EFA on the worker's GPU PCIe tree)", () => {
   it("reads the recorded p5.48xlarge tree: 8 GPUs and 32 EFA devices, 4 EFA behind each GPU's switch", () => {
     const provenance = JSON.parse(
       readFileSync(join(__dirname, "..", "fixtures", "topology", "provenance.json"), "utf8"),
@@ -83,7 +83,7 @@ describe("verify gate L: the KV path as drawn (EFA on the worker's GPU PCIe swit
     });
     const r = gateLocality(probes);
     assert.equal(r.status, GateStatus.Pass, r.evidence.join("\n"));
-    assert.match(r.evidence[0]!, /8 workers: every EFA device on its GPUs' PCIe switch/);
+    assert.match(r.evidence[0]!, /8 workers: every EFA device on its GPUs' PCIe tree/);
   });
 
   it("fails a worker whose EFA sits on another switch, naming the worker, the device, both switches and the fix", () => {
@@ -145,7 +145,7 @@ describe("verify gate L: the KV path as drawn (EFA on the worker's GPU PCIe swit
   });
 
   it("verify --help lists gate L", () => {
-    assert.match(USAGE, /--check-locality\s+gate L: .*EFA devices on its GPUs' PCIe switch/);
+    assert.match(USAGE, /--check-locality\s+gate L: .*EFA devices on its GPUs' PCIe tree/);
   });
 });
 
@@ -166,7 +166,7 @@ describe("verify --check-locality: gate L against the fake cluster (pods/exec)",
       assert.equal(r.code, 1);
       assert.match(l!.evidence[0]!, new RegExp(`^${GRAPH}-decodeworker-0: EFA rdmap181s0 \\(0000:b1:00.0`));
       assert.equal(l!.evidence.length, 2);
-      assert.match(r.out, /L\s+EFA devices on each worker's GPU PCIe switch\s+FAIL/);
+      assert.match(r.out, /L\s+EFA devices on each worker's GPU PCIe tree\s+FAIL/);
       const plain = await verify(flags(kube, fe.url));
       assert.equal(
         plain.json?.gates.find((x) => x.id === "L"),

@@ -2,15 +2,19 @@
  * verify on each stack kind (program/config.ts `stackKindOf`): a model stack's graph is found from its own config
  * wired to its cluster stack's outputs (the recorded file it names, or --cluster-outputs), as the program wires it;
  * and runs its gates against the fake cluster with no graph flag at all. A model stack that does not fit the cluster
- * stack's outputs, or whose outputs cannot be read, is a usage error (exit 2) with the fix.
+ * stack's outputs, or whose outputs cannot be read, is a usage error (exit 2) with the fix. A cluster stack is
+ * verified for what it owns (system nodes, platform, device plugins, monitoring) against a fake of that cluster, its
+ * graph gates SKIPPED as not applying, which never fails the run.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { resolveTarget, resolveVerifyTarget, UsageError } from "../../tools/verify/target";
 import { projectWith } from "./stacks";
 import { MODEL, startFrontend } from "./fake-frontend";
 import { GRAPH, NAMESPACE, startKube } from "./fake-kube";
+import { ClusterScenario, startClusterStack } from "./fake-cluster-stack";
 
 type Main = typeof import("../../tools/verify/cli").main;
 
@@ -62,6 +66,7 @@ describe("verify on a model stack: its graph from its config and its cluster sta
         servedModel: model,
         backend: "vllm",
         kvTransport: "LIBFABRIC",
+        pool: graph,
         source: `stacks/Pulumi.${stack}.yaml on p5en-cluster (outputs: stacks/outputs/p5en-cluster.json)`,
       });
       assert.ok(estimate && (estimate.ttftMs ?? 0) > 0 && (estimate.itlMs ?? 0) > 0, stack);
@@ -135,10 +140,107 @@ describe("verify on a model stack: its graph from its config and its cluster sta
       assert.equal(report.target.namespace, NAMESPACE);
       assert.equal(report.target.graph, GRAPH);
       assert.match(report.target.source, /on p5en-cluster/);
+      // Gate A reads the nodes of this model's pool only: another model's nodes on the cluster are not its own.
+      assert.ok(
+        kube.requests.some((r) => r.path === "/api/v1/nodes?labelSelector=dynamo-efa%2Fpool%3Dllama"),
+        JSON.stringify(kube.requests.map((r) => r.path)),
+      );
     } finally {
       await fe.close();
       await kube.close();
       fs.rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+/** One verify of the repository's p5en-cluster against the fake cluster stack: exit code, output, the report. */
+async function verifyCluster(main: Main, scenario: ClusterScenario, extra: string[] = []) {
+  const kube = await startClusterStack(scenario);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-cluster-json-"));
+  try {
+    const json = path.join(dir, "r.json");
+    let out = "";
+    const code = await main(
+      ["p5en-cluster", "--kubeconfig", kube.kubeconfig, "--timeout", "10", "--json", json, ...extra],
+      { stdout: (s) => (out += s), stderr: (s) => (out += s), root: REPO },
+    );
+    const report = fs.existsSync(json)
+      ? (JSON.parse(fs.readFileSync(json, "utf8")) as {
+          exitCode: number;
+          target: { kind: string; stack: string; modelStacks: string[] };
+          gates: { id: string; status: string; evidence: string[]; notApplicable?: boolean }[];
+        })
+      : undefined;
+    return { code, out, report, requests: kube.requests.map((r) => r.path) };
+  } finally {
+    await kube.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("verify on a cluster stack: what it owns, and no graph gate", function () {
+  this.timeout(120000);
+  let main: Main;
+  before(async () => {
+    main = (await import("../../tools/verify/cli")).main;
+  });
+
+  it("passes on a healthy cluster: system nodes, platform, device plugins, monitoring; graph gates SKIPPED as not applying", async () => {
+    const r = await verifyCluster(main, "healthy");
+    assert.equal(r.code, 0, r.out);
+    assert.deepEqual(
+      r.report!.gates.map((g) => `${g.id}:${g.status}`),
+      ["N:PASS", "P:PASS", "V:PASS", "M:PASS", "A:SKIPPED", "B:SKIPPED", "C:SKIPPED", "D:SKIPPED", "E:SKIPPED"],
+    );
+    const gate = (id: string) => r.report!.gates.find((g) => g.id === id)!;
+    assert.equal(gate("N").evidence[0], "2 system nodes Ready (dynamo-efa/role=system)");
+    assert.equal(gate("P").evidence[0], "1 pods Running+Ready in dynamo-system (1 finished hook pods)");
+    // The device plugins the cluster stack installs for p5en.48xlarge pools, at the pinned chart versions.
+    assert.deepEqual(gate("V").evidence, [
+      "DaemonSet dynamo-efa-nvidia-device-plugin-3f2a1b9c (nvidia-device-plugin-0.20.0): on no node yet: it runs on GPU nodes, which the model stacks' pools bring",
+      "DaemonSet dynamo-efa-efa-device-plugin-8d1e-aws-efa-k8s-device-plugin (aws-efa-k8s-device-plugin-v0.5.30): on no node yet: it runs on GPU nodes, which the model stacks' pools bring",
+    ]);
+    assert.match(
+      gate("M").evidence.join("\n"),
+      /Prometheus prometheus-kps-prometheus-0 Running\+Ready in monitoring\n.*dcgm-exporter-4\.8\.2/,
+    );
+    for (const id of ["A", "B", "C", "D", "E"]) {
+      assert.equal(gate(id).notApplicable, true);
+      assert.equal(
+        gate(id).evidence[0],
+        "does not apply: p5en-cluster is a cluster stack and serves no graph; verify the graphs on it with npm run verify -- p5en-llama-70b, npm run verify -- p5en-llama-8b",
+      );
+    }
+    assert.deepEqual(r.report!.target, {
+      kind: "cluster",
+      stack: "p5en-cluster",
+      source: "stacks/Pulumi.p5en-cluster.yaml",
+      modelStacks: ["p5en-llama-70b", "p5en-llama-8b"],
+    });
+    assert.match(r.out, /^verify cluster stack p5en-cluster: system nodes, platform, device plugins, monitoring/);
+  });
+
+  it("fails naming the node that is not Ready, and the device plugin that is missing", async () => {
+    const notReady = await verifyCluster(main, "nodeNotReady");
+    assert.equal(notReady.code, 1);
+    assert.deepEqual(notReady.report!.gates.find((g) => g.id === "N")!.evidence, ["node ip-10-0-2-11: not Ready"]);
+    const noEfa = await verifyCluster(main, "noEfaPlugin");
+    assert.equal(noEfa.code, 1);
+    assert.deepEqual(noEfa.report!.gates.find((g) => g.id === "V")!.evidence, [
+      "no DaemonSet of chart aws-efa-k8s-device-plugin v0.5.30 in kube-system (helm.sh/chart=aws-efa-k8s-device-plugin-v0.5.30)",
+    ]);
+  });
+
+  it("refuses graph flags on a cluster stack (exit 2), saying which model stacks to verify", async () => {
+    const r = await verifyCluster(main, "healthy", ["--graph", "llama"]);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.out,
+      /p5en-cluster is a cluster stack: it serves no graph, so --graph cannot apply\. Verify a graph on it with npm run verify -- <model stack> \(p5en-llama-70b, p5en-llama-8b\)/,
+    );
+    const url = await verifyCluster(main, "healthy", ["--url", "http://127.0.0.1:8000"]);
+    assert.equal(url.code, 2);
+    assert.match(url.out, /--url checks a graph; p5en-cluster is a cluster stack and serves none/);
+    assert.deepEqual(url.requests, []);
   });
 });

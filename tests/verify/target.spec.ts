@@ -31,6 +31,8 @@ describe("verify stack resolution", () => {
       servedModel: "meta-llama/Llama-3.1-8B-Instruct",
       backend: "vllm",
       kvTransport: "LIBFABRIC",
+      // Gate A judges this pool's nodes only (its `dynamo-efa/pool` label).
+      pool: "gpu",
       source: path.join("stacks", "Pulumi.p5en.yaml"),
     });
   });

@@ -46,7 +46,7 @@ export const USAGE = `usage: npm run verify -- <stack> [options]
   --ttft-threshold-ms MS  gate E threshold, ${TTFT_MS.min}..${TTFT_MS.max} (default ${DEFAULT_TTFT_THRESHOLD_MS})
   --prometheus-url U      gate F: read TTFT/ITL back from this Prometheus (default: the stack's own, through a port-forward)
   --probe-workers         gate G: exec into each worker (needs pods/exec): memlock, CapEff, LIBFABRIC mapped, KV bytes, GPU registration path, devices seen
-  --check-locality        gate L: exec into each worker (needs pods/exec): its EFA devices on its GPUs' PCIe switch
+  --check-locality        gate L: exec into each worker (needs pods/exec): its EFA devices on its GPUs' PCIe tree
 exit: 0 all gates pass, 1 a gate did not pass, 2 usage / stack config / kubeconfig, 3 cluster or
 frontend unreachable (gates that ran are still reported), 70 internal error, 73 --json not writable
 `;
@@ -143,6 +143,47 @@ function writeJson(file: string, text: string, io: Io): boolean {
   }
 }
 
+type Parsed = Exclude<ReturnType<typeof parse>, { help: true }>;
+
+/** A cluster stack: its own gates, the graph gates SKIPPED as not applying; the table and --json as for a graph. */
+async function verifyCluster(
+  read: Extract<import("./target").VerifyTarget, { kind: "cluster" }>,
+  a: Parsed,
+  userPath: (p: string | undefined) => string | undefined,
+  io: Io,
+): Promise<number> {
+  for (const flag of ["url", "prometheus-url", "probe-workers", "check-locality"] as const)
+    if (a.values[flag] !== undefined)
+      throw new UsageError(`--${flag} checks a graph; ${a.stack} is a cluster stack and serves none`);
+  const { runClusterGates } = await import("./cluster-run");
+  const { exitCodeOf } = await import("./gates");
+  const { renderJson, renderTable } = await import("./report");
+  const { results, unreachable } = await runClusterGates({
+    stack: a.stack,
+    cluster: read.cluster,
+    kubeconfig: userPath(a.values.kubeconfig),
+    timeoutMs: a.timeoutMs,
+  });
+  const exitCode = unreachable ? ExitCode.Unreachable : exitCodeOf(results);
+  const target = {
+    kind: "cluster" as const,
+    stack: a.stack,
+    source: read.source,
+    modelStacks: read.cluster.modelStacks,
+  };
+  io.stdout(renderTable(target, results));
+  const report = renderJson({
+    target,
+    frontend: undefined,
+    exitCode,
+    gates: results,
+    ...(unreachable ? { unreachable } : {}),
+  });
+  const wrote = a.values.json ? writeJson(userPath(a.values.json)!, report, io) : true;
+  if (unreachable) io.stderr(`verify: ${unreachable}\n`);
+  return wrote ? exitCode : ExitCode.CantCreate;
+}
+
 /** The command, in-process: returns the exit code instead of exiting. Never throws. */
 export async function main(argv: readonly string[], io: Io = defaultIo()): Promise<number> {
   try {
@@ -158,13 +199,10 @@ export async function main(argv: readonly string[], io: Io = defaultIo()): Promi
     const { "cluster-outputs": clusterOutputs, ...flags } = a.values;
     const { namespace, graph, model, backend } = flags;
     const read = resolveVerifyTarget(a.stack, { namespace, graph, model, backend }, io.root, userPath(clusterOutputs));
-    if (read.kind === "cluster") {
-      const { servingStack } = await import("./deployed-stack");
-      servingStack(read.cluster, a.stack, "verify");
-    }
-    const target = read.kind === "graph" ? read.target : (undefined as never);
+    if (read.kind === "cluster") return await verifyCluster(read, a, userPath, io);
+    const target = read.target;
     const promUrl = a.values["prometheus-url"];
-    const prometheus = promUrl !== undefined ? { url: promUrl } : read.kind === "graph" ? read.prometheus : undefined;
+    const prometheus = promUrl !== undefined ? { url: promUrl } : read.prometheus;
     const { runGates } = await import("./run");
     const { exitCodeOf } = await import("./gates");
     const { renderJson, renderTable } = await import("./report");

@@ -14,7 +14,10 @@
  *  F. TTFT/ITL read back from Prometheus (`gate-f.ts`).
  *  G. (`--probe-workers`) each worker's engine process: RLIMIT_MEMLOCK/CapEff, the LIBFABRIC plugin mapped
  *     executable, the KV bytes NIXL reports moving (`efa-process.ts`).
- *  L. (`--check-locality`) each worker's EFA devices on its GPUs' PCIe switch (`locality.ts`).
+ *  L. (`--check-locality`) each worker's EFA devices on its GPUs' PCIe tree (`locality.ts`).
+ *
+ * A cluster stack (no graph) has its own gates instead (`cluster-gates.ts`): N system nodes, P the platform, V the
+ * device plugins or DRA drivers, M the monitoring; the graph gates are SKIPPED there as not applying.
  */
 
 /** The error of a probe exec that printed more than `maxBytes` (k8s.ts `execInPod` stops reading there). */
@@ -37,7 +40,10 @@ export const GateStatus = {
 export type GateStatus = (typeof GateStatus)[keyof typeof GateStatus];
 
 /** Gate identifiers, in run order. */
-export const GateId = { A: "A", B: "B", C: "C", D: "D", E: "E", F: "F", G: "G", L: "L" } as const;
+export const GateId = {
+  ...{ A: "A", B: "B", C: "C", D: "D", E: "E", F: "F", G: "G", L: "L" },
+  ...{ N: "N", P: "P", V: "V", M: "M" },
+} as const;
 export type GateId = (typeof GateId)[keyof typeof GateId];
 
 /** One-line title of each gate, as printed in the table. */
@@ -49,7 +55,11 @@ export const GATE_TITLES: Readonly<Record<GateId, string>> = {
   E: "time to first token",
   F: "TTFT/ITL read back from Prometheus",
   G: "EFA worker process: memlock, LIBFABRIC mapped, KV bytes",
-  L: "EFA devices on each worker's GPU PCIe switch",
+  L: "EFA devices on each worker's GPU PCIe tree",
+  N: "system nodes Ready",
+  P: "Dynamo platform pods Running and Ready",
+  V: "device plugins or DRA drivers: DaemonSets ready",
+  M: "monitoring: Prometheus Ready, DCGM exporter DaemonSet ready",
 };
 
 /** Gates a gate needs: when one of them did not pass, the gate is SKIPPED. */
@@ -62,6 +72,10 @@ export const GATE_NEEDS: Readonly<Record<GateId, readonly GateId[]>> = {
   F: ["C"],
   G: ["C"],
   L: ["A"],
+  N: [],
+  P: [],
+  V: [],
+  M: [],
 };
 
 /** The verdict of one gate: status, the lines that justify it, and how long its checks took. */
@@ -73,6 +87,8 @@ export interface GateResult {
   readonly evidence: readonly string[];
   /** Wall time of the gate's own requests, in milliseconds (undefined when SKIPPED). */
   readonly latencyMs?: number;
+  /** SKIPPED because the gate does not apply to the stack (a graph gate on a cluster stack); never fails a run. */
+  readonly notApplicable?: true;
 }
 
 /** Builds a result; evidence of a PASS or FAIL must say why. */
@@ -90,9 +106,14 @@ export function blockersOf(id: GateId, done: ReadonlyMap<GateId, GateResult>): G
   return GATE_NEEDS[id].filter((need) => done.get(need)?.status !== GateStatus.Pass);
 }
 
-/** Process exit code for a finished run: 0 when every gate passed, else 1. */
+/** Process exit code for a finished run: 0 when every gate passed (or does not apply), else 1. */
 export function exitCodeOf(results: readonly GateResult[]): 0 | 1 {
-  return results.every((r) => r.status === GateStatus.Pass) ? 0 : 1;
+  return results.every((r) => r.status === GateStatus.Pass || r.notApplicable === true) ? 0 : 1;
+}
+
+/** `id` SKIPPED as not applying to the stack, saying why (`why`). */
+export function notApplicable(id: GateId, why: string): GateResult {
+  return { ...result(id, GateStatus.Skipped, [`does not apply: ${why}`]), notApplicable: true };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -237,12 +237,14 @@ export class ClusterReader {
   }
 
   /**
-   * The GPU nodes (those with the pool label the program's node groups set) and their taints, for gate A. Listing
-   * nodes is cluster-scoped: an API refusal (RBAC 403) is returned as the reason, not thrown; no connection is.
+   * The GPU nodes (those with the pool label the program's node groups set; of `pool` only, when given: on a shared
+   * cluster another model's nodes are not this graph's) and their taints, for gate A. Listing nodes is
+   * cluster-scoped: an API refusal (RBAC 403) is returned as the reason, not thrown; no connection is.
    */
-  async gpuNodes(ms: number): Promise<NodesRead> {
+  async gpuNodes(ms: number, pool?: string): Promise<NodesRead> {
+    const labelSelector = pool === undefined ? POOL_LABEL : `${POOL_LABEL}=${pool}`;
     try {
-      const list = await withTimeout(this.core.listNode({ labelSelector: POOL_LABEL }), ms, "list nodes");
+      const list = await withTimeout(this.core.listNode({ labelSelector }), ms, "list nodes");
       return { nodes: list.items.map(nodeFact) };
     } catch (e) {
       const err = clusterError(this.kc, e, "list nodes");

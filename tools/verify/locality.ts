@@ -1,6 +1,6 @@
 /**
  * Gate L (`--check-locality`): the KV path as the plan draws it, each worker's EFA devices on its GPUs' PCIe
- * switch. NIXL's LIBFABRIC backend sends a GPU's KV over the EFA rails next to that GPU; a worker given EFA
+ * tree (one root port, or one root complex where there is no bridge). NIXL's LIBFABRIC backend sends a GPU's KV over the EFA rails next to that GPU; a worker given EFA
  * devices behind another switch crosses the CPU's root complex (the throughput the plan expects is lost) and,
  * per Dynamo 1.3.1's known issues, KV transfer can fail outright ("Lost connection with prefill instance", empty
  * 200s) when a worker holds fewer than all of a node's EFA devices, the shape of every multi-worker EFA stack here
@@ -211,7 +211,7 @@ export function gateLocality(probes: readonly LocalityProbe[], latencyMs?: numbe
   return result(
     "L",
     GateStatus.Pass,
-    [`${probes.length} workers: every EFA device on its GPUs' PCIe switch`, ...ok],
+    [`${probes.length} workers: every EFA device on its GPUs' PCIe tree`, ...ok],
     latencyMs,
   );
 }

@@ -2,9 +2,17 @@
 import { GateResult } from "./gates";
 import { Target } from "./target";
 
+/** What a verify of a cluster stack checked: the stack, its file, and the model stacks on it. */
+export interface ClusterReportTarget {
+  readonly kind: "cluster";
+  readonly stack: string;
+  readonly source: string;
+  readonly modelStacks: readonly string[];
+}
+
 /** The JSON written by `--json`. */
 export interface VerifyReport {
-  readonly target: Target;
+  readonly target: Target | ClusterReportTarget;
   readonly frontend: string | undefined;
   readonly exitCode: number;
   readonly gates: readonly GateResult[];
@@ -21,8 +29,11 @@ function ms(n: number | undefined): string {
 }
 
 /** One row per gate plus indented evidence lines; `latency` column uses the gate's own request time. */
-export function renderTable(target: Target, results: readonly GateResult[]): string {
-  const head = `verify ${target.graph} in namespace ${target.namespace} (${target.backend}, model ${target.servedModel}; from ${target.source})`;
+export function renderTable(target: Target | ClusterReportTarget, results: readonly GateResult[]): string {
+  const head =
+    "kind" in target
+      ? `verify cluster stack ${target.stack}: system nodes, platform, device plugins, monitoring (from ${target.source}; model stacks on it: ${target.modelStacks.join(", ") || "none in this project"})`
+      : `verify ${target.graph} in namespace ${target.namespace} (${target.backend}, model ${target.servedModel}; from ${target.source})`;
   const rows = results.map((r) => [r.id, r.title, r.status, ms(r.latencyMs), r.evidence[0] ?? ""]);
   const header = ["gate", "check", "status", "latency", "evidence"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));

@@ -155,7 +155,7 @@ async function runAll(
   const selector = podSelector(t.graph);
   const pods = await reader.pods(selector, budget.left());
   const endpoints = await reader.endpoints(budget.left());
-  const nodes = await reader.gpuNodes(budget.left());
+  const nodes = await reader.gpuNodes(budget.left(), t.pool);
   const a = withNodes(gatePods(pods, endpoints, COMPONENTS, WORKERS, elapsed(t0)), nodes);
   // An empty match usually means a wrong namespace or graph name: say what was looked for.
   done.set(

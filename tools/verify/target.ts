@@ -38,6 +38,11 @@ export interface Target {
   readonly estimate?: LatencyEstimate;
   /** Where the values came from (for the report). */
   readonly source: string;
+  /**
+   * The graph's GPU pool (its nodes' `dynamo-efa/pool` label): gate A judges only its nodes, never another model's
+   * on a shared cluster. @default - every GPU node (no stack file)
+   */
+  readonly pool?: string;
 }
 
 /** Flags that override the stack file. */
@@ -105,6 +110,7 @@ function fromServing(d: ServingStack, root: string, file: string): Target {
     servedModel: r.servedModelName,
     backend: r.backend as Backend,
     kvTransport: r.kvTransport,
+    pool: r.pool.name,
     source: d.cluster
       ? `${path.relative(root, file)} on ${d.cluster.stack} (outputs: ${d.cluster.outputs})`
       : path.relative(root, file),
@@ -156,6 +162,7 @@ export function resolveVerifyTarget(
     backend: backend as Backend,
     ...(fromFile?.kvTransport ? { kvTransport: fromFile.kvTransport } : {}),
     ...(fromFile?.estimate ? { estimate: fromFile.estimate } : {}),
+    ...(fromFile?.pool ? { pool: fromFile.pool } : {}),
     source: fromFile?.source ?? "flags",
   };
   return { kind: "graph", target, ...(read?.prometheus ? { prometheus: read.prometheus } : {}) };
