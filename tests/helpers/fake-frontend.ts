@@ -21,6 +21,16 @@ export const FakeMode = {
   NoAnswer: "no-answer",
   /** Lists and answers; the stream sends one token and then nothing, never closing. */
   StallAfterFirstToken: "stall-after-first-token",
+  /** `/v1/models` answers HTTP 503 (the Frontend up, its model registry not). */
+  ModelsUnavailable: "models-unavailable",
+  /** Lists and answers; the stream's chunks come from another model. */
+  StreamOtherModel: "stream-other-model",
+  /** Lists and answers; the stream opens and no token ever comes. */
+  StreamNoToken: "stream-no-token",
+  /** Lists and answers; the stream sends one token and closes without [DONE]. */
+  StreamClosedEarly: "stream-closed-early",
+  /** Lists and answers; the stream sends one token, then an error event. */
+  StreamError: "stream-error",
 } as const;
 export type FakeMode = (typeof FakeMode)[keyof typeof FakeMode];
 
@@ -40,11 +50,16 @@ function completion(model: string, text: string) {
   return { id: "cmpl-1", object: "text_completion", model, choices: [{ index: 0, text, finish_reason: "length" }] };
 }
 
-function stream(res: http.ServerResponse, model: string, stall: boolean): void {
+function stream(res: http.ServerResponse, model: string, mode: FakeMode): void {
   res.writeHead(200, { "Content-Type": "text/event-stream" });
-  const chunk = (text: string) => `data: ${JSON.stringify(completion(model, text))}\n\n`;
+  const who = mode === FakeMode.StreamOtherModel ? "other/model" : model;
+  const chunk = (text: string) => `data: ${JSON.stringify(completion(who, text))}\n\n`;
+  if (mode === FakeMode.StreamNoToken) return void res.flushHeaders(); // open, and silent
   res.write(chunk(" Paris"));
-  if (stall) return; // the connection stays open: the next chunk never comes
+  if (mode === FakeMode.StallAfterFirstToken) return; // the connection stays open: the next chunk never comes
+  if (mode === FakeMode.StreamClosedEarly) return void res.end();
+  if (mode === FakeMode.StreamError)
+    return void res.end(`data: ${JSON.stringify({ error: { message: "decode worker lost", code: 500 } })}\n\n`);
   res.write(chunk("."));
   res.end("data: [DONE]\n\n");
 }
@@ -61,6 +76,10 @@ export async function fakeFrontend(model: string, mode: FakeMode): Promise<FakeF
     req.on("data", (d) => (body += String(d)));
     req.on("end", () => {
       if (req.url === "/v1/models") {
+        if (mode === FakeMode.ModelsUnavailable) {
+          res.writeHead(503, { "Content-Type": "application/json" });
+          return res.end('{"error":"no model registry yet"}');
+        }
         const ids = mode === FakeMode.EmptyModels ? [] : mode === FakeMode.OtherModelListed ? ["other/model"] : [model];
         return json(res, { object: "list", data: ids.map((id) => ({ id, object: "model", owned_by: "nvidia" })) });
       }
@@ -72,7 +91,7 @@ export async function fakeFrontend(model: string, mode: FakeMode): Promise<FakeF
           res.writeHead(400);
           return res.end('{"error":"max_tokens must be >= 1"}');
         }
-        if (asked.stream) return stream(res, who, mode === FakeMode.StallAfterFirstToken);
+        if (asked.stream) return stream(res, who, mode);
         return json(res, completion(who, " Paris."));
       }
       res.writeHead(404);

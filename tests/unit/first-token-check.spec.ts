@@ -72,6 +72,21 @@ const BROKEN: [FakeMode, number, string, RegExp][] = [
     "step 3 (stream)",
     /first token after [\d.]+ s, then nothing for 1 s \(text so far: " Paris"\).*response stream/,
   ],
+  [FakeMode.ModelsUnavailable, FIRST_TOKEN_EXIT.noModel, "step 1 (models)", /HTTP 503 .*model card/],
+  [
+    FakeMode.StreamOtherModel,
+    FIRST_TOKEN_EXIT.otherModel,
+    "step 3 (stream)",
+    /a chunk answered by "other\/model".*routing/,
+  ],
+  [FakeMode.StreamNoToken, FIRST_TOKEN_EXIT.noAnswer, "step 3 (stream)", /no first token within 2 s.*request plane/],
+  [
+    FakeMode.StreamClosedEarly,
+    FIRST_TOKEN_EXIT.stalled,
+    "step 3 (stream)",
+    /the stream closed without \[DONE\].*decode/,
+  ],
+  [FakeMode.StreamError, FIRST_TOKEN_EXIT.noAnswer, "step 3 (stream)", /an error mid-stream: .*decode worker lost/],
 ];
 
 describe("the first-token check against fake Frontends (python3, loopback)", function () {
