@@ -6,7 +6,15 @@
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
-import { fill, markdownFiles, namesIn, renderedPlans, SPAN, staleFiles } from "../../tools/doc-facts/doc-facts";
+import {
+  fill,
+  markdownFiles,
+  namesIn,
+  renderedPlans,
+  SPAN,
+  staleFiles,
+  valuesFor,
+} from "../../tools/doc-facts/doc-facts";
 import { VALUES } from "../../tools/doc-facts/values";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -18,6 +26,24 @@ describe("docs: stated numbers generated from the code (tools/doc-facts)", funct
   it("every span is current (regenerate: npx tsx tools/doc-facts/doc-facts.ts)", async () => {
     const stale = await staleFiles(ROOT, renderedPlans());
     assert.deepEqual([...stale.keys()], []);
+  });
+
+  it("the 70B model stack's layout (TP8 1 + 1) is as docs/CLUSTER-STACKS.md says: most requests/s, lowest ITL, TP4's TTFT lower", async () => {
+    const v = await valuesFor(
+      [2, 4, 8].flatMap((tp) =>
+        ["rps", "itl", "ttft"].map((k) => `<!-- fact:layout-70b.tp${tp}.${k} --><!-- /fact -->`),
+      ),
+      renderedPlans(),
+    );
+    const num = (k: string) => Number(v[k]);
+    for (const tp of [2, 4]) {
+      assert.ok(num("layout-70b.tp8.rps") > num(`layout-70b.tp${tp}.rps`), `TP8 serves fewer requests/s than TP${tp}`);
+      assert.ok(num("layout-70b.tp8.itl") < num(`layout-70b.tp${tp}.itl`), `TP8's ITL is not below TP${tp}'s`);
+    }
+    assert.ok(
+      num("layout-70b.tp4.ttft") < num("layout-70b.tp8.ttft"),
+      "the doc says TP4 2 + 2 has the lower mean TTFT",
+    );
   });
 
   it("every span names a value, and a span with a stale number is rewritten", () => {

@@ -41,25 +41,26 @@ export function fill(text: string, values: Readonly<Record<string, string>>, fil
   });
 }
 
-/** The plans of the shipped stacks, each rendered once, offline, into a temporary directory. */
+/** The plans of the shipped stacks (with `--set` overrides when asked), each rendered once, offline, into a temporary directory. */
 export function renderedPlans(): ValueSources {
   const cache = new Map<string, Promise<Plan>>();
-  const render = async (stack: string): Promise<Plan> => {
+  const render = async (stack: string, sets: readonly string[]): Promise<Plan> => {
     const { defaultDeps, runCli } = await import("../render/cli/cli");
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "doc-facts-"));
     try {
       const quiet = { ...defaultDeps(), stdout: () => undefined, stderr: () => undefined };
-      const code = await runCli([stack, "--out", tmp], quiet);
-      if (code !== 0) throw new Error(`render ${stack} exited ${code}`);
+      const code = await runCli([stack, "--out", tmp, ...sets.flatMap((s) => ["--set", s])], quiet);
+      if (code !== 0) throw new Error(`render ${stack} ${sets.join(" ")} exited ${code}`);
       return JSON.parse(fs.readFileSync(path.join(tmp, stack, "plan.json"), "utf8")) as Plan;
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
   };
   return {
-    plan: (stack) => {
-      if (!cache.has(stack)) cache.set(stack, render(stack));
-      return cache.get(stack)!;
+    plan: (stack, sets = []) => {
+      const key = [stack, ...sets].join(" ");
+      if (!cache.has(key)) cache.set(key, render(stack, sets));
+      return cache.get(key)!;
     },
   };
 }

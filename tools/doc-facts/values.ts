@@ -29,8 +29,8 @@ function minorPlus(version: string, by: number): string {
 
 /** What a value is computed from. */
 export interface ValueSources {
-  /** The offline render's plan of a shipped stack. */
-  readonly plan: (stack: string) => Promise<Plan>;
+  /** The offline render's plan of a shipped stack, with `sets` (`--set key=value`) when given. */
+  readonly plan: (stack: string, sets?: readonly string[]) => Promise<Plan>;
 }
 
 type Value = (s: ValueSources) => string | Promise<string>;
@@ -47,6 +47,39 @@ const sharedLayoutValues = (): Record<string, Value> => ({
     );
   },
 });
+
+/**
+ * The layouts of 16 GPUs that fit Llama-3.1-70B on the 70B model stack's pool (docs/CLUSTER-STACKS.md "The 70B
+ * layout"): each tensor-parallel size with the balanced split the plan recommends for it, and the plan's serving
+ * estimate of that layout at the default workload.
+ */
+/** One decimal of an estimate the plan always has for a layout that fits (none is a bug, not a doc value). */
+function fixed1(v: number | null | undefined, what: string): string {
+  if (v === null || v === undefined) throw new Error(`the plan estimates no ${what} for a layout that fits`);
+  return v.toFixed(1);
+}
+
+const layout70bValues = (): Record<string, Value> => {
+  const stack = "p5en-llama-70b";
+  const plan = (s: ValueSources, tp: number) =>
+    s.plan(stack, [
+      ...[`inference.prefill.gpusPerWorker=${tp}`, `inference.decode.gpusPerWorker=${tp}`],
+      ...[`inference.prefill.replicas=${8 / tp}`, `inference.decode.replicas=${8 / tp}`],
+    ]);
+  return Object.assign(
+    {},
+    ...[2, 4, 8].map((tp) => ({
+      [`layout-70b.tp${tp}.ttft`]: async (s: ValueSources) => fixed1((await plan(s, tp)).serving!.ttftMs, "TTFT"),
+      [`layout-70b.tp${tp}.itl`]: async (s: ValueSources) => fixed1((await plan(s, tp)).serving!.itlMs, "ITL"),
+      [`layout-70b.tp${tp}.rps`]: async (s: ValueSources) =>
+        fixed1((await plan(s, tp)).serving!.requestsPerSecond, "requests/s"),
+      [`layout-70b.tp${tp}.split`]: async (s: ValueSources) => {
+        const r = (await plan(s, tp)).serving!.recommended;
+        return r ? `${r.prefill} + ${r.decode}` : "none";
+      },
+    })),
+  );
+};
 
 const stackValues = (stack: string): Record<string, Value> => ({
   [`cost-hour.${stack}`]: async (s) => money((await s.plan(stack)).costPerHourUsd, 2),
@@ -81,5 +114,6 @@ export const VALUES: Readonly<Record<string, Value>> = {
   "aws-cli": () => `${CLIENT_TOOLS.awsCli.v2} or later (version 1: ${CLIENT_TOOLS.awsCli.v1} or later)`,
   ...Object.assign({}, ...STACKS.map(stackValues)),
   ...sharedLayoutValues(),
+  ...layout70bValues(),
   ...imageValues(),
 };
