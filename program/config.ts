@@ -493,6 +493,21 @@ export function resolveObservability(o: Record<string, unknown>, graphName: stri
   return obs.resolveArgs({ ...o, graphName, graphNamespace: ns ?? INFERENCE_DEFAULTS.namespace });
 }
 
+/**
+ * More than one GPU pool, which this program refuses: one problem. A second pool is most often a typo in the pool's
+ * name (`--set cluster.gpuPools.gpux.nodes=4`), so the problem names the near pool, and the half-written pools after
+ * the first report nothing of their own. Replaces `out`'s contents.
+ */
+function keepOnePool(out: Problem[], pools: readonly string[]): void {
+  const [first, ...extra] = pools as [string, ...string[]];
+  const near = extra.flatMap((n) => closest(n, [first]).map(() => `; "${n}" looks like a typo of "${first}"`));
+  const kept = out.filter((p) => !extra.some((n) => isAtOrUnder(p.propertyPath, `cluster.gpuPools.${n}`)));
+  out.splice(0, out.length, ...kept, {
+    propertyPath: "cluster.gpuPools",
+    reason: `this program serves one graph on one GPU pool; got ${pools.length} (${pools.join(", ")})${near.join("")}. Keep one, or compose the components for more`,
+  });
+}
+
 /** Each component's own validator on the wired arguments, at the keys the user wrote. */
 function componentProblems(w: Wired & { pool?: unknown }, raw: RawStackConfig): Problem[] {
   const pool = w.poolName ?? "gpu";
@@ -507,15 +522,13 @@ function componentProblems(w: Wired & { pool?: unknown }, raw: RawStackConfig): 
       propertyPath: "cluster.gpuPools",
       reason: `required in a stack that serves a graph (inference): the graph's GPU pool, e.g. gpu: { instanceType: p5en.48xlarge, nodes: 2, availabilityZone: us-east-2b }. To run the graph on a shared cluster instead, make this a model stack: name the cluster stack in dynamo-efa:clusterStack and write the pool in dynamo-efa:gpuPool`,
     });
-  if (typeof w.clusterArgs.gpuPools === "object" && pools.length > 1)
-    out.push({
-      propertyPath: "cluster.gpuPools",
-      reason: `this program serves one graph on one GPU pool; got ${pools.length} (${pools.join(", ")}). Keep one, or compose the components for more`,
-    });
+  if (typeof w.clusterArgs.gpuPools === "object" && pools.length > 1) keepOnePool(out, pools);
   if (!raw.offline) out.push(...documentationCidrProblems(w.clusterArgs.publicAccessCidrs ?? [], "cluster."));
   // The image's arch list ("auto") is derived from the pool's instance type: with that type unknown, its problem is
   // the cluster's, reported once at cluster.gpuPools.<name>.instanceType.
-  const typeWrong = out.some((p) => /^cluster\.gpuPools\.[^.]+\.instanceType$/.test(p.propertyPath));
+  // So is a second pool's (its problems are dropped above).
+  const typeWrong =
+    pools.length > 1 || out.some((p) => /^cluster\.gpuPools\.[^.]+\.instanceType$/.test(p.propertyPath));
   const image = checkImagePlan(w.imageArgs);
   if (!image.ok)
     out.push(

@@ -150,7 +150,8 @@ export function walkKeys(
     };
   const problems: Problem[] = [];
   const out: Record<string, unknown> = {}; // only table keys land here, never a prototype key
-  const known = Object.keys(table);
+  // The keys a user may write: those the program sets itself ("wired") are refused when written, so never offered.
+  const known = Object.keys(table).filter((k) => !("wired" in (ownEntry(table, k) as object)));
   for (const key of Object.keys(value)) {
     const at = joinPath(path, key.length > 80 ? `${key.slice(0, 77)}...` : key);
     const v = value[key];

@@ -3,17 +3,20 @@
  */
 import { Problem, show } from "./problems";
 
-/** Levenshtein edit distance (insert, delete, substitute all cost 1). */
+/**
+ * Edit distance with adjacent transpositions (optimal string alignment): insert, delete, substitute and swapping two
+ * neighbours all cost 1, so "modle" is one edit from "model", as a typist would count it.
+ */
 export function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let [before, prev] = [[] as number[], Array.from({ length: b.length + 1 }, (_, j) => j)];
   for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
+    const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      const above = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = above;
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j], before[j - 2] + 1);
     }
+    [before, prev] = [prev, row];
   }
   return prev[b.length];
 }

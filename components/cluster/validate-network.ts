@@ -27,6 +27,32 @@ export function cidrProblems(path: string, cidr: unknown, minPrefix = 0, maxPref
   return [];
 }
 
+/**
+ * Each pool's zone must be in `availabilityZones`. A list with a zone that is no zone of the region ("us-east-2x" for
+ * "us-east-2b") already has its problem, and the pool's zone missing from it is most likely that same typo, so then
+ * nothing is reported here. An AZ the region does not have gets regionZoneProblems' message only, one that is no AZ
+ * name validate-pool's: "add it there" would be a wrong fix.
+ */
+function poolZoneProblems(
+  a: ResolvedClusterArgs,
+  azs: readonly string[],
+  pools: ReturnType<typeof poolsAsWritten>,
+): Problem[] {
+  const isZone = (z: unknown) => AZ_NAME.test(String(z)) && zoneProblems(a.region, [["", String(z)]]).length === 0;
+  if (!azs.every(isZone)) return [];
+  return pools.flatMap((p): Problem[] => {
+    const az = typeof p.availabilityZone === "string" ? p.availabilityZone : "";
+    return isZone(az) && !azs.includes(az)
+      ? [
+          {
+            propertyPath: `gpuPools.${p.name}.availabilityZone`,
+            reason: `${show(p.availabilityZone)} is not in availabilityZones ${show(azs)}; add it there`,
+          },
+        ]
+      : [];
+  });
+}
+
 /** The VPC: an existing one (subnets per AZ) or the one this component creates (AZs, CIDR, NAT gateways). */
 export function networkProblems(a: ResolvedClusterArgs): Problem[] {
   const out: Problem[] = [];
@@ -73,16 +99,7 @@ export function networkProblems(a: ResolvedClusterArgs): Problem[] {
       reason: `EKS needs subnets in at least 2 AZs; got ${show(azs)}${a.source.availabilityZonesGiven ? "" : " (derived from the pools' AZs)"}. List them, e.g. ["us-east-2a", "us-east-2b"]`,
     });
   out.push(...repeatedZoneProblems(azs));
-  for (const p of pools) {
-    // An AZ the region does not have gets regionZoneProblems' message only, one that is no AZ name validate-pool's:
-    // "add it there" would be a wrong fix.
-    const az = typeof p.availabilityZone === "string" && AZ_NAME.test(p.availabilityZone) ? p.availabilityZone : "";
-    if (az !== "" && !azs.includes(az) && zoneProblems(a.region, [["", az]]).length === 0)
-      out.push({
-        propertyPath: `gpuPools.${p.name}.availabilityZone`,
-        reason: `${show(p.availabilityZone)} is not in availabilityZones ${show(azs)}; add it there`,
-      });
-  }
+  out.push(...poolZoneProblems(a, azs, pools));
   out.push(...cidrProblems("vpcCidr", a.vpcCidr, 16, 20));
   out.push(...checkChoice("natGateways", a.natGateways, Object.values(NatGateways)));
   return out;

@@ -111,7 +111,12 @@ function divisors(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i + 1).filter((d) => n % d === 0);
 }
 
-function validatePool(r: ResolvedInference, at: (k: string) => string): Problem[] {
+/**
+ * `rolesValid`: whether every role's replicas and gpusPerWorker passed their own checks. The pool's capacity is
+ * compared only then: a gpusPerWorker of 3 on 8-GPU nodes is one mistake, reported where it was written, not also as
+ * GPUs the pool lacks.
+ */
+function validatePool(r: ResolvedInference, at: (k: string) => string, rolesValid: boolean): Problem[] {
   const p = r.pool;
   if (!p)
     return [
@@ -133,7 +138,7 @@ function validatePool(r: ResolvedInference, at: (k: string) => string): Problem[
       reason: `pool ${show(p.name)} (${p.instanceType}) has EFA but no GPUDirect RDMA (${show(p.gpuDirectRdma)}); NIXL's LIBFABRIC plugin needs it to move KV cache from GPU memory. Use a P-family pool (p4d, p5, p5e, p5en, p6) or disable EFA on this pool (KV then moves over UCX)`,
     });
   }
-  const want = totalGpus(r);
+  const want = rolesValid ? totalGpus(r) : NaN;
   const have = p.nodes * p.gpusPerNode;
   if (Number.isFinite(want) && want > have) {
     out.push({
@@ -376,9 +381,13 @@ function deviceAllocationProblems(r: ResolvedInference, at: (k: string) => strin
 
 export function validate(r: ResolvedInference, hasHfToken: boolean, base = ""): Problem[] {
   const at = (k: string) => (base ? `${base}.${k}` : k);
-  const out = [...validateScalars(r, at), ...validatePool(r, at), ...validateWorkload(r, at)];
+  const roleProblems = r.pool ? SERVING_ROLES.flatMap((role) => validateRole(r, role, at)) : [];
+  const out = [
+    ...validateScalars(r, at),
+    ...validatePool(r, at, roleProblems.length === 0),
+    ...validateWorkload(r, at),
+  ];
   if (r.pool) {
-    const roleProblems = SERVING_ROLES.flatMap((role) => validateRole(r, role, at));
     out.push(...roleProblems);
     if (roleProblems.length === 0) out.push(...validateHugepages(r, at));
     // The fit numbers need valid inputs; a problem elsewhere (a namespace) must not hide a model that cannot run.

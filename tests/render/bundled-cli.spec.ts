@@ -2,7 +2,8 @@
  * `npm run render` runs the render from one esbuild bundle of our TypeScript (tools/render/run.cjs), the SDK left to
  * node, with Pulumi's closure-serialization libraries deferred to their first use (tools/render/cli/defer-sdk.ts).
  * What holds it: the bundle writes what the TypeScript render writes (the one difference is the text of the
- * dynamic provider's serialized function in resources.json, which each compiler spells its own way); --help answers
+ * dynamic provider's code in resources.json: the command leaves its serialization to `pulumi up` and says so, the
+ * in-process render serializes it); a render loads no closure-serialization library; --help answers
  * without loading the SDK; a deferred library loads, whole, on first use; a changed source is rebuilt whatever its
  * modification time says (a fresh clone, cp -p or tar set those arbitrarily), and an unchanged one is not. Slow set: it
  * spawns the render, esbuild and node.
@@ -14,10 +15,12 @@ import * as os from "os";
 import * as path from "path";
 import { transformSync } from "esbuild";
 import { defaultDeps, runCli } from "../../tools/render/cli/cli";
+import { PROVIDER_NOT_SERIALIZED } from "../../tools/render/cli/defer-sdk";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const RUN = path.join(ROOT, "tools", "render", "run.cjs");
 const PROBE = path.join(__dirname, "fixtures", "loaded-modules.cjs");
+const CLOSURE_PROBE = path.join(__dirname, "fixtures", "closure-libraries.cjs");
 
 /** Every file under `dir`, relative, sorted. */
 const filesOf = (dir: string): string[] =>
@@ -28,6 +31,9 @@ const filesOf = (dir: string): string[] =>
 
 /** resources.json without the dynamic provider's serialized function text (compiler-specific spelling). */
 const withoutFunctionText = (text: string) => text.replace(/"__provider": "(?:[^"\\]|\\.)*"/g, '"__provider": "<fn>"');
+/** Every dynamic provider's text in resources.json. */
+const providerTexts = (text: string) =>
+  [...text.matchAll(/"__provider": ("(?:[^"\\]|\\.)*")/g)].map((m) => JSON.parse(m[1]!) as string);
 
 describe("render: the bundled command", function () {
   this.timeout(240000);
@@ -39,6 +45,7 @@ describe("render: the bundled command", function () {
       .readdirSync(path.join(ROOT, "stacks"))
       .flatMap((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.slice(1) ?? []);
     assert.ok(stacks.length >= 2, stacks.join(", "));
+    let providers = 0;
     for (const stack of stacks) {
       const p = spawnSync(process.execPath, [RUN, stack, "--out", path.join(tmp, "bundled")], {
         cwd: ROOT,
@@ -51,10 +58,29 @@ describe("render: the bundled command", function () {
       assert.deepEqual(filesOf(a), filesOf(b));
       for (const f of filesOf(a)) {
         const [x, y] = [fs.readFileSync(path.join(a, f), "utf8"), fs.readFileSync(path.join(b, f), "utf8")];
-        if (f === "resources.json") assert.equal(withoutFunctionText(x), withoutFunctionText(y), `${stack}/${f}`);
-        else assert.equal(x, y, `${stack}/${f}`);
+        if (f === "resources.json") {
+          assert.equal(withoutFunctionText(x), withoutFunctionText(y), `${stack}/${f}`);
+          // The command leaves serialization to `pulumi up` and says so; the in-process render serializes for real.
+          for (const t of providerTexts(x)) assert.equal(t, PROVIDER_NOT_SERIALIZED, `${stack}: the command's text`);
+          for (const t of providerTexts(y)) assert.match(t, /exports\.handler/, `${stack}: the in-process text`);
+          providers += providerTexts(x).length;
+        } else assert.equal(x, y, `${stack}/${f}`);
       }
     }
+    assert.ok(providers > 0, "some shipped stack has a dynamic resource");
+  });
+
+  it("a render loads neither closure-serialization library (each stays the stand-in that would load it)", () => {
+    const p = spawnSync(
+      process.execPath,
+      ["--require", CLOSURE_PROBE, RUN, "p5en-8gpu", "--out", path.join(tmp, "probe")],
+      { cwd: ROOT, encoding: "utf8" },
+    );
+    assert.equal(p.status, 0, p.stderr);
+    assert.deepEqual(JSON.parse(/closure-libraries: (.*)/.exec(p.stderr)![1]!), {
+      "@npmcli/arborist": "stand-in",
+      typescript: "stand-in",
+    });
   });
 
   it("rebuilds when a source's bytes change, even with a modification time older than the bundle", () => {

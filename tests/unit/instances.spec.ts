@@ -103,6 +103,8 @@ describe("suggest", () => {
     ["", "abc", 3],
     ["sm_90", "sm_9O", 1],
     ["same", "same", 0],
+    ["modle", "model", 1],
+    ["ca", "abc", 3],
   ] as const) {
     it(`editDistance(${a}, ${b}) = ${d}`, () => assert.equal(editDistance(a, b), d));
   }

@@ -70,10 +70,10 @@ describe("stack config: the component arguments, walked against the key tables",
     assert.deepEqual(lines({ inference: { model: MODEL, modelRevison: "main" } }), [
       'inference.modelRevison: unknown key; did you mean "modelRevision"?',
     ]);
-    // The table's keys in order (release, the graph's API, comes first since dynamo-1.6 merged).
+    // The table's keys in order, less those the program sets (release, which comes first, is wired).
     assert.match(
       lines({ inference: { model: MODEL, zzz: 1 } })[0],
-      /^inference\.zzz: unknown key; the keys here are release, backend, model, servedModelName, /,
+      /^inference\.zzz: unknown key; the keys here are backend, model, servedModelName, /,
     );
     assert.deepEqual(lines({ inference: { model: MODEL, "prefill.replicas": 2 } }), [
       "inference.prefill.replicas: unknown key; a dotted key is one literal key, not a path: nest it as prefill: { replicas: ... }",
@@ -186,6 +186,40 @@ describe("stack config: the component arguments, walked against the key tables",
       both.some((l) => l.startsWith("image.source:")),
       both.join("\n"),
     );
+  });
+
+  it("one typo, one problem: a wrong gpusPerWorker, a zone, a pool's name; a swapped pair of letters is one edit", () => {
+    const gpu = good.cluster.gpuPools.gpu;
+    // 3 GPUs per worker on 8-GPU nodes: reported where it was written, not also as GPUs the pool lacks.
+    assert.deepEqual(lines({ inference: { model: MODEL, decode: { gpusPerWorker: 3 } } }), [
+      "inference.decode.gpusPerWorker: (3) must divide the 8 GPUs of a p5en.48xlarge node; use one of 1, 2, 4, 8",
+    ]);
+    // More replicas than GPUs, with every role valid, is still the pool's problem.
+    assert.deepEqual(
+      lines({ inference: { model: MODEL, decode: { replicas: 9 } } }).map((l) => l.split(":")[0]),
+      ["cluster.gpuPools.gpu"],
+    );
+    // "us-east-2x" for "us-east-2b": the zone's own problem, not also the pool's zone missing from the list.
+    const zone = lines({ cluster: { ...good.cluster, availabilityZones: ["us-east-2a", "us-east-2x"] } });
+    assert.deepEqual(
+      zone.map((l) => l.split(":")[0]),
+      ["cluster.availabilityZones[1]"],
+    );
+    // A typo in the pool's name makes a second pool: one problem that names the near pool.
+    const pools = lines({ cluster: { ...good.cluster, gpuPools: { gpu, gpux: { nodes: 4 } } } });
+    assert.deepEqual(pools, [
+      'cluster.gpuPools: this program serves one graph on one GPU pool; got 2 (gpu, gpux); "gpux" looks like a typo of "gpu". Keep one, or compose the components for more',
+    ]);
+    assert.deepEqual(lines({ inference: { model: MODEL, modle: "x" } }), [
+      'inference.modle: unknown key; did you mean "model"?',
+    ]);
+  });
+
+  it("an unknown key's list offers only keys a user may write, never one the program sets", () => {
+    const [line] = lines({ inference: { model: MODEL, zzz: 1 } });
+    assert.match(line!, /^inference\.zzz: unknown key; the keys here are backend, model, /);
+    for (const wired of ["release", "gpuPool", "graphName", "imageCudaArchs"])
+      assert.ok(!line!.split("keys here are ")[1]!.split(", ").includes(wired), `${wired} offered: ${line}`);
   });
 
   it("the EFS cache's error names today's key, which is accepted (no loop through a renamed one)", () => {

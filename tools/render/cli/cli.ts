@@ -12,7 +12,7 @@ export type { Args, CliDeps } from "./command";
 import { parseOverride, UsageError } from "../../_shared/stackfile";
 import { ExitCode } from "../../_shared/exit-codes";
 import { packageRoot } from "../../../components/_shared/package-root";
-import { deferSdkClosureModules } from "./defer-sdk";
+import { deferSdkClosureModules, skipProviderSerialization } from "./defer-sdk";
 
 export const USAGE = `usage: npm run render -- <stack> [--out DIR] [--set key=value ...] [--file path/to/Pulumi.<stack>.yaml]
 
@@ -154,6 +154,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   );
   if (typeof args === "number") return args;
   deferSdkClosureModules();
+  skipProviderSerialization();
   const { execute } = await import("./command");
   return execute(args, defaultDeps());
 }

@@ -12,6 +12,9 @@ import { checkAnyStackConfigMap } from "../../_shared/stack-check";
 import { recordedClusterOutputs } from "./cluster-outputs";
 import { siblingClaimProblems } from "./siblings";
 import { documentationNote } from "../../../components/cluster/reach";
+import { MODELS, modelRow } from "../../../components/catalog/models";
+import { editDistance } from "../../../components/_shared/suggest";
+import type { AnyStackConfig } from "../../../program/kinds";
 import type { PolicyPackConfigJson } from "../../../policy/policies";
 import { policyTally } from "../../../policy/run";
 import type { Policies } from "@pulumi/policy";
@@ -81,6 +84,21 @@ function withTokenPlaceholder(cfg: StackConfigMap, project: string): { cfg: Stac
     },
     note: `note: ${key} is not set; rendered with a placeholder. Before \`pulumi up\`: pulumi config set --secret ${key} <token>`,
   };
+}
+
+/**
+ * A model the catalog does not know still renders (any Hugging Face model id may be served), but its fit, download
+ * time and serving estimate are unknown, and a typo in the id would only fail when the workers download it: the
+ * console says so, with the nearest catalog id. Nothing for a stated `inference.modelShape` or a cluster stack.
+ */
+function modelNote(config: AnyStackConfig, project: string): string | undefined {
+  if (config.kind === "cluster") return undefined;
+  const { model, modelShape } = config.inference;
+  if (modelShape !== undefined || modelRow(model) !== undefined) return undefined;
+  // Ids are long, so the usual one edit per four characters would offer another model; two edits is a typo.
+  const near = [...MODELS.keys()].filter((id) => editDistance(id.toLowerCase(), model.toLowerCase()) <= 2);
+  const hint = near.length > 0 ? ` (did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?)` : "";
+  return `note: ${project}:inference.model ${JSON.stringify(model)} is not in the model catalog${hint}. Rendered as given: its fit on the GPUs, its download time and the serving estimate are unknown (plan.md), and an id the Hugging Face Hub does not have fails only when the workers download it. To have them estimated, state the model's shape in inference.modelShape (docs/CONFIG.md)`;
 }
 
 /** The stack name and its config file, checked: a name never escapes `--out`, and name and file agree. */
@@ -182,7 +200,7 @@ export function loadStack(args: Args, deps: Pick<CliDeps, "root" | "cwd">): Load
   const claimed = config!.kind === "model" ? siblingClaimProblems(deps.root, project, stack, config!) : [];
   if (recorded && recorded.problems.length + claimed.length > 0)
     throw new ConfigProblems([...recorded.problems, ...claimed]);
-  const note = [tokenNote, cidrNote].filter((n) => n !== undefined).join("\n");
+  const note = [tokenNote, cidrNote, modelNote(config!, project.name)].filter((n) => n !== undefined).join("\n");
   return {
     project,
     stack,

@@ -1,10 +1,12 @@
 /**
- * Defers the two libraries `@pulumi/pulumi` loads at import for serializing functions into resources (closure
- * serialization: `@npmcli/arborist` for a closure's package paths, `typescript` to parse function text). The
- * render serializes no function, yet their load was ~0.6 of the ~1 CPU-second `@pulumi/pulumi` takes to import
- * (bench/render.ts). Each is put in `require.cache` as a stand-in that loads the real module on its first use, so
- * anything that does use one gets the real library, only later. Called once by the render's own process, before
- * the SDK loads; the tests' in-process renders load the SDK as it comes.
+ * Leaves Pulumi's closure serialization out of the render's own process. `@pulumi/pulumi` loads two libraries at
+ * import for it (`@npmcli/arborist` for a closure's package paths, `typescript` to parse function text), and a
+ * dynamic resource (ModelCommit, ImageDigest) serializes its provider's code through the V8 inspector: together
+ * about a third of a render's CPU time (bench/render.ts), for text only `pulumi up` needs. So the render's process
+ * puts stand-ins in `require.cache` before the SDK loads: each library loads the real one on its first use, and the
+ * serializer answers every dynamic provider with `PROVIDER_NOT_SERIALIZED`, which resources.json shows. The tests'
+ * in-process renders load the SDK as it comes and serialize for real, and tests/unit/*-serialized.spec.ts run each
+ * serialized provider in a plain Node.js process, so a provider Pulumi cannot serialize still fails a test.
  */
 import Module, { createRequire } from "node:module";
 
@@ -56,4 +58,33 @@ export function deferSdkClosureModules(): string[] {
     });
     return [id];
   });
+}
+
+/** What resources.json holds for a dynamic provider's code in the render's process. */
+export const PROVIDER_NOT_SERIALIZED =
+  "(the dynamic provider's code: Pulumi serializes it at `pulumi up`; the offline render does not)";
+
+/**
+ * Installs the stand-in serializer (`@pulumi/pulumi/runtime/closure/serializeClosure`): every function serializes to
+ * `PROVIDER_NOT_SERIALIZED`, without secrets. Returns whether it was installed (false when the SDK already loaded it).
+ */
+export function skipProviderSerialization(): boolean {
+  let file: string;
+  try {
+    file = createRequire(require.resolve("@pulumi/pulumi/package.json")).resolve("./runtime/closure/serializeClosure");
+  } catch {
+    return false;
+  }
+  if (require.cache[file]) return false;
+  const m = new Module(file);
+  m.filename = file;
+  m.loaded = true;
+  m.exports = {
+    __esModule: true,
+    serializeFunction: () =>
+      Promise.resolve({ text: PROVIDER_NOT_SERIALIZED, exportName: "handler", containsSecrets: false }),
+    serializeFunctionAsync: () => Promise.resolve(PROVIDER_NOT_SERIALIZED),
+  };
+  require.cache[file] = m;
+  return true;
 }
