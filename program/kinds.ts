@@ -249,9 +249,17 @@ function clusterFitProblems(c: ModelStackConfig, h: ClusterHandoff): Problem[] {
   return out;
 }
 
-/** What the graph takes from the cluster's storage and monitoring, when it asks for them. */
+/** What the graph takes from the cluster's storage and monitoring, when it asks for them; a namespace of its own. */
 function graphFitProblems(c: ModelStackConfig, h: ClusterHandoff): Problem[] {
   const out: Problem[] = [];
+  const { namespace } = modelNames(c);
+  // The platform's and the monitoring's namespaces are refused by the graph's own checks (they are wired in); the
+  // claims namespace is the cluster stack's alone: a graph there would fence the claims with its default-deny policy.
+  if (namespace === h.claimsNamespace)
+    out.push({
+      propertyPath: c.inference.namespace === undefined ? "graphName" : "inference.namespace",
+      reason: `${brief(namespace)} is the cluster stack ${h.stack}'s claims namespace, where every model stack claims its names; the graph needs a namespace of its own. ${c.inference.namespace === undefined ? "Set another graphName (it names the graph, its pool and, by default, its namespace)" : `Choose another (the default is the graph's name, ${brief(c.graphName)})`}`,
+    });
   if (c.inference.modelCache && h.sharedStorageClass === undefined)
     out.push({
       propertyPath: "inference.modelCache",

@@ -177,6 +177,26 @@ describe("a model stack against its cluster: the guards", () => {
   });
 });
 
+describe("a model stack's namespace is its own", () => {
+  it("the cluster's claims namespace is refused, at the key that named it", () => {
+    const own = checkModelStack(model()).config as ModelStackConfig;
+    const at = (c: ModelStackConfig) => wireModelStack(c, handoff()).problems;
+    const explicit = at({ ...own, inference: { ...own.inference, namespace: "dynamo-efa-claims" } });
+    assert.deepEqual(
+      explicit.map((p) => p.propertyPath),
+      ["inference.namespace"],
+    );
+    assert.match(
+      explicit[0]!.reason,
+      /claims namespace, where every model stack claims its names; .*Choose another \(the default is the graph's name, "p5en-llama-8b"\)/,
+    );
+    assert.deepEqual(
+      at({ ...own, graphName: "dynamo-efa-claims" }).map((p) => p.propertyPath),
+      ["graphName"],
+    );
+  });
+});
+
 describe("claims: the names a model stack takes on a shared cluster", () => {
   const a = { stack: "o/p/a", graphName: "llama-8b", poolName: "llama-8b", namespace: "llama-8b" };
   it("one ConfigMap per name, in the claims namespace, naming the stack", () => {
