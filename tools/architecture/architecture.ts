@@ -1,6 +1,6 @@
 /**
  * The parts of docs/ARCHITECTURE.md that state structure, generated from the code: the file map (every TypeScript
- * file of the package, the program, the serving wing, the policy pack and the tools, with the first sentence of its
+ * file, and the one plain CommonJS entry `tools/render/run.cjs`, of the package, the program, the serving wing, the policy pack and the tools, with the first sentence of its
  * header comment) and the import rules (`./layers.ts`, which tests/unit/layering.spec.ts enforces). A file's
  * header is its one description: the map cannot drift from it, and a new file appears by being written.
  * Usage: npx tsx tools/architecture/architecture.ts [--check]   (rewrites the blocks; --check exits 1 when stale)
@@ -54,7 +54,7 @@ export function fileMap(root = ROOT): string[] {
     folders(tree).flatMap((dir) => {
       const files = fs
         .readdirSync(path.join(root, dir))
-        .filter((f) => f.endsWith(".ts"))
+        .filter((f) => /\.(ts|cjs)$/.test(f))
         .sort();
       return [
         `- **\`${dir}/\`**`,

@@ -1,15 +1,16 @@
-#!/usr/bin/env node
-// `npm run render`: runs the render from one bundled CommonJS file, built from tools/render/cli/cli.ts with esbuild.
-// Why: the render under tsx spent most of its time loading (tsx resolves and inspects every one of the Pulumi SDK's
-// thousands of files, and transpiles and source-maps ours); one bundle of our code, with node_modules left as plain
-// requires, starts in a fraction of that (bench/render.ts). The tests and the other tools still run the TypeScript
-// through tsx. The bundle lives in node_modules/.cache (ignored by git; `npm ci` drops it), so a fresh clone builds
-// it on its first render.
-// When to rebuild is decided by content, not by modification times: git, cp -p, tar and rsync set those arbitrarily,
-// so "a source is newer than the bundle" can serve stale code. Beside the bundle, a stamp holds the hash of every
-// file esbuild read (its metafile's inputs) with esbuild's version and arguments; any difference rebuilds. A build
-// writes into a directory of its own and renames into place, so renders running at once never read half a bundle.
-// Plain JavaScript so that it starts without tsx.
+/**
+ * `npm run render`: runs the render from one bundled CommonJS file, built from tools/render/cli/cli.ts with esbuild.
+ * Why: the render under tsx spent most of its time loading (tsx resolves and inspects every one of the Pulumi SDK's
+ * thousands of files, and transpiles and source-maps ours); one bundle of our code, with node_modules left as plain
+ * requires, starts in a fraction of that (bench/render.ts). The tests and the other tools still run the TypeScript
+ * through tsx. The bundle lives in node_modules/.cache (ignored by git; `npm ci` drops it), so a fresh clone builds
+ * it on its first render.
+ * When to rebuild is decided by content, not by modification times: git, cp -p, tar and rsync set those arbitrarily,
+ * so "a source is newer than the bundle" can serve stale code. Beside the bundle, a stamp holds the hash of every
+ * file esbuild read (its metafile's inputs) with esbuild's version and arguments; any difference rebuilds. A build
+ * writes into a directory of its own and renames into place, so renders running at once never read half a bundle.
+ * Plain JavaScript so that it starts without tsx.
+ */
 "use strict";
 const { execFileSync } = require("node:child_process");
 const crypto = require("node:crypto");
