@@ -6,7 +6,7 @@
  */
 import { Problem, problemsIn, show } from "../_shared/problems";
 import { checkRange } from "../_shared/limits";
-import { oneOf } from "../_shared/suggest";
+import { checkChoice, oneOf } from "../_shared/suggest";
 import { addons, kubernetes } from "../versions";
 import { efaPerGpu, INSTANCES, lookupInstance } from "../catalog/instances";
 import { DeviceAllocation, EfaClusterArgs, ResolvedClusterArgs, resolveArgs } from "./args";
@@ -77,13 +77,7 @@ const minor = (v: string): number => Number(/^\d+\.(\d+)$/.exec(v)?.[1] ?? NaN);
  */
 export function deviceAllocationProblems(a: ResolvedClusterArgs): Problem[] {
   const allowed: readonly string[] = Object.values(DeviceAllocation);
-  if (!allowed.includes(a.deviceAllocation))
-    return [
-      {
-        propertyPath: "deviceAllocation",
-        reason: `must be ${oneOf(allowed)}; got ${show(a.deviceAllocation)}`,
-      },
-    ];
+  if (!allowed.includes(a.deviceAllocation)) return checkChoice("deviceAllocation", a.deviceAllocation, allowed);
   if (a.deviceAllocation !== DeviceAllocation.Dra) return [];
   const out: Problem[] = [];
   if (!(minor(a.kubernetesVersion) >= minor(DRA_MIN_KUBERNETES)))

@@ -25,7 +25,7 @@ import {
   SERVING_ROLES,
 } from "./args";
 import { ModelCacheMode, derivedBudgets, LOAD_ASSUMPTIONS } from "./model-load";
-import { modelFacts } from "../catalog/models";
+import { KvCacheDtype, modelFacts } from "../catalog/models";
 import { efaPerWorker, nodesPerRole, poolHasEfa, totalGpus, usesEfa, workerShape, validateModelFit } from "./fit";
 import { networkProblems } from "./network";
 import { isDigestPinned } from "../image/ref";
@@ -35,7 +35,16 @@ import { validateWorkload } from "./workload";
 export const DIGEST_PINNED = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
 
 /** The arguments the model-fit check reads: it runs only when none of them has a problem. */
-const FIT_INPUTS = ["backend", "model", "maxModelLen", "gpuMemoryUtilization", "gpuPool", "prefill", "decode"];
+const FIT_INPUTS = [
+  "backend",
+  "model",
+  "maxModelLen",
+  "gpuMemoryUtilization",
+  "kvCacheDtype",
+  "gpuPool",
+  "prefill",
+  "decode",
+];
 
 const choices = <T extends Record<string, string>>(o: T): string[] => Object.values(o);
 
@@ -192,6 +201,7 @@ function validateScalars(r: ResolvedInference, at: (k: string) => string): Probl
     ...closedChoice(at("placement"), r.placement, choices(Placement)),
     ...closedChoice(at("frontend.serviceType"), r.frontend.serviceType, choices(FrontendServiceType)),
     ...closedChoice(at("kvTransport"), r.kvTransportChoice, choices(KvTransportChoice)),
+    ...closedChoice(at("kvCacheDtype"), r.kvCacheDtype, choices(KvCacheDtype)),
     ...checkRange(at("maxModelLen"), r.maxModelLen, INFERENCE_LIMITS.maxModelLen),
     ...checkRange(at("modelLoadBudgetSeconds"), r.modelLoadBudgetSeconds, INFERENCE_LIMITS.modelLoadBudgetSeconds),
     ...checkRange(at("frontend.replicas"), r.frontend.replicas, INFERENCE_LIMITS.frontendReplicas),

@@ -48,7 +48,7 @@ describe("cluster: validateClusterArgs", () => {
       [],
     );
     assert.deepEqual(problems({ ...ok, deviceAllocation: "DRA" as never }), [
-      'deviceAllocation: must be one of "device-plugin", "dra"; got "DRA"',
+      'deviceAllocation: must be one of "device-plugin", "dra"; got "DRA"; did you mean "dra"?',
     ]);
   });
 

@@ -213,6 +213,13 @@ describe("stack config: the component arguments, walked against the key tables",
     assert.deepEqual(lines({ inference: { model: MODEL, modle: "x" } }), [
       'inference.modle: unknown key; did you mean "model"?',
     ]);
+    // A KV cache dtype is checked where it was written (it once reached the fit as NaN bytes per token).
+    assert.deepEqual(lines({ inference: { model: MODEL, kvCacheDtype: "fp9" } }), [
+      'inference.kvCacheDtype: must be one of "auto", "fp8"; got "fp9"; did you mean "fp8"?',
+    ]);
+    assert.deepEqual(lines({ cluster: { ...good.cluster, deviceAllocation: "draa" } }), [
+      'cluster.deviceAllocation: must be one of "device-plugin", "dra"; got "draa"; did you mean "dra"?',
+    ]);
   });
 
   it("an unknown key's list offers only keys a user may write, never one the program sets", () => {
