@@ -33,6 +33,7 @@ export const TIMEOUT_S = { min: 0.1, max: 86400 } as const;
 export const TTFT_MS = { min: 1, max: 600000 } as const;
 
 export const USAGE = `usage: npm run verify -- <stack> [options]
+  a whole or model stack: the graph's gates; a cluster stack: its nodes, platform, device plugins, monitoring
   --kubeconfig F          kubeconfig file (default: KUBECONFIG, ~/.kube/config)
   --namespace N           namespace of the graph (default: stack config, else "dynamo")
   --graph G               DynamoGraphDeployment name (default: stack config graphName, else "${DEFAULT_GRAPH_NAME}")
