@@ -5,12 +5,9 @@
  * written as the charts write them (`helm.sh/chart: <chart>-<version>`,
  * tests/contracts/facts/chart-daemonset-labels.json), never computed by the code under test.
  */
-import * as fs from "node:fs";
 import * as http from "node:http";
-import * as os from "node:os";
-import * as path from "node:path";
-import { closer, Fake, json, listen } from "./fake-http";
-import { kubeconfigText } from "./fake-kube";
+import { Fake, json } from "./fake-http";
+import { serveWithKubeconfig } from "./fake-kube";
 
 /** What is wrong with the fake cluster: nothing, a system node not Ready, or the EFA device plugin missing. */
 export type ClusterScenario = "healthy" | "nodeNotReady" | "noEfaPlugin";
@@ -78,15 +75,5 @@ export interface FakeClusterStack extends Fake {
 export async function startClusterStack(scenario: ClusterScenario): Promise<FakeClusterStack> {
   const requests: Fake["requests"] = [];
   const server = http.createServer(api(scenario, requests));
-  const url = await listen(server);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-cluster-"));
-  const kubeconfig = path.join(dir, "config");
-  fs.writeFileSync(kubeconfig, kubeconfigText(url));
-  const close = closer(server);
-  return {
-    url,
-    requests,
-    kubeconfig,
-    close: async () => (await close(), fs.rmSync(dir, { recursive: true, force: true })),
-  };
+  return serveWithKubeconfig(server, requests, "verify-cluster-");
 }

@@ -244,8 +244,17 @@ export async function startKube(
       { forwards, ...(execs ? { execs: { podsPath: `/api/v1/namespaces/${NAMESPACE}/pods/`, stdoutOf: execs } } : {}) },
       requests,
     );
+  return serveWithKubeconfig(server, requests, "verify-kube-");
+}
+
+/** Listens on `server` and writes a kubeconfig pointing at it into a temporary folder that `close` removes. */
+export async function serveWithKubeconfig(
+  server: http.Server,
+  requests: Fake["requests"],
+  prefix: string,
+): Promise<FakeKube> {
   const url = await listen(server);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-kube-"));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const kubeconfig = path.join(dir, "config");
   fs.writeFileSync(kubeconfig, kubeconfigText(url));
   const close = closer(server);

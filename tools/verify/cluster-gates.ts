@@ -170,20 +170,7 @@ function daemonSetLines(found: readonly DaemonSetFact[], want: readonly ChartAt[
 /** Gate V: the device plugins' (or DRA drivers') DaemonSets there, their pods ready on the nodes they run on. */
 export function gateNodeDaemonSets(found: readonly DaemonSetFact[], want: readonly ChartAt[], ms?: number): GateResult {
   const lines = daemonSetLines(found, want, NODE_DAEMONSETS_NAMESPACE);
-  const bad = lines.filter((l) => l.bad);
-  return bad.length > 0
-    ? result(
-        "V",
-        GateStatus.Fail,
-        bad.map((l) => l.line),
-        ms,
-      )
-    : result(
-        "V",
-        GateStatus.Pass,
-        lines.map((l) => l.line),
-        ms,
-      );
+  return verdictOf("V", lines, ms);
 }
 
 /** Gate M: a Running+Ready Prometheus pod, and the DCGM exporter's DaemonSet (when on) ready. */
@@ -198,20 +185,7 @@ export function gateMonitoring(
     ? { bad: false, line: `Prometheus ${ready[0]!.name} Running+Ready in ${want.namespace}` }
     : { bad: true, line: `no Running+Ready Prometheus pod matches ${want.prometheusSelector} in ${want.namespace}` };
   const lines = [prom, ...daemonSetLines(daemonSets, want.dcgm ? [want.dcgm] : [], want.namespace)];
-  const bad = lines.filter((l) => l.bad);
-  return bad.length > 0
-    ? result(
-        "M",
-        GateStatus.Fail,
-        bad.map((l) => l.line),
-        ms,
-      )
-    : result(
-        "M",
-        GateStatus.Pass,
-        lines.map((l) => l.line),
-        ms,
-      );
+  return verdictOf("M", lines, ms);
 }
 
 /** The graph gates a verify of a graph runs, each SKIPPED on a cluster stack as not applying, saying what to run. */
@@ -221,4 +195,22 @@ export function graphGatesSkipped(stack: string, modelStacks: readonly string[])
     : "npm run verify -- <model stack> for each model stack on it";
   const why = `${stack} is a cluster stack and serves no graph; verify the graphs on it with ${run}`;
   return (["A", "B", "C", "D", "E"] as const satisfies readonly GateId[]).map((id) => notApplicable(id, why));
+}
+
+/** A gate from its lines: failed with the bad lines when any is bad, else passed with all of them. */
+function verdictOf(gate: "V" | "M", lines: readonly { bad: boolean; line: string }[], ms?: number): GateResult {
+  const bad = lines.filter((l) => l.bad);
+  return bad.length > 0
+    ? result(
+        gate,
+        GateStatus.Fail,
+        bad.map((l) => l.line),
+        ms,
+      )
+    : result(
+        gate,
+        GateStatus.Pass,
+        lines.map((l) => l.line),
+        ms,
+      );
 }
