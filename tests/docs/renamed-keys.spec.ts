@@ -41,6 +41,28 @@ function namings(texts: readonly (readonly [string, string])[]): string[] {
   );
 }
 
+/**
+ * A renamed key's own name written alone in a doc (`modelCacheGiB`, a page once said so beside
+ * `inference.modelCacheMode: efs`): the camelCase last segments of renamed keys that no key of today ends with
+ * (CONFIG.md's tables above "Keys of earlier versions"), in backticks. Common words (`count`, `type`) are left out.
+ */
+function leafNamings(texts: readonly (readonly [string, string])[], config: string): string[] {
+  const today = config.slice(0, config.indexOf("## Keys of earlier versions"));
+  const current = new Set([...today.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]!.split(".").pop()!));
+  const leaves = [...new Set(Object.keys(RENAMES).map((k) => k.split(".").pop()!))].filter(
+    (l) => /[a-z][A-Z]/.test(l) && !current.has(l),
+  );
+  return texts.flatMap(([file, text]) =>
+    leaves.flatMap((leaf) =>
+      text
+        .split("\n")
+        .flatMap((line, i) =>
+          line.includes(`\`${leaf}\``) ? [`${file}:${i + 1}: ${leaf}: ${line.trim().slice(0, 120)}`] : [],
+        ),
+    ),
+  );
+}
+
 describe("renamed keys: no message or doc recommends one", () => {
   it("no text a user reads names a renamed key (outside the renames table and CONFIG.md's copy of it)", () => {
     const all = [
@@ -51,6 +73,22 @@ describe("renamed keys: no message or doc recommends one", () => {
       ...files("dockerfiles", /\.md$/),
     ].filter((f) => !DEFINED_AT.has(f));
     assert.deepEqual(namings(all.map((f) => [f, fs.readFileSync(path.join(ROOT, f), "utf8")] as const)), []);
+  });
+
+  it("no doc names a renamed key by its last segment alone", () => {
+    const config = fs.readFileSync(path.join(ROOT, "docs", "CONFIG.md"), "utf8");
+    const docs = ["README.md", ...files("docs", /\.md$/), ...files("dockerfiles", /\.md$/)].filter(
+      (f) => !DEFINED_AT.has(f),
+    );
+    assert.deepEqual(
+      leafNamings(
+        docs.map((f) => [f, fs.readFileSync(path.join(ROOT, f), "utf8")] as const),
+        config,
+      ),
+      [],
+    );
+    assert.equal(leafNamings([["d.md", "efs with `modelCacheGiB` keeps"]], config).length, 1, "the scan can fail");
+    assert.deepEqual(leafNamings([["d.md", "with `modelCache.sizeGiB`, `count`"]], config), []);
   });
 
   it("the scan catches a message naming one, and passes today's keys that share a prefix", () => {
