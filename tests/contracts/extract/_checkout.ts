@@ -102,3 +102,16 @@ export function sortedRecord<V>(m: Map<string, V> | Record<string, V>): Record<s
   const entries = m instanceof Map ? [...m.entries()] : Object.entries(m);
   return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
+
+/** The provenance block of an extractor that read ai-dynamo/dynamo at `a`'s checkout: the same keys in one order. */
+export function dynamoProvenance(a: CheckoutArgs, paths: Record<string, string>, extractor: string) {
+  return {
+    repository: "ai-dynamo/dynamo",
+    ref: a.ref,
+    commit: a.commit,
+    paths: Object.values(paths),
+    extracted: today(),
+    extractor: `tests/contracts/extract/${extractor}`,
+    notes: a.notes ?? "",
+  };
+}

@@ -6,7 +6,7 @@
  * `/health` answers 200 whatever it has loaded. Each fact carries the `path:line` it was read at.
  * Usage: npx tsx tests/contracts/extract/dynamo-model-card.ts <ai-dynamo/dynamo checkout> --ref main [--commit <sha>]
  */
-import { checkoutArgs, matcher, printFacts, readText, today } from "./_checkout";
+import { checkoutArgs, dynamoProvenance, matcher, printFacts, readText } from "./_checkout";
 
 export const PATHS = {
   localModel: "lib/llm/src/local_model.rs",
@@ -83,16 +83,5 @@ export function extract(root: string): Record<string, unknown> {
 
 if (require.main === module) {
   const a = checkoutArgs(process.argv.slice(2), "dynamo-model-card.ts");
-  printFacts(
-    {
-      repository: "ai-dynamo/dynamo",
-      ref: a.ref,
-      commit: a.commit,
-      paths: Object.values(PATHS),
-      extracted: today(),
-      extractor: "tests/contracts/extract/dynamo-model-card.ts",
-      notes: a.notes ?? "",
-    },
-    extract(a.root),
-  );
+  printFacts(dynamoProvenance(a, PATHS, "dynamo-model-card.ts"), extract(a.root));
 }

@@ -7,7 +7,7 @@
  * Usage: npx tsx tests/contracts/extract/dynamo-network.ts <ai-dynamo/dynamo checkout> --ref main [--commit <sha>]
  */
 import YAML from "yaml";
-import { checkoutArgs, matcher, printFacts, readText, today } from "./_checkout";
+import { checkoutArgs, dynamoProvenance, matcher, printFacts, readText } from "./_checkout";
 
 export const PATHS = {
   consts: "deploy/operator/internal/consts/consts.go",
@@ -86,16 +86,5 @@ export function extract(root: string): Record<string, unknown> {
 
 if (require.main === module) {
   const a = checkoutArgs(process.argv.slice(2), "dynamo-network.ts");
-  printFacts(
-    {
-      repository: "ai-dynamo/dynamo",
-      ref: a.ref,
-      commit: a.commit,
-      paths: Object.values(PATHS),
-      extracted: today(),
-      extractor: "tests/contracts/extract/dynamo-network.ts",
-      notes: a.notes ?? "",
-    },
-    extract(a.root),
-  );
+  printFacts(dynamoProvenance(a, PATHS, "dynamo-network.ts"), extract(a.root));
 }

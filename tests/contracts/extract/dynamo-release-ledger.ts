@@ -12,7 +12,7 @@
  *        [--commit <sha>] [--merge tests/contracts/facts/dynamo-release-ledger.json] [--notes <text>]
  */
 import { existsSync, readFileSync } from "node:fs";
-import { checkoutArgs, matcher, printFacts, readText, today } from "./_checkout";
+import { checkoutArgs, dynamoProvenance, matcher, printFacts, readText } from "./_checkout";
 
 export const PATHS = {
   ledger: "docs/fern/pages/reference/general/releases/deprecations.mdx",
@@ -112,15 +112,7 @@ if (require.main === module) {
     : undefined;
   const previousFacts = previous?.facts as Record<string, unknown> | undefined;
   printFacts(
-    {
-      repository: "ai-dynamo/dynamo",
-      ref: a.ref,
-      commit: a.commit,
-      paths: Object.values(PATHS),
-      extracted: today(),
-      extractor: "tests/contracts/extract/dynamo-release-ledger.ts",
-      notes: a.notes ?? "",
-    },
+    dynamoProvenance(a, PATHS, "dynamo-release-ledger.ts"),
     // The range, what could not be read, and the rows read in release notes where the page could not be read are the
     // project's statement; they are carried over like the decisions.
     {

@@ -10,7 +10,7 @@
  * - the Frontend's router modes (frontend_args.py).
  * Usage: npx tsx tests/contracts/extract/dynamo-runtime-settings.ts <ai-dynamo/dynamo checkout> --ref main [--commit <sha>]
  */
-import { checkoutArgs, matcher, printFacts, readText, today } from "./_checkout";
+import { checkoutArgs, dynamoProvenance, matcher, printFacts, readText } from "./_checkout";
 
 export const PATHS = {
   runtimeArgs: "components/src/dynamo/common/configuration/groups/runtime_args.py",
@@ -112,16 +112,5 @@ export function extract(root: string): Record<string, unknown> {
 
 if (require.main === module) {
   const a = checkoutArgs(process.argv.slice(2), "dynamo-runtime-settings.ts");
-  printFacts(
-    {
-      repository: "ai-dynamo/dynamo",
-      ref: a.ref,
-      commit: a.commit,
-      paths: Object.values(PATHS),
-      extracted: today(),
-      extractor: "tests/contracts/extract/dynamo-runtime-settings.ts",
-      notes: a.notes ?? "",
-    },
-    extract(a.root),
-  );
+  printFacts(dynamoProvenance(a, PATHS, "dynamo-runtime-settings.ts"), extract(a.root));
 }
